@@ -1,0 +1,24 @@
+# stormlab — see README.md. Targets are thin wrappers over go and the CLI.
+export TESTCONTAINERS_RYUK_DISABLED := true
+export TESTCONTAINERS_HOST_OVERRIDE := 127.0.0.1
+
+.PHONY: all build test experiment bench images clean
+
+all: build
+
+build:
+	go build ./...
+	go build -o bin/stormlab ./cmd/stormlab
+
+test:
+	go vet ./...
+	go test -count=1 -timeout 60m ./...
+
+experiment: build
+	./bin/stormlab experiment default --out results
+
+bench:
+	go test -run '^$$' -bench . -benchmem ./schedulers/...
+
+clean:
+	rm -rf bin results

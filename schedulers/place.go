@@ -1,0 +1,70 @@
+package schedulers
+
+import (
+	"context"
+	"fmt"
+	"sort"
+)
+
+// SpreadSlots picks k worker slots spread over the nodes the way Storm's
+// EvenScheduler does: nodes sorted by free slot count (most first, then by
+// id for determinism), then one slot per node in turn.
+func SpreadSlots(c *Cluster, k int) ([]Slot, error) {
+	total := 0
+	byNode := make([][]Slot, len(c.Nodes))
+	order := make([]int, len(c.Nodes))
+	for i, n := range c.Nodes {
+		order[i] = i
+		ports := append([]int(nil), n.Ports...)
+		sort.Ints(ports)
+		for _, p := range ports {
+			byNode[i] = append(byNode[i], Slot{Node: n.ID, Port: p})
+		}
+		total += len(ports)
+	}
+	if k > total {
+		return nil, fmt.Errorf("impossible cluster: %d workers requested but the cluster has %d slots; add supervisors or slots, or ask for fewer workers", k, total)
+	}
+	sort.SliceStable(order, func(a, b int) bool {
+		na, nb := len(byNode[order[a]]), len(byNode[order[b]])
+		if na != nb {
+			return na > nb
+		}
+		return c.Nodes[order[a]].ID < c.Nodes[order[b]].ID
+	})
+	out := make([]Slot, 0, k)
+	for round := 0; len(out) < k; round++ {
+		for _, i := range order {
+			if round < len(byNode[i]) && len(out) < k {
+				out = append(out, byNode[i][round])
+			}
+		}
+	}
+	return out, nil
+}
+
+// PartitionScheduler turns a Partitioner into a Scheduler: it splits the
+// executor graph into p.Workers parts (one per worker) and spreads the
+// workers over the nodes with SpreadSlots. Schedulers whose paper gives its
+// own worker-to-node step (g: W -> R) implement Schedule themselves.
+type PartitionScheduler struct{ Partitioner }
+
+// Schedule implements Scheduler.
+func (s PartitionScheduler) Schedule(ctx context.Context, p *Problem) (*Assignment, error) {
+	k := p.Workers
+	if k > p.Graph.N() {
+		k = p.Graph.N() // a worker without executors would be idle
+	}
+	if err := CheckK(k, p.Graph.N()); err != nil {
+		return nil, err
+	}
+	parts, err := s.Partition(ctx, p.Graph, k)
+	if err != nil {
+		return nil, err
+	}
+	slots, err := SpreadSlots(&p.Cluster, k)
+	if err != nil {
+		return nil, err
+	}
+	return &Assignment{Workers: slots, Executors: parts}, nil
+}

@@ -1,0 +1,63 @@
+package schedulers
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Options configures a scheduler. Each scheduler reads the fields it needs
+// and documents them; zero values mean the paper's defaults.
+type Options struct {
+	Seed           uint64  // random seed (K-PART start vertices, ...)
+	Mul            int     // K-PART balance-adjustment iteration multiplier
+	Alpha          float64 // K-PART slack over the expected subset weight
+	WeightVertices bool    // M-PART: pass vertex weights to METIS (the paper uses none)
+	Theta          float64 // deadline scheduler's load threshold (default 0.8)
+}
+
+// Info describes one scheduler of the explicit list.
+type Info struct {
+	Name        string
+	Description string // one line
+	Source      string // paper or system it comes from
+	New         func(Options) (Scheduler, error)
+}
+
+// List returns every scheduler, sorted by name. It is built on each call so
+// no caller can change the list.
+func List() []Info {
+	l := []Info{
+		// Each scheduler file contributes one entry, e.g. evenInfo, kpartInfo.
+	}
+	sort.Slice(l, func(i, j int) bool { return l[i].Name < l[j].Name })
+	return l
+}
+
+// Names lists the scheduler names, sorted.
+func Names() []string {
+	var n []string
+	for _, i := range List() {
+		n = append(n, i.Name)
+	}
+	return n
+}
+
+// Lookup finds a scheduler's Info by name.
+func Lookup(name string) (Info, error) {
+	for _, i := range List() {
+		if i.Name == name {
+			return i, nil
+		}
+	}
+	return Info{}, fmt.Errorf("unknown scheduler %q: choose one of %s (see `stormlab schedulers`)", name, strings.Join(Names(), ", "))
+}
+
+// New builds the named scheduler.
+func New(name string, o Options) (Scheduler, error) {
+	i, err := Lookup(name)
+	if err != nil {
+		return nil, err
+	}
+	return i.New(o)
+}

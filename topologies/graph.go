@@ -1,0 +1,187 @@
+package topologies
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+)
+
+// Vertex is one executor. Weight is its CPU demand (the K-PART paper uses
+// executor CPU time; the graph generators use unitless integers 1..100).
+type Vertex struct {
+	ID        int     `json:"id"`
+	Weight    float64 `json:"weight"`
+	Component string  `json:"component,omitempty"`
+	// MemoryMB is the executor's memory demand; 0 means unknown.
+	MemoryMB float64 `json:"memory_mb,omitempty"`
+}
+
+// Edge is a directed tuple flow From -> To (vertex IDs) with a rate weight.
+type Edge struct {
+	From   int     `json:"from"`
+	To     int     `json:"to"`
+	Weight float64 `json:"weight"`
+}
+
+// Graph is a weighted executor graph. Algorithms address vertices by their
+// index in Vertices (0..N-1); Vertex.ID is the external name used in files
+// and output. Use Validate (or ReadGraph, which calls it) before Index.
+type Graph struct {
+	Vertices []Vertex `json:"vertices"`
+	Edges    []Edge   `json:"edges"`
+}
+
+// N is the number of vertices.
+func (g *Graph) N() int { return len(g.Vertices) }
+
+// TotalVertexWeight is the sum of all vertex weights.
+func (g *Graph) TotalVertexWeight() float64 {
+	s := 0.0
+	for _, v := range g.Vertices {
+		s += v.Weight
+	}
+	return s
+}
+
+// TotalEdgeWeight is the sum of all edge weights.
+func (g *Graph) TotalEdgeWeight() float64 {
+	s := 0.0
+	for _, e := range g.Edges {
+		s += e.Weight
+	}
+	return s
+}
+
+// Validate reports the first inconsistency: duplicate vertex ids, edges to
+// missing vertices, negative or non-finite weights. The error names the
+// problem so a user can fix the file.
+func (g *Graph) Validate() error {
+	if len(g.Vertices) == 0 {
+		return errors.New("graph has no vertices: add at least one entry to \"vertices\"")
+	}
+	seen := make(map[int]bool, len(g.Vertices))
+	for _, v := range g.Vertices {
+		if seen[v.ID] {
+			return fmt.Errorf("duplicate vertex id %d: every vertex id must be unique", v.ID)
+		}
+		seen[v.ID] = true
+		if v.Weight < 0 || math.IsNaN(v.Weight) || math.IsInf(v.Weight, 0) {
+			return fmt.Errorf("vertex %d has weight %v: weights must be finite and >= 0", v.ID, v.Weight)
+		}
+	}
+	for i, e := range g.Edges {
+		if !seen[e.From] {
+			return fmt.Errorf("edge %d (%d->%d) starts at missing vertex %d: add it to \"vertices\"", i, e.From, e.To, e.From)
+		}
+		if !seen[e.To] {
+			return fmt.Errorf("edge %d (%d->%d) ends at missing vertex %d: add it to \"vertices\"", i, e.From, e.To, e.To)
+		}
+		if e.Weight < 0 || math.IsNaN(e.Weight) || math.IsInf(e.Weight, 0) {
+			return fmt.Errorf("edge %d (%d->%d) has weight %v: weights must be finite and >= 0", i, e.From, e.To, e.Weight)
+		}
+	}
+	return nil
+}
+
+// Index maps vertex IDs to their index in Vertices.
+func (g *Graph) Index() map[int]int {
+	m := make(map[int]int, len(g.Vertices))
+	for i, v := range g.Vertices {
+		m[v.ID] = i
+	}
+	return m
+}
+
+// Adjacency is an undirected view of a Graph in compressed sparse row form,
+// by vertex index. Parallel and opposite edges are merged (weights summed);
+// self loops are dropped, since they never cross a partition.
+type Adjacency struct {
+	Start  []int     // neighbours of v are Nbr[Start[v]:Start[v+1]]
+	Nbr    []int     // neighbour vertex index
+	Weight []float64 // weight of the merged edge to Nbr[i]
+}
+
+// Neighbors returns v's neighbours and the matching edge weights.
+func (a *Adjacency) Neighbors(v int) ([]int, []float64) {
+	return a.Nbr[a.Start[v]:a.Start[v+1]], a.Weight[a.Start[v]:a.Start[v+1]]
+}
+
+// Undirected builds the merged undirected adjacency of g. g must be valid.
+func (g *Graph) Undirected() *Adjacency {
+	n := len(g.Vertices)
+	idx := g.Index()
+	type key struct{ a, b int }
+	merged := make(map[key]float64, len(g.Edges))
+	order := make([]key, 0, len(g.Edges)) // keep edge order for determinism
+	for _, e := range g.Edges {
+		a, b := idx[e.From], idx[e.To]
+		if a == b {
+			continue
+		}
+		if a > b {
+			a, b = b, a
+		}
+		k := key{a, b}
+		if _, ok := merged[k]; !ok {
+			order = append(order, k)
+		}
+		merged[k] += e.Weight
+	}
+	deg := make([]int, n+1)
+	for _, k := range order {
+		deg[k.a+1]++
+		deg[k.b+1]++
+	}
+	for i := 1; i <= n; i++ {
+		deg[i] += deg[i-1]
+	}
+	adj := &Adjacency{Start: append([]int(nil), deg...), Nbr: make([]int, 2*len(order)), Weight: make([]float64, 2*len(order))}
+	fill := deg[:n]
+	for _, k := range order {
+		w := merged[k]
+		adj.Nbr[fill[k.a]], adj.Weight[fill[k.a]] = k.b, w
+		fill[k.a]++
+		adj.Nbr[fill[k.b]], adj.Weight[fill[k.b]] = k.a, w
+		fill[k.b]++
+	}
+	return adj
+}
+
+// ReadGraph decodes and validates a graph in the JSON file format
+// {"vertices":[{"id":0,"weight":12}],"edges":[{"from":0,"to":1,"weight":5}]}.
+func ReadGraph(r io.Reader) (*Graph, error) {
+	dec := json.NewDecoder(r)
+	dec.DisallowUnknownFields()
+	var g Graph
+	if err := dec.Decode(&g); err != nil {
+		return nil, fmt.Errorf("malformed graph JSON: %w (expected {\"vertices\":[{\"id\":0,\"weight\":1}],\"edges\":[{\"from\":0,\"to\":1,\"weight\":1}]})", err)
+	}
+	if err := g.Validate(); err != nil {
+		return nil, err
+	}
+	return &g, nil
+}
+
+// ReadGraphFile reads a graph file; see ReadGraph.
+func ReadGraphFile(path string) (*Graph, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("open graph file: %w", err)
+	}
+	defer f.Close()
+	g, err := ReadGraph(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return g, nil
+}
+
+// WriteGraph encodes g in the JSON file format.
+func WriteGraph(w io.Writer, g *Graph) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(g)
+}

@@ -1,0 +1,43 @@
+package topologies
+
+import (
+	"fmt"
+	"math/rand/v2"
+)
+
+// RandomGraph is the K-PART paper's generator (000_1e4e00aeded315e8.txt
+// sec. 3.2): n vertices, m distinct directed edges between distinct vertices
+// (no self loops, at most one edge per unordered pair so the graph stays
+// simple), vertex and edge weights uniform integers in [1, 100]. The same
+// seed gives the same graph.
+//
+// The paper does not say whether the graph is connected; we do not force it.
+func RandomGraph(n, m int, seed uint64) (*Graph, error) {
+	if n < 1 {
+		return nil, fmt.Errorf("random graph needs at least 1 vertex, got %d", n)
+	}
+	maxEdges := n * (n - 1) / 2
+	if m < 0 || m > maxEdges {
+		return nil, fmt.Errorf("random graph with %d vertices holds 0..%d edges (simple graph), got %d", n, maxEdges, m)
+	}
+	r := rand.New(rand.NewPCG(seed, 0x5eed))
+	g := &Graph{Vertices: make([]Vertex, n), Edges: make([]Edge, 0, m)}
+	for i := range g.Vertices {
+		g.Vertices[i] = Vertex{ID: i, Weight: float64(1 + r.IntN(100))}
+	}
+	type pair struct{ a, b int }
+	used := make(map[pair]bool, m)
+	for len(g.Edges) < m {
+		a, b := r.IntN(n), r.IntN(n)
+		if a == b {
+			continue
+		}
+		p := pair{min(a, b), max(a, b)}
+		if used[p] {
+			continue
+		}
+		used[p] = true
+		g.Edges = append(g.Edges, Edge{From: a, To: b, Weight: float64(1 + r.IntN(100))})
+	}
+	return g, nil
+}
