@@ -2,19 +2,22 @@
 export TESTCONTAINERS_RYUK_DISABLED := true
 export TESTCONTAINERS_HOST_OVERRIDE := 127.0.0.1
 
-.PHONY: all build test experiment bench images clean
+.PHONY: all setup build test experiment bench images clean
 
 all: build
+
+setup:
+	.ci/setup.sh
 
 build:
 	go build ./...
 	go build -o bin/stormlab ./cmd/stormlab
 
-test:
+test: setup
 	go vet ./...
 	go test -count=1 -timeout 60m ./...
 
-experiment: build
+experiment: setup build
 	./bin/stormlab experiment default --out results
 
 bench:
