@@ -5,6 +5,10 @@ const (
 	PathSchedule = "/v1/schedule"
 	PathMetrics  = "/v1/metrics"
 	PathHealth   = "/v1/health"
+	PathFallback = "/v1/fallback" // POST Fallback: the bridge fell back to EvenScheduler
+	PathState    = "/v1/state"    // GET State (?since_ms=T filters time series)
+	PathReports  = "/v1/reports"  // GET []WorkerReport as received (?since_ms=T)
+	PathReset    = "/v1/reset"    // POST: forget measurements, decisions and fallbacks
 )
 
 // Executor is Storm's ExecutorDetails: a range of task ids [Start, End].
@@ -61,6 +65,9 @@ type Snapshot struct {
 	TimeMs      int64        `json:"time_ms"`
 	Topologies  []Topology   `json:"topologies"`
 	Supervisors []Supervisor `json:"supervisors"`
+	// PrevRoundMs is the bridge's wall time of its previous round
+	// (snapshot -> decision -> applied); 0 on the first round.
+	PrevRoundMs float64 `json:"prev_round_ms,omitempty"`
 }
 
 // WorkerAssignment is one worker slot and the executors it runs.
@@ -82,6 +89,25 @@ type TopologyDecision struct {
 type Decision struct {
 	Scheduler  string             `json:"scheduler"`
 	Topologies []TopologyDecision `json:"topologies"`
+	// Errors names topologies the service could not place (scheduler
+	// error, impossible cluster); the bridge falls back for those that need
+	// scheduling and records the reason.
+	Errors []TopologyError `json:"errors,omitempty"`
+}
+
+// TopologyError is why the service gave no placement for a topology.
+type TopologyError struct {
+	ID    string `json:"id"`
+	Error string `json:"error"`
+}
+
+// Fallback is what the bridge POSTs to PathFallback when it used Storm's
+// EvenScheduler instead of the service's answer. A run with any fallback
+// is invalid.
+type Fallback struct {
+	TimeMs   int64  `json:"time_ms"`
+	Topology string `json:"topology,omitempty"` // empty: the whole round
+	Reason   string `json:"reason"`
 }
 
 // TaskTraffic counts tuples executed by task Dst that came from task Src.
@@ -123,4 +149,5 @@ type WorkerReport struct {
 	Failed            int64     `json:"failed"`
 	CompleteLatencyMs []float64 `json:"complete_latency_ms,omitempty"` // samples, capped by the sender
 	WorkerCPUPercent  float64   `json:"worker_cpu_percent"`            // process CPU over the interval, 100 = one core
+	WorkerMemoryMB    float64   `json:"worker_memory_mb,omitempty"`    // used heap + non-heap at report time; 0 = unknown
 }
