@@ -1,0 +1,197 @@
+package reports
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/jedib0t/go-pretty/v6/table"
+	"github.com/jedib0t/go-pretty/v6/text"
+)
+
+// Cell is one table cell: either text or a measured value (a Summary shown
+// as "mean ± CI95"). The zero Cell is an empty text cell.
+type Cell struct {
+	Text  string
+	Value *Summary
+}
+
+// Text makes a text cell.
+func Text(s string) Cell { return Cell{Text: s} }
+
+// Textf makes a formatted text cell.
+func Textf(format string, a ...any) Cell { return Cell{Text: fmt.Sprintf(format, a...)} }
+
+// Value makes a "mean ± CI" cell.
+func Value(s Summary) Cell { return Cell{Value: &s} }
+
+// Number makes a value cell for a single number (no interval).
+func Number(x float64) Cell { return Cell{Value: &Summary{N: 1, Mean: x, Min: x, Max: x}} }
+
+// String formats the cell for humans: values as "mean ± ci" with the CI
+// rounded to two significant digits and the mean to the same decimal place,
+// so the printed digits are the ones the data supports.
+func (c Cell) String() string {
+	if c.Value == nil {
+		return c.Text
+	}
+	m, ci := formatValue(*c.Value)
+	if ci == "" {
+		return m
+	}
+	return m + " ± " + ci
+}
+
+// formatValue returns the mean and (if any) CI as strings.
+func formatValue(s Summary) (mean, ci string) {
+	if s.CI95 <= 0 || math.IsNaN(s.CI95) || math.IsInf(s.CI95, 0) {
+		return strconv.FormatFloat(s.Mean, 'g', 4, 64), ""
+	}
+	// Two significant digits of the CI decide the decimal places.
+	dec := 1 - int(math.Floor(math.Log10(s.CI95)))
+	dec = max(0, min(dec, 8))
+	return strconv.FormatFloat(s.Mean, 'f', dec, 64), strconv.FormatFloat(s.CI95, 'f', dec, 64)
+}
+
+// Table is a titled grid of cells. Rows shorter than Columns are padded with
+// empty cells; longer rows are an error at render time.
+type Table struct {
+	Title   string
+	Columns []string
+	Rows    [][]Cell
+}
+
+// AddRow appends a row.
+func (t *Table) AddRow(cells ...Cell) { t.Rows = append(t.Rows, cells) }
+
+func (t *Table) check() error {
+	if len(t.Columns) == 0 {
+		return fmt.Errorf("table %q has no columns", t.Title)
+	}
+	for i, r := range t.Rows {
+		if len(r) > len(t.Columns) {
+			return fmt.Errorf("table %q: row %d has %d cells but there are %d columns", t.Title, i, len(r), len(t.Columns))
+		}
+	}
+	return nil
+}
+
+// valueColumn reports whether column j holds any value cell.
+func (t *Table) valueColumn(j int) bool {
+	for _, r := range t.Rows {
+		if j < len(r) && r[j].Value != nil {
+			return true
+		}
+	}
+	return false
+}
+
+func (t *Table) cell(i, j int) Cell {
+	if j < len(t.Rows[i]) {
+		return t.Rows[i][j]
+	}
+	return Cell{}
+}
+
+// pretty builds the go-pretty table with human-formatted cells.
+func (t *Table) pretty() table.Writer {
+	tw := table.NewWriter()
+	tw.SetTitle("%s", t.Title)
+	hdr := make(table.Row, len(t.Columns))
+	var cfg []table.ColumnConfig
+	for j, c := range t.Columns {
+		hdr[j] = c
+		if t.valueColumn(j) {
+			cfg = append(cfg, table.ColumnConfig{Number: j + 1, Align: text.AlignRight})
+		}
+	}
+	tw.AppendHeader(hdr)
+	tw.SetColumnConfigs(cfg)
+	for i := range t.Rows {
+		row := make(table.Row, len(t.Columns))
+		for j := range t.Columns {
+			row[j] = t.cell(i, j).String()
+		}
+		tw.AppendRow(row)
+	}
+	return tw
+}
+
+func writeString(w io.Writer, s string) error {
+	if !strings.HasSuffix(s, "\n") {
+		s += "\n"
+	}
+	_, err := io.WriteString(w, s)
+	return err
+}
+
+// WriteText renders the table for a terminal (box-drawing lines).
+func (t *Table) WriteText(w io.Writer) error {
+	if err := t.check(); err != nil {
+		return err
+	}
+	tw := t.pretty()
+	tw.SetStyle(table.StyleLight)
+	tw.Style().Format.Header = text.FormatDefault // keep column names as written
+	return writeString(w, tw.Render())
+}
+
+// WriteMarkdown renders the table as GitHub Markdown, the title as a bold
+// line above it.
+func (t *Table) WriteMarkdown(w io.Writer) error {
+	if err := t.check(); err != nil {
+		return err
+	}
+	tw := t.pretty()
+	tw.SetTitle("")
+	s := tw.RenderMarkdown()
+	if t.Title != "" {
+		s = "**" + t.Title + "**\n\n" + s
+	}
+	return writeString(w, s)
+}
+
+// WriteHTML renders the table as an HTML <table> (title as caption).
+func (t *Table) WriteHTML(w io.Writer) error {
+	if err := t.check(); err != nil {
+		return err
+	}
+	return writeString(w, t.pretty().RenderHTML())
+}
+
+// WriteCSV renders the table for machines: no title, and each value column
+// split into "NAME" (mean) and "NAME ci95" with full precision, so the file
+// can be read back without parsing "±".
+func (t *Table) WriteCSV(w io.Writer) error {
+	if err := t.check(); err != nil {
+		return err
+	}
+	tw := table.NewWriter()
+	var hdr table.Row
+	for j, c := range t.Columns {
+		hdr = append(hdr, c)
+		if t.valueColumn(j) {
+			hdr = append(hdr, c+" ci95")
+		}
+	}
+	tw.AppendHeader(hdr)
+	for i := range t.Rows {
+		var row table.Row
+		for j := range t.Columns {
+			c := t.cell(i, j)
+			if !t.valueColumn(j) {
+				row = append(row, c.Text)
+				continue
+			}
+			if c.Value == nil {
+				row = append(row, c.Text, "")
+				continue
+			}
+			row = append(row, strconv.FormatFloat(c.Value.Mean, 'g', -1, 64), strconv.FormatFloat(c.Value.CI95, 'g', -1, 64))
+		}
+		tw.AppendRow(row)
+	}
+	return writeString(w, tw.RenderCSV())
+}
