@@ -306,10 +306,10 @@ func DecomposeSPD(g *Graph) (*SPDNode, error) {
 }
 
 type decomposer struct {
-	g                          *Graph
-	out, in                    [][]int
-	stamp                      []int // stamp[v] == cur marks membership in the current subset
-	cur                        int
+	g                           *Graph
+	out, in                     [][]int
+	stamp                       []int // stamp[v] == cur marks membership in the current subset
+	cur                         int
 	indeg, inQ, inP, outP, outQ []int
 }
 

@@ -173,4 +173,3 @@ func BenchmarkDecomposeSPD(b *testing.B) {
 		})
 	}
 }
-
