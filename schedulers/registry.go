@@ -29,6 +29,7 @@ type Info struct {
 func List() []Info {
 	l := []Info{
 		// Each scheduler file contributes one entry, e.g. evenInfo, kpartInfo.
+		spdInfo, spdSharesInfo,
 	}
 	sort.Slice(l, func(i, j int) bool { return l[i].Name < l[j].Name })
 	return l
