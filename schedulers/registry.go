@@ -14,6 +14,7 @@ type Options struct {
 	Alpha          float64 // K-PART slack over the expected subset weight
 	WeightVertices bool    // M-PART: pass vertex weights to METIS (the paper uses none)
 	Theta          float64 // deadline scheduler's load threshold (default 0.8)
+	Consolidation  float64 // T-Storm consolidation factor gamma >= 1 (0 means 1: use all workers)
 }
 
 // Info describes one scheduler of the explicit list.
@@ -29,6 +30,7 @@ type Info struct {
 func List() []Info {
 	l := []Info{
 		// Each scheduler file contributes one entry, e.g. evenInfo, kpartInfo.
+		evenInfo, kpartInfo, mpartInfo,
 		spdInfo, spdSharesInfo,
 	}
 	sort.Slice(l, func(i, j int) bool { return l[i].Name < l[j].Name })
