@@ -1,0 +1,155 @@
+package experiments
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+
+	"github.com/stormlab/stormlab/reports"
+)
+
+// Point is the summary of every run of one series at one x.
+type Point struct {
+	X       float64
+	N       int
+	Metrics map[string]reports.Summary
+}
+
+// SeriesAgg is one series' points, sorted by x.
+type SeriesAgg struct {
+	Name   string
+	Points []Point
+}
+
+// Aggregate groups Results by series and x and summarises every metric
+// (mean, std, 95% CI over all instances and repetitions at that x).
+type Aggregate struct {
+	Experiment string
+	Metrics    []Metric
+	Series     []SeriesAgg // in order of first appearance in the rows
+}
+
+// Summarise builds the Aggregate of r.
+func Summarise(r *Results) (*Aggregate, error) {
+	type key struct {
+		s string
+		x float64
+	}
+	vals := map[key]map[string][]float64{}
+	var order []string
+	xs := map[string][]float64{}
+	for _, row := range r.Rows {
+		k := key{row.Series, row.X}
+		if _, ok := xs[row.Series]; !ok {
+			order = append(order, row.Series)
+		}
+		if vals[k] == nil {
+			vals[k] = map[string][]float64{}
+			xs[row.Series] = append(xs[row.Series], row.X)
+		}
+		for _, m := range r.Metrics {
+			vals[k][m.Name] = append(vals[k][m.Name], row.Values[m.Name])
+		}
+	}
+	a := &Aggregate{Experiment: r.Experiment, Metrics: r.Metrics}
+	for _, s := range order {
+		sa := SeriesAgg{Name: s}
+		sort.Float64s(xs[s])
+		for _, x := range xs[s] {
+			p := Point{X: x, Metrics: map[string]reports.Summary{}}
+			for _, m := range r.Metrics {
+				sum, err := reports.Summarize(vals[key{s, x}][m.Name])
+				if err != nil {
+					return nil, fmt.Errorf("%s, %s at x=%v, %s: %w", r.Experiment, s, x, m.Name, err)
+				}
+				p.Metrics[m.Name] = sum
+				p.N = sum.N
+			}
+			sa.Points = append(sa.Points, p)
+		}
+		a.Series = append(a.Series, sa)
+	}
+	return a, nil
+}
+
+// Get returns the summary of a metric for a series at x.
+func (a *Aggregate) Get(series string, x float64, metric string) (reports.Summary, bool) {
+	for _, s := range a.Series {
+		if s.Name != series {
+			continue
+		}
+		for _, p := range s.Points {
+			if p.X == x {
+				v, ok := p.Metrics[metric]
+				return v, ok
+			}
+		}
+	}
+	return reports.Summary{}, false
+}
+
+// Xs returns the x values of a series, sorted.
+func (a *Aggregate) Xs(series string) []float64 {
+	for _, s := range a.Series {
+		if s.Name == series {
+			out := make([]float64, len(s.Points))
+			for i, p := range s.Points {
+				out[i] = p.X
+			}
+			return out
+		}
+	}
+	return nil
+}
+
+// Means returns a series' per-x means of a metric, in x order.
+func (a *Aggregate) Means(series, metric string) []float64 {
+	for _, s := range a.Series {
+		if s.Name == series {
+			out := make([]float64, len(s.Points))
+			for i, p := range s.Points {
+				out[i] = p.Metrics[metric].Mean
+			}
+			return out
+		}
+	}
+	return nil
+}
+
+// FormatX prints an x value compactly (integers without decimals).
+func FormatX(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+
+// Table is the long-format results table: one row per series and x, one
+// "mean ± CI" column per metric.
+func (a *Aggregate) Table(title, seriesLabel, xName string) *reports.Table {
+	cols := []string{seriesLabel, xName, "n"}
+	for _, m := range a.Metrics {
+		cols = append(cols, m.Name)
+	}
+	t := &reports.Table{Title: title, Columns: cols}
+	for _, s := range a.Series {
+		for _, p := range s.Points {
+			row := []reports.Cell{reports.Text(s.Name), reports.Text(FormatX(p.X)), reports.Textf("%d", p.N)}
+			for _, m := range a.Metrics {
+				row = append(row, reports.Value(p.Metrics[m.Name]))
+			}
+			t.AddRow(row...)
+		}
+	}
+	return t
+}
+
+// Plot is the figure of one metric: mean with 95% CI over x, one line per
+// series.
+func (a *Aggregate) Plot(title, xLabel string, m Metric) *reports.LinePlot {
+	lp := &reports.LinePlot{Title: title, XLabel: xLabel, YLabel: m.Label}
+	for _, s := range a.Series {
+		rs := reports.Series{Name: s.Name}
+		for _, p := range s.Points {
+			rs.X = append(rs.X, p.X)
+			rs.Y = append(rs.Y, p.Metrics[m.Name])
+		}
+		lp.Series = append(lp.Series, rs)
+	}
+	return lp
+}

@@ -1,0 +1,213 @@
+package experiments
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stormlab/stormlab/schedulers"
+	"github.com/stormlab/stormlab/topologies"
+)
+
+// stubPartitioner is a test-only Partitioner: vertex v goes to part
+// (v + seed) mod k, or whatever fail says.
+type stubPartitioner struct {
+	seed uint64
+	fail string // "error", "short", "range"
+}
+
+func (s stubPartitioner) Partition(_ context.Context, g *topologies.Graph, k int) ([]int, error) {
+	switch s.fail {
+	case "error":
+		return nil, errors.New("stub failure")
+	case "short":
+		return make([]int, g.N()-1), nil
+	}
+	parts := make([]int, g.N())
+	for v := range parts {
+		parts[v] = (v + int(s.seed%7)) % k
+	}
+	if s.fail == "range" {
+		parts[0] = k
+	}
+	return parts, nil
+}
+
+func stubSpec(fail string) *Spec {
+	sweep := PartitionSweep{
+		Xs: []float64{2, 3}, Graphs: 2, Reps: 3,
+		Graph: func(x float64, i int) (*topologies.Graph, uint64, error) {
+			seed := uint64(10*x) + uint64(i)
+			g, err := topologies.RandomGraph(8, 10, seed)
+			return g, seed, err
+		},
+		K: func(x float64) int { return int(x) },
+		Algorithms: []Algorithm{
+			{Label: "stub", New: func(o schedulers.Options) (schedulers.Partitioner, error) {
+				return stubPartitioner{seed: o.Seed, fail: fail}, nil
+			}},
+			{Label: "stub-b", New: func(o schedulers.Options) (schedulers.Partitioner, error) {
+				return stubPartitioner{seed: o.Seed + 1}, nil
+			}},
+		},
+	}
+	return &Spec{
+		Name: "stub", Description: "framework test", Source: "none", Setup: "two x values",
+		SeriesLabel: "algorithm", XName: "k", XLabel: "k", Metrics: PartitionMetrics,
+		Run: func(ctx context.Context, env Env) (*Results, error) { return sweep.Run(ctx, env, "stub") },
+		Claims: func(r *Results, a *Aggregate) []Claim {
+			return []Claim{{Statement: "stub holds", Test: "always", Holds: true, Evidence: "n/a"}}
+		},
+	}
+}
+
+func TestRunWritesEveryFile(t *testing.T) {
+	out := t.TempDir()
+	rep, err := Run(context.Background(), stubSpec(""), Options{Out: out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(out, "stub")
+	want := []string{"raw.csv", "table.md", "table.csv", "table.tex", "notes.md", "manifest.json"}
+	for _, m := range PartitionMetrics {
+		want = append(want, m.Name+".png", m.Name+".svg")
+	}
+	for _, f := range want {
+		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {
+			t.Errorf("output file %s: %v", f, err)
+		}
+	}
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if strings.Contains(e.Name(), ".tmp-") {
+			t.Errorf("temp file left behind: %s", e.Name())
+		}
+	}
+	// raw.csv: header + 2 series x 2 x values x 2 graphs x 3 reps = 24 rows.
+	f, err := os.Open(filepath.Join(dir, "raw.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil || len(recs) != 25 {
+		t.Fatalf("raw.csv: %d records, %v; want 25", len(recs), err)
+	}
+	var man Manifest
+	b, _ := os.ReadFile(filepath.Join(dir, "manifest.json"))
+	if err := json.Unmarshal(b, &man); err != nil {
+		t.Fatalf("manifest.json: %v", err)
+	}
+	if man.Experiment != "stub" || man.Rows != 24 || man.GoVersion == "" || man.Claims != 1 || man.ClaimsHeld != 1 ||
+		len(man.InstanceSeeds) != 4 || len(man.Seeds) == 0 || len(man.Files) != len(want) {
+		t.Errorf("manifest = %+v", man)
+	}
+	notes, _ := os.ReadFile(filepath.Join(dir, "notes.md"))
+	if !strings.Contains(string(notes), "stub holds** — holds") {
+		t.Errorf("notes.md lacks the claim verdict:\n%s", notes)
+	}
+	// Aggregation: the stub with k=2 puts the 8 vertices 4 and 4.
+	if s, ok := rep.Aggregate.Get("stub", 2, "empty_parts"); !ok || s.Mean != 0 || s.N != 6 {
+		t.Errorf("aggregate stub k=2 empty_parts = %+v, %v; want mean 0 over 6 runs", s, ok)
+	}
+	var buf bytes.Buffer
+	if err := rep.WriteSummary(&buf); err != nil || !strings.Contains(buf.String(), "[holds] stub holds") {
+		t.Errorf("summary: %v\n%s", err, buf.String())
+	}
+}
+
+func TestRunFailsOnRealErrors(t *testing.T) {
+	for _, fail := range []string{"error", "short", "range"} {
+		out := t.TempDir()
+		if _, err := Run(context.Background(), stubSpec(fail), Options{Out: out}); err == nil {
+			t.Errorf("%s: Run succeeded", fail)
+		}
+		if _, err := os.Stat(filepath.Join(out, "stub")); !os.IsNotExist(err) {
+			t.Errorf("%s: output folder written despite the failure", fail)
+		}
+	}
+	nan := &Spec{Name: "nan", Metrics: []Metric{{Name: "m"}}, Run: func(context.Context, Env) (*Results, error) {
+		r := &Results{}
+		r.Add(Row{Series: "s", Values: map[string]float64{"m": math.NaN()}})
+		return r, nil
+	}}
+	if _, err := Run(context.Background(), nan, Options{}); err == nil || !strings.Contains(err.Error(), "NaN") {
+		t.Errorf("NaN metric gave %v", err)
+	}
+	missing := &Spec{Name: "missing", Metrics: []Metric{{Name: "m"}}, Run: func(context.Context, Env) (*Results, error) {
+		r := &Results{}
+		r.Add(Row{Series: "s", Values: map[string]float64{}})
+		return r, nil
+	}}
+	if _, err := Run(context.Background(), missing, Options{}); err == nil {
+		t.Error("missing metric accepted")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Run(ctx, stubSpec(""), Options{}); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled run gave %v", err)
+	}
+}
+
+func TestWriteAtomicKeepsOldFileOnFailure(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "x.txt")
+	if err := writeAtomic(path, func(w io.Writer) error { _, err := io.WriteString(w, "old"); return err }); err != nil {
+		t.Fatal(err)
+	}
+	err := writeAtomic(path, func(w io.Writer) error {
+		io.WriteString(w, "half")
+		return errors.New("interrupted")
+	})
+	if err == nil {
+		t.Fatal("failed write reported success")
+	}
+	b, _ := os.ReadFile(path)
+	ents, _ := os.ReadDir(filepath.Dir(path))
+	if string(b) != "old" || len(ents) != 1 {
+		t.Errorf("after failed write: content %q, %d files; want old content and no temp file", b, len(ents))
+	}
+}
+
+func TestRegistry(t *testing.T) {
+	seen := map[string]bool{}
+	for _, s := range List() {
+		if seen[s.Name] || s.Name == "" || s.Run == nil || len(s.Metrics) == 0 || s.Description == "" {
+			t.Errorf("bad or duplicate spec %q", s.Name)
+		}
+		seen[s.Name] = true
+		if _, ok := LookupSuite(s.Name); ok {
+			t.Errorf("experiment %q has a suite's name", s.Name)
+		}
+	}
+	for _, su := range Suites() {
+		for _, n := range su.Experiments {
+			if !seen[n] {
+				t.Errorf("suite %s lists unknown experiment %s", su.Name, n)
+			}
+		}
+	}
+	if _, err := Lookup("nope"); err == nil || !strings.Contains(err.Error(), "kpart-mul") {
+		t.Errorf("Lookup(nope) = %v, want an error listing the names", err)
+	}
+}
+
+func TestPartitionSeedDistinct(t *testing.T) {
+	seen := map[uint64]bool{}
+	for g := uint64(1); g <= 50; g++ {
+		for r := 0; r < 10; r++ {
+			s := partitionSeed(g, r)
+			if seen[s] {
+				t.Fatalf("seed collision at graph %d rep %d", g, r)
+			}
+			seen[s] = true
+		}
+	}
+}

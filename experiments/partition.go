@@ -1,0 +1,153 @@
+package experiments
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/stormlab/stormlab/schedulers"
+	"github.com/stormlab/stormlab/topologies"
+)
+
+// PartitionMetrics are the K-PART paper's partition quality measures
+// (000_1e4e00aeded315e8.txt sec. 3.2, eqs. 7-8), plus the largest part over
+// the expected weight and the number of empty parts (the paper blames
+// M-PART's poor balance on empty subsets).
+var PartitionMetrics = []Metric{
+	{Name: "cut_rate", Label: "cut rate (cut weight / total edge weight)"},
+	{Name: "std", Label: "std dev of subset weights"},
+	{Name: "max_dev", Label: "max deviation rate"},
+	{Name: "max_over", Label: "largest subset / expected weight"},
+	{Name: "empty_parts", Label: "empty subsets"},
+}
+
+// Algorithm is one series of a PartitionSweep: a registered scheduler with
+// options that may depend on x (e.g. Mul = x in the Mul sweep).
+type Algorithm struct {
+	Label     string // series name in tables and legends, e.g. "kpart (Mul=5)"
+	Scheduler string // name in schedulers.List()
+	// Options returns the scheduler's options at x; nil means zero Options.
+	// The sweep sets Seed itself.
+	Options func(x float64) schedulers.Options
+	// New, when set, builds the partitioner instead of the registry (tests
+	// use it for a stand-in partitioner).
+	New func(o schedulers.Options) (schedulers.Partitioner, error)
+}
+
+// PartitionSweep declares a graph partition experiment: at each x, Graphs
+// random graphs, each partitioned Reps times (different algorithm seeds) by
+// every algorithm, measured with schedulers.Measure.
+type PartitionSweep struct {
+	Xs     []float64
+	Graphs int // graphs per x
+	Reps   int // partitions per graph and algorithm
+	// Graph builds instance i at x and returns the seed it used.
+	Graph func(x float64, i int) (*topologies.Graph, uint64, error)
+	// K gives the number of parts at x.
+	K          func(x float64) int
+	Algorithms []Algorithm
+}
+
+// partitionSeed derives the algorithm seed of repetition rep on a graph, so
+// every (graph, rep) pair has its own reproducible seed (splitmix64 step).
+func partitionSeed(graphSeed uint64, rep int) uint64 {
+	z := graphSeed*0x9e3779b97f4a7c15 + uint64(rep+1)*0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	return z ^ (z >> 31)
+}
+
+func (a Algorithm) partitioner(o schedulers.Options) (schedulers.Partitioner, error) {
+	if a.New != nil {
+		return a.New(o)
+	}
+	s, err := schedulers.New(a.Scheduler, o)
+	if err != nil {
+		return nil, err
+	}
+	p, ok := s.(schedulers.Partitioner)
+	if !ok {
+		return nil, fmt.Errorf("scheduler %s does not partition graphs (no Partition method)", a.Scheduler)
+	}
+	return p, nil
+}
+
+// Run executes the sweep and returns one row per (algorithm, x, graph, rep).
+func (ps PartitionSweep) Run(ctx context.Context, env Env, name string) (*Results, error) {
+	res := &Results{Experiment: name, Metrics: PartitionMetrics}
+	if ps.Graphs < 1 || ps.Reps < 1 || len(ps.Xs) == 0 || len(ps.Algorithms) == 0 {
+		return nil, fmt.Errorf("partition sweep needs x values, graphs, repetitions and algorithms")
+	}
+	for _, x := range ps.Xs {
+		start := time.Now()
+		k := ps.K(x)
+		for i := 0; i < ps.Graphs; i++ {
+			g, gseed, err := ps.Graph(x, i)
+			if err != nil {
+				return nil, fmt.Errorf("graph %d at x=%v: %w", i, x, err)
+			}
+			if err := schedulers.CheckK(k, g.N()); err != nil {
+				return nil, fmt.Errorf("x=%v: %w", x, err)
+			}
+			for _, alg := range ps.Algorithms {
+				var o schedulers.Options
+				if alg.Options != nil {
+					o = alg.Options(x)
+				}
+				for r := 0; r < ps.Reps; r++ {
+					if err := ctx.Err(); err != nil {
+						return nil, err
+					}
+					o.Seed = partitionSeed(gseed, r)
+					p, err := alg.partitioner(o)
+					if err != nil {
+						return nil, fmt.Errorf("%s: %w", alg.Label, err)
+					}
+					parts, err := p.Partition(ctx, g, k)
+					if err != nil {
+						return nil, fmt.Errorf("%s on graph %d (seed %d) at x=%v, k=%d, rep %d: %w", alg.Label, i, gseed, x, k, r, err)
+					}
+					if err := checkParts(parts, g.N(), k); err != nil {
+						return nil, fmt.Errorf("%s on graph %d (seed %d) at x=%v, k=%d, rep %d: %w", alg.Label, i, gseed, x, k, r, err)
+					}
+					m := schedulers.Measure(g, parts, k)
+					res.Add(Row{Series: alg.Label, X: x, Instance: i, InstanceSeed: gseed, Rep: r, Seed: o.Seed,
+						Values: map[string]float64{
+							"cut_rate": m.CutRate, "std": m.Std, "max_dev": m.MaxDev, "max_over": m.MaxOver,
+							"empty_parts": float64(emptyParts(parts, k)),
+						}})
+				}
+			}
+		}
+		fmt.Fprintf(env.Log, "%s: x=%v k=%d done in %v\n", name, x, k, time.Since(start).Round(time.Millisecond))
+	}
+	return res, nil
+}
+
+// checkParts rejects a partition that does not give every vertex a part in
+// [0, k): that is a scheduler bug and must fail the experiment.
+func checkParts(parts []int, n, k int) error {
+	if len(parts) != n {
+		return fmt.Errorf("partition covers %d vertices, graph has %d", len(parts), n)
+	}
+	for v, p := range parts {
+		if p < 0 || p >= k {
+			return fmt.Errorf("vertex index %d is in part %d, outside [0,%d)", v, p, k)
+		}
+	}
+	return nil
+}
+
+func emptyParts(parts []int, k int) int {
+	used := make([]bool, k)
+	for _, p := range parts {
+		used[p] = true
+	}
+	n := 0
+	for _, u := range used {
+		if !u {
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,76 @@
+package experiments
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// List returns every experiment, sorted by name. It is built on each call,
+// so nobody can change the registry at run time. Add new experiments here.
+func List() []*Spec {
+	l := []*Spec{
+		KPartMul(),
+		PartitionK(),
+		PartitionDensity(),
+		// Add new experiments here (one constructor per experiment file).
+	}
+	sort.Slice(l, func(i, j int) bool { return l[i].Name < l[j].Name })
+	return l
+}
+
+// Suite is a named, ordered group of experiments.
+type Suite struct {
+	Name        string
+	Description string
+	Experiments []string
+}
+
+// Suites returns the experiment suites.
+func Suites() []Suite {
+	return []Suite{{
+		Name:        "default",
+		Description: "the in-process experiments of `make experiment` (K-PART paper Figs. 5-7)",
+		Experiments: []string{
+			"kpart-mul", "partition-k", "partition-density",
+			// The cluster smoke run goes here.
+		},
+	}}
+}
+
+// Names lists experiment names, sorted.
+func Names() []string {
+	var n []string
+	for _, s := range List() {
+		n = append(n, s.Name)
+	}
+	return n
+}
+
+// Lookup finds an experiment by name.
+func Lookup(name string) (*Spec, error) {
+	for _, s := range List() {
+		if s.Name == name {
+			return s, nil
+		}
+	}
+	return nil, fmt.Errorf("unknown experiment %q: choose one of %s, or a suite (%s); see `stormlab experiment list`", name, strings.Join(Names(), ", "), strings.Join(suiteNames(), ", "))
+}
+
+// LookupSuite finds a suite by name.
+func LookupSuite(name string) (Suite, bool) {
+	for _, s := range Suites() {
+		if s.Name == name {
+			return s, true
+		}
+	}
+	return Suite{}, false
+}
+
+func suiteNames() []string {
+	var n []string
+	for _, s := range Suites() {
+		n = append(n, s.Name)
+	}
+	return n
+}

@@ -1,0 +1,133 @@
+package experiments
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/stormlab/stormlab/reports"
+)
+
+// Report is one finished experiment run.
+type Report struct {
+	Spec      *Spec
+	Results   *Results
+	Aggregate *Aggregate
+	Claims    []Claim
+	Start     time.Time
+	Wall      time.Duration // time of Spec.Run (without writing files)
+	Dir       string        // output folder, after Output
+	Files     []string      // files written, after Output
+}
+
+// Table is the experiment's results table (mean ± 95% CI).
+func (rep *Report) Table() *reports.Table {
+	s := rep.Spec
+	title := s.Name
+	if s.Source != "" {
+		title += " (" + s.Source + ")"
+	}
+	return rep.Aggregate.Table(title, s.SeriesLabel, s.XName)
+}
+
+// WriteSummary prints the results table and the claims for a terminal or a
+// test log.
+func (rep *Report) WriteSummary(w io.Writer) error {
+	if err := rep.Table().WriteText(w); err != nil {
+		return err
+	}
+	for _, c := range rep.Claims {
+		if _, err := fmt.Fprintf(w, "[%s] %s: %s\n", c.Verdict(), c.Statement, c.Evidence); err != nil {
+			return err
+		}
+	}
+	if rep.Dir != "" {
+		_, err := fmt.Fprintf(w, "files: %s/{%s}\n", rep.Dir, strings.Join(rep.Files, ","))
+		return err
+	}
+	return nil
+}
+
+// Options configure Run.
+type Options struct {
+	// Out is the results base folder; files go to Out/<experiment>/. Empty
+	// means do not write files.
+	Out string
+	Log io.Writer // progress; nil discards
+}
+
+// Run runs spec, checks its rows (every metric present and finite),
+// aggregates them, checks the claims and, when o.Out is set, writes the
+// files. Any error means no result folder was (re)written by this run.
+func Run(ctx context.Context, spec *Spec, o Options) (*Report, error) {
+	if spec.Run == nil {
+		return nil, fmt.Errorf("experiment %s has no Run function", spec.Name)
+	}
+	log := o.Log
+	if log == nil {
+		log = io.Discard
+	}
+	rep := &Report{Spec: spec, Start: time.Now()}
+	res, err := spec.Run(ctx, Env{Log: log})
+	if err != nil {
+		return nil, fmt.Errorf("experiment %s: %w", spec.Name, err)
+	}
+	rep.Wall = time.Since(rep.Start)
+	if res.Experiment == "" {
+		res.Experiment = spec.Name
+	}
+	if res.Metrics == nil {
+		res.Metrics = spec.Metrics
+	}
+	if err := res.Validate(); err != nil {
+		return nil, err
+	}
+	rep.Results = res
+	if rep.Aggregate, err = Summarise(res); err != nil {
+		return nil, err
+	}
+	if spec.Claims != nil {
+		rep.Claims = spec.Claims(res, rep.Aggregate)
+	}
+	if o.Out != "" {
+		if err := rep.Output(ctx, filepath.Join(o.Out, spec.Name)); err != nil {
+			return nil, fmt.Errorf("experiment %s: %w", spec.Name, err)
+		}
+	}
+	return rep, nil
+}
+
+// RunSuite runs each experiment of a suite in order and stops at the first
+// error (returning the reports so far with it).
+func RunSuite(ctx context.Context, s Suite, o Options) ([]*Report, error) {
+	var out []*Report
+	for _, name := range s.Experiments {
+		spec, err := Lookup(name)
+		if err != nil {
+			return out, fmt.Errorf("suite %s: %w", s.Name, err)
+		}
+		if o.Log != nil {
+			fmt.Fprintf(o.Log, "== %s: %s\n", spec.Name, spec.Description)
+		}
+		rep, err := Run(ctx, spec, o)
+		if err != nil {
+			return out, fmt.Errorf("suite %s: %w", s.Name, err)
+		}
+		out = append(out, rep)
+	}
+	return out, nil
+}
+
+// SummaryTable is one line per experiment: runs, wall time, claims held,
+// output folder.
+func SummaryTable(title string, reps []*Report) *reports.Table {
+	t := &reports.Table{Title: title, Columns: []string{"experiment", "reproduces", "rows", "wall (s)", "claims held", "output"}}
+	for _, r := range reps {
+		t.AddRow(reports.Text(r.Spec.Name), reports.Text(r.Spec.Source), reports.Textf("%d", len(r.Results.Rows)),
+			reports.Textf("%.1f", r.Wall.Seconds()), reports.Textf("%d/%d", r.held(), len(r.Claims)), reports.Text(r.Dir))
+	}
+	return t
+}
