@@ -30,7 +30,7 @@ type Info struct {
 func List() []Info {
 	l := []Info{
 		// Each scheduler file contributes one entry, e.g. evenInfo, kpartInfo.
-		evenInfo, kpartInfo, mpartInfo,
+		evenInfo, kpartInfo, mpartInfo, onlineInfo, tstormInfo,
 		spdInfo, spdSharesInfo, rstormInfo,
 	}
 	sort.Slice(l, func(i, j int) bool { return l[i].Name < l[j].Name })
