@@ -1,0 +1,267 @@
+package org.stormlab.instrument;
+
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.net.InetAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongUnaryOperator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Pushes one WorkerReport (harness/protocol/protocol.go) per worker every interval to the scheduler
+ * service.
+ *
+ * <p>Why a daemon thread in the worker and not an IMetricsConsumer: a metrics consumer is a separate bolt
+ * (one executor somewhere in the cluster) fed through Storm's metrics stream, so it adds executors and
+ * traffic that the scheduler would see and place, its data arrive a tick late and batched per task, and
+ * it would need the per-task counters to be re-exported as IMetric objects. The daemon thread reads the
+ * worker's own counters directly, needs no extra component, works the same for every topology, and
+ * keeps the topology graph exactly what the user built. Its data go straight to the service.
+ *
+ * <p>Failures to POST are counted and logged (the first few, then every 100th), never thrown; a report
+ * that could not be sent is dropped (its deltas are lost, not merged into the next one, so the next
+ * report's interval is still right).
+ */
+final class Reporter implements Runnable {
+    private static final Logger LOG = LoggerFactory.getLogger(Reporter.class);
+    private static final AtomicBoolean STARTED = new AtomicBoolean();
+    static final AtomicLong SENT = new AtomicLong();
+    static final AtomicLong FAILURES = new AtomicLong();
+
+    private final URI url;
+    private final long intervalMs;
+    private final String host;
+    private final HttpClient http;
+    private final ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+    private final Map<Long, Long> lastThreadCpu = new HashMap<>();
+    private long lastProcessCpuNs = -1;
+    private long lastWallNs;
+
+    private Reporter(URI url, long intervalMs, String host) {
+        this.url = url;
+        this.intervalMs = intervalMs;
+        this.host = host;
+        this.http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3)).build();
+    }
+
+    /** Starts the reporter once per JVM, configured from the first hook's topology conf. */
+    static void ensureStarted(Map<String, Object> conf) {
+        if (!STARTED.compareAndSet(false, true)) {
+            return;
+        }
+        try {
+            String u = Instrument.string(conf, Instrument.CONF_METRICS_URL, Instrument.DEFAULT_METRICS_URL);
+            double secs = Instrument.number(conf, Instrument.CONF_REPORT_INTERVAL_SECS, Instrument.DEFAULT_REPORT_INTERVAL_SECS);
+            Registry.latencyCap = (int) Instrument.number(conf, Instrument.CONF_LATENCY_SAMPLES, Instrument.DEFAULT_LATENCY_SAMPLES);
+            if (secs <= 0) {
+                secs = Instrument.DEFAULT_REPORT_INTERVAL_SECS;
+            }
+            Reporter r = new Reporter(URI.create(u), (long) (secs * 1000), hostName(conf));
+            if (r.threads.isThreadCpuTimeSupported() && !r.threads.isThreadCpuTimeEnabled()) {
+                r.threads.setThreadCpuTimeEnabled(true);
+            }
+            Thread t = new Thread(r, "stormlab-reporter");
+            t.setDaemon(true);
+            t.start();
+            LOG.info("stormlab reporter started: url={} interval={}s host={}", u, secs, r.host);
+        } catch (Throwable e) {
+            LOG.warn("stormlab reporter not started: {}", e.toString());
+        }
+    }
+
+    static String hostName(Map<String, Object> conf) {
+        String h = Instrument.string(conf, Instrument.CONF_HOST, "");
+        if (h.isEmpty()) {
+            h = Instrument.string(conf, "storm.local.hostname", "");
+        }
+        if (h.isEmpty()) {
+            try {
+                h = InetAddress.getLocalHost().getCanonicalHostName();
+            } catch (Exception e) {
+                h = "unknown";
+            }
+        }
+        return h;
+    }
+
+    @Override
+    public void run() {
+        lastWallNs = System.nanoTime();
+        lastProcessCpuNs = processCpuNs();
+        while (true) {
+            try {
+                Thread.sleep(intervalMs);
+            } catch (InterruptedException e) {
+                return;
+            }
+            try {
+                long now = System.nanoTime();
+                double intervalS = (now - lastWallNs) / 1e9;
+                long cpu = processCpuNs();
+                double workerCpu = 0;
+                if (cpu >= 0 && lastProcessCpuNs >= 0 && intervalS > 0) {
+                    workerCpu = 100.0 * (cpu - lastProcessCpuNs) / (now - lastWallNs);
+                }
+                lastWallNs = now;
+                lastProcessCpuNs = cpu;
+                for (WorkerStats w : Registry.workers()) {
+                    String body = report(w, intervalS, workerCpu);
+                    post(body);
+                }
+            } catch (Throwable t) {
+                fail("build report", t);
+            }
+        }
+    }
+
+    /** Builds one report and resets the worker's counters (the report carries deltas). */
+    String report(WorkerStats w, double intervalS, double workerCpuPercent) {
+        return render(w, host, System.currentTimeMillis(), intervalS, workerCpuPercent, threads::getThreadCpuTime, lastThreadCpu);
+    }
+
+    /**
+     * Renders a WorkerReport as JSON and resets the counters it read. Tasks and sources are sorted by id so
+     * the output is deterministic. threadCpu gives a thread's CPU time in ns (-1 if unknown); lastCpu holds
+     * each thread's previous reading and is updated.
+     */
+    static String render(WorkerStats w, String host, long timeMs, double intervalS, double workerCpuPercent,
+                         LongUnaryOperator threadCpu, Map<Long, Long> lastCpu) {
+        List<TaskStats> tasks = new ArrayList<>(w.tasks.values());
+        tasks.sort(Comparator.comparingInt(t -> t.task));
+        Json j = new Json().beginObject()
+            .field("topology", w.topology)
+            .field("host", host)
+            .field("port", w.port)
+            .field("time_ms", timeMs)
+            .field("interval_s", intervalS);
+
+        j.beginArray("traffic");
+        for (TaskStats t : tasks) {
+            List<Integer> sources = new ArrayList<>(t.fromSource.keySet());
+            sources.sort(null);
+            for (Integer src : sources) {
+                long c = t.fromSource.get(src).sumThenReset();
+                if (c > 0) {
+                    j.beginObject().field("src", src).field("dst", t.task).field("count", c).endObject();
+                }
+            }
+        }
+        j.endArray();
+
+        j.beginArray("cpu");
+        Map<Long, List<TaskStats>> byThread = new TreeMap<>();
+        Map<Integer, Long> events = new HashMap<>();
+        for (TaskStats t : tasks) {
+            events.put(t.task, t.events.sumThenReset());
+            if (t.threadId >= 0) {
+                byThread.computeIfAbsent(t.threadId, k -> new ArrayList<>()).add(t);
+            }
+        }
+        List<long[]> cpu = new ArrayList<>();
+        for (Map.Entry<Long, List<TaskStats>> e : byThread.entrySet()) {
+            long tid = e.getKey();
+            long now = threadCpu.applyAsLong(tid); // -1 if the thread died or CPU time is unsupported
+            if (now < 0) {
+                continue;
+            }
+            // Baseline at first sight: CPU spent before the thread ran a task (prepare) is not counted.
+            Long before = lastCpu.put(tid, now);
+            long delta = before == null ? 0 : Math.max(0, now - before);
+            List<TaskStats> ts = e.getValue();
+            long total = 0;
+            for (TaskStats t : ts) {
+                total += events.get(t.task);
+            }
+            for (TaskStats t : ts) {
+                double share = total > 0 ? (double) events.get(t.task) / total : 1.0 / ts.size();
+                cpu.add(new long[] {t.task, Math.round(delta * share)});
+            }
+        }
+        cpu.sort(Comparator.comparingLong(x -> x[0]));
+        for (long[] c : cpu) {
+            j.beginObject().field("task", c[0]).field("cpu_ns", c[1]).endObject();
+        }
+        j.endArray();
+
+        j.beginArray("deadlines");
+        for (TaskStats t : tasks) {
+            long n = t.deadlineCount.sumThenReset();
+            long missed = t.deadlineMissed.sumThenReset();
+            double sumP = t.sumProcessingMs.sumThenReset();
+            double sumQ = t.sumQos.sumThenReset();
+            if (n > 0) {
+                j.beginObject().field("task", t.task).field("count", n).field("missed", missed)
+                    .field("sum_processing_ms", sumP).field("sum_qos", sumQ).endObject();
+            }
+        }
+        j.endArray();
+
+        j.field("acked", w.acked.sumThenReset());
+        j.field("failed", w.failed.sumThenReset());
+        j.beginArray("complete_latency_ms");
+        for (double v : w.drainLatency()) {
+            j.value(v);
+        }
+        j.endArray();
+        j.field("worker_cpu_percent", workerCpuPercent);
+        return j.endObject().toString();
+    }
+
+    private void post(String body) {
+        try {
+            HttpRequest req = HttpRequest.newBuilder(url)
+                .timeout(Duration.ofSeconds(5))
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body))
+                .build();
+            HttpResponse<String> resp = http.send(req, HttpResponse.BodyHandlers.ofString());
+            if (resp.statusCode() / 100 != 2) {
+                fail("POST " + url, new RuntimeException("HTTP " + resp.statusCode() + ": " + abbreviate(resp.body())));
+                return;
+            }
+            if (SENT.incrementAndGet() == 1) {
+                LOG.info("stormlab: first report sent to {}", url);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (Throwable t) {
+            fail("POST " + url, t);
+        }
+    }
+
+    private static void fail(String what, Throwable t) {
+        long n = FAILURES.incrementAndGet();
+        if (n <= 5 || n % 100 == 0) {
+            LOG.warn("stormlab: {} failed ({} failures so far): {}", what, n, t.toString());
+        }
+    }
+
+    private static String abbreviate(String s) {
+        return s == null ? "" : (s.length() > 200 ? s.substring(0, 200) + "..." : s);
+    }
+
+    private static long processCpuNs() {
+        try {
+            java.lang.management.OperatingSystemMXBean os = ManagementFactory.getOperatingSystemMXBean();
+            if (os instanceof com.sun.management.OperatingSystemMXBean) {
+                return ((com.sun.management.OperatingSystemMXBean) os).getProcessCpuTime();
+            }
+        } catch (Throwable t) {
+            // fall through
+        }
+        return -1;
+    }
+}
