@@ -130,6 +130,9 @@ type TaskLoad struct {
 	CPU        float64 `json:"cpu"`         // percent of one core
 	MemoryMB   float64 `json:"memory_mb"`
 	Network    float64 `json:"network"` // tuples/s
+	// TupleSize is the task's mean tuple size (ST_size in eqs. 5-6 of
+	// 002_39f4f6839cbfd73d.txt); 0 when not measured.
+	TupleSize float64 `json:"tuple_size,omitempty"`
 }
 
 // Load is what was measured on a running cluster. Graph weights already hold
@@ -137,6 +140,9 @@ type TaskLoad struct {
 type Load struct {
 	Nodes []NodeLoad `json:"nodes"`
 	Tasks []TaskLoad `json:"tasks"`
+	// NowMs is when the load was taken, on the clock of TaskLoad.StartMs
+	// ("Now" in eq. 1 of 002_39f4f6839cbfd73d.txt); 0 when unknown.
+	NowMs int64 `json:"now_ms,omitempty"`
 }
 
 // Problem is what a scheduler gets each round.
