@@ -1,0 +1,162 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/stormlab/stormlab/reports"
+	"github.com/stormlab/stormlab/schedulers"
+	"github.com/stormlab/stormlab/topologies"
+)
+
+// partitionOutput is the JSON contract of `stormlab partition` (other tools
+// parse it): parts[i] lists the vertex ids of part i, ascending.
+type partitionOutput struct {
+	Scheduler   string    `json:"scheduler"`
+	K           int       `json:"k"`
+	Seed        uint64    `json:"seed"`
+	Mul         int       `json:"mul"`
+	Vertices    int       `json:"vertices"`
+	Edges       int       `json:"edges"`
+	Parts       [][]int   `json:"parts"`
+	PartWeights []float64 `json:"part_weights"`
+	CutRate     float64   `json:"cut_rate"`
+	Std         float64   `json:"std"`
+	MaxDev      float64   `json:"max_dev"`
+	MaxOver     float64   `json:"max_over"`
+}
+
+func newPartitionCmd() *cobra.Command {
+	var (
+		graphSpec, scheduler, format string
+		k, mul                       int
+		seed                         uint64
+	)
+	cmd := &cobra.Command{
+		Use:   "partition --graph FILE|random:N:M --k K --scheduler NAME [--mul M] [--seed S] [--format json|table]",
+		Short: "Partition a weighted graph into k parts and print the parts and the K-PART paper's metrics",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if format != "json" && format != "table" {
+				return fmt.Errorf("unknown --format %q: use json or table", format)
+			}
+			if scheduler == "" {
+				return fmt.Errorf("--scheduler is required: choose one of %s", strings.Join(schedulers.Names(), ", "))
+			}
+			if graphSpec == "" {
+				return fmt.Errorf("--graph is required: a graph JSON file or random:N:M")
+			}
+			g, err := loadGraph(graphSpec, seed)
+			if err != nil {
+				return err
+			}
+			if err := schedulers.CheckK(k, g.N()); err != nil {
+				return fmt.Errorf("--k: %w", err)
+			}
+			s, err := schedulers.New(scheduler, schedulers.Options{Seed: seed, Mul: mul})
+			if err != nil {
+				return err
+			}
+			p, ok := s.(schedulers.Partitioner)
+			if !ok {
+				return fmt.Errorf("scheduler %q places executors on a cluster but does not partition graphs: choose one of %s", scheduler, strings.Join(partitionerNames(), ", "))
+			}
+			parts, err := p.Partition(cmd.Context(), g, k)
+			if err != nil {
+				return failed(fmt.Errorf("%s partition: %w", scheduler, err))
+			}
+			if len(parts) != g.N() {
+				return failed(fmt.Errorf("%s returned %d part numbers for %d vertices (scheduler bug)", scheduler, len(parts), g.N()))
+			}
+			out := partitionOutput{Scheduler: scheduler, K: k, Seed: seed, Mul: mul, Vertices: g.N(), Edges: len(g.Edges),
+				Parts: make([][]int, k), PartWeights: schedulers.PartWeights(g, parts, k)}
+			for i := range out.Parts {
+				out.Parts[i] = []int{}
+			}
+			for v, pt := range parts {
+				if pt < 0 || pt >= k {
+					return failed(fmt.Errorf("%s put vertex %d in part %d, outside [0,%d) (scheduler bug)", scheduler, g.Vertices[v].ID, pt, k))
+				}
+				out.Parts[pt] = append(out.Parts[pt], g.Vertices[v].ID)
+			}
+			for _, ids := range out.Parts {
+				sort.Ints(ids)
+			}
+			m := schedulers.Measure(g, parts, k)
+			out.CutRate, out.Std, out.MaxDev, out.MaxOver = m.CutRate, m.Std, m.MaxDev, m.MaxOver
+			if format == "json" {
+				enc := json.NewEncoder(cmd.OutOrStdout())
+				enc.SetIndent("", "  ")
+				return enc.Encode(out)
+			}
+			return writePartitionTable(cmd.OutOrStdout(), out)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&graphSpec, "graph", "", "graph JSON file, or random:N:M (the K-PART paper's generator: N vertices, M edges, weights 1..100)")
+	f.IntVar(&k, "k", 0, "number of parts, 1 <= k <= number of vertices")
+	f.StringVar(&scheduler, "scheduler", "", "scheduler name (see `stormlab schedulers`)")
+	f.IntVar(&mul, "mul", 0, "K-PART balance-adjustment iteration multiplier (0 = none)")
+	f.Uint64Var(&seed, "seed", 1, "seed for random graphs and randomised schedulers")
+	f.StringVar(&format, "format", "json", "output format: json or table")
+	return cmd
+}
+
+// partitionerNames lists the schedulers that can partition a graph.
+func partitionerNames() []string {
+	var out []string
+	for _, i := range schedulers.List() {
+		if s, err := i.New(schedulers.Options{}); err == nil {
+			if _, ok := s.(schedulers.Partitioner); ok {
+				out = append(out, i.Name)
+			}
+		}
+	}
+	return out
+}
+
+// loadGraph reads a graph file or generates random:N:M with seed.
+func loadGraph(spec string, seed uint64) (*topologies.Graph, error) {
+	if rest, ok := strings.CutPrefix(spec, "random:"); ok {
+		nm := strings.Split(rest, ":")
+		if len(nm) != 2 {
+			return nil, fmt.Errorf("bad random graph %q: use random:N:M (N vertices, M edges), e.g. random:24:36", spec)
+		}
+		n, err1 := strconv.Atoi(nm[0])
+		m, err2 := strconv.Atoi(nm[1])
+		if err1 != nil || err2 != nil {
+			return nil, fmt.Errorf("bad random graph %q: N and M must be integers, e.g. random:24:36", spec)
+		}
+		g, err := topologies.RandomGraph(n, m, seed)
+		if err != nil {
+			return nil, fmt.Errorf("bad random graph %q: %w", spec, err)
+		}
+		return g, nil
+	}
+	return topologies.ReadGraphFile(spec)
+}
+
+func writePartitionTable(w io.Writer, out partitionOutput) error {
+	t := &reports.Table{
+		Title:   fmt.Sprintf("%s, k=%d, %d vertices, %d edges", out.Scheduler, out.K, out.Vertices, out.Edges),
+		Columns: []string{"part", "size", "weight", "vertices"},
+	}
+	for i, ids := range out.Parts {
+		s := make([]string, len(ids))
+		for j, id := range ids {
+			s[j] = strconv.Itoa(id)
+		}
+		t.AddRow(reports.Textf("%d", i), reports.Textf("%d", len(ids)), reports.Number(out.PartWeights[i]), reports.Text(strings.Join(s, " ")))
+	}
+	if err := t.WriteText(w); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintf(w, "cut_rate %.4f  std %.4g  max_dev %.4f  max_over %.4f\n", out.CutRate, out.Std, out.MaxDev, out.MaxOver)
+	return err
+}

@@ -1,0 +1,87 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit codes.
+const (
+	exitOK       = 0
+	exitFailed   = 1 // a valid request failed while running
+	exitBadInput = 2 // the request itself is wrong
+)
+
+// runFailure marks an error that happened while running a valid request
+// (exit 1). Every other error is bad input (exit 2): flags, arguments,
+// unknown names, unreadable or inconsistent files.
+type runFailure struct{ err error }
+
+func (f runFailure) Error() string { return f.err.Error() }
+func (f runFailure) Unwrap() error { return f.err }
+
+// failed marks err as a run failure (exit 1).
+func failed(err error) error {
+	if err == nil {
+		return nil
+	}
+	return runFailure{err}
+}
+
+// newRootCmd builds the command tree. Subcommands are built by their own
+// files' newXxxCmd functions, writing to the given streams.
+func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "stormlab",
+		Short: "Experiments with Apache Storm schedulers: graph partitions, clusters, tables and plots",
+		Long: "stormlab runs the schedulers of the papers on weighted executor graphs and on Storm clusters,\n" +
+			"and turns runs into tables and plots. `stormlab experiment default` is the main job.",
+		SilenceUsage:  true, // bad input gets one line, not a usage dump
+		SilenceErrors: true, // execute prints the error itself
+	}
+	root.CompletionOptions.DisableDefaultCmd = true
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return err })
+
+	root.AddCommand(
+		newPartitionCmd(),
+		newSchedulersCmd(),
+		newExperimentCmd(),
+		// ---- Other subcommands go here, one newXxxCmd per file ----
+		// e.g. newSPDCmd() (spd.go), newServeCmd() (serve.go).
+	)
+	return root
+}
+
+// execute runs the CLI with args and returns the exit code. It never panics
+// on bad input; a panic is a bug and is reported as one line too.
+func execute(ctx context.Context, args []string, stdout, stderr io.Writer) (code int) {
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(stderr, "stormlab: internal error (please report): %v\n", r)
+			code = exitFailed
+		}
+	}()
+	root := newRootCmd(stdout, stderr)
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return exitOK
+	}
+	fmt.Fprintf(stderr, "stormlab: %s\n", oneLine(err.Error()))
+	var rf runFailure
+	if errors.As(err, &rf) {
+		return exitFailed
+	}
+	return exitBadInput
+}
+
+// oneLine folds a multi-line message (cobra's "Did you mean this?" hints)
+// into a single line.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
