@@ -23,5 +23,9 @@ experiment: setup build
 bench:
 	go test -run '^$$' -bench . -benchmem ./schedulers/...
 
+# Container images for the Storm cluster (built locally, skipped when up to date). infra/images.
+images:
+	go run ./infra/images/cmd/build-images
+
 clean:
 	rm -rf bin results

@@ -1,0 +1,23 @@
+// Package images builds the container images of a stormlab cluster on the local Docker engine. No
+// registry is reachable, so nothing is pulled: every image descends from a Debian base made here.
+//
+//	base       debootstrap --variant=minbase bookworm, then `docker import`
+//	java       base + openjdk-17-jre-headless, iproute2 (tc netem), procps
+//	zookeeper  java + ZooKeeper 3.9.4 from Maven Central (the version of Storm 2.8's client)
+//	storm      java + Apache Storm 2.8.3 from Maven Central laid out as a storm.home, with the stormlab
+//	           bridge scheduler in extlib-daemon/ when infra/docker/bridge/target/stormlab-bridge.jar exists
+//	service    base + the Linux binary of cmd/stormlab-service (built with `go build`), when that exists
+//
+// Each image is tagged stormlab/<name>:<hash>, where the hash covers everything that goes into it: the
+// embedded Dockerfile context, the tags of the images it builds on, and the host files copied in (the
+// bridge jar, the service binary). A build whose tag exists is skipped, so a warm Builder.Build costs a
+// few inspections. Choices where the plan was vague:
+//   - Storm 2.8.3, not 2.8.4: the 2.8.4 parent POM (org.apache.storm:storm:pom:2.8.4) is not served by
+//     the Maven mirror this project reaches, so no 2.8.4 artifact resolves.
+//   - storm-core is left out of lib/: it pulls storm-clojure, whose dependencies live on clojars (not
+//     reachable). The daemons are in storm-server; storm-core adds only the clojure DSL and CLI commands.
+//   - Storm UI (storm-webapp) is not published to Maven Central, so role "ui" runs StormlabUI, a small
+//     REST server (files/storm/maven/lib/src) serving the subset of /api/v1 the harness reads.
+//   - Maven runs on the host (its ~/.m2 cache makes rebuilds fast) and the jars go into the build
+//     context; the JDK is not needed in the images.
+package images
