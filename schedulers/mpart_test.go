@@ -3,6 +3,12 @@ package schedulers
 import (
 	"context"
 	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stormlab/stormlab/topologies"
@@ -96,5 +102,49 @@ func TestMetisScale(t *testing.T) {
 	}
 	if got := metisInt(0, 1e6); got != 0 {
 		t.Errorf("zero weight -> %d, want 0", got)
+	}
+}
+
+// TestMPartMatchesGpmetis: our cgo call must give exactly what Debian's
+// gpmetis program gives on the same graph, seed and k (same library, same
+// default options). Skipped when gpmetis is not installed.
+func TestMPartMatchesGpmetis(t *testing.T) {
+	bin, err := exec.LookPath("gpmetis")
+	if err != nil {
+		t.Skip("gpmetis not installed")
+	}
+	for _, c := range []struct {
+		n, m, k  int
+		weighted bool
+	}{{300, 450, 8, false}, {300, 450, 8, true}, {50, 60, 3, false}} {
+		g, _ := topologies.RandomGraph(c.n, c.m, 11)
+		file := filepath.Join(t.TempDir(), "g.graph")
+		f, err := os.Create(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := writeMetisFile(f, newMetisGraph(g, c.weighted)); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		if out, err := exec.Command(bin, "-seed=7", file, strconv.Itoa(c.k)).CombinedOutput(); err != nil {
+			t.Fatalf("gpmetis: %v\n%s", err, out)
+		}
+		data, err := os.ReadFile(file + ".part." + strconv.Itoa(c.k))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []int
+		for _, f := range strings.Fields(string(data)) {
+			p, _ := strconv.Atoi(f)
+			want = append(want, p)
+		}
+		got, err := (&MPart{Seed: 7, WeightVertices: c.weighted}).Partition(context.Background(), g, c.k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("G(%d,%d) k=%d weighted=%v: cgo and gpmetis differ", c.n, c.m, c.k, c.weighted)
+		}
 	}
 }
