@@ -14,7 +14,7 @@ import (
 // the expected weight and the number of empty parts (the paper blames
 // M-PART's poor balance on empty subsets).
 var PartitionMetrics = []Metric{
-	{Name: "cut_rate", Label: "cut rate (cut weight / total edge weight)"},
+	{Name: "cut_rate", Label: "cut rate"},
 	{Name: "std", Label: "std dev of subset weights"},
 	{Name: "max_dev", Label: "max deviation rate"},
 	{Name: "max_over", Label: "largest subset / expected weight"},

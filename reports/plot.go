@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -100,7 +101,60 @@ func (lp *LinePlot) Plot() (*plot.Plot, error) {
 		p.Legend.Add(s.Name, line, points)
 	}
 	legendRoom(p, len(lp.Series))
+	if integral(lp.Series) {
+		p.X.Tick.Marker = intTicks{}
+	}
 	return p, nil
+}
+
+// integral reports whether every x value is a whole number (Mul, k, edge
+// counts), so the x axis can have integer ticks.
+func integral(ss []Series) bool {
+	for _, s := range ss {
+		for _, x := range s.X {
+			if x != math.Trunc(x) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// intTicks puts labelled ticks on whole numbers only (1, 2 or 5 times a
+// power of ten apart, at most about 10 labels) with unlabelled minor ticks
+// on every integer when they are not too dense.
+type intTicks struct{}
+
+// Ticks implements plot.Ticker.
+func (intTicks) Ticks(lo, hi float64) []plot.Tick {
+	lo, hi = math.Ceil(lo), math.Floor(hi)
+	if hi < lo {
+		return plot.DefaultTicks{}.Ticks(lo, hi)
+	}
+	step := 1.0
+	for mag := 1.0; ; mag *= 10 {
+		if s := mag; (hi-lo)/s <= 10 {
+			step = s
+			break
+		}
+		if s := 2 * mag; (hi-lo)/s <= 10 {
+			step = s
+			break
+		}
+		if s := 5 * mag; (hi-lo)/s <= 10 {
+			step = s
+			break
+		}
+	}
+	var ticks []plot.Tick
+	for x := lo; x <= hi; x++ {
+		if math.Mod(x, step) == 0 {
+			ticks = append(ticks, plot.Tick{Value: x, Label: strconv.FormatFloat(x, 'f', 0, 64)})
+		} else if hi-lo <= 50 {
+			ticks = append(ticks, plot.Tick{Value: x})
+		}
+	}
+	return ticks
 }
 
 // legendRoom raises the top of the y axis so the legend (top right, one

@@ -86,3 +86,19 @@ func TestPlotErrors(t *testing.T) {
 		t.Error("mismatched time series without error")
 	}
 }
+
+func TestIntTicks(t *testing.T) {
+	// k = 2..24: range 22 -> step 5 (22/2 > 10, 22/5 <= 10); labels at 5..20,
+	// minor ticks on the other integers.
+	var labels []string
+	n := 0
+	for _, tk := range (intTicks{}).Ticks(2, 24) {
+		n++
+		if tk.Label != "" {
+			labels = append(labels, tk.Label)
+		}
+	}
+	if got := strings.Join(labels, ","); got != "5,10,15,20" || n != 23 {
+		t.Errorf("labels %s, %d ticks; want 5,10,15,20 and 23 ticks", got, n)
+	}
+}
