@@ -7,7 +7,7 @@ import (
 // synthetic builds K-PART rows for the Mul sweep with the given per-Mul
 // metric values (one row each).
 func synthetic(cut, std func(mul float64) float64) *Results {
-	r := &Results{Experiment: "kpart-mul", Metrics: PartitionMetrics}
+	r := &Results{Experiment: "kpart-mul", Metrics: PartitionMetrics()}
 	for mul := 0.0; mul <= 9; mul++ {
 		for rep := 0; rep < 2; rep++ {
 			r.Add(Row{Series: "K-PART", X: mul, Rep: rep, Values: map[string]float64{

@@ -61,7 +61,7 @@ func stubSpec(fail string) *Spec {
 	}
 	return &Spec{
 		Name: "stub", Description: "framework test", Source: "none", Setup: "two x values",
-		SeriesLabel: "algorithm", XName: "k", XLabel: "k", Metrics: PartitionMetrics,
+		SeriesLabel: "algorithm", XName: "k", XLabel: "k", Metrics: PartitionMetrics(),
 		Run: func(ctx context.Context, env Env) (*Results, error) { return sweep.Run(ctx, env, "stub") },
 		Claims: func(r *Results, a *Aggregate) []Claim {
 			return []Claim{{Statement: "stub holds", Test: "always", Holds: true, Evidence: "n/a"}}
@@ -77,7 +77,7 @@ func TestRunWritesEveryFile(t *testing.T) {
 	}
 	dir := filepath.Join(out, "stub")
 	want := []string{"raw.csv", "table.md", "table.csv", "table.tex", "notes.md", "manifest.json"}
-	for _, m := range PartitionMetrics {
+	for _, m := range PartitionMetrics() {
 		want = append(want, m.Name+".png", m.Name+".svg")
 	}
 	for _, f := range want {

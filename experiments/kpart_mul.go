@@ -36,7 +36,7 @@ func KPartMul() *Spec {
 		Source:      "000_1e4e00aeded315e8.txt Fig. 5",
 		Setup:       "10 random G(24,36) graphs (vertex and edge weights uniform 1..100, seeds 1..10), k = 3, Mul = 0..9, 10 K-PART runs per graph and Mul (seeds derived from graph seed and repetition, equal across Mul).",
 		SeriesLabel: "algorithm", XName: "Mul", XLabel: "iteration multiplier Mul",
-		Metrics: PartitionMetrics,
+		Metrics: PartitionMetrics(),
 		Run: func(ctx context.Context, env Env) (*Results, error) {
 			return sweep.Run(ctx, env, "kpart-mul")
 		},

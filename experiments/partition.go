@@ -9,16 +9,18 @@ import (
 	"github.com/stormlab/stormlab/topologies"
 )
 
-// PartitionMetrics are the K-PART paper's partition quality measures
+// PartitionMetrics returns the K-PART paper's partition quality measures
 // (000_1e4e00aeded315e8.txt sec. 3.2, eqs. 7-8), plus the largest part over
 // the expected weight and the number of empty parts (the paper blames
 // M-PART's poor balance on empty subsets).
-var PartitionMetrics = []Metric{
-	{Name: "cut_rate", Label: "cut rate"},
-	{Name: "std", Label: "std dev of subset weights"},
-	{Name: "max_dev", Label: "max deviation rate"},
-	{Name: "max_over", Label: "largest subset / expected weight"},
-	{Name: "empty_parts", Label: "empty subsets"},
+func PartitionMetrics() []Metric {
+	return []Metric{
+		{Name: "cut_rate", Label: "cut rate"},
+		{Name: "std", Label: "std dev of subset weights"},
+		{Name: "max_dev", Label: "max deviation rate"},
+		{Name: "max_over", Label: "largest subset / expected weight"},
+		{Name: "empty_parts", Label: "empty subsets"},
+	}
 }
 
 // Algorithm is one series of a PartitionSweep: a registered scheduler with
@@ -74,7 +76,7 @@ func (a Algorithm) partitioner(o schedulers.Options) (schedulers.Partitioner, er
 
 // Run executes the sweep and returns one row per (algorithm, x, graph, rep).
 func (ps PartitionSweep) Run(ctx context.Context, env Env, name string) (*Results, error) {
-	res := &Results{Experiment: name, Metrics: PartitionMetrics}
+	res := &Results{Experiment: name, Metrics: PartitionMetrics()}
 	if ps.Graphs < 1 || ps.Reps < 1 || len(ps.Xs) == 0 || len(ps.Algorithms) == 0 {
 		return nil, fmt.Errorf("partition sweep needs x values, graphs, repetitions and algorithms")
 	}

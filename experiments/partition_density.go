@@ -35,7 +35,7 @@ func PartitionDensity() *Spec {
 		Source:      "000_1e4e00aeded315e8.txt Fig. 7",
 		Setup:       "12 vertices, edges 15, 18, ..., 66, 10 random graphs per edge count (weights uniform 1..100, seed 100*edges + i), k = 3, 10 runs per graph and algorithm.",
 		SeriesLabel: "algorithm", XName: "edges", XLabel: "number of edges (12 vertices)",
-		Metrics: PartitionMetrics,
+		Metrics: PartitionMetrics(),
 		Run: func(ctx context.Context, env Env) (*Results, error) {
 			return sweep.Run(ctx, env, "partition-density")
 		},

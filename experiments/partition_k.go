@@ -49,7 +49,7 @@ func PartitionK() *Spec {
 		Source:      "000_1e4e00aeded315e8.txt Fig. 6",
 		Setup:       "10 random G(24,36) graphs (weights uniform 1..100, seeds 101..110), k = 2..24, 10 runs per graph, k and algorithm (seeds derived from graph seed and repetition).",
 		SeriesLabel: "algorithm", XName: "k", XLabel: "number of parts k",
-		Metrics: PartitionMetrics,
+		Metrics: PartitionMetrics(),
 		Run: func(ctx context.Context, env Env) (*Results, error) {
 			return sweep.Run(ctx, env, "partition-k")
 		},
