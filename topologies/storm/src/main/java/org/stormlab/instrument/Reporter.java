@@ -129,7 +129,8 @@ final class Reporter implements Runnable {
 
     /** Builds one report and resets the worker's counters (the report carries deltas). */
     String report(WorkerStats w, double intervalS, double workerCpuPercent) {
-        return render(w, host, System.currentTimeMillis(), intervalS, workerCpuPercent, threads::getThreadCpuTime, lastThreadCpu);
+        return render(w, host, System.currentTimeMillis(), intervalS, workerCpuPercent, memoryMb(), threads::getThreadCpuTime,
+            lastThreadCpu);
     }
 
     /**
@@ -138,7 +139,7 @@ final class Reporter implements Runnable {
      * each thread's previous reading and is updated.
      */
     static String render(WorkerStats w, String host, long timeMs, double intervalS, double workerCpuPercent,
-                         LongUnaryOperator threadCpu, Map<Long, Long> lastCpu) {
+                         double workerMemoryMb, LongUnaryOperator threadCpu, Map<Long, Long> lastCpu) {
         List<TaskStats> tasks = new ArrayList<>(w.tasks.values());
         tasks.sort(Comparator.comparingInt(t -> t.task));
         Json j = new Json().beginObject()
@@ -217,6 +218,7 @@ final class Reporter implements Runnable {
         }
         j.endArray();
         j.field("worker_cpu_percent", workerCpuPercent);
+        j.field("worker_memory_mb", workerMemoryMb);
         return j.endObject().toString();
     }
 
@@ -251,6 +253,16 @@ final class Reporter implements Runnable {
 
     private static String abbreviate(String s) {
         return s == null ? "" : (s.length() > 200 ? s.substring(0, 200) + "..." : s);
+    }
+
+    /** Used heap plus non-heap memory of this JVM in MiB (2^20 bytes); 0 if unknown. */
+    private static double memoryMb() {
+        try {
+            java.lang.management.MemoryMXBean m = ManagementFactory.getMemoryMXBean();
+            return (m.getHeapMemoryUsage().getUsed() + m.getNonHeapMemoryUsage().getUsed()) / (1024.0 * 1024.0);
+        } catch (Throwable t) {
+            return 0;
+        }
     }
 
     private static long processCpuNs() {

@@ -21,7 +21,7 @@ class ReporterTest {
      *   tasks had 3 and 1 hook events, so 1,500,000 and 500,000 ns. Thread 101 runs task 3: 500 -> 1500 ns.
      * - deadlines on task 6: processing 100 ms and 300 ms against a 200 ms deadline: count 2, missed 1,
      *   sum processing 400, sum QoS 0.5 + 1.5 = 2.
-     * - acked 7, failed 1, latency samples 10 and 20.5.
+     * - acked 7, failed 1, latency samples 10 and 20.5; worker CPU 37.5%, memory 96.25 MB (given).
      */
     @Test
     void rendersGoldenReport() throws IOException {
@@ -35,7 +35,7 @@ class ReporterTest {
         Map<Long, Long> cpuNow = new HashMap<>(Map.of(100L, 1_000_000L, 101L, 500L));
         Map<Long, Long> last = new HashMap<>();
 
-        String first = Reporter.render(w, "node-1", 1, 5, 0, cpuNow::get, last);
+        String first = Reporter.render(w, "node-1", 1, 5, 0, 0, cpuNow::get, last);
         assertTrue(first.contains("\"cpu\":[{\"task\":3,\"cpu_ns\":0},{\"task\":5,\"cpu_ns\":0},{\"task\":6,\"cpu_ns\":0}]"), first);
 
         cpuNow.put(100L, 3_000_000L);
@@ -60,11 +60,11 @@ class ReporterTest {
         w.latency(10);
         w.latency(20.5);
 
-        String second = Reporter.render(w, "node-1", 1700000005000L, 5.002, 37.5, cpuNow::get, last);
+        String second = Reporter.render(w, "node-1", 1700000005000L, 5.002, 37.5, 96.25, cpuNow::get, last);
         assertEquals(golden(), second);
 
         // Counters are deltas: a third report with nothing new is empty.
-        String third = Reporter.render(w, "node-1", 1700000010000L, 5, 0, cpuNow::get, last);
+        String third = Reporter.render(w, "node-1", 1700000010000L, 5, 0, 0, cpuNow::get, last);
         assertTrue(third.contains("\"traffic\":[]"), third);
         assertTrue(third.contains("\"acked\":0"), third);
         assertTrue(third.contains("\"complete_latency_ms\":[]"), third);
