@@ -152,7 +152,7 @@ func TestGraphSchedulersSchedule(t *testing.T) {
 		{ID: "b", CPU: 400, Ports: []int{6700, 6701}},
 		{ID: "c", CPU: 200, Ports: []int{6700}},
 	}}
-	for _, name := range []string{"even", "kpart", "mpart", "online", "tstorm"} {
+	for _, name := range []string{"even", "kpart", "kpart-dynamic", "mpart", "online", "tstorm"} {
 		s, err := New(name, Options{Seed: 1, Mul: 1})
 		if err != nil {
 			t.Errorf("%s: %v", name, err)

@@ -30,7 +30,7 @@ type Info struct {
 func List() []Info {
 	l := []Info{
 		// Each scheduler file contributes one entry, e.g. evenInfo, kpartInfo.
-		evenInfo, kpartInfo, mpartInfo, onlineInfo, tstormInfo,
+		evenInfo, kpartInfo, kpartDynamicInfo, mpartInfo, onlineInfo, tstormInfo,
 		spdInfo, spdSharesInfo, rstormInfo, deadlineInfo, adaptiveInfo,
 	}
 	sort.Slice(l, func(i, j int) bool { return l[i].Name < l[j].Name })
