@@ -16,15 +16,16 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 /**
- * Runs the Throughput topology in LocalCluster with the instrumentation pushing to an HTTP server in the
- * test, and checks that reports arrive with acked tuples, traffic between tasks and latency samples.
- * Skip with -DskipLocalCluster=true.
+ * Runs the three topologies at once in LocalCluster (2 workers each, so tuples cross workers and are
+ * serialized) with the instrumentation pushing to an HTTP server in the test, and checks that each
+ * topology's reports carry acked tuples, task-to-task traffic, CPU and latency samples, and for WordCount
+ * and k-means deadline records. Takes ~30 s; skip with -DskipLocalCluster=true.
  */
 class LocalClusterSmokeTest {
     private static final Pattern ACKED = Pattern.compile("\"acked\":(\\d+)");
 
     @Test
-    void throughputTopologyIsInstrumented() throws Exception {
+    void topologiesAreInstrumented() throws Exception {
         Assumptions.assumeFalse(Boolean.getBoolean("skipLocalCluster"), "skipLocalCluster set");
         List<String> bodies = new CopyOnWriteArrayList<>();
         HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
@@ -34,34 +35,62 @@ class LocalClusterSmokeTest {
             ex.close();
         });
         server.start();
-        try (LocalCluster cluster = new LocalCluster()) {
-            String url = "http://127.0.0.1:" + server.getAddress().getPort() + "/v1/metrics";
-            Args a = ThroughputTopology.flags().parse(new String[] {
-                "--workers", "1", "--interval-ms", "2", "--metrics-url", url, "--report-interval-secs", "1"});
-            Config conf = TopologySetup.config(a);
-            StormTopology topo = ThroughputTopology.build(a, conf);
-            cluster.submitTopology("smoke", conf, topo);
-            long deadline = System.currentTimeMillis() + 60_000;
-            while (System.currentTimeMillis() < deadline && !good(bodies)) {
+        String url = "http://127.0.0.1:" + server.getAddress().getPort() + "/v1/metrics";
+        String[] common = {"--workers", "2", "--parallelism", "2", "--metrics-url", url, "--report-interval-secs", "1",
+            "--worker-heap-mb", "128",
+            // serialize every tuple and require Kryo registrations, as a real cluster does
+            "--conf", "topology.testing.always.try.serialize=true", "--conf", "topology.skip.missing.kryo.registrations=false"};
+        try (LocalCluster cluster = new LocalCluster.Builder().withSupervisors(2).withPortsPerSupervisor(3).build()) {
+            submit(cluster, "tp", ThroughputTopology.flags(), ThroughputTopology::build, common, "--interval-ms", "2");
+            submit(cluster, "wc", WordCountTopology.flags(), WordCountTopology::build, common, "--interval-ms", "2");
+            submit(cluster, "km", KMeansTopology.flags(), KMeansTopology::build, common, "--interval-ms", "2");
+            long deadline = System.currentTimeMillis() + 90_000;
+            while (System.currentTimeMillis() < deadline
+                && !(good(bodies, "tp-", false) && good(bodies, "wc-", true) && good(bodies, "km-", true))) {
                 Thread.sleep(500);
             }
-            cluster.killTopology("smoke");
+            for (String t : new String[] {"tp", "wc", "km"}) {
+                cluster.killTopology(t);
+            }
         } finally {
             server.stop(0);
         }
-        assertTrue(good(bodies), "no report with acked tuples, traffic and latency; got " + bodies.size() + " reports: "
-            + (bodies.isEmpty() ? "" : bodies.get(bodies.size() - 1)));
+        for (String t : new String[] {"tp-", "wc-", "km-"}) {
+            assertTrue(good(bodies, t, !t.equals("tp-")), "no complete report for " + t + " among " + bodies.size() + " reports; last: "
+                + (bodies.isEmpty() ? "" : bodies.get(bodies.size() - 1)));
+        }
     }
 
-    private static boolean good(List<String> bodies) {
+    private static void submit(LocalCluster cluster, String name, Args flags, TopologySetup.Builder b, String[] common,
+                               String... extra) throws Exception {
+        String[] argv = new String[common.length + extra.length + 2];
+        argv[0] = "--name";
+        argv[1] = name;
+        System.arraycopy(common, 0, argv, 2, common.length);
+        System.arraycopy(extra, 0, argv, 2 + common.length, extra.length);
+        Args a = flags.parse(argv);
+        Config conf = TopologySetup.config(a);
+        StormTopology topo = b.build(a, conf);
+        cluster.submitTopology(name, conf, topo);
+    }
+
+    private static boolean good(List<String> bodies, String topologyPrefix, boolean deadlines) {
+        boolean acked = false;
+        boolean traffic = false;
+        boolean cpu = false;
+        boolean latency = false;
+        boolean dl = !deadlines;
         for (String b : bodies) {
-            Matcher m = ACKED.matcher(b);
-            if (m.find() && Long.parseLong(m.group(1)) > 0 && b.contains("\"traffic\":[{") && b.contains("\"complete_latency_ms\":[")
-                && !b.contains("\"complete_latency_ms\":[]") && b.contains("\"cpu\":[{")) {
-                System.out.println("smoke report: " + b.substring(0, Math.min(600, b.length())));
-                return true;
+            if (!b.startsWith("{\"topology\":\"" + topologyPrefix)) {
+                continue;
             }
+            Matcher m = ACKED.matcher(b);
+            acked |= m.find() && Long.parseLong(m.group(1)) > 0;
+            traffic |= b.contains("\"traffic\":[{");
+            cpu |= Pattern.compile("\"cpu_ns\":[1-9]").matcher(b).find();
+            latency |= b.contains("\"complete_latency_ms\":[") && !b.contains("\"complete_latency_ms\":[]");
+            dl |= b.contains("\"deadlines\":[{");
         }
-        return false;
+        return acked && traffic && cpu && latency && dl;
     }
 }
