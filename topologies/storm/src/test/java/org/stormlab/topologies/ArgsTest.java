@@ -39,7 +39,7 @@ class ArgsTest {
 
     @Test
     void exitCodes() {
-        assertEquals(2, TopologySetup.run("T", ThroughputTopology.flags(), new String[] {"--nope"}, ThroughputTopology::build));
+        assertEquals(2, TopologySetup.run("T", ThroughputTopology.flags(), new String[] {"--nope", "1"}, ThroughputTopology::build));
         assertEquals(0, TopologySetup.run("T", KMeansTopology.flags(), new String[] {"--dry-run"}, KMeansTopology::build));
         assertEquals(0, TopologySetup.run("T", WordCountTopology.flags(), new String[] {"--dry-run"}, WordCountTopology::build));
     }
