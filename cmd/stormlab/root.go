@@ -53,8 +53,8 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 		newPartitionCmd(),
 		newSchedulersCmd(),
 		newExperimentCmd(),
+		newSPDCmd(),
 		// ---- Other subcommands go here, one newXxxCmd per file ----
-		// e.g. newSPDCmd() (spd.go), newServeCmd() (serve.go).
 	)
 	return root
 }
