@@ -13,6 +13,7 @@ func List() []*Spec {
 		KPartMul(),
 		PartitionK(),
 		PartitionDensity(),
+		SPDAllocation(),
 		// Add new experiments here (one constructor per experiment file).
 	}
 	sort.Slice(l, func(i, j int) bool { return l[i].Name < l[j].Name })
