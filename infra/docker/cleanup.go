@@ -1,0 +1,133 @@
+package docker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	dcontainer "github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/api/types/filters"
+	dnetwork "github.com/docker/docker/api/types/network"
+	"github.com/testcontainers/testcontainers-go"
+
+	"github.com/stormlab/stormlab/infra/images"
+)
+
+// cleanupTimeout bounds Terminate and RemoveLeftovers, which run on a context detached from the caller's
+// so that they still work after an interrupt cancelled it.
+const cleanupTimeout = 2 * time.Minute
+
+// Terminate removes every container and the network of the cluster: first the ones Run recorded
+// (supervisors before Nimbus before ZooKeeper), then anything still labelled with the run id, so that a
+// container created by a Run that failed half-way is removed too. It is safe on a nil or partial
+// Cluster, may be called more than once, and ignores ctx's cancellation (it keeps ctx's values).
+func (c *Cluster) Terminate(ctx context.Context) error {
+	if c == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
+	defer cancel()
+	c.mu.Lock()
+	order := append([]string(nil), c.order...)
+	ctrs := c.containers
+	c.containers = map[string]*testcontainers.DockerContainer{}
+	c.order = nil
+	c.supervisors = nil
+	nw := c.network
+	c.network = nil
+	c.mu.Unlock()
+
+	var errs []error
+	for i := len(order) - 1; i >= 0; i-- {
+		if ctr := ctrs[order[i]]; ctr != nil {
+			if err := ctr.Terminate(ctx, testcontainers.StopTimeout(5*time.Second)); err != nil {
+				errs = append(errs, fmt.Errorf("remove %s: %w", order[i], err))
+			}
+		}
+	}
+	if nw != nil {
+		if err := nw.Remove(ctx); err != nil {
+			errs = append(errs, fmt.Errorf("remove network: %w", err))
+		}
+	}
+	// The sweep by label catches what the calls above missed; its success makes their errors moot.
+	if err := removeLabelled(ctx, LabelRun+"="+c.ID); err != nil {
+		errs = append(errs, err)
+		return fmt.Errorf("terminate cluster %s: %w", c.ID, errors.Join(errs...))
+	}
+	return nil
+}
+
+// RemoveLeftovers removes every container and network labelled by stormlab (from any run, e.g. one
+// that was killed before it could clean up). Images are kept: they are the build cache.
+func RemoveLeftovers(ctx context.Context) error {
+	setEnv()
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
+	defer cancel()
+	return removeLabelled(ctx, LabelAll+"=true")
+}
+
+// Leftovers lists the names of containers and networks carrying label (key=value); tests use it to
+// check that nothing is left behind.
+func Leftovers(ctx context.Context, label string) ([]string, error) {
+	cli, err := images.NewClient(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer cli.Close()
+	f := filters.NewArgs(filters.Arg("label", label))
+	ctrs, err := cli.ContainerList(ctx, dcontainer.ListOptions{All: true, Filters: f})
+	if err != nil {
+		return nil, fmt.Errorf("list containers: %w", err)
+	}
+	nets, err := cli.NetworkList(ctx, dnetwork.ListOptions{Filters: f})
+	if err != nil {
+		return nil, fmt.Errorf("list networks: %w", err)
+	}
+	var out []string
+	for _, c := range ctrs {
+		name := c.ID[:12]
+		if len(c.Names) > 0 {
+			name = c.Names[0]
+		}
+		out = append(out, "container "+name)
+	}
+	for _, n := range nets {
+		out = append(out, "network "+n.Name)
+	}
+	return out, nil
+}
+
+func removeLabelled(ctx context.Context, label string) error {
+	cli, err := images.NewClient(ctx)
+	if err != nil {
+		return fmt.Errorf("remove leftovers: %w", err)
+	}
+	defer cli.Close()
+	f := filters.NewArgs(filters.Arg("label", label))
+	var errs []error
+	ctrs, err := cli.ContainerList(ctx, dcontainer.ListOptions{All: true, Filters: f})
+	if err != nil {
+		return fmt.Errorf("remove leftovers: list containers: %w", err)
+	}
+	for _, c := range ctrs {
+		if err := cli.ContainerRemove(ctx, c.ID, dcontainer.RemoveOptions{Force: true, RemoveVolumes: true}); err != nil {
+			errs = append(errs, fmt.Errorf("remove container %s: %w", c.ID[:12], err))
+		}
+	}
+	// Networks after their containers: removing a network with members fails.
+	nets, err := cli.NetworkList(ctx, dnetwork.ListOptions{Filters: f})
+	if err != nil {
+		return fmt.Errorf("remove leftovers: list networks: %w", err)
+	}
+	for _, n := range nets {
+		if err := cli.NetworkRemove(ctx, n.ID); err != nil {
+			errs = append(errs, fmt.Errorf("remove network %s: %w", n.Name, err))
+		}
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("remove leftovers (%s): %w", label, errors.Join(errs...))
+	}
+	return nil
+}

@@ -1,0 +1,590 @@
+package docker
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"os"
+	"path"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/moby/moby/api/types/container"
+	mnetwork "github.com/moby/moby/api/types/network"
+	"github.com/testcontainers/testcontainers-go"
+	tcexec "github.com/testcontainers/testcontainers-go/exec"
+	"github.com/testcontainers/testcontainers-go/network"
+	"github.com/testcontainers/testcontainers-go/wait"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/stormlab/stormlab/harness/protocol"
+	"github.com/stormlab/stormlab/infra/images"
+)
+
+// Labels on every container and network a Run creates.
+const (
+	LabelRun  = "stormlab.run"  // the run id
+	LabelRole = "stormlab.role" // zookeeper, nimbus, ui, service, supervisor
+	LabelAll  = "stormlab"      // "true" on everything, for RemoveLeftovers
+)
+
+// Network aliases and ports inside the cluster network.
+const (
+	ZooKeeperAlias = "zookeeper"
+	NimbusAlias    = "nimbus"
+	UIAlias        = "ui"
+	ServiceAlias   = "scheduler-service"
+	ServicePort    = 7070
+	NimbusPort     = 6627
+	UIPort         = 8080
+	// ServiceURLConf is the Nimbus storm.yaml key that tells the bridge scheduler where the service is.
+	ServiceURLConf = "stormlab.service.url"
+	// StormHome is the storm.home inside the storm image.
+	StormHome = "/opt/storm"
+)
+
+// Roles of the cluster's containers, for Logs and Exec.
+const (
+	RoleZooKeeper = "zookeeper"
+	RoleNimbus    = "nimbus"
+	RoleUI        = "ui"
+	RoleService   = "service"
+)
+
+// Supervisor is a running supervisor node.
+type Supervisor struct {
+	Spec      SupervisorSpec
+	Container *testcontainers.DockerContainer
+}
+
+// Host is the supervisor's hostname (storm.local.hostname).
+func (s *Supervisor) Host() string { return s.Spec.Host }
+
+// Cluster is a running Storm cluster. Run returns it even on error, partially built, so that the caller
+// can Terminate it.
+type Cluster struct {
+	ID      string
+	Profile string
+	Images  images.Set
+
+	mu          sync.Mutex
+	network     *testcontainers.DockerNetwork
+	containers  map[string]*testcontainers.DockerContainer // by role (supervisors by host)
+	order       []string                                   // roles in start order
+	supervisors []*Supervisor
+	logf        func(string, ...any)
+
+	// ZooKeeperUp is when ZooKeeper answered; Registered when Nimbus saw every supervisor. Their
+	// difference is the cluster start time the project targets (< 30 s).
+	ZooKeeperUp, Registered time.Time
+}
+
+// StartDuration is the time from ZooKeeper up to all supervisors registered (0 until both happened).
+func (c *Cluster) StartDuration() time.Duration {
+	if c.ZooKeeperUp.IsZero() || c.Registered.IsZero() {
+		return 0
+	}
+	return c.Registered.Sub(c.ZooKeeperUp)
+}
+
+// setEnv makes testcontainers-go reach mapped ports on loopback (this machine has /.dockerenv, so it
+// would otherwise use the default gateway) and keeps it from starting Ryuk, which needs a pulled image.
+func setEnv() {
+	for k, v := range map[string]string{"TESTCONTAINERS_HOST_OVERRIDE": "127.0.0.1", "TESTCONTAINERS_RYUK_DISABLED": "true"} {
+		if os.Getenv(k) == "" {
+			os.Setenv(k, v)
+		}
+	}
+}
+
+// Run builds (or finds) the images and starts a cluster: network, ZooKeeper, the scheduler service (if
+// asked), Nimbus, UI and the supervisors, each with its wait strategy, then waits until Nimbus lists
+// every supervisor. On error the partial cluster is returned with it: always call Terminate.
+func Run(ctx context.Context, opts ...Option) (*Cluster, error) {
+	setEnv()
+	cfg := defaults()
+	for _, o := range opts {
+		if err := o(cfg); err != nil {
+			return nil, fmt.Errorf("storm cluster: %w", err)
+		}
+	}
+	if cfg.runID == "" {
+		var b [4]byte
+		rand.Read(b[:])
+		cfg.runID = hex.EncodeToString(b[:])
+	}
+	c := &Cluster{ID: cfg.runID, Profile: cfg.profile, containers: map[string]*testcontainers.DockerContainer{}, logf: cfg.logf}
+
+	if cfg.images != nil {
+		c.Images = *cfg.images
+	} else {
+		b, err := images.New(ctx, images.WithLogf(cfg.logf))
+		if err != nil {
+			return c, fmt.Errorf("storm cluster: %w", err)
+		}
+		for _, name := range []string{images.ZooKeeper, images.Storm} {
+			if _, err := b.Build(ctx, name); err != nil {
+				b.Close()
+				return c, fmt.Errorf("storm cluster: %w", err)
+			}
+		}
+		c.Images.ZooKeeper, _ = b.Build(ctx, images.ZooKeeper)
+		c.Images.Storm, _ = b.Build(ctx, images.Storm)
+		if cfg.service && cfg.serviceImage == "" {
+			ref, err := b.Build(ctx, images.Service)
+			if err != nil {
+				b.Close()
+				return c, fmt.Errorf("storm cluster: %w", err)
+			}
+			c.Images.Service = ref
+		}
+		b.Close()
+	}
+	if cfg.service && cfg.serviceImage == "" {
+		cfg.serviceImage = c.Images.Service
+		if cfg.serviceImage == "" {
+			return c, errors.New("storm cluster: WithService(\"\") needs the service image; build it (make images) or pass an image")
+		}
+	}
+
+	labels := func(role string) map[string]string {
+		return map[string]string{LabelRun: c.ID, LabelRole: role, LabelAll: "true"}
+	}
+	nw, err := network.New(ctx, network.WithLabels(labels("network")))
+	if err != nil {
+		return c, fmt.Errorf("storm cluster: create network: %w", err)
+	}
+	c.network = nw
+	cfg.logf("cluster %s: network %s", c.ID, nw.Name)
+
+	base := func(role, alias, image string) []testcontainers.ContainerCustomizer {
+		return []testcontainers.ContainerCustomizer{
+			testcontainers.WithName(fmt.Sprintf("stormlab-%s-%s", c.ID, alias)),
+			testcontainers.WithLabels(labels(role)),
+			network.WithNetwork([]string{alias}, nw),
+			testcontainers.WithConfigModifier(func(cc *container.Config) { cc.Hostname = alias }),
+		}
+	}
+
+	// ZooKeeper and the service first: Nimbus needs the one, the bridge in Nimbus the other.
+	var wg sync.WaitGroup
+	var zkErr, svcErr error
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		o := append(base(RoleZooKeeper, ZooKeeperAlias, c.Images.ZooKeeper),
+			limits(1, ZooKeeperMemoryMB),
+			testcontainers.WithWaitStrategy(wait.ForLog("PrepRequestProcessor (sid:0) started").WithStartupTimeout(cfg.timeout).WithPollInterval(100*time.Millisecond)))
+		zkErr = c.start(ctx, RoleZooKeeper, c.Images.ZooKeeper, o...)
+		if zkErr == nil {
+			c.ZooKeeperUp = time.Now()
+		}
+	}()
+	if cfg.service {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			o := append(base(RoleService, ServiceAlias, cfg.serviceImage),
+				limits(0, ServiceMemoryMB),
+				publish(ServicePort),
+				testcontainers.WithCmd(cfg.serviceArgs...),
+				testcontainers.WithWaitStrategy(wait.ForHTTP(protocol.PathHealth).WithPort(portName(ServicePort)).
+					WithStartupTimeout(cfg.timeout).WithPollInterval(200*time.Millisecond)))
+			svcErr = c.start(ctx, RoleService, cfg.serviceImage, o...)
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(zkErr, svcErr); err != nil {
+		return c, fmt.Errorf("storm cluster: %w", err)
+	}
+	cfg.logf("cluster %s: zookeeper up", c.ID)
+
+	// Nimbus, UI and supervisors start together: supervisors only need ZooKeeper to register.
+	nimbusConf := stormConf(NimbusAlias, nil)
+	if cfg.scheduler != "" {
+		nimbusConf["storm.scheduler"] = cfg.scheduler
+	}
+	if cfg.service {
+		nimbusConf[ServiceURLConf] = fmt.Sprintf("http://%s:%d", ServiceAlias, ServicePort)
+	}
+	for k, v := range cfg.nimbusConf {
+		nimbusConf[k] = v
+	}
+	errs := make([]error, 2+len(cfg.supervisors))
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		o := append(base(RoleNimbus, NimbusAlias, c.Images.Storm),
+			limits(0, NimbusMemoryMB),
+			publish(NimbusPort),
+			confFile(nimbusConf),
+			testcontainers.WithCmd("nimbus"),
+			testcontainers.WithWaitStrategy(wait.ForLog("Starting nimbus server").WithStartupTimeout(cfg.timeout).WithPollInterval(200*time.Millisecond)))
+		errs[0] = c.start(ctx, RoleNimbus, c.Images.Storm, o...)
+	}()
+	if cfg.ui {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			o := append(base(RoleUI, UIAlias, c.Images.Storm),
+				limits(0, UIMemoryMB),
+				publish(UIPort),
+				confFile(stormConf(UIAlias, map[string]any{"ui.port": UIPort})),
+				testcontainers.WithCmd("ui"),
+				testcontainers.WithWaitStrategy(wait.ForLog("stormlab-ui listening").WithStartupTimeout(cfg.timeout).WithPollInterval(200*time.Millisecond)))
+			errs[1] = c.start(ctx, RoleUI, c.Images.Storm, o...)
+		}()
+	}
+	for i, s := range cfg.supervisors {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[2+i] = c.startSupervisor(ctx, cfg, s, base(RoleSupervisor, s.Host, c.Images.Storm))
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return c, fmt.Errorf("storm cluster: %w", err)
+	}
+	if err := c.waitRegistered(ctx, cfg); err != nil {
+		return c, fmt.Errorf("storm cluster: %w", err)
+	}
+	c.Registered = time.Now()
+	cfg.logf("cluster %s: %d supervisors registered %s after zookeeper", c.ID, len(cfg.supervisors), c.StartDuration().Round(time.Millisecond))
+	return c, nil
+}
+
+// RoleSupervisor is the role label of supervisor containers (Logs and Exec take the hostname instead).
+const RoleSupervisor = "supervisor"
+
+func (c *Cluster) startSupervisor(ctx context.Context, cfg *config, s SupervisorSpec, base []testcontainers.ContainerCustomizer) error {
+	extra := map[string]any{
+		"supervisor.slots.ports":               s.Ports(),
+		"supervisor.cpu.capacity":              s.CapacityCPU(),
+		"supervisor.memory.capacity.mb":        float64(s.CapacityMemoryMB()),
+		"worker.childopts":                     "-Xmx%HEAP-MEM%m -XX:+UseSerialGC -XX:+HeapDumpOnOutOfMemoryError -XX:HeapDumpPath=artifacts/heapdump",
+		"supervisor.worker.start.timeout.secs": 120,
+	}
+	if len(s.Meta) > 0 {
+		extra["supervisor.scheduler.meta"] = s.Meta
+	}
+	conf := stormConf(s.Host, extra)
+	for k, v := range cfg.supConf {
+		conf[k] = v
+	}
+	env := map[string]string{}
+	o := append(base, limits(s.CPUs, s.MemoryMB), confFile(conf), testcontainers.WithCmd("supervisor"))
+	if cfg.delayMS > 0 {
+		env["STORMLAB_NETEM_DELAY_MS"] = fmt.Sprint(cfg.delayMS)
+		o = append(o, testcontainers.WithHostConfigModifier(func(h *container.HostConfig) {
+			h.CapAdd = append(h.CapAdd, "NET_ADMIN")
+		}))
+	}
+	o = append(o, testcontainers.WithEnv(env),
+		testcontainers.WithWaitStrategy(wait.ForLog("Starting supervisor with id").WithStartupTimeout(cfg.timeout).WithPollInterval(200*time.Millisecond)))
+	err := c.start(ctx, s.Host, c.Images.Storm, o...)
+	c.mu.Lock()
+	if ctr := c.containers[s.Host]; ctr != nil {
+		c.supervisors = append(c.supervisors, &Supervisor{Spec: s, Container: ctr})
+	}
+	c.mu.Unlock()
+	return err
+}
+
+// start runs one container and records it (even when its wait fails) for Terminate. A failure carries
+// the last lines of the container's log.
+func (c *Cluster) start(ctx context.Context, role, image string, opts ...testcontainers.ContainerCustomizer) error {
+	t0 := time.Now()
+	ctr, err := testcontainers.Run(ctx, image, opts...)
+	c.mu.Lock()
+	if ctr != nil {
+		c.containers[role] = ctr
+		c.order = append(c.order, role)
+	}
+	c.mu.Unlock()
+	if err != nil {
+		msg := fmt.Sprintf("start %s: %v", role, err)
+		if ctr != nil {
+			msg += "\n--- last lines of the " + role + " log ---\n" + tailLogs(context.WithoutCancel(ctx), ctr, 30)
+		}
+		return errors.New(msg)
+	}
+	c.logf("cluster %s: %s up in %s", c.ID, role, time.Since(t0).Round(time.Millisecond))
+	return nil
+}
+
+func limits(cpus float64, memMB int) testcontainers.CustomizeRequestOption {
+	return testcontainers.WithHostConfigModifier(func(h *container.HostConfig) {
+		if cpus > 0 {
+			h.NanoCPUs = int64(cpus * 1e9)
+		}
+		h.Memory = int64(memMB) << 20
+		h.MemorySwap = h.Memory // no swap beyond the limit
+	})
+}
+
+func portName(p int) string { return fmt.Sprintf("%d/tcp", p) }
+
+// publish exposes a port on 127.0.0.1 only (an ephemeral host port). Images have no EXPOSE, so nothing
+// else is published.
+func publish(port int) testcontainers.CustomizeRequestOption {
+	return func(req *testcontainers.GenericContainerRequest) error {
+		req.ExposedPorts = append(req.ExposedPorts, portName(port))
+		prev := req.HostConfigModifier
+		req.HostConfigModifier = func(h *container.HostConfig) {
+			if prev != nil {
+				prev(h)
+			}
+			if h.PortBindings == nil {
+				h.PortBindings = mnetwork.PortMap{}
+			}
+			h.PortBindings[mnetwork.MustParsePort(portName(port))] = []mnetwork.PortBinding{{HostIP: netip.MustParseAddr("127.0.0.1"), HostPort: "0"}}
+		}
+		return nil
+	}
+}
+
+// stormConf is the per-node storm.yaml: cluster addresses, local dir and hostname, plus extra entries.
+func stormConf(host string, extra map[string]any) map[string]any {
+	conf := map[string]any{
+		"storm.zookeeper.servers": []string{ZooKeeperAlias},
+		"nimbus.seeds":            []string{NimbusAlias},
+		"storm.local.dir":         "/var/storm",
+		"storm.local.hostname":    host,
+	}
+	for k, v := range extra {
+		conf[k] = v
+	}
+	return conf
+}
+
+// confFile writes the storm.yaml into the container before it starts.
+func confFile(conf map[string]any) testcontainers.CustomizeRequestOption {
+	data, err := yaml.Marshal(conf)
+	return func(req *testcontainers.GenericContainerRequest) error {
+		if err != nil {
+			return fmt.Errorf("storm.yaml: %w", err)
+		}
+		req.Files = append(req.Files, testcontainers.ContainerFile{
+			Reader: bytes.NewReader(data), ContainerFilePath: StormHome + "/conf/storm.yaml", FileMode: 0o644,
+		})
+		return nil
+	}
+}
+
+// waitRegistered waits until Nimbus lists every supervisor: through the UI's supervisor summary, or,
+// without a UI, through ZooKeeper's /storm/supervisors.
+func (c *Cluster) waitRegistered(ctx context.Context, cfg *config) error {
+	want := len(cfg.supervisors)
+	if ui := c.container(RoleUI); ui != nil {
+		var last string
+		st := wait.ForHTTP("/api/v1/supervisor/summary").WithPort(portName(UIPort)).
+			WithStartupTimeout(cfg.timeout).WithPollInterval(250 * time.Millisecond).
+			WithResponseMatcher(func(body io.Reader) bool {
+				var s struct {
+					Supervisors []struct{ Host string } `json:"supervisors"`
+				}
+				data, _ := io.ReadAll(body)
+				last = string(data)
+				return json.Unmarshal(data, &s) == nil && len(s.Supervisors) >= want
+			})
+		if err := st.WaitUntilReady(ctx, ui); err != nil {
+			return fmt.Errorf("wait for %d supervisors to register: %w (last answer: %.300s)\n--- last lines of the nimbus log ---\n%s",
+				want, err, last, tailLogs(context.WithoutCancel(ctx), c.container(RoleNimbus), 30))
+		}
+		return nil
+	}
+	zk := c.container(RoleZooKeeper)
+	cmd := []string{"java", "-cp", "/opt/zookeeper/lib/*", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
+		"org.apache.zookeeper.ZooKeeperMain", "-server", "localhost:2181", "ls", "/storm/supervisors"}
+	st := wait.ForExec(cmd).WithStartupTimeout(cfg.timeout).WithPollInterval(time.Second).
+		WithResponseMatcher(func(body io.Reader) bool {
+			data, _ := io.ReadAll(body)
+			m := regexp.MustCompile(`\[([^\]]*)\]\s*$`).FindSubmatch(bytes.TrimSpace(data))
+			return m != nil && len(strings.Split(strings.TrimSpace(string(m[1])), ",")) >= want && len(bytes.TrimSpace(m[1])) > 0
+		})
+	if err := st.WaitUntilReady(ctx, zk); err != nil {
+		return fmt.Errorf("wait for %d supervisors to register in zookeeper: %w", want, err)
+	}
+	return nil
+}
+
+func (c *Cluster) container(role string) *testcontainers.DockerContainer {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.containers[role]
+}
+
+// Container returns the container of a role (RoleNimbus, ...) or a supervisor's hostname, or nil.
+func (c *Cluster) Container(role string) *testcontainers.DockerContainer { return c.container(role) }
+
+// Supervisors lists the running supervisors in spec order.
+func (c *Cluster) Supervisors() []*Supervisor {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := append([]*Supervisor(nil), c.supervisors...)
+	// Goroutines registered them in completion order; restore the spec order by hostname.
+	for i := 1; i < len(out); i++ {
+		for j := i; j > 0 && out[j].Spec.Host < out[j-1].Spec.Host; j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	return out
+}
+
+// endpoint is http://127.0.0.1:<mapped port> of a role's published port.
+func (c *Cluster) endpoint(ctx context.Context, role string, port int) (string, error) {
+	ctr := c.container(role)
+	if ctr == nil {
+		return "", fmt.Errorf("no %s container in this cluster", role)
+	}
+	p, err := ctr.MappedPort(ctx, portName(port))
+	if err != nil {
+		return "", fmt.Errorf("%s port %d: %w", role, port, err)
+	}
+	return fmt.Sprintf("http://127.0.0.1:%d", p.Num()), nil
+}
+
+// UIURL is the base URL of the UI's REST API (http://127.0.0.1:<port>).
+func (c *Cluster) UIURL(ctx context.Context) (string, error) { return c.endpoint(ctx, RoleUI, UIPort) }
+
+// ServiceURL is the base URL of the scheduler service on 127.0.0.1.
+func (c *Cluster) ServiceURL(ctx context.Context) (string, error) {
+	return c.endpoint(ctx, RoleService, ServicePort)
+}
+
+// NimbusAddr is 127.0.0.1:<port> of Nimbus's Thrift port.
+func (c *Cluster) NimbusAddr(ctx context.Context) (string, error) {
+	u, err := c.endpoint(ctx, RoleNimbus, NimbusPort)
+	return strings.TrimPrefix(u, "http://"), err
+}
+
+// Exec runs cmd in the container of role (or supervisor hostname) and returns its exit code and
+// combined output.
+func (c *Cluster) Exec(ctx context.Context, role string, cmd ...string) (int, string, error) {
+	ctr := c.container(role)
+	if ctr == nil {
+		return -1, "", fmt.Errorf("exec: no %s container in this cluster", role)
+	}
+	code, r, err := ctr.Exec(ctx, cmd, tcexec.Multiplexed())
+	if err != nil {
+		return code, "", fmt.Errorf("exec in %s: %w", role, err)
+	}
+	out, err := io.ReadAll(r)
+	return code, string(out), err
+}
+
+// Submit copies a topology jar into the Nimbus container and runs its main class there, the way
+// `storm jar` does but without python: java -cp <storm lib>:<jar> -Dstorm.jar=<jar> mainClass args.
+// The main class must call StormSubmitter.
+func (c *Cluster) Submit(ctx context.Context, jarPath, mainClass string, args ...string) error {
+	nimbus := c.container(RoleNimbus)
+	if nimbus == nil {
+		return errors.New("submit topology: no nimbus container")
+	}
+	if _, err := os.Stat(jarPath); err != nil {
+		return fmt.Errorf("submit topology: jar: %w", err)
+	}
+	dst := "/tmp/stormlab-submit/" + path.Base(jarPath)
+	if err := nimbus.CopyFileToContainer(ctx, jarPath, dst, 0o644); err != nil {
+		return fmt.Errorf("submit topology: copy jar: %w", err)
+	}
+	cmd := []string{"java", "-Xmx256m", "-XX:+UseSerialGC",
+		"-Dstorm.home=" + StormHome, "-Dstorm.jar=" + dst,
+		"-Dlog4j.configurationFile=" + StormHome + "/log4j2/cluster.xml",
+		"-Dstorm.log.dir=/tmp/stormlab-submit", "-Dlogfile.name=submit.log",
+		"-cp", StormHome + "/lib/*:" + StormHome + "/extlib/*:" + StormHome + "/conf:" + dst,
+		mainClass}
+	cmd = append(cmd, args...)
+	code, out, err := c.Exec(ctx, RoleNimbus, cmd...)
+	if err != nil {
+		return fmt.Errorf("submit topology %s: %w", mainClass, err)
+	}
+	if code != 0 {
+		return fmt.Errorf("submit topology %s: exit code %d\n--- last lines of its output ---\n%s", mainClass, code, lastLines(out, 30))
+	}
+	c.logf("cluster %s: submitted %s", c.ID, mainClass)
+	return nil
+}
+
+// Kill kills a topology (by name or id) through the UI REST API, with no wait.
+func (c *Cluster) Kill(ctx context.Context, topology string) error {
+	base, err := c.UIURL(ctx)
+	if err != nil {
+		return fmt.Errorf("kill topology %s: %w (Kill needs the UI)", topology, err)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/api/v1/topology/"+url.PathEscape(topology)+"/kill/0", nil)
+	if err != nil {
+		return fmt.Errorf("kill topology %s: %w", topology, err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("kill topology %s: %w", topology, err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("kill topology %s: %s: %s", topology, resp.Status, strings.TrimSpace(string(body)))
+	}
+	return nil
+}
+
+// Logs returns the whole console log of a role's container (or a supervisor's, by hostname).
+func (c *Cluster) Logs(ctx context.Context, role string) (string, error) {
+	ctr := c.container(role)
+	if ctr == nil {
+		return "", fmt.Errorf("logs: no %s container in this cluster", role)
+	}
+	rc, err := ctr.Logs(ctx)
+	if err != nil {
+		return "", fmt.Errorf("logs of %s: %w", role, err)
+	}
+	defer rc.Close()
+	data, err := io.ReadAll(rc)
+	return string(data), err
+}
+
+// LastLogLines returns the last n lines of every container's log, for failure reports.
+func (c *Cluster) LastLogLines(ctx context.Context, n int) string {
+	c.mu.Lock()
+	order := append([]string(nil), c.order...)
+	c.mu.Unlock()
+	var b strings.Builder
+	for _, role := range order {
+		fmt.Fprintf(&b, "--- %s ---\n%s\n", role, tailLogs(ctx, c.container(role), n))
+	}
+	return b.String()
+}
+
+func tailLogs(ctx context.Context, ctr *testcontainers.DockerContainer, n int) string {
+	if ctr == nil {
+		return "(no container)"
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	rc, err := ctr.Logs(ctx)
+	if err != nil {
+		return fmt.Sprintf("(logs unavailable: %v)", err)
+	}
+	defer rc.Close()
+	data, _ := io.ReadAll(rc)
+	return lastLines(string(data), n)
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
