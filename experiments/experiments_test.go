@@ -66,3 +66,6 @@ func TestExperimentKPartMul(t *testing.T) { runForTest(t, "kpart-mul") }
 func TestExperimentPartitionK(t *testing.T) { runForTest(t, "partition-k") }
 
 func TestExperimentPartitionDensity(t *testing.T) { runForTest(t, "partition-density") }
+
+// TestExperimentSmoke needs a Docker engine (make test starts one).
+func TestExperimentSmoke(t *testing.T) { runForTest(t, "smoke") }

@@ -14,6 +14,7 @@ func List() []*Spec {
 		PartitionK(),
 		PartitionDensity(),
 		SPDAllocation(),
+		Smoke(),
 		// Add new experiments here (one constructor per experiment file).
 	}
 	sort.Slice(l, func(i, j int) bool { return l[i].Name < l[j].Name })

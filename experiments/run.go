@@ -71,7 +71,11 @@ func Run(ctx context.Context, spec *Spec, o Options) (*Report, error) {
 		log = io.Discard
 	}
 	rep := &Report{Spec: spec, Start: time.Now()}
-	res, err := spec.Run(ctx, Env{Log: log})
+	env := Env{Log: log}
+	if o.Out != "" {
+		env.RawDir = filepath.Join(o.Out, spec.Name, "runs")
+	}
+	res, err := spec.Run(ctx, env)
 	if err != nil {
 		return nil, fmt.Errorf("experiment %s: %w", spec.Name, err)
 	}

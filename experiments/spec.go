@@ -36,6 +36,9 @@ type Spec struct {
 // Env is what a Run gets from the runner.
 type Env struct {
 	Log io.Writer // progress lines; never nil
+	// RawDir is where a run may keep raw samples beyond the rows (per-run
+	// worker reports and manifests of cluster runs); "" means keep none.
+	RawDir string
 }
 
 // Row is one run: one series (algorithm) at one x, one repetition.

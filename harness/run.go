@@ -69,19 +69,23 @@ type RunSpec struct {
 // RunResult is everything one run produced. Invalid is non-empty when the
 // run must not be reported (the bridge fell back to EvenScheduler, ...).
 type RunResult struct {
-	Spec        RunSpec                 `json:"spec"`
-	TopologyID  string                  `json:"topology_id"`
-	Executors   []ExecutorPlace         `json:"executors"`
-	Measurement Measurement             `json:"measurement"`
-	Series      []Measurement           `json:"series,omitempty"`
-	RoundsMs    []float64               `json:"bridge_rounds_ms,omitempty"`
-	Fallbacks   []string                `json:"fallbacks,omitempty"`
-	Unassigned  int                     `json:"unassigned"`
-	Invalid     string                  `json:"invalid,omitempty"`
-	Reports     []protocol.WorkerReport `json:"-"` // raw samples, written separately
-	StartedAt   time.Time               `json:"started_at"`
-	MeasureFrom int64                   `json:"measure_from_ms"`
-	MeasureTo   int64                   `json:"measure_to_ms"`
+	Spec         RunSpec                 `json:"spec"`
+	TopologyID   string                  `json:"topology_id"`
+	Executors    []ExecutorPlace         `json:"executors"`
+	Measurement  Measurement             `json:"measurement"`
+	Series       []Measurement           `json:"series,omitempty"`
+	RoundsMs     []float64               `json:"bridge_rounds_ms,omitempty"`
+	Fallbacks    []string                `json:"fallbacks,omitempty"`
+	Unassigned   int                     `json:"unassigned"`
+	Invalid      string                  `json:"invalid,omitempty"`
+	Reports      []protocol.WorkerReport `json:"-"` // raw samples, written separately
+	StartedAt    time.Time               `json:"started_at"`
+	Cluster      string                  `json:"cluster,omitempty"` // profile
+	Images       map[string]string       `json:"images,omitempty"`  // role -> image tag (content hash)
+	StormVersion string                  `json:"storm_version,omitempty"`
+	StartS       float64                 `json:"cluster_start_s,omitempty"` // ZooKeeper up -> supervisors registered
+	MeasureFrom  int64                   `json:"measure_from_ms"`
+	MeasureTo    int64                   `json:"measure_to_ms"`
 }
 
 // Run submits the topology, waits until every executor runs, warms up,

@@ -1,0 +1,48 @@
+package harness
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// Save keeps one run's raw material in dir: run.json (spec, cluster, image
+// tags, Storm version, measurement, time series, bridge rounds) and
+// reports.jsonl (every worker report as received, one JSON per line).
+// Files are written to a temporary name and renamed, so an interrupted run
+// never leaves a half-written file.
+func Save(dir string, r *RunResult) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("save run: %w", err)
+	}
+	write := func(name string, fill func(*json.Encoder) error) error {
+		tmp, err := os.CreateTemp(dir, "."+name+"-*")
+		if err != nil {
+			return fmt.Errorf("save run: %w", err)
+		}
+		defer os.Remove(tmp.Name())
+		if err := fill(json.NewEncoder(tmp)); err != nil {
+			tmp.Close()
+			return fmt.Errorf("save run %s: %w", name, err)
+		}
+		if err := tmp.Close(); err != nil {
+			return fmt.Errorf("save run %s: %w", name, err)
+		}
+		return os.Rename(tmp.Name(), filepath.Join(dir, name))
+	}
+	if err := write("reports.jsonl", func(e *json.Encoder) error {
+		for _, rep := range r.Reports {
+			if err := e.Encode(rep); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	return write("run.json", func(e *json.Encoder) error {
+		e.SetIndent("", "  ")
+		return e.Encode(r)
+	})
+}
