@@ -1,0 +1,292 @@
+package service
+
+import (
+	"sort"
+
+	"github.com/stormlab/stormlab/harness/protocol"
+	"github.com/stormlab/stormlab/schedulers"
+)
+
+// maxReports bounds the raw reports kept (oldest dropped first): about
+// 10 workers reporting every 10 s for 2.5 days.
+const maxReports = 200_000
+
+type workerKey struct {
+	host string
+	port int
+}
+
+// topoMeasure is what the workers of one topology reported.
+type topoMeasure struct {
+	latest    map[workerKey]*protocol.WorkerReport // newest report per worker
+	newestMs  int64
+	acked     int64
+	failed    int64
+	traffic   map[[2]int]int64
+	cpu       map[int]int64
+	deadlines map[int]*protocol.TaskDeadline
+	counts    []protocol.CountSample
+	latency   []protocol.LatencySample
+	workerCPU []protocol.WorkerSample
+}
+
+type measurements struct {
+	reports []protocol.WorkerReport
+	dropped int64
+	topos   map[string]*topoMeasure
+}
+
+func newMeasurements() *measurements {
+	return &measurements{topos: map[string]*topoMeasure{}}
+}
+
+func (m *measurements) add(r *protocol.WorkerReport) {
+	if len(m.reports) >= maxReports {
+		n := len(m.reports) / 10
+		m.reports = append(m.reports[:0], m.reports[n:]...)
+		m.dropped += int64(n)
+	}
+	m.reports = append(m.reports, *r)
+	t := m.topos[r.Topology]
+	if t == nil {
+		t = &topoMeasure{
+			latest:    map[workerKey]*protocol.WorkerReport{},
+			traffic:   map[[2]int]int64{},
+			cpu:       map[int]int64{},
+			deadlines: map[int]*protocol.TaskDeadline{},
+		}
+		m.topos[r.Topology] = t
+	}
+	rc := *r
+	t.latest[workerKey{r.Host, r.Port}] = &rc
+	if r.TimeMs > t.newestMs {
+		t.newestMs = r.TimeMs
+	}
+	t.acked += r.Acked
+	t.failed += r.Failed
+	for _, x := range r.Traffic {
+		t.traffic[[2]int{x.Src, x.Dst}] += x.Count
+	}
+	for _, x := range r.CPU {
+		t.cpu[x.Task] += x.CPUNs
+	}
+	for _, x := range r.Deadlines {
+		d := t.deadlines[x.Task]
+		if d == nil {
+			d = &protocol.TaskDeadline{Task: x.Task}
+			t.deadlines[x.Task] = d
+		}
+		d.Count += x.Count
+		d.Missed += x.Missed
+		d.SumProcessingMs += x.SumProcessingMs
+		d.SumQoS += x.SumQoS
+	}
+	t.counts = append(t.counts, protocol.CountSample{TimeMs: r.TimeMs, IntervalS: r.IntervalS, Acked: r.Acked, Failed: r.Failed})
+	if len(r.CompleteLatencyMs) > 0 {
+		t.latency = append(t.latency, protocol.LatencySample{TimeMs: r.TimeMs, Ms: r.CompleteLatencyMs})
+	}
+	t.workerCPU = append(t.workerCPU, protocol.WorkerSample{TimeMs: r.TimeMs, Host: r.Host, Port: r.Port, CPUPercent: r.WorkerCPUPercent, MemoryMB: r.WorkerMemoryMB})
+}
+
+// fresh returns the newest report of every worker that is not stale: at
+// most three of its intervals (and at least 30 s) older than the
+// topology's newest report.
+func (t *topoMeasure) fresh() []*protocol.WorkerReport {
+	var out []*protocol.WorkerReport
+	for _, r := range t.latest {
+		age := t.newestMs - r.TimeMs
+		limit := int64(3 * r.IntervalS * 1000)
+		if limit < 30_000 {
+			limit = 30_000
+		}
+		if age <= limit {
+			out = append(out, r)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Host != out[j].Host {
+			return out[i].Host < out[j].Host
+		}
+		return out[i].Port < out[j].Port
+	})
+	return out
+}
+
+// rates derives per-task CPU and task-to-task tuple rates from the fresh
+// reports of topology id; nil when nothing was reported.
+func (m *measurements) rates(id string) *rates {
+	t := m.topos[id]
+	if t == nil {
+		return nil
+	}
+	r := &rates{taskCPU: map[int]float64{}, traffic: map[[2]int]float64{}, deadline: map[int]float64{}}
+	for _, w := range t.fresh() {
+		for _, x := range w.CPU {
+			r.taskCPU[x.Task] += float64(x.CPUNs) / (w.IntervalS * 1e9) * 100
+		}
+		for _, x := range w.Traffic {
+			r.traffic[[2]int{x.Src, x.Dst}] += float64(x.Count) / w.IntervalS
+		}
+		for _, x := range w.Deadlines {
+			// Exact for a constant deadline: sum(p) / sum(p/d) = d.
+			if x.SumQoS > 0 {
+				r.deadline[x.Task] = x.SumProcessingMs / x.SumQoS
+			}
+		}
+	}
+	return r
+}
+
+// taskSupervisors maps every task of t to the supervisor running it.
+func taskSupervisors(t *protocol.Topology) map[int]string {
+	m := map[int]string{}
+	for _, a := range t.Assignment {
+		for task := a.Executor.Start; task <= a.Executor.End; task++ {
+			m[task] = a.Supervisor
+		}
+	}
+	return m
+}
+
+// taskLoad is the per-executor monitor (vertex indices of ix).
+func taskLoad(t *protocol.Topology, ix *execIndex, r *rates) []schedulers.TaskLoad {
+	if r.empty() {
+		return nil
+	}
+	sup := taskSupervisors(t)
+	out := make([]schedulers.TaskLoad, len(ix.execs))
+	for v, e := range ix.execs {
+		tl := schedulers.TaskLoad{Executor: v, Node: sup[e.Start]}
+		for task := e.Start; task <= e.End; task++ {
+			tl.CPU += r.taskCPU[task]
+			if d, ok := r.deadline[task]; ok {
+				tl.DeadlineMs = d
+			}
+		}
+		out[v] = tl
+	}
+	for k, rate := range r.traffic {
+		a, okA := ix.taskVertex[k[0]]
+		b, okB := ix.taskVertex[k[1]]
+		if okA && okB && a != b {
+			out[a].Network += rate
+		}
+	}
+	return out
+}
+
+// nodeLoad is the load table: one row per supervisor of snap (sorted by
+// id), from the fresh reports of every topology. Nil before any report or
+// snapshot.
+func (m *measurements) nodeLoad(snap *protocol.Snapshot) []schedulers.NodeLoad {
+	if snap == nil || len(m.topos) == 0 {
+		return nil
+	}
+	rows := map[string]*schedulers.NodeLoad{}
+	byHost := map[string]string{}
+	sups := append([]protocol.Supervisor(nil), snap.Supervisors...)
+	sort.Slice(sups, func(i, j int) bool { return sups[i].ID < sups[j].ID })
+	capacity := map[string]float64{}
+	for _, s := range sups {
+		rows[s.ID] = &schedulers.NodeLoad{Node: s.ID, MemoryTotalMB: s.MemoryMB, MemoryFreeMB: s.MemoryMB}
+		capacity[s.ID] = s.CPU
+		if _, ok := byHost[s.Host]; !ok {
+			byHost[s.Host] = s.ID
+		}
+	}
+	cpuUsed := map[string]float64{} // percent of one core
+	for i := range snap.Topologies {
+		t := &snap.Topologies[i]
+		tm := m.topos[t.ID]
+		if tm == nil {
+			continue
+		}
+		sup := taskSupervisors(t)
+		for _, w := range tm.fresh() {
+			id, ok := byHost[w.Host]
+			if !ok {
+				continue
+			}
+			cpuUsed[id] += w.WorkerCPUPercent
+			rows[id].MemoryFreeMB -= w.WorkerMemoryMB
+			for _, x := range w.Traffic {
+				rate := float64(x.Count) / w.IntervalS
+				if dst, ok := sup[x.Dst]; ok {
+					rows[dst].CPUThroughput += rate
+				}
+				if src, ok := sup[x.Src]; ok {
+					if dst, ok := sup[x.Dst]; ok && dst != src {
+						rows[src].NetworkLoad += rate
+					}
+				}
+			}
+		}
+	}
+	out := make([]schedulers.NodeLoad, 0, len(sups))
+	for _, s := range sups {
+		row := rows[s.ID]
+		if capacity[s.ID] > 0 {
+			row.CPUUsed = 100 * cpuUsed[s.ID] / capacity[s.ID]
+		}
+		out = append(out, *row)
+	}
+	return out
+}
+
+// topologyState renders one topology's measurements; series cut at sinceMs.
+func (m *measurements) topologyState(id string, sinceMs int64, snap *protocol.Snapshot) protocol.TopologyState {
+	t := m.topos[id]
+	st := protocol.TopologyState{ID: id, Acked: t.acked, Failed: t.failed,
+		Traffic: []protocol.TaskTraffic{}, CPU: []protocol.TaskCPU{},
+		Counts: []protocol.CountSample{}, WorkerCPU: []protocol.WorkerSample{}}
+	for k, c := range t.traffic {
+		st.Traffic = append(st.Traffic, protocol.TaskTraffic{Src: k[0], Dst: k[1], Count: c})
+	}
+	sort.Slice(st.Traffic, func(i, j int) bool {
+		if st.Traffic[i].Src != st.Traffic[j].Src {
+			return st.Traffic[i].Src < st.Traffic[j].Src
+		}
+		return st.Traffic[i].Dst < st.Traffic[j].Dst
+	})
+	for task, ns := range t.cpu {
+		st.CPU = append(st.CPU, protocol.TaskCPU{Task: task, CPUNs: ns})
+	}
+	sort.Slice(st.CPU, func(i, j int) bool { return st.CPU[i].Task < st.CPU[j].Task })
+	for _, d := range t.deadlines {
+		st.Deadlines = append(st.Deadlines, *d)
+	}
+	sort.Slice(st.Deadlines, func(i, j int) bool { return st.Deadlines[i].Task < st.Deadlines[j].Task })
+	for _, c := range t.counts {
+		if c.TimeMs >= sinceMs {
+			st.Counts = append(st.Counts, c)
+		}
+	}
+	for _, l := range t.latency {
+		if l.TimeMs >= sinceMs {
+			st.CompleteLatency = append(st.CompleteLatency, l)
+		}
+	}
+	for _, w := range t.workerCPU {
+		if w.TimeMs >= sinceMs {
+			st.WorkerCPU = append(st.WorkerCPU, w)
+		}
+	}
+	if snap != nil {
+		for i := range snap.Topologies {
+			tp := &snap.Topologies[i]
+			if tp.ID != id {
+				continue
+			}
+			ix, err := newExecIndex(tp)
+			if err != nil {
+				break
+			}
+			for v, tl := range taskLoad(tp, ix, m.rates(id)) {
+				st.Executors = append(st.Executors, protocol.ExecutorLoad{
+					Executor: ix.execs[v], Supervisor: tl.Node, CPU: tl.CPU, Network: tl.Network, DeadlineMs: tl.DeadlineMs,
+				})
+			}
+		}
+	}
+	return st
+}

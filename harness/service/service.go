@@ -1,0 +1,374 @@
+package service
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/stormlab/stormlab/harness/protocol"
+	"github.com/stormlab/stormlab/schedulers"
+)
+
+// DefaultRescheduleEvery is how often a running topology is offered to a
+// Dynamic scheduler unless WithRescheduleEvery says otherwise.
+const DefaultRescheduleEvery = 30 * time.Second
+
+// Service runs one scheduler for the bridge and keeps what the workers
+// report. It is safe for concurrent use.
+type Service struct {
+	name  string
+	sched schedulers.Scheduler
+	every time.Duration
+	now   func() time.Time
+	log   io.Writer
+
+	round sync.Mutex // one scheduling round at a time
+
+	mu          sync.Mutex
+	rounds      int64
+	roundTimes  []protocol.RoundTime
+	decisions   []protocol.DecisionRecord
+	fallbacks   []protocol.Fallback
+	lastDecided map[string]time.Time // topology -> time of its last decision
+	snapshot    *protocol.Snapshot   // latest, for the load table's node mapping
+	m           *measurements
+}
+
+// Option configures a Service.
+type Option func(*Service)
+
+// WithRescheduleEvery sets the period between Reschedule calls for a
+// running topology (default DefaultRescheduleEvery). d <= 0 offers it every round.
+func WithRescheduleEvery(d time.Duration) Option { return func(s *Service) { s.every = d } }
+
+// WithLog makes the service write every decision and fallback as a JSON
+// line to w (nil: no log).
+func WithLog(w io.Writer) Option { return func(s *Service) { s.log = w } }
+
+// WithClock replaces time.Now, for tests.
+func WithClock(now func() time.Time) Option { return func(s *Service) { s.now = now } }
+
+// New builds a service around the named scheduler from the registry.
+func New(name string, opts schedulers.Options, o ...Option) (*Service, error) {
+	sc, err := schedulers.New(name, opts)
+	if err != nil {
+		return nil, fmt.Errorf("scheduler service: %w", err)
+	}
+	return NewWithScheduler(name, sc, o...), nil
+}
+
+// NewWithScheduler builds a service around a given scheduler; name is what
+// decisions and the state report.
+func NewWithScheduler(name string, sc schedulers.Scheduler, o ...Option) *Service {
+	s := &Service{
+		name:        name,
+		sched:       sc,
+		every:       DefaultRescheduleEvery,
+		now:         time.Now,
+		lastDecided: map[string]time.Time{},
+		m:           newMeasurements(),
+	}
+	for _, f := range o {
+		f(s)
+	}
+	return s
+}
+
+// Name is the scheduler's name.
+func (s *Service) Name() string { return s.name }
+
+// validateSnapshot rejects snapshots the service cannot reason about.
+func validateSnapshot(snap *protocol.Snapshot) error {
+	ids := map[string]bool{}
+	for _, t := range snap.Topologies {
+		if t.ID == "" {
+			return fmt.Errorf("snapshot has a topology without id: every topology needs its Storm id")
+		}
+		if ids[t.ID] {
+			return fmt.Errorf("snapshot lists topology %q twice", t.ID)
+		}
+		ids[t.ID] = true
+		if t.NumWorkers < 0 {
+			return fmt.Errorf("topology %q asks for %d workers: num_workers must be >= 0", t.ID, t.NumWorkers)
+		}
+	}
+	sup := map[string]bool{}
+	for _, v := range snap.Supervisors {
+		if v.ID == "" {
+			return fmt.Errorf("snapshot has a supervisor without id")
+		}
+		if sup[v.ID] {
+			return fmt.Errorf("snapshot lists supervisor %q twice", v.ID)
+		}
+		sup[v.ID] = true
+	}
+	return nil
+}
+
+// Schedule answers one scheduling round. Problems with single topologies
+// (a scheduler error, an impossible cluster) go to Decision.Errors; an
+// error is returned only for a snapshot that cannot be read at all.
+func (s *Service) Schedule(ctx context.Context, snap *protocol.Snapshot) (*protocol.Decision, error) {
+	if snap == nil {
+		return nil, fmt.Errorf("empty snapshot")
+	}
+	if err := validateSnapshot(snap); err != nil {
+		return nil, err
+	}
+	s.round.Lock()
+	defer s.round.Unlock()
+	start := s.now()
+
+	// Problems are built under the lock (they read the load table), the
+	// scheduler runs without it so reports keep flowing.
+	type job struct {
+		t     *protocol.Topology
+		ix    *execIndex
+		p     *schedulers.Problem
+		kind  string
+		err   error
+		since time.Time
+	}
+	var jobs []job
+	s.mu.Lock()
+	s.snapshot = snap
+	loadNodes := s.m.nodeLoad(snap)
+	execs := 0
+	for i := range snap.Topologies {
+		t := &snap.Topologies[i]
+		j := job{t: t}
+		j.ix, j.err = newExecIndex(t)
+		if j.err == nil {
+			execs += len(j.ix.execs)
+			r := s.m.rates(t.ID)
+			g := buildGraph(t, j.ix, r)
+			if err := g.Validate(); err != nil {
+				j.err = fmt.Errorf("topology %q: executor graph: %w", t.ID, err)
+			}
+			j.p = &schedulers.Problem{
+				Topology: t.ID,
+				Graph:    g,
+				Cluster:  buildCluster(t, snap.Supervisors),
+				Workers:  t.NumWorkers,
+				Current:  currentAssignment(t, j.ix),
+			}
+			if len(loadNodes) > 0 || !r.empty() {
+				j.p.Load = &schedulers.Load{Nodes: loadNodes, Tasks: taskLoad(t, j.ix, r)}
+			}
+			j.since = s.lastDecided[t.ID]
+		}
+		jobs = append(jobs, j)
+	}
+	s.mu.Unlock()
+
+	dec := &protocol.Decision{Scheduler: s.name}
+	var records []protocol.DecisionRecord
+	for _, j := range jobs {
+		if j.err != nil {
+			dec.Errors = append(dec.Errors, protocol.TopologyError{ID: j.t.ID, Error: j.err.Error()})
+			continue
+		}
+		rec, td, err := s.decide(ctx, j.t, j.ix, j.p, j.since)
+		if rec != nil {
+			records = append(records, *rec)
+		}
+		if err != nil {
+			dec.Errors = append(dec.Errors, protocol.TopologyError{ID: j.t.ID, Error: err.Error()})
+		}
+		if td != nil {
+			dec.Topologies = append(dec.Topologies, *td)
+		}
+	}
+
+	end := s.now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.rounds++
+	s.roundTimes = append(s.roundTimes, protocol.RoundTime{
+		TimeMs: end.UnixMilli(), ServiceMs: float64(end.Sub(start).Microseconds()) / 1000,
+		BridgeMs: snap.PrevRoundMs, Executors: execs,
+	})
+	for _, r := range records {
+		s.lastDecided[r.Topology] = time.UnixMilli(r.TimeMs)
+		s.decisions = append(s.decisions, r)
+		s.writeLog("decision", r)
+	}
+	return dec, nil
+}
+
+// decide runs the scheduler for one topology. It returns the record to log
+// (nil when the scheduler was not asked) and the placement to send (nil
+// when nothing changes).
+func (s *Service) decide(ctx context.Context, t *protocol.Topology, ix *execIndex, p *schedulers.Problem, since time.Time) (*protocol.DecisionRecord, *protocol.TopologyDecision, error) {
+	now := s.now()
+	rec := &protocol.DecisionRecord{
+		TimeMs: now.UnixMilli(), Topology: t.ID, Scheduler: s.name,
+		Executors: len(ix.execs), Nodes: len(p.Cluster.Nodes),
+	}
+	var a *schedulers.Assignment
+	var err error
+	apply := true
+	switch {
+	case p.Current == nil:
+		rec.Kind = "schedule"
+		a, err = s.sched.Schedule(ctx, p)
+	default:
+		dyn, ok := s.sched.(schedulers.Dynamic)
+		if !ok || (!since.IsZero() && now.Sub(since) < s.every) {
+			return nil, nil, nil
+		}
+		if since.IsZero() && s.every > 0 {
+			// Placed by someone else (or before a restart): start the period now.
+			s.mu.Lock()
+			s.lastDecided[t.ID] = now
+			s.mu.Unlock()
+			return nil, nil, nil
+		}
+		rec.Kind = "reschedule"
+		a, apply, err = dyn.Reschedule(ctx, p)
+	}
+	rec.DurationMs = float64(s.now().Sub(now).Microseconds()) / 1000
+	if err == nil && apply && a == nil {
+		err = fmt.Errorf("scheduler %s returned no assignment", s.name)
+	}
+	if err == nil && apply {
+		if verr := a.Validate(p.Graph, &p.Cluster); verr != nil {
+			err = fmt.Errorf("scheduler %s returned an invalid assignment: %w", s.name, verr)
+		}
+	}
+	if err != nil {
+		rec.Error = err.Error()
+		return rec, nil, fmt.Errorf("topology %q: %w", t.ID, err)
+	}
+	if !apply {
+		a = p.Current
+	}
+	rec.Predicted = predict(p.Graph, &p.Cluster, a)
+	td := toDecision(t.ID, a, ix)
+	rec.Workers = td.Workers
+	if !apply || samePlacement(a, p.Current) {
+		return rec, nil, nil
+	}
+	rec.Applied = true
+	return rec, &td, nil
+}
+
+// Fallback records that the bridge used Storm's EvenScheduler.
+func (s *Service) Fallback(f protocol.Fallback) {
+	if f.TimeMs == 0 {
+		f.TimeMs = s.now().UnixMilli()
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.fallbacks = append(s.fallbacks, f)
+	s.writeLog("fallback", f)
+}
+
+// Report adds one worker report.
+func (s *Service) Report(r *protocol.WorkerReport) error {
+	if r == nil {
+		return fmt.Errorf("empty report")
+	}
+	if r.Topology == "" {
+		return fmt.Errorf("report without topology id: set \"topology\" to the Storm topology id")
+	}
+	if !(r.IntervalS > 0) {
+		return fmt.Errorf("report of %s:%d has interval_s %v: it must be > 0 seconds", r.Host, r.Port, r.IntervalS)
+	}
+	if r.TimeMs == 0 {
+		r.TimeMs = s.now().UnixMilli()
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.m.add(r)
+	return nil
+}
+
+// Reset forgets measurements, decisions, fallbacks and round times; the
+// scheduler and its reschedule clocks stay.
+func (s *Service) Reset() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.m = newMeasurements()
+	s.rounds = 0
+	s.roundTimes = nil
+	s.decisions = nil
+	s.fallbacks = nil
+}
+
+// Reports returns the raw worker reports with TimeMs >= sinceMs.
+func (s *Service) Reports(sinceMs int64) []protocol.WorkerReport {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := []protocol.WorkerReport{}
+	for _, r := range s.m.reports {
+		if r.TimeMs >= sinceMs {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// State returns everything the service knows; time series and logs are
+// cut to entries with time >= sinceMs, totals are not.
+func (s *Service) State(sinceMs int64) protocol.State {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := protocol.State{
+		Scheduler:  s.name,
+		TimeMs:     s.now().UnixMilli(),
+		Rounds:     s.rounds,
+		Reports:    int64(len(s.m.reports)) + s.m.dropped,
+		RoundTimes: []protocol.RoundTime{},
+		Decisions:  []protocol.DecisionRecord{},
+		Fallbacks:  []protocol.Fallback{},
+		Load:       s.m.nodeLoad(s.snapshot),
+	}
+	for _, r := range s.roundTimes {
+		if r.TimeMs >= sinceMs {
+			st.RoundTimes = append(st.RoundTimes, r)
+		}
+	}
+	for _, d := range s.decisions {
+		if d.TimeMs >= sinceMs {
+			st.Decisions = append(st.Decisions, d)
+		}
+	}
+	for _, f := range s.fallbacks {
+		if f.TimeMs >= sinceMs {
+			st.Fallbacks = append(st.Fallbacks, f)
+		}
+	}
+	ids := make([]string, 0, len(s.m.topos))
+	for id := range s.m.topos {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		st.Topologies = append(st.Topologies, s.m.topologyState(id, sinceMs, s.snapshot))
+	}
+	return st
+}
+
+// logLine is one JSON line of the decision log.
+type logLine struct {
+	Event string `json:"event"`
+	Data  any    `json:"data"`
+}
+
+// writeLog writes one JSON line; s.mu must be held. A failing writer does
+// not stop scheduling: the in-memory log is the record the harness reads.
+func (s *Service) writeLog(event string, v any) {
+	if s.log == nil {
+		return
+	}
+	b, err := json.Marshal(logLine{Event: event, Data: v})
+	if err != nil {
+		return
+	}
+	_, _ = s.log.Write(append(b, '\n'))
+}
