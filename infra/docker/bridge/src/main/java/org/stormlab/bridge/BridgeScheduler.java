@@ -1,0 +1,206 @@
+package org.stormlab.bridge;
+
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.storm.metric.StormMetricsRegistry;
+import org.apache.storm.scheduler.Cluster;
+import org.apache.storm.scheduler.EvenScheduler;
+import org.apache.storm.scheduler.ExecutorDetails;
+import org.apache.storm.scheduler.IScheduler;
+import org.apache.storm.scheduler.SchedulerAssignment;
+import org.apache.storm.scheduler.SupervisorDetails;
+import org.apache.storm.scheduler.Topologies;
+import org.apache.storm.scheduler.TopologyDetails;
+import org.apache.storm.scheduler.WorkerSlot;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Nimbus-side scheduler that asks the Go scheduler service for placements.
+ *
+ * <p>Each round it POSTs a snapshot of all topologies and supervisors to
+ * {@code stormlab.scheduler.url} and applies the decision: for each topology
+ * in it, validate (see {@link Plan}), free the topology's slots and assign
+ * the new workers. Topologies the service leaves out stay as they are. When
+ * the service is unreachable, answers an invalid decision or reports an error,
+ * executors still without a slot are placed by Storm's EvenScheduler and the
+ * fallback is recorded: a log line with {@code STORMLAB-FALLBACK}, the
+ * topology's status in the UI, and a POST to /v1/fallback. Each round logs
+ * {@code STORMLAB-ROUND <ms> ms} (snapshot to decision applied).
+ *
+ * <p>Settings (Nimbus conf, else environment): {@code stormlab.scheduler.url}
+ * / STORMLAB_SCHEDULER_URL (default http://scheduler-service:7070/v1/schedule),
+ * {@code stormlab.scheduler.timeout.ms} / STORMLAB_SCHEDULER_TIMEOUT_MS (default 2000).
+ */
+public class BridgeScheduler implements IScheduler {
+    private static final Logger LOG = LoggerFactory.getLogger(BridgeScheduler.class);
+
+    public static final String CONF_URL = "stormlab.scheduler.url";
+    public static final String CONF_TIMEOUT_MS = "stormlab.scheduler.timeout.ms";
+    public static final String DEFAULT_URL = "http://scheduler-service:7070/v1/schedule";
+    public static final long DEFAULT_TIMEOUT_MS = 2000;
+
+    private ServiceClient client;
+    private double prevRoundMs;
+
+    @Override
+    public void prepare(Map<String, Object> conf, StormMetricsRegistry metricsRegistry) {
+        String url = setting(conf, CONF_URL, "STORMLAB_SCHEDULER_URL", DEFAULT_URL);
+        long timeout = DEFAULT_TIMEOUT_MS;
+        String t = setting(conf, CONF_TIMEOUT_MS, "STORMLAB_SCHEDULER_TIMEOUT_MS", null);
+        if (t != null) {
+            try {
+                timeout = Long.parseLong(t.trim());
+            } catch (NumberFormatException e) {
+                LOG.warn("STORMLAB {}={} is not a number of milliseconds; using {}", CONF_TIMEOUT_MS, t, timeout);
+            }
+        }
+        client = new ServiceClient(URI.create(url), Duration.ofMillis(timeout));
+        LOG.info("STORMLAB bridge ready: service {} timeout {} ms", url, timeout);
+    }
+
+    static String setting(Map<String, Object> conf, String key, String env, String dflt) {
+        Object v = conf == null ? null : conf.get(key);
+        if (v != null && !String.valueOf(v).isBlank()) {
+            return String.valueOf(v);
+        }
+        String e = System.getenv(env);
+        if (e != null && !e.isBlank()) {
+            return e;
+        }
+        return dflt;
+    }
+
+    @Override
+    public Map<String, Map<String, Double>> config() {
+        return new HashMap<>();
+    }
+
+    @Override
+    public void schedule(Topologies topologies, Cluster cluster) {
+        if (client == null) {
+            prepare(null, null);
+        }
+        if (topologies.getTopologies().isEmpty()) {
+            return; // nothing to place; do not depend on the service being up yet
+        }
+        long start = System.nanoTime();
+        int executors = 0;
+        int applied = 0;
+        Map<String, String> failed = new LinkedHashMap<>(); // topology id -> reason
+        String roundError = null;
+        try {
+            Wire.Snapshot snap = Snapshots.build(topologies, cluster, System.currentTimeMillis(), prevRoundMs);
+            executors = Snapshots.countExecutors(snap.topologies());
+            Wire.Decision d = client.ask(snap);
+            if (d.errors() != null) {
+                for (Wire.TopologyError e : d.errors()) {
+                    failed.put(e.id(), "service error: " + e.error());
+                }
+            }
+            if (d.topologies() != null) {
+                for (Wire.TopologyDecision td : d.topologies()) {
+                    String err = apply(topologies, cluster, td, d.scheduler());
+                    if (err == null) {
+                        applied++;
+                    } else {
+                        failed.put(td.id(), "invalid decision: " + err);
+                    }
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            roundError = "interrupted while waiting for the service";
+        } catch (Exception e) {
+            roundError = "service " + client.scheduleUri() + " unusable: " + e;
+        }
+        int fallbacks = fallBack(topologies, cluster, failed, roundError);
+        double ms = (System.nanoTime() - start) / 1e6;
+        prevRoundMs = ms;
+        LOG.info("STORMLAB-ROUND {} ms topologies={} executors={} applied={} fallbacks={}",
+                String.format("%.1f", ms), topologies.getTopologies().size(), executors, applied, fallbacks);
+    }
+
+    /** Applies one topology decision; returns why it was rejected, or null. */
+    static String apply(Topologies topologies, Cluster cluster, Wire.TopologyDecision td, String scheduler) {
+        TopologyDetails t = td.id() == null ? null : topologies.getById(td.id());
+        if (t == null) {
+            return "unknown topology " + td.id();
+        }
+        Map<String, Set<Integer>> ports = new HashMap<>();
+        for (SupervisorDetails sd : cluster.getSupervisors().values()) {
+            ports.put(sd.getId(), sd.getAllPorts());
+        }
+        Set<WorkerSlot> others = new HashSet<>(cluster.getUsedSlots());
+        others.removeAll(cluster.getUsedSlotsByTopologyId(t.getId()));
+        Plan plan;
+        try {
+            plan = Plan.validate(td, t.getExecutors(), ports, others);
+        } catch (Plan.InvalidDecision e) {
+            return e.getMessage();
+        }
+        SchedulerAssignment cur = cluster.getAssignmentById(t.getId());
+        if (cur != null && plan.sameAs(cur.getExecutorToSlot())) {
+            return null;
+        }
+        try {
+            cluster.freeSlots(new ArrayList<>(cluster.getUsedSlotsByTopologyId(t.getId())));
+            for (Map.Entry<WorkerSlot, List<ExecutorDetails>> e : plan.slots.entrySet()) {
+                cluster.assign(e.getKey(), t.getId(), e.getValue());
+            }
+        } catch (RuntimeException e) {
+            return "Storm refused the assignment: " + e.getMessage();
+        }
+        cluster.setStatus(t.getId(), "stormlab: placed by " + scheduler + " on " + plan.slots.size() + " worker(s)");
+        LOG.info("STORMLAB-APPLY topology={} scheduler={} workers={}", t.getId(), scheduler, plan.slots.keySet());
+        return null;
+    }
+
+    /**
+     * Records failures and lets EvenScheduler place every executor still
+     * without a slot. Returns the number of fallbacks recorded.
+     */
+    private int fallBack(Topologies topologies, Cluster cluster, Map<String, String> failed, String roundError) {
+        int n = 0;
+        boolean needEven = false;
+        for (TopologyDetails t : topologies.getTopologies()) {
+            boolean unassigned = !cluster.getUnassignedExecutors(t).isEmpty();
+            String reason = failed.get(t.getId());
+            if (reason == null && roundError != null && (unassigned || cluster.needsScheduling(t))) {
+                reason = roundError;
+            }
+            if (reason == null && unassigned) {
+                reason = "service gave no placement for a topology with unassigned executors";
+            }
+            if (reason == null) {
+                continue;
+            }
+            needEven |= unassigned;
+            n++;
+            record(cluster, t.getId(), reason);
+        }
+        if (roundError != null && n == 0) {
+            n++;
+            record(cluster, null, roundError);
+        }
+        if (needEven) {
+            EvenScheduler.scheduleTopologiesEvenly(topologies, cluster);
+        }
+        return n;
+    }
+
+    private void record(Cluster cluster, String topologyId, String reason) {
+        LOG.warn("STORMLAB-FALLBACK {} (topology {})", reason, topologyId == null ? "-" : topologyId);
+        if (topologyId != null) {
+            cluster.setStatus(topologyId, "stormlab fallback: " + reason);
+        }
+        client.reportFallback(new Wire.Fallback(System.currentTimeMillis(), topologyId, reason));
+    }
+}
