@@ -217,6 +217,9 @@ func Run(ctx context.Context, opts ...Option) (*Cluster, error) {
 	if cfg.service {
 		nimbusConf[ServiceURLConf] = fmt.Sprintf("http://%s:%d", ServiceAlias, ServicePort)
 	}
+	for k, v := range delayConf(cfg.delayMS) {
+		nimbusConf[k] = v
+	}
 	for k, v := range cfg.nimbusConf {
 		nimbusConf[k] = v
 	}
@@ -279,18 +282,13 @@ func (c *Cluster) startSupervisor(ctx context.Context, cfg *config, s Supervisor
 		extra["supervisor.scheduler.meta"] = s.Meta
 	}
 	conf := stormConf(s.Host, extra)
+	for k, v := range delayConf(cfg.delayMS) {
+		conf[k] = v
+	}
 	for k, v := range cfg.supConf {
 		conf[k] = v
 	}
-	env := map[string]string{}
-	o := append(base, limits(s.CPUs, s.MemoryMB), confFile(conf), testcontainers.WithCmd("supervisor"))
-	if cfg.delayMS > 0 {
-		env["STORMLAB_NETEM_DELAY_MS"] = fmt.Sprint(cfg.delayMS)
-		o = append(o, testcontainers.WithHostConfigModifier(func(h *container.HostConfig) {
-			h.CapAdd = append(h.CapAdd, "NET_ADMIN")
-		}))
-	}
-	o = append(o, testcontainers.WithEnv(env),
+	o := append(base, limits(s.CPUs, s.MemoryMB), confFile(conf), testcontainers.WithCmd("supervisor"),
 		testcontainers.WithWaitStrategy(wait.ForLog("Starting supervisor with id").WithStartupTimeout(cfg.timeout).WithPollInterval(200*time.Millisecond)))
 	err := c.start(ctx, s.Host, c.Images.Storm, o...)
 	c.mu.Lock()
@@ -321,6 +319,23 @@ func (c *Cluster) start(ctx context.Context, role, image string, opts ...testcon
 	}
 	c.logf("cluster %s: %s up in %s", c.ID, role, time.Since(t0).Round(time.Millisecond))
 	return nil
+}
+
+// DelayTransport is the Storm messaging transport that adds the emulated network delay; DelayConf is
+// its storm.yaml key (milliseconds). See WithNetworkDelay.
+const (
+	DelayTransport = "org.stormlab.net.DelayContext"
+	DelayConf      = "stormlab.net.delay.ms"
+)
+
+// delayConf selects the delaying transport for workers. It goes into Nimbus's storm.yaml (topology
+// configurations start from it) and every supervisor's (workers read the supervisor's conf under the
+// topology's).
+func delayConf(ms int) map[string]any {
+	if ms <= 0 {
+		return nil
+	}
+	return map[string]any{"storm.messaging.transport": DelayTransport, DelayConf: ms}
 }
 
 func limits(cpus float64, memMB int) testcontainers.CustomizeRequestOption {

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stormlab/stormlab/harness/protocol"
 	"github.com/stormlab/stormlab/infra/images"
 )
 
@@ -69,7 +70,7 @@ type supSummary struct {
 
 func TestClusterHeterogeneous2(t *testing.T) {
 	needEngine(t)
-	c, err := runCluster(t, WithProfile("heterogeneous-2"))
+	c, err := runCluster(t, WithProfile("heterogeneous-2"), WithNetworkDelay(5))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,6 +122,11 @@ func TestClusterHeterogeneous2(t *testing.T) {
 		}
 		if got, want := info.HostConfig.Memory, int64(s.Spec.MemoryMB)<<20; got != want {
 			t.Errorf("%s Memory = %d, want %d", s.Host(), got, want)
+		}
+		// WithNetworkDelay(5) selects the delaying transport in the supervisor's storm.yaml.
+		code, out, err := c.Exec(ctx, s.Host(), "cat", StormHome+"/conf/storm.yaml")
+		if err != nil || code != 0 || !strings.Contains(out, "storm.messaging.transport: "+DelayTransport) || !strings.Contains(out, DelayConf+": 5") {
+			t.Errorf("%s: storm.yaml lacks the 5 ms delay transport: %d %v\n%s", s.Host(), code, err, out)
 		}
 		if len(info.HostConfig.PortBindings) != 0 {
 			t.Errorf("%s publishes ports %v; supervisors should publish none", s.Host(), info.HostConfig.PortBindings)
@@ -214,4 +220,40 @@ func TestProfilesMemory(t *testing.T) {
 	if got := MemoryTotalMB(sups, true, true); got != 6784 {
 		t.Errorf("heterogeneous-4 total = %d MB, want 6784 (hand sum)", got)
 	}
+}
+
+// TestServiceWithoutUI runs the scheduler service container next to a cluster without UI: the service
+// answers its health check on 127.0.0.1, Nimbus gets its URL, and supervisor registration is read from
+// ZooKeeper instead of the UI.
+func TestServiceWithoutUI(t *testing.T) {
+	needEngine(t)
+	c, err := runCluster(t, WithSupervisors(SupervisorSpec{Host: "solo", CPUs: 0.5, MemoryMB: 1024, Slots: 2}),
+		WithUI(false), WithService("", "--scheduler", "even"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := testContext(t)
+	u, err := c.ServiceURL(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(u, "http://127.0.0.1:") {
+		t.Errorf("ServiceURL = %s, want loopback", u)
+	}
+	resp, err := http.Get(u + protocol.PathHealth)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("service health: %s", resp.Status)
+	}
+	code, out, err := c.Exec(ctx, RoleNimbus, "cat", StormHome+"/conf/storm.yaml")
+	if err != nil || code != 0 || !strings.Contains(out, ServiceURLConf+": http://"+ServiceAlias+":7070") {
+		t.Errorf("nimbus storm.yaml lacks the service URL: %d %v\n%s", code, err, out)
+	}
+	if _, err := c.UIURL(ctx); err == nil {
+		t.Error("UIURL succeeded on a cluster without UI")
+	}
+	t.Logf("cluster start without UI (registration read from ZooKeeper): %s", c.StartDuration().Round(time.Millisecond))
 }

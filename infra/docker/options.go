@@ -77,8 +77,10 @@ func WithSupervisors(specs ...SupervisorSpec) Option {
 	}
 }
 
-// WithNetworkDelay adds ms of egress delay (tc netem) on every supervisor, so traffic between workers on
-// different nodes is slowed; traffic inside a worker or node is not. 0 disables it.
+// WithNetworkDelay delays every message a worker sends to a worker on another node by ms; messages
+// inside a node are not delayed. 0 (default) disables it. The kernels stormlab runs on lack sch_netem,
+// so instead of tc netem the delay is applied by Storm's messaging layer (DelayTransport, set in
+// storm.yaml); a topology that sets storm.messaging.transport itself overrides it.
 func WithNetworkDelay(ms int) Option {
 	return func(c *config) error {
 		if ms < 0 || ms > 10000 {

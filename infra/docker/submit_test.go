@@ -26,11 +26,14 @@ func topologyJar(t *testing.T) string {
 }
 
 // TestSubmitAndKill submits the Throughput topology through Submit (java in the Nimbus container, no
-// python), waits until every executor is placed and the spout's tuples are acked, then kills it.
+// python), waits until every executor is placed and the spout's tuples are acked, then kills it. The
+// cluster delays messages between its two nodes by 100 ms; the even scheduler alternates the chain's
+// executors between the two workers (one per node), so every tuple tree crosses nodes at least once and
+// the mean complete latency must be at least 100 ms (checked against 50 ms, for stats windows).
 func TestSubmitAndKill(t *testing.T) {
 	needEngine(t)
 	jar := topologyJar(t)
-	c, err := runCluster(t, WithProfile("homogeneous-2"))
+	c, err := runCluster(t, WithProfile("homogeneous-2"), WithNetworkDelay(100))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +53,7 @@ func TestSubmitAndKill(t *testing.T) {
 	for {
 		top, err := c.Topology(ctx, id)
 		if err == nil && top.ExecutorsTotal > 0 {
-			placed, acked := 0, int64(0)
+			placed, acked, latency := 0, int64(0), 0.0
 			hosts := map[string]bool{}
 			for _, e := range top.Executors {
 				if e.Host != "" && e.Port > 0 {
@@ -59,11 +62,15 @@ func TestSubmitAndKill(t *testing.T) {
 				}
 				if e.Type == "spout" {
 					acked += e.Acked
+					latency = e.CompleteLatency
 				}
 			}
 			if placed == top.ExecutorsTotal && acked > 0 {
-				t.Logf("%d executors placed on %d hosts, %d spout tuples acked, %s after submit",
-					placed, len(hosts), acked, time.Since(start).Round(time.Second))
+				t.Logf("%d executors placed on %d hosts, %d spout tuples acked, complete latency %.1f ms, %s after submit",
+					placed, len(hosts), acked, latency, time.Since(start).Round(time.Second))
+				if len(hosts) == 2 && latency < 50 {
+					t.Errorf("complete latency %.1f ms with a 100 ms delay between nodes; want >= 50 ms", latency)
+				}
 				break
 			}
 		}

@@ -2,7 +2,7 @@
 // registry is reachable, so nothing is pulled: every image descends from a Debian base made here.
 //
 //	base       debootstrap --variant=minbase bookworm, then `docker import`
-//	java       base + openjdk-17-jre-headless, iproute2 (tc netem), procps
+//	java       base + openjdk-17-jre-headless, iproute2, procps
 //	zookeeper  java + ZooKeeper 3.9.4 from Maven Central (the version of Storm 2.8's client)
 //	storm      java + Apache Storm 2.8.3 from Maven Central laid out as a storm.home, with the stormlab
 //	           bridge scheduler in extlib-daemon/ when infra/docker/bridge/target/stormlab-bridge.jar exists
@@ -18,6 +18,10 @@
 //     reachable). The daemons are in storm-server; storm-core adds only the clojure DSL and CLI commands.
 //   - Storm UI (storm-webapp) is not published to Maven Central, so role "ui" runs StormlabUI, a small
 //     REST server (files/storm/maven/lib/src) serving the subset of /api/v1 the harness reads.
+//   - The kernels here are built without sch_netem, so tc netem cannot delay packets. Network delay
+//     between nodes is emulated in Storm's messaging layer instead: org.stormlab.net.DelayContext wraps
+//     the Netty transport and delays batches sent to workers on other hosts (stormlab-storm.jar in
+//     extlib/, on both daemon and worker classpaths). iproute2 stays in the image for tc's other uses.
 //   - Maven runs on the host (its ~/.m2 cache makes rebuilds fast) and the jars go into the build
 //     context; the JDK is not needed in the images.
 package images

@@ -74,9 +74,10 @@ func specs() map[string]*spec {
 		Base: {name: Base, custom: buildBase, hashExtra: debootstrapKey},
 		Java: {name: Java, deps: map[string]string{"BASE": Base}},
 		ZooKeeper: {name: ZooKeeper, deps: map[string]string{"JAVA": Java},
-			stage: mavenStage(map[string]string{".": "lib"})},
+			stage: mavenStage(mavenProject{dir: ".", deps: "lib"})},
 		Storm: {name: Storm, deps: map[string]string{"JAVA": Java}, inputs: stormInputs,
-			stage: mavenStage(map[string]string{"maven/lib": "storm/lib", "maven/lib-worker": "storm/lib-worker"})},
+			stage: mavenStage(mavenProject{dir: "maven/lib", deps: "storm/lib", jar: "storm/extlib"},
+				mavenProject{dir: "maven/lib-worker", deps: "storm/lib-worker"})},
 		Service: {name: Service, deps: map[string]string{"BASE": Base}, inputs: serviceInputs},
 	}
 }

@@ -75,19 +75,23 @@ func buildBase(ctx context.Context, b *Builder, ref string) error {
 	return nil
 }
 
-// mavenStage resolves jars with the host's Maven: for each embedded project directory (relative to the
-// image's context) it runs `mvn package dependency:copy-dependencies` and puts the runtime dependencies
-// and the project's own jar (if it builds one) into the given context directory.
-func mavenStage(projects map[string]string) func(ctx context.Context, b *Builder, dir string) error {
+// mavenProject is an embedded Maven project (dir, relative to the image's context) whose runtime
+// dependencies go to deps and whose own jar, if it builds one, goes to jar (both context paths).
+type mavenProject struct{ dir, deps, jar string }
+
+// mavenStage resolves jars with the host's Maven: for each project it runs
+// `mvn package dependency:copy-dependencies`.
+func mavenStage(projects ...mavenProject) func(ctx context.Context, b *Builder, dir string) error {
 	return func(ctx context.Context, b *Builder, dir string) error {
 		mvn, err := exec.LookPath("mvn")
 		if err != nil {
 			return errors.New("mvn not found: install Maven with `apt-get install -y maven`")
 		}
-		for _, proj := range sortedKeys(projects) {
-			out := filepath.Join(dir, filepath.FromSlash(projects[proj]))
+		for _, p := range projects {
+			proj := p.dir
+			out := filepath.Join(dir, filepath.FromSlash(p.deps))
 			pom := filepath.Join(dir, filepath.FromSlash(proj), "pom.xml")
-			b.logf("images:   mvn %s -> %s", proj, projects[proj])
+			b.logf("images:   mvn %s -> %s", proj, p.deps)
 			cmd := exec.CommandContext(ctx, mvn, "-B", "-q", "-f", pom, "package", "dependency:copy-dependencies",
 				"-DincludeScope=runtime", "-DoutputDirectory="+out)
 			if res, err := cmd.CombinedOutput(); err != nil {
@@ -95,7 +99,7 @@ func mavenStage(projects map[string]string) func(ctx context.Context, b *Builder
 			}
 			jars, _ := filepath.Glob(filepath.Join(dir, filepath.FromSlash(proj), "target", "*.jar"))
 			for _, j := range jars {
-				if err := copyFile(j, filepath.Join(out, filepath.Base(j))); err != nil {
+				if err := copyFile(j, filepath.Join(dir, filepath.FromSlash(p.jar), filepath.Base(j))); err != nil {
 					return err
 				}
 			}
