@@ -257,3 +257,37 @@ func TestServiceWithoutUI(t *testing.T) {
 	}
 	t.Logf("cluster start without UI (registration read from ZooKeeper): %s", c.StartDuration().Round(time.Millisecond))
 }
+
+// TestTerminateAfterInterrupt cancels Run's context as soon as ZooKeeper is up (as a ^C would through
+// signal.NotifyContext): Run must fail, and Terminate with the same cancelled context must still remove
+// everything of the run (runCluster's cleanup checks, with a fresh context; here the cancelled one is
+// used first).
+func TestTerminateAfterInterrupt(t *testing.T) {
+	needEngine(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	c, err := Run(ctx, WithProfile("homogeneous-2"), WithLogf(func(format string, args ...any) {
+		t.Logf(format, args...)
+		if strings.Contains(format, "zookeeper up") {
+			cancel()
+		}
+	}))
+	if err == nil {
+		t.Fatal("Run succeeded although its context was cancelled")
+	}
+	if c == nil {
+		t.Fatalf("Run returned no partial cluster: %v", err)
+	}
+	t.Logf("Run after cancel: %.200s", err)
+	if err := c.Terminate(ctx); err != nil {
+		t.Errorf("Terminate with the cancelled context: %v", err)
+	}
+	left, err := Leftovers(context.Background(), LabelRun+"="+c.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(left) > 0 {
+		t.Errorf("left after Terminate: %s", strings.Join(left, ", "))
+		c.Terminate(context.Background())
+	}
+}
