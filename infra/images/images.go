@@ -20,6 +20,8 @@ import (
 	"time"
 
 	"github.com/docker/docker/api/types/build"
+	"github.com/docker/docker/api/types/filters"
+	"github.com/docker/docker/api/types/image"
 	"github.com/docker/docker/client"
 )
 
@@ -466,4 +468,28 @@ func copyFile(src, dst string) error {
 		return err
 	}
 	return out.Close()
+}
+
+// Prune removes stormlab images (label LabelImage) whose tag is not in keep, children before parents.
+// Images in use by a container are kept (the engine refuses, and the error is ignored).
+func (b *Builder) Prune(ctx context.Context, keep Set) (removed []string, err error) {
+	current := map[string]bool{keep.Base: true, keep.Java: true, keep.ZooKeeper: true, keep.Storm: true, keep.Service: true}
+	names := Names()
+	for i := len(names) - 1; i >= 0; i-- {
+		list, err := b.cli.ImageList(ctx, image.ListOptions{Filters: filters.NewArgs(filters.Arg("label", LabelImage+"="+names[i]))})
+		if err != nil {
+			return removed, fmt.Errorf("prune images: %w", err)
+		}
+		for _, im := range list {
+			for _, tag := range im.RepoTags {
+				if current[tag] || !strings.HasPrefix(tag, Repo+"/") {
+					continue
+				}
+				if _, err := b.cli.ImageRemove(ctx, tag, image.RemoveOptions{PruneChildren: true}); err == nil {
+					removed = append(removed, tag)
+				}
+			}
+		}
+	}
+	return removed, nil
 }

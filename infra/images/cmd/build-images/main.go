@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"log"
 	"os"
@@ -15,6 +16,8 @@ import (
 )
 
 func main() {
+	prune := flag.Bool("prune", false, "remove older stormlab images (other tags than the ones just built)")
+	flag.Parse()
 	log.SetFlags(log.Ltime)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -35,6 +38,16 @@ func main() {
 			line[1] = "(not built: sources missing)"
 		}
 		fmt.Printf("%-10s %s\n", line[0], line[1])
+	}
+	if *prune {
+		removed, err := b.Prune(ctx, set)
+		for _, r := range removed {
+			fmt.Println("removed", r)
+		}
+		if err != nil {
+			b.Close()
+			log.Fatal(err)
+		}
 	}
 	fmt.Printf("images ready in %s (built: %d)\n", time.Since(start).Round(time.Millisecond), len(b.Built))
 }
