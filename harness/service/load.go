@@ -119,13 +119,19 @@ func (m *measurements) rates(id string) *rates {
 	if t == nil {
 		return nil
 	}
-	r := &rates{taskCPU: map[int]float64{}, traffic: map[[2]int]float64{}, deadline: map[int]float64{}}
-	for _, w := range t.fresh() {
+	r := &rates{taskCPU: map[int]float64{}, deadline: map[int]float64{}}
+	fresh := t.fresh()
+	n := 0
+	for _, w := range fresh {
+		n += len(w.Traffic)
+	}
+	r.traffic = make([]taskRate, 0, n)
+	for _, w := range fresh {
 		for _, x := range w.CPU {
 			r.taskCPU[x.Task] += float64(x.CPUNs) / (w.IntervalS * 1e9) * 100
 		}
 		for _, x := range w.Traffic {
-			r.traffic[[2]int{x.Src, x.Dst}] += float64(x.Count) / w.IntervalS
+			r.traffic = append(r.traffic, taskRate{x.Src, x.Dst, float64(x.Count) / w.IntervalS})
 		}
 		for _, x := range w.Deadlines {
 			// Exact for a constant deadline: sum(p) / sum(p/d) = d.
@@ -165,11 +171,11 @@ func taskLoad(t *protocol.Topology, ix *execIndex, r *rates) []schedulers.TaskLo
 		}
 		out[v] = tl
 	}
-	for k, rate := range r.traffic {
-		a, okA := ix.taskVertex[k[0]]
-		b, okB := ix.taskVertex[k[1]]
+	for _, x := range r.traffic {
+		a, okA := ix.vertex(x.src)
+		b, okB := ix.vertex(x.dst)
 		if okA && okB && a != b {
-			out[a].Network += rate
+			out[a].Network += x.rate
 		}
 	}
 	return out

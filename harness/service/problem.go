@@ -17,6 +17,24 @@ type execIndex struct {
 	components []string
 	vertexOf   map[protocol.Executor]int
 	taskVertex map[int]int // task id -> vertex
+	// dense is taskVertex as a slice from task id base, -1 for no vertex;
+	// nil when the task ids are too sparse for it. Lookups per traffic
+	// entry dominate a round, and a slice is several times faster than a map.
+	dense []int32
+	base  int
+}
+
+// vertex returns the vertex of a task.
+func (ix *execIndex) vertex(task int) (int, bool) {
+	if ix.dense != nil {
+		i := task - ix.base
+		if i < 0 || i >= len(ix.dense) || ix.dense[i] < 0 {
+			return 0, false
+		}
+		return int(ix.dense[i]), true
+	}
+	v, ok := ix.taskVertex[task]
+	return v, ok
 }
 
 func newExecIndex(t *protocol.Topology) (*execIndex, error) {
@@ -36,6 +54,9 @@ func newExecIndex(t *protocol.Topology) (*execIndex, error) {
 		if e.End < e.Start {
 			return nil, fmt.Errorf("topology %q: executor [%d %d] ends before it starts", t.ID, e.Start, e.End)
 		}
+		if e.End-e.Start > 1<<20 {
+			return nil, fmt.Errorf("topology %q: executor [%d %d] has more than 2^20 tasks", t.ID, e.Start, e.End)
+		}
 		for task := e.Start; task <= e.End; task++ {
 			if _, dup := ix.taskVertex[task]; dup {
 				return nil, fmt.Errorf("topology %q: task %d is in two executors", t.ID, task)
@@ -46,14 +67,81 @@ func newExecIndex(t *protocol.Topology) (*execIndex, error) {
 		ix.components[v] = c.Component
 		ix.vertexOf[e] = v
 	}
+	lo, hi := ix.execs[0].Start, ix.execs[0].End
+	for _, e := range ix.execs {
+		lo, hi = min(lo, e.Start), max(hi, e.End)
+	}
+	if span := hi - lo + 1; span <= 4*len(ix.taskVertex)+64 {
+		ix.base = lo
+		ix.dense = make([]int32, span)
+		for i := range ix.dense {
+			ix.dense[i] = -1
+		}
+		for task, v := range ix.taskVertex {
+			ix.dense[task-lo] = int32(v)
+		}
+	}
 	return ix, nil
+}
+
+// aggregate sums task-to-task rates into executor-to-executor edges,
+// sorted by (from, to), without self loops. Two stable counting sorts
+// (by destination, then by source) order the entries, then equal pairs are
+// merged: O(entries + n) time, no map and no comparison sort, which keeps a
+// 1,000-executor round with a full shuffle matrix well inside its budget.
+func aggregate(n int, traffic []taskRate, ix *execIndex) []topologies.Edge {
+	type entry struct {
+		a, b int32
+		rate float64
+	}
+	es := make([]entry, 0, len(traffic))
+	for _, x := range traffic {
+		a, okA := ix.vertex(x.src)
+		b, okB := ix.vertex(x.dst)
+		if okA && okB && a != b && x.rate > 0 {
+			es = append(es, entry{int32(a), int32(b), x.rate})
+		}
+	}
+	byKey := func(in []entry, key func(entry) int32) []entry {
+		pos := make([]int, n+1)
+		for _, e := range in {
+			pos[key(e)+1]++
+		}
+		for v := 0; v < n; v++ {
+			pos[v+1] += pos[v]
+		}
+		out := make([]entry, len(in))
+		for _, e := range in {
+			k := key(e)
+			out[pos[k]] = e
+			pos[k]++
+		}
+		return out
+	}
+	es = byKey(es, func(e entry) int32 { return e.b })
+	es = byKey(es, func(e entry) int32 { return e.a })
+	edges := make([]topologies.Edge, 0, len(es))
+	for i, e := range es {
+		if i > 0 && e.a == es[i-1].a && e.b == es[i-1].b {
+			edges[len(edges)-1].Weight += e.rate
+			continue
+		}
+		edges = append(edges, topologies.Edge{From: int(e.a), To: int(e.b), Weight: e.rate})
+	}
+	return edges
 }
 
 // rates are one topology's measured rates from the newest worker reports.
 type rates struct {
-	taskCPU  map[int]float64    // percent of one core
-	traffic  map[[2]int]float64 // (src task, dst task) -> tuples/s
-	deadline map[int]float64    // task -> mean per-tuple deadline, ms
+	taskCPU  map[int]float64 // percent of one core
+	traffic  []taskRate      // one entry per (report, src, dst); pairs may repeat
+	deadline map[int]float64 // task -> mean per-tuple deadline, ms
+}
+
+// taskRate is tuples/s from task src executed by task dst.
+type taskRate struct {
+	src, dst int
+	rate     float64
 }
 
 func (r *rates) empty() bool { return r == nil || (len(r.taskCPU) == 0 && len(r.traffic) == 0) }
@@ -68,7 +156,7 @@ func buildGraph(t *protocol.Topology, ix *execIndex, r *rates) *topologies.Graph
 	measured, sum := 0, 0.0
 	if r != nil {
 		for task, c := range r.taskCPU {
-			if v, ok := ix.taskVertex[task]; ok {
+			if v, ok := ix.vertex(task); ok {
 				cpu[v] += c
 				seen[v] = true
 			}
@@ -92,35 +180,18 @@ func buildGraph(t *protocol.Topology, ix *execIndex, r *rates) *topologies.Graph
 		g.Vertices[v] = topologies.Vertex{ID: v, Weight: w, Component: ix.components[v]}
 	}
 	if r != nil && len(r.traffic) > 0 {
-		agg := map[[2]int]float64{}
-		for k, rate := range r.traffic {
-			a, okA := ix.taskVertex[k[0]]
-			b, okB := ix.taskVertex[k[1]]
-			if !okA || !okB || a == b || rate <= 0 {
-				continue
-			}
-			agg[[2]int{a, b}] += rate
-		}
-		keys := make([][2]int, 0, len(agg))
-		for k := range agg {
-			keys = append(keys, k)
-		}
-		sort.Slice(keys, func(i, j int) bool {
-			if keys[i][0] != keys[j][0] {
-				return keys[i][0] < keys[j][0]
-			}
-			return keys[i][1] < keys[j][1]
-		})
-		g.Edges = make([]topologies.Edge, len(keys))
-		for i, k := range keys {
-			g.Edges[i] = topologies.Edge{From: k[0], To: k[1], Weight: agg[k]}
-		}
+		g.Edges = aggregate(n, r.traffic, ix)
 		return g
 	}
 	byComp := map[string][]int{}
 	for v, c := range ix.components {
 		byComp[c] = append(byComp[c], v)
 	}
+	m := 0
+	for _, s := range t.Streams {
+		m += len(byComp[s.From]) * len(byComp[s.To])
+	}
+	g.Edges = make([]topologies.Edge, 0, m)
 	for _, s := range t.Streams {
 		for _, a := range byComp[s.From] {
 			for _, b := range byComp[s.To] {
