@@ -47,8 +47,9 @@ const (
 	ServicePort    = 7070
 	NimbusPort     = 6627
 	UIPort         = 8080
-	// ServiceURLConf is the Nimbus storm.yaml key that tells the bridge scheduler where the service is.
-	ServiceURLConf = "stormlab.service.url"
+	// ServiceURLConf is the Nimbus storm.yaml key that tells the bridge scheduler (BridgeScheduler.CONF_URL)
+	// where to POST its snapshots.
+	ServiceURLConf = "stormlab.scheduler.url"
 	// StormHome is the storm.home inside the storm image.
 	StormHome = "/opt/storm"
 )
@@ -215,7 +216,7 @@ func Run(ctx context.Context, opts ...Option) (*Cluster, error) {
 		nimbusConf["storm.scheduler"] = cfg.scheduler
 	}
 	if cfg.service {
-		nimbusConf[ServiceURLConf] = fmt.Sprintf("http://%s:%d", ServiceAlias, ServicePort)
+		nimbusConf[ServiceURLConf] = fmt.Sprintf("http://%s:%d%s", ServiceAlias, ServicePort, protocol.PathSchedule)
 	}
 	for k, v := range delayConf(cfg.delayMS) {
 		nimbusConf[k] = v

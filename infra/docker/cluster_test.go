@@ -249,7 +249,7 @@ func TestServiceWithoutUI(t *testing.T) {
 		t.Errorf("service health: %s", resp.Status)
 	}
 	code, out, err := c.Exec(ctx, RoleNimbus, "cat", StormHome+"/conf/storm.yaml")
-	if err != nil || code != 0 || !strings.Contains(out, ServiceURLConf+": http://"+ServiceAlias+":7070") {
+	if err != nil || code != 0 || !strings.Contains(out, ServiceURLConf+": http://"+ServiceAlias+":7070"+protocol.PathSchedule) {
 		t.Errorf("nimbus storm.yaml lacks the service URL: %d %v\n%s", code, err, out)
 	}
 	if _, err := c.UIURL(ctx); err == nil {

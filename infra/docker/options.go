@@ -130,7 +130,7 @@ func WithSupervisorConf(conf map[string]any) Option {
 // WithService runs the Go scheduler service on the cluster network under the alias ServiceAlias, port
 // ServicePort (published on 127.0.0.1), before Nimbus starts. image "" means the stormlab service image
 // built from cmd/stormlab-service; args are its command-line arguments (e.g. "--scheduler", "kpart").
-// Nimbus gets ServiceURLConf = http://scheduler-service:7070 in its storm.yaml.
+// Nimbus gets ServiceURLConf = http://scheduler-service:7070/v1/schedule in its storm.yaml.
 func WithService(image string, args ...string) Option {
 	return func(c *config) error {
 		c.service, c.serviceImage, c.serviceArgs = true, image, append([]string(nil), args...)
