@@ -445,3 +445,42 @@ func TestConcurrent(t *testing.T) {
 		t.Errorf("rounds %d reports %d, want 80 80", st.Rounds, st.Reports)
 	}
 }
+
+// TestAggregateMatchesMap checks the counting-sort aggregation against a
+// plain map on traffic with repeated pairs, multi-task executors, self
+// loops, unknown tasks and zero rates.
+func TestAggregateMatchesMap(t *testing.T) {
+	topo := &protocol.Topology{ID: "t", Executors: []protocol.ComponentExecutor{
+		{Executor: ex(5, 6), Component: "b"}, {Executor: ex(-1, -1), Component: "__system"},
+		{Executor: ex(1, 2), Component: "a"}, {Executor: ex(3, 4), Component: "a"},
+	}}
+	ix, err := newExecIndex(topo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Vertices by first task: 0=[-1], 1=[1 2], 2=[3 4], 3=[5 6].
+	var traffic []taskRate
+	want := map[[2]int]float64{}
+	for i := 0; i < 500; i++ {
+		src, dst := i%9-1, (i*7)%9-1 // tasks -1..7; 0 and 7 belong to no executor
+		rate := float64(i%4) * 0.5
+		traffic = append(traffic, taskRate{src, dst, rate})
+		a, okA := ix.vertex(src)
+		b, okB := ix.vertex(dst)
+		if okA && okB && a != b && rate > 0 {
+			want[[2]int{a, b}] += rate
+		}
+	}
+	got := aggregate(len(ix.execs), traffic, ix)
+	if len(got) != len(want) {
+		t.Fatalf("%d edges, want %d", len(got), len(want))
+	}
+	for i, e := range got {
+		if i > 0 && (got[i-1].From > e.From || (got[i-1].From == e.From && got[i-1].To >= e.To)) {
+			t.Errorf("edges not sorted at %d: %+v then %+v", i, got[i-1], e)
+		}
+		if math.Abs(e.Weight-want[[2]int{e.From, e.To}]) > 1e-9 {
+			t.Errorf("edge %d->%d weight %v, want %v", e.From, e.To, e.Weight, want[[2]int{e.From, e.To}])
+		}
+	}
+}
