@@ -117,6 +117,9 @@ func Run(ctx context.Context, cl Cluster, spec RunSpec) (*RunResult, error) {
 		}
 		return res, err
 	}
+	if err := svc.WaitWorkers(ctx, id, workerSlots(execs), spec.StartTimeout); err != nil {
+		return res, err
+	}
 	if err := pause(ctx, spec.WarmUp); err != nil {
 		return res, err
 	}
@@ -130,7 +133,12 @@ func Run(ctx context.Context, cl Cluster, spec RunSpec) (*RunResult, error) {
 	if err != nil {
 		return res, fmt.Errorf("collect worker reports: %w", err)
 	}
-	res.Reports = reports
+	for _, r := range reports {
+		if r.Topology == id {
+			res.Reports = append(res.Reports, r)
+		}
+	}
+	reports = res.Reports
 	// Placement as Nimbus sees it now: a dynamic scheduler may have moved
 	// executors during the run; the cut rate uses the final placement.
 	if execs, _, err = ui.Executors(ctx, id); err == nil {
@@ -191,6 +199,20 @@ func waitRunning(ctx context.Context, ui *UI, name string, timeout time.Duration
 		case <-tick.C:
 		}
 	}
+}
+
+// workerSlots lists the distinct "host:port" worker slots of a placement.
+func workerSlots(execs []ExecutorPlace) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, e := range execs {
+		k := fmt.Sprintf("%s:%d", e.Host, e.Port)
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 func allPlaced(execs []ExecutorPlace) bool {

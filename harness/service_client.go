@@ -64,3 +64,33 @@ func (s *ServiceClient) ReportsUntil(ctx context.Context, untilMs int64, maxWait
 		}
 	}
 }
+
+// WaitWorkers waits until every worker slot ("host:port") of topology id
+// has sent a report with traffic or acks, i.e. its executors really run.
+func (s *ServiceClient) WaitWorkers(ctx context.Context, id string, slots []string, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	for {
+		r, err := s.Reports(ctx)
+		seen := map[string]bool{}
+		if err == nil {
+			for _, x := range r {
+				if x.Topology == id && (len(x.Traffic) > 0 || x.Acked > 0) {
+					seen[fmt.Sprintf("%s:%d", x.Host, x.Port)] = true
+				}
+			}
+		}
+		missing := 0
+		for _, sl := range slots {
+			if !seen[sl] {
+				missing++
+			}
+		}
+		if err == nil && missing == 0 {
+			return nil
+		}
+		if perr := pause(ctx, time.Second); perr != nil {
+			return fmt.Errorf("%d of %d workers of %s have not reported work after %s (last error: %v)", missing, len(slots), id, timeout, err)
+		}
+	}
+}

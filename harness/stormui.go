@@ -68,10 +68,24 @@ type ExecutorPlace struct {
 	Port       int
 }
 
-// Executors lists the user components' executors of a topology and where
-// Nimbus placed them. An executor without a heartbeat yet has Host "".
+// Executors lists a topology's executors (system ones included) and where
+// Nimbus placed them; total is how many executors the topology has. An
+// executor not placed yet has Host "".
+//
+// Two page formats are read: the stormlab UI's topology page, which lists
+// "executors" directly (see infra/images: Storm's own UI, storm-webapp, is
+// not on Maven Central), and Storm UI's, where executors sit on component
+// pages.
 func (u *UI) Executors(ctx context.Context, id string) (placed []ExecutorPlace, total int, err error) {
 	var topo struct {
+		ExecutorsTotal int `json:"executorsTotal"`
+		Executors      []struct {
+			Component string `json:"component"`
+			TaskStart int    `json:"taskStart"`
+			TaskEnd   int    `json:"taskEnd"`
+			Host      string `json:"host"`
+			Port      int    `json:"port"`
+		} `json:"executors"`
 		Spouts []struct {
 			SpoutID   string `json:"spoutId"`
 			Executors int    `json:"executors"`
@@ -83,6 +97,12 @@ func (u *UI) Executors(ctx context.Context, id string) (placed []ExecutorPlace, 
 	}
 	if err := u.get(ctx, "/api/v1/topology/"+url.PathEscape(id), &topo); err != nil {
 		return nil, 0, err
+	}
+	if topo.Executors != nil {
+		for _, e := range topo.Executors {
+			placed = append(placed, ExecutorPlace{Component: e.Component, Start: e.TaskStart, End: e.TaskEnd, Host: e.Host, Port: e.Port})
+		}
+		return placed, topo.ExecutorsTotal, nil
 	}
 	var comps []string
 	for _, s := range topo.Spouts {
@@ -129,10 +149,14 @@ func parseExecutorID(s string) (int, int, error) {
 	return start, end, nil
 }
 
-// PlacementOf turns executor places into task -> host.
+// PlacementOf turns executor places into task -> host, leaving out system
+// components (__acker, __system, ...): the cut rate counts topology tuples.
 func PlacementOf(execs []ExecutorPlace) Placement {
 	p := Placement{}
 	for _, e := range execs {
+		if strings.HasPrefix(e.Component, "__") {
+			continue
+		}
 		for t := e.Start; t <= e.End; t++ {
 			p[t] = e.Host
 		}
