@@ -36,7 +36,10 @@ func (c *Cluster) Terminate(ctx context.Context) error {
 	c.supervisors = nil
 	nw := c.network
 	c.network = nil
+	lock := c.lock
+	c.lock = nil
 	c.mu.Unlock()
+	defer machineUnlock(lock)
 
 	var errs []error
 	for i := len(order) - 1; i >= 0; i-- {

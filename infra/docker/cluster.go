@@ -84,6 +84,7 @@ type Cluster struct {
 	order       []string                                   // roles in start order
 	supervisors []*Supervisor
 	logf        func(string, ...any)
+	lock        *os.File // machine-wide cluster lock, released by Terminate
 
 	// ZooKeeperUp is when ZooKeeper answered; Registered when Nimbus saw every supervisor. Their
 	// difference is the cluster start time the project targets (< 30 s).
@@ -124,7 +125,11 @@ func Run(ctx context.Context, opts ...Option) (*Cluster, error) {
 		rand.Read(b[:])
 		cfg.runID = hex.EncodeToString(b[:])
 	}
-	c := &Cluster{ID: cfg.runID, Profile: cfg.profile, containers: map[string]*testcontainers.DockerContainer{}, logf: cfg.logf}
+	lock, err := machineLock(ctx, cfg.logf)
+	if err != nil {
+		return nil, fmt.Errorf("storm cluster: %w", err)
+	}
+	c := &Cluster{ID: cfg.runID, Profile: cfg.profile, containers: map[string]*testcontainers.DockerContainer{}, logf: cfg.logf, lock: lock}
 
 	if cfg.images != nil {
 		c.Images = *cfg.images
