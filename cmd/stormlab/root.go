@@ -54,6 +54,10 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 		newSchedulersCmd(),
 		newExperimentCmd(),
 		newSPDCmd(),
+		newRunCmd(),
+		newCompareCmd(),
+		newImagesCmd(),
+		newCleanupCmd(),
 		// ---- Other subcommands go here, one newXxxCmd per file ----
 	)
 	return root

@@ -1,0 +1,258 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/stormlab/stormlab/harness"
+	"github.com/stormlab/stormlab/infra/docker"
+	"github.com/stormlab/stormlab/infra/images"
+	"github.com/stormlab/stormlab/reports"
+	"github.com/stormlab/stormlab/schedulers"
+	"github.com/stormlab/stormlab/topologies"
+)
+
+// runOptions are the flags of `stormlab run`.
+type runOptions struct {
+	scheduler, topology, profile string
+	warmup, measure              time.Duration
+	delayMs, mul                 int
+	seed                         uint64
+	out, format                  string
+	extra                        []string // topology flags after "--"
+}
+
+// validate checks everything that can be checked without Docker, so that bad
+// input is reported (exit 2) before any container starts.
+func (o *runOptions) validate() error {
+	switch {
+	case o.scheduler == "":
+		return fmt.Errorf("--scheduler is required: one of %s", strings.Join(runSchedulerNames(), ", "))
+	case !slices.Contains(runSchedulerNames(), o.scheduler):
+		return fmt.Errorf("unknown scheduler %q: choose one of %s (see `stormlab schedulers`)", o.scheduler, strings.Join(runSchedulerNames(), ", "))
+	case o.topology == "":
+		return fmt.Errorf("--topology is required: one of %s", strings.Join(stormTopologyNames(), ", "))
+	}
+	if _, err := topologies.LookupStormMain(o.topology); err != nil {
+		return err
+	}
+	if _, err := docker.Profile(o.profile); err != nil {
+		return err
+	}
+	switch {
+	case o.warmup < 0:
+		return fmt.Errorf("--warmup %s is negative: give a duration such as 20s", o.warmup)
+	case o.measure <= 0:
+		return fmt.Errorf("--measure %s must be positive: give a duration such as 60s", o.measure)
+	case o.delayMs < 0:
+		return fmt.Errorf("--delay-ms %d is negative: give 0 (no emulated delay) or more", o.delayMs)
+	case o.mul < 0:
+		return fmt.Errorf("--mul %d is negative: give 0 (the scheduler's default) or more", o.mul)
+	case o.format != "table" && o.format != "json":
+		return fmt.Errorf("unknown --format %q: use table or json", o.format)
+	}
+	for _, a := range o.extra {
+		if a == "--name" || strings.HasPrefix(a, "--name=") {
+			return errors.New("topology flag --name is set by stormlab run (the topology is named stormlab-TOPOLOGY): leave it out")
+		}
+	}
+	return nil
+}
+
+// runSchedulerNames are the Go schedulers (through the bridge) and the
+// native Storm ones, sorted.
+func runSchedulerNames() []string {
+	n := append(schedulers.Names(), harness.NativeNames()...)
+	slices.Sort(n)
+	return n
+}
+
+func stormTopologyNames() []string {
+	var n []string
+	for _, m := range topologies.StormMains() {
+		n = append(n, m.Name)
+	}
+	return n
+}
+
+func newRunCmd() *cobra.Command {
+	o := runOptions{profile: docker.DefaultProfile, warmup: 20 * time.Second, measure: 60 * time.Second, seed: 1, format: "table"}
+	cmd := &cobra.Command{
+		Use:   "run --scheduler NAME --topology throughput|wordcount|kmeans [flags] [-- topology flags]",
+		Short: "One measured run of a scheduler on a fresh containerized Storm cluster",
+		Long: "run starts a Storm cluster in containers (profile --profile), submits the topology with the\n" +
+			"scheduler plugged into Nimbus (a Go scheduler through the bridge, or native storm-even,\n" +
+			"storm-default, storm-ras), warms up, measures and prints one result row. The cluster is removed\n" +
+			"afterwards, also on failure and Ctrl-C. Flags after `--` go to the topology's main class\n" +
+			"(e.g. -- --parallelism 2 --workers 4).",
+		Args: func(cmd *cobra.Command, args []string) error {
+			dash := cmd.ArgsLenAtDash()
+			if dash < 0 && len(args) > 0 {
+				return fmt.Errorf("run takes no arguments (got %q): topology flags go after `--`", args[0])
+			}
+			if dash > 0 {
+				return fmt.Errorf("run takes no arguments before `--` (got %q)", args[0])
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if cmd.ArgsLenAtDash() >= 0 {
+				o.extra = args[cmd.ArgsLenAtDash():]
+			}
+			if err := o.validate(); err != nil {
+				return err
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return runOnce(ctx, o, cmd.OutOrStdout(), cmd.ErrOrStderr())
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.scheduler, "scheduler", "", "scheduler: any Go scheduler (stormlab schedulers), or storm-even, storm-default, storm-ras (native)")
+	f.StringVar(&o.topology, "topology", "", "topology: "+strings.Join(stormTopologyNames(), ", "))
+	f.StringVar(&o.profile, "profile", o.profile, "cluster profile: "+strings.Join(docker.Profiles(), ", "))
+	f.DurationVar(&o.warmup, "warmup", o.warmup, "warm-up after every executor runs, before measuring")
+	f.DurationVar(&o.measure, "measure", o.measure, "measurement window")
+	f.IntVar(&o.delayMs, "delay-ms", 0, "emulated network delay between nodes, ms (0 = none)")
+	f.Uint64Var(&o.seed, "seed", o.seed, "scheduler seed")
+	f.IntVar(&o.mul, "mul", 0, "K-PART balance multiplier (0 = the scheduler's default)")
+	f.StringVar(&o.out, "out", "", "folder for the raw run (run.json, reports.jsonl); none when empty")
+	f.StringVar(&o.format, "format", o.format, "output format: table or json")
+	return cmd
+}
+
+// runOnce does the run after validation. Everything that goes wrong from here
+// on is a run failure (exit 1).
+func runOnce(ctx context.Context, o runOptions, stdout, stderr io.Writer) error {
+	// Fail fast, before the cluster lock and image builds, when no engine
+	// answers: images.NewClient's error says how to start one.
+	cli, err := images.NewClient(ctx)
+	if err != nil {
+		return failed(err)
+	}
+	cli.Close()
+	name := "stormlab-" + o.topology
+	topo, err := harness.StormTopology(o.topology, name, o.extra...)
+	if err != nil {
+		return failed(err)
+	}
+	logf := func(format string, a ...any) { fmt.Fprintf(stderr, "run: "+format+"\n", a...) }
+	spec := harness.RunSpec{Scheduler: o.scheduler, Topology: topo, WarmUp: o.warmup, Measure: o.measure}
+	cs := harness.ClusterSpec{Profile: o.profile, DelayMs: o.delayMs, Seed: o.seed, Mul: o.mul, Logf: logf}
+	logf("%s on %s (profile %s): starting cluster; Ctrl-C cancels and removes it", o.scheduler, o.topology, o.profile)
+	res, err := harness.RunOnNewCluster(ctx, cs, spec)
+	if res != nil && o.out != "" {
+		if serr := harness.Save(o.out, res); serr != nil {
+			err = errors.Join(err, serr)
+		} else {
+			logf("raw run written to %s", o.out)
+		}
+	}
+	if err != nil {
+		// The run error carries the daemons' last log lines; they go to
+		// stderr as they are, the error itself stays one line.
+		msg, logs, found := strings.Cut(err.Error(), "\n--- last log lines ---\n")
+		if found {
+			fmt.Fprintf(stderr, "--- last log lines ---\n%s\n", strings.TrimRight(logs, "\n"))
+		}
+		if errors.Is(err, context.Canceled) {
+			return failed(fmt.Errorf("run interrupted; the cluster was removed (%s)", oneLine(msg)))
+		}
+		return failed(errors.New(msg))
+	}
+	row := newRunRow(o, res)
+	if err := row.write(stdout, o.format); err != nil {
+		return failed(err)
+	}
+	if cerr := harness.Check(res); cerr != nil {
+		return failed(fmt.Errorf("the run does not count: %w", cerr))
+	}
+	return nil
+}
+
+// runRow is the one result row of `stormlab run`.
+type runRow struct {
+	Scheduler     string    `json:"scheduler"`
+	Topology      string    `json:"topology"`
+	Profile       string    `json:"profile"`
+	Throughput    float64   `json:"throughput"`
+	LatencyMeanMs float64   `json:"latency_mean_ms"`
+	LatencyP99Ms  float64   `json:"latency_p99_ms"`
+	CutRate       float64   `json:"cut_rate"`
+	Balance       float64   `json:"balance"`
+	QoSRate       *float64  `json:"qos_rate,omitempty"` // only when the topology has deadlines
+	RoundsMs      []float64 `json:"bridge_rounds_ms"`
+	Valid         bool      `json:"valid"`
+	Invalid       string    `json:"invalid,omitempty"`
+}
+
+func newRunRow(o runOptions, r *harness.RunResult) runRow {
+	m := r.Measurement
+	row := runRow{
+		Scheduler: o.scheduler, Topology: o.topology, Profile: o.profile,
+		Throughput: m.Throughput, LatencyMeanMs: m.LatencyMean, LatencyP99Ms: m.LatencyP99,
+		CutRate: m.CutRate, Balance: m.Balance, RoundsMs: r.RoundsMs,
+	}
+	if row.RoundsMs == nil {
+		row.RoundsMs = []float64{}
+	}
+	if m.Deadlines > 0 {
+		q := m.QoSRate
+		row.QoSRate = &q
+	}
+	if cerr := harness.Check(r); cerr != nil {
+		row.Invalid = oneLine(cerr.Error())
+	} else {
+		row.Valid = true
+	}
+	return row
+}
+
+// roundsText summarises the bridge round times: count, mean and max.
+func roundsText(ms []float64) string {
+	if len(ms) == 0 {
+		return "none"
+	}
+	sum, hi := 0.0, ms[0]
+	for _, x := range ms {
+		sum += x
+		hi = max(hi, x)
+	}
+	return fmt.Sprintf("%d, mean %.1f ms, max %.1f ms", len(ms), sum/float64(len(ms)), hi)
+}
+
+func (row runRow) write(w io.Writer, format string) error {
+	if format == "json" {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(row)
+	}
+	t := &reports.Table{
+		Title: fmt.Sprintf("stormlab run: %s on %s (%s)", row.Scheduler, row.Topology, row.Profile),
+		Columns: []string{"scheduler", "throughput (tuples/s)", "latency mean (ms)", "latency p99 (ms)",
+			"cut rate", "balance (CPU std, %)", "QoS rate", "bridge rounds", "valid"},
+	}
+	qos := reports.Text("-")
+	if row.QoSRate != nil {
+		qos = reports.Number(*row.QoSRate)
+	}
+	valid := reports.Text("yes")
+	if !row.Valid {
+		valid = reports.Text("no: " + row.Invalid)
+	}
+	t.AddRow(reports.Text(row.Scheduler), reports.Number(row.Throughput), reports.Number(row.LatencyMeanMs),
+		reports.Number(row.LatencyP99Ms), reports.Number(row.CutRate), reports.Number(row.Balance), qos,
+		reports.Text(roundsText(row.RoundsMs)), valid)
+	return t.WriteText(w)
+}

@@ -1,0 +1,156 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stormlab/stormlab/harness"
+)
+
+// Every bad request is refused with exit 2 and one line before anything
+// touches Docker: DOCKER_HOST points nowhere, so reaching the engine check
+// would give exit 1 instead.
+func TestRunBadInput(t *testing.T) {
+	t.Setenv("DOCKER_HOST", "unix:///nonexistent/docker.sock")
+	base := func(extra ...string) []string {
+		return append([]string{"run", "--scheduler", "kpart", "--topology", "throughput"}, extra...)
+	}
+	for _, c := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"scheduler missing", []string{"run", "--topology", "throughput"}, "--scheduler is required"},
+		{"unknown scheduler", []string{"run", "--scheduler", "nope", "--topology", "throughput"}, `unknown scheduler "nope"`},
+		{"topology missing", []string{"run", "--scheduler", "storm-even"}, "--topology is required"},
+		{"unknown topology", []string{"run", "--scheduler", "kpart", "--topology", "pi"}, `unknown storm topology "pi"`},
+		{"unknown profile", base("--profile", "huge-9"), `unknown cluster profile "huge-9"`},
+		{"malformed duration", base("--warmup", "20"), `invalid argument "20" for "--warmup"`},
+		{"zero measure", base("--measure", "0s"), "--measure 0s must be positive"},
+		{"negative warmup", base("--warmup", "-1s"), "--warmup -1s is negative"},
+		{"negative delay", base("--delay-ms", "-5"), "--delay-ms -5 is negative"},
+		{"negative mul", base("--mul", "-1"), "--mul -1 is negative"},
+		{"bad seed", base("--seed", "x"), `invalid argument "x" for "--seed"`},
+		{"bad format", base("--format", "xml"), `unknown --format "xml"`},
+		{"stray argument", base("now"), "run takes no arguments"},
+		{"name in topology flags", base("--", "--name", "x"), "--name is set by stormlab run"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			code, out, errs := cli(t, c.args...)
+			if code != exitBadInput || out != "" || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, c.want) {
+				t.Errorf("exit %d stdout %q stderr %q: want exit 2 and one line containing %q", code, out, errs, c.want)
+			}
+		})
+	}
+}
+
+// Without a Docker engine run, images and cleanup fail (exit 1) with the
+// message that says how to start one.
+func TestNoDockerEngine(t *testing.T) {
+	t.Setenv("DOCKER_HOST", "unix:///nonexistent/docker.sock")
+	for _, args := range [][]string{
+		{"run", "--scheduler", "storm-even", "--topology", "throughput", "--measure", "1s"},
+		{"run", "--scheduler", "kpart", "--topology", "wordcount", "--", "--parallelism", "2"},
+		{"images"},
+		{"cleanup"},
+	} {
+		t.Run(args[0], func(t *testing.T) {
+			start := time.Now()
+			code, _, errs := cli(t, args...)
+			if code != exitFailed || strings.Count(errs, "\n") != 1 ||
+				!strings.Contains(errs, "no Docker engine reachable") || !strings.Contains(errs, "start one with") {
+				t.Errorf("exit %d stderr %q: want exit 1 and one line saying how to start an engine", code, errs)
+			}
+			if d := time.Since(start); d > 15*time.Second {
+				t.Errorf("took %s to notice there is no engine", d)
+			}
+		})
+	}
+}
+
+func TestRunRow(t *testing.T) {
+	res := &harness.RunResult{
+		Measurement: harness.Measurement{Throughput: 812.5, LatencyMean: 4.25, LatencyP99: 19, CutRate: 0.375, Balance: 12.5},
+		RoundsMs:    []float64{10, 30},
+	}
+	o := runOptions{scheduler: "kpart", topology: "throughput", profile: "heterogeneous-2"}
+	row := newRunRow(o, res)
+	if !row.Valid || row.QoSRate != nil {
+		t.Errorf("row %+v: want valid and no QoS (no deadline tuples)", row)
+	}
+	var b strings.Builder
+	if err := row.write(&b, "table"); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "run-row.golden", []byte(b.String()))
+
+	// Deadlines give a QoS rate; zero throughput makes the row invalid.
+	res.Measurement = harness.Measurement{Deadlines: 10, QoSRate: 0.5}
+	res.Invalid = "bridge fell back to EvenScheduler: service unreachable"
+	row = newRunRow(o, res)
+	if row.Valid || row.QoSRate == nil || *row.QoSRate != 0.5 ||
+		!strings.Contains(row.Invalid, "fell back") || !strings.Contains(row.Invalid, "throughput is zero") {
+		t.Errorf("row %+v: want invalid (fallback, zero throughput) with QoS 0.5", row)
+	}
+	b.Reset()
+	if err := row.write(&b, "json"); err != nil {
+		t.Fatal(err)
+	}
+	var back map[string]any
+	if err := json.Unmarshal([]byte(b.String()), &back); err != nil {
+		t.Fatalf("json row does not parse: %v\n%s", err, b.String())
+	}
+	if back["valid"] != false || back["qos_rate"] != 0.5 || back["scheduler"] != "kpart" {
+		t.Errorf("json row %v", back)
+	}
+}
+
+func TestRoundsText(t *testing.T) {
+	// 3 rounds: mean (1 + 2 + 6) / 3 = 3, max 6.
+	for _, c := range []struct {
+		in   []float64
+		want string
+	}{
+		{nil, "none"},
+		{[]float64{1, 2, 6}, "3, mean 3.0 ms, max 6.0 ms"},
+	} {
+		if got := roundsText(c.in); got != c.want {
+			t.Errorf("roundsText(%v) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+// clusterRunning sees a lock held through another open file (flock locks
+// belong to the open file, so this process can play the other owner), and
+// leaves a free lock free.
+func TestClusterRunning(t *testing.T) {
+	old := clusterLockPath
+	t.Cleanup(func() { clusterLockPath = old })
+	clusterLockPath = filepath.Join(t.TempDir(), "lock")
+	if clusterRunning() {
+		t.Error("no lock file: want no cluster")
+	}
+	f, err := os.OpenFile(clusterLockPath, os.O_CREATE|os.O_RDWR, 0o666)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if clusterRunning() {
+		t.Error("free lock: want no cluster")
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		t.Fatalf("clusterRunning left the lock taken: %v", err)
+	}
+	if !clusterRunning() {
+		t.Error("held lock: want a running cluster")
+	}
+	syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	if clusterRunning() {
+		t.Error("released lock: want no cluster")
+	}
+}
