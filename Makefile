@@ -29,3 +29,28 @@ images:
 
 clean:
 	rm -rf bin results
+
+# Nightly CI: the cluster experiments at the papers' scale (STORMLAB_PROFILE=full) into
+# results/nightly-YYYYMMDD/<experiment>/, then `stormlab compare` against results/nightly-baseline
+# (if present; make a night the baseline with `ln -sfn nightly-YYYYMMDD results/nightly-baseline`).
+# Fails if an experiment fails or a metric regressed significantly (Welch, 95%) by more than
+# NIGHTLY_THRESHOLD. The comparison is kept in the night's folder as compare.md.
+NIGHTLY_EXPERIMENTS ?= smoke comm-cost kpart-cluster deadline
+NIGHTLY_THRESHOLD ?= 0.05
+NIGHTLY_DIR ?= results/nightly-$(shell date -u +%Y%m%d)
+NIGHTLY_BASELINE ?= results/nightly-baseline
+.PHONY: nightly
+nightly: setup build
+	@mkdir -p $(NIGHTLY_DIR); rc=0; \
+	for e in $(NIGHTLY_EXPERIMENTS); do \
+	  STORMLAB_PROFILE=full ./bin/stormlab experiment $$e --out $(NIGHTLY_DIR) || { echo "nightly: $$e failed"; rc=1; }; \
+	done; \
+	if [ -d $(NIGHTLY_BASELINE) ]; then \
+	  ./bin/stormlab compare $(NIGHTLY_BASELINE) $(NIGHTLY_DIR) --threshold $(NIGHTLY_THRESHOLD) \
+	    --fail-on-regression --format markdown > $(NIGHTLY_DIR)/compare.md || rc=1; \
+	  cat $(NIGHTLY_DIR)/compare.md; \
+	else \
+	  echo "nightly: no $(NIGHTLY_BASELINE) to compare with; to make this night the baseline:"; \
+	  echo "  ln -sfn $(notdir $(NIGHTLY_DIR)) results/nightly-baseline"; \
+	fi; \
+	exit $$rc
