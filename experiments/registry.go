@@ -15,6 +15,9 @@ func List() []*Spec {
 		PartitionDensity(),
 		SPDAllocation(),
 		Smoke(),
+		CommCost(),
+		KPartCluster(),
+		Deadline(),
 		// Add new experiments here (one constructor per experiment file).
 	}
 	sort.Slice(l, func(i, j int) bool { return l[i].Name < l[j].Name })

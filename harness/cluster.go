@@ -24,6 +24,9 @@ type ClusterSpec struct {
 	Logf    func(format string, args ...any)
 	// Extra options for infra/docker.Run (e.g. explicit supervisors).
 	Options []docker.Option
+	// ServiceArgs are extra scheduler-service flags (e.g.
+	// "--reschedule-every", "20s"), after --scheduler, --seed and --mul.
+	ServiceArgs []string
 }
 
 // dockerCluster adapts infra/docker.Cluster to the Cluster the run loop needs.
@@ -76,7 +79,7 @@ func RunOnNewCluster(ctx context.Context, cs ClusterSpec, spec RunSpec) (res *Ru
 	opts := []docker.Option{
 		docker.WithProfile(orDefault(cs.Profile, docker.DefaultProfile)),
 		docker.WithScheduler(class),
-		docker.WithService("", "--scheduler", svcScheduler, "--seed", strconv.FormatUint(cs.Seed, 10), "--mul", strconv.Itoa(cs.Mul)),
+		docker.WithService("", append([]string{"--scheduler", svcScheduler, "--seed", strconv.FormatUint(cs.Seed, 10), "--mul", strconv.Itoa(cs.Mul)}, cs.ServiceArgs...)...),
 		docker.WithLogf(cs.Logf),
 	}
 	if cs.DelayMs > 0 {

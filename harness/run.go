@@ -86,6 +86,11 @@ type RunResult struct {
 	StartS       float64                 `json:"cluster_start_s,omitempty"` // ZooKeeper up -> supervisors registered
 	MeasureFrom  int64                   `json:"measure_from_ms"`
 	MeasureTo    int64                   `json:"measure_to_ms"`
+	// DatasetS is set by bounded runs (Session.RunBounded): seconds from
+	// the start of the first report interval with acks to the last report
+	// with acks, i.e. the time to process the whole dataset (resolution:
+	// one report interval).
+	DatasetS float64 `json:"dataset_s,omitempty"`
 }
 
 // Run submits the topology, waits until every executor runs, warms up,
