@@ -35,10 +35,9 @@ type Suite struct {
 func Suites() []Suite {
 	return []Suite{{
 		Name:        "default",
-		Description: "the in-process experiments of `make experiment` (K-PART paper Figs. 5-7)",
+		Description: "`make experiment`: the K-PART paper's partition experiments (Figs. 5-7), SPD allocation, and the real-cluster smoke run",
 		Experiments: []string{
-			"kpart-mul", "partition-k", "partition-density",
-			// The cluster smoke run goes here.
+			"kpart-mul", "partition-k", "partition-density", "spd", "smoke",
 		},
 	}}
 }
