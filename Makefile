@@ -15,7 +15,8 @@ build:
 
 test: setup
 	go vet ./...
-	go test -count=1 -timeout 60m ./...
+	# -p 1: packages one after another, so cluster tests never wait on each other's cluster lock.
+	go test -p 1 -count=1 -timeout 80m ./...
 
 experiment: setup build
 	./bin/stormlab experiment default --out results
