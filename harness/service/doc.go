@@ -28,4 +28,9 @@
 //   - Worker reports older than three report intervals (at least 30 s)
 //     before the topology's newest report no longer count for the load
 //     table, so a moved worker's old numbers fade out.
+//   - The per-task monitor's clock (Load.NowMs, "Now" of eq. 1 in
+//     002_39f4f6839cbfd73d.txt) counts milliseconds since the topology's
+//     earliest reported interval began; every task's T_start is 0 on it.
+//     Per-task memory and tuple size are not measured (TaskLoad.MemoryMB and
+//     TupleSize stay 0: the schedulers use their defaults).
 package service

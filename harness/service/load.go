@@ -18,8 +18,11 @@ type workerKey struct {
 
 // topoMeasure is what the workers of one topology reported.
 type topoMeasure struct {
-	latest    map[workerKey]*protocol.WorkerReport // newest report per worker
-	newestMs  int64
+	latest   map[workerKey]*protocol.WorkerReport // newest report per worker
+	newestMs int64
+	// startMs is when the earliest reported interval began (TimeMs -
+	// IntervalS): the origin of the monitor's clock (see monitorNowMs).
+	startMs   int64
 	acked     int64
 	failed    int64
 	traffic   map[[2]int]int64
@@ -61,6 +64,9 @@ func (m *measurements) add(r *protocol.WorkerReport) {
 	t.latest[workerKey{r.Host, r.Port}] = &rc
 	if r.TimeMs > t.newestMs {
 		t.newestMs = r.TimeMs
+	}
+	if begin := r.TimeMs - int64(r.IntervalS*1000); t.startMs == 0 || begin < t.startMs {
+		t.startMs = begin
 	}
 	t.acked += r.Acked
 	t.failed += r.Failed
@@ -141,6 +147,21 @@ func (m *measurements) rates(id string) *rates {
 		}
 	}
 	return r
+}
+
+// monitorNowMs is "Now" of the per-task monitor (Load.NowMs, eq. 1 of
+// 002_39f4f6839cbfd73d.txt) for topology id: milliseconds since its
+// earliest reported interval began. The monitor's clock starts there and
+// every task's T_start is 0 on it (Storm starts a topology's executors
+// together; TaskLoad.StartMs stays 0), so eq. 1's Now / (T_start + T_dline)
+// is elapsed time over the deadline: larger for closer deadlines, 0 for
+// tasks without one. 0 before any report.
+func (m *measurements) monitorNowMs(id string, now int64) int64 {
+	t := m.topos[id]
+	if t == nil || t.startMs == 0 || now <= t.startMs {
+		return 0
+	}
+	return now - t.startMs
 }
 
 // taskSupervisors maps every task of t to the supervisor running it.

@@ -157,7 +157,7 @@ func (s *Service) Schedule(ctx context.Context, snap *protocol.Snapshot) (*proto
 				Current:  currentAssignment(t, j.ix),
 			}
 			if len(loadNodes) > 0 || !r.empty() {
-				j.p.Load = &schedulers.Load{Nodes: loadNodes, Tasks: taskLoad(t, j.ix, r)}
+				j.p.Load = &schedulers.Load{Nodes: loadNodes, Tasks: taskLoad(t, j.ix, r), NowMs: s.m.monitorNowMs(t.ID, start.UnixMilli())}
 			}
 			j.since = s.lastDecided[t.ID]
 		}
