@@ -126,7 +126,7 @@ func newRunCmd() *cobra.Command {
 	f.DurationVar(&o.measure, "measure", o.measure, "measurement window")
 	f.IntVar(&o.delayMs, "delay-ms", 0, "emulated network delay between nodes, ms (0 = none)")
 	f.Uint64Var(&o.seed, "seed", o.seed, "scheduler seed")
-	f.IntVar(&o.mul, "mul", 0, "K-PART balance multiplier (0 = the scheduler's default)")
+	f.IntVar(&o.mul, "mul", 0, "K-PART balance multiplier Mul (0 = no balance adjustment, as in the smoke experiment)")
 	f.StringVar(&o.out, "out", "", "folder for the raw run (run.json, reports.jsonl); none when empty")
 	f.StringVar(&o.format, "format", o.format, "output format: table or json")
 	return cmd
