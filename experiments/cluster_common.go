@@ -36,16 +36,30 @@ type ClusterProfile struct {
 
 	// kpart-cluster
 	KPartWarmUp, KPartMeasure, KPartStep time.Duration
-	KPartWorkers, KPartParallelism      int
-	KPartReschedule                     time.Duration
+	KPartWorkers, KPartParallelism       int
+	KPartReschedule                      time.Duration
 
 	// deadline
 	DeadlineWorkers, DeadlineParallelism int
-	WordCountMB, KMeansMB                []float64 // two data sizes each
+	WordCountMB, KMeansMB                []float64 // data sizes (full: two each; quick: one)
 	LoadPercents                         []float64 // background CPU loads
 	LoadMB                               float64   // dataset of the load runs (WordCount and k-means)
 	DeadlineMs                           int
 	DeadlineMaxRun                       time.Duration
+
+	// WorkerOpts are extra worker JVM options. quick uses the C1 compiler
+	// only (-XX:TieredStopAtLevel=1): worker start-up on 0.25-1 core
+	// quotas is dominated by JIT compilation, and every scheduler gets
+	// the same JVM.
+	WorkerOpts string
+}
+
+// workerArgs are the topology flags for WorkerOpts.
+func (p ClusterProfile) workerArgs() []string {
+	if p.WorkerOpts == "" {
+		return nil
+	}
+	return []string{"--worker-childopts", p.WorkerOpts}
 }
 
 // ClusterProfileNamed returns the named profile ("quick" or "full").
@@ -54,13 +68,14 @@ func ClusterProfileNamed(name string) (ClusterProfile, error) {
 	case "", "quick":
 		return ClusterProfile{
 			Name: "quick", Reps: 1,
-			CommWarmUp: 15 * time.Second, CommMeasure: 30 * time.Second, CommDelayMs: 2,
-			KPartWarmUp: 10 * time.Second, KPartMeasure: 60 * time.Second, KPartStep: 10 * time.Second,
-			KPartWorkers: 4, KPartParallelism: 2, KPartReschedule: 20 * time.Second,
+			CommWarmUp: 5 * time.Second, CommMeasure: 20 * time.Second, CommDelayMs: 2,
+			KPartWarmUp: 5 * time.Second, KPartMeasure: 40 * time.Second, KPartStep: 10 * time.Second,
+			KPartWorkers: 4, KPartParallelism: 2, KPartReschedule: 15 * time.Second,
 			DeadlineWorkers: 4, DeadlineParallelism: 2,
-			WordCountMB: []float64{0.5, 1}, KMeansMB: []float64{0.5, 1},
+			WordCountMB: []float64{0.5}, KMeansMB: []float64{0.5},
 			LoadPercents: []float64{20, 50, 80}, LoadMB: 0.5,
 			DeadlineMs: 1000, DeadlineMaxRun: 4 * time.Minute,
+			WorkerOpts: "-XX:TieredStopAtLevel=1",
 		}, nil
 	case "full":
 		return ClusterProfile{

@@ -65,7 +65,7 @@ func Deadline() *Spec {
 		Name:        "deadline",
 		Description: "deadline-aware dynamic scheduler vs R-Storm vs adaptive on a heterogeneous cluster: dataset processing time, QoS rate, deadline misses; and under background CPU load",
 		Source:      "002_39f4f6839cbfd73d.txt sec. 4 Figs. 7-10",
-		Setup:       "profile " + deadlineProfile + " (supervisors of 0.25, 0.5, 0.5, 1.0 cores); WordCount and k-means (k 8, 16 dims) streamed once over two dataset sizes (quick: 0.5 and 1 MB; full: 8 and 16 MB), W workers, parallelism P (quick 4/2, full 8/4), deadline 1,000 ms, reports every 1 s; schedulers deadline and adaptive (Go, bridge), storm-ras (native); then the deadline scheduler under background CPU load 20/50/80% of each supervisor's quota (quick: WordCount only; full: both); x = dataset size (MB), or background load (%) for the \"under load\" series; one cluster per scheduler, runs sequential (topology killed and workers gone before the next); quick 1 repetition, full 3. Extra files: node-qos.md/csv (QoS per node, Fig. 10), load-*.png/svg (Figs. 7-8).",
+		Setup:       "profile " + deadlineProfile + " (supervisors of 0.25, 0.5, 0.5, 1.0 cores); WordCount and k-means (k 8, 16 dims) streamed once over two dataset sizes in full (8 and 16 MB; quick: one size, 0.5 MB, C1-only worker JVMs), W workers, parallelism P (quick 4/2, full 8/4), deadline 1,000 ms, reports every 1 s; schedulers deadline and adaptive (Go, bridge), storm-ras (native); then the deadline scheduler under background CPU load 20/50/80% of each supervisor's quota (quick: WordCount only; full: both); x = dataset size (MB), or background load (%) for the \"under load\" series; one cluster per scheduler, runs sequential (topology killed and workers gone before the next); quick 1 repetition, full 3. Extra files: node-qos.md/csv (QoS per node, Fig. 10), load-*.png/svg (Figs. 7-8).",
 		SeriesLabel: "scheduler / query",
 		XName:       "size_mb_or_load_pct",
 		XLabel:      "dataset size (MB); background load (%) for the \"under load\" series",
@@ -106,6 +106,7 @@ func runDeadline(ctx context.Context, env Env) (*Results, error) {
 					"--size-mb", FormatX(size), "--deadline-ms", strconv.Itoa(prof.DeadlineMs), "--report-interval-secs", "1",
 					"--seed", strconv.Itoa(rep + 1),
 					"--conf", "topology.component.cpu.pcore.percent=5", "--conf", "topology.component.resources.onheap.memory.mb=64"}
+				args = append(args, prof.workerArgs()...)
 				t, err := harness.StormTopology(topo, name, args...)
 				if err != nil {
 					return err

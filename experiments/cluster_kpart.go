@@ -43,7 +43,7 @@ func KPartCluster() *Spec {
 		Name:        "kpart-cluster",
 		Description: "dynamic K-PART vs online (T-PART) vs EvenScheduler on WordCount: balance, inter-node rate, latency, throughput over time",
 		Source:      "000_1e4e00aeded315e8.txt sec. 4 Figs. 8-11",
-		Setup:       "profile " + kpartProfile + " (4 supervisors of 0.5 cores); WordCount (sentence -> split -> count -> report, unpaced, max.spout.pending 1000) with W workers and parallelism P (quick: 4 and 2; full: the paper's 8 and 4); kpart-dynamic and online through the bridge (service reschedule period from the profile), storm-even native; time series every 10 s (series-*.png/svg, series.csv); table = second half of the measurement window; quick: 1 repetition, 10 s warm-up, 60 s measurement; full: 3 repetitions, 30 s + 300 s.",
+		Setup:       "profile " + kpartProfile + " (4 supervisors of 0.5 cores); WordCount (sentence -> split -> count -> report, unpaced, max.spout.pending 1000) with W workers and parallelism P (quick: 4 and 2; full: the paper's 8 and 4); kpart-dynamic and online through the bridge (service reschedule period from the profile), storm-even native; time series every 10 s (series-*.png/svg, series.csv); table = second half of the measurement window; quick: 1 repetition, 5 s warm-up, 40 s measurement, C1-only worker JVMs; full: 3 repetitions, 30 s + 300 s.",
 		SeriesLabel: "scheduler",
 		XName:       "workers",
 		XLabel:      "workers",
@@ -66,7 +66,8 @@ func runKPartCluster(ctx context.Context, env Env) (*Results, error) {
 			for rep := 0; rep < prof.Reps; rep++ {
 				name := fmt.Sprintf("kpc-%s-r%d", sched, rep)
 				topo, err := harness.StormTopology("wordcount", name, "--workers", strconv.Itoa(prof.KPartWorkers),
-					"--parallelism", strconv.Itoa(prof.KPartParallelism), "--seed", strconv.Itoa(rep+1))
+					"--parallelism", strconv.Itoa(prof.KPartParallelism), "--seed", strconv.Itoa(rep+1), "--report-interval-secs", "2")
+				topo.Args = append(topo.Args, prof.workerArgs()...)
 				if err != nil {
 					return err
 				}
