@@ -167,7 +167,7 @@ func runOnce(ctx context.Context, o runOptions, stdout, stderr io.Writer) error 
 			fmt.Fprintf(stderr, "--- last log lines ---\n%s\n", strings.TrimRight(logs, "\n"))
 		}
 		if errors.Is(err, context.Canceled) {
-			return failed(fmt.Errorf("run interrupted; the cluster was removed (%s)", oneLine(msg)))
+			return failed(fmt.Errorf("run interrupted; every container it had started was removed (%s)", oneLine(msg)))
 		}
 		return failed(errors.New(msg))
 	}
