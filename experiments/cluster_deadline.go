@@ -101,7 +101,8 @@ func runDeadline(ctx context.Context, env Env) (*Results, error) {
 		cs := harness.ClusterSpec{Profile: deadlineProfile, Seed: 1}
 		err := withSession(ctx, env, cs, sched, func(s *harness.Session) error {
 			run := func(topo string, size float64, rep int, series string, x float64, tag string) error {
-				name := fmt.Sprintf("dl-%s-%s-%s-r%d", sched, topo, tag, rep)
+				// Storm topology names must not contain '.', '/', ':' or '\\'.
+				name := strings.NewReplacer(".", "p", "/", "-", ":", "-").Replace(fmt.Sprintf("dl-%s-%s-%s-r%d", sched, topo, tag, rep))
 				args := []string{"--workers", strconv.Itoa(prof.DeadlineWorkers), "--parallelism", strconv.Itoa(prof.DeadlineParallelism),
 					"--size-mb", FormatX(size), "--deadline-ms", strconv.Itoa(prof.DeadlineMs), "--report-interval-secs", "1",
 					"--seed", strconv.Itoa(rep + 1),
