@@ -29,6 +29,10 @@ func Save(dir string, r *RunResult) error {
 		if err := tmp.Close(); err != nil {
 			return fmt.Errorf("save run %s: %w", name, err)
 		}
+		// CreateTemp makes 0600 files; results are for sharing.
+		if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+			return fmt.Errorf("save run %s: %w", name, err)
+		}
 		return os.Rename(tmp.Name(), filepath.Join(dir, name))
 	}
 	if err := write("reports.jsonl", func(e *json.Encoder) error {
