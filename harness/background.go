@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"time"
 )
 
 // Background CPU load in the supervisor containers, for the deadline
@@ -41,13 +42,20 @@ func loadScript(busyMs int) string {
 }
 
 // StartBackgroundLoad starts a load of percent (0-100) of each supervisor's
-// CPU quota in every supervisor of the session. 0 does nothing.
+// CPU quota in every supervisor of the session. 0 does nothing. It first
+// waits until the previous run's topology and workers are gone, so the
+// load does not slow down their shutdown.
 func (s *Session) StartBackgroundLoad(ctx context.Context, percent float64) error {
 	if percent < 0 || percent > 100 {
 		return fmt.Errorf("background load %.0f%% out of range [0, 100]", percent)
 	}
 	if percent == 0 {
 		return nil
+	}
+	if s.runs > 0 {
+		if err := s.WaitIdle(ctx, 2*time.Minute); err != nil {
+			return fmt.Errorf("before background load: %w", err)
+		}
 	}
 	for _, sup := range s.c.Supervisors() {
 		cores := percent / 100 * sup.Spec.CPUs
@@ -64,10 +72,11 @@ func (s *Session) StartBackgroundLoad(ctx context.Context, percent float64) erro
 }
 
 // StopBackgroundLoad kills every load loop started in the session's
-// supervisors.
+// supervisors (by process group: "kill -TERM -PGID"; dash, the image's
+// sh, rejects "kill -- -PGID").
 func (s *Session) StopBackgroundLoad(ctx context.Context) error {
 	var errs []error
-	script := fmt.Sprintf(`[ -f %[1]s ] || exit 0; for p in $(cat %[1]s); do kill -TERM -- -$p 2>/dev/null; done; rm -f %[1]s`, loadPidFile)
+	script := fmt.Sprintf(`[ -f %[1]s ] || exit 0; for p in $(cat %[1]s); do kill -TERM -$p 2>/dev/null; done; rm -f %[1]s`, loadPidFile)
 	for _, h := range s.Hosts() {
 		if code, out, err := s.c.Exec(context.WithoutCancel(ctx), h, "sh", "-c", script); err != nil || code != 0 {
 			errs = append(errs, errors.Join(err, fmt.Errorf("stop background load on %s: exit %d: %s", h, code, out)))
