@@ -144,6 +144,13 @@ func (s *Service) Schedule(ctx context.Context, snap *protocol.Snapshot) (*proto
 		j.ix, j.err = newExecIndex(t)
 		if j.err == nil {
 			execs += len(j.ix.execs)
+			cur := currentAssignment(t, j.ix)
+			if cur != nil && !s.dueForReschedule(t.ID, start) {
+				// Placed and not due: decide would not ask the scheduler,
+				// so skip building its graph (the costly part of a round
+				// for big topologies).
+				continue
+			}
 			r := s.m.rates(t.ID)
 			g := buildGraph(t, j.ix, r)
 			if err := g.Validate(); err != nil {
@@ -154,7 +161,7 @@ func (s *Service) Schedule(ctx context.Context, snap *protocol.Snapshot) (*proto
 				Graph:    g,
 				Cluster:  buildCluster(t, snap.Supervisors),
 				Workers:  t.NumWorkers,
-				Current:  currentAssignment(t, j.ix),
+				Current:  cur,
 			}
 			if len(loadNodes) > 0 || !r.empty() {
 				j.p.Load = &schedulers.Load{Nodes: loadNodes, Tasks: taskLoad(t, j.ix, r), NowMs: s.m.monitorNowMs(t.ID, start.UnixMilli())}
@@ -198,6 +205,17 @@ func (s *Service) Schedule(ctx context.Context, snap *protocol.Snapshot) (*proto
 		s.writeLog("decision", r)
 	}
 	return dec, nil
+}
+
+// dueForReschedule tells whether a placed topology may be rescheduled now:
+// the scheduler is Dynamic and its period has passed (or never started, in
+// which case decide starts it). Call with s.mu held.
+func (s *Service) dueForReschedule(id string, now time.Time) bool {
+	if _, ok := s.sched.(schedulers.Dynamic); !ok {
+		return false
+	}
+	since := s.lastDecided[id]
+	return since.IsZero() || now.Sub(since) >= s.every
 }
 
 // decide runs the scheduler for one topology. It returns the record to log
