@@ -22,6 +22,7 @@ import (
 // container and the network.
 type Session struct {
 	Scheduler string
+	logf      func(string, ...any)
 	c         *docker.Cluster
 	dc        *dockerCluster
 	runs      int
@@ -54,7 +55,10 @@ func StartSession(ctx context.Context, cs ClusterSpec, scheduler string) (*Sessi
 	if c == nil {
 		return nil, err
 	}
-	s := &Session{Scheduler: scheduler, c: c, dc: &dockerCluster{c: c}}
+	s := &Session{Scheduler: scheduler, c: c, dc: &dockerCluster{c: c}, logf: cs.Logf}
+	if s.logf == nil {
+		s.logf = func(string, ...any) {}
+	}
 	if err != nil {
 		return s, err
 	}
@@ -115,12 +119,25 @@ func (s *Session) WaitIdle(ctx context.Context, timeout time.Duration) error {
 	defer cancel()
 	ui := &UI{BaseURL: s.dc.ui}
 	var last string
+	var lingering time.Time
 	for {
 		idle, why := s.idle(ctx, ui)
 		if idle {
 			return nil
 		}
 		last = why
+		// Nimbus has forgotten the topology but a worker JVM is still up
+		// (seen on a 0.25-core supervisor after a migration): the
+		// supervisor should have killed it; after StragglerGrace we do,
+		// by pid, so the next run does not share the node with it.
+		if strings.HasPrefix(why, "worker JVMs still running") {
+			if lingering.IsZero() {
+				lingering = time.Now()
+			} else if time.Since(lingering) > StragglerGrace {
+				s.killStragglers(ctx)
+				lingering = time.Time{}
+			}
+		}
 		if err := pause(ctx, time.Second); err != nil {
 			return fmt.Errorf("cluster not idle after %s: %s", timeout, last)
 		}
@@ -131,6 +148,24 @@ func (s *Session) WaitIdle(ctx context.Context, timeout time.Duration) error {
 // which never lists itself; one process, cheap even on a 0.25-core
 // container under background load).
 const workerProbe = `pgrep -f 'org.apache.storm.daemon.worker.Worker'; true`
+
+// StragglerGrace is how long WaitIdle lets a worker JVM outlive its
+// topology before killing it.
+const StragglerGrace = 30 * time.Second
+
+// killStragglers kills (SIGKILL, by pid) the worker JVMs left on any
+// supervisor after their topology is gone.
+func (s *Session) killStragglers(ctx context.Context) {
+	for _, h := range s.Hosts() {
+		_, out, err := s.c.Exec(ctx, h, "sh", "-c", workerProbe)
+		pids := strings.Fields(out)
+		if err != nil || len(pids) == 0 {
+			continue
+		}
+		s.logf("cluster %s: killing worker JVMs left on %s after their topology ended: pids %s", s.c.ID, h, strings.Join(pids, ","))
+		s.c.Exec(ctx, h, append([]string{"kill", "-9"}, pids...)...)
+	}
+}
 
 func (s *Session) idle(ctx context.Context, ui *UI) (bool, string) {
 	var sum struct {
