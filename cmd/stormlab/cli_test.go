@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -111,7 +112,7 @@ func TestPartitionJSONHandChecked(t *testing.T) {
 	}
 	const tol = 1e-12
 	if got.Scheduler != "even" || got.K != 2 || got.Vertices != 4 || got.Edges != 4 ||
-		len(got.Parts) != 2 || !equalInts(got.Parts[0], []int{0, 2}) || !equalInts(got.Parts[1], []int{1, 3}) ||
+		len(got.Parts) != 2 || !slices.Equal(got.Parts[0], []int{0, 2}) || !slices.Equal(got.Parts[1], []int{1, 3}) ||
 		math.Abs(got.CutRate-0.5) > tol || math.Abs(got.Std-10) > tol || math.Abs(got.MaxDev-0.2) > tol || math.Abs(got.MaxOver-1.2) > tol {
 		t.Errorf("got %+v", got)
 	}
@@ -205,16 +206,4 @@ func TestExperimentCmd(t *testing.T) {
 			t.Errorf("missing %s: %v", f, err)
 		}
 	}
-}
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

@@ -1,10 +1,8 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -43,8 +41,8 @@ func newPartitionCmd() *cobra.Command {
 		Short: "Partition a weighted graph into k parts and print the parts and the K-PART paper's metrics",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if format != "json" && format != "table" {
-				return fmt.Errorf("unknown --format %q: use json or table", format)
+			if err := checkFormat(format); err != nil {
+				return err
 			}
 			if scheduler == "" {
 				return fmt.Errorf("--scheduler is required: choose one of %s", strings.Join(schedulers.Names(), ", "))
@@ -71,29 +69,16 @@ func newPartitionCmd() *cobra.Command {
 			if err != nil {
 				return failed(fmt.Errorf("%s partition: %w", scheduler, err))
 			}
-			if len(parts) != g.N() {
-				return failed(fmt.Errorf("%s returned %d part numbers for %d vertices (scheduler bug)", scheduler, len(parts), g.N()))
+			ids, err := idsByPart(g, parts, k)
+			if err != nil {
+				return failed(fmt.Errorf("%s %w (scheduler bug)", scheduler, err))
 			}
 			out := partitionOutput{Scheduler: scheduler, K: k, Seed: seed, Mul: mul, Vertices: g.N(), Edges: len(g.Edges),
-				Parts: make([][]int, k), PartWeights: schedulers.PartWeights(g, parts, k)}
-			for i := range out.Parts {
-				out.Parts[i] = []int{}
-			}
-			for v, pt := range parts {
-				if pt < 0 || pt >= k {
-					return failed(fmt.Errorf("%s put vertex %d in part %d, outside [0,%d) (scheduler bug)", scheduler, g.Vertices[v].ID, pt, k))
-				}
-				out.Parts[pt] = append(out.Parts[pt], g.Vertices[v].ID)
-			}
-			for _, ids := range out.Parts {
-				sort.Ints(ids)
-			}
+				Parts: ids, PartWeights: schedulers.PartWeights(g, parts, k)}
 			m := schedulers.Measure(g, parts, k)
 			out.CutRate, out.Std, out.MaxDev, out.MaxOver = m.CutRate, m.Std, m.MaxDev, m.MaxOver
 			if format == "json" {
-				enc := json.NewEncoder(cmd.OutOrStdout())
-				enc.SetIndent("", "  ")
-				return enc.Encode(out)
+				return writeJSON(cmd.OutOrStdout(), out)
 			}
 			return writePartitionTable(cmd.OutOrStdout(), out)
 		},
@@ -148,11 +133,7 @@ func writePartitionTable(w io.Writer, out partitionOutput) error {
 		Columns: []string{"part", "size", "weight", "vertices"},
 	}
 	for i, ids := range out.Parts {
-		s := make([]string, len(ids))
-		for j, id := range ids {
-			s[j] = strconv.Itoa(id)
-		}
-		t.AddRow(reports.Textf("%d", i), reports.Textf("%d", len(ids)), reports.Number(out.PartWeights[i]), reports.Text(strings.Join(s, " ")))
+		t.AddRow(reports.Textf("%d", i), reports.Textf("%d", len(ids)), reports.Number(out.PartWeights[i]), reports.Text(joinIDs(ids)))
 	}
 	if err := t.WriteText(w); err != nil {
 		return err

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -234,9 +233,7 @@ func roundsText(ms []float64) string {
 
 func (row runRow) write(w io.Writer, format string) error {
 	if format == "json" {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(row)
+		return writeJSON(w, row)
 	}
 	t := &reports.Table{
 		Title: fmt.Sprintf("stormlab run: %s on %s (%s)", row.Scheduler, row.Topology, row.Profile),

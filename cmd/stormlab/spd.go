@@ -1,10 +1,8 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -44,8 +42,8 @@ func newSPDCmd() *cobra.Command {
 		Short: "Allocate an SPD streaming graph onto C resources; print its streaming cost and the continuous lower bound",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if format != "json" && format != "table" {
-				return fmt.Errorf("unknown --format %q: use json or table", format)
+			if err := checkFormat(format); err != nil {
+				return err
 			}
 			if graphSpec == "" {
 				return fmt.Errorf("--graph is required: an SPD graph JSON file or random:N")
@@ -75,22 +73,13 @@ func newSPDCmd() *cobra.Command {
 			if err != nil {
 				return failed(fmt.Errorf("%s allocation: %w", scheduler, err))
 			}
-			if len(parts) != s.Graph.N() {
-				return failed(fmt.Errorf("%s returned %d resources for %d tasks (scheduler bug)", scheduler, len(parts), s.Graph.N()))
+			ids, err := idsByPart(s.Graph, parts, resources)
+			if err != nil {
+				return failed(fmt.Errorf("%s %w (scheduler bug)", scheduler, err))
 			}
 			out := spdOutput{Scheduler: scheduler, Resources: resources, Seed: seed, Tasks: s.Graph.N(), Edges: len(s.Graph.Edges),
-				Parts: make([][]int, resources)}
-			for i := range out.Parts {
-				out.Parts[i] = []int{}
-			}
-			for v, r := range parts {
-				if r < 0 || r >= resources {
-					return failed(fmt.Errorf("%s put task %d on resource %d, outside [0,%d) (scheduler bug)", scheduler, s.Graph.Vertices[v].ID, r, resources))
-				}
-				out.Parts[r] = append(out.Parts[r], s.Graph.Vertices[v].ID)
-			}
+				Parts: ids}
 			for _, ids := range out.Parts {
-				sort.Ints(ids)
 				if len(ids) > 0 {
 					out.ResourcesUsed++
 				}
@@ -106,9 +95,7 @@ func newSPDCmd() *cobra.Command {
 				out.Ratio = out.StreamingCost / out.LowerBound
 			}
 			if format == "json" {
-				enc := json.NewEncoder(cmd.OutOrStdout())
-				enc.SetIndent("", "  ")
-				return enc.Encode(out)
+				return writeJSON(cmd.OutOrStdout(), out)
 			}
 			return writeSPDTable(cmd.OutOrStdout(), out)
 		},
@@ -148,11 +135,7 @@ func writeSPDTable(w io.Writer, out spdOutput) error {
 		Columns: []string{"resource", "tasks", "task ids"},
 	}
 	for i, ids := range out.Parts {
-		s := make([]string, len(ids))
-		for j, id := range ids {
-			s[j] = strconv.Itoa(id)
-		}
-		t.AddRow(reports.Textf("%d", i), reports.Textf("%d", len(ids)), reports.Text(strings.Join(s, " ")))
+		t.AddRow(reports.Textf("%d", i), reports.Textf("%d", len(ids)), reports.Text(joinIDs(ids)))
 	}
 	if err := t.WriteText(w); err != nil {
 		return err

@@ -1,10 +1,7 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
-	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -12,27 +9,10 @@ import (
 	"testing"
 )
 
-// spdCLI runs `stormlab spd args...` the way execute does (one-line error,
-// exit 1 for run failures, 2 for bad input), without the root command,
-// which another file owns.
+// spdCLI runs `stormlab spd args...` through the command tree.
 func spdCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
-	var out, errb bytes.Buffer
-	cmd := newSPDCmd()
-	cmd.SilenceUsage, cmd.SilenceErrors = true, true
-	cmd.SetOut(&out)
-	cmd.SetErr(&errb)
-	cmd.SetArgs(args)
-	err := cmd.ExecuteContext(context.Background())
-	if err == nil {
-		return exitOK, out.String(), errb.String()
-	}
-	errb.WriteString("stormlab: " + oneLine(err.Error()) + "\n")
-	var rf runFailure
-	if errors.As(err, &rf) {
-		return exitFailed, out.String(), errb.String()
-	}
-	return exitBadInput, out.String(), errb.String()
+	return cli(t, append([]string{"spd"}, args...)...)
 }
 
 func TestSPDCmdHandChecked(t *testing.T) {
