@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 
 	"github.com/stormlab/stormlab/topologies"
@@ -209,27 +210,6 @@ func EstimateAssignment(g *topologies.Graph, c *Cluster, a *Assignment) Estimate
 		e.NodeStd = math.Sqrt(ss / float64(len(xs)))
 	}
 	return e
-}
-
-// slotNodes returns the nodes with at least one slot, by CPU capacity
-// (largest first), then slot count, then id.
-func slotNodes(c *Cluster) []Node {
-	var nodes []Node
-	for _, nd := range c.Nodes {
-		if len(nd.Ports) > 0 {
-			nodes = append(nodes, nd)
-		}
-	}
-	sort.SliceStable(nodes, func(a, b int) bool {
-		if nodes[a].CPU != nodes[b].CPU {
-			return nodes[a].CPU > nodes[b].CPU
-		}
-		if len(nodes[a].Ports) != len(nodes[b].Ports) {
-			return len(nodes[a].Ports) > len(nodes[b].Ports)
-		}
-		return nodes[a].ID < nodes[b].ID
-	})
-	return nodes
 }
 
 // place runs f, g and the equalisation. It returns the assignment and, per
@@ -539,7 +519,7 @@ func migrationPlan(g *topologies.Graph, cur, a *Assignment) ([]WorkerMove, [][]i
 	var moves []WorkerMove
 	for w, sl := range a.Workers {
 		execs := newM[sl]
-		if old, ok := curM[sl]; ok && equalInts(old, execs) {
+		if old, ok := curM[sl]; ok && slices.Equal(old, execs) {
 			continue
 		}
 		cpu := 0.0
@@ -573,18 +553,6 @@ func migrationPlan(g *topologies.Graph, cur, a *Assignment) ([]WorkerMove, [][]i
 		}
 	}
 	return moves, batches, stop
-}
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // ComponentParallelism is one component's line of the recommendation.

@@ -68,3 +68,25 @@ func (s PartitionScheduler) Schedule(ctx context.Context, p *Problem) (*Assignme
 	}
 	return &Assignment{Workers: slots, Executors: parts}, nil
 }
+
+// slotNodes returns the nodes with at least one slot, by CPU capacity
+// (largest first), then slot count, then id: the node order of the
+// schedulers that give big nodes the heavy work (kpart-dynamic, tstorm).
+func slotNodes(c *Cluster) []Node {
+	var nodes []Node
+	for _, nd := range c.Nodes {
+		if len(nd.Ports) > 0 {
+			nodes = append(nodes, nd)
+		}
+	}
+	sort.SliceStable(nodes, func(a, b int) bool {
+		if nodes[a].CPU != nodes[b].CPU {
+			return nodes[a].CPU > nodes[b].CPU
+		}
+		if len(nodes[a].Ports) != len(nodes[b].Ports) {
+			return len(nodes[a].Ports) > len(nodes[b].Ports)
+		}
+		return nodes[a].ID < nodes[b].ID
+	})
+	return nodes
+}

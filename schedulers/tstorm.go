@@ -135,24 +135,10 @@ func (s *TStorm) Partition(ctx context.Context, g *topologies.Graph, k int) ([]i
 
 // Schedule implements Scheduler with T-Storm's one worker per node.
 func (s *TStorm) Schedule(ctx context.Context, p *Problem) (*Assignment, error) {
-	var nodes []Node
-	for _, nd := range p.Cluster.Nodes {
-		if len(nd.Ports) > 0 {
-			nodes = append(nodes, nd)
-		}
-	}
+	nodes := slotNodes(&p.Cluster) // CPU capacity first, then slots, then id
 	if len(nodes) == 0 {
 		return nil, errors.New("tstorm: the cluster has no worker slots: add supervisors with ports")
 	}
-	sort.SliceStable(nodes, func(a, b int) bool {
-		if nodes[a].CPU != nodes[b].CPU {
-			return nodes[a].CPU > nodes[b].CPU
-		}
-		if len(nodes[a].Ports) != len(nodes[b].Ports) {
-			return len(nodes[a].Ports) > len(nodes[b].Ports)
-		}
-		return nodes[a].ID < nodes[b].ID
-	})
 	k := min(p.Workers, len(nodes), p.Graph.N())
 	if err := CheckK(k, p.Graph.N()); err != nil {
 		return nil, fmt.Errorf("tstorm: %w", err)
