@@ -38,19 +38,14 @@ var adaptiveInfo = Info{
 	Description: "Fan et al.'s adaptive scheduler: traffic-greedy static placement, CPU-threshold migration",
 	Source:      "J. Fan et al. as described in 002_39f4f6839cbfd73d.txt sec. 2 [13]",
 	New: func(o Options) (Scheduler, error) {
-		if o.Theta < 0 || o.Theta > 1 {
-			return nil, fmt.Errorf("adaptive: theta = %v: need 0 < theta <= 1 (0 means 0.8)", o.Theta)
+		if err := checkTheta("adaptive", o.Theta); err != nil {
+			return nil, err
 		}
 		return Adaptive{Theta: o.Theta}, nil
 	},
 }
 
-func (s Adaptive) theta() float64 {
-	if s.Theta <= 0 {
-		return 0.8
-	}
-	return s.Theta
-}
+func (s Adaptive) theta() float64 { return thetaOrDefault(s.Theta) }
 
 // traffic returns per-edge traffic (weight x tuple size) by edge index.
 func adaptiveTraffic(p *Problem) []float64 {

@@ -62,8 +62,8 @@ var deadlineInfo = Info{
 	Description: "deadline- and load-type-aware dynamic scheduler (decision tree over CPU/memory load; R-Storm static placement)",
 	Source:      "002_39f4f6839cbfd73d.txt (Dynamic Task Scheduling Scheme for Real-Time Stream Data in Storm)",
 	New: func(o Options) (Scheduler, error) {
-		if o.Theta < 0 || o.Theta > 1 {
-			return nil, fmt.Errorf("deadline: theta = %v: need 0 < theta <= 1 (0 means 0.8)", o.Theta)
+		if err := checkTheta("deadline", o.Theta); err != nil {
+			return nil, err
 		}
 		return Deadline{Theta: o.Theta}, nil
 	},
@@ -100,12 +100,7 @@ type DeadlineDecision struct {
 	Assignment    *Assignment `json:"-"`
 }
 
-func (d Deadline) theta() float64 {
-	if d.Theta <= 0 {
-		return 0.8
-	}
-	return d.Theta
-}
+func (d Deadline) theta() float64 { return thetaOrDefault(d.Theta) }
 
 func (d Deadline) alpha() float64 {
 	if d.Alpha <= 0 {

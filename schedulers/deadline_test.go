@@ -232,8 +232,12 @@ func TestDeadlineStaticAndInitial(t *testing.T) {
 	if err != nil || dec.Type != LoadNone || dec.Assignment != a {
 		t.Fatalf("no load: type %v err %v, want none and the same assignment", dec.Type, err)
 	}
-	if _, err := deadlineInfo.New(Options{Theta: 1.5}); err == nil {
-		t.Fatal("theta 1.5 accepted")
+	for _, info := range []Info{deadlineInfo, adaptiveInfo} {
+		for _, theta := range []float64{1.5, -0.1, math.NaN()} {
+			if _, err := info.New(Options{Theta: theta}); err == nil {
+				t.Fatalf("%s: theta %v accepted", info.Name, theta)
+			}
+		}
 	}
 }
 

@@ -13,7 +13,7 @@ type Options struct {
 	Mul            int     // K-PART balance-adjustment iteration multiplier
 	Alpha          float64 // K-PART slack over the expected subset weight
 	WeightVertices bool    // M-PART: pass vertex weights to METIS (the paper uses none)
-	Theta          float64 // deadline scheduler's load threshold (default 0.8)
+	Theta          float64 // deadline and adaptive schedulers' load threshold in [0,1] (0 means 0.8)
 	Consolidation  float64 // T-Storm consolidation factor gamma >= 1 (0 means 1: use all workers)
 }
 
@@ -63,4 +63,25 @@ func New(name string, o Options) (Scheduler, error) {
 		return nil, err
 	}
 	return i.New(o)
+}
+
+// defaultTheta is the load threshold of the deadline and adaptive
+// schedulers when Options.Theta is 0: the 80% of 002_39f4f6839cbfd73d.txt.
+const defaultTheta = 0.8
+
+// checkTheta rejects a load threshold outside [0,1] (NaN included) for the
+// scheduler called name.
+func checkTheta(name string, theta float64) error {
+	if !(theta >= 0 && theta <= 1) {
+		return fmt.Errorf("%s: theta = %v: need 0 < theta <= 1 (0 means %v)", name, theta, defaultTheta)
+	}
+	return nil
+}
+
+// thetaOrDefault returns theta, or defaultTheta when it is not positive.
+func thetaOrDefault(theta float64) float64 {
+	if theta <= 0 {
+		return defaultTheta
+	}
+	return theta
 }
