@@ -72,6 +72,9 @@ func adaptiveTraffic(p *Problem) []float64 {
 // Schedule implements Scheduler (the static placement). With a current
 // assignment and a load it returns Reschedule's assignment.
 func (s Adaptive) Schedule(ctx context.Context, p *Problem) (*Assignment, error) {
+	if err := p.checkGraph("adaptive"); err != nil {
+		return nil, err
+	}
 	if p.Current != nil && p.Load != nil {
 		a, _, err := s.Reschedule(ctx, p)
 		return a, err
@@ -155,6 +158,9 @@ func (s Adaptive) Reschedule(ctx context.Context, p *Problem) (*Assignment, bool
 	}
 	if p.Load == nil {
 		return p.Current, false, nil
+	}
+	if err := p.checkGraph("adaptive"); err != nil {
+		return nil, false, err
 	}
 	if err := p.Current.Validate(p.Graph, &p.Cluster); err != nil {
 		return nil, false, fmt.Errorf("adaptive: current assignment: %w", err)

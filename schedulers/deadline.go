@@ -164,6 +164,9 @@ func (d Deadline) Decide(p *Problem) (*DeadlineDecision, error) {
 	if p.Current == nil || p.Load == nil {
 		return nil, fmt.Errorf("deadline: a decision needs the current assignment and a load table")
 	}
+	if err := p.checkGraph("deadline"); err != nil {
+		return nil, err
+	}
 	if err := p.Current.Validate(p.Graph, &p.Cluster); err != nil {
 		return nil, fmt.Errorf("deadline: current assignment: %w", err)
 	}

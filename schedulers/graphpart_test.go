@@ -172,3 +172,36 @@ func TestGraphSchedulersSchedule(t *testing.T) {
 		}
 	}
 }
+
+// TestEmptyProblem: a Problem without executors (no graph, or a graph
+// without vertices) is an error for every registered scheduler, also with
+// a current assignment and a load table, never a panic.
+func TestEmptyProblem(t *testing.T) {
+	cl := Cluster{Nodes: []Node{{ID: "a", CPU: 100, MemoryMB: 1000, Ports: []int{6700, 6701}}}}
+	cur := &Assignment{Workers: []Slot{{"a", 6700}}, Executors: []int{0, 0}}
+	load := &Load{Nodes: []NodeLoad{{Node: "a", CPUUsed: 99, MemoryTotalMB: 100, MemoryFreeMB: 1}}}
+	for _, info := range List() {
+		s, err := info.New(Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", info.Name, err)
+		}
+		for _, g := range []*topologies.Graph{nil, {}} {
+			for _, p := range []*Problem{
+				{Graph: g, Cluster: cl, Workers: 2},
+				{Graph: g, Cluster: cl, Workers: 2, Current: cur, Load: load},
+			} {
+				label := fmt.Sprintf("%s (graph nil %v, current %v)", info.Name, g == nil, p.Current != nil)
+				func() {
+					defer func() {
+						if r := recover(); r != nil {
+							t.Errorf("%s: panic: %v", label, r)
+						}
+					}()
+					if _, err := s.Schedule(context.Background(), p); err == nil {
+						t.Errorf("%s: no error", label)
+					}
+				}()
+			}
+		}
+	}
+}

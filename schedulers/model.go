@@ -155,6 +155,16 @@ type Problem struct {
 	Load     *Load       // nil when nothing was measured yet
 }
 
+// checkGraph reports a Problem without executors (no graph, or an empty
+// one): there is nothing to place, and it must be an error, not a nil
+// dereference. name prefixes the message.
+func (p *Problem) checkGraph(name string) error {
+	if p.Graph == nil || p.Graph.N() == 0 {
+		return fmt.Errorf("%s: the problem has no executors (empty topology graph): nothing to place", name)
+	}
+	return nil
+}
+
 // Scheduler places a topology's executors on worker slots.
 type Scheduler interface {
 	Schedule(ctx context.Context, p *Problem) (*Assignment, error)

@@ -51,6 +51,9 @@ type PartitionScheduler struct{ Partitioner }
 
 // Schedule implements Scheduler.
 func (s PartitionScheduler) Schedule(ctx context.Context, p *Problem) (*Assignment, error) {
+	if err := p.checkGraph("schedule"); err != nil {
+		return nil, err
+	}
 	k := p.Workers
 	if k > p.Graph.N() {
 		k = p.Graph.N() // a worker without executors would be idle

@@ -135,6 +135,9 @@ func (s *TStorm) Partition(ctx context.Context, g *topologies.Graph, k int) ([]i
 
 // Schedule implements Scheduler with T-Storm's one worker per node.
 func (s *TStorm) Schedule(ctx context.Context, p *Problem) (*Assignment, error) {
+	if err := p.checkGraph("tstorm"); err != nil {
+		return nil, err
+	}
 	nodes := slotNodes(&p.Cluster) // CPU capacity first, then slots, then id
 	if len(nodes) == 0 {
 		return nil, errors.New("tstorm: the cluster has no worker slots: add supervisors with ports")
