@@ -56,7 +56,8 @@ func (g *Graph) TotalEdgeWeight() float64 {
 }
 
 // Validate reports the first inconsistency: duplicate vertex ids, edges to
-// missing vertices, negative or non-finite weights. The error names the
+// missing vertices, negative or non-finite weights, weights whose sum
+// overflows float64 (every metric divides by a total). The error names the
 // problem so a user can fix the file.
 func (g *Graph) Validate() error {
 	if len(g.Vertices) == 0 {
@@ -82,6 +83,20 @@ func (g *Graph) Validate() error {
 		if e.Weight < 0 || math.IsNaN(e.Weight) || math.IsInf(e.Weight, 0) {
 			return fmt.Errorf("edge %d (%d->%d) has weight %v: weights must be finite and >= 0", i, e.From, e.To, e.Weight)
 		}
+	}
+	if math.IsInf(g.TotalVertexWeight(), 0) {
+		return errors.New("vertex weights sum to more than the largest float64: scale them down")
+	}
+	if math.IsInf(g.TotalEdgeWeight(), 0) {
+		return errors.New("edge weights sum to more than the largest float64: scale them down")
+	}
+	return nil
+}
+
+// expectEOF reports data after the one JSON value a graph file holds.
+func expectEOF(dec *json.Decoder) error {
+	if _, err := dec.Token(); err != io.EOF {
+		return errors.New("trailing data after the JSON object: a file holds exactly one graph")
 	}
 	return nil
 }
@@ -158,6 +173,9 @@ func ReadGraph(r io.Reader) (*Graph, error) {
 	var g Graph
 	if err := dec.Decode(&g); err != nil {
 		return nil, fmt.Errorf("malformed graph JSON: %w (expected {\"vertices\":[{\"id\":0,\"weight\":1}],\"edges\":[{\"from\":0,\"to\":1,\"weight\":1}]})", err)
+	}
+	if err := expectEOF(dec); err != nil {
+		return nil, fmt.Errorf("malformed graph JSON: %w", err)
 	}
 	if err := g.Validate(); err != nil {
 		return nil, err

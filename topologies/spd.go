@@ -201,7 +201,7 @@ type SPDOptions struct {
 // and whose operators alternate level by level (a serial node's children are
 // leaves or parallel nodes and vice versa, so the tree is in the canonical
 // form DecomposeSPD returns). Task IDs are 0..n-1 in tree order. The same
-// seed and options give the same graph.
+// seed and options give the same graph. n is at most MaxRandomVertices.
 //
 // The paper (003) gives no generator; alternation and the bounded fan-out
 // are our choices, made so the edge count (sum over serial joins of
@@ -209,6 +209,9 @@ type SPDOptions struct {
 func RandomSPD(n int, seed uint64, o SPDOptions) (*SPD, error) {
 	if n < 1 {
 		return nil, fmt.Errorf("random SPD graph needs at least 1 task, got %d", n)
+	}
+	if n > MaxRandomVertices {
+		return nil, fmt.Errorf("random SPD graph with %d tasks is too large: use at most %d", n, MaxRandomVertices)
 	}
 	if o.MaxTaskWeight <= 0 {
 		o.MaxTaskWeight = 100
@@ -477,6 +480,9 @@ func ReadSPD(r io.Reader) (*SPD, error) {
 	var f spdFile
 	if err := dec.Decode(&f); err != nil {
 		return nil, fmt.Errorf("malformed SPD graph JSON: %w (expected {\"vertices\":[...],\"edges\":[...],\"tree\":{\"op\":\"s\",\"children\":[{\"task\":0},{\"task\":1}]}})", err)
+	}
+	if err := expectEOF(dec); err != nil {
+		return nil, fmt.Errorf("malformed SPD graph JSON: %w", err)
 	}
 	s := &SPD{Graph: &Graph{Vertices: f.Vertices, Edges: f.Edges}, Tree: f.Tree}
 	if s.Tree == nil {
