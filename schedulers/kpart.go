@@ -44,7 +44,8 @@ import (
 // (eq. 6 with V_max in the role of V_k, V_min of V_i), into V_min. The move is
 // made whether or not it improves balance, as in the paper. The pseudocode's
 // loop "FOR(i=0;i<=Mul*NUM(V);i++)" would run once for Mul=0, but the text
-// says Mul=0 means no adjustment, so we run exactly Mul·|V| moves. Ties on
+// says Mul=0 means no adjustment, so we run exactly Mul·|V| moves (an error
+// when Mul·|V| does not fit an int). Ties on
 // weight go to the lower subset number. If no subset other than V_min holds
 // two or more vertices, nothing can move and the adjustment stops early
 // (the paper's walk would end at Result[1] and empty it).
@@ -95,6 +96,9 @@ func (s *KPart) Schedule(ctx context.Context, p *Problem) (*Assignment, error) {
 func (s *KPart) Partition(ctx context.Context, g *topologies.Graph, k int) ([]int, error) {
 	if err := CheckK(k, g.N()); err != nil {
 		return nil, err
+	}
+	if s.Mul > math.MaxInt/g.N() {
+		return nil, fmt.Errorf("kpart: mul = %d times %d vertices overflows the iteration count: use a smaller mul", s.Mul, g.N())
 	}
 	adj := g.Undirected()
 	w := kpartWeights(g)

@@ -213,4 +213,9 @@ func TestNewKPartBadOptions(t *testing.T) {
 			t.Errorf("options %+v accepted", o)
 		}
 	}
+	// Mul·|V| must fit an int, or the adjustment would silently not run.
+	g, _ := topologies.RandomGraph(4, 3, 1)
+	if _, err := (&KPart{Mul: math.MaxInt / 2}).Partition(context.Background(), g, 2); err == nil {
+		t.Error("mul overflowing Mul·|V| accepted")
+	}
 }
