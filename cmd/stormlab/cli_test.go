@@ -56,6 +56,7 @@ func TestBadInput(t *testing.T) {
 		{"unknown flag", part("--bogus"), "unknown flag: --bogus"},
 		{"unknown experiment", []string{"experiment", "nope"}, `unknown experiment "nope"`},
 		{"experiment without name", []string{"experiment"}, "exactly one NAME"},
+		{"experiment --out a file", []string{"experiment", "kpart-mul", "--out", "testdata/small.json"}, "--out: mkdir testdata/small.json"},
 		{"unknown command", []string{"partiton"}, `unknown command "partiton"`},
 	} {
 		t.Run(c.name, func(t *testing.T) {

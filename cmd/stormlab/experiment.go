@@ -37,8 +37,18 @@ func newExperimentCmd() *cobra.Command {
 				}
 				return tw.Flush()
 			}
+			suite, isSuite := experiments.LookupSuite(name)
+			if !isSuite {
+				if _, err := experiments.Lookup(name); err != nil {
+					return err
+				}
+			}
+			// An unusable --out is bad input, found before minutes of runs.
+			if err := os.MkdirAll(out, 0o755); err != nil {
+				return fmt.Errorf("--out: %w: choose a folder you can write to", err)
+			}
 			opts := experiments.Options{Out: out, Log: stderr}
-			if suite, ok := experiments.LookupSuite(name); ok {
+			if isSuite {
 				reps, err := experiments.RunSuite(cmd.Context(), suite, opts)
 				for _, r := range reps {
 					fmt.Fprintf(stdout, "\n%s (%s): %s\n", r.Spec.Name, r.Spec.Source, r.Dir)
