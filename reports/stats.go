@@ -18,8 +18,10 @@ type Summary struct {
 	Max  float64 `json:"max"`
 }
 
-// Low and High are the ends of the 95% confidence interval.
-func (s Summary) Low() float64  { return s.Mean - s.CI95 }
+// Low is the lower end of the 95% confidence interval.
+func (s Summary) Low() float64 { return s.Mean - s.CI95 }
+
+// High is the upper end of the 95% confidence interval.
 func (s Summary) High() float64 { return s.Mean + s.CI95 }
 
 // Summarize computes a Summary. The confidence interval is

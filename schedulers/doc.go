@@ -6,7 +6,8 @@
 //
 // Two interfaces: Scheduler places executors on worker slots of nodes;
 // Partitioner splits a graph into k parts. Graph-partition schedulers
-// implement both (Place turns a partition into an assignment). Optional
-// capabilities (stateful, dynamic rescheduling) are separate small
-// interfaces.
+// implement both (PartitionScheduler turns a partition into an assignment
+// with SpreadSlots). Dynamic rescheduling is the separate small interface
+// Dynamic. Each scheduler's doc comment names its paper and section and the
+// choices made where the paper is vague.
 package schedulers

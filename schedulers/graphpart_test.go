@@ -140,8 +140,8 @@ func TestPartitionNoEdges(t *testing.T) {
 	}
 }
 
-// TestSchedulersRegistered: every scheduler of this file is in the list and
-// schedules onto a small cluster validly.
+// TestGraphSchedulersSchedule: every graph-partition scheduler is in the
+// list and schedules onto a small cluster validly.
 func TestGraphSchedulersSchedule(t *testing.T) {
 	g, err := topologies.RandomGraph(30, 45, 7)
 	if err != nil {

@@ -45,8 +45,8 @@ import (
 // made whether or not it improves balance, as in the paper. The pseudocode's
 // loop "FOR(i=0;i<=Mul*NUM(V);i++)" would run once for Mul=0, but the text
 // says Mul=0 means no adjustment, so we run exactly Mul·|V| moves (an error
-// when Mul·|V| does not fit an int). Ties on
-// weight go to the lower subset number. If no subset other than V_min holds
+// when Mul·|V| does not fit an int). Ties on weight go to the lower subset
+// number. If no subset other than V_min holds
 // two or more vertices, nothing can move and the adjustment stops early
 // (the paper's walk would end at Result[1] and empty it).
 //

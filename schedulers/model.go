@@ -49,6 +49,7 @@ type Slot struct {
 	Port int    `json:"port"`
 }
 
+// String is node:port, as Storm writes a worker slot.
 func (s Slot) String() string { return fmt.Sprintf("%s:%d", s.Node, s.Port) }
 
 // Assignment is the two-level schedule of the K-PART paper: executors to
@@ -170,8 +171,8 @@ type Scheduler interface {
 	Schedule(ctx context.Context, p *Problem) (*Assignment, error)
 }
 
-// Partitioner splits a graph into exactly k non-empty-or-empty parts:
-// parts[v] in [0,k) for every vertex index v.
+// Partitioner splits a graph into k parts, some possibly empty: parts[v] in
+// [0,k) for every vertex index v.
 type Partitioner interface {
 	Partition(ctx context.Context, g *topologies.Graph, k int) ([]int, error)
 }

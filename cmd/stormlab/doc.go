@@ -2,8 +2,13 @@
 // tests use:
 //
 //	stormlab partition --graph FILE|random:N:M --k K --scheduler NAME [--mul M] [--seed S] [--format json|table]
+//	stormlab spd --graph FILE|random:N --resources C --scheduler NAME [--seed S] [--format json|table]
 //	stormlab schedulers
 //	stormlab experiment NAME|list [--out DIR]
+//	stormlab run --scheduler NAME --topology throughput|wordcount|kmeans [flags] [-- topology flags]
+//	stormlab compare BASE_DIR NEW_DIR [--metric M]... [--threshold 0.05] [--fail-on-regression]
+//	stormlab images [--prune]
+//	stormlab cleanup [--dry-run] [--force]
 //
 // Exit codes: 0 success; 2 bad input (unknown scheduler or experiment, k out
 // of range, malformed graph file, bad flags), with one line on stderr and no
