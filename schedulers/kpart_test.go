@@ -163,22 +163,25 @@ func TestKPartBalancerMatchesScan(t *testing.T) {
 			if mx < 0 {
 				break
 			}
-			bestGain := math.Inf(-1)
-			for v := range part {
-				if part[v] != mx {
-					continue
-				}
-				gain := 0.0
+			// gain of moving v from mx to mn under the labelling lab
+			gain := func(lab []int, v int) float64 {
+				g := 0.0
 				nbr, ws := adj.Neighbors(v)
 				for j, x := range nbr {
-					switch part[x] {
+					switch lab[x] {
 					case mn:
-						gain += ws[j]
+						g += ws[j]
 					case mx:
-						gain -= ws[j]
+						g -= ws[j]
 					}
 				}
-				bestGain = max(bestGain, gain)
+				return g
+			}
+			bestGain := math.Inf(-1)
+			for v := range part {
+				if part[v] == mx {
+					bestGain = max(bestGain, gain(part, v))
+				}
 			}
 			before := append([]int(nil), part...)
 			if err := b.run(context.Background(), 1); err != nil {
@@ -190,18 +193,11 @@ func TestKPartBalancerMatchesScan(t *testing.T) {
 					moved = v
 				}
 			}
-			gain := 0.0
-			nbr, ws := adj.Neighbors(moved)
-			for j, x := range nbr {
-				switch before[x] {
-				case mn:
-					gain += ws[j]
-				case mx:
-					gain -= ws[j]
-				}
+			if moved < 0 {
+				t.Fatalf("graph %d move %d: nothing moved; scan: %d -> %d", gi, it, mx, mn)
 			}
-			if before[moved] != mx || part[moved] != mn || gain != bestGain {
-				t.Fatalf("graph %d move %d: moved %d from %d to %d with gain %v; scan: %d -> %d, best gain %v", gi, it, moved, before[moved], part[moved], gain, mx, mn, bestGain)
+			if g := gain(before, moved); before[moved] != mx || part[moved] != mn || g != bestGain {
+				t.Fatalf("graph %d move %d: moved %d from %d to %d with gain %v; scan: %d -> %d, best gain %v", gi, it, moved, before[moved], part[moved], g, mx, mn, bestGain)
 			}
 		}
 	}
