@@ -57,13 +57,9 @@ func newPartitionCmd() *cobra.Command {
 			if err := schedulers.CheckK(k, g.N()); err != nil {
 				return fmt.Errorf("--k: %w", err)
 			}
-			s, err := schedulers.New(scheduler, schedulers.Options{Seed: seed, Mul: mul})
+			p, err := newPartitioner(scheduler, schedulers.Options{Seed: seed, Mul: mul})
 			if err != nil {
 				return err
-			}
-			p, ok := s.(schedulers.Partitioner)
-			if !ok {
-				return fmt.Errorf("scheduler %q places executors on a cluster but does not partition graphs: choose one of %s", scheduler, strings.Join(partitionerNames(), ", "))
 			}
 			parts, err := p.Partition(cmd.Context(), g, k)
 			if err != nil {
@@ -91,6 +87,20 @@ func newPartitionCmd() *cobra.Command {
 	f.Uint64Var(&seed, "seed", 1, "seed for random graphs and randomised schedulers")
 	f.StringVar(&format, "format", "json", "output format: json or table")
 	return cmd
+}
+
+// newPartitioner builds the named scheduler as a Partitioner; one that only
+// places executors on a cluster is bad input naming the ones that partition.
+func newPartitioner(name string, o schedulers.Options) (schedulers.Partitioner, error) {
+	s, err := schedulers.New(name, o)
+	if err != nil {
+		return nil, err
+	}
+	p, ok := s.(schedulers.Partitioner)
+	if !ok {
+		return nil, fmt.Errorf("scheduler %q places executors on a cluster but does not partition graphs: choose one of %s", name, strings.Join(partitionerNames(), ", "))
+	}
+	return p, nil
 }
 
 // partitionerNames lists the schedulers that can partition a graph.

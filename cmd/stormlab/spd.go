@@ -61,13 +61,9 @@ func newSPDCmd() *cobra.Command {
 			if resources > s.Graph.N() {
 				return fmt.Errorf("--resources %d is more than the %d tasks: use at most %d", resources, s.Graph.N(), s.Graph.N())
 			}
-			sch, err := schedulers.New(scheduler, schedulers.Options{Seed: seed})
+			p, err := newPartitioner(scheduler, schedulers.Options{Seed: seed})
 			if err != nil {
 				return err
-			}
-			p, ok := sch.(schedulers.Partitioner)
-			if !ok {
-				return fmt.Errorf("scheduler %q does not partition graphs, so it cannot allocate onto resources: choose one that does, e.g. spd", scheduler)
 			}
 			parts, err := p.Partition(cmd.Context(), s.Graph, resources)
 			if err != nil {
