@@ -29,9 +29,12 @@ func RandomGraph(n, m int, seed uint64) (*Graph, error) {
 	if n > MaxRandomVertices {
 		return nil, fmt.Errorf("random graph with %d vertices is too large: use at most %d", n, MaxRandomVertices)
 	}
-	maxEdges := min(n*(n-1)/2, MaxRandomEdges)
+	maxEdges, why := n*(n-1)/2, "simple graph"
+	if maxEdges > MaxRandomEdges {
+		maxEdges, why = MaxRandomEdges, "the generator's limit"
+	}
 	if m < 0 || m > maxEdges {
-		return nil, fmt.Errorf("random graph with %d vertices holds 0..%d edges (simple graph, at most %d), got %d", n, maxEdges, MaxRandomEdges, m)
+		return nil, fmt.Errorf("random graph with %d vertices holds 0..%d edges (%s), got %d", n, maxEdges, why, m)
 	}
 	r := rand.New(rand.NewPCG(seed, 0x5eed))
 	g := &Graph{Vertices: make([]Vertex, n), Edges: make([]Edge, 0, m)}
