@@ -3,6 +3,7 @@ package topologies
 import (
 	"bytes"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -92,5 +93,38 @@ func TestReadGraphRejects(t *testing.T) {
 	back, err := ReadGraph(&buf)
 	if err != nil || !reflect.DeepEqual(back, g) {
 		t.Fatalf("round trip: %v", err)
+	}
+}
+
+// Hand-checked merge: ids not 0..n-1 (10, 20, 30), a parallel edge 10->20
+// (5 + 2), an opposite edge 20->10 (+1) and a self loop on 30 (dropped).
+// Expected: 10 -- 20 weight 8, 20 -- 30 weight 4; neighbour order follows
+// the first edge that touches each pair.
+func TestUndirectedMergesEdges(t *testing.T) {
+	g := &Graph{
+		Vertices: []Vertex{{ID: 10}, {ID: 20}, {ID: 30}},
+		Edges:    []Edge{{From: 10, To: 20, Weight: 5}, {From: 20, To: 30, Weight: 4}, {From: 10, To: 20, Weight: 2}, {From: 20, To: 10, Weight: 1}, {From: 30, To: 30, Weight: 9}},
+	}
+	a := g.Undirected()
+	want := []struct {
+		nbr []int
+		w   []float64
+	}{{[]int{1}, []float64{8}}, {[]int{0, 2}, []float64{8, 4}}, {[]int{1}, []float64{4}}}
+	for v, wv := range want {
+		nbr, w := a.Neighbors(v)
+		if !slices.Equal(nbr, wv.nbr) || !slices.Equal(w, wv.w) {
+			t.Errorf("vertex %d: neighbours %v weights %v, want %v %v", v, nbr, w, wv.nbr, wv.w)
+		}
+	}
+}
+
+func BenchmarkUndirectedDense(b *testing.B) {
+	g, err := ThroughputChain(250).Graph() // 1000 executors, 187,500 edges
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		g.Undirected()
 	}
 }
