@@ -13,12 +13,12 @@ func TestClusterProfileNamed(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%q: %v", name, err)
 		}
-		if p.Reps < 1 || p.CommMeasure <= 0 || p.KPartStep <= 0 || len(p.WordCountMB) == 0 || len(p.LoadPercents) != 3 {
+		if p.Reps < 1 || p.CommMeasure <= 0 || p.KPartStep <= 0 || len(p.WordCountMB) == 0 || len(p.LoadPercents) < 2 {
 			t.Errorf("%q: incomplete profile %+v", name, p)
 		}
 	}
-	if p, _ := ClusterProfileNamed("full"); p.Reps < 3 || len(p.WordCountMB) != 2 {
-		t.Errorf("full profile must have >= 3 repetitions and two data sizes: %+v", p)
+	if p, _ := ClusterProfileNamed("full"); p.Reps < 3 || len(p.WordCountMB) != 2 || len(p.LoadPercents) != 3 {
+		t.Errorf("full profile must have >= 3 repetitions, two data sizes and the paper's three loads: %+v", p)
 	}
 	if _, err := ClusterProfileNamed("huge"); err == nil || !strings.Contains(err.Error(), "quick or full") {
 		t.Errorf("unknown profile: err = %v, want one naming quick or full", err)

@@ -73,7 +73,8 @@ func ClusterProfileNamed(name string) (ClusterProfile, error) {
 			KPartWorkers: 4, KPartParallelism: 2, KPartReschedule: 15 * time.Second,
 			DeadlineWorkers: 4, DeadlineParallelism: 2,
 			WordCountMB: []float64{0.5}, KMeansMB: []float64{0.5},
-			LoadPercents: []float64{20, 50, 80}, LoadMB: 0.5,
+			LoadPercents: []float64{20, 80}, LoadMB: 0.5, // full adds 50%
+
 			DeadlineMs: 1000, DeadlineMaxRun: 4 * time.Minute,
 			WorkerOpts: "-XX:TieredStopAtLevel=1",
 		}, nil

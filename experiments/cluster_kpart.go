@@ -61,7 +61,10 @@ func runKPartCluster(ctx context.Context, env Env) (*Results, error) {
 	res := &Results{Experiment: "kpart-cluster", Metrics: kpartClusterMetrics}
 	runs := map[string][]*harness.RunResult{}
 	for _, sched := range kpartClusterSchedulers {
-		cs := harness.ClusterSpec{Profile: kpartProfile, Seed: 1, ServiceArgs: []string{"--reschedule-every", prof.KPartReschedule.String()}}
+		// Mul 5: K-PART with its balance adjustment, as the paper's balanced
+		// variant (Fig. 6); with Mul 0 the growth step can leave a worker
+		// empty and a node idle (seen in a quick run: 3 of 4 workers used).
+		cs := harness.ClusterSpec{Profile: kpartProfile, Seed: 1, Mul: 5, ServiceArgs: []string{"--reschedule-every", prof.KPartReschedule.String()}}
 		err := withSession(ctx, env, cs, sched, func(s *harness.Session) error {
 			for rep := 0; rep < prof.Reps; rep++ {
 				name := fmt.Sprintf("kpc-%s-r%d", sched, rep)

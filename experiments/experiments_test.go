@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"os/signal"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -30,6 +32,15 @@ func outBase(t *testing.T) string {
 	return t.TempDir()
 }
 
+// interruptible is the test's context, cancelled on SIGINT/SIGTERM: without
+// it an interrupted `go test` dies at once and skips the cluster teardown;
+// with it the run is cancelled and RunOnNewCluster removes its containers.
+func interruptible(t *testing.T) context.Context {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	t.Cleanup(stop)
+	return ctx
+}
+
 // runForTest runs a registered experiment, logs its table and claims, and
 // fails on any error or missing output file (not on a claim that does not
 // hold: that is a finding reported in notes.md).
@@ -41,7 +52,7 @@ func runForTest(t *testing.T, name string) *Report {
 	}
 	var log bytes.Buffer
 	start := time.Now()
-	rep, err := Run(context.Background(), spec, Options{Out: outBase(t), Log: &log})
+	rep, err := Run(interruptible(t), spec, Options{Out: outBase(t), Log: &log})
 	if err != nil {
 		t.Fatalf("%v\nprogress:\n%s", err, log.String())
 	}

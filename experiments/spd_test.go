@@ -2,7 +2,6 @@ package experiments
 
 import (
 	"bytes"
-	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -15,7 +14,7 @@ func TestExperimentSPD(t *testing.T) {
 	spec := SPDAllocation()
 	var log bytes.Buffer
 	start := time.Now()
-	rep, err := Run(context.Background(), spec, Options{Out: outBase(t), Log: &log})
+	rep, err := Run(interruptible(t), spec, Options{Out: outBase(t), Log: &log})
 	if err != nil {
 		t.Fatalf("%v\nprogress:\n%s", err, log.String())
 	}
