@@ -6,12 +6,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
-	"time"
 
 	"github.com/stormlab/stormlab/infra/docker"
-	"github.com/stormlab/stormlab/infra/images"
-	"github.com/stormlab/stormlab/schedulers"
 	"github.com/stormlab/stormlab/topologies"
 )
 
@@ -68,55 +64,16 @@ func (d *dockerCluster) NimbusLog(ctx context.Context) (string, error) {
 // and always removes every container and network it made, also when the run
 // fails or ctx is cancelled (interrupt).
 func RunOnNewCluster(ctx context.Context, cs ClusterSpec, spec RunSpec) (res *RunResult, err error) {
-	class, bridged := StormSchedulerClass(spec.Scheduler)
-	svcScheduler := "even" // the service only collects metrics for native schedulers
-	if bridged {
-		if _, err := schedulers.Lookup(spec.Scheduler); err != nil {
-			return nil, err
-		}
-		svcScheduler = spec.Scheduler
-	}
-	opts := []docker.Option{
-		docker.WithProfile(orDefault(cs.Profile, docker.DefaultProfile)),
-		docker.WithScheduler(class),
-		docker.WithService("", append([]string{"--scheduler", svcScheduler, "--seed", strconv.FormatUint(cs.Seed, 10), "--mul", strconv.Itoa(cs.Mul)}, cs.ServiceArgs...)...),
-		docker.WithLogf(cs.Logf),
-	}
-	if cs.DelayMs > 0 {
-		opts = append(opts, docker.WithNetworkDelay(cs.DelayMs))
-	}
-	opts = append(opts, cs.Options...)
-	c, err := docker.Run(ctx, opts...)
+	s, err := StartSession(ctx, cs, spec.Scheduler)
 	defer func() {
-		if c == nil {
-			return
-		}
-		// A fresh context: teardown must run after cancel or timeout too.
-		tctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
-		defer cancel()
-		if terr := c.Terminate(tctx); terr != nil {
-			err = errors.Join(err, fmt.Errorf("tear down cluster %s: %w", c.ID, terr))
+		if cerr := s.Close(ctx); cerr != nil {
+			err = errors.Join(err, cerr)
 		}
 	}()
 	if err != nil {
 		return nil, err
 	}
-	dc := &dockerCluster{c: c}
-	if dc.ui, err = c.UIURL(ctx); err != nil {
-		return nil, err
-	}
-	if dc.svc, err = c.ServiceURL(ctx); err != nil {
-		return nil, err
-	}
-	res, err = Run(ctx, dc, spec)
-	if res != nil {
-		res.Cluster, res.StormVersion, res.StartS = c.Profile, images.StormVersion, c.StartDuration().Seconds()
-		res.Images = map[string]string{"zookeeper": c.Images.ZooKeeper, "storm": c.Images.Storm, "service": c.Images.Service}
-	}
-	if err != nil {
-		err = fmt.Errorf("%w\n--- last log lines ---\n%s", err, c.LastLogLines(context.WithoutCancel(ctx), 20))
-	}
-	return res, err
+	return s.Run(ctx, spec)
 }
 
 func orDefault(s, d string) string {
