@@ -283,21 +283,9 @@ func (m *measurements) topologyState(id string, sinceMs int64, snap *protocol.Sn
 		st.Deadlines = append(st.Deadlines, *d)
 	}
 	sort.Slice(st.Deadlines, func(i, j int) bool { return st.Deadlines[i].Task < st.Deadlines[j].Task })
-	for _, c := range t.counts {
-		if c.TimeMs >= sinceMs {
-			st.Counts = append(st.Counts, c)
-		}
-	}
-	for _, l := range t.latency {
-		if l.TimeMs >= sinceMs {
-			st.CompleteLatency = append(st.CompleteLatency, l)
-		}
-	}
-	for _, w := range t.workerCPU {
-		if w.TimeMs >= sinceMs {
-			st.WorkerCPU = append(st.WorkerCPU, w)
-		}
-	}
+	st.Counts = appendSince(st.Counts, t.counts, sinceMs, func(x protocol.CountSample) int64 { return x.TimeMs })
+	st.CompleteLatency = appendSince(st.CompleteLatency, t.latency, sinceMs, func(x protocol.LatencySample) int64 { return x.TimeMs })
+	st.WorkerCPU = appendSince(st.WorkerCPU, t.workerCPU, sinceMs, func(x protocol.WorkerSample) int64 { return x.TimeMs })
 	if snap != nil {
 		for i := range snap.Topologies {
 			tp := &snap.Topologies[i]
@@ -316,4 +304,15 @@ func (m *measurements) topologyState(id string, sinceMs int64, snap *protocol.Sn
 		}
 	}
 	return st
+}
+
+// appendSince appends the records of src at or after sinceMs to dst (the
+// ?since_ms= filter of /v1/state).
+func appendSince[T any](dst, src []T, sinceMs int64, at func(T) int64) []T {
+	for _, x := range src {
+		if at(x) >= sinceMs {
+			dst = append(dst, x)
+		}
+	}
+	return dst
 }

@@ -346,21 +346,9 @@ func (s *Service) State(sinceMs int64) protocol.State {
 		Fallbacks:  []protocol.Fallback{},
 		Load:       s.m.nodeLoad(s.snapshot),
 	}
-	for _, r := range s.roundTimes {
-		if r.TimeMs >= sinceMs {
-			st.RoundTimes = append(st.RoundTimes, r)
-		}
-	}
-	for _, d := range s.decisions {
-		if d.TimeMs >= sinceMs {
-			st.Decisions = append(st.Decisions, d)
-		}
-	}
-	for _, f := range s.fallbacks {
-		if f.TimeMs >= sinceMs {
-			st.Fallbacks = append(st.Fallbacks, f)
-		}
-	}
+	st.RoundTimes = appendSince(st.RoundTimes, s.roundTimes, sinceMs, func(x protocol.RoundTime) int64 { return x.TimeMs })
+	st.Decisions = appendSince(st.Decisions, s.decisions, sinceMs, func(x protocol.DecisionRecord) int64 { return x.TimeMs })
+	st.Fallbacks = appendSince(st.Fallbacks, s.fallbacks, sinceMs, func(x protocol.Fallback) int64 { return x.TimeMs })
 	ids := make([]string, 0, len(s.m.topos))
 	for id := range s.m.topos {
 		ids = append(ids, id)
