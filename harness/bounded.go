@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/stormlab/stormlab/harness/protocol"
+	"github.com/stormlab/stormlab/infra/protocol"
 )
 
 // RunBounded runs a topology that reads a finite dataset (--size-mb > 0)

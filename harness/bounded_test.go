@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stormlab/stormlab/harness/protocol"
+	"github.com/stormlab/stormlab/infra/protocol"
 )
 
 func TestAckSpan(t *testing.T) {

@@ -6,7 +6,7 @@ import (
 
 	"github.com/montanaflynn/stats"
 
-	"github.com/stormlab/stormlab/harness/protocol"
+	"github.com/stormlab/stormlab/infra/protocol"
 )
 
 // Placement is where each task ran, read from Nimbus: task id -> node

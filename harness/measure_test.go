@@ -4,7 +4,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/stormlab/stormlab/harness/protocol"
+	"github.com/stormlab/stormlab/infra/protocol"
 )
 
 // A hand-computed run: tasks 1,2 on node a; task 3 on node b; task 9 is a

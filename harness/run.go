@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/stormlab/stormlab/harness/protocol"
+	"github.com/stormlab/stormlab/infra/protocol"
 )
 
 // Cluster is what a run needs from a provisioned Storm cluster; infra/docker

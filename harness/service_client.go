@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/stormlab/stormlab/harness/protocol"
+	"github.com/stormlab/stormlab/infra/protocol"
 )
 
 // ServiceClient reads the scheduler service's raw worker reports.

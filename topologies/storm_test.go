@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stormlab/stormlab/harness/protocol"
+	"github.com/stormlab/stormlab/infra/protocol"
 	"github.com/stormlab/stormlab/topologies"
 )
 

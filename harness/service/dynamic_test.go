@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stormlab/stormlab/harness/protocol"
+	"github.com/stormlab/stormlab/infra/protocol"
 	"github.com/stormlab/stormlab/schedulers"
 )
 

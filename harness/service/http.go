@@ -6,7 +6,7 @@ import (
 	"net/http"
 	"strconv"
 
-	"github.com/stormlab/stormlab/harness/protocol"
+	"github.com/stormlab/stormlab/infra/protocol"
 )
 
 // maxBody bounds a request body: a snapshot of 10,000 executors is about

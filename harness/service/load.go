@@ -3,7 +3,7 @@ package service
 import (
 	"sort"
 
-	"github.com/stormlab/stormlab/harness/protocol"
+	"github.com/stormlab/stormlab/infra/protocol"
 	"github.com/stormlab/stormlab/schedulers"
 )
 

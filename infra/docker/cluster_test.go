@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stormlab/stormlab/harness/protocol"
+	"github.com/stormlab/stormlab/infra/protocol"
 	"github.com/stormlab/stormlab/infra/images"
 )
 

@@ -21,7 +21,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Pushes one WorkerReport (harness/protocol/protocol.go) per worker every interval to the scheduler
+ * Pushes one WorkerReport (infra/protocol/protocol.go) per worker every interval to the scheduler
  * service.
  *
  * <p>Why a daemon thread in the worker and not an IMetricsConsumer: a metrics consumer is a separate bolt

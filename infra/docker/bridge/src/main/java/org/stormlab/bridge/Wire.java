@@ -9,7 +9,7 @@ import java.util.Map;
 
 /**
  * The JSON wire contract with the Go scheduler service, mirrored by hand from
- * harness/protocol/protocol.go (field names are the wire names; keep both in
+ * infra/protocol/protocol.go (field names are the wire names; keep both in
  * step). Unknown fields are ignored so the service may add some.
  */
 public final class Wire {

@@ -125,7 +125,7 @@ class BridgeSchedulerTest {
         }
     }
 
-    // The service's answer as the Go service encodes it (field names of harness/protocol).
+    // The service's answer as the Go service encodes it (field names of infra/protocol).
     static final String GOOD = "{\"scheduler\":\"test\",\"topologies\":[{\"id\":\"t1\",\"workers\":["
             + "{\"supervisor\":\"s1\",\"port\":6701,\"executors\":[{\"start\":1,\"end\":1},{\"start\":2,\"end\":2}]},"
             + "{\"supervisor\":\"s2\",\"port\":6700,\"executors\":[{\"start\":3,\"end\":3},{\"start\":4,\"end\":4}]}]}],"
