@@ -18,8 +18,10 @@ test: setup
 	# -p 1: packages one after another, so cluster tests never wait on each other's cluster lock.
 	go test -p 1 -count=1 -timeout 80m ./...
 
+# Ends with the terminal table and the path of the HTML page (results/index.html).
 experiment: setup build
 	./bin/stormlab experiment default --out results
+	@./bin/stormlab report results >/dev/null && echo "report: results/index.html"
 
 bench:
 	go test -run '^$$' -bench . -benchmem ./schedulers/...
@@ -35,7 +37,8 @@ clean:
 # results/nightly-YYYYMMDD/<experiment>/, then `stormlab compare` against results/nightly-baseline
 # (if present; make a night the baseline with `ln -sfn nightly-YYYYMMDD results/nightly-baseline`).
 # Fails if an experiment fails or a metric regressed significantly (Welch, 95%) by more than
-# NIGHTLY_THRESHOLD. The comparison is kept in the night's folder as compare.md.
+# NIGHTLY_THRESHOLD. The comparison is kept in the night's folder as compare.md and compare.json,
+# and the night's HTML page (changes first) as index.html.
 NIGHTLY_EXPERIMENTS ?= smoke comm-cost kpart-cluster deadline
 NIGHTLY_THRESHOLD ?= 0.05
 NIGHTLY_DIR ?= results/nightly-$(shell date -u +%Y%m%d)
@@ -49,9 +52,12 @@ nightly: setup build
 	if [ -d $(NIGHTLY_BASELINE) ]; then \
 	  ./bin/stormlab compare $(NIGHTLY_BASELINE) $(NIGHTLY_DIR) --threshold $(NIGHTLY_THRESHOLD) \
 	    --fail-on-regression --format markdown > $(NIGHTLY_DIR)/compare.md || rc=1; \
+	  ./bin/stormlab compare $(NIGHTLY_BASELINE) $(NIGHTLY_DIR) --threshold $(NIGHTLY_THRESHOLD) \
+	    --format json > $(NIGHTLY_DIR)/compare.json || rc=1; \
 	  cat $(NIGHTLY_DIR)/compare.md; \
 	else \
 	  echo "nightly: no $(NIGHTLY_BASELINE) to compare with; to make this night the baseline:"; \
 	  echo "  ln -sfn $(notdir $(NIGHTLY_DIR)) results/nightly-baseline"; \
 	fi; \
+	./bin/stormlab report $(NIGHTLY_DIR) >/dev/null && echo "report: $(NIGHTLY_DIR)/index.html" || rc=1; \
 	exit $$rc

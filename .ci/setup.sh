@@ -7,7 +7,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 need_pkgs=()
-for p in libmetis-dev metis debootstrap docker.io iproute2; do
+# chromium: the HTML report test loads the page in headless Chromium (reports).
+for p in libmetis-dev metis debootstrap docker.io iproute2 chromium; do
   dpkg -s "$p" >/dev/null 2>&1 || need_pkgs+=("$p")
 done
 if [ ${#need_pkgs[@]} -gt 0 ]; then

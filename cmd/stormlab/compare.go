@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/csv"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -18,7 +19,9 @@ import (
 	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
 
+	"github.com/stormlab/stormlab/harness"
 	"github.com/stormlab/stormlab/reports"
+	"github.com/stormlab/stormlab/reports/page"
 )
 
 // rawFixed are the leading columns of raw.csv (experiments.Results.WriteRaw);
@@ -37,41 +40,83 @@ type rawSamples struct {
 }
 
 // readRawDir reads every raw.csv in dir or below it (a suite writes one
-// folder per experiment). NaN and empty cells are skipped.
+// folder per experiment). NaN and empty cells are skipped. A folder without
+// raw.csv is read as `stormlab run --out` folders: every run.json below dir
+// is one sample of experiment "run", series the scheduler, x the topology.
 func readRawDir(dir string) (*rawSamples, error) {
 	st, err := os.Stat(dir)
 	if err != nil {
 		return nil, fmt.Errorf("results folder: %w", err)
 	}
 	if !st.IsDir() {
-		return nil, fmt.Errorf("results folder %s is a file: give the folder an experiment wrote (it holds raw.csv)", dir)
+		return nil, fmt.Errorf("results folder %s is a file: give the folder an experiment wrote (it holds raw.csv) or `stormlab run --out` wrote (run.json)", dir)
 	}
 	rs := &rawSamples{values: map[sampleKey][]float64{}}
-	err = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() || d.Name() != "raw.csv" {
+	walk := func(name string, read func(io.Reader) error) error {
+		return filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.IsDir() || d.Name() != name {
+				return nil
+			}
+			f, err := os.Open(path)
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			rs.files++
+			if err := read(f); err != nil {
+				return fmt.Errorf("%s: %w", path, err)
+			}
 			return nil
-		}
-		f, err := os.Open(path)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		rs.files++
-		if err := rs.read(f); err != nil {
-			return fmt.Errorf("%s: %w", path, err)
-		}
-		return nil
-	})
-	if err != nil {
+		})
+	}
+	if err := walk("raw.csv", rs.read); err != nil {
 		return nil, err
 	}
 	if rs.files == 0 {
-		return nil, fmt.Errorf("no raw.csv in %s or below: give a folder `stormlab experiment NAME --out DIR` wrote", dir)
+		if err := walk("run.json", rs.readRun); err != nil {
+			return nil, err
+		}
+	}
+	if rs.files == 0 {
+		return nil, fmt.Errorf("no raw.csv or run.json in %s or below: give a folder `stormlab experiment NAME --out DIR` or `stormlab run --out DIR` wrote", dir)
 	}
 	return rs, nil
+}
+
+// runMetrics are the numbers of a run.json that compare reads, in order.
+var runMetrics = []string{"throughput", "latency_mean_ms", "latency_p99_ms", "cut_rate", "balance", "inter_node_rate", "processing_ms", "qos_rate"}
+
+// readRun adds one `stormlab run` result (run.json) as a sample.
+func (rs *rawSamples) readRun(r io.Reader) error {
+	var res harness.RunResult
+	if err := json.NewDecoder(r).Decode(&res); err != nil {
+		return fmt.Errorf("not a run.json of `stormlab run`: %w", err)
+	}
+	m := res.Measurement
+	vals := map[string]float64{"throughput": m.Throughput, "latency_mean_ms": m.LatencyMean, "latency_p99_ms": m.LatencyP99,
+		"cut_rate": m.CutRate, "balance": m.Balance, "inter_node_rate": m.InterNodeRate}
+	if m.Deadlines > 0 {
+		vals["processing_ms"], vals["qos_rate"] = m.ProcessingMs, m.QoSRate
+	}
+	x := res.Spec.Topology.MainClass
+	if i := strings.LastIndexByte(x, '.'); i >= 0 {
+		x = x[i+1:]
+	}
+	for _, name := range runMetrics {
+		v, ok := vals[name]
+		if !ok || math.IsNaN(v) {
+			continue
+		}
+		if !slices.Contains(rs.metrics, name) {
+			rs.metrics = append(rs.metrics, name)
+		}
+		k := sampleKey{"run", res.Spec.Scheduler, x, name}
+		rs.values[k] = append(rs.values[k], v)
+	}
+	return nil
 }
 
 func (rs *rawSamples) read(r io.Reader) error {
@@ -114,6 +159,9 @@ func (rs *rawSamples) read(r io.Reader) error {
 		}
 	}
 }
+
+// alpha is the family-wise significance level of compare's verdicts.
+const alpha = 0.05
 
 // Direction says whether a metric is better lower or higher.
 type direction int
@@ -168,10 +216,50 @@ type comparison struct {
 	key              sampleKey
 	nBase, nNew      int
 	base, new, ratio float64
-	p                float64
+	baseCI, newCI    float64 // 95% CI half widths (Student's t); NaN with fewer than 2 values
+	p                float64 // Welch, two-sided
+	pAdj             float64 // Holm-corrected over every tested row with a direction
 	tested           bool
 	verdict          string
 	regressed        bool
+}
+
+// changed: a verdict other than "same" or "-" (no direction).
+func (c comparison) changed() bool { return c.verdict != "same" && c.verdict != "-" }
+
+// ci95 is the half width of the 95% CI of the mean, NaN below 2 values.
+func ci95(xs []float64) float64 {
+	if len(xs) < 2 {
+		return math.NaN()
+	}
+	s, err := reports.Summarize(xs)
+	if err != nil {
+		return math.NaN()
+	}
+	return s.CI95
+}
+
+// holm adjusts p-values for multiple comparisons (Holm 1979, "A simple
+// sequentially rejective multiple test procedure"): sorted ascending, the
+// i-th smallest (from 0) becomes max over j <= i of min(1, (m-j) p_(j)).
+// It controls the family-wise error rate at alpha without assuming the tests
+// are independent. NaN entries (untested) stay NaN and do not count in m.
+func holm(ps []float64) []float64 {
+	out := make([]float64, len(ps))
+	var idx []int
+	for i, p := range ps {
+		out[i] = math.NaN()
+		if !math.IsNaN(p) {
+			idx = append(idx, i)
+		}
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return ps[idx[a]] < ps[idx[b]] })
+	m, run := len(idx), 0.0
+	for j, i := range idx {
+		run = math.Max(run, math.Min(1, float64(m-j)*ps[i]))
+		out[i] = run
+	}
+	return out
 }
 
 // compareSamples compares every key present in base or new (restricted to
@@ -197,7 +285,8 @@ func compareSamples(base, new *rawSamples, metrics []string, threshold float64) 
 			continue
 		}
 		a, b := base.values[k], new.values[k]
-		c := comparison{key: k, nBase: len(a), nNew: len(b), base: math.NaN(), new: math.NaN(), ratio: math.NaN(), p: math.NaN()}
+		c := comparison{key: k, nBase: len(a), nNew: len(b), base: math.NaN(), new: math.NaN(), ratio: math.NaN(), p: math.NaN(),
+			baseCI: ci95(a), newCI: ci95(b)}
 		if len(a) > 0 {
 			c.base = stat.Mean(a, nil)
 		}
@@ -208,8 +297,19 @@ func compareSamples(base, new *rawSamples, metrics []string, threshold float64) 
 			c.ratio = c.new / c.base
 		}
 		c.p, c.tested = welch(a, b)
-		c.verdict, c.regressed = verdict(c, metricDirection(k.metric), threshold)
 		out = append(out, c)
+	}
+	// Holm over the rows that can get a verdict: tested, with a direction.
+	ps := make([]float64, len(out))
+	for i, c := range out {
+		ps[i] = math.NaN()
+		if c.tested && metricDirection(c.key.metric) != noDirection {
+			ps[i] = c.p
+		}
+	}
+	for i, p := range holm(ps) {
+		out[i].pAdj = p
+		out[i].verdict, out[i].regressed = verdict(out[i], metricDirection(out[i].key.metric), threshold)
 	}
 	sort.Slice(out, func(i, j int) bool {
 		a, b := out[i].key, out[j].key
@@ -235,8 +335,9 @@ func compareSamples(base, new *rawSamples, metrics []string, threshold float64) 
 // verdict names the change of one row:
 //   - "only in base" / "only in new": the other side has no value;
 //   - "-": the metric has no known direction;
-//   - "regressed" / "improved": significant at 95% (Welch) and the relative
-//     change exceeds threshold, in the worse / better direction;
+//   - "regressed" / "improved": significant at 95% (Welch's t-test, p
+//     Holm-corrected over all rows with a verdict) and the relative change
+//     exceeds threshold, in the worse / better direction;
 //   - "worse (untested)" / "better (untested)": beyond threshold but a side
 //     has a single value, so no test; never counts as a regression;
 //   - "same": everything else.
@@ -270,7 +371,7 @@ func verdict(c comparison, dir direction, threshold float64) (string, bool) {
 		}
 		return "better (untested)", false
 	}
-	if c.p >= 0.05 {
+	if !(c.pAdj < alpha) {
 		return "same", false
 	}
 	if worse {
@@ -286,27 +387,89 @@ func numberOrDash(x float64) reports.Cell {
 	return reports.Number(x)
 }
 
+// meanCell is "mean ± CI" (CSV: the mean and its "ci95" column, empty with
+// a single value), or "-" when the side has no value.
+func meanCell(mean, ci float64) reports.Cell {
+	if math.IsNaN(mean) {
+		return reports.Text("-")
+	}
+	s := reports.Summary{N: 1, Mean: mean}
+	if !math.IsNaN(ci) {
+		s.N, s.CI95 = 2, ci
+	}
+	return reports.Value(s)
+}
+
+func pText(p float64, ok bool) reports.Cell {
+	if !ok || math.IsNaN(p) {
+		return reports.Text("n/a")
+	}
+	return reports.Text(strconv.FormatFloat(p, 'g', 3, 64))
+}
+
 // comparisonTable renders the rows with the reports package.
 func comparisonTable(title string, rows []comparison) *reports.Table {
 	t := &reports.Table{
 		Title: title,
 		Columns: []string{"experiment", "series", "x", "metric", "n base", "base mean", "n new", "new mean",
-			"new/base", "p (Welch)", "significant", "verdict"},
+			"new/base", "p (Welch)", "p (Holm)", "verdict"},
 	}
 	for _, c := range rows {
-		sig, p := reports.Text("n/a"), reports.Text("n/a")
-		if c.tested {
-			p = reports.Text(strconv.FormatFloat(c.p, 'g', 3, 64))
-			sig = reports.Text("no")
-			if c.p < 0.05 {
-				sig = reports.Text("yes")
-			}
+		ratio := reports.Text("-")
+		if !math.IsNaN(c.ratio) {
+			ratio = reports.Text(strconv.FormatFloat(c.ratio, 'g', 4, 64))
 		}
 		t.AddRow(reports.Text(c.key.experiment), reports.Text(c.key.series), reports.Text(c.key.x), reports.Text(c.key.metric),
-			reports.Textf("%d", c.nBase), numberOrDash(c.base), reports.Textf("%d", c.nNew), numberOrDash(c.new),
-			numberOrDash(c.ratio), p, sig, reports.Text(c.verdict))
+			reports.Textf("%d", c.nBase), meanCell(c.base, c.baseCI), reports.Textf("%d", c.nNew), meanCell(c.new, c.newCI),
+			ratio, pText(c.p, c.tested), pText(c.pAdj, c.tested), reports.Text(c.verdict))
 	}
 	return t
+}
+
+func ptr(x float64) *float64 {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return nil
+	}
+	return &x
+}
+
+// comparisonJSON is the --format json output, also what the HTML page
+// reads from a nightly folder's compare.json.
+func comparisonJSON(base, new string, threshold float64, onlyChanged bool, all, shown []comparison) page.Comparison {
+	tested := 0
+	out := page.Comparison{Base: base, New: new, Threshold: threshold, Alpha: alpha, Compared: len(all), OnlyChange: onlyChanged,
+		Rows: []page.CompareRow{}}
+	for _, c := range all {
+		if !math.IsNaN(c.pAdj) {
+			tested++
+		}
+		if c.changed() {
+			out.Changed++
+		}
+		if c.regressed {
+			out.Regressed++
+		}
+	}
+	out.Test = fmt.Sprintf("Welch's t-test, two-sided, Holm-corrected over %d tests, family-wise alpha %g.", tested, alpha)
+	for _, c := range shown {
+		out.Rows = append(out.Rows, page.CompareRow{
+			Experiment: c.key.experiment, Series: c.key.series, X: c.key.x, Metric: c.key.metric,
+			NBase: c.nBase, BaseMean: ptr(c.base), BaseCI95: ptr(c.baseCI), NNew: c.nNew, NewMean: ptr(c.new), NewCI95: ptr(c.newCI),
+			Ratio: ptr(c.ratio), P: ptr(c.p), PAdjusted: ptr(c.pAdj), Verdict: c.verdict, Changed: c.changed(), Regressed: c.regressed,
+		})
+	}
+	return out
+}
+
+// sharedMetrics lists the metrics both sides have.
+func sharedMetrics(a, b *rawSamples) []string {
+	var out []string
+	for _, m := range a.metrics {
+		if slices.Contains(b.metrics, m) {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 func newCompareCmd() *cobra.Command {
@@ -314,14 +477,17 @@ func newCompareCmd() *cobra.Command {
 		metrics   []string
 		threshold float64
 		failOnReg bool
+		onlyChg   bool
 		format    string
 	)
 	cmd := &cobra.Command{
-		Use:   "compare BASE_DIR NEW_DIR [--metric M]... [--threshold 0.05] [--fail-on-regression]",
-		Short: "Compare two experiment result folders (raw.csv): means, ratio, Welch's t-test, verdict",
-		Long: "compare reads every raw.csv in BASE_DIR and NEW_DIR (an experiment's folder or a suite's) and\n" +
-			"prints, per experiment / series / x / metric, both means, new/base and whether the difference is\n" +
-			"significant (Welch's t-test, 95%; n/a with a single value on a side). Verdicts: latency*, cut_rate,\n" +
+		Use:   "compare BASE_DIR NEW_DIR [--metric M]... [--threshold 0.05] [--only-changed] [--fail-on-regression] [--format table|markdown|csv|json]",
+		Short: "Compare two result folders (raw.csv or run.json): means with CIs, ratio, Welch + Holm, verdict",
+		Long: "compare reads every raw.csv in BASE_DIR and NEW_DIR (an experiment's folder or a suite's; a folder\n" +
+			"without raw.csv is read as `stormlab run --out` folders, every run.json one sample) and prints, per\n" +
+			"experiment / series / x / metric, both means with their 95% CIs, new/base and whether the\n" +
+			"difference is significant (Welch's t-test, p Holm-corrected over all rows with a verdict, family-wise\n" +
+			"95%; n/a with a single value on a side). Verdicts: latency*, cut_rate,\n" +
 			"balance, std, max_dev, qos_rate, processing_ms are lower-is-better, throughput higher-is-better;\n" +
 			"other metrics get none. A significant change beyond --threshold (relative) is improved or\n" +
 			"regressed; with --fail-on-regression any regression exits 1.",
@@ -335,8 +501,8 @@ func newCompareCmd() *cobra.Command {
 			if !(threshold >= 0) || math.IsInf(threshold, 0) {
 				return fmt.Errorf("--threshold %v must be a relative change >= 0, e.g. 0.05 for 5%%", threshold)
 			}
-			if format != "table" && format != "markdown" && format != "csv" {
-				return fmt.Errorf("unknown --format %q: use table, markdown or csv", format)
+			if !slices.Contains([]string{"table", "markdown", "csv", "json"}, format) {
+				return fmt.Errorf("unknown --format %q: use table, markdown, csv or json", format)
 			}
 			base, err := readRawDir(args[0])
 			if err != nil {
@@ -353,9 +519,23 @@ func newCompareCmd() *cobra.Command {
 					return fmt.Errorf("unknown --metric %q: the results have %s", m, strings.Join(slices.Compact(all), ", "))
 				}
 			}
+			if len(sharedMetrics(base, nw)) == 0 {
+				return fmt.Errorf("%s and %s share no metric (base has %s; new has %s): compare results of the same experiments",
+					args[0], args[1], strings.Join(base.metrics, ", "), strings.Join(nw.metrics, ", "))
+			}
 			rows := compareSamples(base, nw, metrics, threshold)
-			t := comparisonTable(fmt.Sprintf("compare %s -> %s (threshold %g)", args[0], args[1], threshold), rows)
+			shown := rows
+			if onlyChg {
+				shown = slices.DeleteFunc(slices.Clone(rows), func(c comparison) bool { return !c.changed() })
+			}
 			w := cmd.OutOrStdout()
+			if format == "json" {
+				if err := writeJSON(w, comparisonJSON(args[0], args[1], threshold, onlyChg, rows, shown)); err != nil {
+					return failed(err)
+				}
+				return regressions(rows, failOnReg, threshold)
+			}
+			t := comparisonTable(fmt.Sprintf("compare %s -> %s (threshold %g; mean ± 95%% CI)", args[0], args[1], threshold), shown)
 			switch format {
 			case "markdown":
 				err = t.WriteMarkdown(w)
@@ -367,23 +547,39 @@ func newCompareCmd() *cobra.Command {
 			if err != nil {
 				return failed(err)
 			}
-			var reg []string
+			changed, reg := 0, 0
 			for _, c := range rows {
+				if c.changed() {
+					changed++
+				}
 				if c.regressed {
-					reg = append(reg, fmt.Sprintf("%s/%s/x=%s/%s", c.key.experiment, c.key.series, c.key.x, c.key.metric))
+					reg++
 				}
 			}
-			fmt.Fprintf(w, "%d compared, %d regressed\n", len(rows), len(reg))
-			if failOnReg && len(reg) > 0 {
-				return failed(fmt.Errorf("%d significant regressions beyond %g: %s", len(reg), threshold, strings.Join(reg, ", ")))
-			}
-			return nil
+			fmt.Fprintf(w, "%d compared, %d changed, %d regressed\n", len(rows), changed, reg)
+			return regressions(rows, failOnReg, threshold)
 		},
 	}
 	f := cmd.Flags()
 	f.StringSliceVar(&metrics, "metric", nil, "compare only this metric (repeatable; default all)")
 	f.Float64Var(&threshold, "threshold", 0.05, "relative change a significant difference must exceed to be a verdict")
+	f.BoolVar(&onlyChg, "only-changed", false, "show only the rows whose verdict is not \"same\" (improved, regressed, untested changes, one side only)")
 	f.BoolVar(&failOnReg, "fail-on-regression", false, "exit 1 when a metric with a direction regressed significantly beyond --threshold")
-	f.StringVar(&format, "format", "table", "output: table, markdown or csv")
+	f.StringVar(&format, "format", "table", "output: table, markdown, csv or json")
 	return cmd
+}
+
+// regressions is the --fail-on-regression error (exit 1) naming every
+// significant regression.
+func regressions(rows []comparison, failOnReg bool, threshold float64) error {
+	var reg []string
+	for _, c := range rows {
+		if c.regressed {
+			reg = append(reg, fmt.Sprintf("%s/%s/x=%s/%s", c.key.experiment, c.key.series, c.key.x, c.key.metric))
+		}
+	}
+	if failOnReg && len(reg) > 0 {
+		return failed(fmt.Errorf("%d significant regressions beyond %g: %s", len(reg), threshold, strings.Join(reg, ", ")))
+	}
+	return nil
 }

@@ -2,12 +2,16 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"flag"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stormlab/stormlab/reports/page"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -151,8 +155,11 @@ func TestCompareVerdicts(t *testing.T) {
 
 // TestCompareGolden renders the fixtures. The numbers in compare.golden, by hand:
 //
+//	Holm over the 3 tested rows with a direction (throughput 0.0036, latency 0.14, cut_rate 1):
+//	  0.0036*3 = 0.0108; max(0.0108, 0.14*2) = 0.28; max(0.28, 1*1) = 1
+//	95% CIs: n = 3, sd 2, t(0.975, 2) = 4.3027: 4.3027 * 2 / sqrt(3) = 4.97 -> "± 5.0"
 //	kpart x=1 throughput: base 100,102,98 (mean 100, var 4), new 90,92,88 (mean 90, var 4):
-//	  ratio 0.9, t = -6.1237, df 4, p = 0.0036 -> significant, -10% beyond 5% -> regressed
+//	  ratio 0.9, t = -6.1237, df 4, p = 0.0036 (Holm 0.0108) -> significant, -10% beyond 5% -> regressed
 //	kpart x=1 latency_mean_ms: 10,12,14 -> 7,9,11: means 12 -> 9, ratio 0.75, t = -1.8371, df 4,
 //	  p = 0.14 -> not significant -> same
 //	kpart x=1 cut_rate: 0.5 x3 both: zero variances, equal means -> p = 1, same
@@ -224,5 +231,105 @@ func TestCompareBadInput(t *testing.T) {
 	code, _, errs = cli(t, "compare", bad, "testdata/compare/new")
 	if code != exitBadInput || !strings.Contains(errs, `line 2, column throughput: "fast" is not a number`) {
 		t.Errorf("bad number: exit %d stderr %q", code, errs)
+	}
+}
+
+// Holm's step-down adjustment by hand: p = 0.01, 0.04, 0.03, NaN (m = 3):
+// sorted 0.01, 0.03, 0.04 -> 3*0.01 = 0.03, max(0.03, 2*0.03) = 0.06,
+// max(0.06, 1*0.04) = 0.06; the NaN stays NaN.
+func TestHolm(t *testing.T) {
+	got := holm([]float64{0.01, 0.04, 0.03, math.NaN()})
+	want := []float64{0.03, 0.06, 0.06, math.NaN()}
+	for i := range want {
+		if math.IsNaN(want[i]) != math.IsNaN(got[i]) || !math.IsNaN(want[i]) && math.Abs(got[i]-want[i]) > 1e-12 {
+			t.Errorf("holm[%d] = %v, want %v", i, got[i], want[i])
+		}
+	}
+	if got := holm([]float64{0.9, 0.8}); got[0] != 1 || got[1] != 1 {
+		t.Errorf("holm caps at 1: %v", got)
+	}
+}
+
+func TestCompareOnlyChangedJSON(t *testing.T) {
+	code, out, errs := cli(t, "compare", "testdata/compare/base", "testdata/compare/new", "--only-changed", "--format", "json")
+	if code != exitOK {
+		t.Fatalf("exit %d, stderr %q", code, errs)
+	}
+	var c page.Comparison
+	if err := json.Unmarshal([]byte(out), &c); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, out)
+	}
+	// 20 rows compared (see TestCompareGolden), 8 changed: 6 only in new,
+	// 1 better (untested), 1 regressed.
+	if c.Compared != 20 || c.Changed != 8 || c.Regressed != 1 || len(c.Rows) != 8 || !c.OnlyChange {
+		t.Fatalf("compared %d changed %d regressed %d rows %d", c.Compared, c.Changed, c.Regressed, len(c.Rows))
+	}
+	for _, r := range c.Rows {
+		if !r.Changed || r.Verdict == "same" {
+			t.Errorf("unchanged row shown: %+v", r)
+		}
+		if r.Series == "kpart" && r.Metric == "throughput" {
+			// CI: 4.3027 * 2 / sqrt(3) = 4.968; Holm p 3 * 0.0036022 = 0.0108066.
+			if r.BaseCI95 == nil || math.Abs(*r.BaseCI95-4.968) > 1e-3 || r.PAdjusted == nil || math.Abs(*r.PAdjusted-0.0108066) > 1e-6 {
+				t.Errorf("kpart throughput: ci %v, p adjusted %v", r.BaseCI95, r.PAdjusted)
+			}
+		}
+	}
+	code, out, _ = cli(t, "compare", "testdata/compare/base", "testdata/compare/new", "--only-changed")
+	if code != exitOK || strings.Contains(out, "│ same ") || !strings.Contains(out, "20 compared, 8 changed, 1 regressed") {
+		t.Errorf("--only-changed table: exit %d\n%s", code, out)
+	}
+}
+
+// Two folders with no metric in common give a clear error, not "0 regressed".
+func TestCompareNoSharedMetric(t *testing.T) {
+	a, b := t.TempDir(), t.TempDir()
+	os.WriteFile(filepath.Join(a, "raw.csv"), []byte("experiment,series,x,instance,instance_seed,rep,seed,throughput\ne,s,1,0,1,0,1,5\n"), 0o644)
+	os.WriteFile(filepath.Join(b, "raw.csv"), []byte("experiment,series,x,instance,instance_seed,rep,seed,cut_rate\ne,s,1,0,1,0,1,0.5\n"), 0o644)
+	code, _, errs := cli(t, "compare", a, b)
+	if code != exitBadInput || !strings.Contains(errs, "share no metric") {
+		t.Errorf("exit %d stderr %q, want exit 2 and \"share no metric\"", code, errs)
+	}
+}
+
+// Folders of `stormlab run --out` (run.json) compare as experiment "run",
+// series the scheduler, x the topology's main class.
+func TestCompareRunFolders(t *testing.T) {
+	write := func(dir string, tp float64) {
+		os.MkdirAll(dir, 0o755)
+		js := fmt.Sprintf(`{"spec":{"Scheduler":"kpart","Topology":{"Name":"stormlab-wordcount","MainClass":"org.stormlab.WordCount"}},
+			"measurement":{"throughput":%v,"latency_mean_ms":5,"cut_rate":0.2,"balance":3}}`, tp)
+		os.WriteFile(filepath.Join(dir, "run.json"), []byte(js), 0o644)
+	}
+	base, nw := t.TempDir(), t.TempDir()
+	for i, tp := range []float64{100, 102, 98} {
+		write(filepath.Join(base, fmt.Sprint(i)), tp)
+	}
+	for i, tp := range []float64{90, 92, 88} {
+		write(filepath.Join(nw, fmt.Sprint(i)), tp)
+	}
+	code, out, errs := cli(t, "compare", base, nw, "--format", "json")
+	if code != exitOK {
+		t.Fatalf("exit %d stderr %q", code, errs)
+	}
+	var c page.Comparison
+	if err := json.Unmarshal([]byte(out), &c); err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, r := range c.Rows {
+		if r.Experiment == "run" && r.Series == "kpart" && r.X == "WordCount" && r.Metric == "throughput" {
+			found = true
+			// Same numbers as TestWelch's first case; 5 rows tested with a
+			// direction (throughput, latency mean and p99, cut rate, balance;
+			// inter_node_rate has none), the other four constant and equal
+			// (p = 1): Holm 5 * 0.0036022.
+			if r.NBase != 3 || r.NNew != 3 || r.Verdict != "regressed" || math.Abs(*r.PAdjusted-5*0.0036022) > 1e-6 {
+				t.Errorf("run throughput row: %+v (p adjusted %v)", r, *r.PAdjusted)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no run/kpart/WordCount/throughput row in %s", out)
 	}
 }

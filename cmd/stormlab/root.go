@@ -56,6 +56,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 		newSPDCmd(),
 		newRunCmd(),
 		newCompareCmd(),
+		newReportCmd(),
 		newImagesCmd(),
 		newCleanupCmd(),
 		// ---- Other subcommands go here, one newXxxCmd per file ----

@@ -1,0 +1,131 @@
+package page
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// artifactDir is where the browser test keeps its screenshot:
+// $STORMLAB_ARTIFACTS, else results/test-artifacts at the repository root.
+func artifactDir(t *testing.T) string {
+	if d := os.Getenv("STORMLAB_ARTIFACTS"); d != "" {
+		return d
+	}
+	return filepath.Join("..", "..", "results", "test-artifacts")
+}
+
+// chromium finds Debian's chromium. Without it the test skips, except in CI
+// (CI set), where .ci/setup.sh installs it and its absence is a failure.
+func chromium(t *testing.T) string {
+	for _, n := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(n); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("CI") != "" {
+		t.Fatal("chromium not found in CI: .ci/setup.sh installs Debian's chromium package")
+	}
+	t.Skip("chromium not installed (apt-get install chromium, or run .ci/setup.sh); the page is not checked in a browser")
+	return ""
+}
+
+// TestPageInChromium loads the rendered page in headless Chromium: no
+// console error, no failed load (a CSP violation or a fetch would be one),
+// every table and figure there and drawn with a size; the screenshot is kept.
+func TestPageInChromium(t *testing.T) {
+	exe := chromium(t)
+	dir := t.TempDir()
+	page := filepath.Join(dir, "index.html")
+	if err := os.WriteFile(page, render(t, filepath.Join("testdata", "results")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// 6 tables: compare changes and unchanged, alpha claims, table and
+	// manifest, beta table; 2 figures: alpha SVG, beta PNG.
+	shot := checkInBrowser(t, exe, page, 6, 2)
+	out := artifactDir(t)
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(out, "report-page.png")
+	if err := os.WriteFile(path, shot, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot: %s", path)
+}
+
+// checkInBrowser opens file page and checks it; wantTables counts every
+// <table> (compare tables and manifests included), wantFigures the figures.
+func checkInBrowser(t *testing.T, exe, page string, wantTables, wantFigures int) []byte {
+	t.Helper()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(exe),
+		chromedp.NoSandbox, // root in CI containers
+		chromedp.WindowSize(1280, 900),
+	)
+	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
+	defer cancel()
+	ctx, cancel := chromedp.NewContext(actx)
+	defer cancel()
+	ctx, cancel = context.WithTimeout(ctx, 60*time.Second)
+	defer cancel()
+
+	// Subscribe before navigating so no message is lost; read after.
+	cctx, stopConsole := context.WithCancel(ctx)
+	messages := chromedp.Console(cctx)
+	var problems []string
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for m, err := range messages {
+			if err != nil {
+				return
+			}
+			if m.Type == chromedp.ConsoleError || m.Type == chromedp.ConsoleWarning || m.IsException() {
+				problems = append(problems, m.String()+" "+m.URL)
+			}
+		}
+	}()
+	if err := chromedp.Do(ctx, chromedp.Navigate("file://"+page)); err != nil {
+		t.Fatalf("chromium: open %s: %v", page, err)
+	}
+	eval := func(js string) int {
+		t.Helper()
+		n, err := chromedp.Run(ctx, chromedp.Evaluate[int](js))
+		if err != nil {
+			t.Fatalf("chromium: %s: %v", js, err)
+		}
+		return n
+	}
+	// <details> are opened so every table is laid out for the screenshot.
+	eval(`document.querySelectorAll('details').forEach(d => d.open = true), 0`)
+	tables := eval(`document.querySelectorAll('table').length`)
+	figures := eval(`document.querySelectorAll('figure > svg, figure > img').length`)
+	drawn := eval(`[...document.querySelectorAll('figure > svg, figure > img')].filter(e => {
+		const r = e.getBoundingClientRect(); return r.width > 20 && r.height > 10 &&
+		(e.tagName !== 'IMG' || (e.complete && e.naturalWidth > 0)) }).length`)
+	shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatalf("chromium: screenshot: %v", err)
+	}
+	stopConsole()
+	<-done
+	for _, p := range problems {
+		t.Errorf("page problem: %s", p)
+	}
+	if tables != wantTables {
+		t.Errorf("%d tables in the page, want %d", tables, wantTables)
+	}
+	if figures != wantFigures || drawn != wantFigures {
+		t.Errorf("%d figures, %d drawn with a size; want %d", figures, drawn, wantFigures)
+	}
+	if len(shot) < 1000 {
+		t.Errorf("screenshot is %d bytes", len(shot))
+	}
+	return shot
+}

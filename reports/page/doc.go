@@ -1,0 +1,15 @@
+// Package page turns a results folder into one self-contained HTML page
+// (index.html): per experiment its setup, tables with their confidence
+// intervals, figures (inline SVG), the paper's claims with their verdicts,
+// and the manifest; for a nightly folder also the comparison with the
+// baseline, changes first.
+//
+// Load reads a folder (an experiment's, a results base folder holding one
+// folder per experiment, or a nightly folder with compare.json beside them);
+// Write renders what Load read. The page loads nothing from the network: its
+// Content-Security-Policy allows only inline styles and data: images, and it
+// has no script, so a browser shows it offline exactly as written.
+//
+// A folder without claims.json (written before the verdicts had their own
+// file) shows its notes.md instead.
+package page

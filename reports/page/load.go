@@ -1,0 +1,373 @@
+package page
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/base64"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/stormlab/stormlab/reports"
+)
+
+// MaxTableRows is the number of rows a table shows; longer CSV files (raw
+// samples, time series) are listed as files instead of drawn as tables.
+const MaxTableRows = 200
+
+// Folder is what Load read.
+type Folder struct {
+	Dir         string
+	Experiments []*Experiment
+	Compare     *Comparison // nil unless the folder holds compare.json
+	CompareDir  string      // where compare.json was found
+}
+
+// Experiment is one experiment's result folder.
+type Experiment struct {
+	Name, Dir                   string
+	Description, Source, Setup  string
+	Profile                     string
+	Manifest                    []KV
+	Tables                      []Table
+	Figures                     []Figure
+	Claims                      []Claim
+	HasClaims                   bool // claims.json was there (possibly with no claims)
+	Notes                       string
+	OtherFiles                  []string // files not shown on the page (raw.csv, runs/, PDFs, long CSVs)
+	Held, Failed, Inconclusive  int
+}
+
+// KV is one manifest entry, value already formatted.
+type KV struct{ Key, Value string }
+
+// Table is a CSV file of the folder, value columns merged to "mean ± CI".
+type Table struct {
+	File    string
+	Title   string
+	Header  []string
+	Numeric []bool // right-aligned columns
+	Rows    [][]string
+	HasCI   bool // some column had a "NAME ci95" partner
+}
+
+// Figure is one plot of the folder.
+type Figure struct {
+	File    string
+	SVG     template.HTML // inline SVG (trusted: written by our own plotter)
+	PNGData template.URL  // data: URL when there is no SVG
+	Caption string
+}
+
+// Claim is one entry of claims.json (the experiments' verdict file).
+type Claim struct {
+	Statement   string   `json:"statement"`
+	Source      string   `json:"source"`
+	Kind        string   `json:"kind"`
+	Rule        string   `json:"rule"`
+	Verdict     string   `json:"verdict"`
+	Reason      string   `json:"reason"`
+	Effect      *float64 `json:"effect"`
+	EffectLabel string   `json:"effect_label"`
+	CILow       *float64 `json:"ci_low"`
+	CIHigh      *float64 `json:"ci_high"`
+	N           []int    `json:"n"`
+	P           *float64 `json:"p"`
+	Forced      string   `json:"forced"`
+	Evidence    string   `json:"evidence"`
+}
+
+// ClaimsFile is claims.json.
+type ClaimsFile struct {
+	Experiment string  `json:"experiment"`
+	Profile    string  `json:"profile"`
+	Claims     []Claim `json:"claims"`
+}
+
+// Load reads dir: an experiment folder (it holds manifest.json or
+// table.csv), or a folder of such folders (a results base or a nightly
+// folder), with compare.json if `stormlab compare --format json` wrote one.
+func Load(dir string) (*Folder, error) {
+	st, err := os.Stat(dir)
+	if err != nil {
+		return nil, fmt.Errorf("results folder: %w", err)
+	}
+	if !st.IsDir() {
+		return nil, fmt.Errorf("%s is a file: give the folder `stormlab experiment NAME --out DIR` wrote (DIR or DIR/NAME)", dir)
+	}
+	f := &Folder{Dir: dir}
+	if isExperimentDir(dir) {
+		e, err := loadExperiment(dir)
+		if err != nil {
+			return nil, err
+		}
+		f.Experiments = append(f.Experiments, e)
+	} else {
+		ents, err := os.ReadDir(dir)
+		if err != nil {
+			return nil, fmt.Errorf("results folder: %w", err)
+		}
+		for _, de := range ents {
+			sub := filepath.Join(dir, de.Name())
+			if !de.IsDir() || !isExperimentDir(sub) {
+				continue
+			}
+			e, err := loadExperiment(sub)
+			if err != nil {
+				return nil, err
+			}
+			f.Experiments = append(f.Experiments, e)
+		}
+	}
+	if c, err := loadCompare(filepath.Join(dir, "compare.json")); err != nil {
+		return nil, err
+	} else if c != nil {
+		f.Compare, f.CompareDir = c, dir
+	}
+	if len(f.Experiments) == 0 && f.Compare == nil {
+		return nil, fmt.Errorf("no experiment results in %s: give a folder `stormlab experiment NAME --out DIR` wrote (DIR or DIR/NAME)", dir)
+	}
+	return f, nil
+}
+
+func exists(p string) bool { _, err := os.Stat(p); return err == nil }
+
+func isExperimentDir(dir string) bool {
+	return exists(filepath.Join(dir, "manifest.json")) || exists(filepath.Join(dir, "table.csv"))
+}
+
+func loadExperiment(dir string) (*Experiment, error) {
+	e := &Experiment{Name: filepath.Base(dir), Dir: dir}
+	if err := e.loadManifest(filepath.Join(dir, "manifest.json")); err != nil {
+		return nil, err
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "claims.json")); err == nil {
+		var cf ClaimsFile
+		if err := json.Unmarshal(b, &cf); err != nil {
+			return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "claims.json"), err)
+		}
+		e.Claims, e.HasClaims = cf.Claims, true
+		if cf.Profile != "" {
+			e.Profile = cf.Profile
+		}
+		for _, c := range cf.Claims {
+			switch c.Verdict {
+			case "holds":
+				e.Held++
+			case "does not hold":
+				e.Failed++
+			default:
+				e.Inconclusive++
+			}
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "notes.md")); err == nil {
+		e.Notes = string(b)
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, 0, len(ents))
+	for _, de := range ents {
+		if strings.HasPrefix(de.Name(), ".") {
+			continue
+		}
+		if de.IsDir() {
+			e.OtherFiles = append(e.OtherFiles, de.Name()+"/")
+			continue
+		}
+		names = append(names, de.Name())
+	}
+	sort.Strings(names)
+	// The results table first, then the other tables.
+	sort.SliceStable(names, func(i, j int) bool { return names[i] == "table.csv" && names[j] != "table.csv" })
+	for _, n := range names {
+		p := filepath.Join(dir, n)
+		stem, ext := strings.TrimSuffix(n, filepath.Ext(n)), strings.ToLower(filepath.Ext(n))
+		switch {
+		case ext == ".csv" && n != "raw.csv":
+			t, ok, err := loadTable(p)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				e.Tables = append(e.Tables, t)
+			} else {
+				e.OtherFiles = append(e.OtherFiles, n)
+			}
+		case ext == ".svg":
+			fig, err := loadSVG(p)
+			if err != nil {
+				return nil, err
+			}
+			e.Figures = append(e.Figures, fig)
+		case ext == ".png" && !slices.Contains(names, stem+".svg"):
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return nil, err
+			}
+			e.Figures = append(e.Figures, Figure{File: n, Caption: stem,
+				PNGData: template.URL("data:image/png;base64," + base64.StdEncoding.EncodeToString(b))})
+		case ext == ".png" || n == "manifest.json" || n == "claims.json" || n == "notes.md" ||
+			n == "table.md" || n == "index.html":
+			// shown on the page in another form
+		default:
+			e.OtherFiles = append(e.OtherFiles, n)
+		}
+	}
+	// The caption of table.csv is the title table.md carries.
+	if md, err := os.ReadFile(filepath.Join(dir, "table.md")); err == nil {
+		first, _, _ := strings.Cut(string(md), "\n")
+		if t := strings.Trim(strings.TrimSpace(first), "*"); t != "" && strings.HasPrefix(first, "**") {
+			for i := range e.Tables {
+				if e.Tables[i].File == "table.csv" {
+					e.Tables[i].Title = t
+				}
+			}
+		}
+	}
+	return e, nil
+}
+
+func (e *Experiment) loadManifest(path string) error {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	str := func(k string) string { s, _ := m[k].(string); return s }
+	if n := str("experiment"); n != "" {
+		e.Name = n
+	}
+	e.Description, e.Source, e.Setup, e.Profile = str("description"), str("source"), str("setup"), str("profile")
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		switch k {
+		case "experiment", "description", "source", "setup":
+			continue
+		}
+		e.Manifest = append(e.Manifest, KV{k, formatJSON(m[k])})
+	}
+	return nil
+}
+
+// formatJSON prints a manifest value compactly: strings as they are, lists
+// comma-separated, numbers without exponent noise.
+func formatJSON(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case float64:
+		return strconv.FormatFloat(x, 'g', -1, 64)
+	case []any:
+		s := make([]string, len(x))
+		for i, y := range x {
+			s[i] = formatJSON(y)
+		}
+		return strings.Join(s, ", ")
+	case nil:
+		return ""
+	default:
+		b, _ := json.Marshal(x)
+		return string(b)
+	}
+}
+
+// loadTable reads a CSV table; ok is false when it is too long to show.
+// A column "NAME ci95" right after "NAME" is merged into it as "mean ± CI".
+func loadTable(path string) (Table, bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Table{}, false, err
+	}
+	defer f.Close()
+	cr := csv.NewReader(bufio.NewReader(f))
+	cr.FieldsPerRecord = -1
+	recs, err := cr.ReadAll()
+	if err != nil {
+		return Table{}, false, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(recs) == 0 || len(recs)-1 > MaxTableRows {
+		return Table{}, false, nil
+	}
+	t := Table{File: filepath.Base(path), Title: filepath.Base(path)}
+	hdr := recs[0]
+	type col struct{ val, ci int }
+	var cols []col
+	for j := 0; j < len(hdr); j++ {
+		c := col{j, -1}
+		if j+1 < len(hdr) && hdr[j+1] == hdr[j]+" ci95" {
+			c.ci = j + 1
+			j++
+			t.HasCI = true
+		}
+		cols = append(cols, c)
+		t.Header = append(t.Header, hdr[c.val])
+	}
+	t.Numeric = make([]bool, len(cols))
+	for k := range cols {
+		t.Numeric[k] = true
+	}
+	cell := func(r []string, j int) string {
+		if j >= 0 && j < len(r) {
+			return r[j]
+		}
+		return ""
+	}
+	for _, r := range recs[1:] {
+		row := make([]string, len(cols))
+		for k, c := range cols {
+			v := cell(r, c.val)
+			m, err1 := strconv.ParseFloat(v, 64)
+			if v != "" && err1 != nil {
+				t.Numeric[k] = false
+			}
+			if c.ci >= 0 && err1 == nil {
+				if ci, err := strconv.ParseFloat(cell(r, c.ci), 64); err == nil {
+					v = reports.Value(reports.Summary{N: 2, Mean: m, CI95: ci}).String()
+				}
+			}
+			row[k] = v
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return t, true, nil
+}
+
+// loadSVG reads an SVG file for inlining: the XML prolog and comments before
+// the <svg> element are dropped, and a fixed size gives way to the viewBox
+// so the figure scales with the page.
+func loadSVG(path string) (Figure, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return Figure{}, err
+	}
+	i := bytes.Index(b, []byte("<svg"))
+	if i < 0 {
+		return Figure{}, fmt.Errorf("%s is not an SVG file (no <svg> element)", path)
+	}
+	n := filepath.Base(path)
+	return Figure{File: n, SVG: template.HTML(b[i:]), Caption: strings.TrimSuffix(n, filepath.Ext(n))}, nil
+}

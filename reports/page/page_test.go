@@ -1,0 +1,118 @@
+package page
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run `go test ./reports/page -run %s -update` to create it)", err, t.Name())
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the golden file (run with -update if the change is intended, then look at the page)", name)
+	}
+}
+
+// render loads testdata/results (two experiments, one with claims.json and
+// one older one with notes.md only, and a nightly compare.json).
+func render(t *testing.T, dir string) []byte {
+	t.Helper()
+	f, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := Write(&b, f, Options{Title: "stormlab results"}); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+func TestPageGolden(t *testing.T) {
+	golden(t, "index.html", render(t, filepath.Join("testdata", "results")))
+}
+
+func TestLoad(t *testing.T) {
+	f, err := Load(filepath.Join("testdata", "results"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Experiments) != 2 || f.Compare == nil {
+		t.Fatalf("loaded %d experiments, compare %v; want 2 and a comparison", len(f.Experiments), f.Compare != nil)
+	}
+	a, b := f.Experiments[0], f.Experiments[1]
+	if a.Held != 1 || a.Failed != 1 || a.Inconclusive != 1 || !a.HasClaims {
+		t.Errorf("alpha claims: %d held, %d failed, %d inconclusive", a.Held, a.Failed, a.Inconclusive)
+	}
+	// table.csv: "cut rate" and "cut rate ci95" merge into one column; the
+	// title comes from table.md's bold first line.
+	if len(a.Tables) != 1 || strings.Join(a.Tables[0].Header, "|") != "algorithm|k|cut rate|runs" ||
+		a.Tables[0].Rows[0][2] != "0.401 ± 0.021" || !strings.HasPrefix(a.Tables[0].Title, "alpha: cut rate") {
+		t.Errorf("alpha table: %+v", a.Tables)
+	}
+	if nums := a.Tables[0].Numeric; nums[0] || !nums[1] || !nums[2] || !nums[3] {
+		t.Errorf("numeric columns %v, want text, then numbers", nums)
+	}
+	if len(a.Figures) != 1 || !strings.HasPrefix(string(a.Figures[0].SVG), "<svg") {
+		t.Errorf("alpha figures: %+v", a.Figures)
+	}
+	if b.HasClaims || b.Notes == "" || len(b.Figures) != 1 || b.Figures[0].PNGData == "" {
+		t.Errorf("beta: claims %v, notes %q, figures %+v", b.HasClaims, b.Notes, b.Figures)
+	}
+	// One experiment's folder on its own.
+	one, err := Load(filepath.Join("testdata", "results", "alpha"))
+	if err != nil || len(one.Experiments) != 1 || one.Compare != nil {
+		t.Errorf("Load(alpha) = %+v, %v", one, err)
+	}
+}
+
+func TestLoadErrors(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "f")
+	os.WriteFile(file, nil, 0o644)
+	for _, c := range []struct{ dir, want string }{
+		{filepath.Join(dir, "missing"), "results folder"},
+		{file, "is a file"},
+		{dir, "no experiment results"},
+	} {
+		if _, err := Load(c.dir); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Load(%s) = %v, want an error containing %q", c.dir, err, c.want)
+		}
+	}
+	bad := filepath.Join(dir, "bad")
+	os.MkdirAll(bad, 0o755)
+	os.WriteFile(filepath.Join(bad, "manifest.json"), []byte("{"), 0o644)
+	if _, err := Load(bad); err == nil || !strings.Contains(err.Error(), "manifest.json") {
+		t.Errorf("broken manifest: %v", err)
+	}
+}
+
+// The page must not reach the network: no http(s) URL in a src or href,
+// and a CSP that allows none.
+func TestPageSelfContained(t *testing.T) {
+	page := string(render(t, filepath.Join("testdata", "results")))
+	for _, bad := range []string{`src="http`, `href="http`, `<script`, `<link`} {
+		if strings.Contains(page, bad) {
+			t.Errorf("page contains %s", bad)
+		}
+	}
+	if !strings.Contains(page, "default-src 'none'") {
+		t.Error("page has no Content-Security-Policy")
+	}
+}
