@@ -152,28 +152,47 @@ func (s Adaptive) Schedule(ctx context.Context, p *Problem) (*Assignment, error)
 
 // Reschedule implements Dynamic.
 func (s Adaptive) Reschedule(ctx context.Context, p *Problem) (*Assignment, bool, error) {
-	if p.Current == nil {
-		a, err := Adaptive{Theta: s.Theta}.Schedule(ctx, &Problem{Topology: p.Topology, Graph: p.Graph, Cluster: p.Cluster, Workers: p.Workers})
-		return a, err == nil, err
-	}
-	if p.Load == nil {
-		return p.Current, false, nil
-	}
-	if err := p.checkGraph("adaptive"); err != nil {
-		return nil, false, err
-	}
-	if err := p.Current.Validate(p.Graph, &p.Cluster); err != nil {
-		return nil, false, fmt.Errorf("adaptive: current assignment: %w", err)
-	}
-	moves := s.plan(p)
-	if len(moves) == 0 {
-		return p.Current, false, nil
-	}
-	a, applied, err := moveExecutors(p, moves)
+	a, d, err := s.Explain(ctx, p)
 	if err != nil {
 		return nil, false, err
 	}
-	return a, len(applied) > 0, nil
+	return a, d.Apply, nil
+}
+
+// Explain implements Explainer.
+func (s Adaptive) Explain(ctx context.Context, p *Problem) (*Assignment, *Decision, error) {
+	trigger := fmt.Sprintf("node CPU over theta %.2g", s.theta())
+	if p.Current == nil {
+		a, err := Adaptive{Theta: s.Theta}.Schedule(ctx, &Problem{Topology: p.Topology, Graph: p.Graph, Cluster: p.Cluster, Workers: p.Workers})
+		if err != nil {
+			return nil, nil, err
+		}
+		return a, &Decision{Apply: true, Reason: "first placement", Trigger: "first placement"}, nil
+	}
+	if p.Load == nil {
+		return p.Current, &Decision{Reason: "nothing measured yet: placement kept", Trigger: trigger, NotMeasured: []string{"task_load"}}, nil
+	}
+	if err := p.checkGraph("adaptive"); err != nil {
+		return nil, nil, err
+	}
+	if err := p.Current.Validate(p.Graph, &p.Cluster); err != nil {
+		return nil, nil, fmt.Errorf("adaptive: current assignment: %w", err)
+	}
+	moves := s.plan(p)
+	if len(moves) == 0 {
+		return p.Current, &Decision{Reason: "no node over theta, or no move fits", Trigger: trigger}, nil
+	}
+	a, applied, err := moveExecutors(p, moves)
+	if err != nil {
+		return nil, nil, err
+	}
+	d := &Decision{Apply: len(applied) > 0, Trigger: trigger, Migrations: applied, Moved: len(applied),
+		Reason: fmt.Sprintf("%d executor(s) moved off nodes over theta", len(applied))}
+	if !d.Apply {
+		d.Reason = "no target node has a free slot"
+		return p.Current, d, nil
+	}
+	return a, d, nil
 }
 
 func (s Adaptive) plan(p *Problem) []Migration {

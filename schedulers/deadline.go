@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 )
 
@@ -27,11 +28,19 @@ import (
 //     row counts as idle (CPU 0, memory free). A task's CPU (TaskLoad.CPU) is
 //     percent of one core, so it is CPU*100/Node.CPU percent of its node
 //     (Node.CPU <= 0 counts as 100, one core); on another node m it costs
-//     that times CPUThroughput(n)/CPUThroughput(m) (the paper's throughput
-//     is its measure of node performance). Executors without a monitor row
-//     use the vertex weight as CPU, the default memory and no deadline.
+//     that times perf(n)/perf(m). Executors without a monitor row use the
+//     vertex weight as CPU, the default memory and no deadline.
+//   - Node performance ("CPU_avg-th", Table 1, used by the CPU branch and
+//     eq. 6) is capacity, never load: NodeLoad.CPUThroughput, the tuples/s
+//     the node can process (the scheduler service derives it from the
+//     supervisor's CPU quota, see harness/service). A node without it counts
+//     as its capacity in cores (Node.CPU/100), which keeps the ratios of the
+//     CPU branch, and is reported as not measured.
 //   - Eq. 1: T_dead = T_cpu * alpha * Now / (T_start + T_dline), Now =
-//     Load.NowMs. "Close" deadlines are large Now/(T_start+T_dline).
+//     Load.NowMs, T_start = TaskLoad.StartMs, T_dline = TaskLoad.DeadlineMs,
+//     alpha = Options.DeadlineWeight (0 means 1). "Close" deadlines are
+//     large Now/(T_start+T_dline). A measured task load in which no task has
+//     a deadline is an error: the scheduler would rank every task alike.
 //   - Memory load ("delay low-priority tasks"): Storm cannot pause an
 //     executor through placement, and no node has memory to take one, so the
 //     assignment is kept and the decision lists, per node, the lowest-priority
@@ -40,22 +49,37 @@ import (
 //     them (e.g. spout backpressure); Reschedule reports apply = false.
 //   - CPU load: loaded node = smallest deviation CPU_exp - CPU_n (eq. 3),
 //     free node = largest deviation whose memory usage is <= Theta. If the
-//     loaded node's throughput is higher than the free node's, the task with
-//     the farthest deadline moves, else the closest; if the free node would
-//     exceed Theta, the next free node is tried. One migration per round.
+//     loaded node's performance is higher than the free node's, the task
+//     with the farthest deadline moves, else the closest; if the free node
+//     would exceed Theta, the next free node is tried. One migration per
+//     round.
 //   - CPU+memory load: for each such node (highest CPU first), ST = argmax
-//     eq. 1 (eq. 4); Cost_m = ST_size/CPU_m,avg-th + ST_network*ST_size (eqs.
-//     5-6) for every other node m with free memory for ST and not itself
-//     CPU+memory loaded; ST moves to the cheapest m if that is cheaper than
-//     staying (ST_size/CPU_n,avg-th, no transfer). Units are the caller's:
-//     TupleSize and Network must make both terms comparable.
+//     eq. 1 (eq. 4); for every other node m with free memory for ST and not
+//     itself CPU+memory loaded, eq. 6 with units made explicit:
+//     Cost_m = ST_rate/CPU_m,avg-th + ST_lat/B, where ST_rate is the tuples/s
+//     ST executes (its measured input, or its output for a spout): the
+//     paper's "ST_size / CPU_avg-th" is ST's work over the node's
+//     throughput, and with CPU_avg-th in tuples/s the work is ST's tuple
+//     rate, giving the share of m's capacity ST takes. ST_lat = ST_network *
+//     ST_size (eq. 5: tuples/s leaving ST times TupleSize bytes), over the
+//     inter-node bandwidth B (Options.BandwidthBytes, default 125e6 bytes/s,
+//     1 Gbit/s), is the share of the link the move adds. Both terms are
+//     seconds per second. ST moves to the cheapest m if that is cheaper than
+//     staying (ST_rate/CPU_n,avg-th, no transfer), so large tuples keep a
+//     chatty task where it is and small ones let it go to a faster node.
+//     Without measured tuple sizes or node performance this branch moves
+//     nothing and the decision says which input was not measured.
 //   - A moved executor joins the topology's worker on the target node if
 //     there is one, else a new worker on the node's lowest free port; nodes
 //     without a free port are skipped.
 type Deadline struct {
-	Theta float64 // load threshold in (0,1]; 0 means 0.8 (the paper's 80%)
-	Alpha float64 // eq. 1 weight of the deadline; 0 means 1
+	Theta     float64 // load threshold in (0,1]; 0 means 0.8 (the paper's 80%)
+	Alpha     float64 // eq. 1 weight of the deadline; 0 means 1
+	Bandwidth float64 // inter-node bandwidth, bytes/s; 0 means 125e6
 }
+
+// defaultBandwidth is 1 Gbit/s in bytes/s.
+const defaultBandwidth = 125e6
 
 var deadlineInfo = Info{
 	Name:        "deadline",
@@ -65,7 +89,13 @@ var deadlineInfo = Info{
 		if err := checkTheta("deadline", o.Theta); err != nil {
 			return nil, err
 		}
-		return Deadline{Theta: o.Theta}, nil
+		if !(o.DeadlineWeight >= 0) || math.IsInf(o.DeadlineWeight, 0) {
+			return nil, fmt.Errorf("deadline: deadline_weight = %v: use a finite weight >= 0 (0 means 1)", o.DeadlineWeight)
+		}
+		if !(o.BandwidthBytes >= 0) || math.IsInf(o.BandwidthBytes, 0) {
+			return nil, fmt.Errorf("deadline: bandwidth_bytes = %v: use a finite bandwidth >= 0 in bytes/s (0 means 125e6)", o.BandwidthBytes)
+		}
+		return Deadline{Theta: o.Theta, Alpha: o.DeadlineWeight, Bandwidth: o.BandwidthBytes}, nil
 	},
 }
 
@@ -98,9 +128,19 @@ type DeadlineDecision struct {
 	MeanCPUBefore float64     `json:"mean_cpu_before"`
 	MeanCPUAfter  float64     `json:"mean_cpu_after"`
 	Assignment    *Assignment `json:"-"`
+	// NotMeasured names inputs the load table lacks ("tuple_size",
+	// "node_performance", "task_load").
+	NotMeasured []string `json:"not_measured,omitempty"`
 }
 
 func (d Deadline) theta() float64 { return thetaOrDefault(d.Theta) }
+
+func (d Deadline) bandwidth() float64 {
+	if d.Bandwidth <= 0 {
+		return defaultBandwidth
+	}
+	return d.Bandwidth
+}
 
 func (d Deadline) alpha() float64 {
 	if d.Alpha <= 0 {
@@ -121,25 +161,51 @@ func (d Deadline) Schedule(ctx context.Context, p *Problem) (*Assignment, error)
 
 // Reschedule implements Dynamic.
 func (d Deadline) Reschedule(ctx context.Context, p *Problem) (*Assignment, bool, error) {
-	if p.Current == nil {
-		a, err := RStorm{}.Schedule(ctx, p)
-		return a, err == nil, err
-	}
-	if p.Load == nil {
-		return p.Current, false, nil
-	}
-	dec, err := d.Decide(p)
+	a, dec, err := d.Explain(ctx, p)
 	if err != nil {
 		return nil, false, err
 	}
-	return dec.Assignment, len(dec.Migrations) > 0, nil
+	return a, dec.Apply, nil
+}
+
+// Explain implements Explainer.
+func (d Deadline) Explain(ctx context.Context, p *Problem) (*Assignment, *Decision, error) {
+	if p.Current == nil {
+		a, err := RStorm{}.Schedule(ctx, p)
+		if err != nil {
+			return nil, nil, err
+		}
+		return a, &Decision{Apply: true, Reason: "first placement (R-Storm)", Trigger: "first placement"}, nil
+	}
+	if p.Load == nil {
+		return p.Current, &Decision{Reason: "nothing measured yet: placement kept", Trigger: "none", NotMeasured: []string{"task_load"}}, nil
+	}
+	dec, err := d.Decide(p)
+	if err != nil {
+		return nil, nil, err
+	}
+	out := &Decision{Apply: len(dec.Migrations) > 0, Trigger: string(dec.Type) + " load", Migrations: dec.Migrations,
+		Moved: len(dec.Migrations), NotMeasured: dec.NotMeasured,
+		Current: &Estimate{NodeCPU: dec.MeanCPUBefore}, New: &Estimate{NodeCPU: dec.MeanCPUAfter}}
+	switch {
+	case dec.Type == LoadNone:
+		out.Reason = fmt.Sprintf("no node over theta %.2g: static placement kept", d.theta())
+	case dec.Type == LoadMemory:
+		out.Reason = fmt.Sprintf("memory load on every node: %d executors queued for delay, placement kept", len(dec.Delayed))
+	case out.Apply:
+		out.Reason = fmt.Sprintf("%s load: %d executor(s) migrated", dec.Type, len(dec.Migrations))
+	default:
+		out.Reason = fmt.Sprintf("%s load: no migration fits (cost or capacity)", dec.Type)
+	}
+	return dec.Assignment, out, nil
 }
 
 type dlNode struct {
 	id                string
 	cpu               float64 // percent of node
 	memTotal, memFree float64
-	th                float64 // average CPU throughput
+	th                float64 // node performance (CPU_avg-th), tuples/s; cores when not measured
+	thMeasured        bool
 	capacity          float64 // percent of one core
 }
 
@@ -154,6 +220,7 @@ type dlTask struct {
 	v                   int
 	node                int // index into nodes
 	cpu, mem, net, size float64
+	rate                float64 // tuples/s the task executes (input; output for a spout)
 	ratio               float64 // Now / (start + dline)
 	value               float64 // eq. 1
 }
@@ -188,12 +255,31 @@ func (d Deadline) Decide(p *Problem) (*DeadlineDecision, error) {
 		}
 		n := nodes[i]
 		n.cpu, n.memTotal, n.memFree, n.th = l.CPUUsed, l.MemoryTotalMB, l.MemoryFreeMB, l.CPUThroughput
+		n.thMeasured = l.CPUThroughput > 0
+	}
+	var notMeasured []string
+	for _, n := range nodes {
+		if !n.thMeasured {
+			n.th = n.capacity / 100
+		}
+	}
+	for _, n := range nodes {
+		if !n.thMeasured {
+			notMeasured = append(notMeasured, "node_performance")
+			break
+		}
 	}
 	mon := map[int]TaskLoad{}
 	for _, t := range p.Load.Tasks {
 		mon[t.Executor] = t
 	}
+	in := make([]float64, p.Graph.N())
+	idx := p.Graph.Index()
+	for _, e := range p.Graph.Edges {
+		in[idx[e.To]] += e.Weight
+	}
 	tasks := make([]*dlTask, p.Graph.N())
+	deadlines, sizes := 0, 0
 	for v := range tasks {
 		t := &dlTask{v: v, node: byID[p.Current.NodeOf(v)], cpu: p.Graph.Vertices[v].Weight, mem: ExecutorMemory(p.Graph.Vertices[v])}
 		if m, ok := mon[v]; ok {
@@ -201,14 +287,32 @@ func (d Deadline) Decide(p *Problem) (*DeadlineDecision, error) {
 			if m.MemoryMB > 0 {
 				t.mem = m.MemoryMB
 			}
-			if den := float64(m.StartMs) + m.DeadlineMs; den > 0 {
+			if m.DeadlineMs > 0 {
+				deadlines++
+			}
+			if m.TupleSize > 0 {
+				sizes++
+			}
+			if den := float64(m.StartMs) + m.DeadlineMs; den > 0 && m.DeadlineMs > 0 {
 				t.ratio = float64(p.Load.NowMs) / den
 			}
+		}
+		t.rate = in[v]
+		if t.rate == 0 {
+			t.rate = t.net
 		}
 		t.value = t.cpu * alpha * t.ratio
 		tasks[v] = t
 	}
-	dec := &DeadlineDecision{Type: LoadNone, MeanCPUBefore: meanCPU(nodes), Assignment: p.Current}
+	if len(mon) == 0 {
+		notMeasured = append(notMeasured, "task_load")
+	} else if deadlines == 0 {
+		return nil, fmt.Errorf("deadline: topology %q: no task reports a deadline, so eq. 1 cannot rank tasks: run a topology whose tuples carry deadlines (or choose a scheduler that does not need them)", p.Topology)
+	}
+	if sizes == 0 {
+		notMeasured = append(notMeasured, "tuple_size")
+	}
+	dec := &DeadlineDecision{Type: LoadNone, MeanCPUBefore: meanCPU(nodes), Assignment: p.Current, NotMeasured: notMeasured}
 	cpuTh := theta * 100
 	minMem := math.Inf(1)
 	anyBoth, anyCPU := false, false
@@ -228,7 +332,9 @@ func (d Deadline) Decide(p *Problem) (*DeadlineDecision, error) {
 		dec.Delayed = d.memoryDelay(nodes, tasks, theta)
 	case anyBoth:
 		dec.Type = LoadCPUMemory
-		moves = d.cpuMemory(nodes, tasks, theta)
+		if !slices.Contains(notMeasured, "tuple_size") && !slices.Contains(notMeasured, "node_performance") {
+			moves = d.cpuMemory(nodes, tasks, theta)
+		}
 	case anyCPU:
 		dec.Type = LoadCPU
 		moves = d.cpuOnly(nodes, tasks, theta)
@@ -368,13 +474,14 @@ func (d Deadline) cpuMemory(nodes []*dlNode, tasks []*dlTask, theta float64) []M
 				st = t
 			}
 		}
-		cost := func(m *dlNode, transfer bool) float64 { // eq. 6 (eq. 5 as transfer)
+		bw := d.bandwidth()
+		cost := func(m *dlNode, transfer bool) float64 { // eq. 6, eq. 5 as transfer
 			if m.th <= 0 {
 				return math.Inf(1)
 			}
-			c := st.size / m.th
+			c := st.rate / m.th
 			if transfer {
-				c += st.net * st.size
+				c += st.net * st.size / bw
 			}
 			return c
 		}

@@ -37,7 +37,10 @@ import (
 // 2. Apply rule: with a current assignment, the new one is applied only
 // when both the estimated inter-node tuple rate (cut weight between nodes
 // over total edge weight, the paper's sec. 4.2 measure) and the balance
-// (population std dev of CPU per node over every node with a slot) are
+// (population std dev of node CPU in percent of the node's capacity,
+// Node.CPU, over every node with a slot: the balance metric the cluster
+// experiments report, so a node of two cores carrying twice the CPU of a
+// one-core node is balanced with it) are
 // strictly lower than the current ones, computed on the same graph
 // weights. Equal is not better. Without a current assignment the new one is
 // applied.
@@ -84,7 +87,10 @@ var kpartDynamicInfo = Info{
 // Estimate is what the apply rule compares.
 type Estimate struct {
 	InterNodeRate float64 `json:"inter_node_rate"` // inter-node tuple rate / total tuple rate
-	NodeStd       float64 `json:"node_std"`        // std dev of CPU per node
+	NodeStd       float64 `json:"node_std"`        // std dev of node CPU, percent of each node's capacity
+	// NodeCPU is the mean node CPU in percent of capacity (the deadline
+	// scheduler's CPU_exp, eq. 2); 0 when the scheduler does not estimate it.
+	NodeCPU float64 `json:"node_cpu,omitempty"`
 }
 
 // WorkerMove is one worker to (re)start on Slot with its executors.
@@ -117,6 +123,25 @@ func (s *KPartDynamic) Schedule(ctx context.Context, p *Problem) (*Assignment, e
 		return p.Current, nil
 	}
 	return d.Proposed, nil
+}
+
+// Explain implements Explainer: Reschedule with the decision's estimates.
+func (s *KPartDynamic) Explain(ctx context.Context, p *Problem) (*Assignment, *Decision, error) {
+	d, err := s.Decide(ctx, p)
+	if err != nil {
+		return nil, nil, err
+	}
+	nw := d.New
+	out := &Decision{Apply: d.Apply, Reason: d.Reason, Trigger: "inter-node rate and balance both lower", Current: d.Current, New: &nw}
+	a := d.Proposed
+	if !d.Apply {
+		a = p.Current
+	}
+	out.Moved = movedExecutors(p.Current, d.Proposed)
+	if !d.Apply {
+		out.Moved = 0
+	}
+	return a, out, nil
 }
 
 // Reschedule implements Dynamic.
@@ -194,7 +219,7 @@ func EstimateAssignment(g *topologies.Graph, c *Cluster, a *Assignment) Estimate
 	var xs []float64
 	for _, nd := range c.Nodes {
 		if len(nd.Ports) > 0 {
-			xs = append(xs, load[nd.ID])
+			xs = append(xs, 100*load[nd.ID]/nodeCapacity(nd))
 		}
 	}
 	if len(xs) > 0 {

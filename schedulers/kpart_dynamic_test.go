@@ -3,6 +3,7 @@ package schedulers
 import (
 	"context"
 	"fmt"
+	"math"
 	"reflect"
 	"sort"
 	"testing"
@@ -30,10 +31,11 @@ func seedForOutcomeA(t *testing.T) uint64 {
 
 // TestKPartDynamicApplyRule, by hand on twoTriangles with one slot on each
 // of nodes a and b, 2 workers. f gives A = {0,1,2} (31) / B = {3,4,5} (29),
-// g one worker per node: estimate cut 1/301, node std |31-29|/2 = 1.
+// g one worker per node: estimate cut 1/301, node std |31-29|/2 = 1 in
+// CPU, which is 1/4 = 0.25 in percent of a node of 400 % capacity.
 //
 //   - Current {0,1,2,3} on a (41), {4,5} on b (19): cut 3-4 + 3-5 = 100/301,
-//     std 11. Both improve -> apply. Relabelled: A overlaps a by 31 -> a;
+//     std 11 CPU = 11/4 = 2.75 % of a node. Both improve -> apply. Relabelled: A overlaps a by 31 -> a;
 //     B -> b. Both workers change; lightest first: b (29), then a (31), one
 //     batch (different nodes).
 //   - Current {0,1,3} on a (30), {2,4,5} on b (30): std 0 <= 1 -> balance
@@ -52,11 +54,11 @@ func TestKPartDynamicApplyRule(t *testing.T) {
 	if !d.Apply {
 		t.Fatalf("not applied: %s (current %+v, new %+v)", d.Reason, d.Current, d.New)
 	}
-	if d.Current.InterNodeRate != 100.0/301 || d.Current.NodeStd != 11 {
-		t.Errorf("current estimate %+v, want rate 100/301, std 11", *d.Current)
+	if d.Current.InterNodeRate != 100.0/301 || d.Current.NodeStd != 2.75 {
+		t.Errorf("current estimate %+v, want rate 100/301, std 2.75", *d.Current)
 	}
-	if d.New.InterNodeRate != 1.0/301 || d.New.NodeStd != 1 {
-		t.Errorf("new estimate %+v, want rate 1/301, std 1", d.New)
+	if d.New.InterNodeRate != 1.0/301 || d.New.NodeStd != 0.25 {
+		t.Errorf("new estimate %+v, want rate 1/301, std 0.25", d.New)
 	}
 	parts, _ := d.Proposed.NodeParts()
 	if d.Proposed.NodeOf(0) != "a" || d.Proposed.NodeOf(3) != "b" || !reflect.DeepEqual(parts, []int{0, 0, 0, 1, 1, 1}) {
@@ -228,5 +230,24 @@ func BenchmarkKPartDynamic(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestEstimateBalanceInPercentOfCapacity: node a has 200 % CPU capacity, b
+// 100 %; 40 % of one core on a and 20 % on b are 20 % of each node, so the
+// balance (std of node CPU in percent of capacity) is 0, not the raw
+// |40-20|/2 = 10. Moving the 20 to a gives 60/200 = 30 % and 0 %: std 15.
+func TestEstimateBalanceInPercentOfCapacity(t *testing.T) {
+	g := &topologies.Graph{Vertices: []topologies.Vertex{{ID: 0, Weight: 40}, {ID: 1, Weight: 20}}}
+	c := &Cluster{Nodes: []Node{{ID: "a", CPU: 200, Ports: []int{6700}}, {ID: "b", CPU: 100, Ports: []int{6700}}}}
+	slots := []Slot{{"a", 6700}, {"b", 6700}}
+	for _, tc := range []struct {
+		execs []int
+		std   float64
+	}{{[]int{0, 1}, 0}, {[]int{0, 0}, 15}} {
+		e := EstimateAssignment(g, c, &Assignment{Workers: slots, Executors: tc.execs})
+		if math.Abs(e.NodeStd-tc.std) > 1e-12 {
+			t.Errorf("executors %v: node std %v, want %v", tc.execs, e.NodeStd, tc.std)
+		}
 	}
 }

@@ -191,3 +191,50 @@ func CheckK(k, n int) error {
 	}
 	return nil
 }
+
+// Decision is why a Dynamic scheduler kept or changed a running placement:
+// what the scheduler service records, typed, for every reschedule round.
+type Decision struct {
+	Apply  bool   `json:"apply"`
+	Reason string `json:"reason"` // one line: which trigger fired or why nothing moved
+	// Trigger names the rule that decided (e.g. "improvement >= 10%",
+	// "cpu load", "cpu+memory load", "none").
+	Trigger string `json:"trigger,omitempty"`
+	// Current and New are the scheduler's own estimates of the kept and
+	// the proposed placement (nil when it makes none).
+	Current *Estimate `json:"current,omitempty"`
+	New     *Estimate `json:"new,omitempty"`
+	// Migrations are executor moves (deadline, adaptive); Moved counts the
+	// executors whose slot changes, for every scheduler.
+	Migrations []Migration `json:"migrations,omitempty"`
+	Moved      int         `json:"moved"`
+	// Reference is the reference node of a first placement (R-Storm).
+	Reference string `json:"reference,omitempty"`
+	// NotMeasured names inputs the scheduler needs that the load table
+	// lacks (e.g. "deadline", "tuple_size"): a decision made without them
+	// is inconclusive for the claims that rest on them.
+	NotMeasured []string `json:"not_measured,omitempty"`
+}
+
+// Explainer is implemented by schedulers that say why they decide. For a
+// Dynamic scheduler with p.Current set, Explain is Reschedule with its
+// Decision (the assignment is p.Current when Decision.Apply is false);
+// with p.Current nil it is Schedule with its Decision. The service calls
+// it instead of Schedule/Reschedule and records the Decision.
+type Explainer interface {
+	Explain(ctx context.Context, p *Problem) (*Assignment, *Decision, error)
+}
+
+// movedExecutors counts executors whose slot differs between a and b.
+func movedExecutors(a, b *Assignment) int {
+	if a == nil || b == nil || len(a.Executors) != len(b.Executors) {
+		return 0
+	}
+	n := 0
+	for v := range a.Executors {
+		if a.Workers[a.Executors[v]] != b.Workers[b.Executors[v]] {
+			n++
+		}
+	}
+	return n
+}

@@ -93,3 +93,12 @@ func slotNodes(c *Cluster) []Node {
 	})
 	return nodes
 }
+
+// nodeCapacity is a node's CPU capacity in percent of one core; a node
+// without a stated capacity (CPU <= 0) counts as one core.
+func nodeCapacity(n Node) float64 {
+	if n.CPU <= 0 {
+		return 100
+	}
+	return n.CPU
+}

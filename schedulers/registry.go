@@ -1,20 +1,80 @@
 package schedulers
 
 import (
+	"encoding/json"
 	"fmt"
+	"reflect"
 	"sort"
 	"strings"
 )
 
-// Options configures a scheduler. Each scheduler reads the fields it needs
-// and documents them; zero values mean the paper's defaults.
+// Options configures a scheduler: one typed configuration for every
+// scheduler, the same in `stormlab partition`, in experiments and on a
+// cluster run (the scheduler service takes it as JSON, see ParseOptions).
+// Each scheduler reads the fields it needs and documents them; zero values
+// mean the paper's defaults, and mean the same thing everywhere (Mul = 0 is
+// "no balance adjustment" wherever K-PART runs).
 type Options struct {
-	Seed           uint64  // random seed (K-PART start vertices, ...)
-	Mul            int     // K-PART balance-adjustment iteration multiplier
-	Alpha          float64 // K-PART slack over the expected subset weight
-	WeightVertices bool    // M-PART: pass vertex weights to METIS (the paper uses none)
-	Theta          float64 // deadline and adaptive schedulers' load threshold in [0,1] (0 means 0.8)
-	Consolidation  float64 // T-Storm consolidation factor gamma >= 1 (0 means 1: use all workers)
+	Seed           uint64  `json:"seed,omitempty"`            // random seed (K-PART start vertices, ...)
+	Mul            int     `json:"mul,omitempty"`             // K-PART balance-adjustment multiplier: Mul·|V| moves; 0 = none
+	Alpha          float64 `json:"alpha,omitempty"`           // K-PART slack over the expected subset weight
+	WeightVertices bool    `json:"weight_vertices,omitempty"` // M-PART: pass vertex weights to METIS (the paper uses none)
+	Theta          float64 `json:"theta,omitempty"`           // deadline and adaptive schedulers' load threshold in [0,1] (0 means 0.8)
+	Consolidation  float64 `json:"consolidation,omitempty"`   // T-Storm consolidation factor gamma >= 1 (0 means 1: use all workers)
+	// DeadlineWeight is alpha of eq. 1 of the deadline-aware scheduler
+	// (Dynamic Task Scheduling Scheme for Real-Time Stream Data in Storm):
+	// how much the deadline counts in a task's priority. 0 means 1.
+	DeadlineWeight float64 `json:"deadline_weight,omitempty"`
+	// BandwidthBytes is the inter-node link bandwidth (bytes/s) that turns
+	// eq. 5's transfer load (tuples/s x bytes) of the deadline-aware
+	// scheduler into a fraction of the link. 0 means 125e6 (1 Gbit/s).
+	BandwidthBytes float64 `json:"bandwidth_bytes,omitempty"`
+	// Improvement is the re-plan trigger of the online (T-PART) and tstorm
+	// dynamic schedulers: a new placement is applied only when its
+	// inter-node traffic is lower than the current one's by at least this
+	// fraction of the current one. 0 means 0.1 (10 %); it must be in [0,1).
+	Improvement float64 `json:"improvement,omitempty"`
+}
+
+// ParseOptions reads Options from JSON (the scheduler service's --options
+// and `stormlab partition --options`). Unknown fields are an error naming
+// the field, so a misspelt option never silently means its default. An
+// empty string is the zero Options.
+func ParseOptions(js string) (Options, error) {
+	var o Options
+	if strings.TrimSpace(js) == "" {
+		return o, nil
+	}
+	dec := json.NewDecoder(strings.NewReader(js))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&o); err != nil {
+		return Options{}, fmt.Errorf("scheduler options %q: %w (give a JSON object with fields %s)", js, err, strings.Join(optionFields(), ", "))
+	}
+	if dec.More() {
+		return Options{}, fmt.Errorf("scheduler options %q: more than one JSON value: give one object", js)
+	}
+	return o, nil
+}
+
+// JSON is o as ParseOptions reads it (fields at their zero value left
+// out). It fails only for a non-finite number, which no scheduler accepts.
+func (o Options) JSON() (string, error) {
+	b, err := json.Marshal(o)
+	if err != nil {
+		return "", fmt.Errorf("scheduler options: %w (every number must be finite)", err)
+	}
+	return string(b), nil
+}
+
+// optionFields lists the JSON names of Options, for error messages.
+func optionFields() []string {
+	t := reflect.TypeOf(Options{})
+	out := make([]string, 0, t.NumField())
+	for i := 0; i < t.NumField(); i++ {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		out = append(out, name)
+	}
+	return out
 }
 
 // Info describes one scheduler of the explicit list.

@@ -53,10 +53,27 @@ var rstormInfo = Info{
 }
 
 // Schedule implements Scheduler.
-func (RStorm) Schedule(ctx context.Context, p *Problem) (*Assignment, error) {
+func (r RStorm) Schedule(ctx context.Context, p *Problem) (*Assignment, error) {
+	a, _, err := r.place(ctx, p)
+	return a, err
+}
+
+// Explain implements Explainer: the placement and its reference node.
+func (r RStorm) Explain(ctx context.Context, p *Problem) (*Assignment, *Decision, error) {
+	a, ref, err := r.place(ctx, p)
+	if err != nil {
+		return nil, nil, err
+	}
+	first := rstormOrder(p.Graph)[0]
+	return a, &Decision{Apply: true, Trigger: "first placement", Reference: ref,
+		Reason: fmt.Sprintf("first executor (vertex %d, component %q) on reference node %s", first, p.Graph.Vertices[first].Component, a.NodeOf(first))}, nil
+}
+
+// place is Schedule, also returning the reference node's id.
+func (RStorm) place(ctx context.Context, p *Problem) (*Assignment, string, error) {
 	g := p.Graph
 	if g == nil || g.N() == 0 {
-		return nil, fmt.Errorf("rstorm: empty graph: nothing to place")
+		return nil, "", fmt.Errorf("rstorm: empty graph: nothing to place")
 	}
 	order := rstormOrder(g)
 	nodes := p.Cluster.Nodes
@@ -82,7 +99,7 @@ func (RStorm) Schedule(ctx context.Context, p *Problem) (*Assignment, error) {
 	nodeOf := make([]int, g.N())
 	for _, v := range order {
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return nil, "", err
 		}
 		cpu, mem := g.Vertices[v].Weight, ExecutorMemory(g.Vertices[v])
 		if ref < 0 {
@@ -96,6 +113,16 @@ func (RStorm) Schedule(ctx context.Context, p *Problem) (*Assignment, error) {
 				}
 			}
 			ref = best
+			if ref >= 0 {
+				// The first executor goes to the reference node itself (Storm's
+				// DefaultResourceAwareStrategy schedules it there); the distance
+				// below would send it elsewhere when the reference node has far
+				// more free resources than the executor needs.
+				cpuAvail[ref] -= cpu
+				memAvail[ref] -= mem
+				nodeOf[v] = ref
+				continue
+			}
 		}
 		best, bestDist := -1, math.Inf(1)
 		for i, n := range nodes {
@@ -113,14 +140,14 @@ func (RStorm) Schedule(ctx context.Context, p *Problem) (*Assignment, error) {
 			}
 		}
 		if best < 0 {
-			return nil, fmt.Errorf("impossible cluster: executor %d (component %q) needs %.4g%% CPU and %.4g MB, and no node with a free port has that much left (%s); add nodes or capacity, or lower the executors' demands",
+			return nil, "", fmt.Errorf("impossible cluster: executor %d (component %q) needs %.4g%% CPU and %.4g MB, and no node with a free port has that much left (%s); add nodes or capacity, or lower the executors' demands",
 				g.Vertices[v].ID, g.Vertices[v].Component, cpu, mem, freeList(nodes, cpuAvail, memAvail))
 		}
 		cpuAvail[best] -= cpu
 		memAvail[best] -= mem
 		nodeOf[v] = best
 	}
-	return workersPerNode(nodes, nodeOf), nil
+	return workersPerNode(nodes, nodeOf), nodes[ref].ID, nil
 }
 
 // ExecutorMemory is the executor's memory demand: Vertex.MemoryMB or

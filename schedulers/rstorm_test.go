@@ -26,11 +26,14 @@ func TestRStormOrder(t *testing.T) {
 
 func TestRStormHand(t *testing.T) {
 	// n0: 200% CPU, 1024 MB; n1: 400%, 2048 MB. Five executors of 50% CPU and
-	// the default 128 MB in a chain. Distances (cpuMax 400, memMax 2048):
-	// executor 1: n1 (ref, net 0) sqrt(.875^2+.9375^2) = 1.282, n0
-	// sqrt(.375^2+.4375^2+1) = 1.154 -> n0; executors 2-4 keep n0 (1.055,
-	// 1.031, 1.017 against 1.282); n0 then has 0% CPU left, so executor 5
-	// goes to n1.
+	// the default 128 MB in a chain. Reference node: most free resources,
+	// n1 (400/400 + 2048/2048 = 2 against 0.5 + 0.5 = 1); executor 1 goes
+	// there as R-Storm's first executor does. Distances after that (cpuMax
+	// 400, memMax 2048), n1 (net 0) against n0 (net 1,
+	// sqrt(.375^2+.4375^2+1) = 1.1541 while n0 is empty):
+	// executor 2: n1 sqrt(.75^2+.875^2) = 1.1524 -> n1 (by 0.0017);
+	// executor 3: sqrt(.625^2+.8125^2) = 1.0251; 4: sqrt(.5^2+.75^2) =
+	// 0.9014; 5: sqrt(.375^2+.6875^2) = 0.7831 -> all on n1.
 	g := &topologies.Graph{}
 	for i := 0; i < 5; i++ {
 		g.Vertices = append(g.Vertices, topologies.Vertex{ID: i, Weight: 50})
@@ -47,11 +50,22 @@ func TestRStormHand(t *testing.T) {
 	for v := range g.Vertices {
 		nodes = append(nodes, a.NodeOf(v))
 	}
-	if want := []string{"n0", "n0", "n0", "n0", "n1"}; !reflect.DeepEqual(nodes, want) {
+	if want := []string{"n1", "n1", "n1", "n1", "n1"}; !reflect.DeepEqual(nodes, want) {
 		t.Fatalf("nodes %v, want %v", nodes, want)
 	}
-	if a.Workers[0] != (Slot{Node: "n0", Port: 6700}) || len(a.Workers) != 2 {
+	if a.Workers[0] != (Slot{Node: "n1", Port: 6700}) || len(a.Workers) != 1 {
 		t.Fatalf("workers %v, want one per node on the lowest port", a.Workers)
+	}
+	// The first executor goes to the reference node even when the distance
+	// would pick another: n0 2 cores/1024 MB, n1 4 cores/2048 MB, one
+	// executor of 50 %: distance n1 1.282 > n0 1.154, yet it is on n1.
+	one := &topologies.Graph{Vertices: []topologies.Vertex{{ID: 0, Weight: 50}}}
+	a1, err := RStorm{}.Schedule(context.Background(), &Problem{Graph: one, Cluster: c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a1.NodeOf(0) != "n1" {
+		t.Fatalf("first executor on %s, want the reference node n1", a1.NodeOf(0))
 	}
 	// Sixth executor of 500%: no node can take it.
 	g.Vertices = append(g.Vertices, topologies.Vertex{ID: 5, Weight: 500, Component: "big"})

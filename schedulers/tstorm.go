@@ -35,12 +35,18 @@ import (
 //   - Nodes are taken in order of CPU capacity (largest first, then more
 //     slots, then id), the lowest port of each.
 //
-// Not modelled: T-Storm's runtime load monitor and its per-node CPU
-// overload check (graph weights are unitless in the partition
-// experiments), and its periodic re-scheduling. Deterministic; Options.Seed
-// is unused.
+// Periodic re-scheduling (Reschedule, Dynamic): T-Storm's schedule
+// generator runs periodically on the traffic its load monitors measured
+// (the service's reschedule period; graph weights are the measured
+// tuples/s) and the custom scheduler applies a new schedule only when it
+// is worth a reassignment. Our trigger, the same as online's: the new
+// placement's inter-node traffic must be lower than the current one's by
+// at least Options.Improvement of it (0 means 10 %). Workers are relabelled
+// to keep executors in place (keepInPlace). Not modelled: T-Storm's
+// per-node CPU overload check. Deterministic; Options.Seed is unused.
 type TStorm struct {
-	Gamma float64 // consolidation factor >= 1
+	Gamma       float64 // consolidation factor >= 1
+	Improvement float64 // re-plan trigger in [0,1); 0 means 0.1
 }
 
 // NewTStorm builds T-Storm from Options.Consolidation.
@@ -52,12 +58,29 @@ func NewTStorm(o Options) (Scheduler, error) {
 	if g < 1 || math.IsNaN(g) || math.IsInf(g, 0) {
 		return nil, fmt.Errorf("tstorm: consolidation = %v: use a finite factor >= 1 (1 fills every worker)", o.Consolidation)
 	}
-	return &TStorm{Gamma: g}, nil
+	if err := checkImprovement("tstorm", o.Improvement); err != nil {
+		return nil, err
+	}
+	return &TStorm{Gamma: g, Improvement: o.Improvement}, nil
+}
+
+// Reschedule implements Dynamic.
+func (s *TStorm) Reschedule(ctx context.Context, p *Problem) (*Assignment, bool, error) {
+	a, d, err := s.Explain(ctx, p)
+	if err != nil {
+		return nil, false, err
+	}
+	return a, d.Apply, nil
+}
+
+// Explain implements Explainer.
+func (s *TStorm) Explain(ctx context.Context, p *Problem) (*Assignment, *Decision, error) {
+	return trafficReplan(ctx, p, "tstorm", improvementOrDefault(s.Improvement), s.Schedule)
 }
 
 var tstormInfo = Info{
 	Name:        "tstorm",
-	Description: "T-Storm: executors by descending traffic to the worker with most traffic to them, one worker per node, consolidation",
+	Description: "T-Storm: executors by descending traffic to the worker with most traffic to them, one worker per node, consolidation; periodic re-planning",
 	Source:      "Xu, Chen, Tang, Su: T-Storm: traffic-aware online scheduling in Storm (ICDCS 2014)",
 	New:         NewTStorm,
 }
