@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/stormlab/stormlab/infra/docker"
+	"github.com/stormlab/stormlab/schedulers"
 	"github.com/stormlab/stormlab/topologies"
 )
 
@@ -17,6 +18,10 @@ type ClusterSpec struct {
 	DelayMs int    // emulated network delay between nodes (tc netem); 0 = none
 	Seed    uint64 // scheduler seed passed to the service
 	Mul     int    // K-PART balance multiplier passed to the service
+	// SchedulerOptions is the scheduler's full configuration, sent to the
+	// service as --options JSON; its Seed and Mul, when 0, come from Seed
+	// and Mul above.
+	SchedulerOptions schedulers.Options
 	Logf    func(format string, args ...any)
 	// Extra options for infra/docker.Run (e.g. explicit supervisors).
 	Options []docker.Option

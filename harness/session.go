@@ -3,7 +3,6 @@ package harness
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -41,10 +40,21 @@ func StartSession(ctx context.Context, cs ClusterSpec, scheduler string) (*Sessi
 		}
 		svcScheduler = scheduler
 	}
+	so := cs.SchedulerOptions
+	if so.Seed == 0 {
+		so.Seed = cs.Seed
+	}
+	if so.Mul == 0 {
+		so.Mul = cs.Mul
+	}
+	soJSON, err := so.JSON()
+	if err != nil {
+		return nil, err
+	}
 	opts := []docker.Option{
 		docker.WithProfile(orDefault(cs.Profile, docker.DefaultProfile)),
 		docker.WithScheduler(class),
-		docker.WithService("", append([]string{"--scheduler", svcScheduler, "--seed", strconv.FormatUint(cs.Seed, 10), "--mul", strconv.Itoa(cs.Mul)}, cs.ServiceArgs...)...),
+		docker.WithService("", append([]string{"--scheduler", svcScheduler, "--options", soJSON}, cs.ServiceArgs...)...),
 		docker.WithLogf(cs.Logf),
 	}
 	if cs.DelayMs > 0 {

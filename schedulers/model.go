@@ -144,6 +144,10 @@ type Load struct {
 	// NowMs is when the load was taken, on the clock of TaskLoad.StartMs
 	// ("Now" in eq. 1 of 002_39f4f6839cbfd73d.txt); 0 when unknown.
 	NowMs int64 `json:"now_ms,omitempty"`
+	// NotMeasured names metrics the workers did not report although the
+	// load table has a column for them (e.g. "task_cpu" when an executor
+	// has no CPU reading and its vertex weight is a fill-in).
+	NotMeasured []string `json:"not_measured,omitempty"`
 }
 
 // Problem is what a scheduler gets each round.

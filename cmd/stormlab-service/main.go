@@ -2,7 +2,11 @@
 // calls through the bridge (see package harness/service). It runs one
 // scheduler from the registry and keeps the workers' load reports.
 //
-//	stormlab-service --scheduler kpart --addr :7070 --seed 1
+//	stormlab-service --scheduler kpart --addr :7070 --options '{"seed":1,"mul":5}'
+//
+// --options is the scheduler configuration (schedulers.Options as JSON, the
+// same fields and meanings as `stormlab partition --options`); --seed and
+// --mul are shorthands for its seed and mul fields.
 package main
 
 import (
@@ -23,8 +27,9 @@ import (
 func main() {
 	addr := flag.String("addr", ":7070", "listen address")
 	name := flag.String("scheduler", "", "scheduler name (see `stormlab schedulers`)")
-	seed := flag.Uint64("seed", 1, "random seed for the scheduler")
-	mul := flag.Int("mul", 0, "K-PART balance-adjustment iteration multiplier (0: the paper's default)")
+	options := flag.String("options", "", `scheduler options as JSON, e.g. '{"seed":1,"mul":5,"theta":0.8}' (fields of schedulers.Options)`)
+	seed := flag.Uint64("seed", 1, "random seed for the scheduler (the seed field of --options)")
+	mul := flag.Int("mul", 0, "K-PART balance-adjustment multiplier: Mul·|V| moves, 0 = no adjustment (the mul field of --options)")
 	every := flag.Duration("reschedule-every", service.DefaultRescheduleEvery, "period between Reschedule calls of a dynamic scheduler for a running topology")
 	flag.Parse()
 
@@ -36,8 +41,12 @@ func main() {
 		fmt.Fprintf(os.Stderr, "stormlab-service: %v\n", err)
 		os.Exit(2)
 	}
-	svc, err := service.New(*name, schedulers.Options{Seed: *seed, Mul: *mul},
-		service.WithRescheduleEvery(*every), service.WithLog(os.Stdout))
+	opts, err := serviceOptions(*options, *seed, *mul, flagSet())
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "stormlab-service: %v\n", err)
+		os.Exit(2)
+	}
+	svc, err := service.New(*name, opts, service.WithRescheduleEvery(*every), service.WithLog(os.Stdout))
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "stormlab-service: %v\n", err)
 		os.Exit(2)
@@ -67,4 +76,40 @@ func run(addr string, svc *service.Service) error {
 		return fmt.Errorf("shut down: %w", err)
 	}
 	return nil
+}
+
+// flagSet names the flags given on the command line.
+func flagSet() map[string]bool {
+	set := map[string]bool{}
+	flag.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	return set
+}
+
+// serviceOptions builds the scheduler options from --options and the
+// --seed/--mul shorthands. Without --options the shorthands (or their
+// defaults) are the options; with it, a shorthand given on the command line
+// must agree with the JSON field when both are set, so one run never has
+// two meanings of the same option.
+func serviceOptions(js string, seed uint64, mul int, set map[string]bool) (schedulers.Options, error) {
+	o, err := schedulers.ParseOptions(js)
+	if err != nil {
+		return o, fmt.Errorf("--options: %w", err)
+	}
+	if js == "" {
+		o.Seed, o.Mul = seed, mul
+		return o, nil
+	}
+	if set["seed"] {
+		if o.Seed != 0 && o.Seed != seed {
+			return o, fmt.Errorf("--seed %d and --options seed %d disagree: give the seed once", seed, o.Seed)
+		}
+		o.Seed = seed
+	}
+	if set["mul"] {
+		if o.Mul != 0 && o.Mul != mul {
+			return o, fmt.Errorf("--mul %d and --options mul %d disagree: give mul once", mul, o.Mul)
+		}
+		o.Mul = mul
+	}
+	return o, nil
 }

@@ -32,12 +32,12 @@ type partitionOutput struct {
 
 func newPartitionCmd() *cobra.Command {
 	var (
-		graphSpec, scheduler, format string
+		graphSpec, scheduler, format, options string
 		k, mul                       int
 		seed                         uint64
 	)
 	cmd := &cobra.Command{
-		Use:   "partition --graph FILE|random:N:M --k K --scheduler NAME [--mul M] [--seed S] [--format json|table]",
+		Use:   "partition --graph FILE|random:N:M --k K --scheduler NAME [--mul M] [--seed S] [--options JSON] [--format json|table]",
 		Short: "Partition a weighted graph into k parts and print the parts and the K-PART paper's metrics",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -50,6 +50,28 @@ func newPartitionCmd() *cobra.Command {
 			if graphSpec == "" {
 				return fmt.Errorf("--graph is required: a graph JSON file or random:N:M")
 			}
+			o, err := schedulers.ParseOptions(options)
+			if err != nil {
+				return fmt.Errorf("--options: %w", err)
+			}
+			// --seed and --mul are shorthands for the options' fields; given
+			// both ways they must agree (the scheduler service's rule).
+			for _, f := range []struct {
+				name      string
+				set, same bool
+				zero      bool
+			}{{"seed", cmd.Flags().Changed("seed"), o.Seed == seed, o.Seed == 0}, {"mul", cmd.Flags().Changed("mul"), o.Mul == mul, o.Mul == 0}} {
+				if options != "" && f.set && !f.same && !f.zero {
+					return fmt.Errorf("--%s and --options %s disagree: give it once", f.name, f.name)
+				}
+			}
+			if options == "" || cmd.Flags().Changed("seed") {
+				o.Seed = seed
+			}
+			if options == "" || cmd.Flags().Changed("mul") {
+				o.Mul = mul
+			}
+			seed, mul = o.Seed, o.Mul
 			g, err := loadGraph(graphSpec, seed)
 			if err != nil {
 				return err
@@ -57,7 +79,7 @@ func newPartitionCmd() *cobra.Command {
 			if err := schedulers.CheckK(k, g.N()); err != nil {
 				return fmt.Errorf("--k: %w", err)
 			}
-			p, err := newPartitioner(scheduler, schedulers.Options{Seed: seed, Mul: mul})
+			p, err := newPartitioner(scheduler, o)
 			if err != nil {
 				return err
 			}
@@ -84,6 +106,7 @@ func newPartitionCmd() *cobra.Command {
 	f.IntVar(&k, "k", 0, "number of parts, 1 <= k <= number of vertices")
 	f.StringVar(&scheduler, "scheduler", "", "scheduler name (see `stormlab schedulers`)")
 	f.IntVar(&mul, "mul", 0, "K-PART balance-adjustment iteration multiplier (0 = none)")
+	f.StringVar(&options, "options", "", `scheduler options as JSON, as the scheduler service takes them, e.g. '{"mul":5,"alpha":0.1}'`)
 	f.Uint64Var(&seed, "seed", 1, "seed for random graphs and randomised schedulers")
 	f.StringVar(&format, "format", "json", "output format: json or table")
 	return cmd

@@ -242,12 +242,13 @@ func TestDynamicSchedulersUseWorkerLoad(t *testing.T) {
 		scenario{"deadline", 1, func(t *testing.T, d protocol.TopologyDecision) {
 			// CPU load (s2 at 82 % > 80 %, memory 15 % used): mean 52,
 			// loaded node s2 (deviation 52 - 82 = -30), free node s1.
-			// s2 executes 2000 tuples/s and s1 none, so the loaded node is
-			// the faster one and the task with the farthest deadline moves
-			// (eq. 1, smallest Now / (T_start + T_dline)): boltB (1000 ms)
-			// rather than boltA (500 ms). s1 goes to 22 + 45 = 67 <= 80.
-			// One migration per round.
-			want := map[int]string{1: "s1", 2: "s2", 3: "s1", 4: "s1"}
+			// Node performance is capacity (one core each, the same
+			// tuples per core-second), so the loaded node is not the faster
+			// one and the task with the closest deadline moves (eq. 1,
+			// largest Now / (T_start + T_dline)): boltA (500 ms) rather
+			// than boltB (1000 ms). s1 goes to 22 + 35 = 57 <= 80. One
+			// migration per round.
+			want := map[int]string{1: "s1", 2: "s1", 3: "s1", 4: "s2"}
 			for task, sup := range want {
 				if got := nodeOf(d, task); got != sup {
 					t.Errorf("task %d on %q, want %q", task, got, sup)

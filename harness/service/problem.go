@@ -3,6 +3,7 @@ package service
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/stormlab/stormlab/infra/protocol"
 	"github.com/stormlab/stormlab/schedulers"
@@ -322,4 +323,110 @@ func predict(g *topologies.Graph, c *schedulers.Cluster, a *schedulers.Assignmen
 		parts[v] = num[a.NodeOf(v)]
 	}
 	return schedulers.Measure(g, parts, len(c.Nodes))
+}
+
+// loadTable is the load table of snap (see measurements.nodeLoad) with each
+// node's performance, CPU_avg-th of Table 1 of Dynamic Task Scheduling
+// Scheme for Real-Time Stream Data in Storm (used by its CPU branch and
+// eq. 6), set as capacity, never load:
+//
+//	CPU_avg-th(n) = cores(n) * R,   cores(n) = supervisor.cpu.capacity / 100
+//
+// where the capacity is the supervisor container's CPU quota (the harness
+// sets them equal) and R is the tuples executed per busy core-second,
+// measured over the fresh reports of every topology: sum of the measured
+// task-to-task tuple rates over the sum of the tasks' CPU in cores. The
+// model: every supervisor shares this machine's CPU model, so a core of one
+// container processes as many tuples per second as a core of another, and a
+// node can process cores(n)*R tuples/s whatever it is doing now. An idle
+// node is therefore as fast as its quota says, not slow. R is one number
+// for the cluster, a short calibration taken from the running workload
+// itself; while it cannot be measured (no traffic or no CPU yet)
+// CPU_avg-th stays 0 and the schedulers report "node_performance" as not
+// measured. Call with s.mu held.
+func (s *Service) loadTable(snap *protocol.Snapshot) []schedulers.NodeLoad {
+	rows := s.m.nodeLoad(snap)
+	if len(rows) == 0 {
+		return rows
+	}
+	r := s.tuplesPerCore()
+	capacity := map[string]float64{}
+	for _, sup := range snap.Supervisors {
+		capacity[sup.ID] = sup.CPU
+	}
+	for i := range rows {
+		rows[i].CPUThroughput = 0
+		if c := capacity[rows[i].Node]; c > 0 && r > 0 {
+			rows[i].CPUThroughput = c / 100 * r
+		}
+	}
+	return rows
+}
+
+// tuplesPerCore is R of loadTable: tuples/s executed per core busy in the
+// tasks, over every topology's fresh reports; 0 when not measurable.
+// Call with s.mu held.
+func (s *Service) tuplesPerCore() float64 {
+	tuples, cores := 0.0, 0.0
+	for id := range s.m.topos {
+		r := s.m.rates(id)
+		if r == nil {
+			continue
+		}
+		for _, x := range r.traffic {
+			tuples += x.rate
+		}
+		for _, c := range r.taskCPU {
+			cores += c / 100
+		}
+	}
+	if tuples <= 0 || cores <= 0 {
+		return 0
+	}
+	return tuples / cores
+}
+
+// notMeasured names the inputs of a topology's load table the workers did
+// not report: "task_cpu" when a non-system executor has no CPU reading (its
+// vertex weight is then a fill-in), "traffic" when no task-to-task rate
+// came in, "worker_memory" when a fresh worker report has no memory
+// reading, "node_performance" when no node has a performance. Nil when
+// everything is there. Call with s.mu held.
+func (s *Service) notMeasured(id string, ix *execIndex, r *rates, nodes []schedulers.NodeLoad) []string {
+	if r.empty() {
+		return []string{"task_load"}
+	}
+	var out []string
+	for v, e := range ix.execs {
+		if strings.HasPrefix(ix.components[v], "__") {
+			continue // Storm's system executors (__acker, __system) need not report
+		}
+		seen := false
+		for task := e.Start; task <= e.End && !seen; task++ {
+			_, seen = r.taskCPU[task]
+		}
+		if !seen {
+			out = append(out, "task_cpu")
+			break
+		}
+	}
+	if len(r.traffic) == 0 {
+		out = append(out, "traffic")
+	}
+	if t := s.m.topos[id]; t != nil {
+		for _, w := range t.fresh() {
+			if w.WorkerMemoryMB <= 0 {
+				out = append(out, "worker_memory")
+				break
+			}
+		}
+	}
+	perf := false
+	for _, n := range nodes {
+		perf = perf || n.CPUThroughput > 0
+	}
+	if !perf {
+		out = append(out, "node_performance")
+	}
+	return out
 }

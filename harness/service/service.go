@@ -136,7 +136,7 @@ func (s *Service) Schedule(ctx context.Context, snap *protocol.Snapshot) (*proto
 	var jobs []job
 	s.mu.Lock()
 	s.snapshot = snap
-	loadNodes := s.m.nodeLoad(snap)
+	loadNodes := s.loadTable(snap)
 	execs := 0
 	for i := range snap.Topologies {
 		t := &snap.Topologies[i]
@@ -164,7 +164,8 @@ func (s *Service) Schedule(ctx context.Context, snap *protocol.Snapshot) (*proto
 				Current:  cur,
 			}
 			if len(loadNodes) > 0 || !r.empty() {
-				j.p.Load = &schedulers.Load{Nodes: loadNodes, Tasks: taskLoad(t, j.ix, r), NowMs: s.m.monitorNowMs(t.ID, start.UnixMilli())}
+				j.p.Load = &schedulers.Load{Nodes: loadNodes, Tasks: taskLoad(t, j.ix, r), NowMs: s.m.monitorNowMs(t.ID, start.UnixMilli()),
+					NotMeasured: s.notMeasured(t.ID, j.ix, r, loadNodes)}
 			}
 			j.since = s.lastDecided[t.ID]
 		}
@@ -230,10 +231,15 @@ func (s *Service) decide(ctx context.Context, t *protocol.Topology, ix *execInde
 	var a *schedulers.Assignment
 	var err error
 	apply := true
+	ex, explains := s.sched.(schedulers.Explainer)
 	switch {
 	case p.Current == nil:
 		rec.Kind = "schedule"
-		a, err = s.sched.Schedule(ctx, p)
+		if explains {
+			a, rec.Decision, err = ex.Explain(ctx, p)
+		} else {
+			a, err = s.sched.Schedule(ctx, p)
+		}
 	default:
 		dyn, ok := s.sched.(schedulers.Dynamic)
 		if !ok || (!since.IsZero() && now.Sub(since) < s.every) {
@@ -247,9 +253,22 @@ func (s *Service) decide(ctx context.Context, t *protocol.Topology, ix *execInde
 			return nil, nil, nil
 		}
 		rec.Kind = "reschedule"
-		a, apply, err = dyn.Reschedule(ctx, p)
+		if explains {
+			a, rec.Decision, err = ex.Explain(ctx, p)
+			if rec.Decision != nil {
+				apply = rec.Decision.Apply
+			}
+		} else {
+			a, apply, err = dyn.Reschedule(ctx, p)
+		}
+	}
+	if p.Load != nil {
+		rec.NotMeasured = p.Load.NotMeasured
 	}
 	rec.DurationMs = float64(s.now().Sub(now).Microseconds()) / 1000
+	if err == nil && explains && rec.Decision == nil {
+		err = fmt.Errorf("scheduler %s explained no decision", s.name)
+	}
 	if err == nil && apply && a == nil {
 		err = fmt.Errorf("scheduler %s returned no assignment", s.name)
 	}
@@ -344,7 +363,7 @@ func (s *Service) State(sinceMs int64) protocol.State {
 		RoundTimes: []protocol.RoundTime{},
 		Decisions:  []protocol.DecisionRecord{},
 		Fallbacks:  []protocol.Fallback{},
-		Load:       s.m.nodeLoad(s.snapshot),
+		Load:       s.loadTable(s.snapshot),
 	}
 	st.RoundTimes = appendSince(st.RoundTimes, s.roundTimes, sinceMs, func(x protocol.RoundTime) int64 { return x.TimeMs })
 	st.Decisions = appendSince(st.Decisions, s.decisions, sinceMs, func(x protocol.DecisionRecord) int64 { return x.TimeMs })

@@ -44,6 +44,13 @@ type DecisionRecord struct {
 	Workers    []WorkerAssignment          `json:"workers,omitempty"`
 	DurationMs float64                     `json:"duration_ms"` // scheduler call
 	Error      string                      `json:"error,omitempty"`
+	// Decision is the scheduler's own account (why, trigger, estimates,
+	// migrations) when it explains itself (schedulers.Explainer).
+	Decision *schedulers.Decision `json:"decision,omitempty"`
+	// NotMeasured names inputs the workers did not report for this round
+	// (e.g. "task_cpu", "worker_memory"): claims resting on them are
+	// inconclusive.
+	NotMeasured []string `json:"not_measured,omitempty"`
 }
 
 // TopologyState is what the workers of one topology reported.
