@@ -22,7 +22,7 @@ type ClusterSpec struct {
 	// service as --options JSON; its Seed and Mul, when 0, come from Seed
 	// and Mul above.
 	SchedulerOptions schedulers.Options
-	Logf    func(format string, args ...any)
+	Logf             func(format string, args ...any)
 	// Extra options for infra/docker.Run (e.g. explicit supervisors).
 	Options []docker.Option
 	// ServiceArgs are extra scheduler-service flags (e.g.

@@ -33,8 +33,8 @@ type partitionOutput struct {
 func newPartitionCmd() *cobra.Command {
 	var (
 		graphSpec, scheduler, format, options string
-		k, mul                       int
-		seed                         uint64
+		k, mul                                int
+		seed                                  uint64
 	)
 	cmd := &cobra.Command{
 		Use:   "partition --graph FILE|random:N:M --k K --scheduler NAME [--mul M] [--seed S] [--options JSON] [--format json|table]",
