@@ -7,123 +7,65 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/stormlab/stormlab/reports"
 )
 
-// One summary per paper: the headline claims of its cluster evaluation,
-// the paper's value, ours, and whether the claim holds. Each cluster
-// experiment writes its checked claims to <out>/<experiment>/paper-claims.json
-// and then rebuilds <out>/summary-<paper>.md from the claims of every
-// experiment of that paper found under <out> (so running the experiments
-// one by one, in any order, ends with a complete summary).
+// One summary per paper: every experiment reproducing it writes
+// claims.json into its folder, and Output then rebuilds
+// <out>/summary-<paper key>.md from the claims.json files of all that
+// paper's experiments found under <out> (so running the experiments one by
+// one, in any order, ends with a complete summary).
 
-// paperClaim is one row of a paper summary.
-type paperClaim struct {
-	Experiment string `json:"experiment"`
-	Claim      string `json:"claim"`
-	Paper      string `json:"paper"`    // the paper's value
-	Measured   string `json:"measured"` // ours
-	Holds      bool   `json:"holds"`
-	Test       string `json:"test"` // how we decide
-}
-
-// paperClaims is what paper-claims.json holds.
-type paperClaims struct {
-	Paper      string       `json:"paper"`
-	Experiment string       `json:"experiment"`
-	Profile    string       `json:"profile"`
-	Written    string       `json:"written"`
-	Claims     []paperClaim `json:"claims"`
-}
-
-// paperExperiments lists the cluster experiments of each paper.
-var paperExperiments = map[string][]string{
-	"000": {"comm-cost", "kpart-cluster"},
-	"002": {"deadline"},
-}
-
-var paperTitles = map[string]string{
-	"000": "000_1e4e00aeded315e8.txt (K-PART, Jian/Lu/Zhang): cluster evaluation, Figs. 1 and 8-11",
-	"002": "002_39f4f6839cbfd73d.txt (deadline- and load-type-aware scheduling): Figs. 7-10",
-}
-
-// toClaims turns summary rows into the framework's claims (notes.md).
-func toClaims(pcs []paperClaim) []Claim {
-	out := make([]Claim, len(pcs))
-	for i, p := range pcs {
-		out[i] = Claim{Statement: fmt.Sprintf("%s (paper: %s)", p.Claim, p.Paper), Test: p.Test, Holds: p.Holds, Evidence: p.Measured}
+// paperExperiments lists the experiments of a paper, in registry order.
+func paperExperiments(key string) []string {
+	var out []string
+	for _, s := range List() {
+		if s.Paper == key {
+			out = append(out, s.Name)
+		}
 	}
 	return out
 }
 
-// publishClaims writes the experiment's paper-claims.json and rebuilds the
-// paper's summary; it prints the summary to env.Log. Without an output
-// folder it only prints this experiment's rows.
-func publishClaims(env Env, paper, exp, profile string, pcs []paperClaim) error {
-	dir := expDir(env)
-	if dir == "" {
-		return summaryTable(paper, []paperClaims{{Paper: paper, Experiment: exp, Profile: profile, Claims: pcs}}).WriteText(env.Log)
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	pc := paperClaims{Paper: paper, Experiment: exp, Profile: profile, Written: time.Now().UTC().Format(time.RFC3339), Claims: pcs}
-	if err := writeAtomic(filepath.Join(dir, "paper-claims.json"), func(w io.Writer) error {
-		e := json.NewEncoder(w)
-		e.SetIndent("", "  ")
-		return e.Encode(pc)
-	}); err != nil {
-		return err
-	}
-	out := filepath.Dir(dir)
-	md, err := WritePaperSummary(out, paper)
-	if err != nil {
-		return err
-	}
-	_, err = fmt.Fprintf(env.Log, "\n%s\n", md)
-	return err
-}
-
-// WritePaperSummary rebuilds <out>/summary-<paper>.md from the
-// paper-claims.json files of the paper's experiments under out and returns
-// its text.
+// WritePaperSummary rebuilds <out>/summary-<paper>.md from the claims.json
+// files of the paper's experiments under out and returns its text.
 func WritePaperSummary(out, paper string) (string, error) {
-	var all []paperClaims
-	for _, exp := range paperExperiments[paper] {
-		data, err := os.ReadFile(filepath.Join(out, exp, "paper-claims.json"))
+	var all []ClaimsFile
+	var missing []string
+	for _, exp := range paperExperiments(paper) {
+		data, err := os.ReadFile(filepath.Join(out, exp, "claims.json"))
 		if os.IsNotExist(err) {
+			missing = append(missing, exp)
 			continue
 		}
 		if err != nil {
 			return "", err
 		}
-		var pc paperClaims
-		if err := json.Unmarshal(data, &pc); err != nil {
+		var cf ClaimsFile
+		if err := json.Unmarshal(data, &cf); err != nil {
 			return "", fmt.Errorf("read %s claims: %w", exp, err)
 		}
-		all = append(all, pc)
+		all = append(all, cf)
 	}
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "# Summary: %s\n\n", paperTitles[paper])
-	for _, pc := range all {
-		fmt.Fprintf(&b, "- %s: profile %s, written %s\n", pc.Experiment, pc.Profile, pc.Written)
+	p, ok := PaperByKey(paper)
+	title := paper
+	if ok {
+		title = fmt.Sprintf("%s, %q, %s, %d", p.Authors, p.Title, p.Venue, p.Year)
 	}
-	for _, exp := range paperExperiments[paper] {
-		found := false
-		for _, pc := range all {
-			found = found || pc.Experiment == exp
-		}
-		if !found {
-			fmt.Fprintf(&b, "- %s: not run yet\n", exp)
-		}
+	fmt.Fprintf(&b, "# Summary: %s\n\n", title)
+	for _, cf := range all {
+		fmt.Fprintf(&b, "- %s: profile %s\n", cf.Experiment, orStr(cf.Profile, "n/a"))
+	}
+	for _, exp := range missing {
+		fmt.Fprintf(&b, "- %s: not run yet\n", exp)
 	}
 	b.WriteString("\n")
 	if err := summaryTable(paper, all).WriteMarkdown(&b); err != nil {
 		return "", err
 	}
-	b.WriteString("\nA claim that does not hold is a finding, reported as measured; see each experiment's notes.md for the tests and raw numbers.\n")
+	b.WriteString("\nVerdicts: holds / does not hold / inconclusive by the rule in each row (reports/inference.go); \"does not hold\" needs significant evidence against the claim. A FORCED claim's outcome is built into its setup and says nothing about the paper. See each experiment's notes.md and claims.json for the raw numbers.\n")
 	if err := writeAtomic(filepath.Join(out, "summary-"+paper+".md"), func(w io.Writer) error {
 		_, err := w.Write(b.Bytes())
 		return err
@@ -133,16 +75,36 @@ func WritePaperSummary(out, paper string) (string, error) {
 	return b.String(), nil
 }
 
-func summaryTable(paper string, all []paperClaims) *reports.Table {
-	t := &reports.Table{Title: "paper " + paper, Columns: []string{"experiment", "claim", "paper's value", "our measured value", "verdict"}}
-	for _, pc := range all {
-		for _, c := range pc.Claims {
-			v := "does not hold"
-			if c.Holds {
-				v = "holds"
+func summaryTable(paper string, all []ClaimsFile) *reports.Table {
+	t := &reports.Table{Title: Cite(paper, ""), Columns: []string{"experiment", "claim", "source", "rule", "effect (95% CI), n, p", "verdict"}}
+	for _, cf := range all {
+		for _, c := range cf.Claims {
+			stmt := c.Statement
+			if c.Kind == string(SanityCheck) {
+				stmt += " (sanity check)"
 			}
-			t.AddRow(reports.Text(pc.Experiment), reports.Text(c.Claim), reports.Text(c.Paper), reports.Text(c.Measured), reports.Text(v))
+			if c.Forced != "" {
+				stmt += " (FORCED: " + c.Forced + ")"
+			}
+			t.AddRow(reports.Text(cf.Experiment), reports.Text(stmt), reports.Text(c.Source), reports.Text(c.Rule),
+				reports.Text(jsonEffect(c)), reports.Text(c.Verdict))
 		}
 	}
 	return t
+}
+
+func jsonEffect(c ClaimJSON) string {
+	var b bytes.Buffer
+	if c.Effect != nil {
+		fmt.Fprintf(&b, "%s %.4g", orStr(c.EffectLabel, "effect"), *c.Effect)
+		if c.CILow != nil && c.CIHigh != nil {
+			fmt.Fprintf(&b, " (%.4g to %.4g)", *c.CILow, *c.CIHigh)
+		}
+		b.WriteString(", ")
+	}
+	fmt.Fprintf(&b, "n = %v", c.N)
+	if c.P != nil {
+		fmt.Fprintf(&b, ", p = %.3g", *c.P)
+	}
+	return b.String()
 }

@@ -7,30 +7,31 @@ import (
 )
 
 // The cluster experiments need a Docker engine (make test starts one) and
-// take minutes: quick profile by default ($STORMLAB_PROFILE=full for the
-// papers' scale). They fail on errors (an invalid run, zero throughput, a
-// dataset not processed), never on whether a paper's claim holds.
+// take minutes: the ci profile by default (one run per cell, every claim
+// inconclusive); $STORMLAB_PROFILE=quick for 3 runs per cell and verdicts,
+// full for the papers' scale. They fail on errors (an invalid run, zero
+// throughput, a dataset not processed), never on a claim's verdict.
 
 func TestExperimentCommCost(t *testing.T) {
 	rep := runForTest(t, "comm-cost")
-	logPaperSummary(t, rep, "000")
+	logPaperSummary(t, rep)
 }
 
 func TestExperimentKPartCluster(t *testing.T) {
 	rep := runForTest(t, "kpart-cluster")
-	logPaperSummary(t, rep, "000")
+	logPaperSummary(t, rep)
 }
 
 func TestExperimentDeadline(t *testing.T) {
 	rep := runForTest(t, "deadline")
-	logPaperSummary(t, rep, "002")
+	logPaperSummary(t, rep)
 }
 
 // logPaperSummary prints the paper's summary table that the experiment
 // rebuilt next to its output folder.
-func logPaperSummary(t *testing.T, rep *Report, paper string) {
+func logPaperSummary(t *testing.T, rep *Report) {
 	t.Helper()
-	path := filepath.Join(filepath.Dir(rep.Dir), "summary-"+paper+".md")
+	path := filepath.Join(filepath.Dir(rep.Dir), "summary-"+rep.Spec.Paper+".md")
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatalf("paper summary: %v", err)

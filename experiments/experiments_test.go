@@ -66,8 +66,8 @@ func runForTest(t *testing.T, name string) *Report {
 			t.Errorf("output %s: %v", f, err)
 		}
 	}
-	if len(rep.Files) != 6+2*len(spec.Metrics) {
-		t.Errorf("%d files written, want %d", len(rep.Files), 6+2*len(spec.Metrics))
+	if len(rep.Files) != 8+2*len(spec.Metrics) {
+		t.Errorf("%d files written, want %d", len(rep.Files), 8+2*len(spec.Metrics))
 	}
 	return rep
 }

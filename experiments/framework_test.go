@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stormlab/stormlab/reports"
 	"github.com/stormlab/stormlab/schedulers"
 	"github.com/stormlab/stormlab/topologies"
 )
@@ -64,7 +65,8 @@ func stubSpec(fail string) *Spec {
 		SeriesLabel: "algorithm", XName: "k", XLabel: "k", Metrics: PartitionMetrics(),
 		Run: func(ctx context.Context, env Env) (*Results, error) { return sweep.Run(ctx, env, "stub") },
 		Claims: func(r *Results, a *Aggregate) []Claim {
-			return []Claim{{Statement: "stub holds", Test: "always", Holds: true, Evidence: "n/a"}}
+			return []Claim{{Statement: "stub holds", Evidence: "n/a",
+				Checks: []reports.Check{reports.ExactCheck("rows", "at least one row", len(r.Rows) > 0, len(r.Rows), "")}}}
 		},
 	}
 }
@@ -76,7 +78,7 @@ func TestRunWritesEveryFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(out, "stub")
-	want := []string{"raw.csv", "table.md", "table.csv", "table.tex", "notes.md", "manifest.json"}
+	want := []string{"raw.csv", "table.md", "table.csv", "table.tex", "refs.bib", "claims.json", "notes.md", "manifest.json"}
 	for _, m := range PartitionMetrics() {
 		want = append(want, m.Name+".png", m.Name+".svg")
 	}
@@ -106,12 +108,13 @@ func TestRunWritesEveryFile(t *testing.T) {
 	if err := json.Unmarshal(b, &man); err != nil {
 		t.Fatalf("manifest.json: %v", err)
 	}
-	if man.Experiment != "stub" || man.Rows != 24 || man.GoVersion == "" || man.Claims != 1 || man.ClaimsHeld != 1 ||
-		len(man.InstanceSeeds) != 4 || len(man.Seeds) == 0 || len(man.Files) != len(want) {
+	if man.Experiment != "stub" || man.Rows != 24 || man.GoVersion == "" || man.ClaimsHold != 1 || man.ClaimsNot != 0 ||
+		len(man.InstanceSeeds) != 4 || len(man.Seeds) == 0 || len(man.Files) != len(want) || len(man.CommandLine) == 0 ||
+		man.Profile == "" || man.Host.Cores < 1 {
 		t.Errorf("manifest = %+v", man)
 	}
 	notes, _ := os.ReadFile(filepath.Join(dir, "notes.md"))
-	if !strings.Contains(string(notes), "stub holds** — holds") {
+	if !strings.Contains(string(notes), "stub holds** — **holds**") {
 		t.Errorf("notes.md lacks the claim verdict:\n%s", notes)
 	}
 	// Aggregation: the stub with k=2 puts the 8 vertices 4 and 4.
@@ -119,6 +122,12 @@ func TestRunWritesEveryFile(t *testing.T) {
 		t.Errorf("aggregate stub k=2 empty_parts = %+v, %v; want mean 0 over 6 runs", s, ok)
 	}
 	var buf bytes.Buffer
+	var cf ClaimsFile
+	b, _ = os.ReadFile(filepath.Join(dir, "claims.json"))
+	if err := json.Unmarshal(b, &cf); err != nil || cf.Experiment != "stub" || len(cf.Claims) != 1 || cf.Claims[0].Verdict != "holds" ||
+		cf.Claims[0].Kind != "paper" || cf.Claims[0].N[0] != 24 || cf.Claims[0].Effect != nil {
+		t.Errorf("claims.json = %s (%v)", b, err)
+	}
 	if err := rep.WriteSummary(&buf); err != nil || !strings.Contains(buf.String(), "[holds] stub holds") {
 		t.Errorf("summary: %v\n%s", err, buf.String())
 	}

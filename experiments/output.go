@@ -12,28 +12,37 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
 )
 
-// Manifest records what produced a result folder.
+// Manifest records what produced a result folder: enough to rerun it and
+// to judge where its numbers came from.
 type Manifest struct {
-	Experiment    string   `json:"experiment"`
-	Description   string   `json:"description"`
-	Source        string   `json:"source"`
-	Setup         string   `json:"setup"`
-	InstanceSeeds []uint64 `json:"instance_seeds"`
-	Seeds         []uint64 `json:"algorithm_seeds"`
-	Rows          int      `json:"rows"`
-	GitRevision   string   `json:"git_revision,omitempty"` // empty when git or the repository is not available
-	GitDirty      bool     `json:"git_dirty,omitempty"`
-	GoVersion     string   `json:"go_version"`
-	Started       string   `json:"started"` // RFC 3339, UTC
-	WallSeconds   float64  `json:"wall_seconds"`
-	ClaimsHeld    int      `json:"claims_held"`
-	Claims        int      `json:"claims"`
-	Files         []string `json:"files"`
+	Experiment    string         `json:"experiment"`
+	Description   string         `json:"description"`
+	Source        string         `json:"source"`
+	Setup         string         `json:"setup"`
+	CommandLine   []string       `json:"command_line"`
+	Profile       string         `json:"profile"`
+	Knobs         map[string]any `json:"knobs,omitempty"` // every setting of the profile and run
+	InstanceSeeds []uint64       `json:"instance_seeds"`
+	Seeds         []uint64       `json:"algorithm_seeds"`
+	Rows          int            `json:"rows"`
+	Host          HostInfo       `json:"host"`
+	VCSRevision   string         `json:"vcs_revision,omitempty"` // from the build info, else git; empty when neither knows
+	VCSModified   bool           `json:"vcs_modified,omitempty"`
+	VCSFrom       string         `json:"vcs_from,omitempty"` // "buildinfo" or "git"
+	GoVersion     string         `json:"go_version"`
+	Started       string         `json:"started"` // RFC 3339, UTC
+	WallSeconds   float64        `json:"wall_seconds"`
+	ClaimsHold    int            `json:"paper_claims_hold"`
+	ClaimsNot     int            `json:"paper_claims_do_not_hold"`
+	ClaimsUnknown int            `json:"paper_claims_inconclusive"`
+	SanityChecks  int            `json:"sanity_checks"`
+	Files         []string       `json:"files"`
 }
 
 // writeAtomic writes path through a temp file in the same folder and a
@@ -68,17 +77,31 @@ func writeAtomic(path string, write func(io.Writer) error) (err error) {
 	return nil
 }
 
-// gitRevision returns HEAD's commit and whether tracked files differ from
-// it; "" when git or a repository is not there (results must not depend on it).
-func gitRevision(ctx context.Context) (string, bool) {
+// vcsRevision is the build's VCS revision from runtime/debug.ReadBuildInfo
+// (right outside the repository too; `go build` stamps it), else HEAD from
+// git (go test binaries carry no VCS stamp), else "".
+func vcsRevision(ctx context.Context) (rev string, modified bool, from string) {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, st := range bi.Settings {
+			switch st.Key {
+			case "vcs.revision":
+				rev = st.Value
+			case "vcs.modified":
+				modified = st.Value == "true"
+			}
+		}
+		if rev != "" {
+			return rev, modified, "buildinfo"
+		}
+	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	out, err := exec.CommandContext(ctx, "git", "rev-parse", "HEAD").Output()
 	if err != nil {
-		return "", false
+		return "", false, ""
 	}
 	st, err := exec.CommandContext(ctx, "git", "status", "--porcelain", "--untracked-files=no").Output()
-	return strings.TrimSpace(string(out)), err == nil && len(bytes.TrimSpace(st)) > 0
+	return strings.TrimSpace(string(out)), err == nil && len(bytes.TrimSpace(st)) > 0, "git"
 }
 
 // WriteRaw writes every row as CSV: experiment, series, x, instance,
@@ -119,10 +142,26 @@ func (rep *Report) WriteNotes(w io.Writer) error {
 		fmt.Fprintf(&b, "Setup: %s\n\n", s.Setup)
 	}
 	fmt.Fprintf(&b, "Runs: %d rows, wall time %.1f s. Values in table.md are mean ± 95%% CI (Student's t) over all graphs and repetitions at each x.\n\n", len(rep.Results.Rows), rep.Wall.Seconds())
+	if rep.Profile != "" {
+		fmt.Fprintf(&b, "Profile: %s.\n\n", rep.Profile)
+	}
 	if len(rep.Claims) > 0 {
-		fmt.Fprintf(&b, "## The paper's claims, checked on these numbers (%d of %d hold)\n\n", rep.held(), len(rep.Claims))
+		h, n, i, san := countVerdicts(rep.Claims)
+		fmt.Fprintf(&b, "## Claims, checked on these numbers (paper claims: %d hold, %d do not hold, %d inconclusive; %d sanity checks)\n\n", h, n, i, san)
+		b.WriteString("Rules (reports/inference.go): a difference by Welch's t-test, one-sided in the claimed direction, alpha 0.05, Holm-corrected over the experiment's difference checks; a trend by Spearman's rho with a 95% CI (Fisher z); a threshold by the 95% CI lying wholly on one side. \"does not hold\" needs significant evidence against the claim; anything else is inconclusive. Units: a graph instance (mean over its repetitions) in graph experiments, one run in cluster experiments.\n\n")
 		for i, c := range rep.Claims {
-			fmt.Fprintf(&b, "%d. **%s** — %s.\n   - Test: %s\n   - Measured: %s\n", i+1, c.Statement, c.Verdict(), c.Test, c.Evidence)
+			kind := ""
+			if c.Kind == SanityCheck {
+				kind = " (sanity check, not a paper claim)"
+			}
+			fmt.Fprintf(&b, "%d. **%s**%s — **%s**.\n", i+1, c.Statement, kind, c.Verdict)
+			if c.Source != "" {
+				fmt.Fprintf(&b, "   - Source: %s\n", c.Source)
+			}
+			if c.Forced != "" {
+				fmt.Fprintf(&b, "   - FORCED: %s\n", c.Forced)
+			}
+			fmt.Fprintf(&b, "   - Rule: %s\n   - Effect: %s\n   - Reason: %s\n   - Measured: %s\n", c.Rule(), effectText(c.Decider()), c.Reason, c.Evidence)
 		}
 		b.WriteString("\nA claim that does not hold is a finding about our implementation or the paper, not a test failure.\n")
 	}
@@ -130,20 +169,13 @@ func (rep *Report) WriteNotes(w io.Writer) error {
 	return err
 }
 
-func (rep *Report) held() int {
-	n := 0
-	for _, c := range rep.Claims {
-		if c.Holds {
-			n++
-		}
-	}
-	return n
-}
-
 // Output writes the report's files into dir (created if needed):
-// raw.csv, table.md, table.csv, table.tex, <metric>.png and <metric>.svg for
-// every metric, notes.md and, last, manifest.json.
-func (rep *Report) Output(ctx context.Context, dir string) error {
+// raw.csv, table.md, table.csv, table.tex, refs.bib, <metric>.png and
+// <metric>.svg for every metric, claims.json, notes.md and, last,
+// manifest.json. When the experiment reproduces a paper, it then rebuilds
+// the paper's summary <dir>/../summary-<paper>.md from the claims.json of
+// every experiment of that paper found there.
+func (rep *Report) Output(ctx context.Context, dir string, args []string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("create output folder: %w", err)
 	}
@@ -156,6 +188,7 @@ func (rep *Report) Output(ctx context.Context, dir string) error {
 		{"table.md", tbl.WriteMarkdown},
 		{"table.csv", tbl.WriteCSV},
 		{"table.tex", tbl.WriteLaTeX},
+		{"refs.bib", WriteBib},
 	}
 	for _, m := range rep.Spec.Metrics {
 		lp := rep.Aggregate.Plot(fmt.Sprintf("%s: %s", rep.Spec.Name, m.Label), rep.Spec.XLabel, m)
@@ -169,7 +202,10 @@ func (rep *Report) Output(ctx context.Context, dir string) error {
 	files = append(files, struct {
 		name  string
 		write func(io.Writer) error
-	}{"notes.md", rep.WriteNotes})
+	}{"notes.md", rep.WriteNotes}, struct {
+		name  string
+		write func(io.Writer) error
+	}{"claims.json", claimsFile(rep.Spec.Name, rep.Profile, rep.Claims).Write})
 	var names []string
 	for _, f := range files {
 		if err := writeAtomic(filepath.Join(dir, f.name), f.write); err != nil {
@@ -178,13 +214,18 @@ func (rep *Report) Output(ctx context.Context, dir string) error {
 		names = append(names, f.name)
 	}
 	ins, alg := rep.Results.Seeds()
-	rev, dirty := gitRevision(ctx)
+	rev, dirty, from := vcsRevision(ctx)
+	if args == nil {
+		args = os.Args
+	}
+	h, n, i, san := countVerdicts(rep.Claims)
 	man := Manifest{
 		Experiment: rep.Spec.Name, Description: rep.Spec.Description, Source: rep.Spec.Source, Setup: rep.Spec.Setup,
-		InstanceSeeds: ins, Seeds: alg, Rows: len(rep.Results.Rows),
-		GitRevision: rev, GitDirty: dirty, GoVersion: runtime.Version(),
+		CommandLine: args, Profile: rep.Profile, Knobs: rep.Results.Knobs,
+		InstanceSeeds: ins, Seeds: alg, Rows: len(rep.Results.Rows), Host: hostInfo(ctx),
+		VCSRevision: rev, VCSModified: dirty, VCSFrom: from, GoVersion: runtime.Version(),
 		Started: rep.Start.UTC().Format(time.RFC3339), WallSeconds: rep.Wall.Seconds(),
-		ClaimsHeld: rep.held(), Claims: len(rep.Claims), Files: append(names, "manifest.json"),
+		ClaimsHold: h, ClaimsNot: n, ClaimsUnknown: i, SanityChecks: san, Files: append(names, "manifest.json"),
 	}
 	if err := writeAtomic(filepath.Join(dir, "manifest.json"), func(w io.Writer) error {
 		enc := json.NewEncoder(w)
@@ -195,5 +236,10 @@ func (rep *Report) Output(ctx context.Context, dir string) error {
 	}
 	rep.Dir = dir
 	rep.Files = man.Files
+	if rep.Spec.Paper != "" {
+		if _, err := WritePaperSummary(filepath.Dir(dir), rep.Spec.Paper); err != nil {
+			return fmt.Errorf("paper summary: %w", err)
+		}
+	}
 	return nil
 }

@@ -10,7 +10,7 @@ import (
 )
 
 // PartitionMetrics returns the K-PART paper's partition quality measures
-// (000_1e4e00aeded315e8.txt sec. 3.2, eqs. 7-8), plus the largest part over
+// (Jian, Lu and Zhang 2018, sec. 3.2, eqs. 7-8), plus the largest part over
 // the expected weight and the number of empty parts (the paper blames
 // M-PART's poor balance on empty subsets).
 func PartitionMetrics() []Metric {
@@ -31,6 +31,9 @@ type Algorithm struct {
 	// Options returns the scheduler's options at x; nil means zero Options.
 	// The sweep sets Seed itself.
 	Options func(x float64) schedulers.Options
+	// Deterministic schedulers ignore the seed: they run once per
+	// instance, not Reps times (identical repetitions would only inflate n).
+	Deterministic bool
 	// New, when set, builds the partitioner instead of the registry (tests
 	// use it for a stand-in partitioner).
 	New func(o schedulers.Options) (schedulers.Partitioner, error)
@@ -38,7 +41,8 @@ type Algorithm struct {
 
 // PartitionSweep declares a graph partition experiment: at each x, Graphs
 // random graphs, each partitioned Reps times (different algorithm seeds) by
-// every algorithm, measured with schedulers.Measure.
+// every algorithm (once if it is Deterministic), measured with
+// schedulers.Measure.
 type PartitionSweep struct {
 	Xs     []float64
 	Graphs int // graphs per x
@@ -96,7 +100,11 @@ func (ps PartitionSweep) Run(ctx context.Context, env Env, name string) (*Result
 				if alg.Options != nil {
 					o = alg.Options(x)
 				}
-				for r := 0; r < ps.Reps; r++ {
+				reps := ps.Reps
+				if alg.Deterministic {
+					reps = 1
+				}
+				for r := 0; r < reps; r++ {
 					if err := ctx.Err(); err != nil {
 						return nil, err
 					}

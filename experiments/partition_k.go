@@ -3,7 +3,9 @@ package experiments
 import (
 	"context"
 	"fmt"
+	"math"
 
+	"github.com/stormlab/stormlab/reports"
 	"github.com/stormlab/stormlab/schedulers"
 	"github.com/stormlab/stormlab/topologies"
 )
@@ -21,12 +23,12 @@ func comparisonAlgorithms() []Algorithm {
 	return []Algorithm{
 		{Label: labelKPart0, Scheduler: "kpart", Options: func(float64) schedulers.Options { return schedulers.Options{Mul: 0} }},
 		{Label: labelKPart5, Scheduler: "kpart", Options: func(float64) schedulers.Options { return schedulers.Options{Mul: 5} }},
-		{Label: labelTPart, Scheduler: "online"},
+		{Label: labelTPart, Scheduler: "online", Deterministic: true},
 		{Label: labelMPart, Scheduler: "mpart"},
 	}
 }
 
-// PartitionK reproduces Fig. 6 of 000_1e4e00aeded315e8.txt: 10 random
+// PartitionK reproduces Fig. 6 of Jian, Lu and Zhang 2018: 10 random
 // G(24,36) graphs (seeds 101..110), k = 2..24, each graph partitioned 10
 // times by each algorithm.
 func PartitionK() *Spec {
@@ -46,8 +48,9 @@ func PartitionK() *Spec {
 	return &Spec{
 		Name:        "partition-k",
 		Description: "K-PART (Mul=0, 5), T-PART and M-PART: partition quality vs the number of parts k",
-		Source:      "000_1e4e00aeded315e8.txt Fig. 6",
-		Setup:       "10 random G(24,36) graphs (weights uniform 1..100, seeds 101..110), k = 2..24, 10 runs per graph, k and algorithm (seeds derived from graph seed and repetition).",
+		Paper:       paperKPart,
+		Source:      Cite(paperKPart, "Fig. 6"),
+		Setup:       "10 random G(24,36) graphs (weights uniform 1..100, seeds 101..110), k = 2..24, 10 runs per graph, k and algorithm (seeds derived from graph seed and repetition); T-PART is deterministic and runs once per graph and k.",
 		SeriesLabel: "algorithm", XName: "k", XLabel: "number of parts k",
 		Metrics: PartitionMetrics(),
 		Run: func(ctx context.Context, env Env) (*Results, error) {
@@ -57,80 +60,119 @@ func PartitionK() *Spec {
 	}
 }
 
+// partitionKClaims: the unit is a graph (mean over its runs at the k
+// values of the claim), n = 10 graphs per algorithm; trends use the per-k
+// means (n = 23 values of k).
 func partitionKClaims(r *Results, a *Aggregate) []Claim {
 	algs := []string{labelKPart0, labelKPart5, labelTPart, labelMPart}
+	u := func(s, metric string, keep func(Row) bool) []float64 { return graphUnits(r, s, metric, keep, false) }
 	var out []Claim
 	for _, m := range []struct{ name, label, fig string }{{"cut_rate", "cut rate", "6a"}, {"max_dev", "max deviation rate", "6c"}} {
-		holds := true
+		var checks []reports.Check
 		var ev []string
 		for _, s := range algs {
-			rho := spearman(a, s, m.name)
-			holds = holds && rho > 0.5
-			ev = append(ev, fmt.Sprintf("%s rho=%.2f", s, rho))
+			xs, ys := xMeans(r, s, m.name, nil, false)
+			c := reports.TrendCheck(s, xs, ys, reports.Greater)
+			checks = append(checks, c)
+			ev = append(ev, fmt.Sprintf("%s rho=%.2f", s, c.Effect))
 		}
 		out = append(out, Claim{
-			Statement: fmt.Sprintf("the %s rises as k grows, for every algorithm (Fig. %s)", m.label, m.fig),
-			Test:      fmt.Sprintf("Spearman rank correlation of k with the per-k mean %s is > 0.5 for all four", m.name),
-			Holds:     holds, Evidence: list(ev),
+			Statement: fmt.Sprintf("the %s rises as k grows, for every algorithm", m.label),
+			Source:    Cite(paperKPart, "Fig. "+m.fig), Checks: checks, Evidence: list(ev),
 		})
 	}
 
-	mp := relRange(a, labelMPart, "std")
-	holds := true
-	var ev []string
-	for _, s := range algs {
-		rr := relRange(a, s, "std")
-		ev = append(ev, fmt.Sprintf("%s %.2f", s, rr))
-		if s != labelMPart && rr >= mp {
-			holds = false
+	// Relative range over k of a graph's std dev: per graph, (max - min) /
+	// mean of its per-k mean std dev.
+	relRangeUnits := func(s string) []float64 {
+		per := map[uint64]map[float64][]float64{}
+		var order []uint64
+		for _, row := range r.Rows {
+			if row.Series != s {
+				continue
+			}
+			if per[row.InstanceSeed] == nil {
+				per[row.InstanceSeed] = map[float64][]float64{}
+				order = append(order, row.InstanceSeed)
+			}
+			per[row.InstanceSeed][row.X] = append(per[row.InstanceSeed][row.X], row.Values["std"])
 		}
+		var out []float64
+		for _, g := range order {
+			var ms []float64
+			for _, v := range per[g] {
+				ms = append(ms, mean(v))
+			}
+			lo, hi := ms[0], ms[0]
+			for _, m := range ms {
+				lo, hi = math.Min(lo, m), math.Max(hi, m)
+			}
+			if mu := mean(ms); mu != 0 {
+				out = append(out, (hi-lo)/math.Abs(mu))
+			} else {
+				out = append(out, math.NaN())
+			}
+		}
+		return out
+	}
+	mp := relRangeUnits(labelMPart)
+	var checks []reports.Check
+	ev := []string{fmt.Sprintf("%s %.2f", labelMPart, mean(mp))}
+	for _, s := range algs[:3] {
+		o := relRangeUnits(s)
+		checks = append(checks, reports.DifferenceCheck("relative range of std over k: M-PART > "+s, mp, o, reports.Greater, ""))
+		ev = append(ev, fmt.Sprintf("%s %.2f", s, mean(o)))
 	}
 	out = append(out, Claim{
-		Statement: "the std dev of subset weights stays relatively stable over k, except for M-PART (Fig. 6b)",
-		Test:      "(max - min) / mean of the per-k mean std dev is largest for M-PART",
-		Holds:     holds, Evidence: "relative range " + list(ev),
+		Statement: "the std dev of subset weights stays relatively stable over k, except for M-PART",
+		Source:    Cite(paperKPart, "Fig. 6b"), Checks: checks,
+		Evidence: "mean over graphs of (max - min) / mean of the per-k std dev: " + list(ev),
 	})
 
-	half := func(x float64) bool { return x <= 12 }
-	k0, k5, tp := pooled(r, labelKPart0, "cut_rate", half), pooled(r, labelKPart5, "cut_rate", half), pooled(r, labelTPart, "cut_rate", half)
+	half := func(row Row) bool { return row.X <= 12 }
+	k0, k5, tp := u(labelKPart0, "cut_rate", half), u(labelKPart5, "cut_rate", half), u(labelTPart, "cut_rate", half)
 	out = append(out, Claim{
-		Statement: "for k <= |V|/2, K-PART (Mul=0) partitions best, K-PART (Mul=5) and T-PART next (cut rate)",
-		Test:      "mean cut rate over k=2..12 of K-PART Mul=0 is below both K-PART Mul=5 and T-PART",
-		Holds:     k0 < k5 && k0 < tp,
-		Evidence:  fmt.Sprintf("k=2..12 cut rate: Mul=0 %.4f, Mul=5 %.4f, T-PART %.4f, M-PART %.4f", k0, k5, tp, pooled(r, labelMPart, "cut_rate", half)),
+		Statement: "for k <= |V|/2, K-PART (Mul=0) has a lower cut rate than K-PART (Mul=5) and T-PART",
+		Source:    Cite(paperKPart, "sec. 3.2, Fig. 6a"),
+		Evidence:  fmt.Sprintf("k=2..12 cut rate: Mul=0 %.4f, Mul=5 %.4f, T-PART %.4f, M-PART %.4f", mean(k0), mean(k5), mean(tp), mean(u(labelMPart, "cut_rate", half))),
+		Checks: []reports.Check{
+			reports.DifferenceCheck("Mul=0 < Mul=5", k0, k5, reports.Less, ""),
+			reports.DifferenceCheck("Mul=0 < T-PART", k0, tp, reports.Less, ""),
+		},
 	})
 
-	last, _ := a.Get(labelKPart5, 24, "cut_rate")
+	last := u(labelKPart5, "cut_rate", func(row Row) bool { return row.X == 24 })
 	out = append(out, Claim{
-		Statement: "as k approaches |V|, K-PART (Mul=5)'s cut rate tends to 1",
-		Test:      "mean cut rate of K-PART Mul=5 at k = |V| = 24 is >= 0.95",
-		Holds:     last.Mean >= 0.95,
-		Evidence:  fmt.Sprintf("K-PART Mul=5 at k=24: %.4f ± %.4f", last.Mean, last.CI95),
+		Statement: "at k = |V| = 24, K-PART (Mul=5)'s cut rate is about 1 (every vertex alone; forced by construction when no part is empty)",
+		Source:    Cite(paperKPart, "Fig. 6a"), Kind: SanityCheck,
+		Evidence: fmt.Sprintf("K-PART Mul=5 at k=24: %.4f over %d graphs", mean(last), len(last)),
+		Checks:   []reports.Check{reports.MeanCheck("cut rate at k=24 >= 0.95", last, reports.Above(0.95), "")},
 	})
 
-	em := pooled(r, labelMPart, "empty_parts", nil)
-	holds = em > 0
-	ev = nil
-	for _, s := range algs {
-		e := pooled(r, s, "empty_parts", nil)
-		ev = append(ev, fmt.Sprintf("%s %.2f", s, e))
-		if s != labelMPart && e >= em {
-			holds = false
-		}
+	em := u(labelMPart, "empty_parts", nil)
+	checks = []reports.Check{reports.MeanCheck("M-PART empty subsets > 0", em, reports.Above(1e-9), "")}
+	ev = []string{fmt.Sprintf("%s %.2f", labelMPart, mean(em))}
+	for _, s := range algs[:3] {
+		e := u(s, "empty_parts", nil)
+		checks = append(checks, reports.DifferenceCheck("empty subsets: M-PART > "+s, em, e, reports.Greater, ""))
+		ev = append(ev, fmt.Sprintf("%s %.2f", s, mean(e)))
 	}
 	out = append(out, Claim{
-		Statement: "M-PART trades balance for cut rate and leaves many empty subsets",
-		Test:      "mean number of empty subsets over all k is > 0 and highest for M-PART",
-		Holds:     holds, Evidence: "empty subsets " + list(ev),
+		Statement: "M-PART trades balance for cut rate and leaves the most empty subsets",
+		Source:    Cite(paperKPart, "sec. 3.2"), Checks: checks,
+		Evidence: "mean empty subsets over all k: " + list(ev),
 	})
 
-	s0, s5 := pooled(r, labelKPart0, "std", nil), pooled(r, labelKPart5, "std", nil)
-	c0, c5 := pooled(r, labelKPart0, "cut_rate", nil), pooled(r, labelKPart5, "cut_rate", nil)
+	s0, s5 := u(labelKPart0, "std", nil), u(labelKPart5, "std", nil)
+	c0, c5 := u(labelKPart0, "cut_rate", nil), u(labelKPart5, "cut_rate", nil)
 	out = append(out, Claim{
-		Statement: "Mul>0 wins on balance, Mul=0 on cut rate (conclusion 1)",
-		Test:      "over all k: std dev of Mul=5 < Mul=0 and cut rate of Mul=0 < Mul=5",
-		Holds:     s5 < s0 && c0 < c5,
-		Evidence:  fmt.Sprintf("std Mul=0 %.4g, Mul=5 %.4g; cut rate Mul=0 %.4f, Mul=5 %.4f", s0, s5, c0, c5),
+		Statement: "Mul>0 wins on balance, Mul=0 on cut rate",
+		Source:    Cite(paperKPart, "conclusion 1"),
+		Evidence:  fmt.Sprintf("std Mul=0 %.4g, Mul=5 %.4g; cut rate Mul=0 %.4f, Mul=5 %.4f", mean(s0), mean(s5), mean(c0), mean(c5)),
+		Checks: []reports.Check{
+			reports.DifferenceCheck("std: Mul=5 < Mul=0", s5, s0, reports.Less, ""),
+			reports.DifferenceCheck("cut rate: Mul=0 < Mul=5", c0, c5, reports.Less, ""),
+		},
 	})
 	return out
 }

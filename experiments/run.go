@@ -16,7 +16,8 @@ type Report struct {
 	Spec      *Spec
 	Results   *Results
 	Aggregate *Aggregate
-	Claims    []Claim
+	Claims    []Claim // judged (JudgeClaims)
+	Profile   string  // profile name the experiment ran under
 	Start     time.Time
 	Wall      time.Duration // time of Spec.Run (without writing files)
 	Dir       string        // output folder, after Output
@@ -40,7 +41,7 @@ func (rep *Report) WriteSummary(w io.Writer) error {
 		return err
 	}
 	for _, c := range rep.Claims {
-		if _, err := fmt.Fprintf(w, "[%s] %s: %s\n", c.Verdict(), c.Statement, c.Evidence); err != nil {
+		if _, err := fmt.Fprintf(w, "%s\n    measured: %s\n", c.Line(), c.Evidence); err != nil {
 			return err
 		}
 	}
@@ -57,6 +58,11 @@ type Options struct {
 	// means do not write files.
 	Out string
 	Log io.Writer // progress; nil discards
+	// Profile is the cluster experiments' profile (ci, quick, full); ""
+	// means $STORMLAB_PROFILE, else DefaultProfile.
+	Profile string
+	// Args is the command line recorded in manifest.json (nil: os.Args).
+	Args []string
 }
 
 // Run runs spec, checks its rows (every metric present and finite),
@@ -70,8 +76,12 @@ func Run(ctx context.Context, spec *Spec, o Options) (*Report, error) {
 	if log == nil {
 		log = io.Discard
 	}
-	rep := &Report{Spec: spec, Start: time.Now()}
-	env := Env{Log: log}
+	prof, err := resolveProfile(o.Profile)
+	if err != nil {
+		return nil, err
+	}
+	rep := &Report{Spec: spec, Start: time.Now(), Profile: prof.Name}
+	env := Env{Log: log, Profile: prof}
 	if o.Out != "" {
 		env.RawDir = filepath.Join(o.Out, spec.Name, "runs")
 	}
@@ -95,9 +105,10 @@ func Run(ctx context.Context, spec *Spec, o Options) (*Report, error) {
 	}
 	if spec.Claims != nil {
 		rep.Claims = spec.Claims(res, rep.Aggregate)
+		JudgeClaims(rep.Claims, res.NoVerdict)
 	}
 	if o.Out != "" {
-		if err := rep.Output(ctx, filepath.Join(o.Out, spec.Name)); err != nil {
+		if err := rep.Output(ctx, filepath.Join(o.Out, spec.Name), o.Args); err != nil {
 			return nil, fmt.Errorf("experiment %s: %w", spec.Name, err)
 		}
 	}
@@ -125,13 +136,21 @@ func RunSuite(ctx context.Context, s Suite, o Options) ([]*Report, error) {
 	return out, nil
 }
 
-// SummaryTable is one line per experiment: runs, wall time, claims held,
-// output folder.
+// SummaryTable is one line per experiment: runs, wall time, paper claims
+// that hold / do not hold / are inconclusive, sanity checks, output folder.
 func SummaryTable(title string, reps []*Report) *reports.Table {
-	t := &reports.Table{Title: title, Columns: []string{"experiment", "reproduces", "rows", "wall (s)", "claims held", "output"}}
+	t := &reports.Table{Title: title, Columns: []string{"experiment", "reproduces", "profile", "rows", "wall (s)",
+		"paper claims: holds / does not hold / inconclusive", "sanity checks holding", "output"}}
 	for _, r := range reps {
-		t.AddRow(reports.Text(r.Spec.Name), reports.Text(r.Spec.Source), reports.Textf("%d", len(r.Results.Rows)),
-			reports.Textf("%.1f", r.Wall.Seconds()), reports.Textf("%d/%d", r.held(), len(r.Claims)), reports.Text(r.Dir))
+		h, n, i, san := countVerdicts(r.Claims)
+		sanOK := 0
+		for _, c := range r.Claims {
+			if c.Kind == SanityCheck && c.Holds() {
+				sanOK++
+			}
+		}
+		t.AddRow(reports.Text(r.Spec.Name), reports.Text(r.Spec.Source), reports.Text(r.Profile), reports.Textf("%d", len(r.Results.Rows)),
+			reports.Textf("%.1f", r.Wall.Seconds()), reports.Textf("%d / %d / %d", h, n, i), reports.Textf("%d/%d", sanOK, san), reports.Text(r.Dir))
 	}
 	return t
 }

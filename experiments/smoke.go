@@ -29,7 +29,7 @@ func clusterValues(m harness.Measurement) map[string]float64 {
 	}
 }
 
-// Smoke is the walking skeleton of a real-cluster run (issue 3): ZooKeeper,
+// Smoke is the walking skeleton of a real-cluster run: ZooKeeper,
 // Nimbus, UI and 2 heterogeneous supervisors; the Throughput chain; one run
 // under Storm's native EvenScheduler and one under K-PART through the bridge;
 // 60 s of measurement each. It fails if throughput is zero, an executor
@@ -39,7 +39,7 @@ func Smoke() *Spec {
 	return &Spec{
 		Name:        "smoke",
 		Description: "real Storm cluster: Throughput chain under native EvenScheduler and K-PART via the bridge",
-		Source:      "000_1e4e00aeded315e8.txt sec. 2.1 topology; issue 3",
+		Source:      "walking skeleton; the Throughput chain of " + Cite(paperKPart, "sec. 2.1"),
 		Setup:       "profile heterogeneous-2 (supervisors of 0.5 and 1.0 cores), Throughput chain (4 workers, parallelism 1, spout every 5 ms), 20 s warm-up, 60 s measurement, one run per scheduler",
 		SeriesLabel: "scheduler",
 		XName:       "run",
@@ -69,7 +69,7 @@ func Smoke() *Spec {
 				}
 				fmt.Fprintf(env.Log, "smoke: %s: %.1f tuples/s, latency %.2f ms, cut rate %.3f, balance %.1f, bridge rounds %v\n",
 					s, r.Measurement.Throughput, r.Measurement.LatencyMean, r.Measurement.CutRate, r.Measurement.Balance, r.RoundsMs)
-				res.Add(Row{Series: s, X: 1, Values: clusterValues(r.Measurement)})
+				res.Add(Row{Series: s, X: 1, Offered: "paced: 1 tuple / 5 ms", Values: clusterValues(r.Measurement)})
 			}
 			return res, nil
 		},

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/stormlab/stormlab/reports"
 	"github.com/stormlab/stormlab/schedulers"
 	"github.com/stormlab/stormlab/topologies"
 )
@@ -17,7 +18,7 @@ var spdRegimes = []struct {
 	name    string
 	maxEdge int
 }{
-	{"constrained", 5},       // b <= 5: transfers are small next to processing (003 Def. II.2)
+	{"constrained", 5},       // b <= 5: transfers are small next to processing (Eidenbenz and Locher 2016, Def. II.2)
 	{"transfer-heavy", 1000}, // b up to 10x the largest task weight
 }
 
@@ -26,7 +27,7 @@ var spdRegimes = []struct {
 var spdAlgorithms = []string{"spd", "spd-shares", "kpart", "mpart", "even", "online"}
 
 // SPDAllocation measures how close each allocation comes to the continuous
-// lower bound of 003_71b00c6e4dd513d1.txt on random SPD graphs: n = 10..1000
+// lower bound of Eidenbenz and Locher 2016 on random SPD graphs: n = 10..1000
 // tasks, c = 2..32 resources, computationally constrained and
 // transfer-heavy graphs.
 func SPDAllocation() *Spec {
@@ -36,7 +37,8 @@ func SPDAllocation() *Spec {
 	return &Spec{
 		Name:        "spd",
 		Description: "SPD allocation: streaming cost over the continuous lower bound, A^disc against the graph partitioners",
-		Source:      "003_71b00c6e4dd513d1.txt (A^cont lower bound, A^disc)",
+		Paper:       paperSPD,
+		Source:      Cite(paperSPD, "A^cont lower bound, A^disc"),
 		Setup: fmt.Sprintf("random SPD graphs (topologies.RandomSPD: task weights 1..100, fan-out 2..4), n = 10, 30, 100, 300, 1000 tasks; "+
 			"%d graphs per n and regime (seeds 7000 + 100*regime + i, 7100 + ...), regimes: constrained b(e) in 1..5 and transfer-heavy b(e) in 1..1000; "+
 			"c = 2, 4, 8, 16, 32 resources (c <= n); every scheduler partitions into c parts, one run per instance (kpart seeded per instance). "+
@@ -112,64 +114,75 @@ func SPDAllocation() *Spec {
 // spdRowInfo decodes Row.Instance.
 func spdRowInfo(r Row) (regime, c int) { return r.Instance / 10000, r.Instance % 100 }
 
-type spdStat struct {
-	mean, ci, worst float64
-	n               int
-}
-
-func spdStats(r *Results, series string, keep func(Row) bool) spdStat {
-	var xs []float64
+// spdUnits is one value per SPD graph (regime, n, graph): the mean ratio
+// over the c values keep accepts. Every scheduler runs once per instance
+// (kpart is seeded per instance), so there are no repetitions to average.
+func spdUnits(r *Results, series string, keep func(Row) bool) []float64 {
+	type key struct {
+		x     float64
+		g     int
+		regim int
+	}
+	sum := map[key][2]float64{}
+	var order []key
 	for _, row := range r.Rows {
-		if row.Series == series && keep(row) {
-			xs = append(xs, row.Values["ratio"])
+		if row.Series != series || !keep(row) {
+			continue
 		}
-	}
-	st := spdStat{mean: mean(xs), n: len(xs), worst: math.Inf(-1)}
-	if len(xs) > 1 {
-		ss := 0.0
-		for _, x := range xs {
-			ss += (x - st.mean) * (x - st.mean)
-			st.worst = math.Max(st.worst, x)
+		reg, _ := spdRowInfo(row)
+		k := key{row.X, (row.Instance % 10000) / 100, reg}
+		if _, ok := sum[k]; !ok {
+			order = append(order, k)
 		}
-		// Normal approximation: these pools hold 40+ rows.
-		st.ci = 1.96 * math.Sqrt(ss/float64(len(xs)-1)/float64(len(xs)))
+		v, ok := row.Values["ratio"]
+		if !ok {
+			v = math.NaN()
+		}
+		s := sum[k]
+		sum[k] = [2]float64{s[0] + v, s[1] + 1}
 	}
-	return st
+	out := make([]float64, len(order))
+	for i, k := range order {
+		out[i] = sum[k][0] / sum[k][1]
+	}
+	return out
 }
 
+// spdClaims: the unit is one SPD graph (mean ratio over its c values), n
+// = 5 sizes x 8 graphs = 40 per regime.
 func spdClaims(r *Results, a *Aggregate) []Claim {
 	var out []Claim
 	minRatio := math.Inf(1)
 	var minAt string
 	for _, row := range r.Rows {
-		if v := row.Values["ratio"]; v < minRatio {
+		if v := row.Values["ratio"]; v < minRatio || math.IsNaN(v) {
 			minRatio = v
 			minAt = fmt.Sprintf("%s n=%v", row.Series, row.X)
 		}
 	}
 	out = append(out, Claim{
-		Statement: "A^cont's cost w(root)/c is a lower bound on the streaming cost of every discrete allocation (003 sec. III)",
-		Test:      "smallest ratio over all rows >= 1 - 1e-9",
-		Holds:     minRatio >= 1-1e-9,
-		Evidence:  fmt.Sprintf("smallest ratio %.4f (%s)", minRatio, minAt),
+		Statement: "A^cont's cost w(root)/c is a lower bound on the streaming cost of every discrete allocation",
+		Source:    Cite(paperSPD, "sec. III"), Kind: SanityCheck,
+		Evidence: fmt.Sprintf("smallest ratio %.4f (%s)", minRatio, minAt),
+		Checks: []reports.Check{reports.ExactCheck("every ratio >= 1", "every row's ratio >= 1 - 1e-9 (a theorem: one violation is a bug)",
+			minRatio >= 1-1e-9, len(r.Rows), fmt.Sprintf("smallest ratio %.4f", minRatio))},
 	})
+	partitioners := []string{"kpart", "mpart", "even", "online"}
 	for ri, reg := range spdRegimes {
 		keep := func(row Row) bool { g, _ := spdRowInfo(row); return g == ri }
-		best, bestName := math.Inf(1), ""
+		sp := spdUnits(r, "spd", keep)
 		var ev []string
+		var checks []reports.Check
 		for _, s := range spdAlgorithms {
-			st := spdStats(r, s, keep)
-			ev = append(ev, fmt.Sprintf("%s %.2f ± %.2f (worst %.2f)", s, st.mean, st.ci, st.worst))
-			if s != "spd" && s != "spd-shares" && st.mean < best {
-				best, bestName = st.mean, s
-			}
+			ev = append(ev, fmt.Sprintf("%s %.3f", s, mean(spdUnits(r, s, keep))))
 		}
-		sp := spdStats(r, "spd", keep)
+		for _, s := range partitioners {
+			checks = append(checks, reports.DifferenceCheck("spd < "+s, sp, spdUnits(r, s, keep), reports.Less, ""))
+		}
 		out = append(out, Claim{
-			Statement: fmt.Sprintf("%s graphs: A^disc (spd) comes closer to the lower bound than the graph partitioners (our question; 003 compares with no partitioner)", reg.name),
-			Test:      "mean ratio of spd over all n and c is below the best of kpart, mpart, even, online",
-			Holds:     sp.mean < best,
-			Evidence:  fmt.Sprintf("mean ratio ± 95%% CI (worst) over %d instances each: %s; best partitioner %s", sp.n, list(ev), bestName),
+			Statement: fmt.Sprintf("%s graphs: A^disc (spd) comes closer to the lower bound than every graph partitioner (our question; the paper compares with no partitioner)", reg.name),
+			Source:    Cite(paperSPD, "A^disc"), Checks: checks,
+			Evidence: fmt.Sprintf("mean ratio over %d graphs: %s", len(sp), list(ev)),
 		})
 	}
 	// The approximation guarantee: constrained graphs, c >= log2 n.
@@ -183,15 +196,14 @@ func spdClaims(r *Results, a *Aggregate) []Claim {
 			return ok && row.X > 100
 		}
 	}
-	small, large := spdStats(r, "spd", keep(true)), spdStats(r, "spd", keep(false))
+	small, large := spdUnits(r, "spd", keep(true)), spdUnits(r, "spd", keep(false))
 	out = append(out, Claim{
-		Statement: "on computationally constrained graphs with c >= log n, A^disc is within a constant factor of the optimum (003 abstract)",
-		Test:      "spd's mean ratio on n = 300..1000 is at most 2x its mean ratio on n = 10..100 (c >= log2 n, constrained)",
-		Holds:     large.n > 0 && small.n > 0 && large.mean <= 2*small.mean,
-		Evidence:  fmt.Sprintf("n <= 100: %.2f ± %.2f (worst %.2f, %d rows); n >= 300: %.2f ± %.2f (worst %.2f, %d rows)", small.mean, small.ci, small.worst, small.n, large.mean, large.ci, large.worst, large.n),
+		Statement: "on computationally constrained graphs with c >= log n, A^disc is within a constant factor of the optimum (read: its ratio on n = 300..1000 is at most 2x that on n = 10..100)",
+		Source:    Cite(paperSPD, "abstract"),
+		Evidence:  fmt.Sprintf("n <= 100: %.3f (%d graphs); n >= 300: %.3f (%d graphs)", mean(small), len(small), mean(large), len(large)),
+		Checks:    []reports.Check{reports.RatioCheck("ratio large n / small n <= 2", large, small, reports.Below(2))},
 	})
 	// Per c: where A^disc stands (the factor 2 n^(2/c) shrinks with c).
-	var byC []string
 	cs := map[int]bool{}
 	for _, row := range r.Rows {
 		_, c := spdRowInfo(row)
@@ -202,20 +214,25 @@ func spdClaims(r *Results, a *Aggregate) []Claim {
 		cl = append(cl, c)
 	}
 	sort.Ints(cl)
-	spdWins := 0
+	var byC []string
 	for _, c := range cl {
 		kc := func(row Row) bool { _, cc := spdRowInfo(row); return cc == c }
-		sp, sh, kp := spdStats(r, "spd", kc), spdStats(r, "spd-shares", kc), spdStats(r, "kpart", kc)
-		byC = append(byC, fmt.Sprintf("c=%d: spd %.2f, spd-shares %.2f, kpart %.2f", c, sp.mean, sh.mean, kp.mean))
-		if sp.mean < kp.mean {
-			spdWins++
+		byC = append(byC, fmt.Sprintf("c=%d: spd %.3f, spd-shares %.3f, kpart %.3f", c, mean(spdUnits(r, "spd", kc)), mean(spdUnits(r, "spd-shares", kc)), mean(spdUnits(r, "kpart", kc))))
+	}
+	var check reports.Check
+	if len(cl) > 1 {
+		lo, hi := cl[0], cl[len(cl)-1]
+		both := func(c int) func(Row) bool {
+			return func(row Row) bool { _, cc := spdRowInfo(row); return cc == c && row.X >= float64(hi) }
 		}
+		check = reports.DifferenceCheck(fmt.Sprintf("ratio at c=%d < at c=%d (graphs with n >= %d)", hi, lo, hi), spdUnits(r, "spd", both(hi)), spdUnits(r, "spd", both(lo)), reports.Less, "")
+	} else {
+		check = reports.Missing("ratio at the largest c < at c = 2", "fewer than two values of c")
 	}
 	out = append(out, Claim{
-		Statement: "A^disc's gap to the lower bound narrows as c grows (our expectation: its group size 2 n^(2/c)/x shrinks with c; 003 states no such claim)",
-		Test:      "spd's mean ratio at the largest c is below its mean ratio at c = 2",
-		Holds:     len(cl) > 1 && spdStats(r, "spd", func(row Row) bool { _, c := spdRowInfo(row); return c == cl[len(cl)-1] }).mean < spdStats(r, "spd", func(row Row) bool { _, c := spdRowInfo(row); return c == cl[0] }).mean,
-		Evidence:  fmt.Sprintf("mean ratio by c: %s (spd below kpart at %d of %d c values)", list(byC), spdWins, len(cl)),
+		Statement: "A^disc's gap to the lower bound narrows as c grows (our expectation: its group size 2 n^(2/c)/x shrinks with c; the paper states no such claim)",
+		Source:    Cite(paperSPD, "A^disc"), Checks: []reports.Check{check},
+		Evidence: "mean ratio by c: " + list(byC),
 	})
 	return out
 }

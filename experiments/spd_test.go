@@ -7,7 +7,7 @@ import "testing"
 func TestExperimentSPD(t *testing.T) {
 	rep := runForTest(t, "spd")
 	// The lower bound must hold on every row: a violation is a bug, not a finding.
-	if !rep.Claims[0].Holds {
+	if !rep.Claims[0].Holds() {
 		t.Errorf("lower bound violated: %s", rep.Claims[0].Evidence)
 	}
 }

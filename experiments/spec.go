@@ -19,7 +19,8 @@ type Metric struct {
 type Spec struct {
 	Name        string // registry name, e.g. "kpart-mul"; also the output folder
 	Description string // one line
-	Source      string // paper and figure it reproduces, e.g. "000_1e4e00aeded315e8.txt Fig. 5"
+	Paper       string // key in Papers of the paper it reproduces ("" if none)
+	Source      string // Cite(Paper, figure): authors, title, year and figure
 	Setup       string // what is run, for notes.md (graphs, k, repetitions, seeds)
 	SeriesLabel string // table header for the series column, e.g. "algorithm"
 	XName       string // table/CSV header for x, e.g. "k"
@@ -28,8 +29,10 @@ type Spec struct {
 	// Run produces the raw rows. It must honour ctx and return an error for
 	// anything that went wrong (a scheduler error), never partial results.
 	Run func(ctx context.Context, env Env) (*Results, error)
-	// Claims checks the paper's qualitative statements against the measured
-	// numbers. A claim that does not hold is a finding, not an error.
+	// Claims states the paper's qualitative statements (and sanity
+	// checks) with their statistical checks on the measured numbers; the
+	// runner judges them (JudgeClaims). A claim that does not hold is a
+	// finding, not an error. This is the only place an experiment judges.
 	Claims func(r *Results, a *Aggregate) []Claim
 }
 
@@ -39,6 +42,8 @@ type Env struct {
 	// RawDir is where a run may keep raw samples beyond the rows (per-run
 	// worker reports and manifests of cluster runs); "" means keep none.
 	RawDir string
+	// Profile is the cluster experiments' profile (ci, quick, full).
+	Profile ClusterProfile
 }
 
 // Row is one run: one series (algorithm) at one x, one repetition.
@@ -50,7 +55,11 @@ type Row struct {
 	InstanceSeed uint64  // seed that generated the instance
 	Rep          int     // repetition on the instance
 	Seed         uint64  // seed of the algorithm in this repetition
-	Values       map[string]float64
+	// Offered is the offered load of a cluster run ("paced: one tuple per
+	// 20 ms per spout task", "unpaced (saturation)", "bounded dataset"),
+	// reported beside the cell; "" for graph experiments.
+	Offered string
+	Values  map[string]float64
 }
 
 // Results are the raw rows of one experiment run.
@@ -58,6 +67,16 @@ type Results struct {
 	Experiment string
 	Metrics    []Metric
 	Rows       []Row
+	// Profile names the profile the rows were measured under ("" for
+	// experiments without profiles).
+	Profile string
+	// NoVerdict, when set, is why no claim may be decided on these rows
+	// (the ci profile's single repetition); every claim is then reported
+	// inconclusive with this reason.
+	NoVerdict string
+	// Knobs are the settings of the run (profile values, durations,
+	// offered load) for manifest.json.
+	Knobs map[string]any
 }
 
 // Add appends a row, filling in the experiment name.
@@ -114,20 +133,4 @@ func (r *Results) Seeds() (instance, algorithm []uint64) {
 	sort.Slice(instance, func(i, j int) bool { return instance[i] < instance[j] })
 	sort.Slice(algorithm, func(i, j int) bool { return algorithm[i] < algorithm[j] })
 	return instance, algorithm
-}
-
-// Claim is one qualitative statement of a paper, checked on our numbers.
-type Claim struct {
-	Statement string // what the paper says, e.g. "Mul>0 lowers the std dev"
-	Test      string // how we decide, with thresholds
-	Holds     bool
-	Evidence  string // the measured numbers
-}
-
-// Verdict is "holds" or "does not hold".
-func (c Claim) Verdict() string {
-	if c.Holds {
-		return "holds"
-	}
-	return "does not hold"
 }

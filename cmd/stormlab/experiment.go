@@ -15,8 +15,12 @@ func newExperimentCmd() *cobra.Command {
 	if d := os.Getenv("STORMLAB_OUT"); d != "" {
 		out = d
 	}
+	profile := os.Getenv(experiments.ProfileEnv)
+	if profile == "" {
+		profile = "quick"
+	}
 	cmd := &cobra.Command{
-		Use:   "experiment NAME|list [--out DIR]",
+		Use:   "experiment NAME|list [--out DIR] [--profile ci|quick|full]",
 		Short: "Run an experiment or suite (files go to DIR/NAME/); `experiment list` lists them",
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 1 {
@@ -47,13 +51,16 @@ func newExperimentCmd() *cobra.Command {
 			if err := os.MkdirAll(out, 0o755); err != nil {
 				return fmt.Errorf("--out: %w: choose a folder you can write to", err)
 			}
-			opts := experiments.Options{Out: out, Log: stderr}
+			if _, err := experiments.ClusterProfileNamed(profile); err != nil {
+				return fmt.Errorf("--profile: %w", err)
+			}
+			opts := experiments.Options{Out: out, Log: stderr, Profile: profile}
 			if isSuite {
 				reps, err := experiments.RunSuite(cmd.Context(), suite, opts)
 				for _, r := range reps {
 					fmt.Fprintf(stdout, "\n%s (%s): %s\n", r.Spec.Name, r.Spec.Source, r.Dir)
 					for _, c := range r.Claims {
-						fmt.Fprintf(stdout, "  [%s] %s: %s\n", c.Verdict(), c.Statement, c.Evidence)
+						fmt.Fprintf(stdout, "  %s\n", c.Line())
 					}
 				}
 				if err != nil {
@@ -74,5 +81,6 @@ func newExperimentCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&out, "out", out, "results base folder (default $STORMLAB_OUT or results); files go to DIR/NAME/")
+	cmd.Flags().StringVar(&profile, "profile", profile, "cluster experiments' profile: ci (1 run per cell, no verdicts), quick (3 runs per cell), full (the papers' scale); default $STORMLAB_PROFILE or quick")
 	return cmd
 }

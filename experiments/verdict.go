@@ -1,0 +1,334 @@
+package experiments
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/stormlab/stormlab/reports"
+)
+
+// ClaimKind separates the papers' statements from sanity checks: a sanity
+// check holds by construction or by theory when the code is right (k = |V|
+// gives cut rate 1; a lower bound is below every allocation). It is
+// reported, but not counted as a paper claim.
+type ClaimKind string
+
+// Claim kinds.
+const (
+	PaperClaim  ClaimKind = "paper"
+	SanityCheck ClaimKind = "sanity"
+)
+
+// Claim is one statement checked on our numbers. A Spec's Claims function
+// fills in Statement, Source, Kind, Forced, Evidence and the Checks
+// (reports.DifferenceCheck, TrendCheck, MeanCheck, RatioCheck, ExactCheck);
+// the runner then judges every claim of the experiment together
+// (JudgeClaims: Holm's correction over all difference checks, then
+// reports.Merge per claim). The rules are those of reports/inference.go.
+type Claim struct {
+	Statement string
+	Source    string // Cite(paper, figure)
+	Kind      ClaimKind
+	// Forced names how the setup forces the claim's outcome (e.g. an
+	// emulated delay added to every inter-node message), "" if not forced.
+	Forced   string
+	Evidence string // the measured numbers, for a reader
+	Checks   []reports.Check
+
+	Verdict reports.Verdict // set by JudgeClaims
+	Reason  string
+}
+
+// Holds reports a "holds" verdict.
+func (c Claim) Holds() bool { return c.Verdict == reports.Holds }
+
+// Decider is the check that decided the merged verdict (the first
+// refuting or undecided check, else the weakest holding one); a zero
+// Check with NaN numbers when there is none.
+func (c Claim) Decider() reports.Check {
+	_, i := reports.Merge(c.Checks)
+	if i < 0 {
+		return reports.Missing("", "no checks")
+	}
+	return c.Checks[i]
+}
+
+// Rule is the decision rule of the claim's checks, without repeats.
+func (c Claim) Rule() string {
+	var rules []string
+	for _, ch := range c.Checks {
+		if !containsStr(rules, ch.Rule) {
+			rules = append(rules, ch.Rule)
+		}
+	}
+	return strings.Join(rules, "; ")
+}
+
+func containsStr(xs []string, s string) bool {
+	for _, x := range xs {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// JudgeClaims decides every claim of one experiment. noVerdict, when not
+// empty, makes every claim inconclusive with that reason (the ci profile
+// runs too few repetitions for a verdict).
+func JudgeClaims(cs []Claim, noVerdict string) {
+	var all []*reports.Check
+	for i := range cs {
+		for j := range cs[i].Checks {
+			all = append(all, &cs[i].Checks[j])
+		}
+	}
+	reports.Judge(all)
+	for i := range cs {
+		c := &cs[i]
+		v, at := reports.Merge(c.Checks)
+		c.Verdict = v
+		switch {
+		case at < 0:
+			c.Reason = "no check could be made (missing data)"
+		default:
+			d := c.Checks[at]
+			c.Reason = d.Reason
+			if d.Label != "" && len(c.Checks) > 1 {
+				c.Reason = d.Label + ": " + d.Reason
+			}
+		}
+		if noVerdict != "" {
+			c.Verdict, c.Reason = reports.Inconclusive, noVerdict+" (measured: "+c.Reason+")"
+		}
+	}
+}
+
+// Line is the one-line summary of a judged claim: verdict, statement,
+// forced label, rule, effect with its 95% CI, n and p.
+func (c Claim) Line() string {
+	d := c.Decider()
+	var b strings.Builder
+	fmt.Fprintf(&b, "[%s] %s", c.Verdict, c.Statement)
+	if c.Kind == SanityCheck {
+		b.WriteString(" (sanity check, not a paper claim)")
+	}
+	if c.Forced != "" {
+		fmt.Fprintf(&b, " (FORCED: %s)", c.Forced)
+	}
+	fmt.Fprintf(&b, " | rule: %s | %s", c.Rule(), effectText(d))
+	if c.Reason != "" {
+		fmt.Fprintf(&b, " | %s", c.Reason)
+	}
+	return b.String()
+}
+
+// effectText is "effect <label> = v [lo, hi], n = a/b, p = x".
+func effectText(d reports.Check) string {
+	var parts []string
+	if !math.IsNaN(d.Effect) {
+		s := fmt.Sprintf("%s = %.4g", orStr(d.EffectLabel, "effect"), d.Effect)
+		if !math.IsNaN(d.CILow) {
+			s += fmt.Sprintf(" (95%% CI %.4g to %.4g)", d.CILow, d.CIHigh)
+		}
+		parts = append(parts, s)
+	}
+	if len(d.N) > 0 {
+		ns := make([]string, len(d.N))
+		for i, n := range d.N {
+			ns[i] = fmt.Sprint(n)
+		}
+		parts = append(parts, "n = "+strings.Join(ns, "/"))
+	}
+	if !math.IsNaN(d.P) {
+		parts = append(parts, fmt.Sprintf("p = %.3g", d.P))
+	}
+	if len(parts) == 0 {
+		return "no effect measured"
+	}
+	return strings.Join(parts, ", ")
+}
+
+func orStr(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// ClaimJSON is one claim in claims.json. The shape is a contract with the
+// HTML report: keep it stable.
+type ClaimJSON struct {
+	Statement   string   `json:"statement"`
+	Source      string   `json:"source"`
+	Kind        string   `json:"kind"`
+	Rule        string   `json:"rule"`
+	Verdict     string   `json:"verdict"`
+	Reason      string   `json:"reason"`
+	Effect      *float64 `json:"effect"`
+	EffectLabel string   `json:"effect_label"`
+	CILow       *float64 `json:"ci_low"`
+	CIHigh      *float64 `json:"ci_high"`
+	N           []int    `json:"n"`
+	P           *float64 `json:"p"`
+	Forced      string   `json:"forced"`
+	Evidence    string   `json:"evidence"`
+}
+
+// ClaimsFile is claims.json.
+type ClaimsFile struct {
+	Experiment string      `json:"experiment"`
+	Profile    string      `json:"profile"`
+	Claims     []ClaimJSON `json:"claims"`
+}
+
+func numPtr(v float64) *float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	return &v
+}
+
+// claimsFile builds claims.json's content. The effect, CI, n and p are
+// those of the deciding check (Claim.Decider); Evidence lists every check.
+func claimsFile(exp, profile string, cs []Claim) ClaimsFile {
+	f := ClaimsFile{Experiment: exp, Profile: profile, Claims: []ClaimJSON{}}
+	for _, c := range cs {
+		d := c.Decider()
+		n := d.N
+		if n == nil {
+			n = []int{}
+		}
+		ev := c.Evidence
+		if len(c.Checks) > 1 {
+			var per []string
+			for _, ch := range c.Checks {
+				per = append(per, fmt.Sprintf("%s: %s (%s)", orStr(ch.Label, string(ch.Kind)), ch.Verdict, effectText(ch)))
+			}
+			ev = strings.TrimSpace(ev + " Checks: " + strings.Join(per, "; ") + ".")
+		}
+		f.Claims = append(f.Claims, ClaimJSON{
+			Statement: c.Statement, Source: c.Source, Kind: string(orKind(c.Kind)), Rule: c.Rule(),
+			Verdict: string(c.Verdict), Reason: c.Reason, Effect: numPtr(d.Effect), EffectLabel: d.EffectLabel,
+			CILow: numPtr(d.CILow), CIHigh: numPtr(d.CIHigh), N: n, P: numPtr(d.P), Forced: c.Forced, Evidence: ev,
+		})
+	}
+	return f
+}
+
+func orKind(k ClaimKind) ClaimKind {
+	if k == "" {
+		return PaperClaim
+	}
+	return k
+}
+
+// WriteClaimsJSON writes claims.json.
+func (f ClaimsFile) Write(w io.Writer) error {
+	e := json.NewEncoder(w)
+	e.SetIndent("", "  ")
+	return e.Encode(f)
+}
+
+// counts returns how many paper claims hold, do not hold and are
+// inconclusive, and how many sanity checks there are.
+func countVerdicts(cs []Claim) (holds, not, inconc, sanity int) {
+	for _, c := range cs {
+		if c.Kind == SanityCheck {
+			sanity++
+			continue
+		}
+		switch c.Verdict {
+		case reports.Holds:
+			holds++
+		case reports.DoesNotHold:
+			not++
+		default:
+			inconc++
+		}
+	}
+	return
+}
+
+// Units: the independent statistical units of the claims.
+
+// graphUnits returns one value per graph instance: the mean of metric over
+// the instance's rows (repetitions, and the x values keep accepts) of
+// series. perX keeps instances at different x apart (when each x has its
+// own graphs, as in partition-density and spd); otherwise an instance is
+// its generating seed across all x (kpart-mul, partition-k reuse graphs).
+func graphUnits(r *Results, series, metric string, keep func(Row) bool, perX bool) []float64 {
+	type key struct {
+		x    float64
+		seed uint64
+		inst int
+	}
+	sums := map[key][2]float64{}
+	var order []key
+	for _, row := range r.Rows {
+		if row.Series != series || (keep != nil && !keep(row)) {
+			continue
+		}
+		v, ok := row.Values[metric]
+		if !ok {
+			v = math.NaN()
+		}
+		k := key{seed: row.InstanceSeed, inst: row.Instance}
+		if !perX {
+			k.inst = 0
+		}
+		if perX {
+			k.x = row.X
+		}
+		if _, ok := sums[k]; !ok {
+			order = append(order, k)
+		}
+		s := sums[k]
+		sums[k] = [2]float64{s[0] + v, s[1] + 1}
+	}
+	out := make([]float64, len(order))
+	for i, k := range order {
+		out[i] = sums[k][0] / sums[k][1]
+	}
+	return out
+}
+
+// runUnits returns one value per run (row) of series at the x values keep
+// accepts (nil: all): the unit of the cluster experiments.
+func runUnits(r *Results, series, metric string, keep func(x float64) bool) []float64 {
+	var out []float64
+	for _, row := range r.Rows {
+		if row.Series == series && (keep == nil || keep(row.X)) {
+			v, ok := row.Values[metric]
+			if !ok {
+				v = math.NaN()
+			}
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+func atX(x float64) func(float64) bool { return func(v float64) bool { return v == x } }
+
+// xMeans returns the sorted x values of series and the mean over units at
+// each x (for trend checks: n = number of x values).
+func xMeans(r *Results, series, metric string, keep func(Row) bool, perX bool) (xs, ys []float64) {
+	seen := map[float64]bool{}
+	for _, row := range r.Rows {
+		if row.Series == series && (keep == nil || keep(row)) && !seen[row.X] {
+			seen[row.X] = true
+			xs = append(xs, row.X)
+		}
+	}
+	sort.Float64s(xs)
+	for _, x := range xs {
+		u := graphUnits(r, series, metric, func(row Row) bool { return row.X == x && (keep == nil || keep(row)) }, perX)
+		ys = append(ys, mean(u))
+	}
+	return xs, ys
+}
