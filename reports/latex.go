@@ -6,10 +6,17 @@ import (
 	"strings"
 )
 
-// WriteLaTeX renders the table as a LaTeX table with booktabs rules
-// (\usepackage{booktabs}). go-pretty has no LaTeX renderer, so this is a
-// small writer of our own. Text is escaped; value cells become
-// "$mean \pm ci$"; value columns are right-aligned, text columns left.
+// CICaption is what a table's "±" means; captions of tables with intervals
+// end with it.
+const CICaption = "Values are mean ± half width of the 95% confidence interval of the mean (Student's t)."
+
+// WriteLaTeX renders the table as a LaTeX table with booktabs rules; a
+// comment on its first line says it needs \usepackage{booktabs}. go-pretty
+// has no LaTeX renderer, so this is a small writer of our own. Text is
+// escaped; value cells become "$mean \pm ci$"; numeric columns are
+// right-aligned, text columns left. The caption is the title, followed by
+// CICaption when a cell has an interval, and the table gets \label{Label}
+// (default "tab:" and the title in lower-case letters and digits).
 func (t *Table) WriteLaTeX(w io.Writer) error {
 	if err := t.check(); err != nil {
 		return err
@@ -18,13 +25,21 @@ func (t *Table) WriteLaTeX(w io.Writer) error {
 	align := make([]byte, len(t.Columns))
 	for j := range t.Columns {
 		align[j] = 'l'
-		if t.valueColumn(j) {
+		if t.numericColumn(j) {
 			align[j] = 'r'
 		}
 	}
+	b.WriteString("% Needs \\usepackage{booktabs} in the preamble (\\toprule, \\midrule, \\bottomrule).\n")
 	b.WriteString("\\begin{table}[htbp]\n  \\centering\n")
-	if t.Title != "" {
-		fmt.Fprintf(&b, "  \\caption{%s}\n", EscapeLaTeX(t.Title))
+	caption := t.Title
+	if t.hasCI() {
+		caption = strings.TrimSpace(caption + " " + CICaption)
+	}
+	if caption != "" {
+		fmt.Fprintf(&b, "  \\caption{%s}\n", EscapeLaTeX(caption))
+	}
+	if l := t.label(); l != "" {
+		fmt.Fprintf(&b, "  \\label{%s}\n", l)
 	}
 	fmt.Fprintf(&b, "  \\begin{tabular}{%s}\n    \\toprule\n", align)
 	hdr := make([]string, len(t.Columns))
@@ -62,6 +77,29 @@ var latexEscaper = strings.NewReplacer(
 	`<`, `\textless{}`, `>`, `\textgreater{}`,
 	`±`, `$\pm$`,
 )
+
+// label is Label, or "tab:" and a slug of the title ("" without either).
+func (t *Table) label() string {
+	if t.Label != "" {
+		return t.Label
+	}
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(t.Title) {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+			b.WriteRune(r)
+			dash = false
+		} else if b.Len() > 0 && !dash {
+			b.WriteByte('-')
+			dash = true
+		}
+	}
+	slug := strings.TrimSuffix(b.String(), "-")
+	if slug == "" {
+		return ""
+	}
+	return "tab:" + slug
+}
 
 // EscapeLaTeX escapes the characters that are special in LaTeX text mode.
 func EscapeLaTeX(s string) string { return latexEscaper.Replace(s) }

@@ -2,6 +2,7 @@ package reports
 
 import (
 	"fmt"
+	"image/color"
 	"io"
 	"math"
 	"strconv"
@@ -9,18 +10,79 @@ import (
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgpdf"
+	"gonum.org/v1/plot/vg/vgsvg"
 )
 
-// Default figure size: a one-column figure of a paper.
+// Figure sizes of a two-column paper (IEEE/ACM: 3.5 in column, 7.16 in
+// page width), and the resolution of PNG output.
 const (
-	DefaultWidth  = 6 * vg.Inch
-	DefaultHeight = 4 * vg.Inch
+	OneColumnWidth  = 3.5 * vg.Inch
+	OneColumnHeight = 2.6 * vg.Inch
+	TwoColumnWidth  = 7.16 * vg.Inch
+	TwoColumnHeight = 3 * vg.Inch
+	DPI             = 300
+	// DefaultWidth and DefaultHeight are the one-column size.
+	DefaultWidth  = OneColumnWidth
+	DefaultHeight = OneColumnHeight
 )
 
 // Formats lists the figure formats WritePlot accepts.
 var Formats = []string{"png", "svg", "pdf"}
+
+// FigureFile is one file of a figure: Suffix goes after the metric name.
+type FigureFile struct {
+	Suffix        string
+	Format        string
+	Width, Height vg.Length
+}
+
+// FigureFiles are the files every figure is written as: SVG (the HTML page
+// inlines it), PDF and 300 dpi PNG at one-column size, and PDF and PNG at
+// two-column size ("-2col").
+var FigureFiles = []FigureFile{
+	{".svg", "svg", OneColumnWidth, OneColumnHeight},
+	{".pdf", "pdf", OneColumnWidth, OneColumnHeight},
+	{".png", "png", OneColumnWidth, OneColumnHeight},
+	{"-2col.pdf", "pdf", TwoColumnWidth, TwoColumnHeight},
+	{"-2col.png", "png", TwoColumnWidth, TwoColumnHeight},
+}
+
+// Palette is Okabe and Ito's colour-blind-safe palette ("Color Universal
+// Design", 2002), most distinct first; yellow, weak on white, comes last.
+var Palette = []color.Color{
+	color.RGBA{0x00, 0x72, 0xB2, 0xff}, // blue
+	color.RGBA{0xD5, 0x5E, 0x00, 0xff}, // vermillion
+	color.RGBA{0x00, 0x9E, 0x73, 0xff}, // bluish green
+	color.RGBA{0xE6, 0x9F, 0x00, 0xff}, // orange
+	color.RGBA{0xCC, 0x79, 0xA7, 0xff}, // reddish purple
+	color.RGBA{0x56, 0xB4, 0xE9, 0xff}, // sky blue
+	color.RGBA{0x00, 0x00, 0x00, 0xff}, // black
+	color.RGBA{0xF0, 0xE4, 0x42, 0xff}, // yellow
+}
+
+// markers pair with Palette so that series differ in shape as well as hue
+// (and stay apart in greyscale print).
+var markers = []draw.GlyphDrawer{
+	draw.CircleGlyph{}, draw.SquareGlyph{}, draw.TriangleGlyph{}, draw.CrossGlyph{},
+	draw.RingGlyph{}, draw.BoxGlyph{}, draw.PyramidGlyph{}, draw.PlusGlyph{},
+}
+
+// dashes tell the lines of time-series plots apart without markers.
+var dashes = [][]vg.Length{
+	{}, {vg.Points(6), vg.Points(2)}, {vg.Points(2), vg.Points(2)},
+	{vg.Points(6), vg.Points(2), vg.Points(2), vg.Points(2)}, {vg.Points(10), vg.Points(3)},
+}
+
+func seriesColor(i int) color.Color       { return Palette[i%len(Palette)] }
+func seriesMarker(i int) draw.GlyphDrawer { return markers[i%len(markers)] }
+func seriesDashes(i int) []vg.Length      { return dashes[i%len(dashes)] }
+
+// ErrorBarCaption is the caption line of a LinePlot: what its error bars are.
+const ErrorBarCaption = "Error bars: 95% confidence interval of the mean (Student's t)"
 
 // Series is one line of a LinePlot: a Summary (mean and 95% CI) at each x.
 type Series struct {
@@ -31,10 +93,54 @@ type Series struct {
 
 // LinePlot draws each series as a line through the means with 95% CI error
 // bars, the layout of the K-PART paper's Figs. 5-7 (metric over Mul, k or
-// edge count, one line per algorithm).
+// edge count, one line per algorithm). Labels should carry units, e.g.
+// "latency (ms)". Caption, when empty, says what the error bars are and
+// the number of runs per point.
 type LinePlot struct {
 	Title, XLabel, YLabel string
+	Caption               string
 	Series                []Series
+}
+
+// Constant reports whether every point of every series has the same mean
+// and no interval: such a metric says nothing a figure could show, so
+// callers write no figure for it (the table still has the number).
+func (lp *LinePlot) Constant() bool {
+	first, seen := 0.0, false
+	for _, s := range lp.Series {
+		for _, y := range s.Y {
+			if y.CI95 != 0 {
+				return false
+			}
+			if !seen {
+				first, seen = y.Mean, true
+			} else if math.Abs(y.Mean-first) > 1e-12*math.Max(1, math.Abs(first)) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// caption is the caption line: the given one, or the error bars and n.
+func (lp *LinePlot) caption() string {
+	if lp.Caption != "" {
+		return lp.Caption
+	}
+	lo, hi := math.MaxInt, 0
+	for _, s := range lp.Series {
+		for _, y := range s.Y {
+			lo, hi = min(lo, y.N), max(hi, y.N)
+		}
+	}
+	switch {
+	case hi == 0:
+		return ErrorBarCaption + "."
+	case lo == hi:
+		return fmt.Sprintf("%s; n = %d runs per point.", ErrorBarCaption, lo)
+	default:
+		return fmt.Sprintf("%s; n = %d to %d runs per point.", ErrorBarCaption, lo, hi)
+	}
 }
 
 // ciPoints adapts a Series to gonum's XYer and YErrorer.
@@ -53,13 +159,32 @@ func checkXY(name string, x []float64, y []float64) error {
 	return nil
 }
 
+// Font sizes for a figure printed at column width.
+const (
+	titleSize  = 10
+	labelSize  = 9
+	tickSize   = 8
+	legendSize = 8
+	notesSize  = 7
+)
+
 func newPlot(title, xl, yl string) *plot.Plot {
 	p := plot.New()
 	p.Title.Text = title
+	p.Title.TextStyle.Font.Size = titleSize
 	p.X.Label.Text = xl
 	p.Y.Label.Text = yl
-	p.Legend.Top = true
-	p.Add(plotter.NewGrid())
+	for _, a := range []*plot.Axis{&p.X, &p.Y} {
+		a.Label.TextStyle.Font.Size = labelSize
+		a.Tick.Label.Font.Size = tickSize
+	}
+	p.Legend.TextStyle.Font.Size = legendSize
+	p.Legend.Left, p.Legend.Top = true, true
+	p.Legend.ThumbnailWidth = vg.Points(16)
+	g := plotter.NewGrid()
+	g.Vertical.Color = color.Gray{Y: 0xe0}
+	g.Horizontal.Color = color.Gray{Y: 0xe0}
+	p.Add(g)
 	return p
 }
 
@@ -88,10 +213,11 @@ func (lp *LinePlot) Plot() (*plot.Plot, error) {
 		if err != nil {
 			return nil, fmt.Errorf("series %q: %w", s.Name, err)
 		}
-		c := plotutil.Color(i)
+		c := seriesColor(i)
 		line.Color = c
 		points.Color = c
-		points.Shape = plotutil.Shape(i)
+		points.Shape = seriesMarker(i)
+		points.Radius = vg.Points(2.5)
 		bars, err := plotter.NewYErrorBars(pts)
 		if err != nil {
 			return nil, fmt.Errorf("series %q error bars: %w", s.Name, err)
@@ -100,7 +226,7 @@ func (lp *LinePlot) Plot() (*plot.Plot, error) {
 		p.Add(line, points, bars)
 		p.Legend.Add(s.Name, line, points)
 	}
-	legendRoom(p, len(lp.Series))
+	pad(p)
 	if integral(lp.Series) {
 		p.X.Tick.Marker = intTicks{}
 	}
@@ -149,7 +275,7 @@ func (intTicks) Ticks(lo, hi float64) []plot.Tick {
 	var ticks []plot.Tick
 	for x := lo; x <= hi; x++ {
 		if math.Mod(x, step) == 0 {
-			ticks = append(ticks, plot.Tick{Value: x, Label: strconv.FormatFloat(x, 'f', 0, 64)})
+			ticks = append(ticks, plot.Tick{Value: x, Label: strconv.FormatFloat(x+0, 'f', 0, 64)}) // +0: no "-0"
 		} else if hi-lo <= 50 {
 			ticks = append(ticks, plot.Tick{Value: x})
 		}
@@ -157,23 +283,32 @@ func (intTicks) Ticks(lo, hi float64) []plot.Tick {
 	return ticks
 }
 
-// legendRoom raises the top of the y axis so the legend (top right, one
-// line per series) sits above the data instead of over it.
-func legendRoom(p *plot.Plot, n int) {
-	span := p.Y.Max - p.Y.Min
-	if span <= 0 {
-		span = math.Max(math.Abs(p.Y.Max), 1)
+// pad widens both axes by 4% of their span on each side, so no marker or
+// error bar cap at the edge of the data is clipped by the axes.
+func pad(p *plot.Plot) {
+	for _, a := range []*plot.Axis{&p.X, &p.Y} {
+		span := a.Max - a.Min
+		if span <= 0 {
+			span = math.Max(math.Abs(a.Max), 1)
+		}
+		a.Min -= 0.04 * span
+		a.Max += 0.04 * span
 	}
-	p.Y.Max += span * 0.09 * float64(n)
 }
 
-// Write renders the plot in format (png, svg or pdf) at the default size.
+// Write renders the plot in format (png, svg or pdf) at one-column size.
 func (lp *LinePlot) Write(w io.Writer, format string) error {
+	return lp.WriteSize(w, format, DefaultWidth, DefaultHeight)
+}
+
+// WriteSize renders the plot in format at the given size, the legend to
+// the right of the data and the caption line under the figure.
+func (lp *LinePlot) WriteSize(w io.Writer, format string, width, height vg.Length) error {
 	p, err := lp.Plot()
 	if err != nil {
 		return err
 	}
-	return WritePlot(w, p, format, DefaultWidth, DefaultHeight)
+	return WriteFigure(w, p, lp.caption(), format, width, height)
 }
 
 // TimeSeries is one line of a TimeSeriesPlot: Y[i] measured at time T[i]
@@ -186,6 +321,7 @@ type TimeSeries struct {
 // TimeSeriesPlot draws measurements over time, one line per series.
 type TimeSeriesPlot struct {
 	Title, XLabel, YLabel string
+	Caption               string // what the lines are, e.g. "Mean over 2 s report intervals."
 	Series                []TimeSeries
 }
 
@@ -217,42 +353,98 @@ func (tp *TimeSeriesPlot) Plot() (*plot.Plot, error) {
 		if err != nil {
 			return nil, fmt.Errorf("series %q: %w", s.Name, err)
 		}
-		line.Color = plotutil.Color(i)
-		line.Dashes = plotutil.Dashes(i)
+		line.Color = seriesColor(i)
+		line.Dashes = seriesDashes(i)
 		p.Add(line)
 		p.Legend.Add(s.Name, line)
 	}
-	legendRoom(p, len(tp.Series))
+	pad(p)
 	return p, nil
 }
 
-// Write renders the plot in format (png, svg or pdf) at the default size.
+// Write renders the plot in format (png, svg or pdf) at one-column size.
 func (tp *TimeSeriesPlot) Write(w io.Writer, format string) error {
+	return tp.WriteSize(w, format, DefaultWidth, DefaultHeight)
+}
+
+// WriteSize renders the plot in format at the given size, with Caption (if
+// any) under it.
+func (tp *TimeSeriesPlot) WriteSize(w io.Writer, format string, width, height vg.Length) error {
 	p, err := tp.Plot()
 	if err != nil {
 		return err
 	}
-	return WritePlot(w, p, format, DefaultWidth, DefaultHeight)
+	return WriteFigure(w, p, tp.Caption, format, width, height)
 }
 
-// WritePlot draws p on a canvas of the given size and format ("png", "svg"
-// or "pdf") and writes it to w. SVG output is deterministic (fonts are
-// referenced, not embedded); PNG depends on font rasterisation; PDF carries
-// a creation date.
+// WritePlot draws p (its legend where p puts it) on a canvas of the given
+// size and format and writes it to w.
 func WritePlot(w io.Writer, p *plot.Plot, format string, width, height vg.Length) error {
-	format = strings.ToLower(format)
-	ok := false
-	for _, f := range Formats {
-		ok = ok || f == format
-	}
-	if !ok {
-		return fmt.Errorf("unknown figure format %q: use one of %s", format, strings.Join(Formats, ", "))
-	}
-	wt, err := p.WriterTo(width, height, format)
+	c, err := newCanvas(format, width, height)
 	if err != nil {
-		return fmt.Errorf("draw %s: %w", format, err)
+		return err
 	}
-	if _, err := wt.WriteTo(w); err != nil {
+	p.Draw(draw.New(c))
+	return writeCanvas(w, c, format)
+}
+
+// WriteFigure draws p with its legend to the right of the axes (never over
+// the data) and a caption line along the bottom, and writes it to w in
+// format ("png" at 300 dpi, "svg" or "pdf"). SVG output is deterministic
+// (fonts are referenced, not embedded); PNG depends on font rasterisation;
+// PDF embeds its fonts.
+func WriteFigure(w io.Writer, p *plot.Plot, caption, format string, width, height vg.Length) error {
+	c, err := newCanvas(format, width, height)
+	if err != nil {
+		return err
+	}
+	dc := draw.New(c)
+	const margin = vg.Length(4)
+	capH := vg.Length(0)
+	if caption != "" {
+		sty := p.Legend.TextStyle
+		sty.Font.Size = notesSize
+		// Shrink a caption that would run past the edge.
+		for sty.Font.Size > 4 && sty.Rectangle(caption).Max.X > width-2*margin {
+			sty.Font.Size -= 0.5
+		}
+		capH = sty.Rectangle(caption).Max.Y + 2*margin
+		dc.FillText(sty, vg.Point{X: dc.Min.X + margin, Y: dc.Min.Y + margin}, caption)
+	}
+	leg := p.Legend
+	p.Legend = plot.NewLegend() // the plot draws none; the legend goes beside it
+	defer func() { p.Legend = leg }()
+	legW := vg.Length(0)
+	if r := leg.Rectangle(dc); r.Max.X > r.Min.X {
+		legW = r.Max.X - r.Min.X + 2*margin
+	}
+	p.Draw(draw.Crop(dc, 0, -legW, capH, 0))
+	if legW > 0 {
+		titleH := vg.Length(0)
+		if p.Title.Text != "" {
+			titleH = p.Title.TextStyle.Rectangle(p.Title.Text).Max.Y + p.Title.Padding
+		}
+		leg.Draw(draw.Crop(dc, width-legW+margin, -margin, capH, -titleH-margin))
+	}
+	return writeCanvas(w, c, format)
+}
+
+func newCanvas(format string, width, height vg.Length) (vg.CanvasWriterTo, error) {
+	switch strings.ToLower(format) {
+	case "png":
+		return vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(width, height), vgimg.UseDPI(DPI))}, nil
+	case "svg":
+		return vgsvg.New(width, height), nil
+	case "pdf":
+		c := vgpdf.New(width, height)
+		c.EmbedFonts(true)
+		return c, nil
+	}
+	return nil, fmt.Errorf("unknown figure format %q: use one of %s", format, strings.Join(Formats, ", "))
+}
+
+func writeCanvas(w io.Writer, c vg.CanvasWriterTo, format string) error {
+	if _, err := c.WriteTo(w); err != nil {
 		return fmt.Errorf("write %s: %w", format, err)
 	}
 	return nil

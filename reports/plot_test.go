@@ -2,18 +2,25 @@ package reports
 
 import (
 	"bytes"
+	"fmt"
 	"image/png"
 	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
+
+	"gonum.org/v1/plot/vg"
 )
 
 func samplePlot() *LinePlot {
 	return &LinePlot{
-		Title: "Cut rate vs Mul", XLabel: "Mul", YLabel: "cut rate",
+		Title: "Cut rate vs Mul", XLabel: "Mul", YLabel: "cut rate (inter-node / all edges)",
 		Series: []Series{
-			{Name: "kpart", X: []float64{0, 1, 2}, Y: []Summary{{Mean: 0.40, CI95: 0.02}, {Mean: 0.43, CI95: 0.03}, {Mean: 0.45, CI95: 0.01}}},
-			{Name: "mpart", X: []float64{0, 1, 2}, Y: []Summary{{Mean: 0.30, CI95: 0}, {Mean: 0.30, CI95: 0}, {Mean: 0.30, CI95: 0}}},
+			{Name: "kpart", X: []float64{0, 1, 2}, Y: []Summary{{N: 10, Mean: 0.40, CI95: 0.02}, {N: 10, Mean: 0.43, CI95: 0.03}, {N: 10, Mean: 0.45, CI95: 0.01}}},
+			{Name: "mpart", X: []float64{0, 1, 2}, Y: []Summary{{N: 10, Mean: 0.30, CI95: 0}, {N: 10, Mean: 0.30, CI95: 0}, {N: 10, Mean: 0.30, CI95: 0}}},
 		},
 	}
 }
@@ -28,23 +35,81 @@ func TestLinePlotSVGGolden(t *testing.T) {
 
 func TestLinePlotPNG(t *testing.T) {
 	// PNG bytes depend on font rasterisation, so check it decodes and has the
-	// size asked for: 6in x 4in at vgimg's default 96 dpi = 576 x 384 px.
+	// size asked for at 300 dpi: one column 3.5 x 2.6 in = 1050 x 780 px,
+	// two columns 7.16 x 3 in = 2148 x 900 px.
+	for _, c := range []struct {
+		w, h         vg.Length
+		wantW, wantH int
+	}{{OneColumnWidth, OneColumnHeight, 1050, 780}, {TwoColumnWidth, TwoColumnHeight, 2148, 900}} {
+		var b bytes.Buffer
+		if err := samplePlot().WriteSize(&b, "png", c.w, c.h); err != nil {
+			t.Fatal(err)
+		}
+		if *update { // for looking at, not compared
+			os.WriteFile(filepath.Join("testdata", fmt.Sprintf("lineplot-%dpx.png", c.wantW)), b.Bytes(), 0o644)
+		}
+		img, err := png.Decode(&b)
+		if err != nil {
+			t.Fatalf("PNG does not decode: %v", err)
+		}
+		if r := img.Bounds(); r.Dx() != c.wantW || r.Dy() != c.wantH {
+			t.Errorf("PNG is %dx%d, want %dx%d", r.Dx(), r.Dy(), c.wantW, c.wantH)
+		}
+	}
+}
+
+// The legend sits right of the axes, not over the data: in the SVG every
+// legend label is drawn to the right of the last x tick label.
+func TestLegendOutsideData(t *testing.T) {
 	var b bytes.Buffer
-	if err := samplePlot().Write(&b, "png"); err != nil {
+	if err := samplePlot().Write(&b, "svg"); err != nil {
 		t.Fatal(err)
 	}
-	img, err := png.Decode(&b)
-	if err != nil {
-		t.Fatalf("PNG does not decode: %v", err)
+	x := func(label string) float64 {
+		re := regexp.MustCompile(`<text x="([0-9.]+)"[^>]*>` + regexp.QuoteMeta(label) + `</text>`)
+		m := re.FindStringSubmatch(b.String())
+		if m == nil {
+			t.Fatalf("no text %q in the SVG", label)
+		}
+		v, _ := strconv.ParseFloat(m[1], 64)
+		return v
 	}
-	if r := img.Bounds(); r.Dx() != 576 || r.Dy() != 384 {
-		t.Errorf("PNG is %dx%d, want 576x384", r.Dx(), r.Dy())
+	if lastTick := x("2"); x("kpart") <= lastTick || x("mpart") <= lastTick {
+		t.Errorf("legend at x %v/%v, not right of the last tick at %v", x("kpart"), x("mpart"), lastTick)
+	}
+	if !strings.Contains(b.String(), "Error bars: 95% confidence interval of the mean (Student&#39;s t); n = 10 runs per point.") &&
+		!strings.Contains(b.String(), "Error bars: 95% confidence interval of the mean (Student's t); n = 10 runs per point.") {
+		t.Error("no caption saying what the error bars are")
+	}
+}
+
+func TestConstant(t *testing.T) {
+	flat := &LinePlot{Series: []Series{
+		{Name: "a", X: []float64{1, 2}, Y: []Summary{{Mean: 0}, {Mean: 0}}},
+		{Name: "b", X: []float64{1}, Y: []Summary{{Mean: 0}}},
+	}}
+	if !flat.Constant() {
+		t.Error("all-zero plot is not Constant")
+	}
+	if samplePlot().Constant() {
+		t.Error("varying plot is Constant")
+	}
+	ci := &LinePlot{Series: []Series{{Name: "a", X: []float64{1}, Y: []Summary{{Mean: 1, CI95: 0.1}}}}}
+	if ci.Constant() {
+		t.Error("a plot with an interval is Constant")
 	}
 }
 
 func TestLinePlotPDF(t *testing.T) {
 	var b bytes.Buffer
 	if err := samplePlot().Write(&b, "pdf"); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.HasPrefix(b.Bytes(), []byte("%PDF-")) {
+		t.Errorf("PDF output starts with %q", b.Bytes()[:min(8, b.Len())])
+	}
+	b.Reset()
+	if err := samplePlot().WriteSize(&b, "pdf", TwoColumnWidth, TwoColumnHeight); err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.HasPrefix(b.Bytes(), []byte("%PDF-")) {

@@ -61,6 +61,7 @@ type Table struct {
 	Title   string
 	Columns []string
 	Rows    [][]Cell
+	Label   string // LaTeX \label; default "tab:" and a slug of Title
 }
 
 // AddRow appends a row.
@@ -88,6 +89,39 @@ func (t *Table) valueColumn(j int) bool {
 	return false
 }
 
+// numericColumn reports whether column j holds numbers only: value cells,
+// or text that parses as a number ("-" and empty cells allowed), so it is
+// right-aligned.
+func (t *Table) numericColumn(j int) bool {
+	if t.valueColumn(j) {
+		return true
+	}
+	nums := 0
+	for i := range t.Rows {
+		s := strings.TrimSpace(t.cell(i, j).Text)
+		if s == "" || s == "-" {
+			continue
+		}
+		if _, err := strconv.ParseFloat(s, 64); err != nil {
+			return false
+		}
+		nums++
+	}
+	return nums > 0
+}
+
+// hasCI reports whether any cell has a confidence interval.
+func (t *Table) hasCI() bool {
+	for _, r := range t.Rows {
+		for _, c := range r {
+			if c.Value != nil && c.Value.CI95 > 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 func (t *Table) cell(i, j int) Cell {
 	if j < len(t.Rows[i]) {
 		return t.Rows[i][j]
@@ -103,7 +137,7 @@ func (t *Table) pretty() table.Writer {
 	var cfg []table.ColumnConfig
 	for j, c := range t.Columns {
 		hdr[j] = c
-		if t.valueColumn(j) {
+		if t.numericColumn(j) {
 			cfg = append(cfg, table.ColumnConfig{Number: j + 1, Align: text.AlignRight})
 		}
 	}
@@ -133,6 +167,9 @@ func (t *Table) WriteText(w io.Writer) error {
 		return err
 	}
 	tw := t.pretty()
+	if t.hasCI() {
+		tw.SetCaption("%s", CICaption)
+	}
 	tw.SetStyle(table.StyleLight)
 	tw.Style().Format.Header = text.FormatDefault // keep column names as written
 	return writeString(w, tw.Render())
@@ -147,6 +184,9 @@ func (t *Table) WriteMarkdown(w io.Writer) error {
 	tw := t.pretty()
 	tw.SetTitle("")
 	s := tw.RenderMarkdown()
+	if t.hasCI() {
+		s += "\n\n" + CICaption
+	}
 	if t.Title != "" {
 		s = "**" + t.Title + "**\n\n" + s
 	}

@@ -169,7 +169,7 @@ func TestPartitionTableFormat(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	for _, want := range []string{"even, k=2, 4 vertices, 4 edges", "│ 0    │ 2    │     40 │ 0 2", "cut_rate 0.5000  std 10  max_dev 0.2000  max_over 1.2000"} {
+	for _, want := range []string{"even, k=2, 4 vertices, 4 edges", "│    0 │    2 │     40 │ 0 2", "cut_rate 0.5000  std 10  max_dev 0.2000  max_over 1.2000"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("table output lacks %q:\n%s", want, out)
 		}

@@ -34,17 +34,17 @@ type Folder struct {
 
 // Experiment is one experiment's result folder.
 type Experiment struct {
-	Name, Dir                   string
-	Description, Source, Setup  string
-	Profile                     string
-	Manifest                    []KV
-	Tables                      []Table
-	Figures                     []Figure
-	Claims                      []Claim
-	HasClaims                   bool // claims.json was there (possibly with no claims)
-	Notes                       string
-	OtherFiles                  []string // files not shown on the page (raw.csv, runs/, PDFs, long CSVs)
-	Held, Failed, Inconclusive  int
+	Name, Dir                  string
+	Description, Source, Setup string
+	Profile                    string
+	Manifest                   []KV
+	Tables                     []Table
+	Figures                    []Figure
+	Claims                     []Claim
+	HasClaims                  bool // claims.json was there (possibly with no claims)
+	Notes                      string
+	OtherFiles                 []string // files not shown on the page (raw.csv, runs/, PDFs, long CSVs)
+	Held, Failed, Inconclusive int
 }
 
 // KV is one manifest entry, value already formatted.
