@@ -166,20 +166,54 @@ func TestWorkerReportGolden(t *testing.T) {
 	if err := dec.Decode(&r); err != nil {
 		t.Fatalf("decode Java report: %v", err)
 	}
-	// Values from the hand computation in ReporterTest.rendersGoldenReport.
+	// Values from the hand computation in ReporterTest.rendersGoldenReport;
+	// the histograms are checked below by decoding them.
 	want := protocol.WorkerReport{
 		Topology: "wordcount-1-1700000000", Host: "node-1", Port: 6700, TimeMs: 1700000005000, IntervalS: 5.002,
-		Traffic:           []protocol.TaskTraffic{{Src: 3, Dst: 5, Count: 2}, {Src: 4, Dst: 5, Count: 1}, {Src: 5, Dst: 6, Count: 3}},
-		CPU:               []protocol.TaskCPU{{Task: 3, CPUNs: 1000}, {Task: 5, CPUNs: 1500000}, {Task: 6, CPUNs: 500000}},
-		Deadlines:         []protocol.TaskDeadline{{Task: 6, Count: 2, Missed: 1, SumProcessingMs: 400, SumQoS: 2}},
+		Traffic: []protocol.TaskTraffic{{Src: 3, Dst: 5, Count: 2}, {Src: 4, Dst: 5, Count: 1}, {Src: 5, Dst: 6, Count: 3}},
+		CPU:     []protocol.TaskCPU{{Task: 3, CPUNs: 1000}, {Task: 5, CPUNs: 1500000}, {Task: 6, CPUNs: 500000}},
+		Deadlines: []protocol.TaskDeadline{{Task: 6, Count: 2, Missed: 1, SumProcessingMs: 400, SumQoS: 2,
+			DeadlineMs: 200, StartMinMs: 1700000003700, StartMaxMs: 1700000004000, Sink: true}},
 		Acked:             7,
 		Failed:            1,
 		CompleteLatencyMs: []float64{10, 20.5},
 		WorkerCPUPercent:  37.5,
 		WorkerMemoryMB:    96.25,
+		WorkerStartMs:     1699999990000,
+		AckedTotal:        7,
+		FailedTotal:       1,
+		LatencyHist:       r.LatencyHist,
+		ProcessingHist:    r.ProcessingHist,
+		TupleSizes: []protocol.TaskTupleSize{{Task: 3, OutSamples: 1, OutBytes: 60},
+			{Task: 5, InSamples: 2, InBytes: 320, OutSamples: 1, OutBytes: 90}},
+		SizeSampleEvery: 64,
+		NotMeasured:     []string{},
 	}
 	if !reflect.DeepEqual(r, want) {
 		t.Errorf("decoded\n%+v\nwant\n%+v", r, want)
+	}
+	// Java's HdrHistogram encoding decodes in Go with the shared layout:
+	// latency 10 and 21 ms (20.5 rounded), processing 100 and 300 ms in µs.
+	// 3 significant digits: values below 2048 are exact; 100,000 and
+	// 300,000 lie in buckets of width 64 and 256: [99,968, 100,031] and
+	// [299,776, 300,031], so Min and Max report 99,968 and 300,031.
+	hists := []struct {
+		name     string
+		enc      string
+		highest  int64
+		min, max int64
+	}{
+		{"latency", r.LatencyHist, protocol.LatencyHistHighest, 10, 21},
+		{"processing", r.ProcessingHist, protocol.ProcessingHistHighest, 99_968, 300_031},
+	}
+	for _, h := range hists {
+		d, err := protocol.DecodeHistogram(h.enc, h.highest)
+		if err != nil {
+			t.Fatalf("%s: %v", h.name, err)
+		}
+		if d.TotalCount() != 2 || d.Min() != h.min || d.Max() != h.max {
+			t.Errorf("%s histogram: count %d, min %d, max %d; want 2, %d, %d", h.name, d.TotalCount(), d.Min(), d.Max(), h.min, h.max)
+		}
 	}
 	// Every field of the Go type is sent by Java (none left to its zero value by omission).
 	var keys map[string]json.RawMessage

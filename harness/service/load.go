@@ -86,6 +86,14 @@ func (m *measurements) add(r *protocol.WorkerReport) {
 		d.Missed += x.Missed
 		d.SumProcessingMs += x.SumProcessingMs
 		d.SumQoS += x.SumQoS
+		d.Sink = d.Sink || x.Sink
+		if x.DeadlineMs > 0 {
+			d.DeadlineMs = x.DeadlineMs
+		}
+		if x.StartMinMs > 0 && (d.StartMinMs == 0 || x.StartMinMs < d.StartMinMs) {
+			d.StartMinMs = x.StartMinMs
+		}
+		d.StartMaxMs = max(d.StartMaxMs, x.StartMaxMs)
 	}
 	t.counts = append(t.counts, protocol.CountSample{TimeMs: r.TimeMs, IntervalS: r.IntervalS, Acked: r.Acked, Failed: r.Failed})
 	if len(r.CompleteLatencyMs) > 0 {
@@ -118,6 +126,21 @@ func (t *topoMeasure) fresh() []*protocol.WorkerReport {
 	return out
 }
 
+// taskInputs are the per-task inputs of the deadline-aware scheduler's
+// monitor (Table 2 of "Dynamic Task Scheduling Scheme for Processing
+// Real-Time Stream Data in Storm Environments") beyond CPU and traffic,
+// from the fresh reports of one topology.
+type taskInputs struct {
+	// originMs is the monitor clock's origin (topoMeasure.startMs).
+	originMs int64
+	// startMs is T_start of eq. 1 per task: the epoch ms at which the
+	// spout emitted the oldest tuple the task executed in its latest
+	// interval (TaskDeadline.StartMinMs).
+	startMs map[int]int64
+	// size sums the sampled serialized tuple sizes per task (eqs. 5-6).
+	size map[int]protocol.TaskTupleSize
+}
+
 // rates derives per-task CPU and task-to-task tuple rates from the fresh
 // reports of topology id; nil when nothing was reported.
 func (m *measurements) rates(id string) *rates {
@@ -125,7 +148,8 @@ func (m *measurements) rates(id string) *rates {
 	if t == nil {
 		return nil
 	}
-	r := &rates{taskCPU: map[int]float64{}, deadline: map[int]float64{}}
+	r := &rates{taskCPU: map[int]float64{}, deadline: map[int]float64{},
+		in: taskInputs{originMs: t.startMs, startMs: map[int]int64{}, size: map[int]protocol.TaskTupleSize{}}}
 	fresh := t.fresh()
 	n := 0
 	for _, w := range fresh {
@@ -133,29 +157,51 @@ func (m *measurements) rates(id string) *rates {
 	}
 	r.traffic = make([]taskRate, 0, n)
 	for _, w := range fresh {
-		for _, x := range w.CPU {
-			r.taskCPU[x.Task] += float64(x.CPUNs) / (w.IntervalS * 1e9) * 100
+		if !w.Lacks(protocol.FieldTaskCPU) {
+			for _, x := range w.CPU {
+				r.taskCPU[x.Task] += float64(x.CPUNs) / (w.IntervalS * 1e9) * 100
+			}
 		}
 		for _, x := range w.Traffic {
 			r.traffic = append(r.traffic, taskRate{x.Src, x.Dst, float64(x.Count) / w.IntervalS})
 		}
 		for _, x := range w.Deadlines {
-			// Exact for a constant deadline: sum(p) / sum(p/d) = d.
-			if x.SumQoS > 0 {
+			// T_dline as the topology set it for the task's class; reports
+			// from workers that predate the field give it as the mean
+			// sum(p)/sum(p/d), exact for a constant deadline.
+			switch {
+			case x.DeadlineMs > 0:
+				r.deadline[x.Task] = x.DeadlineMs
+			case x.SumQoS > 0:
 				r.deadline[x.Task] = x.SumProcessingMs / x.SumQoS
+			}
+			if x.Count > 0 && x.StartMinMs > 0 {
+				if s, ok := r.in.startMs[x.Task]; !ok || x.StartMinMs < s {
+					r.in.startMs[x.Task] = x.StartMinMs
+				}
+			}
+		}
+		if !w.Lacks(protocol.FieldTupleSizes) {
+			for _, x := range w.TupleSizes {
+				s := r.in.size[x.Task]
+				s.Task = x.Task
+				s.InSamples += x.InSamples
+				s.InBytes += x.InBytes
+				s.OutSamples += x.OutSamples
+				s.OutBytes += x.OutBytes
+				r.in.size[x.Task] = s
 			}
 		}
 	}
 	return r
 }
 
-// monitorNowMs is "Now" of the per-task monitor (Load.NowMs, eq. 1 of
-// 002_39f4f6839cbfd73d.txt) for topology id: milliseconds since its
-// earliest reported interval began. The monitor's clock starts there and
-// every task's T_start is 0 on it (Storm starts a topology's executors
-// together; TaskLoad.StartMs stays 0), so eq. 1's Now / (T_start + T_dline)
-// is elapsed time over the deadline: larger for closer deadlines, 0 for
-// tasks without one. 0 before any report.
+// monitorNowMs is "Now" of the per-task monitor (Load.NowMs, eq. 1 of the
+// deadline-aware scheduler paper) for topology id: milliseconds since its
+// earliest reported interval began. TaskLoad.StartMs (T_start) is on the
+// same clock, so eq. 1's Now / (T_start + T_dline) compares the present
+// with the time the task's oldest tuple is due: near 1 when it is due now,
+// above 1 when it is late. 0 before any report.
 func (m *measurements) monitorNowMs(id string, now int64) int64 {
 	t := m.topos[id]
 	if t == nil || t.startMs == 0 || now <= t.startMs {
@@ -175,7 +221,23 @@ func taskSupervisors(t *protocol.Topology) map[int]string {
 	return m
 }
 
-// taskLoad is the per-executor monitor (vertex indices of ix).
+// taskLoad is the per-executor monitor (vertex indices of ix). Each row
+// follows Table 2 of the deadline-aware scheduler paper:
+//   - CPU (CPU_use): percent of one core, the executor thread's CPU time
+//     over the interval (ThreadMXBean), summed over its tasks;
+//   - Network (Network_use): tuples/s the executor sends to other
+//     executors;
+//   - StartMs (T_start, eq. 1): emit time of the oldest tuple the executor
+//     executed in its latest interval, on the monitor clock (monitorNowMs);
+//     0 when no tuple carried a T_start;
+//   - DeadlineMs (T_dline, eq. 1): the deadline the topology set for the
+//     executor's component;
+//   - TupleSize (ST_size, eqs. 5-6): mean serialized size in bytes of the
+//     sampled tuples the executor executed (its input); for spouts, which
+//     execute none, of the tuples it emitted; 0 when none was sampled.
+//
+// Memory_use per task is not measured (a JVM's heap is not attributable to
+// its threads); MemoryMB stays 0 and memory is known per worker only.
 func taskLoad(t *protocol.Topology, ix *execIndex, r *rates) []schedulers.TaskLoad {
 	if r.empty() {
 		return nil
@@ -184,11 +246,31 @@ func taskLoad(t *protocol.Topology, ix *execIndex, r *rates) []schedulers.TaskLo
 	out := make([]schedulers.TaskLoad, len(ix.execs))
 	for v, e := range ix.execs {
 		tl := schedulers.TaskLoad{Executor: v, Node: sup[e.Start]}
+		var size protocol.TaskTupleSize
+		start := int64(0)
 		for task := e.Start; task <= e.End; task++ {
 			tl.CPU += r.taskCPU[task]
 			if d, ok := r.deadline[task]; ok {
 				tl.DeadlineMs = d
 			}
+			if s, ok := r.in.startMs[task]; ok && (start == 0 || s < start) {
+				start = s
+			}
+			if s, ok := r.in.size[task]; ok {
+				size.InSamples += s.InSamples
+				size.InBytes += s.InBytes
+				size.OutSamples += s.OutSamples
+				size.OutBytes += s.OutBytes
+			}
+		}
+		if start > 0 && start > r.in.originMs {
+			tl.StartMs = start - r.in.originMs
+		}
+		switch {
+		case size.InSamples > 0:
+			tl.TupleSize = float64(size.InBytes) / float64(size.InSamples)
+		case size.OutSamples > 0:
+			tl.TupleSize = float64(size.OutBytes) / float64(size.OutSamples)
 		}
 		out[v] = tl
 	}
@@ -202,9 +284,19 @@ func taskLoad(t *protocol.Topology, ix *execIndex, r *rates) []schedulers.TaskLo
 	return out
 }
 
-// nodeLoad is the load table: one row per supervisor of snap (sorted by
-// id), from the fresh reports of every topology. Nil before any report or
-// snapshot.
+// nodeLoad is the load table (Table 1 of the deadline-aware scheduler
+// paper): one row per supervisor of snap (sorted by id), from the fresh
+// reports of every topology. Nil before any report or snapshot.
+//   - CPUUsed (CPU_use): the workers' process CPU on the node, percent of
+//     the node's CPU capacity (supervisor.cpu.capacity);
+//   - MemoryTotalMB / MemoryFreeMB: the node's memory capacity, and that
+//     minus the used heap + non-heap of its workers;
+//   - NetworkLoad: tuples/s sent from executors on the node to executors
+//     on other nodes.
+//
+// CPUThroughput (CPU_avg-th, node performance) is left 0 here: it is the
+// node's capacity, which the service sets from the CPU quota; the tuples a
+// node happens to receive are its load, not its performance.
 func (m *measurements) nodeLoad(snap *protocol.Snapshot) []schedulers.NodeLoad {
 	if snap == nil || len(m.topos) == 0 {
 		return nil
@@ -234,13 +326,14 @@ func (m *measurements) nodeLoad(snap *protocol.Snapshot) []schedulers.NodeLoad {
 			if !ok {
 				continue
 			}
-			cpuUsed[id] += w.WorkerCPUPercent
-			rows[id].MemoryFreeMB -= w.WorkerMemoryMB
+			if !w.Lacks(protocol.FieldWorkerCPU) {
+				cpuUsed[id] += w.WorkerCPUPercent
+			}
+			if !w.Lacks(protocol.FieldWorkerMemory) {
+				rows[id].MemoryFreeMB -= w.WorkerMemoryMB
+			}
 			for _, x := range w.Traffic {
 				rate := float64(x.Count) / w.IntervalS
-				if dst, ok := sup[x.Dst]; ok {
-					rows[dst].CPUThroughput += rate
-				}
 				if src, ok := sup[x.Src]; ok {
 					if dst, ok := sup[x.Dst]; ok && dst != src {
 						rows[src].NetworkLoad += rate
@@ -299,6 +392,7 @@ func (m *measurements) topologyState(id string, sinceMs int64, snap *protocol.Sn
 			for v, tl := range taskLoad(tp, ix, m.rates(id)) {
 				st.Executors = append(st.Executors, protocol.ExecutorLoad{
 					Executor: ix.execs[v], Supervisor: tl.Node, CPU: tl.CPU, Network: tl.Network, DeadlineMs: tl.DeadlineMs,
+					StartMs: tl.StartMs, TupleSize: tl.TupleSize,
 				})
 			}
 		}

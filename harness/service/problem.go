@@ -137,6 +137,7 @@ type rates struct {
 	taskCPU  map[int]float64 // percent of one core
 	traffic  []taskRate      // one entry per (report, src, dst); pairs may repeat
 	deadline map[int]float64 // task -> mean per-tuple deadline, ms
+	in       taskInputs      // T_start, tuple sizes (load.go)
 }
 
 // taskRate is tuples/s from task src executed by task dst.

@@ -123,18 +123,59 @@ type TaskCPU struct {
 	CPUNs int64 `json:"cpu_ns"`
 }
 
-// TaskDeadline is what a sink saw for tuples carrying an emit time and a
-// deadline: processing time = now - emit time; QoS rate = processing / deadline.
+// TaskDeadline is what one bolt task saw, over the interval, of the tuples
+// it executed that carry a T_start (the tuple field Instrument.FIELD_T_START,
+// "t_start_us": the epoch time in µs at which the spout emitted the tuple at
+// the root of its tree). Every bolt task reports, not only sinks.
+//
+// Definitions (Table 2 and eq. 1 of "Dynamic Task Scheduling Scheme for
+// Processing Real-Time Stream Data in Storm Environments", the deadline-
+// aware scheduler):
+//   - processing time of a tuple at a task = (time the task finished
+//     executing it) - T_start, in ms (the hook runs after execute);
+//   - QoS rate = processing time / DeadlineMs (sec. 4 of the paper);
+//   - a miss is processing time > DeadlineMs;
+//   - DeadlineMs is the task's deadline T_dline, set by the topology per
+//     component (task class): every tuple at this task must be done within
+//     DeadlineMs of its T_start; 0 = the topology set none (then QoS and
+//     misses are not measured, Missed and SumQoS stay 0);
+//   - StartMinMs / StartMaxMs are the T_start (epoch ms) of the oldest and
+//     newest tuple the task executed in the interval: T_start of eq. 1 is
+//     StartMinMs (the most urgent tuple of the task).
+//
+// Sink marks tasks of components with no downstream (non-system)
+// subscriber: their processing time is the tuple's end-to-end processing
+// time, the one the paper's QoS figures report.
 type TaskDeadline struct {
 	Task            int     `json:"task"`
 	Count           int64   `json:"count"`
 	Missed          int64   `json:"missed"`
 	SumProcessingMs float64 `json:"sum_processing_ms"`
 	SumQoS          float64 `json:"sum_qos"` // sum of processing/deadline
+	DeadlineMs      float64 `json:"deadline_ms"`
+	StartMinMs      int64   `json:"start_min_ms"`
+	StartMaxMs      int64   `json:"start_max_ms"`
+	Sink            bool    `json:"sink"`
+}
+
+// TaskTupleSize is the serialized size of a sample of one task's tuples in
+// the interval: every WorkerReport.SizeSampleEvery-th tuple the task
+// executed (In) and emitted (Out) is serialized with the topology's own
+// Kryo tuple serializer (Storm's KryoTupleSerializer: task id, stream,
+// message id and values, i.e. what crosses a worker boundary, without the
+// transport's framing). Mean size = Bytes / Samples. This is ST_size of
+// eqs. 5-6 of the deadline-aware scheduler paper.
+type TaskTupleSize struct {
+	Task       int   `json:"task"`
+	InSamples  int64 `json:"in_samples"`
+	InBytes    int64 `json:"in_bytes"`
+	OutSamples int64 `json:"out_samples"`
+	OutBytes   int64 `json:"out_bytes"`
 }
 
 // WorkerReport is pushed by each worker's metrics consumer, once per
-// metrics interval. Counts and CPU times are deltas over the interval.
+// metrics interval. Counts and CPU times are deltas over the interval
+// (TimeMs-IntervalS, TimeMs], except the *_total counters.
 type WorkerReport struct {
 	Topology  string         `json:"topology"`
 	Host      string         `json:"host"`
@@ -147,7 +188,54 @@ type WorkerReport struct {
 	// Acked and complete latency of spout tasks in this interval.
 	Acked             int64     `json:"acked"`
 	Failed            int64     `json:"failed"`
-	CompleteLatencyMs []float64 `json:"complete_latency_ms,omitempty"` // samples, capped by the sender
+	CompleteLatencyMs []float64 `json:"complete_latency_ms,omitempty"` // reservoir sample, capped by the sender; percentiles come from LatencyHist
 	WorkerCPUPercent  float64   `json:"worker_cpu_percent"`            // process CPU over the interval, 100 = one core
 	WorkerMemoryMB    float64   `json:"worker_memory_mb,omitempty"`    // used heap + non-heap at report time; 0 = unknown
+
+	// WorkerStartMs identifies the worker's incarnation: when its counters
+	// started (epoch ms). A restarted worker on the same host and port has
+	// a new WorkerStartMs and totals that start again from 0.
+	WorkerStartMs int64 `json:"worker_start_ms,omitempty"`
+	// AckedTotal and FailedTotal count since WorkerStartMs (never reset):
+	// a lost report loses no acks, and a counter reset is seen as such.
+	AckedTotal  int64 `json:"acked_total,omitempty"`
+	FailedTotal int64 `json:"failed_total,omitempty"`
+	// LatencyHist is the complete latency (ms, Storm's spout ack latency)
+	// of every tuple acked in the interval; ProcessingHist is the
+	// processing time (µs, now - T_start, see TaskDeadline) of every tuple
+	// executed by a sink task in the interval. Both are HdrHistograms in
+	// the V2 compressed encoding, base64 (Java's
+	// encodeIntoCompressedByteBuffer); see DecodeHistogram. "" = not sent.
+	LatencyHist    string `json:"latency_hist,omitempty"`
+	ProcessingHist string `json:"processing_hist,omitempty"`
+	// TupleSizes are the sampled serialized tuple sizes per task;
+	// SizeSampleEvery is the sampling period (1 in N tuples per task).
+	TupleSizes      []TaskTupleSize `json:"tuple_sizes,omitempty"`
+	SizeSampleEvery int             `json:"size_sample_every,omitempty"`
+	// NotMeasured names the fields of this report the worker could not
+	// measure in this interval (e.g. "worker_cpu_percent" when the JVM has
+	// no process CPU time, "cpu" without thread CPU time, "tuple_sizes"
+	// when the serializer failed). Such a field's value is meaningless, not
+	// a measured zero.
+	NotMeasured []string `json:"not_measured,omitempty"`
+}
+
+// Report field names used in WorkerReport.NotMeasured.
+const (
+	FieldWorkerCPU    = "worker_cpu_percent"
+	FieldWorkerMemory = "worker_memory_mb"
+	FieldTaskCPU      = "cpu"
+	FieldTupleSizes   = "tuple_sizes"
+	FieldLatencyHist  = "latency_hist"
+	FieldProcHist     = "processing_hist"
+)
+
+// Lacks reports whether the worker said it could not measure field.
+func (r *WorkerReport) Lacks(field string) bool {
+	for _, f := range r.NotMeasured {
+		if f == field {
+			return true
+		}
+	}
+	return false
 }

@@ -100,4 +100,6 @@ type ExecutorLoad struct {
 	CPU        float64  `json:"cpu"`     // percent of one core
 	Network    float64  `json:"network"` // tuples/s emitted to other executors
 	DeadlineMs float64  `json:"deadline_ms,omitempty"`
+	StartMs    int64    `json:"start_ms,omitempty"`   // T_start on the monitor clock (schedulers.TaskLoad.StartMs)
+	TupleSize  float64  `json:"tuple_size,omitempty"` // mean serialized bytes (schedulers.TaskLoad.TupleSize)
 }

@@ -7,8 +7,16 @@ import org.apache.storm.Config;
 import org.apache.storm.task.TopologyContext;
 
 /**
- * Public face of the instrumentation: configuration keys, {@link #configure} to switch it on for any
- * topology, and {@link #deadline} for sinks that see tuples carrying an emit time and a deadline.
+ * Public face of the instrumentation: configuration keys, the tuple field that carries T_start,
+ * {@link #configure} to switch it on for any topology, and {@link #nowMicros}, the clock of T_start.
+ *
+ * <p>Deadlines (the deadline-aware scheduler paper, "Dynamic Task Scheduling Scheme for Processing
+ * Real-Time Stream Data in Storm Environments", Table 2 and eq. 1): a spout puts the tuple's T_start, its
+ * emit time in epoch microseconds, into the field {@link #FIELD_T_START}; bolts copy it into the tuples
+ * they emit. The topology sets a deadline T_dline per component (task class) with
+ * {@code stormlab.deadline.ms.<component>}. The hook of every bolt task then records, for each executed
+ * tuple carrying the field, its processing time (the time the task finished executing it minus T_start),
+ * the QoS rate (processing time / T_dline) and misses (processing time &gt; T_dline).
  */
 public final class Instrument {
     /** Where workers POST their WorkerReport JSON. */
@@ -22,6 +30,23 @@ public final class Instrument {
     public static final int DEFAULT_LATENCY_SAMPLES = 2000;
     /** Host name put in reports; default storm.local.hostname, then the machine's host name. */
     public static final String CONF_HOST = "stormlab.host";
+    /** Prefix of the per-component deadline keys: {@code stormlab.deadline.ms.<component>} = ms (T_dline). */
+    public static final String CONF_DEADLINE_PREFIX = "stormlab.deadline.ms.";
+    /**
+     * Tuple sizes are sampled on 1 in N tuples per task, executed and emitted separately (default 64; the
+     * first tuple of each task is always sampled).
+     */
+    public static final String CONF_SIZE_SAMPLE_EVERY = "stormlab.tuple.size.sample.every";
+    public static final int DEFAULT_SIZE_SAMPLE_EVERY = 64;
+    /** The tuple field holding T_start: the spout's emit time, epoch microseconds (a long). */
+    public static final String FIELD_T_START = "t_start_us";
+
+    /** Histogram layout, the same as infra/protocol/hist.go: lowest 1, 3 significant digits. */
+    static final int HIST_DIGITS = 3;
+    /** Highest complete latency, ms (one hour); larger values are clamped. */
+    static final long LATENCY_HIST_HIGHEST = 3_600_000L;
+    /** Highest processing time, µs (one hour). */
+    static final long PROCESSING_HIST_HIGHEST = 3_600_000_000L;
 
     public static final String HOOK_CLASS = TrafficHook.class.getName();
 
@@ -52,27 +77,18 @@ public final class Instrument {
         }
     }
 
+    /** Sets the deadline T_dline (ms) of one component's tasks. */
+    public static void setDeadline(Config conf, String component, long deadlineMs) {
+        conf.put(CONF_DEADLINE_PREFIX + component, deadlineMs);
+    }
+
     /**
-     * Records one tuple that reached a sink: processing time = now - emitMs, QoS rate = processing /
-     * deadline, a miss when processing > deadline. Returns the processing time in ms. Never throws.
+     * The clock of T_start: epoch time in microseconds (the system clock, so spouts and bolts on other
+     * workers of the same machine or of clock-synchronised machines agree).
      */
-    public static double deadline(TopologyContext context, long emitMs, long deadlineMs) {
-        double processing = Math.max(0, System.currentTimeMillis() - emitMs);
-        try {
-            Integer port = context.getThisWorkerPort();
-            TaskStats t = Registry.worker(context.getStormId(), port == null ? 0 : port).task(context.getThisTaskId());
-            t.deadlineCount.increment();
-            t.sumProcessingMs.add(processing);
-            if (deadlineMs > 0) {
-                t.sumQos.add(processing / deadlineMs);
-                if (processing > deadlineMs) {
-                    t.deadlineMissed.increment();
-                }
-            }
-        } catch (Throwable e) {
-            // measurement must never fail the tuple
-        }
-        return processing;
+    public static long nowMicros() {
+        java.time.Instant now = java.time.Instant.now();
+        return now.getEpochSecond() * 1_000_000L + now.getNano() / 1_000;
     }
 
     /** Reports sent and failed so far in this JVM (for tests and logs). */

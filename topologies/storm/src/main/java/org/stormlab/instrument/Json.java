@@ -56,6 +56,21 @@ final class Json {
         return this;
     }
 
+    Json field(String name, boolean value) {
+        key(name);
+        sb.append(value);
+        needComma = true;
+        return this;
+    }
+
+    /** Appends a string as an array element. */
+    Json value(String value) {
+        comma();
+        string(value);
+        needComma = true;
+        return this;
+    }
+
     /** Appends a bare number as an array element. */
     Json value(double value) {
         comma();

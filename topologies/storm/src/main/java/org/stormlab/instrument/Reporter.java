@@ -111,7 +111,7 @@ final class Reporter implements Runnable {
                 long now = System.nanoTime();
                 double intervalS = (now - lastWallNs) / 1e9;
                 long cpu = processCpuNs();
-                double workerCpu = 0;
+                double workerCpu = -1; // not measured unless the JVM gives process CPU time
                 if (cpu >= 0 && lastProcessCpuNs >= 0 && intervalS > 0) {
                     workerCpu = 100.0 * (cpu - lastProcessCpuNs) / (now - lastWallNs);
                 }
@@ -135,7 +135,8 @@ final class Reporter implements Runnable {
 
     /**
      * Renders a WorkerReport as JSON and resets the counters it read. Tasks and sources are sorted by id so
-     * the output is deterministic. threadCpu gives a thread's CPU time in ns (-1 if unknown); lastCpu holds
+     * the output is deterministic. A negative workerCpuPercent or workerMemoryMb means not measured: the
+     * field is sent as 0 and named in not_measured. threadCpu gives a thread's CPU time in ns (-1 if unknown); lastCpu holds
      * each thread's previous reading and is updated.
      */
     static String render(WorkerStats w, String host, long timeMs, double intervalS, double workerCpuPercent,
@@ -203,9 +204,13 @@ final class Reporter implements Runnable {
             long missed = t.deadlineMissed.sumThenReset();
             double sumP = t.sumProcessingMs.sumThenReset();
             double sumQ = t.sumQos.sumThenReset();
+            long startMin = t.startMinMs.getThenReset();
+            long startMax = t.startMaxMs.getThenReset();
             if (n > 0) {
                 j.beginObject().field("task", t.task).field("count", n).field("missed", missed)
-                    .field("sum_processing_ms", sumP).field("sum_qos", sumQ).endObject();
+                    .field("sum_processing_ms", sumP).field("sum_qos", sumQ)
+                    .field("deadline_ms", t.deadlineMs).field("start_min_ms", startMin).field("start_max_ms", startMax)
+                    .field("sink", t.sink).endObject();
             }
         }
         j.endArray();
@@ -217,8 +222,45 @@ final class Reporter implements Runnable {
             j.value(v);
         }
         j.endArray();
-        j.field("worker_cpu_percent", workerCpuPercent);
-        j.field("worker_memory_mb", workerMemoryMb);
+        List<String> notMeasured = new ArrayList<>();
+        if (workerCpuPercent < 0) {
+            notMeasured.add("worker_cpu_percent");
+        }
+        if (workerMemoryMb < 0) {
+            notMeasured.add("worker_memory_mb");
+        }
+        if (!byThread.isEmpty() && cpu.isEmpty()) {
+            notMeasured.add("cpu"); // no thread CPU time for any executor thread
+        }
+        if (w.sizeFailed) {
+            notMeasured.add("tuple_sizes");
+        }
+        j.field("worker_cpu_percent", Math.max(0, workerCpuPercent));
+        j.field("worker_memory_mb", Math.max(0, workerMemoryMb));
+
+        j.field("worker_start_ms", w.startMs);
+        j.field("acked_total", w.ackedTotal.sum());
+        j.field("failed_total", w.failedTotal.sum());
+        j.field("latency_hist", w.drainLatencyHist());
+        j.field("processing_hist", w.drainProcessingHist());
+        j.beginArray("tuple_sizes");
+        for (TaskStats t : tasks) {
+            long inS = t.inSamples.sumThenReset();
+            long inB = t.inBytes.sumThenReset();
+            long outS = t.outSamples.sumThenReset();
+            long outB = t.outBytes.sumThenReset();
+            if (inS > 0 || outS > 0) {
+                j.beginObject().field("task", t.task).field("in_samples", inS).field("in_bytes", inB)
+                    .field("out_samples", outS).field("out_bytes", outB).endObject();
+            }
+        }
+        j.endArray();
+        j.field("size_sample_every", w.sizeSampleEvery);
+        j.beginArray("not_measured");
+        for (String f : notMeasured) {
+            j.value(f);
+        }
+        j.endArray();
         return j.endObject().toString();
     }
 
@@ -255,13 +297,13 @@ final class Reporter implements Runnable {
         return s == null ? "" : (s.length() > 200 ? s.substring(0, 200) + "..." : s);
     }
 
-    /** Used heap plus non-heap memory of this JVM in MiB (2^20 bytes); 0 if unknown. */
+    /** Used heap plus non-heap memory of this JVM in MiB (2^20 bytes); -1 if unknown. */
     private static double memoryMb() {
         try {
             java.lang.management.MemoryMXBean m = ManagementFactory.getMemoryMXBean();
             return (m.getHeapMemoryUsage().getUsed() + m.getNonHeapMemoryUsage().getUsed()) / (1024.0 * 1024.0);
         } catch (Throwable t) {
-            return 0;
+            return -1;
         }
     }
 

@@ -2,12 +2,14 @@ package org.stormlab.instrument;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.DoubleAdder;
+import java.util.concurrent.atomic.LongAccumulator;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * Counters of one task, written by the task's executor thread (through the hook or a sink's
- * {@link Instrument#deadline} call) and drained by the reporter thread. All counters are
- * cumulative-then-reset: the reporter reads them with sumThenReset, so a report holds deltas.
+ * Counters of one task, written by the task's executor thread (through the hook) and drained by the
+ * reporter thread. All counters are cumulative-then-reset: the reporter reads them with sumThenReset /
+ * getThenReset, so a report holds deltas.
  */
 final class TaskStats {
     final int task;
@@ -18,11 +20,27 @@ final class TaskStats {
     /** Id of the executor thread that runs this task, -1 until the first hook event. */
     volatile long threadId = -1;
 
+    /** T_dline of this task's component, ms; 0 = none set (then QoS and misses are not recorded). */
+    volatile long deadlineMs;
+    /** The task's component has no downstream subscriber other than system components. */
+    volatile boolean sink;
+
     final LongAdder deadlineCount = new LongAdder();
     final LongAdder deadlineMissed = new LongAdder();
-    // Sums of doubles need a lock-free accumulator; DoubleAdder keeps the hot path cheap.
-    final java.util.concurrent.atomic.DoubleAdder sumProcessingMs = new java.util.concurrent.atomic.DoubleAdder();
-    final java.util.concurrent.atomic.DoubleAdder sumQos = new java.util.concurrent.atomic.DoubleAdder();
+    final DoubleAdder sumProcessingMs = new DoubleAdder();
+    final DoubleAdder sumQos = new DoubleAdder();
+    /** Oldest and newest T_start (epoch ms) of the tuples executed in the interval. */
+    final LongAccumulator startMinMs = new LongAccumulator(Math::min, Long.MAX_VALUE);
+    final LongAccumulator startMaxMs = new LongAccumulator(Math::max, Long.MIN_VALUE);
+
+    /** Sampled serialized sizes: tuples executed (in) and emitted (out). */
+    final LongAdder inSamples = new LongAdder();
+    final LongAdder inBytes = new LongAdder();
+    final LongAdder outSamples = new LongAdder();
+    final LongAdder outBytes = new LongAdder();
+    /** Tuples seen for sampling; written by the executor thread only. */
+    long inSeen;
+    long outSeen;
 
     TaskStats(int task) {
         this.task = task;
@@ -43,5 +61,28 @@ final class TaskStats {
             a = fromSource.computeIfAbsent(source, k -> new LongAdder());
         }
         a.increment();
+    }
+
+    /**
+     * Records one executed tuple with T_start startUs, finished at nowUs: processing time = now - T_start
+     * (ms), QoS rate = processing / T_dline, a miss when processing &gt; T_dline. Returns the processing
+     * time in µs (at least 0: clocks of two JVMs may disagree by a little).
+     */
+    long deadline(long startUs, long nowUs) {
+        long us = Math.max(0, nowUs - startUs);
+        double ms = us / 1000.0;
+        deadlineCount.increment();
+        sumProcessingMs.add(ms);
+        long d = deadlineMs;
+        if (d > 0) {
+            sumQos.add(ms / d);
+            if (ms > d) {
+                deadlineMissed.increment();
+            }
+        }
+        long startMs = Math.floorDiv(startUs, 1000);
+        startMinMs.accumulate(startMs);
+        startMaxMs.accumulate(startMs);
+        return us;
     }
 }

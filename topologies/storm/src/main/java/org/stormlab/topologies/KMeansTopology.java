@@ -12,6 +12,7 @@ import org.apache.storm.topology.base.BaseRichBolt;
 import org.apache.storm.tuple.Fields;
 import org.apache.storm.tuple.Tuple;
 import org.apache.storm.tuple.Values;
+import org.stormlab.instrument.Instrument;
 
 /**
  * Streaming k-means, the deadline paper's "complex query" (002 sec. 4): points (spout) -shuffle-> assign
@@ -24,7 +25,8 @@ import org.apache.storm.tuple.Values;
  *   <li>update: sequential (MacQueen) k-means, c += (x - c) / n per cluster; every --broadcast-every points
  *       of a cluster it sends the new centroid to every assign task (unanchored: model updates are not
  *       part of any point's tuple tree).</li>
- *   <li>sink: records processing time / deadline like WordCount's report.</li>
+ *   <li>sink: acks; every tuple carries T_start, so the hook records processing time against each
+ *       component's deadline (--deadline-ms, --deadlines) in every bolt.</li>
  * </ul>
  * Initial centroids are the same seeded random points in every assign and update task.
  */
@@ -45,8 +47,7 @@ public final class KMeansTopology {
             .flag("sigma", 5.0, "standard deviation of points around their true centre")
             .flag("broadcast-every", 100, "points of one cluster between centroid broadcasts")
             .flag("size-mb", 0.0, "total data over all spout tasks in MB (8 bytes a coordinate); 0 = endless")
-            .flag("interval-ms", 0.0, "ms between points of one spout task; 0 = as fast as max spout pending allows")
-            .flag("deadline-ms", 1000, "deadline of every tuple, ms after its emit time");
+            .flag("interval-ms", 0.0, "ms between points of one spout task; 0 = as fast as max spout pending allows");
     }
 
     public static StormTopology build(Args a, Config conf) {
@@ -56,24 +57,23 @@ public final class KMeansTopology {
         int every = a.integer("broadcast-every");
         double size = a.number("size-mb");
         double interval = a.number("interval-ms");
-        long deadline = a.longValue("deadline-ms");
         long seed = a.longValue("seed");
         if (k < 1 || d < 1 || every < 1) {
             throw new IllegalArgumentException("--k, --dims and --broadcast-every must be >= 1");
         }
-        if (sigma < 0 || size < 0 || interval < 0 || deadline <= 0) {
-            throw new IllegalArgumentException("--sigma, --size-mb and --interval-ms must be >= 0 and --deadline-ms > 0");
+        if (sigma < 0 || size < 0 || interval < 0) {
+            throw new IllegalArgumentException("--sigma, --size-mb and --interval-ms must be >= 0");
         }
         conf.registerSerialization(double[].class);
         TopologyBuilder b = new TopologyBuilder();
-        b.setSpout(SPOUT, new PointSpout(interval, (long) (size * 1e6), seed, k, d, sigma, deadline),
+        b.setSpout(SPOUT, new PointSpout(interval, (long) (size * 1e6), seed, k, d, sigma),
             TopologySetup.parallelism(a, SPOUT));
         b.setBolt(ASSIGN, new AssignBolt(seed, k, d), TopologySetup.parallelism(a, ASSIGN))
             .shuffleGrouping(SPOUT)
             .allGrouping(UPDATE, CENTROIDS);
         b.setBolt(UPDATE, new UpdateBolt(seed, k, d, every), TopologySetup.parallelism(a, UPDATE))
             .fieldsGrouping(ASSIGN, new Fields("cluster"));
-        b.setBolt(SINK, new WordCountTopology.DeadlineSink(), TopologySetup.parallelism(a, SINK)).shuffleGrouping(UPDATE);
+        b.setBolt(SINK, new WordCountTopology.Sink(), TopologySetup.parallelism(a, SINK)).shuffleGrouping(UPDATE);
         return b.createTopology();
     }
 
@@ -117,17 +117,15 @@ public final class KMeansTopology {
         private final int k;
         private final int d;
         private final double sigma;
-        private final long deadlineMs;
         private double[][] centres;
         private Random random;
 
-        PointSpout(double intervalMs, long budgetBytes, long seed, int k, int d, double sigma, long deadlineMs) {
+        PointSpout(double intervalMs, long budgetBytes, long seed, int k, int d, double sigma) {
             super(intervalMs, budgetBytes);
             this.seed = seed;
             this.k = k;
             this.d = d;
             this.sigma = sigma;
-            this.deadlineMs = deadlineMs;
         }
 
         @Override
@@ -149,13 +147,13 @@ public final class KMeansTopology {
             for (int j = 0; j < d; j++) {
                 p[j] = c[j] + sigma * random.nextGaussian();
             }
-            collector.emit(new Values(p, System.currentTimeMillis(), deadlineMs), id);
+            collector.emit(new Values(p, Instrument.nowMicros()), id);
             return 8L * d;
         }
 
         @Override
         public void declareOutputFields(OutputFieldsDeclarer od) {
-            od.declare(new Fields("point", "emit_ms", "deadline_ms"));
+            od.declare(new Fields("point", Instrument.FIELD_T_START));
         }
     }
 
@@ -190,13 +188,13 @@ public final class KMeansTopology {
             }
             double[] p = (double[]) t.getValue(0);
             int c = nearest(centroids, p);
-            collector.emit(t, new Values(c, p, t.getValue(1), t.getValue(2)));
+            collector.emit(t, new Values(c, p, t.getValue(1)));
             collector.ack(t);
         }
 
         @Override
         public void declareOutputFields(OutputFieldsDeclarer od) {
-            od.declare(new Fields("cluster", "point", "emit_ms", "deadline_ms"));
+            od.declare(new Fields("cluster", "point", Instrument.FIELD_T_START));
         }
     }
 
@@ -238,13 +236,13 @@ public final class KMeansTopology {
             if (n[c] % every == 0) {
                 collector.emit(CENTROIDS, new Values(c, m.clone()));
             }
-            collector.emit(t, new Values(c, Math.sqrt(dist), t.getValue(2), t.getValue(3)));
+            collector.emit(t, new Values(c, Math.sqrt(dist), t.getValue(2)));
             collector.ack(t);
         }
 
         @Override
         public void declareOutputFields(OutputFieldsDeclarer od) {
-            od.declare(new Fields("cluster", "distance", "emit_ms", "deadline_ms"));
+            od.declare(new Fields("cluster", "distance", Instrument.FIELD_T_START));
             od.declareStream(CENTROIDS, new Fields("cluster", "centroid"));
         }
     }

@@ -35,6 +35,10 @@ public final class TopologySetup {
             .flag("metrics-url", Instrument.DEFAULT_METRICS_URL, "where workers POST reports (stormlab.metrics.url)")
             .flag("report-interval-secs", Instrument.DEFAULT_REPORT_INTERVAL_SECS, "seconds between reports")
             .flag("seed", 1, "seed of every generator in the topology")
+            .flag("deadline-ms", 1000, "end-to-end deadline of a tuple, ms after its T_start (the sinks' deadline)")
+            .flag("deadlines", "staged", "per-component deadlines: staged (a bolt at depth i of n from the spouts gets "
+                + "deadline-ms*i/n) or uniform (every bolt gets deadline-ms)")
+            .prefix("deadline-ms.", "deadline of one component in ms, overrides --deadlines")
             .flag("nimbus", "", "Nimbus host(s), comma separated (nimbus.seeds); empty = storm.yaml / localhost")
             .flag("dry-run", false, "build and print the topology and conf, do not submit");
     }
@@ -94,6 +98,76 @@ public final class TopologySetup {
             conf.put(kv.substring(0, eq), parseValue(kv.substring(eq + 1)));
         }
         return conf;
+    }
+
+    /**
+     * Sets the deadline T_dline of every bolt component (Instrument.CONF_DEADLINE_PREFIX + component) from
+     * --deadline-ms, --deadlines and --deadline-ms.COMPONENT. The deadline-aware scheduler paper gives its
+     * tasks different deadlines (its Figs. 4-6 examples); "staged" does the same for a pipeline: a bolt at
+     * depth i (fewest stream hops from a spout) of a topology whose deepest bolt is at depth n must be done
+     * with a tuple within deadline-ms * i / n of the tuple's T_start, so the sinks get the whole end-to-end
+     * deadline and earlier stages proportionally less. Returns the deadlines set, by component.
+     */
+    public static Map<String, Long> applyDeadlines(Args a, Config conf, StormTopology topology) {
+        long total = a.longValue("deadline-ms");
+        if (total <= 0) {
+            throw new IllegalArgumentException("--deadline-ms is " + total + ": it must be > 0");
+        }
+        String mode = a.string("deadlines");
+        if (!mode.equals("staged") && !mode.equals("uniform")) {
+            throw new IllegalArgumentException("--deadlines is \"" + mode + "\": use staged or uniform");
+        }
+        Map<String, Integer> depth = depths(topology);
+        int n = 1;
+        for (int d : depth.values()) {
+            n = Math.max(n, d);
+        }
+        Map<String, Long> out = new java.util.TreeMap<>();
+        for (String bolt : new java.util.TreeSet<>(topology.get_bolts().keySet())) {
+            long d;
+            String v = a.optional("deadline-ms." + bolt);
+            if (v != null) {
+                try {
+                    d = Long.parseLong(v.trim());
+                } catch (NumberFormatException e) {
+                    throw new IllegalArgumentException("--deadline-ms." + bolt + " must be an integer, got \"" + v + "\"");
+                }
+                if (d <= 0) {
+                    throw new IllegalArgumentException("--deadline-ms." + bolt + " is " + d + ": it must be > 0");
+                }
+            } else if (mode.equals("uniform") || !depth.containsKey(bolt)) {
+                d = total;
+            } else {
+                d = Math.max(1, Math.round((double) total * depth.get(bolt) / n));
+            }
+            Instrument.setDeadline(conf, bolt, d);
+            out.put(bolt, d);
+        }
+        return out;
+    }
+
+    /** Fewest stream hops from any spout to each bolt (breadth-first; cycles such as k-means' are fine). */
+    static Map<String, Integer> depths(StormTopology t) {
+        Map<String, java.util.List<String>> next = new java.util.HashMap<>();
+        t.get_bolts().forEach((id, b) -> b.get_common().get_inputs().keySet()
+            .forEach(g -> next.computeIfAbsent(g.get_componentId(), k -> new java.util.ArrayList<>()).add(id)));
+        Map<String, Integer> depth = new java.util.HashMap<>();
+        java.util.ArrayDeque<String> queue = new java.util.ArrayDeque<>();
+        for (String s : new java.util.TreeSet<>(t.get_spouts().keySet())) {
+            depth.put(s, 0);
+            queue.add(s);
+        }
+        while (!queue.isEmpty()) {
+            String c = queue.poll();
+            for (String b : next.getOrDefault(c, java.util.List.of())) {
+                if (!depth.containsKey(b)) {
+                    depth.put(b, depth.get(c) + 1);
+                    queue.add(b);
+                }
+            }
+        }
+        t.get_spouts().keySet().forEach(depth::remove);
+        return depth;
     }
 
     /** Conf values from the command line: integers, doubles and booleans as such, lists as [a,b]. */
@@ -159,6 +233,7 @@ public final class TopologySetup {
             }
             Config conf = config(flags);
             StormTopology topology = builder.build(flags, conf);
+            applyDeadlines(flags, conf, topology);
             return submit(flags, conf, topology);
         } catch (IllegalArgumentException e) {
             System.err.println(program + ": " + e.getMessage());

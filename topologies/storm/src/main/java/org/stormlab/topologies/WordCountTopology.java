@@ -18,9 +18,9 @@ import org.stormlab.instrument.Instrument;
  * The 4-component WordCount of the K-PART paper (000 sec. 4.1: 8 workers, parallelism 4) and the
  * "simple query" of the deadline paper (002 sec. 4): sentence (spout) -shuffle-> split -fields(word)->
  * count -shuffle-> report. Sentences come from the seeded {@link TextGenerator}; --size-mb bounds the
- * text (the papers use 1 GB and 2 GB files), 0 streams forever. Every tuple carries its emit time and
- * its deadline; the report sink records processing time, QoS rate and misses through
- * {@link Instrument#deadline}.
+ * text (the papers use 1 GB and 2 GB files), 0 streams forever. Every tuple carries its T_start
+ * ({@link Instrument#FIELD_T_START}); deadlines are set per component (--deadline-ms, --deadlines) and
+ * every bolt's processing time, QoS rate and misses are recorded by the instrumentation hook.
  */
 public final class WordCountTopology {
     public static final String SPOUT = "sentence";
@@ -35,24 +35,22 @@ public final class WordCountTopology {
         return TopologySetup.commonFlags("WordCountTopology", "wordcount", 8, 4)
             .flag("size-mb", 0.0, "total text over all spout tasks in MB (10^6 bytes); 0 = endless")
             .flag("interval-ms", 0.0, "ms between sentences of one spout task; 0 = as fast as max spout pending allows")
-            .flag("deadline-ms", 1000, "deadline of every tuple, ms after its emit time")
             .flag("work-us", 0, "extra CPU spin per tuple in split and count, microseconds");
     }
 
     public static StormTopology build(Args a, Config conf) {
         double size = a.number("size-mb");
         double interval = a.number("interval-ms");
-        long deadline = a.longValue("deadline-ms");
         long work = a.longValue("work-us");
-        if (size < 0 || interval < 0 || deadline <= 0 || work < 0) {
-            throw new IllegalArgumentException("--size-mb, --interval-ms and --work-us must be >= 0 and --deadline-ms > 0");
+        if (size < 0 || interval < 0 || work < 0) {
+            throw new IllegalArgumentException("--size-mb, --interval-ms and --work-us must be >= 0");
         }
         TopologyBuilder b = new TopologyBuilder();
-        b.setSpout(SPOUT, new SentenceSpout(interval, (long) (size * 1e6), a.longValue("seed"), deadline),
+        b.setSpout(SPOUT, new SentenceSpout(interval, (long) (size * 1e6), a.longValue("seed")),
             TopologySetup.parallelism(a, SPOUT));
         b.setBolt(SPLIT, new SplitBolt(work), TopologySetup.parallelism(a, SPLIT)).shuffleGrouping(SPOUT);
         b.setBolt(COUNT, new CountBolt(work), TopologySetup.parallelism(a, COUNT)).fieldsGrouping(SPLIT, new Fields("word"));
-        b.setBolt(REPORT, new DeadlineSink(), TopologySetup.parallelism(a, REPORT)).shuffleGrouping(COUNT);
+        b.setBolt(REPORT, new Sink(), TopologySetup.parallelism(a, REPORT)).shuffleGrouping(COUNT);
         return b.createTopology();
     }
 
@@ -62,13 +60,11 @@ public final class WordCountTopology {
 
     static final class SentenceSpout extends PacedSpout {
         private final long seed;
-        private final long deadlineMs;
         private TextGenerator text;
 
-        SentenceSpout(double intervalMs, long budgetBytes, long seed, long deadlineMs) {
+        SentenceSpout(double intervalMs, long budgetBytes, long seed) {
             super(intervalMs, budgetBytes);
             this.seed = seed;
-            this.deadlineMs = deadlineMs;
         }
 
         @Override
@@ -79,13 +75,13 @@ public final class WordCountTopology {
         @Override
         protected long emitOne(long id) {
             String s = text.sentence();
-            collector.emit(new Values(s, System.currentTimeMillis(), deadlineMs), id);
+            collector.emit(new Values(s, Instrument.nowMicros()), id);
             return s.length() + 1;
         }
 
         @Override
         public void declareOutputFields(OutputFieldsDeclarer d) {
-            d.declare(new Fields("sentence", "emit_ms", "deadline_ms"));
+            d.declare(new Fields("sentence", Instrument.FIELD_T_START));
         }
     }
 
@@ -105,11 +101,10 @@ public final class WordCountTopology {
         @Override
         public void execute(Tuple t) {
             Work.spin(workUs);
-            Object emit = t.getValue(1);
-            Object deadline = t.getValue(2);
+            Object start = t.getValue(1);
             for (String w : t.getString(0).split(" ")) {
                 if (!w.isEmpty()) {
-                    collector.emit(t, new Values(w.toLowerCase(), emit, deadline));
+                    collector.emit(t, new Values(w.toLowerCase(), start));
                 }
             }
             collector.ack(t);
@@ -117,7 +112,7 @@ public final class WordCountTopology {
 
         @Override
         public void declareOutputFields(OutputFieldsDeclarer d) {
-            d.declare(new Fields("word", "emit_ms", "deadline_ms"));
+            d.declare(new Fields("word", Instrument.FIELD_T_START));
         }
     }
 
@@ -140,34 +135,30 @@ public final class WordCountTopology {
             Work.spin(workUs);
             String w = t.getString(0);
             long c = counts.merge(w, 1L, Long::sum);
-            collector.emit(t, new Values(w, c, t.getValue(1), t.getValue(2)));
+            collector.emit(t, new Values(w, c, t.getValue(1)));
             collector.ack(t);
         }
 
         @Override
         public void declareOutputFields(OutputFieldsDeclarer d) {
-            d.declare(new Fields("word", "count", "emit_ms", "deadline_ms"));
+            d.declare(new Fields("word", "count", Instrument.FIELD_T_START));
         }
     }
 
     /**
-     * The sink of WordCount and k-means: the last two fields of every input tuple are emit_ms and
-     * deadline_ms; it records processing time and QoS rate per task and acks.
+     * The sink of WordCount and k-means: acks. Processing time, QoS rate and misses of its tuples (which
+     * carry T_start) are recorded by the instrumentation hook, as in every other bolt.
      */
-    static final class DeadlineSink extends BaseRichBolt {
+    static final class Sink extends BaseRichBolt {
         private OutputCollector collector;
-        private TopologyContext context;
 
         @Override
         public void prepare(Map<String, Object> conf, TopologyContext context, OutputCollector collector) {
             this.collector = collector;
-            this.context = context;
         }
 
         @Override
         public void execute(Tuple t) {
-            int n = t.size();
-            Instrument.deadline(context, t.getLong(n - 2), t.getLong(n - 1));
             collector.ack(t);
         }
 

@@ -5,9 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.Base64;
 import java.util.HashMap;
 import java.util.Map;
+import org.HdrHistogram.Histogram;
 import org.junit.jupiter.api.Test;
 
 class ReporterTest {
@@ -15,23 +18,30 @@ class ReporterTest {
     /**
      * A fixed worker state rendered twice. Hand computation of the second report (the golden file
      * src/test/resources/worker-report.json, which the Go test in topologies/storm_test.go also decodes
-     * strictly into protocol.WorkerReport):
+     * strictly into protocol.WorkerReport, decoding its histograms too):
      * - traffic: task 5 executed 2 tuples from task 3 and 1 from task 4; task 6 executed 3 from task 5.
      * - cpu: thread 100 runs tasks 5 and 6 and went from 1.0 ms to 3.0 ms of CPU (delta 2,000,000 ns); the
      *   tasks had 3 and 1 hook events, so 1,500,000 and 500,000 ns. Thread 101 runs task 3: 500 -> 1500 ns.
-     * - deadlines on task 6: processing 100 ms and 300 ms against a 200 ms deadline: count 2, missed 1,
-     *   sum processing 400, sum QoS 0.5 + 1.5 = 2.
-     * - acked 7, failed 1, latency samples 10 and 20.5; worker CPU 37.5%, memory 96.25 MB (given).
+     * - deadlines on task 6 (a sink, deadline 200 ms): T_start 1,700,000,004,000,000 us done 100 ms later,
+     *   and T_start 1,700,000,003,700,000 us done 300 ms later: count 2, missed 1, sum processing 400,
+     *   sum QoS 0.5 + 1.5 = 2, T_start oldest 1,700,000,003,700 ms and newest 1,700,000,004,000 ms.
+     * - acked 7 (total 7 since the worker started at 1,699,999,990,000 ms), failed 1, latency samples 10 and
+     *   20.5 (the histogram holds 10 and 21, rounded to whole ms); processing histogram 100,000 and
+     *   300,000 us (task 6's two tuples); worker CPU 37.5%, memory 96.25 MB (given).
+     * - tuple sizes (sampled 1 in 64): task 5 executed 2 sampled tuples of 320 bytes in all and emitted one of
+     *   90; task 3 emitted one of 60.
      */
     @Test
     void rendersGoldenReport() throws IOException {
-        WorkerStats w = new WorkerStats("wordcount-1-1700000000", 6700, 2000);
+        WorkerStats w = new WorkerStats("wordcount-1-1700000000", 6700, 2000, 1_699_999_990_000L);
         TaskStats t3 = w.task(3);
         TaskStats t5 = w.task(5);
         TaskStats t6 = w.task(6);
         t3.threadId = 101;
         t5.threadId = 100;
         t6.threadId = 100;
+        t6.deadlineMs = 200;
+        t6.sink = true;
         Map<Long, Long> cpuNow = new HashMap<>(Map.of(100L, 1_000_000L, 101L, 500L));
         Map<Long, Long> last = new HashMap<>();
 
@@ -49,25 +59,59 @@ class ReporterTest {
         t5.events.add(3);
         t6.events.add(1);
         t3.events.add(9);
-        t6.deadlineCount.add(2);
-        t6.deadlineMissed.add(1);
-        t6.sumProcessingMs.add(100);
-        t6.sumProcessingMs.add(300);
-        t6.sumQos.add(0.5);
-        t6.sumQos.add(1.5);
-        w.acked.add(7);
-        w.failed.add(1);
+        w.processing(t6.deadline(1_700_000_004_000_000L, 1_700_000_004_100_000L));
+        w.processing(t6.deadline(1_700_000_003_700_000L, 1_700_000_004_000_000L));
+        for (int i = 0; i < 7; i++) {
+            w.acked();
+        }
+        w.failed();
         w.latency(10);
         w.latency(20.5);
+        t5.inSamples.add(2);
+        t5.inBytes.add(320);
+        t5.outSamples.add(1);
+        t5.outBytes.add(90);
+        t3.outSamples.add(1);
+        t3.outBytes.add(60);
 
         String second = Reporter.render(w, "node-1", 1700000005000L, 5.002, 37.5, 96.25, cpuNow::get, last);
         assertEquals(golden(), second);
 
-        // Counters are deltas: a third report with nothing new is empty.
-        String third = Reporter.render(w, "node-1", 1700000010000L, 5, 0, 0, cpuNow::get, last);
+        // Counters are deltas, the totals are not: a third report with nothing new is empty but for
+        // acked_total. Memory unknown (-1) is named in not_measured and sent as 0.
+        String third = Reporter.render(w, "node-1", 1700000010000L, 5, 0, -1, cpuNow::get, last);
         assertTrue(third.contains("\"traffic\":[]"), third);
         assertTrue(third.contains("\"acked\":0"), third);
+        assertTrue(third.contains("\"acked_total\":7"), third);
         assertTrue(third.contains("\"complete_latency_ms\":[]"), third);
+        assertTrue(third.contains("\"tuple_sizes\":[]"), third);
+        assertTrue(third.contains("\"worker_memory_mb\":0"), third);
+        assertTrue(third.contains("\"not_measured\":[\"worker_memory_mb\"]"), third);
+    }
+
+    /** The encoding decodes back to the same histogram (V2 compressed, base64). */
+    @Test
+    void histogramEncodingRoundTrips() throws Exception {
+        Histogram h = new Histogram(1, Instrument.LATENCY_HIST_HIGHEST, Instrument.HIST_DIGITS);
+        for (long v = 0; v < 5000; v += 7) {
+            h.recordValue(v);
+        }
+        h.recordValue(Instrument.LATENCY_HIST_HIGHEST);
+        byte[] raw = Base64.getDecoder().decode(WorkerStats.encode(h));
+        Histogram back = Histogram.decodeFromCompressedByteBuffer(ByteBuffer.wrap(raw), 0);
+        assertEquals(h, back);
+        assertEquals(1, back.getLowestDiscernibleValue());
+        assertEquals(Instrument.LATENCY_HIST_HIGHEST, back.getHighestTrackableValue());
+    }
+
+    /** Processing time is never negative, and a task without a deadline records no QoS or miss. */
+    @Test
+    void deadlineWithoutDeadlineAndClockSkew() {
+        TaskStats t = new TaskStats(1);
+        assertEquals(0, t.deadline(2_000, 1_000)); // skew: the emitting JVM's clock was ahead
+        assertEquals(1, t.deadlineCount.sum());
+        assertEquals(0, t.sumQos.sum());
+        assertEquals(0, t.deadlineMissed.sum());
     }
 
     private static String golden() throws IOException {

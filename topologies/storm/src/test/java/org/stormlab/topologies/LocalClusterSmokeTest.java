@@ -18,11 +18,13 @@ import org.junit.jupiter.api.Test;
 /**
  * Runs the three topologies at once in LocalCluster (2 workers each, so tuples cross workers and are
  * serialized) with the instrumentation pushing to an HTTP server in the test, and checks that each
- * topology's reports carry acked tuples, task-to-task traffic, CPU and latency samples, and for WordCount
- * and k-means deadline records. Takes ~30 s; skip with -DskipLocalCluster=true.
+ * topology's reports carry acked tuples, task-to-task traffic, CPU and latency samples, deadline records
+ * with component deadlines from a sink, sampled tuple sizes, and the latency histogram with the totals. Takes ~30 s; skip with -DskipLocalCluster=true.
  */
 class LocalClusterSmokeTest {
     private static final Pattern ACKED = Pattern.compile("\"acked\":(\\d+)");
+    /** A deadline record with a component deadline set (every bolt has one: --deadlines staged). */
+    private static final Pattern DEADLINE = Pattern.compile("\"deadline_ms\":[1-9]");
 
     @Test
     void topologiesAreInstrumented() throws Exception {
@@ -46,7 +48,7 @@ class LocalClusterSmokeTest {
             submit(cluster, "km", KMeansTopology.flags(), KMeansTopology::build, common, "--interval-ms", "2");
             long deadline = System.currentTimeMillis() + 90_000;
             while (System.currentTimeMillis() < deadline
-                && !(good(bodies, "tp-", false) && good(bodies, "wc-", true) && good(bodies, "km-", true))) {
+                && !(good(bodies, "tp-", true) && good(bodies, "wc-", true) && good(bodies, "km-", true))) {
                 Thread.sleep(500);
             }
             for (String t : new String[] {"tp", "wc", "km"}) {
@@ -56,7 +58,7 @@ class LocalClusterSmokeTest {
             server.stop(0);
         }
         for (String t : new String[] {"tp-", "wc-", "km-"}) {
-            assertTrue(good(bodies, t, !t.equals("tp-")), "no complete report for " + t + " among " + bodies.size() + " reports; last: "
+            assertTrue(good(bodies, t, true), "no complete report for " + t + " among " + bodies.size() + " reports; last: "
                 + (bodies.isEmpty() ? "" : bodies.get(bodies.size() - 1)));
         }
     }
@@ -71,6 +73,7 @@ class LocalClusterSmokeTest {
         Args a = flags.parse(argv);
         Config conf = TopologySetup.config(a);
         StormTopology topo = b.build(a, conf);
+        TopologySetup.applyDeadlines(a, conf, topo);
         cluster.submitTopology(name, conf, topo);
     }
 
@@ -80,6 +83,8 @@ class LocalClusterSmokeTest {
         boolean cpu = false;
         boolean latency = false;
         boolean dl = !deadlines;
+        boolean sizes = false;
+        boolean hist = false;
         for (String b : bodies) {
             if (!b.startsWith("{\"topology\":\"" + topologyPrefix)) {
                 continue;
@@ -89,8 +94,10 @@ class LocalClusterSmokeTest {
             traffic |= b.contains("\"traffic\":[{");
             cpu |= Pattern.compile("\"cpu_ns\":[1-9]").matcher(b).find();
             latency |= b.contains("\"complete_latency_ms\":[") && !b.contains("\"complete_latency_ms\":[]");
-            dl |= b.contains("\"deadlines\":[{");
+            dl |= b.contains("\"deadlines\":[{") && b.contains("\"sink\":true") && DEADLINE.matcher(b).find();
+            sizes |= Pattern.compile("\"in_bytes\":[1-9]").matcher(b).find();
+            hist |= b.contains("\"latency_hist\":\"") && b.contains("\"acked_total\":") && b.contains("\"worker_start_ms\":1");
         }
-        return acked && traffic && cpu && latency && dl;
+        return acked && traffic && cpu && latency && dl && sizes && hist;
     }
 }
