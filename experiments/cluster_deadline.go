@@ -294,6 +294,22 @@ func deadlineClaims(r *Results, a *Aggregate) []Claim {
 	var missesD, missesLoad, worstD, worstLoad float64
 	var nD, nLoad int
 	var loadSeen bool
+	// A universal "no miss" holds only on >= MinVerdictReps runs in every
+	// cell: minD and minLoad are the fewest runs of one cell.
+	perCell := map[string]int{}
+	for _, row := range r.Rows {
+		if strings.HasPrefix(row.Series, "deadline ") {
+			perCell[row.Series+" "+FormatX(row.X)]++
+		}
+	}
+	minD, minLoad := math.MaxInt, math.MaxInt
+	for k, n := range perCell {
+		if strings.Contains(k, " under load ") {
+			minLoad = min(minLoad, n)
+		} else {
+			minD = min(minD, n)
+		}
+	}
 	for _, row := range r.Rows {
 		switch {
 		case strings.HasPrefix(row.Series, "deadline ") && strings.HasSuffix(row.Series, " under load"):
@@ -336,7 +352,7 @@ func deadlineClaims(r *Results, a *Aggregate) []Claim {
 			Source:    src("Figs. 9-10"),
 			Evidence:  fmt.Sprintf("%.0f misses over %d runs, worst node QoS %.1f%%", missesD, nD, worstD),
 			Checks: []reports.Check{reports.ExactCheck("no miss in any run", "universal: one run with a missed deadline or a node's mean QoS rate > 100% refutes it",
-				missesD == 0 && worstD <= 100, nD, fmt.Sprintf("%.0f misses, worst node %.1f%%", missesD, worstD))},
+				missesD == 0 && worstD <= 100, nD, holdNeeds(nD, minD), fmt.Sprintf("%.0f misses, worst node %.1f%%", missesD, worstD))},
 		},
 		{
 			Statement: "on the complex query the baselines exceed 100% QoS rate",
@@ -365,7 +381,7 @@ func deadlineClaims(r *Results, a *Aggregate) []Claim {
 				Source:    src("Fig. 8"),
 				Evidence:  fmt.Sprintf("%.0f misses over %d runs, worst node QoS %.1f%%", missesLoad, nLoad, worstLoad),
 				Checks: []reports.Check{reports.ExactCheck("no miss in any load run", "universal: one run with a missed deadline or a node's mean QoS rate > 100% refutes it",
-					missesLoad == 0 && worstLoad <= 100, nLoad, fmt.Sprintf("%.0f misses, worst node %.1f%%", missesLoad, worstLoad))},
+					missesLoad == 0 && worstLoad <= 100, nLoad, holdNeeds(nLoad, minLoad), fmt.Sprintf("%.0f misses, worst node %.1f%%", missesLoad, worstLoad))},
 			},
 			Claim{
 				Statement: "processing time grows with CPU load",
@@ -373,4 +389,14 @@ func deadlineClaims(r *Results, a *Aggregate) []Claim {
 			})
 	}
 	return out
+}
+
+// holdNeeds is the units a universal claim over n runs needs to hold when
+// its thinnest cell has minCell runs: n itself when every cell has
+// MinVerdictReps runs, else more than n (so it cannot hold).
+func holdNeeds(n, minCell int) int {
+	if minCell >= MinVerdictReps {
+		return n
+	}
+	return n + 1
 }

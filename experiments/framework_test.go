@@ -66,7 +66,7 @@ func stubSpec(fail string) *Spec {
 		Run: func(ctx context.Context, env Env) (*Results, error) { return sweep.Run(ctx, env, "stub") },
 		Claims: func(r *Results, a *Aggregate) []Claim {
 			return []Claim{{Statement: "stub holds", Evidence: "n/a",
-				Checks: []reports.Check{reports.ExactCheck("rows", "at least one row", len(r.Rows) > 0, len(r.Rows), "")}}}
+				Checks: []reports.Check{reports.ExactCheck("rows", "at least one row", len(r.Rows) > 0, len(r.Rows), 2, "")}}}
 		},
 	}
 }

@@ -455,13 +455,17 @@ func RatioCheck(label string, a, b []float64, band Band) Check {
 
 // ExactCheck is a predicate on measured values (a sanity check, or a
 // universal statement one counter-example refutes). n is the number of
-// units it looked at; n = 0 is inconclusive.
-func ExactCheck(label, rule string, ok bool, n int, reason string) Check {
+// units it looked at: fewer than 2 is inconclusive either way, and a
+// holding predicate needs at least minHold units (a universal statement
+// seen true on a single run is not yet evidence).
+func ExactCheck(label, rule string, ok bool, n, minHold int, reason string) Check {
 	c := Check{Label: label, Kind: KindExact, Rule: rule, Effect: nan(), CILow: nan(), CIHigh: nan(),
 		P: nan(), PRaw: nan(), PAgainst: nan(), N: []int{n}, Reason: reason}
 	switch {
-	case n == 0:
-		return inconclusive(c, "no data")
+	case n < 2:
+		return inconclusive(c, "%d unit(s): a verdict needs at least 2", n)
+	case ok && n < minHold:
+		return inconclusive(c, "holds on %d units, but holding needs at least %d (%s)", n, minHold, reason)
 	case ok:
 		c.Verdict = Holds
 	default:

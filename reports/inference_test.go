@@ -148,9 +148,12 @@ func TestCheckVerdicts(t *testing.T) {
 		{"ratio in band", RatioCheck("", hi, lo, Band{1.5, 2.5}), Holds},
 		{"ratio outside", RatioCheck("", hi, lo, Band{3, 4}), DoesNotHold},
 		{"ratio straddles", RatioCheck("", hi, lo, Band{2, 3}), Inconclusive},
-		{"exact ok", ExactCheck("", "", true, 3, ""), Holds},
-		{"exact refuted", ExactCheck("", "", false, 3, ""), DoesNotHold},
-		{"exact no data", ExactCheck("", "", false, 0, ""), Inconclusive},
+		{"exact ok", ExactCheck("", "", true, 3, 3, ""), Holds},
+		{"exact refuted", ExactCheck("", "", false, 3, 3, ""), DoesNotHold},
+		{"exact refuted on 2", ExactCheck("", "", false, 2, 3, ""), DoesNotHold},
+		{"exact ok on too few", ExactCheck("", "", true, 2, 3, ""), Inconclusive},
+		{"exact one unit", ExactCheck("", "", false, 1, 1, ""), Inconclusive},
+		{"exact no data", ExactCheck("", "", false, 0, 0, ""), Inconclusive},
 	}
 	var ptrs []*Check
 	for i := range tests {

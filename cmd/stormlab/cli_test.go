@@ -199,7 +199,7 @@ func TestExperimentCmd(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("experiment kpart-mul: exit %d: %s", code, errs)
 	}
-	if !strings.Contains(out, "cut_rate") || !strings.Contains(out, "Fig. 5") {
+	if !strings.Contains(out, "cut rate") || !strings.Contains(out, "Fig. 5") {
 		t.Errorf("no results table on stdout:\n%s", out)
 	}
 	for _, f := range []string{"manifest.json", "table.md", "cut_rate.svg"} {
