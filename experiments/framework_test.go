@@ -79,8 +79,17 @@ func TestRunWritesEveryFile(t *testing.T) {
 	}
 	dir := filepath.Join(out, "stub")
 	want := []string{"raw.csv", "table.md", "table.csv", "table.tex", "refs.bib", "claims.json", "notes.md", "manifest.json"}
+	// Every figure file for each metric that varies; none for a flat one.
 	for _, m := range PartitionMetrics() {
-		want = append(want, m.Name+".png", m.Name+".svg")
+		if rep.Aggregate.Plot("", "", m).Constant() {
+			if _, err := os.Stat(filepath.Join(out, "stub", m.Name+".svg")); err == nil {
+				t.Errorf("constant metric %s has a figure", m.Name)
+			}
+			continue
+		}
+		for _, ff := range reports.FigureFiles {
+			want = append(want, m.Name+ff.Suffix)
+		}
 	}
 	for _, f := range want {
 		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {

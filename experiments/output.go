@@ -16,6 +16,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/stormlab/stormlab/reports"
 )
 
 // Manifest records what produced a result folder: enough to rerun it and
@@ -192,11 +194,14 @@ func (rep *Report) Output(ctx context.Context, dir string, args []string) error 
 	}
 	for _, m := range rep.Spec.Metrics {
 		lp := rep.Aggregate.Plot(fmt.Sprintf("%s: %s", rep.Spec.Name, m.Label), rep.Spec.XLabel, m)
-		for _, format := range []string{"png", "svg"} {
+		if lp.Constant() {
+			continue // a flat metric: the table has its one value, a figure would show nothing
+		}
+		for _, ff := range reports.FigureFiles {
 			files = append(files, struct {
 				name  string
 				write func(io.Writer) error
-			}{m.Name + "." + format, func(w io.Writer) error { return lp.Write(w, format) }})
+			}{m.Name + ff.Suffix, func(w io.Writer) error { return lp.WriteSize(w, ff.Format, ff.Width, ff.Height) }})
 		}
 	}
 	files = append(files, struct {

@@ -17,7 +17,6 @@ import (
 
 	"github.com/spf13/cobra"
 	"gonum.org/v1/gonum/stat"
-	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/stormlab/stormlab/harness"
 	"github.com/stormlab/stormlab/reports"
@@ -161,7 +160,7 @@ func (rs *rawSamples) read(r io.Reader) error {
 }
 
 // alpha is the family-wise significance level of compare's verdicts.
-const alpha = 0.05
+const alpha = reports.Alpha
 
 // Direction says whether a metric is better lower or higher.
 type direction int
@@ -186,29 +185,17 @@ func metricDirection(m string) direction {
 	return noDirection
 }
 
-// welch is Welch's unequal-variance t-test of the means of a and b:
-// t = (mean(b) - mean(a)) / sqrt(var(a)/na + var(b)/nb) with sample
-// variances, df by Welch-Satterthwaite, two-sided p from Student's t
-// (gonum distuv; df need not be an integer). ok is false when either side
-// has fewer than 2 values. Two constant samples give p = 1 if their means
-// are equal and p = 0 otherwise (the difference is exact).
+// welch is the two-sided p of Welch's unequal-variance t-test of the means
+// of a and b (reports.Welch, the test of the experiments' verdicts). ok is
+// false when either side has fewer than 2 values. Two constant samples give
+// p = 1 if their means are equal and p = 0 otherwise (the difference is
+// exact).
 func welch(a, b []float64) (p float64, ok bool) {
-	na, nb := float64(len(a)), float64(len(b))
-	if na < 2 || nb < 2 {
+	r, err := reports.Welch(b, a)
+	if err != nil {
 		return math.NaN(), false
 	}
-	ma, va := stat.MeanVariance(a, nil)
-	mb, vb := stat.MeanVariance(b, nil)
-	se2 := va/na + vb/nb
-	if se2 == 0 {
-		if ma == mb {
-			return 1, true
-		}
-		return 0, true
-	}
-	t := (mb - ma) / math.Sqrt(se2)
-	df := se2 * se2 / ((va/na)*(va/na)/(na-1) + (vb/nb)*(vb/nb)/(nb-1))
-	return 2 * distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Survival(math.Abs(t)), true
+	return r.PTwoSided, true
 }
 
 // comparison is one row of `stormlab compare`.
@@ -237,29 +224,6 @@ func ci95(xs []float64) float64 {
 		return math.NaN()
 	}
 	return s.CI95
-}
-
-// holm adjusts p-values for multiple comparisons (Holm 1979, "A simple
-// sequentially rejective multiple test procedure"): sorted ascending, the
-// i-th smallest (from 0) becomes max over j <= i of min(1, (m-j) p_(j)).
-// It controls the family-wise error rate at alpha without assuming the tests
-// are independent. NaN entries (untested) stay NaN and do not count in m.
-func holm(ps []float64) []float64 {
-	out := make([]float64, len(ps))
-	var idx []int
-	for i, p := range ps {
-		out[i] = math.NaN()
-		if !math.IsNaN(p) {
-			idx = append(idx, i)
-		}
-	}
-	sort.SliceStable(idx, func(a, b int) bool { return ps[idx[a]] < ps[idx[b]] })
-	m, run := len(idx), 0.0
-	for j, i := range idx {
-		run = math.Max(run, math.Min(1, float64(m-j)*ps[i]))
-		out[i] = run
-	}
-	return out
 }
 
 // compareSamples compares every key present in base or new (restricted to
@@ -307,7 +271,7 @@ func compareSamples(base, new *rawSamples, metrics []string, threshold float64) 
 			ps[i] = c.p
 		}
 	}
-	for i, p := range holm(ps) {
+	for i, p := range reports.Holm(ps) {
 		out[i].pAdj = p
 		out[i].verdict, out[i].regressed = verdict(out[i], metricDirection(out[i].key.metric), threshold)
 	}

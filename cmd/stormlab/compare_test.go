@@ -234,22 +234,6 @@ func TestCompareBadInput(t *testing.T) {
 	}
 }
 
-// Holm's step-down adjustment by hand: p = 0.01, 0.04, 0.03, NaN (m = 3):
-// sorted 0.01, 0.03, 0.04 -> 3*0.01 = 0.03, max(0.03, 2*0.03) = 0.06,
-// max(0.06, 1*0.04) = 0.06; the NaN stays NaN.
-func TestHolm(t *testing.T) {
-	got := holm([]float64{0.01, 0.04, 0.03, math.NaN()})
-	want := []float64{0.03, 0.06, 0.06, math.NaN()}
-	for i := range want {
-		if math.IsNaN(want[i]) != math.IsNaN(got[i]) || !math.IsNaN(want[i]) && math.Abs(got[i]-want[i]) > 1e-12 {
-			t.Errorf("holm[%d] = %v, want %v", i, got[i], want[i])
-		}
-	}
-	if got := holm([]float64{0.9, 0.8}); got[0] != 1 || got[1] != 1 {
-		t.Errorf("holm caps at 1: %v", got)
-	}
-}
-
 func TestCompareOnlyChangedJSON(t *testing.T) {
 	code, out, errs := cli(t, "compare", "testdata/compare/base", "testdata/compare/new", "--only-changed", "--format", "json")
 	if code != exitOK {

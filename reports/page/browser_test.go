@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/stormlab/stormlab/experiments"
 )
 
 // artifactDir is where the browser test keeps its screenshot:
@@ -128,4 +130,49 @@ func checkInBrowser(t *testing.T, exe, page string, wantTables, wantFigures int)
 		t.Errorf("screenshot is %d bytes", len(shot))
 	}
 	return shot
+}
+
+// TestExperimentPageInChromium runs a real in-process experiment (kpart-mul,
+// about 3 s), renders its folder and checks the page in Chromium: one
+// figure per SVG the experiment wrote, and its results table, claims table
+// and manifest.
+func TestExperimentPageInChromium(t *testing.T) {
+	exe := chromium(t)
+	spec, err := experiments.Lookup("kpart-mul")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	if _, err := experiments.Run(t.Context(), spec, experiments.Options{Out: out}); err != nil {
+		t.Fatal(err)
+	}
+	svgs, _ := filepath.Glob(filepath.Join(out, "kpart-mul", "*.svg"))
+	csvs, _ := filepath.Glob(filepath.Join(out, "kpart-mul", "*.csv"))
+	f, err := Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Experiments) != 1 || !f.Experiments[0].HasClaims || len(f.Experiments[0].Claims) == 0 {
+		t.Fatalf("loaded %+v: want kpart-mul with its claims", f.Experiments)
+	}
+	page := filepath.Join(out, "index.html")
+	w, err := os.Create(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Write(w, f, Options{Title: "kpart-mul"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// Tables: every CSV but raw.csv, the claims, the manifest.
+	shot := checkInBrowser(t, exe, page, len(csvs)-1+2, len(svgs))
+	dir := artifactDir(t)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "report-kpart-mul.png"), shot, 0o644); err != nil {
+		t.Fatal(err)
+	}
 }

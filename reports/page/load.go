@@ -43,7 +43,7 @@ type Experiment struct {
 	Claims                     []Claim
 	HasClaims                  bool // claims.json was there (possibly with no claims)
 	Notes                      string
-	OtherFiles                 []string // files not shown on the page (raw.csv, runs/, PDFs, long CSVs)
+	OtherFiles                 []string // files not shown on the page (raw.csv, runs/, long CSVs)
 	Held, Failed, Inconclusive int
 }
 
@@ -213,14 +213,14 @@ func loadExperiment(dir string) (*Experiment, error) {
 				return nil, err
 			}
 			e.Figures = append(e.Figures, fig)
-		case ext == ".png" && !slices.Contains(names, stem+".svg"):
+		case ext == ".png" && !slices.Contains(names, strings.TrimSuffix(stem, "-2col")+".svg"):
 			b, err := os.ReadFile(p)
 			if err != nil {
 				return nil, err
 			}
 			e.Figures = append(e.Figures, Figure{File: n, Caption: stem,
 				PNGData: template.URL("data:image/png;base64," + base64.StdEncoding.EncodeToString(b))})
-		case ext == ".png" || n == "manifest.json" || n == "claims.json" || n == "notes.md" ||
+		case ext == ".png" || ext == ".pdf" || n == "manifest.json" || n == "claims.json" || n == "notes.md" ||
 			n == "table.md" || n == "index.html":
 			// shown on the page in another form
 		default:
