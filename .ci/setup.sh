@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Idempotent set-up of everything stormlab's tests and experiments need on a
-# fresh Debian machine: Debian packages (METIS, debootstrap, Docker engine),
+# fresh Debian machine: Debian packages (METIS, the CBC MIP solver, debootstrap, Docker engine),
 # a running Docker engine, and the Maven builds of the Java parts.
 # Safe to run again: each step checks first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 need_pkgs=()
-# chromium: the HTML report test loads the page in headless Chromium (reports).
-for p in libmetis-dev metis debootstrap docker.io iproute2 chromium; do
+# coinor-cbc: the exact scheduler's MIP solver. chromium: the HTML report test loads the page in headless Chromium (reports).
+for p in libmetis-dev metis coinor-cbc debootstrap docker.io iproute2 chromium; do
   dpkg -s "$p" >/dev/null 2>&1 || need_pkgs+=("$p")
 done
 if [ ${#need_pkgs[@]} -gt 0 ]; then

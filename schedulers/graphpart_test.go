@@ -26,6 +26,7 @@ func partitioners(t testing.TB, seed uint64) map[string]Partitioner {
 		{"online", Options{Seed: seed}},
 		{"tstorm", Options{Seed: seed}},
 		{"tstorm-consolidate", Options{Seed: seed, Consolidation: 2}},
+		{"mlfm", Options{Seed: seed}},
 	} {
 		name := c.name
 		for _, base := range []string{"kpart", "mpart", "tstorm"} {
@@ -152,7 +153,7 @@ func TestGraphSchedulersSchedule(t *testing.T) {
 		{ID: "b", CPU: 400, Ports: []int{6700, 6701}},
 		{ID: "c", CPU: 200, Ports: []int{6700}},
 	}}
-	for _, name := range []string{"even", "kpart", "kpart-dynamic", "mpart", "online", "tstorm"} {
+	for _, name := range []string{"even", "kpart", "kpart-dynamic", "mpart", "mlfm", "online", "tstorm"} {
 		s, err := New(name, Options{Seed: 1, Mul: 1})
 		if err != nil {
 			t.Errorf("%s: %v", name, err)

@@ -34,6 +34,10 @@ type Options struct {
 	// inter-node traffic is lower than the current one's by at least this
 	// fraction of the current one. 0 means 0.1 (10 %); it must be in [0,1).
 	Improvement float64 `json:"improvement,omitempty"`
+	// Epsilon is the balance bound of exact and mlfm: the max deviation
+	// rate of part weights (eq. 8 of the K-PART paper). 0 means
+	// DefaultEpsilon (0.03).
+	Epsilon float64 `json:"epsilon,omitempty"`
 }
 
 // ParseOptions reads Options from JSON (the scheduler service's --options
@@ -92,6 +96,7 @@ func List() []Info {
 		// Each scheduler file contributes one entry, e.g. evenInfo, kpartInfo.
 		evenInfo, kpartInfo, kpartDynamicInfo, mpartInfo, onlineInfo, tstormInfo,
 		spdInfo, spdSharesInfo, rstormInfo, deadlineInfo, adaptiveInfo,
+		exactInfo, mlfmInfo,
 	}
 	sort.Slice(l, func(i, j int) bool { return l[i].Name < l[j].Name })
 	return l

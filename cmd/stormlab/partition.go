@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -28,6 +29,10 @@ type partitionOutput struct {
 	Std         float64   `json:"std"`
 	MaxDev      float64   `json:"max_dev"`
 	MaxOver     float64   `json:"max_over"`
+	// Epsilon is the balance bound of exact and mlfm (max deviation rate).
+	Epsilon float64 `json:"epsilon,omitempty"`
+	// Status is exact's proof status: "optimal" or "not proven optimal: ...".
+	Status string `json:"status,omitempty"`
 }
 
 func newPartitionCmd() *cobra.Command {
@@ -35,9 +40,10 @@ func newPartitionCmd() *cobra.Command {
 		graphSpec, scheduler, format, options string
 		k, mul                                int
 		seed                                  uint64
+		epsilon                               float64
 	)
 	cmd := &cobra.Command{
-		Use:   "partition --graph FILE|random:N:M --k K --scheduler NAME [--mul M] [--seed S] [--options JSON] [--format json|table]",
+		Use:   "partition --graph FILE|random:N:M --k K --scheduler NAME [--mul M] [--epsilon E] [--seed S] [--options JSON] [--format json|table]",
 		Short: "Partition a weighted graph into k parts and print the parts and the K-PART paper's metrics",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -60,7 +66,8 @@ func newPartitionCmd() *cobra.Command {
 				name      string
 				set, same bool
 				zero      bool
-			}{{"seed", cmd.Flags().Changed("seed"), o.Seed == seed, o.Seed == 0}, {"mul", cmd.Flags().Changed("mul"), o.Mul == mul, o.Mul == 0}} {
+			}{{"seed", cmd.Flags().Changed("seed"), o.Seed == seed, o.Seed == 0}, {"mul", cmd.Flags().Changed("mul"), o.Mul == mul, o.Mul == 0},
+				{"epsilon", cmd.Flags().Changed("epsilon"), o.Epsilon == epsilon, o.Epsilon == 0}} {
 				if options != "" && f.set && !f.same && !f.zero {
 					return fmt.Errorf("--%s and --options %s disagree: give it once", f.name, f.name)
 				}
@@ -70,6 +77,9 @@ func newPartitionCmd() *cobra.Command {
 			}
 			if options == "" || cmd.Flags().Changed("mul") {
 				o.Mul = mul
+			}
+			if options == "" || cmd.Flags().Changed("epsilon") {
+				o.Epsilon = epsilon
 			}
 			seed, mul = o.Seed, o.Mul
 			g, err := loadGraph(graphSpec, seed)
@@ -84,8 +94,15 @@ func newPartitionCmd() *cobra.Command {
 				return err
 			}
 			parts, err := p.Partition(cmd.Context(), g, k)
-			if err != nil {
+			status := ""
+			var notProven *schedulers.NotProvenError
+			switch {
+			case errors.As(err, &notProven):
+				status = notProven.Error() // a feasible partition, without the proof
+			case err != nil:
 				return failed(fmt.Errorf("%s partition: %w", scheduler, err))
+			case scheduler == "exact":
+				status = "optimal"
 			}
 			ids, err := idsByPart(g, parts, k)
 			if err != nil {
@@ -95,6 +112,10 @@ func newPartitionCmd() *cobra.Command {
 				Parts: ids, PartWeights: schedulers.PartWeights(g, parts, k)}
 			m := schedulers.Measure(g, parts, k)
 			out.CutRate, out.Std, out.MaxDev, out.MaxOver = m.CutRate, m.Std, m.MaxDev, m.MaxOver
+			out.Status = status
+			if e, ok := p.(interface{ BalanceBound() float64 }); ok {
+				out.Epsilon = e.BalanceBound()
+			}
 			if format == "json" {
 				return writeJSON(cmd.OutOrStdout(), out)
 			}
@@ -107,6 +128,7 @@ func newPartitionCmd() *cobra.Command {
 	f.StringVar(&scheduler, "scheduler", "", "scheduler name (see `stormlab schedulers`)")
 	f.IntVar(&mul, "mul", 0, "K-PART balance-adjustment iteration multiplier (0 = none)")
 	f.StringVar(&options, "options", "", `scheduler options as JSON, as the scheduler service takes them, e.g. '{"mul":5,"alpha":0.1}'`)
+	f.Float64Var(&epsilon, "epsilon", 0, fmt.Sprintf("balance bound of exact and mlfm: max deviation rate of part weights (0 = %v)", schedulers.DefaultEpsilon))
 	f.Uint64Var(&seed, "seed", 1, "seed for random graphs and randomised schedulers")
 	f.StringVar(&format, "format", "json", "output format: json or table")
 	return cmd
@@ -171,6 +193,12 @@ func writePartitionTable(w io.Writer, out partitionOutput) error {
 	if err := t.WriteText(w); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintf(w, "cut_rate %.4f  std %.4g  max_dev %.4f  max_over %.4f\n", out.CutRate, out.Std, out.MaxDev, out.MaxOver)
-	return err
+	if _, err := fmt.Fprintf(w, "cut_rate %.4f  std %.4g  max_dev %.4f  max_over %.4f\n", out.CutRate, out.Std, out.MaxDev, out.MaxOver); err != nil {
+		return err
+	}
+	if out.Status != "" {
+		_, err := fmt.Fprintf(w, "epsilon %g  status %s\n", out.Epsilon, out.Status)
+		return err
+	}
+	return nil
 }
