@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/stormlab/stormlab/experiments/lab"
 	"github.com/stormlab/stormlab/harness"
 	"github.com/stormlab/stormlab/reports"
 )
@@ -35,14 +36,9 @@ import (
 // next. A fresh cluster per run would cost ~1 minute of start-up per run
 // (tripling quick); runs on one cluster share the JVM-less containers but
 // not the workers, so we take the run as the unit and say so.
-const ProfileEnv = "STORMLAB_PROFILE"
-
-// DefaultProfile is the profile when none is chosen (go test, make test).
-const DefaultProfile = "ci"
-
-// MinVerdictReps is the repetitions per cell a profile needs before its
-// claims may get a verdict.
-const MinVerdictReps = 3
+//
+// The names, $STORMLAB_PROFILE, the default (ci) and the verdict rule
+// (MinVerdictReps) belong to package lab; the knobs are defined here.
 
 // ClusterProfile holds the knobs a profile sets.
 type ClusterProfile struct {
@@ -111,9 +107,6 @@ func (p ClusterProfile) workerArgs() []string {
 	return []string{"--worker-childopts", p.WorkerOpts}
 }
 
-// ProfileNames lists the profiles.
-var ProfileNames = []string{"ci", "quick", "full"}
-
 // ClusterProfileNamed returns the named profile (ci, quick or full).
 func ClusterProfileNamed(name string) (ClusterProfile, error) {
 	switch name {
@@ -159,24 +152,13 @@ func ClusterProfileNamed(name string) (ClusterProfile, error) {
 	return ClusterProfile{}, fmt.Errorf("unknown profile %q: use ci, quick or full (in $%s or --profile)", name, ProfileEnv)
 }
 
-// resolveProfile picks the profile: name, else $STORMLAB_PROFILE, else
-// DefaultProfile.
-func resolveProfile(name string) (ClusterProfile, error) {
-	if name = strings.TrimSpace(name); name == "" {
-		name = strings.TrimSpace(os.Getenv(ProfileEnv))
-	}
-	if name == "" {
-		name = DefaultProfile
-	}
-	return ClusterProfileNamed(name)
-}
-
 // profileOf is the profile a cluster experiment runs under.
 func profileOf(env Env) (ClusterProfile, error) {
-	if env.Profile.Name != "" {
-		return env.Profile, nil
+	name, err := lab.ResolveProfile(env.Profile)
+	if err != nil {
+		return ClusterProfile{}, err
 	}
-	return resolveProfile("")
+	return ClusterProfileNamed(name)
 }
 
 // expDir is the experiment's output folder (the parent of env.RawDir), or

@@ -1,16 +1,26 @@
-// Package experiments runs the project's experiments and writes their
-// results. An experiment is a declarative Spec (name, description, paper
-// figure, x axis, metrics, a Run function producing per-run rows, and the
-// paper's claims as measured checks); List is the explicit registry by name
-// and Suites groups experiments (the "default" suite is what `make
-// experiment` runs).
+// Package experiments holds the experiment definitions: one small file per
+// experiment with a func returning *Spec (what to vary, which schedulers,
+// repetitions, seeds, the Run producing rows, and the papers' claims with
+// their statistical checks). The framework (spec types, running,
+// aggregation, verdicts, output) is package experiments/lab; framework.go
+// aliases its types so a definition reads Spec, Row, Claim without a
+// prefix. List is the explicit registry by name and Suites groups
+// experiments (the "default" suite is what `make experiment` runs).
 //
-// Flow: Spec.Run -> Results (raw rows: series, x, repetition, seeds, metric
-// values) -> Aggregate (mean and 95% CI per series, x and metric) -> claims
-// -> Output: raw.csv, table.md, table.csv, table.tex, one PNG and SVG plot
-// per metric, notes.md and manifest.json in <out>/<experiment>/. Each file
-// is written atomically (temp file + rename) and manifest.json is written
-// last, so a folder whose manifest is present holds one complete run.
+// Claims: every claim names its source (Cite: authors, title, year,
+// figure), is a paper claim or a sanity check, and is decided by checks
+// from package reports (Welch one-sided + Holm for differences, Spearman's
+// rho with a Fisher-z CI for trends, a 95% CI wholly on one side for
+// thresholds); see reports/inference.go for the rules. Units: a graph
+// instance (mean over its repetitions) for graph experiments,
+// deterministic schedulers run once per instance; one run for cluster
+// experiments.
+//
+// Profiles (cluster experiments; $STORMLAB_PROFILE, Options.Profile or
+// `stormlab experiment --profile`): ci (default under go test: every
+// cluster experiment end to end at tiny scale, one run per cell, every
+// claim inconclusive), quick (3 runs per cell, fewer cells, verdicts), full
+// (the papers' scale, 3 runs per cell). See cluster_common.go.
 //
 // Every experiment is also a Go test TestExperimentXxx in this package, and
 // `stormlab experiment NAME` runs the same Spec. Tests write to
@@ -19,7 +29,8 @@
 // after `go test ./experiments -run ExperimentKPartMul`.
 //
 // To add an experiment: write a file with a func returning *Spec (for graph
-// partition sweeps fill in a PartitionSweep and call its Spec method), add
-// it to List in registry.go, add a TestExperimentXxx that calls runForTest,
-// and, if it belongs in `make experiment`, add its name to the default suite.
+// partition sweeps fill in a PartitionSweep and call its Spec method; its
+// Algorithms are a list, so a new scheduler is one more entry), add it to
+// List in registry.go, add a TestExperimentXxx that calls runForTest, and,
+// if it belongs in `make experiment`, add its name to the default suite.
 package experiments

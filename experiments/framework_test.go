@@ -6,7 +6,6 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"errors"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -172,25 +171,6 @@ func TestRunFailsOnRealErrors(t *testing.T) {
 	cancel()
 	if _, err := Run(ctx, stubSpec(""), Options{}); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled run gave %v", err)
-	}
-}
-
-func TestWriteAtomicKeepsOldFileOnFailure(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "x.txt")
-	if err := writeAtomic(path, func(w io.Writer) error { _, err := io.WriteString(w, "old"); return err }); err != nil {
-		t.Fatal(err)
-	}
-	err := writeAtomic(path, func(w io.Writer) error {
-		io.WriteString(w, "half")
-		return errors.New("interrupted")
-	})
-	if err == nil {
-		t.Fatal("failed write reported success")
-	}
-	b, _ := os.ReadFile(path)
-	ents, _ := os.ReadDir(filepath.Dir(path))
-	if string(b) != "old" || len(ents) != 1 {
-		t.Errorf("after failed write: content %q, %d files; want old content and no temp file", b, len(ents))
 	}
 }
 

@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"strings"
@@ -77,4 +78,25 @@ func suiteNames() []string {
 		n = append(n, s.Name)
 	}
 	return n
+}
+
+// RunSuite runs each experiment of a suite in order and stops at the first
+// error (returning the reports so far with it).
+func RunSuite(ctx context.Context, s Suite, o Options) ([]*Report, error) {
+	var out []*Report
+	for _, name := range s.Experiments {
+		spec, err := Lookup(name)
+		if err != nil {
+			return out, fmt.Errorf("suite %s: %w", s.Name, err)
+		}
+		if o.Log != nil {
+			fmt.Fprintf(o.Log, "== %s: %s\n", spec.Name, spec.Description)
+		}
+		rep, err := Run(ctx, spec, o)
+		if err != nil {
+			return out, fmt.Errorf("suite %s: %w", s.Name, err)
+		}
+		out = append(out, rep)
+	}
+	return out, nil
 }

@@ -1,4 +1,4 @@
-package experiments
+package lab
 
 import (
 	"fmt"
@@ -30,13 +30,6 @@ var Papers = []Paper{
 		Title: "Task Allocation for Distributed Stream Processing",
 		Venue: "IEEE INFOCOM 2016 (extended version: arXiv:1601.06060)", Note: "arXiv:1601.06060"},
 }
-
-// Paper keys used by the experiments.
-const (
-	paperKPart    = "jian2018kpart"
-	paperDeadline = "choi2021deadline"
-	paperSPD      = "eidenbenz2016spd"
-)
 
 // PaperByKey finds a paper of the table.
 func PaperByKey(key string) (Paper, bool) {

@@ -1,4 +1,4 @@
-package experiments
+package lab
 
 import (
 	"bufio"
@@ -47,9 +47,9 @@ type Manifest struct {
 	Files         []string       `json:"files"`
 }
 
-// writeAtomic writes path through a temp file in the same folder and a
+// WriteAtomic writes path through a temp file in the same folder and a
 // rename, so readers never see a half-written file.
-func writeAtomic(path string, write func(io.Writer) error) (err error) {
+func WriteAtomic(path string, write func(io.Writer) error) (err error) {
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
@@ -148,7 +148,7 @@ func (rep *Report) WriteNotes(w io.Writer) error {
 		fmt.Fprintf(&b, "Profile: %s.\n\n", rep.Profile)
 	}
 	if len(rep.Claims) > 0 {
-		h, n, i, san := countVerdicts(rep.Claims)
+		h, n, i, san := CountVerdicts(rep.Claims)
 		fmt.Fprintf(&b, "## Claims, checked on these numbers (paper claims: %d hold, %d do not hold, %d inconclusive; %d sanity checks)\n\n", h, n, i, san)
 		b.WriteString("Rules (reports/inference.go): a difference by Welch's t-test, one-sided in the claimed direction, alpha 0.05, Holm-corrected over the experiment's difference checks; a trend by Spearman's rho with a 95% CI (Fisher z); a threshold by the 95% CI lying wholly on one side. \"does not hold\" needs significant evidence against the claim; anything else is inconclusive. Units: a graph instance (mean over its repetitions) in graph experiments, one run in cluster experiments.\n\n")
 		for i, c := range rep.Claims {
@@ -177,7 +177,7 @@ func (rep *Report) WriteNotes(w io.Writer) error {
 // manifest.json. When the experiment reproduces a paper, it then rebuilds
 // the paper's summary <dir>/../summary-<paper>.md from the claims.json of
 // every experiment of that paper found there.
-func (rep *Report) Output(ctx context.Context, dir string, args []string) error {
+func (rep *Report) Output(ctx context.Context, dir string, args []string, paperExps func(string) []string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("create output folder: %w", err)
 	}
@@ -213,7 +213,7 @@ func (rep *Report) Output(ctx context.Context, dir string, args []string) error 
 	}{"claims.json", claimsFile(rep.Spec.Name, rep.Profile, rep.Claims).Write})
 	var names []string
 	for _, f := range files {
-		if err := writeAtomic(filepath.Join(dir, f.name), f.write); err != nil {
+		if err := WriteAtomic(filepath.Join(dir, f.name), f.write); err != nil {
 			return err
 		}
 		names = append(names, f.name)
@@ -223,7 +223,7 @@ func (rep *Report) Output(ctx context.Context, dir string, args []string) error 
 	if args == nil {
 		args = os.Args
 	}
-	h, n, i, san := countVerdicts(rep.Claims)
+	h, n, i, san := CountVerdicts(rep.Claims)
 	man := Manifest{
 		Experiment: rep.Spec.Name, Description: rep.Spec.Description, Source: rep.Spec.Source, Setup: rep.Spec.Setup,
 		CommandLine: args, Profile: rep.Profile, Knobs: rep.Results.Knobs,
@@ -232,7 +232,7 @@ func (rep *Report) Output(ctx context.Context, dir string, args []string) error 
 		Started: rep.Start.UTC().Format(time.RFC3339), WallSeconds: rep.Wall.Seconds(),
 		ClaimsHold: h, ClaimsNot: n, ClaimsUnknown: i, SanityChecks: san, Files: append(names, "manifest.json"),
 	}
-	if err := writeAtomic(filepath.Join(dir, "manifest.json"), func(w io.Writer) error {
+	if err := WriteAtomic(filepath.Join(dir, "manifest.json"), func(w io.Writer) error {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(man)
@@ -241,8 +241,8 @@ func (rep *Report) Output(ctx context.Context, dir string, args []string) error 
 	}
 	rep.Dir = dir
 	rep.Files = man.Files
-	if rep.Spec.Paper != "" {
-		if _, err := WritePaperSummary(filepath.Dir(dir), rep.Spec.Paper); err != nil {
+	if rep.Spec.Paper != "" && paperExps != nil {
+		if _, err := WritePaperSummary(filepath.Dir(dir), rep.Spec.Paper, paperExps(rep.Spec.Paper)); err != nil {
 			return fmt.Errorf("paper summary: %w", err)
 		}
 	}

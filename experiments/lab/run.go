@@ -1,9 +1,10 @@
-package experiments
+package lab
 
 import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -63,6 +64,37 @@ type Options struct {
 	Profile string
 	// Args is the command line recorded in manifest.json (nil: os.Args).
 	Args []string
+	// PaperExperiments lists the experiments that reproduce a paper (for
+	// the paper's summary); nil writes no summary.
+	PaperExperiments func(paper string) []string
+}
+
+// Profiles of the experiments. The lab knows their names and the rule for
+// verdicts; what each profile sets is the experiments' business.
+const (
+	ProfileEnv     = "STORMLAB_PROFILE" // environment variable choosing a profile
+	DefaultProfile = "ci"               // under go test and make test
+	MinVerdictReps = 3                  // repetitions per cell a verdict needs
+)
+
+// ProfileNames lists the profiles.
+var ProfileNames = []string{"ci", "quick", "full"}
+
+// ResolveProfile picks the profile: name, else $STORMLAB_PROFILE, else
+// DefaultProfile; an unknown name is an error.
+func ResolveProfile(name string) (string, error) {
+	if name = strings.TrimSpace(name); name == "" {
+		name = strings.TrimSpace(os.Getenv(ProfileEnv))
+	}
+	if name == "" {
+		name = DefaultProfile
+	}
+	for _, p := range ProfileNames {
+		if p == name {
+			return name, nil
+		}
+	}
+	return "", fmt.Errorf("unknown profile %q: use ci, quick or full (in $%s or --profile)", name, ProfileEnv)
 }
 
 // Run runs spec, checks its rows (every metric present and finite),
@@ -76,11 +108,11 @@ func Run(ctx context.Context, spec *Spec, o Options) (*Report, error) {
 	if log == nil {
 		log = io.Discard
 	}
-	prof, err := resolveProfile(o.Profile)
+	prof, err := ResolveProfile(o.Profile)
 	if err != nil {
 		return nil, err
 	}
-	rep := &Report{Spec: spec, Start: time.Now(), Profile: prof.Name}
+	rep := &Report{Spec: spec, Start: time.Now(), Profile: prof}
 	env := Env{Log: log, Profile: prof}
 	if o.Out != "" {
 		env.RawDir = filepath.Join(o.Out, spec.Name, "runs")
@@ -108,32 +140,11 @@ func Run(ctx context.Context, spec *Spec, o Options) (*Report, error) {
 		JudgeClaims(rep.Claims, res.NoVerdict)
 	}
 	if o.Out != "" {
-		if err := rep.Output(ctx, filepath.Join(o.Out, spec.Name), o.Args); err != nil {
+		if err := rep.Output(ctx, filepath.Join(o.Out, spec.Name), o.Args, o.PaperExperiments); err != nil {
 			return nil, fmt.Errorf("experiment %s: %w", spec.Name, err)
 		}
 	}
 	return rep, nil
-}
-
-// RunSuite runs each experiment of a suite in order and stops at the first
-// error (returning the reports so far with it).
-func RunSuite(ctx context.Context, s Suite, o Options) ([]*Report, error) {
-	var out []*Report
-	for _, name := range s.Experiments {
-		spec, err := Lookup(name)
-		if err != nil {
-			return out, fmt.Errorf("suite %s: %w", s.Name, err)
-		}
-		if o.Log != nil {
-			fmt.Fprintf(o.Log, "== %s: %s\n", spec.Name, spec.Description)
-		}
-		rep, err := Run(ctx, spec, o)
-		if err != nil {
-			return out, fmt.Errorf("suite %s: %w", s.Name, err)
-		}
-		out = append(out, rep)
-	}
-	return out, nil
 }
 
 // SummaryTable is one line per experiment: runs, wall time, paper claims
@@ -142,7 +153,7 @@ func SummaryTable(title string, reps []*Report) *reports.Table {
 	t := &reports.Table{Title: title, Columns: []string{"experiment", "reproduces", "profile", "rows", "wall (s)",
 		"paper claims: holds / does not hold / inconclusive", "sanity checks holding", "output"}}
 	for _, r := range reps {
-		h, n, i, san := countVerdicts(r.Claims)
+		h, n, i, san := CountVerdicts(r.Claims)
 		sanOK := 0
 		for _, c := range r.Claims {
 			if c.Kind == SanityCheck && c.Holds() {

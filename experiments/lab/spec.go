@@ -1,4 +1,4 @@
-package experiments
+package lab
 
 import (
 	"context"
@@ -42,8 +42,8 @@ type Env struct {
 	// RawDir is where a run may keep raw samples beyond the rows (per-run
 	// worker reports and manifests of cluster runs); "" means keep none.
 	RawDir string
-	// Profile is the cluster experiments' profile (ci, quick, full).
-	Profile ClusterProfile
+	// Profile names the profile (ci, quick, full) the experiment runs under.
+	Profile string
 }
 
 // Row is one run: one series (algorithm) at one x, one repetition.

@@ -1,4 +1,4 @@
-package experiments
+package lab
 
 import (
 	"encoding/json"
@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/stormlab/stormlab/reports"
+	"gonum.org/v1/gonum/stat"
 )
 
 // ClaimKind separates the papers' statements from sanity checks: a sanity
@@ -61,14 +62,14 @@ func (c Claim) Decider() reports.Check {
 func (c Claim) Rule() string {
 	var rules []string
 	for _, ch := range c.Checks {
-		if !containsStr(rules, ch.Rule) {
+		if !ContainsStr(rules, ch.Rule) {
 			rules = append(rules, ch.Rule)
 		}
 	}
 	return strings.Join(rules, "; ")
 }
 
-func containsStr(xs []string, s string) bool {
+func ContainsStr(xs []string, s string) bool {
 	for _, x := range xs {
 		if x == s {
 			return true
@@ -131,7 +132,7 @@ func (c Claim) Line() string {
 func effectText(d reports.Check) string {
 	var parts []string
 	if !math.IsNaN(d.Effect) {
-		s := fmt.Sprintf("%s = %.4g", orStr(d.EffectLabel, "effect"), d.Effect)
+		s := fmt.Sprintf("%s = %.4g", OrStr(d.EffectLabel, "effect"), d.Effect)
 		if !math.IsNaN(d.CILow) {
 			s += fmt.Sprintf(" (95%% CI %.4g to %.4g)", d.CILow, d.CIHigh)
 		}
@@ -153,7 +154,8 @@ func effectText(d reports.Check) string {
 	return strings.Join(parts, ", ")
 }
 
-func orStr(s, def string) string {
+// OrStr is s, or def when s is empty.
+func OrStr(s, def string) string {
 	if s == "" {
 		return def
 	}
@@ -207,7 +209,7 @@ func claimsFile(exp, profile string, cs []Claim) ClaimsFile {
 		if len(c.Checks) > 1 {
 			var per []string
 			for _, ch := range c.Checks {
-				per = append(per, fmt.Sprintf("%s: %s (%s)", orStr(ch.Label, string(ch.Kind)), ch.Verdict, effectText(ch)))
+				per = append(per, fmt.Sprintf("%s: %s (%s)", OrStr(ch.Label, string(ch.Kind)), ch.Verdict, effectText(ch)))
 			}
 			ev = strings.TrimSpace(ev + " Checks: " + strings.Join(per, "; ") + ".")
 		}
@@ -227,16 +229,16 @@ func orKind(k ClaimKind) ClaimKind {
 	return k
 }
 
-// WriteClaimsJSON writes claims.json.
+// Write writes claims.json.
 func (f ClaimsFile) Write(w io.Writer) error {
 	e := json.NewEncoder(w)
 	e.SetIndent("", "  ")
 	return e.Encode(f)
 }
 
-// counts returns how many paper claims hold, do not hold and are
+// CountVerdicts returns how many paper claims hold, do not hold and are
 // inconclusive, and how many sanity checks there are.
-func countVerdicts(cs []Claim) (holds, not, inconc, sanity int) {
+func CountVerdicts(cs []Claim) (holds, not, inconc, sanity int) {
 	for _, c := range cs {
 		if c.Kind == SanityCheck {
 			sanity++
@@ -256,12 +258,12 @@ func countVerdicts(cs []Claim) (holds, not, inconc, sanity int) {
 
 // Units: the independent statistical units of the claims.
 
-// graphUnits returns one value per graph instance: the mean of metric over
+// GraphUnits returns one value per graph instance: the mean of metric over
 // the instance's rows (repetitions, and the x values keep accepts) of
 // series. perX keeps instances at different x apart (when each x has its
 // own graphs, as in partition-density and spd); otherwise an instance is
 // its generating seed across all x (kpart-mul, partition-k reuse graphs).
-func graphUnits(r *Results, series, metric string, keep func(Row) bool, perX bool) []float64 {
+func GraphUnits(r *Results, series, metric string, keep func(Row) bool, perX bool) []float64 {
 	type key struct {
 		x    float64
 		seed uint64
@@ -297,9 +299,9 @@ func graphUnits(r *Results, series, metric string, keep func(Row) bool, perX boo
 	return out
 }
 
-// runUnits returns one value per run (row) of series at the x values keep
+// RunUnits returns one value per run (row) of series at the x values keep
 // accepts (nil: all): the unit of the cluster experiments.
-func runUnits(r *Results, series, metric string, keep func(x float64) bool) []float64 {
+func RunUnits(r *Results, series, metric string, keep func(x float64) bool) []float64 {
 	var out []float64
 	for _, row := range r.Rows {
 		if row.Series == series && (keep == nil || keep(row.X)) {
@@ -313,11 +315,12 @@ func runUnits(r *Results, series, metric string, keep func(x float64) bool) []fl
 	return out
 }
 
-func atX(x float64) func(float64) bool { return func(v float64) bool { return v == x } }
+// AtX keeps the rows at x.
+func AtX(x float64) func(float64) bool { return func(v float64) bool { return v == x } }
 
-// xMeans returns the sorted x values of series and the mean over units at
+// XMeans returns the sorted x values of series and the mean over units at
 // each x (for trend checks: n = number of x values).
-func xMeans(r *Results, series, metric string, keep func(Row) bool, perX bool) (xs, ys []float64) {
+func XMeans(r *Results, series, metric string, keep func(Row) bool, perX bool) (xs, ys []float64) {
 	seen := map[float64]bool{}
 	for _, row := range r.Rows {
 		if row.Series == series && (keep == nil || keep(row)) && !seen[row.X] {
@@ -327,8 +330,8 @@ func xMeans(r *Results, series, metric string, keep func(Row) bool, perX bool) (
 	}
 	sort.Float64s(xs)
 	for _, x := range xs {
-		u := graphUnits(r, series, metric, func(row Row) bool { return row.X == x && (keep == nil || keep(row)) }, perX)
-		ys = append(ys, mean(u))
+		u := GraphUnits(r, series, metric, func(row Row) bool { return row.X == x && (keep == nil || keep(row)) }, perX)
+		ys = append(ys, stat.Mean(u, nil))
 	}
 	return xs, ys
 }

@@ -1,4 +1,4 @@
-package experiments
+package lab
 
 import (
 	"math"

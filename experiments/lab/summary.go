@@ -1,4 +1,4 @@
-package experiments
+package lab
 
 import (
 	"bytes"
@@ -17,23 +17,13 @@ import (
 // paper's experiments found under <out> (so running the experiments one by
 // one, in any order, ends with a complete summary).
 
-// paperExperiments lists the experiments of a paper, in registry order.
-func paperExperiments(key string) []string {
-	var out []string
-	for _, s := range List() {
-		if s.Paper == key {
-			out = append(out, s.Name)
-		}
-	}
-	return out
-}
-
 // WritePaperSummary rebuilds <out>/summary-<paper>.md from the claims.json
-// files of the paper's experiments under out and returns its text.
-func WritePaperSummary(out, paper string) (string, error) {
+// files of the paper's experiments exps found under out and returns its
+// text.
+func WritePaperSummary(out, paper string, exps []string) (string, error) {
 	var all []ClaimsFile
 	var missing []string
-	for _, exp := range paperExperiments(paper) {
+	for _, exp := range exps {
 		data, err := os.ReadFile(filepath.Join(out, exp, "claims.json"))
 		if os.IsNotExist(err) {
 			missing = append(missing, exp)
@@ -56,7 +46,7 @@ func WritePaperSummary(out, paper string) (string, error) {
 	}
 	fmt.Fprintf(&b, "# Summary: %s\n\n", title)
 	for _, cf := range all {
-		fmt.Fprintf(&b, "- %s: profile %s\n", cf.Experiment, orStr(cf.Profile, "n/a"))
+		fmt.Fprintf(&b, "- %s: profile %s\n", cf.Experiment, OrStr(cf.Profile, "n/a"))
 	}
 	for _, exp := range missing {
 		fmt.Fprintf(&b, "- %s: not run yet\n", exp)
@@ -66,7 +56,7 @@ func WritePaperSummary(out, paper string) (string, error) {
 		return "", err
 	}
 	b.WriteString("\nVerdicts: holds / does not hold / inconclusive by the rule in each row (reports/inference.go); \"does not hold\" needs significant evidence against the claim. A FORCED claim's outcome is built into its setup and says nothing about the paper. See each experiment's notes.md and claims.json for the raw numbers.\n")
-	if err := writeAtomic(filepath.Join(out, "summary-"+paper+".md"), func(w io.Writer) error {
+	if err := WriteAtomic(filepath.Join(out, "summary-"+paper+".md"), func(w io.Writer) error {
 		_, err := w.Write(b.Bytes())
 		return err
 	}); err != nil {
@@ -96,7 +86,7 @@ func summaryTable(paper string, all []ClaimsFile) *reports.Table {
 func jsonEffect(c ClaimJSON) string {
 	var b bytes.Buffer
 	if c.Effect != nil {
-		fmt.Fprintf(&b, "%s %.4g", orStr(c.EffectLabel, "effect"), *c.Effect)
+		fmt.Fprintf(&b, "%s %.4g", OrStr(c.EffectLabel, "effect"), *c.Effect)
 		if c.CILow != nil && c.CIHigh != nil {
 			fmt.Fprintf(&b, " (%.4g to %.4g)", *c.CILow, *c.CIHigh)
 		}

@@ -1,4 +1,4 @@
-package experiments
+package lab
 
 import (
 	"fmt"
@@ -62,7 +62,7 @@ func Summarise(r *Results) (*Aggregate, error) {
 		for _, m := range r.Metrics {
 			vals[k][m.Name] = append(vals[k][m.Name], row.Values[m.Name])
 		}
-		if row.Offered != "" && !containsStr(offered[k], row.Offered) {
+		if row.Offered != "" && !ContainsStr(offered[k], row.Offered) {
 			offered[k] = append(offered[k], row.Offered)
 		}
 	}
@@ -154,7 +154,7 @@ func (a *Aggregate) Table(title, seriesLabel, xName string) *reports.Table {
 	}
 	cols = append(cols, "n")
 	for _, m := range a.Metrics {
-		cols = append(cols, orStr(m.Label, m.Name))
+		cols = append(cols, OrStr(m.Label, m.Name))
 	}
 	if cluster {
 		cols = append(cols, fmt.Sprintf("unstable: CV > %.0f%% over runs", 100*CVLimit))

@@ -1,0 +1,31 @@
+// Package lab is the experiment framework, apart from the experiment
+// definitions (package experiments): a declarative Spec, running it
+// (Run), aggregating its rows (Summarise: mean, 95% CI and coefficient of
+// variation per series, x and metric), judging its claims (JudgeClaims:
+// three-valued verdicts by the rules of reports/inference.go, Holm's
+// correction over the experiment's difference checks, Jepsen-style merge
+// per claim) and writing its files (Output). A Spec's Run returns rows
+// only; judging happens only in Spec.Claims + JudgeClaims; rendering only
+// here and in package reports.
+//
+// Flow: Spec.Run -> Results (raw rows: series, x, instance, repetition,
+// seeds, offered load, metric values) -> Aggregate -> Claims -> Output:
+// raw.csv, table.md, table.csv, table.tex, refs.bib, one PNG and SVG plot
+// per metric, claims.json, notes.md and manifest.json in
+// <out>/<experiment>/, then the paper's summary-<paper>.md next to the
+// experiment folders. Each file is written atomically (temp file +
+// rename) and manifest.json last, so a folder whose manifest is present
+// holds one complete run.
+//
+// claims.json (stable; the HTML report reads it):
+//
+//	{"experiment": str, "profile": str, "claims": [{"statement": str,
+//	 "source": str, "kind": "paper"|"sanity", "rule": str,
+//	 "verdict": "holds"|"does not hold"|"inconclusive", "reason": str,
+//	 "effect": num|null, "effect_label": str, "ci_low": num|null,
+//	 "ci_high": num|null, "n": [int...], "p": num|null, "forced": str,
+//	 "evidence": str}]}
+//
+// Papers are cited by authors, title and year from the Papers table
+// (Cite), never by file names.
+package lab

@@ -1,0 +1,127 @@
+package lab
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stormlab/stormlab/reports"
+)
+
+func TestWriteAtomicKeepsOldFileOnFailure(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "x.txt")
+	if err := WriteAtomic(path, func(w io.Writer) error { _, err := io.WriteString(w, "old"); return err }); err != nil {
+		t.Fatal(err)
+	}
+	err := WriteAtomic(path, func(w io.Writer) error {
+		io.WriteString(w, "half")
+		return errors.New("interrupted")
+	})
+	if err == nil {
+		t.Fatal("failed write reported success")
+	}
+	b, _ := os.ReadFile(path)
+	ents, _ := os.ReadDir(filepath.Dir(path))
+	if string(b) != "old" || len(ents) != 1 {
+		t.Errorf("after failed write: content %q, %d files; want old content and no temp file", b, len(ents))
+	}
+}
+
+func TestJudgeClaimsAndClaimsJSON(t *testing.T) {
+	hi := []float64{10, 11, 12, 10.5, 11.5}
+	lo := []float64{5, 6, 5.5, 6.5, 5}
+	cs := []Claim{
+		{Statement: "a > b", Checks: []reports.Check{reports.DifferenceCheck("a > b", hi, lo, reports.Greater, "(ms)")}},
+		{Statement: "b > a", Forced: "built in", Checks: []reports.Check{reports.DifferenceCheck("b > a", lo, hi, reports.Greater, "(ms)")}},
+		{Statement: "nothing", Kind: SanityCheck},
+	}
+	JudgeClaims(cs, "")
+	for i, want := range []reports.Verdict{reports.Holds, reports.DoesNotHold, reports.Inconclusive} {
+		if cs[i].Verdict != want {
+			t.Errorf("claim %d: %q (%s), want %q", i, cs[i].Verdict, cs[i].Reason, want)
+		}
+	}
+	if !strings.Contains(cs[1].Line(), "FORCED: built in") || !strings.Contains(cs[0].Line(), "p = ") || !strings.Contains(cs[0].Line(), "95% CI") {
+		t.Errorf("verdict lines lack the forced label, p or CI:\n%s\n%s", cs[0].Line(), cs[1].Line())
+	}
+	var b strings.Builder
+	if err := claimsFile("x", "quick", cs).Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	// The exact shape the HTML report reads.
+	var raw map[string]any
+	if err := json.Unmarshal([]byte(b.String()), &raw); err != nil {
+		t.Fatal(err)
+	}
+	claims := raw["claims"].([]any)
+	keys := []string{"statement", "source", "kind", "rule", "verdict", "reason", "effect", "effect_label", "ci_low", "ci_high", "n", "p", "forced", "evidence"}
+	for i, c := range claims {
+		m := c.(map[string]any)
+		if len(m) != len(keys) {
+			t.Errorf("claim %d has %d keys, want %d: %v", i, len(m), len(keys), m)
+		}
+		for _, k := range keys {
+			if _, ok := m[k]; !ok {
+				t.Errorf("claim %d lacks %q", i, k)
+			}
+		}
+	}
+	third := claims[2].(map[string]any)
+	if third["effect"] != nil || third["p"] != nil || third["kind"] != "sanity" || third["verdict"] != "inconclusive" {
+		t.Errorf("claim without checks: %v", third)
+	}
+	if raw["experiment"] != "x" || raw["profile"] != "quick" || claims[1].(map[string]any)["forced"] != "built in" {
+		t.Errorf("claims.json: %s", b.String())
+	}
+	// A profile without verdicts makes every claim inconclusive.
+	JudgeClaims(cs, "profile ci runs 1 repetition(s)")
+	for _, c := range cs {
+		if c.Verdict != reports.Inconclusive || !strings.Contains(c.Reason, "profile ci") {
+			t.Errorf("no-verdict profile: %q (%s)", c.Verdict, c.Reason)
+		}
+	}
+}
+
+func TestCiteAndBib(t *testing.T) {
+	got := Cite("choi2021deadline", "Fig. 9")
+	want := `Choi, Jeon, Lim, Bok and Yoo, "Dynamic Task Scheduling Scheme for Processing Real-Time Stream Data in Storm Environments", 2021, Fig. 9`
+	if got != want {
+		t.Errorf("Cite = %s\nwant %s", got, want)
+	}
+	var b strings.Builder
+	if err := WriteBib(&b); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range Papers {
+		if !strings.Contains(b.String(), "@article{"+p.Key+",") {
+			t.Errorf("refs.bib lacks %s", p.Key)
+		}
+		if strings.Contains(p.Title, ".txt") || strings.Contains(p.Authors, ".txt") {
+			t.Errorf("paper %s cites a file name", p.Key)
+		}
+	}
+	if !strings.Contains(b.String(), "author = {Eidenbenz and Locher}") {
+		t.Errorf("refs.bib authors:\n%s", b.String())
+	}
+}
+
+func TestResolveProfile(t *testing.T) {
+	t.Setenv(ProfileEnv, "")
+	if p, err := ResolveProfile(""); err != nil || p != DefaultProfile {
+		t.Errorf("default profile = %q, %v", p, err)
+	}
+	t.Setenv(ProfileEnv, "full")
+	if p, _ := ResolveProfile(""); p != "full" {
+		t.Errorf("$%s=full gave %q", ProfileEnv, p)
+	}
+	if p, _ := ResolveProfile("quick"); p != "quick" {
+		t.Errorf("explicit quick gave %q", p)
+	}
+	if _, err := ResolveProfile("huge"); err == nil || !strings.Contains(err.Error(), "ci, quick or full") {
+		t.Errorf("unknown profile: %v", err)
+	}
+}
