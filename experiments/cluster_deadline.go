@@ -116,7 +116,7 @@ func runDeadline(ctx context.Context, env Env) (*Results, error) {
 					return err
 				}
 				fmt.Fprintf(env.Log, "deadline: %s %s %s, rep %d\n", sched, topo, tag, rep)
-				r, err := s.RunBounded(ctx, harness.RunSpec{Topology: t, Measure: prof.DeadlineMaxRun}, deadlineSpouts[topo], 4*time.Second)
+				r, err := s.Run(ctx, harness.RunSpec{Topology: t, End: harness.Dataset{Spout: deadlineSpouts[topo], Quiet: 4 * time.Second, Max: prof.DeadlineMaxRun}})
 				if err := keepRun(env, name, r, err); err != nil {
 					return err
 				}
@@ -157,11 +157,11 @@ func runDeadline(ctx context.Context, env Env) (*Results, error) {
 			for rep := 0; rep < prof.Reps; rep++ {
 				for _, topo := range loadTopos {
 					for _, load := range prof.LoadPercents {
-						if err := s.StartBackgroundLoad(ctx, load); err != nil {
+						if err := s.Nemesis().StartLoad(ctx, load); err != nil {
 							return err
 						}
 						err := run(topo, prof.LoadMB, rep, loadSeries(topo), load, fmt.Sprintf("load%.0f", load))
-						if serr := s.StopBackgroundLoad(ctx); serr != nil && err == nil {
+						if serr := s.Nemesis().StopLoad(ctx); serr != nil && err == nil {
 							err = serr
 						}
 						if err != nil {

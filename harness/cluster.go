@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/stormlab/stormlab/infra/docker"
+	"github.com/stormlab/stormlab/infra/stormui"
 	"github.com/stormlab/stormlab/schedulers"
 	"github.com/stormlab/stormlab/topologies"
 )
@@ -32,12 +33,13 @@ type ClusterSpec struct {
 
 // dockerCluster adapts infra/docker.Cluster to the Cluster the run loop needs.
 type dockerCluster struct {
-	c       *docker.Cluster
-	ui, svc string
+	c   *docker.Cluster
+	ui  *stormui.Client
+	svc *ServiceClient
 }
 
-func (d *dockerCluster) UIURL() string      { return d.ui }
-func (d *dockerCluster) ServiceURL() string { return d.svc }
+func (d *dockerCluster) UI() *stormui.Client     { return d.ui }
+func (d *dockerCluster) Service() *ServiceClient { return d.svc }
 
 func (d *dockerCluster) Capacity() map[string]float64 {
 	m := map[string]float64{}
@@ -47,27 +49,25 @@ func (d *dockerCluster) Capacity() map[string]float64 {
 	return m
 }
 
+func (d *dockerCluster) Hosts() []string {
+	var out []string
+	for _, sup := range d.c.Supervisors() {
+		out = append(out, sup.Host())
+	}
+	return out
+}
+
 func (d *dockerCluster) Submit(ctx context.Context, jar, mainClass string, args ...string) error {
 	return d.c.Submit(ctx, jar, mainClass, args...)
 }
 
-// Kill resolves the topology name to its id (the UI kills by id).
-func (d *dockerCluster) Kill(ctx context.Context, name string) error {
-	id, err := (&UI{BaseURL: d.ui}).TopologyID(ctx, name)
-	if err != nil {
-		return err
-	}
-	return d.c.Kill(ctx, id)
+func (d *dockerCluster) Exec(ctx context.Context, host string, cmd ...string) (int, string, error) {
+	return d.c.Exec(ctx, host, cmd...)
 }
 
-func (d *dockerCluster) NimbusLog(ctx context.Context) (string, error) {
-	return d.c.Logs(ctx, docker.RoleNimbus)
-}
-
-// RunOnNewCluster starts a cluster whose Nimbus uses spec.Scheduler (native,
-// or the bridge to the Go service running that scheduler), runs spec on it
-// and always removes every container and network it made, also when the run
-// fails or ctx is cancelled (interrupt).
+// RunOnNewCluster starts a cluster whose Nimbus uses spec.Scheduler (native, or the bridge to the Go
+// service running that scheduler), runs spec on it and always removes every container and network it
+// made, also when the run fails or ctx is cancelled (interrupt).
 func RunOnNewCluster(ctx context.Context, cs ClusterSpec, spec RunSpec) (res *RunResult, err error) {
 	s, err := StartSession(ctx, cs, spec.Scheduler)
 	defer func() {
@@ -88,8 +88,8 @@ func orDefault(s, d string) string {
 	return s
 }
 
-// StormTopology builds the TopologyRun of one of the Java topologies
-// (topologies.StormMains) with the jar found from the repository root.
+// StormTopology builds the TopologyRun of one of the Java topologies (topologies.StormMains) with the
+// jar found from the repository root.
 func StormTopology(name, topologyName string, args ...string) (TopologyRun, error) {
 	m, err := topologies.LookupStormMain(name)
 	if err != nil {
@@ -107,8 +107,8 @@ func StormTopology(name, topologyName string, args ...string) (TopologyRun, erro
 	return TopologyRun{Name: topologyName, Jar: jar, MainClass: m.Class, Args: append(a, args...)}, nil
 }
 
-// RepoRoot finds the module root (the folder holding go.mod) from the
-// working directory, so tests in any package find the built jars.
+// RepoRoot finds the module root (the folder holding go.mod) from the working directory, so tests in
+// any package find the built jars.
 func RepoRoot() (string, error) {
 	dir, err := os.Getwd()
 	if err != nil {

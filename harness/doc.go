@@ -1,9 +1,16 @@
-// Package harness runs one scheduler on a real Storm cluster and measures it:
-// provision -> submit -> wait until every executor runs -> warm up -> measure
+// Package harness runs one scheduler on a real Storm cluster and measures it: provision -> submit ->
+// wait until every executor runs -> open and close the window (the End condition: Timed, a warm-up
+// until throughput is steady and a fixed window; or Dataset, a finite dataset processed to its end)
 // -> collect -> kill -> tear down, always tearing down.
 //
-// Measurement is split the etcd-benchmark way: the workers' raw reports
-// (protocol.WorkerReport, collected by the scheduler service) and the actual
-// placement read from Nimbus are plain values; Measure folds them into a
-// Measurement; judging (Check) and rendering (package reports) are separate.
+// The roles are apart, Jepsen style: Session starts a cluster, waits until it is idle, exposes the
+// daemons' logs as data (LogFiles) and closes it; Run is the one run loop; Nemesis disturbs the
+// cluster on purpose (background load, straggling workers). The bridge's rounds and fallbacks and the
+// scheduler's decisions come from the scheduler service's state endpoint; every run is cross-checked
+// against Storm's own statistics (StormCheck). Errors are typed (*RunError with its stage and the
+// daemons' last log lines as data) and wrapped.
+//
+// Measurement is split the etcd-benchmark way: the workers' raw reports (protocol.WorkerReport,
+// collected by the scheduler service) and the actual placement read from Nimbus are plain values;
+// Measure folds them into a Measurement; judging (Check) and rendering (package reports) are separate.
 package harness

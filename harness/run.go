@@ -8,20 +8,21 @@ import (
 	"time"
 
 	"github.com/stormlab/stormlab/infra/protocol"
+	"github.com/stormlab/stormlab/infra/stormui"
 )
 
-// Cluster is what a run needs from a provisioned Storm cluster; infra/docker
-// provides it (see ClusterFor in cluster.go). Methods take the context first.
+// Cluster is what a run needs from a provisioned Storm cluster; infra/docker provides it (see
+// dockerCluster in cluster.go). Methods take the context first.
 type Cluster interface {
-	UIURL() string
-	ServiceURL() string
+	UI() *stormui.Client
+	Service() *ServiceClient
 	// Capacity maps each supervisor host to its CPU capacity (100 = one core).
 	Capacity() map[string]float64
+	// Hosts lists the supervisor hostnames.
+	Hosts() []string
 	Submit(ctx context.Context, jar, mainClass string, args ...string) error
-	Kill(ctx context.Context, topology string) error
-	// NimbusLog returns Nimbus's log so far (the bridge writes its round
-	// times and fallbacks there).
-	NimbusLog(ctx context.Context) (string, error)
+	// Exec runs a command on a supervisor host (exit code, combined output).
+	Exec(ctx context.Context, host string, cmd ...string) (int, string, error)
 }
 
 // Native schedulers run inside Nimbus without the bridge, chosen by
@@ -59,61 +60,129 @@ type TopologyRun struct {
 type RunSpec struct {
 	Scheduler string
 	Topology  TopologyRun
-	WarmUp    time.Duration // after every executor runs, before measuring
-	Measure   time.Duration
-	Step      time.Duration // time-series window; 0 = none
+	// WarmUp is the maximum warm-up of a timed run: the window opens as soon as throughput is steady
+	// (see Timed) and at the latest WarmUp after every worker reported work.
+	WarmUp  time.Duration
+	Measure time.Duration // length of a timed run's window
+	Step    time.Duration // time-series window; 0 = none
 	// StartTimeout bounds the wait for every executor to run.
 	StartTimeout time.Duration
+	// End is the run's end condition: Timed (nil means Timed{}: WarmUp, then Measure) or Dataset (a
+	// finite dataset processed to its end).
+	End End `json:"-"`
 }
 
-// RunResult is everything one run produced. Invalid is non-empty when the
-// run must not be reported (the bridge fell back to EvenScheduler, ...).
+// RunResult is everything one run produced. Invalid is non-empty when the run must not be reported
+// (the bridge fell back to EvenScheduler, the service ran another scheduler, ...); Suspect is non-empty
+// when its figures disagree with Storm's own statistics (see StormCheck).
 type RunResult struct {
-	Spec         RunSpec                 `json:"spec"`
-	TopologyID   string                  `json:"topology_id"`
-	Executors    []ExecutorPlace         `json:"executors"`
-	Measurement  Measurement             `json:"measurement"`
-	Series       []Measurement           `json:"series,omitempty"`
-	RoundsMs     []float64               `json:"bridge_rounds_ms,omitempty"`
-	Fallbacks    []string                `json:"fallbacks,omitempty"`
-	Unassigned   int                     `json:"unassigned"`
-	Invalid      string                  `json:"invalid,omitempty"`
-	Reports      []protocol.WorkerReport `json:"-"` // raw samples, written separately
-	StartedAt    time.Time               `json:"started_at"`
-	Cluster      string                  `json:"cluster,omitempty"` // profile
-	Images       map[string]string       `json:"images,omitempty"`  // role -> image tag (content hash)
-	StormVersion string                  `json:"storm_version,omitempty"`
-	StartS       float64                 `json:"cluster_start_s,omitempty"` // ZooKeeper up -> supervisors registered
-	MeasureFrom  int64                   `json:"measure_from_ms"`
-	MeasureTo    int64                   `json:"measure_to_ms"`
-	// DatasetS is set by bounded runs (Session.RunBounded): seconds from
-	// the start of the first report interval with acks to the last report
-	// with acks, i.e. the time to process the whole dataset (resolution:
-	// one report interval).
+	Spec         RunSpec                   `json:"spec"`
+	EndKind      string                    `json:"end"` // "timed" or "dataset"
+	TopologyID   string                    `json:"topology_id"`
+	Executors    []ExecutorPlace           `json:"executors"`
+	Measurement  Measurement               `json:"measurement"`
+	Series       []Measurement             `json:"series,omitempty"`
+	WarmUp       WarmUp                    `json:"warm_up"`
+	Storm        StormCheck                `json:"storm_check"`
+	RoundsMs     []float64                 `json:"bridge_rounds_ms,omitempty"`
+	Fallbacks    []protocol.Fallback       `json:"fallbacks,omitempty"`
+	Decisions    []protocol.DecisionRecord `json:"decisions,omitempty"`
+	Unassigned   int                       `json:"unassigned"`
+	Invalid      string                    `json:"invalid,omitempty"`
+	Suspect      string                    `json:"suspect,omitempty"`
+	Reports      []protocol.WorkerReport   `json:"-"` // raw samples, written separately
+	StartedAt    time.Time                 `json:"started_at"`
+	Cluster      string                    `json:"cluster,omitempty"` // profile
+	Images       map[string]string         `json:"images,omitempty"`  // role -> image tag (content hash)
+	StormVersion string                    `json:"storm_version,omitempty"`
+	StartS       float64                   `json:"cluster_start_s,omitempty"` // ZooKeeper up -> supervisors registered
+	MeasureFrom  int64                     `json:"measure_from_ms"`
+	MeasureTo    int64                     `json:"measure_to_ms"`
+	// DatasetS is set by Dataset runs: seconds from the start of the first report interval with acks
+	// to the last report with acks, i.e. the time to process the whole dataset (resolution: one report
+	// interval).
 	DatasetS float64 `json:"dataset_s,omitempty"`
 }
 
-// Run submits the topology, waits until every executor runs, warms up,
-// measures, collects and kills the topology. The cluster itself is the
-// caller's (see RunOnNewCluster, which also tears it down).
-func Run(ctx context.Context, cl Cluster, spec RunSpec) (*RunResult, error) {
+// running is one submitted topology during a run: what the end conditions work with.
+type running struct {
+	cl    Cluster
+	spec  RunSpec
+	res   *RunResult
+	id    string
+	stage string
+	// Storm's statistics at the window's ends (see crosscheck.go).
+	stormFrom, stormTo *stormSnapshot
+}
+
+// reports returns the topology's reports since sinceMs.
+func (r *running) reports(ctx context.Context, sinceMs int64) ([]protocol.WorkerReport, error) {
+	all, err := r.cl.Service().Reports(ctx, sinceMs)
+	if err != nil {
+		return nil, err
+	}
+	var out []protocol.WorkerReport
+	for _, x := range all {
+		if x.Topology == r.id {
+			out = append(out, x)
+		}
+	}
+	return out, nil
+}
+
+// open starts the window now and takes Storm's statistics.
+func (r *running) open(ctx context.Context) {
+	r.res.MeasureFrom = time.Now().UnixMilli()
+	r.stormFrom = takeSnapshot(ctx, r.cl.UI(), r.id)
+}
+
+// close ends the window now and takes Storm's statistics.
+func (r *running) close(ctx context.Context) {
+	r.res.MeasureTo = time.Now().UnixMilli()
+	r.stormTo = takeSnapshot(ctx, r.cl.UI(), r.id)
+}
+
+// Run submits the topology, waits until every executor runs, lets spec.End open and close the
+// measurement window, collects, judges validity, cross-checks against Storm's statistics and kills
+// the topology (also on failure or cancellation). The cluster itself is the caller's (see Session).
+// On error the partial result is returned with a *RunError.
+func Run(ctx context.Context, cl Cluster, spec RunSpec) (res *RunResult, err error) {
 	if spec.StartTimeout == 0 {
 		spec.StartTimeout = 3 * time.Minute
 	}
-	res := &RunResult{Spec: spec, StartedAt: time.Now()}
-	ui := &UI{BaseURL: cl.UIURL()}
-	svc := &ServiceClient{BaseURL: cl.ServiceURL()}
+	end := spec.End
+	if end == nil {
+		end = Timed{}
+	}
+	res = &RunResult{Spec: spec, StartedAt: time.Now(), EndKind: end.kind()}
+	r := &running{cl: cl, spec: spec, res: res, stage: StageSpec}
+	defer func() {
+		if err != nil {
+			err = &RunError{Topology: spec.Topology.Name, Stage: r.stage, Err: err}
+		}
+	}()
+	if err := end.check(spec); err != nil {
+		return res, err
+	}
+	r.stage = StageSubmit
 	if err := cl.Submit(ctx, spec.Topology.Jar, spec.Topology.MainClass, spec.Topology.Args...); err != nil {
-		return res, fmt.Errorf("submit topology %s: %w", spec.Topology.Name, err)
+		return res, err
 	}
 	defer func() {
-		// Kill even when the run failed or ctx was cancelled.
+		// Kill even when the run failed or ctx was cancelled; a failed kill is this run's error too
+		// (the next run would share the cluster with it).
 		kctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 		defer cancel()
-		_ = cl.Kill(kctx, spec.Topology.Name)
+		if kerr := cl.UI().Kill(kctx, spec.Topology.Name, 0); kerr != nil {
+			if err == nil {
+				r.stage = StageKill
+			}
+			err = errors.Join(err, kerr)
+		}
 	}()
-	id, execs, err := waitRunning(ctx, ui, spec.Topology.Name, spec.StartTimeout)
-	res.TopologyID, res.Executors = id, execs
+	r.stage = StageStart
+	id, execs, err := waitRunning(ctx, cl.UI(), spec.Topology.Name, spec.StartTimeout)
+	r.id, res.TopologyID, res.Executors = id, id, execs
 	if err != nil {
 		for _, e := range execs {
 			if e.Host == "" {
@@ -122,52 +191,100 @@ func Run(ctx context.Context, cl Cluster, spec RunSpec) (*RunResult, error) {
 		}
 		return res, err
 	}
-	if err := svc.WaitWorkers(ctx, id, workerSlots(execs), spec.StartTimeout); err != nil {
+	if err := end.window(ctx, r); err != nil {
 		return res, err
 	}
-	if err := pause(ctx, spec.WarmUp); err != nil {
-		return res, err
-	}
-	res.MeasureFrom = time.Now().UnixMilli()
-	if err := pause(ctx, spec.Measure); err != nil {
-		return res, err
-	}
-	res.MeasureTo = time.Now().UnixMilli()
-	// Reports of the last interval arrive up to one interval late.
-	reports, err := svc.ReportsUntil(ctx, res.MeasureTo, 20*time.Second)
-	if err != nil {
-		return res, fmt.Errorf("collect worker reports: %w", err)
-	}
-	for _, r := range reports {
-		if r.Topology == id {
-			res.Reports = append(res.Reports, r)
-		}
-	}
-	reports = res.Reports
-	// Placement as Nimbus sees it now: a dynamic scheduler may have moved
-	// executors during the run; the cut rate uses the final placement.
-	if execs, _, err = ui.Executors(ctx, id); err == nil {
-		res.Executors = execs
-	}
-	place := PlacementOf(res.Executors)
-	capacity := cl.Capacity()
-	res.Measurement = Measure(reports, place, capacity, res.MeasureFrom, res.MeasureTo)
-	if spec.Step > 0 {
-		res.Series = Series(reports, place, capacity, res.MeasureFrom, res.MeasureTo, spec.Step.Milliseconds())
-	}
-	if log, err := cl.NimbusLog(ctx); err == nil {
-		res.RoundsMs, res.Fallbacks = ParseBridgeLog(log)
-	}
-	if _, bridged := StormSchedulerClass(spec.Scheduler); bridged && len(res.Fallbacks) > 0 {
-		res.Invalid = "bridge fell back to EvenScheduler: " + res.Fallbacks[0]
-	}
-	return res, nil
+	r.stage = StageCollect
+	return res, collect(ctx, r)
 }
 
-// waitRunning polls Nimbus until every executor of the topology has a
-// heartbeat on a host (a wait strategy: it returns as soon as the condition
-// holds, or on timeout with the last state).
-func waitRunning(ctx context.Context, ui *UI, name string, timeout time.Duration) (string, []ExecutorPlace, error) {
+// collect reads what the window produced and judges it.
+func collect(ctx context.Context, r *running) error {
+	res, cl := r.res, r.cl
+	// Reports of the last interval arrive up to one interval late.
+	all, err := cl.Service().ReportsUntil(ctx, res.StartedAt.UnixMilli(), res.MeasureTo, 20*time.Second)
+	if err != nil {
+		return fmt.Errorf("worker reports: %w", err)
+	}
+	res.Reports = res.Reports[:0]
+	for _, x := range all {
+		if x.Topology == r.id {
+			res.Reports = append(res.Reports, x)
+		}
+	}
+	// Placement as Nimbus sees it now: a dynamic scheduler may have moved executors during the run;
+	// the cut rate uses the final placement.
+	top, err := cl.UI().Topology(ctx, r.id)
+	if err != nil {
+		return fmt.Errorf("final placement: %w", err)
+	}
+	res.Executors = placesOf(top)
+	place := PlacementOf(res.Executors)
+	capacity := cl.Capacity()
+	res.Measurement = Measure(res.Reports, place, capacity, res.MeasureFrom, res.MeasureTo)
+	if r.spec.Step > 0 {
+		res.Series = Series(res.Reports, place, capacity, res.MeasureFrom, res.MeasureTo, r.spec.Step.Milliseconds())
+	}
+	st, err := cl.Service().State(ctx, res.StartedAt.UnixMilli())
+	if err != nil {
+		return fmt.Errorf("scheduler service state: %w", err)
+	}
+	res.RoundsMs, res.Fallbacks, res.Decisions = fromState(st, r.id)
+	res.Invalid = invalid(r.spec.Scheduler, st.Scheduler, res.Fallbacks, res.Decisions)
+	res.Storm = crossCheck(r.stormFrom, r.stormTo, res.Measurement)
+	res.Suspect = res.Storm.Suspect()
+	return nil
+}
+
+// fromState picks a run's bridge round times (each round reports the bridge's wall time of the one
+// before it; the last round's is not known), the fallbacks that concern its topology (or every
+// topology of a round) and its decisions.
+func fromState(st *protocol.State, id string) (roundsMs []float64, fallbacks []protocol.Fallback, decisions []protocol.DecisionRecord) {
+	for _, rt := range st.RoundTimes {
+		if rt.BridgeMs > 0 {
+			roundsMs = append(roundsMs, rt.BridgeMs)
+		}
+	}
+	for _, f := range st.Fallbacks {
+		if f.Topology == "" || f.Topology == id {
+			fallbacks = append(fallbacks, f)
+		}
+	}
+	for _, d := range st.Decisions {
+		if d.Topology == id {
+			decisions = append(decisions, d)
+		}
+	}
+	return roundsMs, fallbacks, decisions
+}
+
+// invalid says why a run cannot count as asked's result, or "": for a scheduler behind the bridge,
+// the service must run asked (not another scheduler), must have decided the topology's placement, and
+// the bridge must never have fallen back to EvenScheduler.
+func invalid(asked, serviceRuns string, fallbacks []protocol.Fallback, decisions []protocol.DecisionRecord) string {
+	if _, bridged := StormSchedulerClass(asked); !bridged {
+		return ""
+	}
+	var why []string
+	if serviceRuns != asked {
+		why = append(why, fmt.Sprintf("the scheduler service runs %q, not %q", serviceRuns, asked))
+	}
+	if len(fallbacks) > 0 {
+		why = append(why, fmt.Sprintf("bridge fell back to EvenScheduler %d times (first: %s)", len(fallbacks), fallbacks[0].Reason))
+	}
+	applied := false
+	for _, d := range decisions {
+		applied = applied || d.Applied
+	}
+	if !applied {
+		why = append(why, "the scheduler service applied no placement for the topology")
+	}
+	return strings.Join(why, "; ")
+}
+
+// waitRunning polls Nimbus until every executor of the topology has a heartbeat on a host (a wait
+// strategy: it returns as soon as the condition holds, or on timeout with the last state).
+func waitRunning(ctx context.Context, ui *stormui.Client, name string, timeout time.Duration) (string, []ExecutorPlace, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	tick := time.NewTicker(time.Second)
@@ -184,9 +301,12 @@ func waitRunning(ctx context.Context, ui *UI, name string, timeout time.Duration
 			id, err = ui.TopologyID(ctx, name)
 		}
 		if err == nil {
-			execs, total, err = ui.Executors(ctx, id)
-			if err == nil && total > 0 && len(execs) == total && allPlaced(execs) {
-				return id, execs, nil
+			var top *stormui.Topology
+			if top, err = ui.Topology(ctx, id); err == nil {
+				execs, total = placesOf(top), top.ExecutorsTotal
+				if total > 0 && len(execs) == total && allPlaced(execs) {
+					return id, execs, nil
+				}
 			}
 		}
 		if err != nil {
@@ -200,7 +320,7 @@ func waitRunning(ctx context.Context, ui *UI, name string, timeout time.Duration
 					placed++
 				}
 			}
-			return id, execs, fmt.Errorf("topology %s: %d of %d executors running after %s (last error: %v)", name, placed, total, timeout, lastErr)
+			return id, execs, fmt.Errorf("topology %s: %d of %d executors running after %s (last error: %v): %w", name, placed, total, timeout, lastErr, ctx.Err())
 		case <-tick.C:
 		}
 	}
@@ -229,8 +349,7 @@ func allPlaced(execs []ExecutorPlace) bool {
 	return true
 }
 
-// pause waits d or until ctx ends. It is the measurement window itself, not
-// a synchronisation sleep.
+// pause waits d or until ctx ends. It is the measurement window itself, not a synchronisation sleep.
 func pause(ctx context.Context, d time.Duration) error {
 	if d <= 0 {
 		return nil
@@ -245,25 +364,8 @@ func pause(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// ParseBridgeLog extracts the bridge's round times ("STORMLAB-ROUND <ms> ms")
-// and fallbacks ("STORMLAB-FALLBACK <reason>") from Nimbus's log.
-func ParseBridgeLog(log string) (roundsMs []float64, fallbacks []string) {
-	for _, line := range strings.Split(log, "\n") {
-		if i := strings.Index(line, "STORMLAB-ROUND "); i >= 0 {
-			var ms float64
-			if _, err := fmt.Sscanf(line[i+len("STORMLAB-ROUND "):], "%g", &ms); err == nil {
-				roundsMs = append(roundsMs, ms)
-			}
-		}
-		if i := strings.Index(line, "STORMLAB-FALLBACK"); i >= 0 {
-			fallbacks = append(fallbacks, strings.TrimSpace(line[i+len("STORMLAB-FALLBACK"):]))
-		}
-	}
-	return roundsMs, fallbacks
-}
-
-// Check judges a run for the smoke test: it returns every reason the run
-// cannot count (zero throughput, unassigned executors, bridge fallback).
+// Check judges a run for the smoke test: it returns every reason the run cannot count (zero
+// throughput, unassigned executors, bridge fallback, another scheduler than asked).
 func Check(r *RunResult) error {
 	var errs []error
 	if r.Invalid != "" {

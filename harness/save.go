@@ -7,11 +7,11 @@ import (
 	"path/filepath"
 )
 
-// Save keeps one run's raw material in dir: run.json (spec, cluster, image
-// tags, Storm version, measurement, time series, bridge rounds) and
-// reports.jsonl (every worker report as received, one JSON per line).
-// Files are written to a temporary name and renamed, so an interrupted run
-// never leaves a half-written file.
+// Save keeps one run's raw material in dir: run.json (spec, cluster, image tags, Storm version,
+// warm-up, measurement, time series, service decisions and fallbacks, the cross-check against Storm's
+// statistics), reports.jsonl (every worker report as received, one JSON per line) and storm-stats.json
+// (Storm's own executor statistics at the window's ends, with the comparison). Files are written to a
+// temporary name and renamed, so an interrupted run never leaves a half-written file.
 func Save(dir string, r *RunResult) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("save run: %w", err)
@@ -33,7 +33,10 @@ func Save(dir string, r *RunResult) error {
 		if err := os.Chmod(tmp.Name(), 0o644); err != nil {
 			return fmt.Errorf("save run %s: %w", name, err)
 		}
-		return os.Rename(tmp.Name(), filepath.Join(dir, name))
+		if err := os.Rename(tmp.Name(), filepath.Join(dir, name)); err != nil {
+			return fmt.Errorf("save run %s: %w", name, err)
+		}
+		return nil
 	}
 	if err := write("reports.jsonl", func(e *json.Encoder) error {
 		for _, rep := range r.Reports {
@@ -42,6 +45,16 @@ func Save(dir string, r *RunResult) error {
 			}
 		}
 		return nil
+	}); err != nil {
+		return err
+	}
+	if err := write("storm-stats.json", func(e *json.Encoder) error {
+		e.SetIndent("", "  ")
+		return e.Encode(struct {
+			Check StormCheck     `json:"check"`
+			From  *stormSnapshot `json:"from"`
+			To    *stormSnapshot `json:"to"`
+		}{r.Storm, r.Storm.From, r.Storm.To})
 	}); err != nil {
 		return err
 	}

@@ -4,50 +4,72 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/stormlab/stormlab/infra/protocol"
 )
 
-// ServiceClient reads the scheduler service's raw worker reports.
+// ServiceClient reads the scheduler service: the workers' raw reports and the service's state (its
+// rounds, decisions and the bridge's fallbacks, as the bridge posted them).
 type ServiceClient struct {
 	BaseURL string
 	Client  *http.Client
 }
 
-// Reports returns every worker report the service has received.
-func (s *ServiceClient) Reports(ctx context.Context) ([]protocol.WorkerReport, error) {
+func (s *ServiceClient) get(ctx context.Context, path string, sinceMs int64, v any) error {
 	c := s.Client
 	if c == nil {
 		c = &http.Client{Timeout: 30 * time.Second}
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(s.BaseURL, "/")+protocol.PathReports, nil)
+	u := strings.TrimRight(s.BaseURL, "/") + path
+	if sinceMs > 0 {
+		u += "?since_ms=" + strconv.FormatInt(sinceMs, 10)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
-		return nil, err
+		return fmt.Errorf("scheduler service %s: %w", path, err)
 	}
 	resp, err := c.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("scheduler service: %w", err)
+		return fmt.Errorf("scheduler service %s: %w", path, err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("scheduler service %s: status %s", protocol.PathReports, resp.Status)
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, 300))
+		return fmt.Errorf("scheduler service %s: status %s: %s", path, resp.Status, strings.TrimSpace(string(body)))
 	}
-	var out []protocol.WorkerReport
-	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
-		return nil, fmt.Errorf("scheduler service %s: decode: %w", protocol.PathReports, err)
+	if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
+		return fmt.Errorf("scheduler service %s: decode: %w", path, err)
 	}
-	return out, nil
+	return nil
 }
 
-// ReportsUntil waits until some report at or after untilMs has arrived (so
-// the last interval of a window is in) or maxWait passes, then returns all.
-func (s *ServiceClient) ReportsUntil(ctx context.Context, untilMs int64, maxWait time.Duration) ([]protocol.WorkerReport, error) {
+// Reports returns the worker reports with TimeMs >= sinceMs (0: all).
+func (s *ServiceClient) Reports(ctx context.Context, sinceMs int64) ([]protocol.WorkerReport, error) {
+	var out []protocol.WorkerReport
+	err := s.get(ctx, protocol.PathReports, sinceMs, &out)
+	return out, err
+}
+
+// State returns the service's state, its time series cut to sinceMs (0: all).
+func (s *ServiceClient) State(ctx context.Context, sinceMs int64) (*protocol.State, error) {
+	var st protocol.State
+	if err := s.get(ctx, protocol.PathState, sinceMs, &st); err != nil {
+		return nil, err
+	}
+	return &st, nil
+}
+
+// ReportsUntil waits until some report at or after untilMs has arrived (so the last interval of a
+// window is in) or maxWait passes, then returns the reports since sinceMs.
+func (s *ServiceClient) ReportsUntil(ctx context.Context, sinceMs, untilMs int64, maxWait time.Duration) ([]protocol.WorkerReport, error) {
 	deadline := time.Now().Add(maxWait)
 	for {
-		r, err := s.Reports(ctx)
+		r, err := s.Reports(ctx, sinceMs)
 		if err != nil {
 			return nil, err
 		}
@@ -65,13 +87,13 @@ func (s *ServiceClient) ReportsUntil(ctx context.Context, untilMs int64, maxWait
 	}
 }
 
-// WaitWorkers waits until every worker slot ("host:port") of topology id
-// has sent a report with traffic or acks, i.e. its executors really run.
-func (s *ServiceClient) WaitWorkers(ctx context.Context, id string, slots []string, timeout time.Duration) error {
+// WaitWorkers waits until every worker slot ("host:port") of topology id has sent a report with
+// traffic or acks, i.e. its executors really run.
+func (s *ServiceClient) WaitWorkers(ctx context.Context, id string, sinceMs int64, slots []string, timeout time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	for {
-		r, err := s.Reports(ctx)
+		r, err := s.Reports(ctx, sinceMs)
 		seen := map[string]bool{}
 		if err == nil {
 			for _, x := range r {
@@ -90,7 +112,7 @@ func (s *ServiceClient) WaitWorkers(ctx context.Context, id string, slots []stri
 			return nil
 		}
 		if perr := pause(ctx, time.Second); perr != nil {
-			return fmt.Errorf("%d of %d workers of %s have not reported work after %s (last error: %v)", missing, len(slots), id, timeout, err)
+			return fmt.Errorf("%d of %d workers of %s have not reported work after %s (last error: %v): %w", missing, len(slots), id, timeout, err, perr)
 		}
 	}
 }

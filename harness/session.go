@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -11,26 +12,24 @@ import (
 	"github.com/stormlab/stormlab/schedulers"
 )
 
-// Session is one containerized cluster kept for several sequential runs of
-// the same scheduler (cluster start-up is paid once). Between runs the
-// previous topology is killed and Session.Run waits until Nimbus has
-// forgotten it and no worker JVM is left on any supervisor, so one run
-// never measures the next one's start-up or the last one's tail.
+// Session is one containerized cluster kept for several sequential runs of the same scheduler
+// (cluster start-up is paid once). It only starts the cluster, waits until it is idle between runs,
+// exposes the daemons' logs as data (LogFiles) and closes; the run loop is Run, and whatever disturbs
+// the cluster on purpose (background load, stragglers) is its Nemesis.
 //
-// Always Close a Session, also after an error: Close removes every
-// container and the network.
+// Always Close a Session, also after an error: Close removes every container and the network.
 type Session struct {
 	Scheduler string
 	logf      func(string, ...any)
 	c         *docker.Cluster
 	dc        *dockerCluster
+	nemesis   *Nemesis
 	runs      int
 }
 
-// StartSession starts a cluster whose Nimbus uses scheduler (native, or
-// the bridge to the Go service running it). On error the returned Session
-// (possibly partial) must still be closed; it is nil only when nothing was
-// started.
+// StartSession starts a cluster whose Nimbus uses scheduler (native, or the bridge to the Go service
+// running it). On error the returned Session (possibly partial) must still be closed; it is nil only
+// when nothing was started.
 func StartSession(ctx context.Context, cs ClusterSpec, scheduler string) (*Session, error) {
 	class, bridged := StormSchedulerClass(scheduler)
 	svcScheduler := "even" // the service only collects metrics for native schedulers
@@ -69,15 +68,16 @@ func StartSession(ctx context.Context, cs ClusterSpec, scheduler string) (*Sessi
 	if s.logf == nil {
 		s.logf = func(string, ...any) {}
 	}
+	s.nemesis = &Nemesis{c: c, logf: s.logf, before: s.waitIdleAfterRun}
 	if err != nil {
 		return s, err
 	}
-	if s.dc.ui, err = c.UIURL(ctx); err != nil {
+	ui, uerr := c.UI(ctx)
+	svc, serr := c.ServiceURL(ctx)
+	if err := errors.Join(uerr, serr); err != nil {
 		return s, err
 	}
-	if s.dc.svc, err = c.ServiceURL(ctx); err != nil {
-		return s, err
-	}
+	s.dc.ui, s.dc.svc = ui, &ServiceClient{BaseURL: svc}
 	return s, nil
 }
 
@@ -88,129 +88,111 @@ func (s *Session) Cluster() *docker.Cluster { return s.c }
 func (s *Session) Capacity() map[string]float64 { return s.dc.Capacity() }
 
 // Hosts lists the supervisor hostnames in spec order.
-func (s *Session) Hosts() []string {
-	var out []string
-	for _, sup := range s.c.Supervisors() {
-		out = append(out, sup.Host())
-	}
-	return out
-}
+func (s *Session) Hosts() []string { return s.dc.Hosts() }
 
-// Run runs spec on the session's cluster (spec.Scheduler must be the
-// session's, or empty). Before submitting it waits until the previous run's
-// topology and workers are gone.
+// LogFiles is the cluster's daemon logs, as data.
+func (s *Session) LogFiles() LogFiles { return s.c }
+
+// Nemesis is what disturbs this session's cluster on purpose.
+func (s *Session) Nemesis() *Nemesis { return s.nemesis }
+
+// Run runs spec on the session's cluster (spec.Scheduler must be the session's, or empty). Before
+// submitting it waits until the previous run's topology and workers are gone. A failed run's
+// *RunError carries the last lines of every daemon's log.
 func (s *Session) Run(ctx context.Context, spec RunSpec) (*RunResult, error) {
 	if spec.Scheduler == "" {
 		spec.Scheduler = s.Scheduler
 	}
 	if spec.Scheduler != s.Scheduler {
-		return nil, fmt.Errorf("session runs %s, not %s: start another session for another scheduler", s.Scheduler, spec.Scheduler)
+		return nil, &RunError{Topology: spec.Topology.Name, Stage: StageSpec,
+			Err: fmt.Errorf("session runs %s, not %s: start another session for another scheduler", s.Scheduler, spec.Scheduler)}
 	}
-	if s.runs > 0 {
-		if err := s.WaitIdle(ctx, 2*time.Minute); err != nil {
-			return nil, fmt.Errorf("before run %d: %w", s.runs+1, err)
-		}
+	if err := s.waitIdleAfterRun(ctx); err != nil {
+		return nil, &RunError{Topology: spec.Topology.Name, Stage: StageIdle, Err: err, Logs: Tails(ctx, s.c, 20)}
 	}
 	s.runs++
 	res, err := Run(ctx, s.dc, spec)
 	if res != nil {
 		s.stamp(res)
 	}
-	if err != nil {
-		err = fmt.Errorf("%w\n--- last log lines ---\n%s", err, s.c.LastLogLines(context.WithoutCancel(ctx), 20))
+	if re := (*RunError)(nil); errors.As(err, &re) {
+		re.Logs = Tails(ctx, s.c, 20)
 	}
 	return res, err
 }
 
-// WaitIdle waits until Nimbus lists no topology, no slot is used and no
-// worker JVM runs in any supervisor container.
+// waitIdleAfterRun waits for idleness if a run came before.
+func (s *Session) waitIdleAfterRun(ctx context.Context) error {
+	if s.runs == 0 {
+		return nil
+	}
+	if err := s.WaitIdle(ctx, 2*time.Minute); err != nil {
+		return fmt.Errorf("after run %d: %w", s.runs, err)
+	}
+	return nil
+}
+
+// WaitIdle waits until Nimbus lists no topology, no slot is used and no worker JVM runs in any
+// supervisor container. A worker JVM that outlives its topology by StragglerGrace is killed (the
+// Nemesis's KillStragglers). The error wraps ErrNotIdle and the last reason.
 func (s *Session) WaitIdle(ctx context.Context, timeout time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	ui := &UI{BaseURL: s.dc.ui}
-	var last string
 	var lingering time.Time
+	var killErr error
 	for {
-		idle, why := s.idle(ctx, ui)
-		if idle {
+		why := s.idle(ctx)
+		if why == nil {
 			return nil
 		}
-		last = why
-		// Nimbus has forgotten the topology but a worker JVM is still up
-		// (seen on a 0.25-core supervisor after a migration): the
-		// supervisor should have killed it; after StragglerGrace we do,
-		// by pid, so the next run does not share the node with it.
-		if strings.HasPrefix(why, "worker JVMs still running") {
+		// Nimbus has forgotten the topology but a worker JVM is still up (seen on a 0.25-core
+		// supervisor after a migration): the supervisor should have killed it; after
+		// StragglerGrace we do, by pid, so the next run does not share the node with it.
+		if errors.Is(why, errStragglers) {
 			if lingering.IsZero() {
 				lingering = time.Now()
 			} else if time.Since(lingering) > StragglerGrace {
-				s.killStragglers(ctx)
+				killErr = s.nemesis.KillStragglers(ctx)
 				lingering = time.Time{}
 			}
 		}
 		if err := pause(ctx, time.Second); err != nil {
-			return fmt.Errorf("cluster not idle after %s: %s", timeout, last)
+			return errors.Join(fmt.Errorf("%w after %s: %w", ErrNotIdle, timeout, why), killErr)
 		}
 	}
 }
 
-// workerProbe prints the pids of Storm worker JVMs (pgrep from procps:
-// one process, cheap even on a 0.25-core container under background
-// load). The bracket keeps the probe's own shell, whose command line holds
-// the pattern, from matching.
-const workerProbe = `pgrep -f '[o]rg.apache.storm.daemon.worker.Worker'; true`
+var errStragglers = errors.New("worker JVMs still running")
 
-// StragglerGrace is how long WaitIdle lets a worker JVM outlive its
-// topology before killing it.
-const StragglerGrace = 30 * time.Second
-
-// killStragglers kills (SIGKILL, by pid) the worker JVMs left on any
-// supervisor after their topology is gone.
-func (s *Session) killStragglers(ctx context.Context) {
-	for _, h := range s.Hosts() {
-		_, out, err := s.c.Exec(ctx, h, "sh", "-c", workerProbe)
-		pids := strings.Fields(out)
-		if err != nil || len(pids) == 0 {
-			continue
-		}
-		s.logf("cluster %s: killing worker JVMs left on %s after their topology ended: pids %s", s.c.ID, h, strings.Join(pids, ","))
-		s.c.Exec(ctx, h, append([]string{"kill", "-9"}, pids...)...)
+// idle returns nil when the cluster is idle, else why not.
+func (s *Session) idle(ctx context.Context) error {
+	tops, err := s.dc.ui.Topologies(ctx)
+	if err != nil {
+		return err
 	}
-}
-
-func (s *Session) idle(ctx context.Context, ui *UI) (bool, string) {
-	var sum struct {
-		Topologies []struct{ ID, Name, Status string } `json:"topologies"`
+	if len(tops) > 0 {
+		return fmt.Errorf("topology %s still listed (%s)", tops[0].Name, tops[0].Status)
 	}
-	if err := ui.get(ctx, "/api/v1/topology/summary", &sum); err != nil {
-		return false, err.Error()
-	}
-	if len(sum.Topologies) > 0 {
-		return false, fmt.Sprintf("topology %s still listed (%s)", sum.Topologies[0].Name, sum.Topologies[0].Status)
-	}
-	var cl struct {
-		SlotsUsed int `json:"slotsUsed"`
-	}
-	if err := ui.get(ctx, "/api/v1/cluster/summary", &cl); err != nil {
-		return false, err.Error()
+	cl, err := s.dc.ui.Cluster(ctx)
+	if err != nil {
+		return err
 	}
 	if cl.SlotsUsed > 0 {
-		return false, fmt.Sprintf("%d slots still used", cl.SlotsUsed)
+		return fmt.Errorf("%d slots still used", cl.SlotsUsed)
 	}
 	for _, h := range s.Hosts() {
-		_, out, err := s.c.Exec(ctx, h, "sh", "-c", workerProbe)
+		pids, err := s.nemesis.workerPids(ctx, h)
 		if err != nil {
-			return false, err.Error()
+			return err
 		}
-		if strings.TrimSpace(out) != "" {
-			return false, fmt.Sprintf("worker JVMs still running on %s (pids %s)", h, strings.Join(strings.Fields(out), ","))
+		if len(pids) > 0 {
+			return fmt.Errorf("%w on %s (pids %s)", errStragglers, h, strings.Join(pids, ","))
 		}
 	}
-	return true, ""
+	return nil
 }
 
-// Close removes the cluster (with a fresh context, so it also runs after
-// cancel or timeout).
+// Close removes the cluster (with a fresh context, so it also runs after cancel or timeout).
 func (s *Session) Close(ctx context.Context) error {
 	if s == nil || s.c == nil {
 		return nil

@@ -98,27 +98,29 @@ func clusterRunning() bool {
 	return false
 }
 
-// newCleanupCmd removes every stormlab-labelled container and network.
+// newCleanupCmd removes the stormlab containers and networks whose owner process is gone.
 func newCleanupCmd() *cobra.Command {
 	var dryRun, force bool
 	cmd := &cobra.Command{
 		Use:   "cleanup [--dry-run] [--force]",
-		Short: "Remove every stormlab container and network left by killed runs (images are kept)",
-		Long: "cleanup lists and removes every container and network labelled stormlab=true, e.g. after a run\n" +
-			"was killed with SIGKILL. While a stormlab cluster is running on this machine (its process holds\n" +
-			"the cluster lock) cleanup refuses, because it would remove that cluster too; --force overrides.",
+		Short: "Remove the stormlab containers and networks left by dead runs (images are kept)",
+		Long: "cleanup removes every container and network labelled stormlab=true whose owner process (labels\n" +
+			"stormlab.owner.pid and stormlab.owner.start) is gone, e.g. after a run was killed with SIGKILL;\n" +
+			"every cluster run does the same when it starts. A live owner's containers are never touched.\n" +
+			"Containers without owner labels (from older versions) are removed only while no stormlab cluster\n" +
+			"runs on this machine (no process holds the cluster lock), or with --force.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return cleanup(cmd.Context(), dryRun, force, cmd.OutOrStdout())
 		},
 	}
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "only list what would be removed")
-	cmd.Flags().BoolVar(&force, "force", false, "remove even while a stormlab cluster runs on this machine")
+	cmd.Flags().BoolVar(&force, "force", false, "also remove containers without owner labels while a stormlab cluster runs")
 	return cmd
 }
 
 func cleanup(ctx context.Context, dryRun, force bool, stdout io.Writer) error {
-	left, err := docker.Leftovers(ctx, docker.LabelAll+"=true")
+	left, err := docker.ListLeftovers(ctx, docker.LabelAll+"=true")
 	if err != nil {
 		return failed(err)
 	}
@@ -126,19 +128,37 @@ func cleanup(ctx context.Context, dryRun, force bool, stdout io.Writer) error {
 		fmt.Fprintln(stdout, "nothing to remove: no stormlab container or network")
 		return nil
 	}
+	var dead, unknown, live int
 	for _, l := range left {
-		fmt.Fprintln(stdout, l)
+		state := "owner gone: remove"
+		switch {
+		case l.Owner.PID == 0:
+			unknown++
+			state = "no owner labels: remove unless a cluster runs"
+		case l.Owner.Alive():
+			live++
+			state = "owner alive: keep"
+		default:
+			dead++
+		}
+		fmt.Fprintf(stdout, "%s (run %s, %s): %s\n", l, l.Run, l.Owner, state)
 	}
 	if dryRun {
-		fmt.Fprintf(stdout, "%d to remove (dry run: nothing removed)\n", len(left))
+		fmt.Fprintf(stdout, "dry run: nothing removed (%d of dead owners, %d without owner, %d of live owners)\n", dead, unknown, live)
 		return nil
 	}
-	if !force && clusterRunning() {
-		return failed(fmt.Errorf("a stormlab cluster is running on this machine (lock %s held): it removes its own containers when it ends; use --force to remove them now", clusterLockPath))
-	}
-	if err := docker.RemoveLeftovers(ctx); err != nil {
+	note := func(f string, a ...any) { fmt.Fprintf(stdout, f+"\n", a...) }
+	if _, err := docker.RemoveOrphans(ctx, note); err != nil {
 		return failed(err)
 	}
-	fmt.Fprintf(stdout, "removed %d\n", len(left))
+	if unknown > 0 {
+		if !force && clusterRunning() {
+			return failed(fmt.Errorf("%d containers/networks have no owner labels and a stormlab cluster is running on this machine (lock %s held): they may be its own; use --force to remove them now", unknown, clusterLockPath))
+		}
+		if err := docker.RemoveLeftovers(ctx); err != nil {
+			return failed(err)
+		}
+	}
+	fmt.Fprintf(stdout, "removed %d, kept %d of live owners\n", dead+unknown, live)
 	return nil
 }

@@ -92,7 +92,7 @@ func newRunCmd() *cobra.Command {
 		Short: "One measured run of a scheduler on a fresh containerized Storm cluster",
 		Long: "run starts a Storm cluster in containers (profile --profile), submits the topology with the\n" +
 			"scheduler plugged into Nimbus (a Go scheduler through the bridge, or native storm-even,\n" +
-			"storm-default, storm-ras), warms up, measures and prints one result row. The cluster is removed\n" +
+			"storm-default, storm-ras), warms up until throughput is steady, measures and prints one result row. The cluster is removed\n" +
 			"afterwards, also on failure and Ctrl-C. Flags after `--` go to the topology's main class\n" +
 			"(e.g. -- --parallelism 2 --workers 4).",
 		Args: func(cmd *cobra.Command, args []string) error {
@@ -121,12 +121,12 @@ func newRunCmd() *cobra.Command {
 	f.StringVar(&o.scheduler, "scheduler", "", "scheduler: any Go scheduler (stormlab schedulers), or storm-even, storm-default, storm-ras (native)")
 	f.StringVar(&o.topology, "topology", "", "topology: "+strings.Join(stormTopologyNames(), ", "))
 	f.StringVar(&o.profile, "profile", o.profile, "cluster profile: "+strings.Join(docker.Profiles(), ", "))
-	f.DurationVar(&o.warmup, "warmup", o.warmup, "warm-up after every executor runs, before measuring")
+	f.DurationVar(&o.warmup, "warmup", o.warmup, "maximum warm-up after every worker reports: measuring starts once throughput is steady (3 report intervals within 10%) or after this")
 	f.DurationVar(&o.measure, "measure", o.measure, "measurement window")
 	f.IntVar(&o.delayMs, "delay-ms", 0, "emulated network delay between nodes, ms (0 = none)")
 	f.Uint64Var(&o.seed, "seed", o.seed, "scheduler seed")
 	f.IntVar(&o.mul, "mul", 0, "K-PART balance multiplier Mul (0 = no balance adjustment, as in the smoke experiment)")
-	f.StringVar(&o.out, "out", "", "folder for the raw run (run.json, reports.jsonl); none when empty")
+	f.StringVar(&o.out, "out", "", "folder for the raw run (run.json, reports.jsonl, storm-stats.json); none when empty")
 	f.StringVar(&o.format, "format", o.format, "output format: table or json")
 	return cmd
 }
@@ -159,16 +159,22 @@ func runOnce(ctx context.Context, o runOptions, stdout, stderr io.Writer) error 
 		}
 	}
 	if err != nil {
-		// The run error carries the daemons' last log lines; they go to
-		// stderr as they are, the error itself stays one line.
-		msg, logs, found := strings.Cut(err.Error(), "\n--- last log lines ---\n")
-		if found {
-			fmt.Fprintf(stderr, "--- last log lines ---\n%s\n", strings.TrimRight(logs, "\n"))
+		// A failed run carries the daemons' last log lines as data; they go to stderr, the error
+		// itself stays one line.
+		if re := (*harness.RunError)(nil); errors.As(err, &re) && len(re.Logs) > 0 {
+			fmt.Fprintf(stderr, "--- last log lines ---\n%s", harness.FormatTails(re.Logs))
 		}
 		if errors.Is(err, context.Canceled) {
-			return failed(fmt.Errorf("run interrupted; every container it had started was removed (%s)", oneLine(msg)))
+			return failed(fmt.Errorf("run interrupted; every container it had started was removed (%s)", oneLine(err.Error())))
 		}
-		return failed(errors.New(msg))
+		return failed(errors.New(oneLine(err.Error())))
+	}
+	logf("warm-up %.1f s of at most %.0f s: %s", res.WarmUp.S, res.WarmUp.MaxS, map[bool]string{true: "throughput steady", false: "maximum reached before throughput was steady"}[res.WarmUp.Steady])
+	if c := res.Storm; c.Compared {
+		logf("Storm's own statistics: %.1f tuples/s, %d acked (ours %.1f/s, %d; %s %.1f%% apart), complete latency %.2f ms (ours %.2f, %.1f%% apart)",
+			c.Throughput, c.Acked, c.OurThroughput, c.OurAcked, c.Quantity, 100*c.Diff, c.CompleteLatencyMs, c.OurLatencyMs, 100*c.LatencyDiff)
+	} else {
+		logf("not cross-checked against Storm's own statistics: %s", c.Note)
 	}
 	row := newRunRow(o, res)
 	if err := row.write(stdout, o.format); err != nil {
@@ -194,6 +200,7 @@ type runRow struct {
 	RoundsMs      []float64 `json:"bridge_rounds_ms"`
 	Valid         bool      `json:"valid"`
 	Invalid       string    `json:"invalid,omitempty"`
+	Suspect       string    `json:"suspect,omitempty"` // figures disagree with Storm's own statistics
 }
 
 func newRunRow(o runOptions, r *harness.RunResult) runRow {
@@ -201,7 +208,7 @@ func newRunRow(o runOptions, r *harness.RunResult) runRow {
 	row := runRow{
 		Scheduler: o.scheduler, Topology: o.topology, Profile: o.profile,
 		Throughput: m.Throughput, LatencyMeanMs: m.LatencyMean, LatencyP99Ms: m.LatencyP99,
-		CutRate: m.CutRate, Balance: m.Balance, RoundsMs: r.RoundsMs,
+		CutRate: m.CutRate, Balance: m.Balance, RoundsMs: r.RoundsMs, Suspect: r.Suspect,
 	}
 	if row.RoundsMs == nil {
 		row.RoundsMs = []float64{}
@@ -247,6 +254,8 @@ func (row runRow) write(w io.Writer, format string) error {
 	valid := reports.Text("yes")
 	if !row.Valid {
 		valid = reports.Text("no: " + row.Invalid)
+	} else if row.Suspect != "" {
+		valid = reports.Text("suspect: " + row.Suspect)
 	}
 	t.AddRow(reports.Text(row.Scheduler), reports.Number(row.Throughput), reports.Number(row.LatencyMeanMs),
 		reports.Number(row.LatencyP99Ms), reports.Number(row.CutRate), reports.Number(row.Balance), qos,

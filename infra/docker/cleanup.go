@@ -62,18 +62,31 @@ func (c *Cluster) Terminate(ctx context.Context) error {
 	return nil
 }
 
-// RemoveLeftovers removes every container and network labelled by stormlab (from any run, e.g. one
-// that was killed before it could clean up). Images are kept: they are the build cache.
+// RemoveLeftovers removes every stormlab container and network except those of a live owner process
+// (see LabelOwnerPID): leftovers of dead owners and those without owner labels (made before owners were
+// recorded). Images are kept: they are the build cache.
 func RemoveLeftovers(ctx context.Context) error {
 	setEnv()
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
 	defer cancel()
-	return removeLabelled(ctx, LabelAll+"=true")
+	return removeWhere(ctx, LabelAll+"=true", func(labels map[string]string) bool {
+		_, labelled := labels[LabelOwnerPID]
+		return !labelled || !ownerOf(labels).Alive()
+	})
 }
 
-// Leftovers lists the names of containers and networks carrying label (key=value); tests use it to
-// check that nothing is left behind.
-func Leftovers(ctx context.Context, label string) ([]string, error) {
+// Leftover is one stormlab container or network and the process that owns it.
+type Leftover struct {
+	Kind  string // "container" or "network"
+	Name  string
+	Run   string // LabelRun
+	Owner Owner  // zero PID: no owner labels
+}
+
+func (l Leftover) String() string { return l.Kind + " " + l.Name }
+
+// ListLeftovers lists the containers and networks carrying label (key=value) with their owners.
+func ListLeftovers(ctx context.Context, label string) ([]Leftover, error) {
 	cli, err := images.NewClient(ctx)
 	if err != nil {
 		return nil, err
@@ -88,21 +101,37 @@ func Leftovers(ctx context.Context, label string) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("list networks: %w", err)
 	}
-	var out []string
+	var out []Leftover
 	for _, c := range ctrs {
 		name := c.ID[:12]
 		if len(c.Names) > 0 {
 			name = c.Names[0]
 		}
-		out = append(out, "container "+name)
+		out = append(out, Leftover{Kind: "container", Name: name, Run: c.Labels[LabelRun], Owner: ownerOf(c.Labels)})
 	}
 	for _, n := range nets {
-		out = append(out, "network "+n.Name)
+		out = append(out, Leftover{Kind: "network", Name: n.Name, Run: n.Labels[LabelRun], Owner: ownerOf(n.Labels)})
 	}
 	return out, nil
 }
 
+// Leftovers lists the names of containers and networks carrying label (key=value); tests use it to
+// check that nothing is left behind.
+func Leftovers(ctx context.Context, label string) ([]string, error) {
+	l, err := ListLeftovers(ctx, label)
+	out := make([]string, len(l))
+	for i, x := range l {
+		out[i] = x.String()
+	}
+	return out, err
+}
+
 func removeLabelled(ctx context.Context, label string) error {
+	return removeWhere(ctx, label, func(map[string]string) bool { return true })
+}
+
+// removeWhere removes the containers, then the networks, carrying label for which remove(labels) holds.
+func removeWhere(ctx context.Context, label string, remove func(labels map[string]string) bool) error {
 	cli, err := images.NewClient(ctx)
 	if err != nil {
 		return fmt.Errorf("remove leftovers: %w", err)
@@ -115,6 +144,9 @@ func removeLabelled(ctx context.Context, label string) error {
 		return fmt.Errorf("remove leftovers: list containers: %w", err)
 	}
 	for _, c := range ctrs {
+		if !remove(c.Labels) {
+			continue
+		}
 		if err := cli.ContainerRemove(ctx, c.ID, dcontainer.RemoveOptions{Force: true, RemoveVolumes: true}); err != nil {
 			errs = append(errs, fmt.Errorf("remove container %s: %w", c.ID[:12], err))
 		}
@@ -125,6 +157,9 @@ func removeLabelled(ctx context.Context, label string) error {
 		return fmt.Errorf("remove leftovers: list networks: %w", err)
 	}
 	for _, n := range nets {
+		if !remove(n.Labels) {
+			continue
+		}
 		if err := cli.NetworkRemove(ctx, n.ID); err != nil {
 			errs = append(errs, fmt.Errorf("remove network %s: %w", n.Name, err))
 		}

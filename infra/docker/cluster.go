@@ -9,12 +9,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"net/netip"
-	"net/url"
 	"os"
 	"path"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -27,8 +26,9 @@ import (
 	"github.com/testcontainers/testcontainers-go/wait"
 	"go.yaml.in/yaml/v3"
 
-	"github.com/stormlab/stormlab/infra/protocol"
 	"github.com/stormlab/stormlab/infra/images"
+	"github.com/stormlab/stormlab/infra/protocol"
+	"github.com/stormlab/stormlab/infra/stormui"
 )
 
 // Labels on every container and network a Run creates.
@@ -36,6 +36,10 @@ const (
 	LabelRun  = "stormlab.run"  // the run id
 	LabelRole = "stormlab.role" // zookeeper, nimbus, ui, service, supervisor
 	LabelAll  = "stormlab"      // "true" on everything, for RemoveLeftovers
+	// The owning process: its pid and its start time (clock ticks since boot, /proc/<pid>/stat field
+	// 22), so that a recycled pid is not taken for the owner. See RemoveOrphans.
+	LabelOwnerPID   = "stormlab.owner.pid"
+	LabelOwnerStart = "stormlab.owner.start"
 )
 
 // Network aliases and ports inside the cluster network.
@@ -129,6 +133,12 @@ func Run(ctx context.Context, opts ...Option) (*Cluster, error) {
 	if err != nil {
 		return nil, fmt.Errorf("storm cluster: %w", err)
 	}
+	// Leftovers of runs whose process died (SIGKILL, crash) go before this run starts; a live owner's
+	// are never touched.
+	if _, err := RemoveOrphans(ctx, cfg.logf); err != nil {
+		machineUnlock(lock)
+		return nil, fmt.Errorf("storm cluster: %w", err)
+	}
 	c := &Cluster{ID: cfg.runID, Profile: cfg.profile, containers: map[string]*testcontainers.DockerContainer{}, logf: cfg.logf, lock: lock}
 
 	if cfg.images != nil {
@@ -163,8 +173,10 @@ func Run(ctx context.Context, opts ...Option) (*Cluster, error) {
 		}
 	}
 
+	owner := selfOwner()
 	labels := func(role string) map[string]string {
-		return map[string]string{LabelRun: c.ID, LabelRole: role, LabelAll: "true"}
+		return map[string]string{LabelRun: c.ID, LabelRole: role, LabelAll: "true",
+			LabelOwnerPID: strconv.Itoa(owner.PID), LabelOwnerStart: owner.Start}
 	}
 	nw, err := network.New(ctx, network.WithLabels(labels("network")))
 	if err != nil {
@@ -375,6 +387,13 @@ func publish(port int) testcontainers.CustomizeRequestOption {
 	}
 }
 
+// ExecutorStatsConf is the storm.yaml key of how often workers report executor statistics to Nimbus
+// (RPC heartbeats); ExecutorStatsSecs is the value every node gets.
+const (
+	ExecutorStatsConf = "executor.metrics.frequency.secs"
+	ExecutorStatsSecs = 3
+)
+
 // stormConf is the per-node storm.yaml: cluster addresses, local dir and hostname, plus extra entries.
 func stormConf(host string, extra map[string]any) map[string]any {
 	conf := map[string]any{
@@ -382,6 +401,9 @@ func stormConf(host string, extra map[string]any) map[string]any {
 		"nimbus.seeds":            []string{NimbusAlias},
 		"storm.local.dir":         "/var/storm",
 		"storm.local.hostname":    host,
+		// Workers send executor statistics to Nimbus every this many seconds (Storm's default, 60 s,
+		// leaves Nimbus's numbers a minute old; the harness cross-checks its figures against them).
+		ExecutorStatsConf: ExecutorStatsSecs,
 	}
 	for k, v := range extra {
 		conf[k] = v
@@ -538,30 +560,34 @@ func (c *Cluster) Submit(ctx context.Context, jarPath, mainClass string, args ..
 	return nil
 }
 
+// UI is the client of the cluster's UI REST API (stormui: the project's one Storm UI client).
+func (c *Cluster) UI(ctx context.Context) (*stormui.Client, error) {
+	base, err := c.UIURL(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return stormui.New(base), nil
+}
+
 // Kill kills a topology (by name or id) through the UI REST API, with no wait.
 func (c *Cluster) Kill(ctx context.Context, topology string) error {
-	base, err := c.UIURL(ctx)
+	ui, err := c.UI(ctx)
 	if err != nil {
 		return fmt.Errorf("kill topology %s: %w (Kill needs the UI)", topology, err)
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/api/v1/topology/"+url.PathEscape(topology)+"/kill/0", nil)
-	if err != nil {
-		return fmt.Errorf("kill topology %s: %w", topology, err)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return fmt.Errorf("kill topology %s: %w", topology, err)
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("kill topology %s: %s: %s", topology, resp.Status, strings.TrimSpace(string(body)))
-	}
-	return nil
+	return ui.Kill(ctx, topology, 0)
 }
 
-// Logs returns the whole console log of a role's container (or a supervisor's, by hostname).
-func (c *Cluster) Logs(ctx context.Context, role string) (string, error) {
+// LogNames lists the roles whose logs Log returns, in start order (supervisors by hostname): with Log,
+// the cluster's logs as data (Jepsen's LogFiles).
+func (c *Cluster) LogNames() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]string(nil), c.order...)
+}
+
+// Log returns the whole console log of a role's container (or a supervisor's, by hostname).
+func (c *Cluster) Log(ctx context.Context, role string) (string, error) {
 	ctr := c.container(role)
 	if ctr == nil {
 		return "", fmt.Errorf("logs: no %s container in this cluster", role)
@@ -572,19 +598,10 @@ func (c *Cluster) Logs(ctx context.Context, role string) (string, error) {
 	}
 	defer rc.Close()
 	data, err := io.ReadAll(rc)
-	return string(data), err
-}
-
-// LastLogLines returns the last n lines of every container's log, for failure reports.
-func (c *Cluster) LastLogLines(ctx context.Context, n int) string {
-	c.mu.Lock()
-	order := append([]string(nil), c.order...)
-	c.mu.Unlock()
-	var b strings.Builder
-	for _, role := range order {
-		fmt.Fprintf(&b, "--- %s ---\n%s\n", role, tailLogs(ctx, c.container(role), n))
+	if err != nil {
+		return "", fmt.Errorf("logs of %s: %w", role, err)
 	}
-	return b.String()
+	return string(data), nil
 }
 
 func tailLogs(ctx context.Context, ctr *testcontainers.DockerContainer, n int) string {

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stormlab/stormlab/infra/protocol"
 	"github.com/stormlab/stormlab/infra/images"
+	"github.com/stormlab/stormlab/infra/protocol"
 )
 
 // needEngine skips the test when no Docker engine answers (CI starts one with .ci/install-docker.sh).

@@ -10,8 +10,12 @@
 // delay on messages between nodes (WithNetworkDelay). Cluster profiles are data (Profiles, Profile).
 //
 // Cleanup: Ryuk is off (it needs a pulled image), so every container and network carries
-// LabelRun=<run id> and LabelAll=true; Cluster.Terminate removes what the run created, also after a
-// failed Run and with a cancelled context, and RemoveLeftovers removes anything stormlab left. Published
+// LabelRun=<run id>, LabelAll=true and its owner process (LabelOwnerPID, LabelOwnerStart: pid and start
+// time, so a recycled pid is not taken for the owner); Cluster.Terminate removes what the run created,
+// also after a failed Run and with a cancelled context. What a process killed with SIGKILL left behind
+// is removed by the next Run when it starts (RemoveOrphans, with a one-line note) and by `stormlab
+// cleanup`; the containers of a live owner are never touched. The Storm UI is read through package
+// stormui (Cluster.UI); daemon logs are data (LogNames, Log). Published
 // ports bind to 127.0.0.1 only. Run sets TESTCONTAINERS_HOST_OVERRIDE=127.0.0.1 and
 // TESTCONTAINERS_RYUK_DISABLED=true when unset, so callers cannot forget them.
 //

@@ -43,7 +43,11 @@ func TestSubmitAndKill(t *testing.T) {
 		"--name", "submit-test", "--workers", "2", "--interval-ms", "10"); err != nil {
 		t.Fatal(err)
 	}
-	id, err := c.TopologyID(ctx, "submit-test")
+	ui, err := c.UI(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := ui.TopologyID(ctx, "submit-test")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +55,7 @@ func TestSubmitAndKill(t *testing.T) {
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
 	for {
-		top, err := c.Topology(ctx, id)
+		top, err := ui.Topology(ctx, id)
 		if err == nil && top.ExecutorsTotal > 0 {
 			placed, acked, latency := 0, int64(0), 0.0
 			hosts := map[string]bool{}
@@ -76,7 +80,8 @@ func TestSubmitAndKill(t *testing.T) {
 		}
 		select {
 		case <-ctx.Done():
-			t.Fatalf("topology did not run within the deadline (last error %v)\n%s", err, c.LastLogLines(context.Background(), 20))
+			nimbus, _ := c.Log(context.Background(), RoleNimbus)
+			t.Fatalf("topology did not run within the deadline (last error %v)\n--- nimbus log ---\n%s", err, lastLines(nimbus, 20))
 		case <-tick.C:
 		}
 	}
@@ -84,7 +89,7 @@ func TestSubmitAndKill(t *testing.T) {
 		t.Fatal(err)
 	}
 	for {
-		tops, err := c.TopologySummary(ctx)
+		tops, err := ui.Topologies(ctx)
 		if err == nil && len(tops) == 0 {
 			break
 		}

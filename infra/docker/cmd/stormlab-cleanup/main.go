@@ -1,11 +1,11 @@
-// Command stormlab-cleanup removes every container and network that stormlab clusters left behind
-// (anything labelled stormlab=true), e.g. after a test process was killed. Images are kept.
+// Command stormlab-cleanup removes the containers and networks that stormlab clusters left behind when
+// their process died (e.g. a test process killed with SIGKILL), and those without owner labels. A live
+// owner's cluster is never touched. Images are kept.
 package main
 
 import (
 	"context"
 	"fmt"
-	"log"
 	"os"
 
 	"github.com/stormlab/stormlab/infra/docker"
@@ -13,12 +13,10 @@ import (
 
 func main() {
 	ctx := context.Background()
-	left, err := docker.Leftovers(ctx, docker.LabelAll+"=true")
-	if err != nil {
-		log.Fatal(err)
-	}
-	for _, l := range left {
-		fmt.Println("removing", l)
+	logf := func(f string, a ...any) { fmt.Printf(f+"\n", a...) }
+	if _, err := docker.RemoveOrphans(ctx, logf); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
 	}
 	if err := docker.RemoveLeftovers(ctx); err != nil {
 		fmt.Fprintln(os.Stderr, err)

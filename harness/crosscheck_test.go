@@ -1,0 +1,87 @@
+package harness
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/stormlab/stormlab/infra/stormui"
+)
+
+func spout(comp string, start int, uptime int, acked int64, latency float64) stormui.Executor {
+	return stormui.Executor{Component: comp, TaskStart: start, TaskEnd: start, Type: "spout", UptimeSeconds: uptime, Acked: acked, CompleteLatency: latency}
+}
+
+func TestCrossCheckTimed(t *testing.T) {
+	// Two executors of spout "s", hand computation:
+	//   e1: uptime 60 -> 70 s, 1,000 acked at 4 ms -> 3,000 at 5 ms: 2,000 tuples in 10 s = 200/s,
+	//       latency sum 15,000 - 4,000 = 11,000 ms
+	//   e2: uptime 62 -> 67 s, 500 acked at 6 ms -> 1,000 at 6 ms: 500 tuples in 5 s = 100/s,
+	//       latency sum 6,000 - 3,000 = 3,000 ms
+	// Storm: 300 tuples/s; mean latency 14,000 / 2,500 = 5.6 ms. The bolt is ignored.
+	from := &stormSnapshot{TimeMs: 100_000, Executors: []stormui.Executor{spout("s", 1, 60, 1000, 4), spout("s", 2, 62, 500, 6)}}
+	to := &stormSnapshot{TimeMs: 110_000, Executors: []stormui.Executor{spout("s", 1, 70, 3000, 5), spout("s", 2, 67, 1000, 6),
+		{Component: "b", TaskStart: 3, Type: "bolt", Acked: 99999}}}
+	tests := []struct {
+		name        string
+		m           Measurement
+		wantSuspect string // substring; "" = not suspect
+	}{
+		{"agrees", Measurement{Throughput: 306, LatencyMean: 5.5}, ""}, // 2% and 1.8% apart
+		{"throughput 10% off", Measurement{Throughput: 330, LatencyMean: 5.6}, "throughput"},
+		{"latency 20% off", Measurement{Throughput: 300, LatencyMean: 6.72}, "latency"},
+	}
+	for _, tc := range tests {
+		c := crossCheck(from, to, tc.m)
+		if !c.Compared {
+			t.Fatalf("%s: not compared: %s", tc.name, c.Note)
+		}
+		if math.Abs(c.Throughput-300) > 1e-9 || math.Abs(c.CompleteLatencyMs-5.6) > 1e-9 || c.Acked != 2500 {
+			t.Errorf("%s: Storm throughput %.3f, latency %.4f, acked %d; want 300, 5.6, 2500", tc.name, c.Throughput, c.CompleteLatencyMs, c.Acked)
+		}
+		if len(c.Spouts) != 1 || c.Spouts[0].Acked != 2500 || c.Spouts[0].Executors != 2 {
+			t.Errorf("%s: spouts = %+v, want one spout s with 2500 acked over 2 executors", tc.name, c.Spouts)
+		}
+		got := c.Suspect()
+		if (tc.wantSuspect == "") != (got == "") || !strings.Contains(got, tc.wantSuspect) {
+			t.Errorf("%s: Suspect() = %q, want containing %q", tc.name, got, tc.wantSuspect)
+		}
+	}
+}
+
+func TestCrossCheckDataset(t *testing.T) {
+	// Nothing before the submit: Storm's end reading is the whole dataset, compared by count.
+	to := &stormSnapshot{TimeMs: 10_000, Executors: []stormui.Executor{spout("s", 1, 9, 500, 2), spout("s", 2, 9, 300, 4)}}
+	c := crossCheck(&stormSnapshot{TimeMs: 0}, to, Measurement{Acked: 790, LatencyMean: 2.7})
+	// Storm: 800 acked, latency (1,000 + 1,200) / 800 = 2.75 ms; ours 790 (1.25% apart), 2.7 (1.8%).
+	if !c.Compared || c.Quantity != "acked" || c.Acked != 800 || math.Abs(c.CompleteLatencyMs-2.75) > 1e-9 || c.Suspect() != "" {
+		t.Errorf("dataset run: %+v, suspect %q; want compared by acked, 800, 2.75 ms, not suspect", c, c.Suspect())
+	}
+	c = crossCheck(&stormSnapshot{TimeMs: 0}, to, Measurement{Acked: 700, LatencyMean: 2.75})
+	if !strings.Contains(c.Suspect(), "acked 700 vs Storm's 800") {
+		t.Errorf("dataset run 12.5%% short: Suspect() = %q", c.Suspect())
+	}
+}
+
+func TestCrossCheckNotCompared(t *testing.T) {
+	from := &stormSnapshot{TimeMs: 0, Executors: []stormui.Executor{spout("s", 1, 60, 1000, 4)}}
+	end := func(e ...stormui.Executor) *stormSnapshot { return &stormSnapshot{TimeMs: 20_000, Executors: e} }
+	tests := []struct {
+		name     string
+		from, to *stormSnapshot
+		note     string
+	}{
+		{"restarted executor", from, end(spout("s", 1, 5, 200, 4)), "restarted"},
+		{"no statistics at start", &stormSnapshot{Executors: []stormui.Executor{{Component: "s", TaskStart: 1}}}, end(spout("s", 1, 70, 2000, 4)), "no statistics"},
+		{"stale statistics", from, end(spout("s", 1, 60, 1000, 4)), "did not change"},
+		{"read failed", from, &stormSnapshot{TimeMs: 20_000, Err: "status 500"}, "failed"},
+		{"no spouts", from, end(), "no spout"},
+		{"no readings", nil, nil, "no reading"},
+	}
+	for _, tc := range tests {
+		c := crossCheck(tc.from, tc.to, Measurement{Throughput: 1})
+		if c.Compared || !strings.Contains(c.Note, tc.note) || c.Suspect() != "" {
+			t.Errorf("%s: compared %v, note %q, suspect %q; want not compared, note with %q, not suspect", tc.name, c.Compared, c.Note, c.Suspect(), tc.note)
+		}
+	}
+}

@@ -1,0 +1,258 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/stormlab/stormlab/infra/protocol"
+)
+
+// End is a run's end condition: it opens and closes the measurement window of a running topology
+// (Timed or Dataset). The run loop does the rest (submit, wait, collect, kill) the same way for both.
+type End interface {
+	kind() string
+	check(spec RunSpec) error
+	// window waits for the window, calling r.open and r.close, and returns the first error.
+	window(ctx context.Context, r *running) error
+}
+
+// Steady state: the window of a Timed run opens once the topology's throughput was stable over
+// SteadyIntervals consecutive report intervals, i.e. (max - min) <= SteadyTolerance * mean of their
+// throughputs (and the mean > 0), or when the maximum warm-up (RunSpec.WarmUp) has passed, whichever
+// comes first. An interval's throughput sums over the workers each one's acked tuples divided by the
+// length of its own report interval, so report times need not be aligned across workers.
+const (
+	SteadyIntervals = 3
+	SteadyTolerance = 0.10
+)
+
+// WarmUp records how a run's warm-up ended.
+type WarmUp struct {
+	MaxS   float64   `json:"max_s"`           // the stated maximum (RunSpec.WarmUp)
+	S      float64   `json:"s"`               // waited: every worker reporting work -> window open
+	Steady bool      `json:"steady"`          // the window opened on steady throughput, not on the maximum
+	Rates  []float64 `json:"rates,omitempty"` // the last interval throughputs seen (tuples/s), oldest first
+}
+
+// Timed measures a window of RunSpec.Measure after the warm-up (see SteadyIntervals).
+type Timed struct{}
+
+func (Timed) kind() string { return "timed" }
+
+func (Timed) check(spec RunSpec) error {
+	if spec.Measure <= 0 {
+		return fmt.Errorf("timed run of %s: Measure must be > 0", spec.Topology.Name)
+	}
+	if spec.WarmUp < 0 {
+		return fmt.Errorf("timed run of %s: WarmUp %s is negative", spec.Topology.Name, spec.WarmUp)
+	}
+	return nil
+}
+
+func (Timed) window(ctx context.Context, r *running) error {
+	r.stage = StageWorkers
+	running := time.Now().UnixMilli()
+	if err := r.cl.Service().WaitWorkers(ctx, r.id, r.res.StartedAt.UnixMilli(), workerSlots(r.res.Executors), r.spec.StartTimeout); err != nil {
+		return err
+	}
+	r.stage = StageWarmUp
+	w, err := warmUp(ctx, r, running)
+	r.res.WarmUp = w
+	if err != nil {
+		return err
+	}
+	r.stage = StageWindow
+	r.open(ctx)
+	if err := pause(ctx, r.spec.Measure); err != nil {
+		return err
+	}
+	r.close(ctx)
+	return nil
+}
+
+// warmUp waits until throughput is steady or spec.WarmUp has passed. Only reports after sinceMs (when
+// every executor ran) count.
+func warmUp(ctx context.Context, r *running, sinceMs int64) (WarmUp, error) {
+	w := WarmUp{MaxS: r.spec.WarmUp.Seconds()}
+	start := time.Now()
+	limit := start.Add(r.spec.WarmUp)
+	for time.Now().Before(limit) {
+		reps, err := r.reports(ctx, sinceMs)
+		if err != nil {
+			return w, err
+		}
+		if rates, ok := intervalRates(reps, SteadyIntervals); ok {
+			w.Rates = rates
+			if steady(rates, SteadyTolerance) {
+				w.Steady = true
+				break
+			}
+		}
+		if err := pause(ctx, min(time.Second, time.Until(limit))); err != nil {
+			return w, err
+		}
+	}
+	w.S = time.Since(start).Seconds()
+	return w, nil
+}
+
+// intervalRates returns the throughput (acked tuples/s) of the n newest report intervals, oldest
+// first: interval k sums, over the workers, the k-th newest report's Acked / IntervalS. ok is false
+// while some worker has fewer than n reports.
+func intervalRates(reports []protocol.WorkerReport, n int) (rates []float64, ok bool) {
+	byWorker := map[string][]protocol.WorkerReport{}
+	for _, x := range reports {
+		k := x.Host + ":" + strconv.Itoa(x.Port)
+		byWorker[k] = append(byWorker[k], x)
+	}
+	if len(byWorker) == 0 || n <= 0 {
+		return nil, false
+	}
+	rates = make([]float64, n)
+	for _, reps := range byWorker {
+		if len(reps) < n {
+			return nil, false
+		}
+		sort.Slice(reps, func(i, j int) bool { return reps[i].TimeMs < reps[j].TimeMs })
+		for k, x := range reps[len(reps)-n:] {
+			if x.IntervalS > 0 {
+				rates[k] += float64(x.Acked) / x.IntervalS
+			}
+		}
+	}
+	return rates, true
+}
+
+// steady reports whether (max - min) <= tol * mean over rates, with a positive mean.
+func steady(rates []float64, tol float64) bool {
+	if len(rates) == 0 {
+		return false
+	}
+	lo, hi, sum := math.Inf(1), math.Inf(-1), 0.0
+	for _, x := range rates {
+		lo, hi, sum = math.Min(lo, x), math.Max(hi, x), sum+x
+	}
+	mean := sum / float64(len(rates))
+	return mean > 0 && hi-lo <= tol*mean
+}
+
+// Dataset runs a topology that reads a finite dataset (--size-mb > 0) until the whole dataset is
+// processed: every task of the Spout component has logged "stormlab spout ... done" (PacedSpout, in
+// the worker logs of the supervisors) and no tuple has been acked for Quiet. The window is [submit,
+// end) with no warm-up; Max bounds the whole run (an unfinished dataset is an error wrapping
+// ErrDatasetUnfinished). RunResult.DatasetS is the time from the first to the last acked tuple.
+type Dataset struct {
+	Spout string
+	Quiet time.Duration
+	Max   time.Duration
+}
+
+func (Dataset) kind() string { return "dataset" }
+
+func (d Dataset) check(spec RunSpec) error {
+	switch {
+	case d.Spout == "":
+		return fmt.Errorf("dataset run of %s: no spout component named", spec.Topology.Name)
+	case d.Max <= 0:
+		return fmt.Errorf("dataset run of %s: Max must bound the run (> 0)", spec.Topology.Name)
+	case d.Quiet < 0:
+		return fmt.Errorf("dataset run of %s: Quiet %s is negative", spec.Topology.Name, d.Quiet)
+	}
+	return nil
+}
+
+func (d Dataset) window(ctx context.Context, r *running) error {
+	r.stage = StageWindow
+	res := r.res
+	// The window is the whole run; Storm has counted nothing before the submit.
+	res.MeasureFrom = res.StartedAt.UnixMilli()
+	r.stormFrom = &stormSnapshot{TimeMs: res.MeasureFrom}
+	tasks := 0
+	for _, e := range res.Executors {
+		if e.Component == d.Spout {
+			tasks += e.End - e.Start + 1
+		}
+	}
+	if tasks == 0 {
+		return fmt.Errorf("dataset run of %s: no executor of spout component %q", r.spec.Topology.Name, d.Spout)
+	}
+	limit := res.StartedAt.Add(d.Max)
+	done := 0
+	// A failed count (an exec into a busy 0.25-core supervisor can fail) is retried at the next poll;
+	// it is reported if the dataset does not finish in time.
+	var countErr error
+	for {
+		if err := pause(ctx, 2*time.Second); err != nil {
+			return err
+		}
+		reps, err := r.reports(ctx, res.MeasureFrom)
+		if err != nil {
+			return fmt.Errorf("worker reports: %w", err)
+		}
+		if done < tasks {
+			if n, err := spoutsDone(ctx, r.cl, r.id); err != nil {
+				countErr = err
+			} else {
+				done = n
+			}
+		}
+		first, last, newest := ackSpan(reps)
+		now := time.Now()
+		if done >= tasks && last > 0 && newest > last && now.UnixMilli()-last >= d.Quiet.Milliseconds() {
+			res.DatasetS = float64(last-first) / 1000
+			break
+		}
+		if now.After(limit) {
+			err := fmt.Errorf("dataset run of %s: %w within %s (%d of %d spout tasks done)", r.spec.Topology.Name, ErrDatasetUnfinished, d.Max, done, tasks)
+			return errors.Join(err, countErr)
+		}
+	}
+	r.close(ctx)
+	return nil
+}
+
+// ackSpan returns the start of the first report interval with acks, the time of the last report with
+// acks and of the newest report (ms).
+func ackSpan(reports []protocol.WorkerReport) (first, last, newest int64) {
+	for _, r := range reports {
+		newest = max(newest, r.TimeMs)
+		if r.Acked > 0 {
+			start := r.TimeMs - int64(r.IntervalS*1000)
+			if first == 0 || start < first {
+				first = start
+			}
+			last = max(last, r.TimeMs)
+		}
+	}
+	return first, last, newest
+}
+
+// spoutsDone counts the "stormlab spout ... done" lines of topology id in the worker logs of every
+// supervisor.
+func spoutsDone(ctx context.Context, cl Cluster, id string) (int, error) {
+	n := 0
+	cmd := fmt.Sprintf(`grep -rh 'stormlab spout .* done:' /opt/storm/logs/workers-artifacts/%s 2>/dev/null | wc -l`, id)
+	for _, h := range cl.Hosts() {
+		code, out, err := cl.Exec(ctx, h, "sh", "-c", cmd)
+		if err != nil {
+			return n, fmt.Errorf("count finished spouts on %s: %w", h, err)
+		}
+		k, err := strconv.Atoi(strings.TrimSpace(lastLine(out)))
+		if code != 0 || err != nil {
+			return n, fmt.Errorf("count finished spouts on %s: exit %d: %q", h, code, strings.TrimSpace(out))
+		}
+		n += k
+	}
+	return n, nil
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return lines[len(lines)-1]
+}

@@ -1,0 +1,96 @@
+package harness
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/stormlab/stormlab/infra/protocol"
+)
+
+func TestAckSpan(t *testing.T) {
+	// Hand-made reports: acks in the intervals ending at 2,000 and 5,000 ms
+	// (1 s intervals), none at 6,000 ms. The dataset spans from the start of
+	// the first acked interval (1,000) to the last acked report (5,000).
+	reports := []protocol.WorkerReport{
+		{TimeMs: 2000, IntervalS: 1, Acked: 10},
+		{TimeMs: 3000, IntervalS: 1},
+		{TimeMs: 5000, IntervalS: 1, Acked: 3},
+		{TimeMs: 6000, IntervalS: 1},
+	}
+	first, last, newest := ackSpan(reports)
+	if first != 1000 || last != 5000 || newest != 6000 {
+		t.Errorf("ackSpan = %d, %d, %d; want 1000, 5000, 6000", first, last, newest)
+	}
+	if f, l, n := ackSpan(nil); f != 0 || l != 0 || n != 0 {
+		t.Errorf("ackSpan(nil) = %d, %d, %d; want zeros", f, l, n)
+	}
+}
+
+func TestLoadScript(t *testing.T) {
+	tests := []struct {
+		busyMs int
+		want   []string
+	}{
+		{40, []string{"timeout 0.040", "sleep 0.060", "setsid", loadPidFile}},
+		{100, []string{"while :; do :; done", "setsid"}},
+	}
+	for _, tc := range tests {
+		s := loadScript(tc.busyMs)
+		for _, w := range tc.want {
+			if !strings.Contains(s, w) {
+				t.Errorf("loadScript(%d) = %q: missing %q", tc.busyMs, s, w)
+			}
+		}
+	}
+}
+
+func TestIntervalRates(t *testing.T) {
+	// Two workers with unaligned 1 s and 2 s report intervals. Hand computation, oldest first:
+	// interval 1: 100/1 + 300/2 = 250; interval 2: 110/1 + 280/2 = 250; interval 3: 90/1 + 320/2 = 250.
+	// Worker a's oldest report (5 acks) is outside the three newest.
+	reports := []protocol.WorkerReport{
+		{Host: "sup1", Port: 6700, TimeMs: 1000, IntervalS: 1, Acked: 5},
+		{Host: "sup1", Port: 6700, TimeMs: 4000, IntervalS: 1, Acked: 90},
+		{Host: "sup1", Port: 6700, TimeMs: 2000, IntervalS: 1, Acked: 100},
+		{Host: "sup1", Port: 6700, TimeMs: 3000, IntervalS: 1, Acked: 110},
+		{Host: "sup2", Port: 6700, TimeMs: 2500, IntervalS: 2, Acked: 300},
+		{Host: "sup2", Port: 6700, TimeMs: 4500, IntervalS: 2, Acked: 280},
+		{Host: "sup2", Port: 6700, TimeMs: 6500, IntervalS: 2, Acked: 320},
+	}
+	rates, ok := intervalRates(reports, 3)
+	if !ok {
+		t.Fatal("intervalRates: not ok with three reports per worker")
+	}
+	want := []float64{250, 250, 250}
+	for i := range want {
+		if math.Abs(rates[i]-want[i]) > 1e-9 {
+			t.Errorf("rates = %v, want %v", rates, want)
+			break
+		}
+	}
+	if _, ok := intervalRates(reports[:6], 3); ok {
+		t.Error("intervalRates: ok although worker sup2 has only two reports")
+	}
+	if _, ok := intervalRates(nil, 3); ok {
+		t.Error("intervalRates(nil): ok")
+	}
+}
+
+func TestSteady(t *testing.T) {
+	tests := []struct {
+		rates []float64
+		want  bool
+	}{
+		{[]float64{100, 105, 109}, true},  // spread 9 <= 10% of mean 104.7
+		{[]float64{100, 105, 112}, false}, // spread 12 > 10.57
+		{[]float64{0, 0, 0}, false},       // nothing acked yet is not steady
+		{[]float64{200, 200, 200}, true},  // flat
+		{[]float64{}, false},
+	}
+	for _, tc := range tests {
+		if got := steady(tc.rates, SteadyTolerance); got != tc.want {
+			t.Errorf("steady(%v) = %v, want %v", tc.rates, got, tc.want)
+		}
+	}
+}

@@ -1,0 +1,41 @@
+package harness
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Stages of a run, for RunError.
+const (
+	StageSubmit  = "submit"       // copying the jar and running its main class in Nimbus
+	StageStart   = "start"        // waiting until every executor runs
+	StageWorkers = "workers"      // waiting until every worker reports work
+	StageWarmUp  = "warm-up"      // waiting for steady throughput
+	StageWindow  = "window"       // the measurement window (or the dataset)
+	StageCollect = "collect"      // reading reports, placement, service state and Storm's statistics
+	StageKill    = "kill"         // killing the topology afterwards
+	StageIdle    = "wait idle"    // before the run: the previous topology and workers must be gone
+	StageSpec    = "bad run spec" // the spec was refused before anything started
+)
+
+// RunError is why a run failed: the stage, the topology and the cause (wrapped: errors.Is and
+// errors.As see through it). Logs holds the last lines of every daemon's log at the time of failure
+// (Session.Run fills it), as data for the caller to show; Error() stays one line.
+type RunError struct {
+	Topology string
+	Stage    string
+	Err      error
+	Logs     []LogTail
+}
+
+func (e *RunError) Error() string {
+	return fmt.Sprintf("run %s: %s: %v", e.Topology, e.Stage, e.Err)
+}
+
+func (e *RunError) Unwrap() error { return e.Err }
+
+// ErrNotIdle is wrapped by WaitIdle's error when the cluster did not become idle in time.
+var ErrNotIdle = errors.New("cluster not idle")
+
+// ErrDatasetUnfinished is wrapped when a bounded run's dataset was not processed within its limit.
+var ErrDatasetUnfinished = errors.New("dataset not processed in time")

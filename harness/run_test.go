@@ -1,0 +1,50 @@
+package harness
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stormlab/stormlab/infra/protocol"
+)
+
+func TestFromStateAndInvalid(t *testing.T) {
+	st := &protocol.State{
+		Scheduler:  "kpart",
+		RoundTimes: []protocol.RoundTime{{BridgeMs: 0}, {BridgeMs: 12.5}, {BridgeMs: 7}},
+		Fallbacks:  []protocol.Fallback{{Topology: "other-1", Reason: "x"}, {Topology: "", Reason: "service unreachable"}},
+		Decisions:  []protocol.DecisionRecord{{Topology: "t-1", Kind: "schedule", Applied: true}, {Topology: "other-1", Applied: true}},
+	}
+	rounds, fb, dec := fromState(st, "t-1")
+	if len(rounds) != 2 || rounds[0] != 12.5 || rounds[1] != 7 {
+		t.Errorf("rounds = %v, want [12.5 7] (the first round has no previous one)", rounds)
+	}
+	if len(fb) != 1 || fb[0].Reason != "service unreachable" {
+		t.Errorf("fallbacks = %v, want the whole-round one only", fb)
+	}
+	if len(dec) != 1 || dec[0].Topology != "t-1" {
+		t.Errorf("decisions = %v, want t-1's only", dec)
+	}
+	tests := []struct {
+		name, asked, runs string
+		fb                []protocol.Fallback
+		dec               []protocol.DecisionRecord
+		want              []string // substrings; none = valid
+	}{
+		{"valid", "kpart", "kpart", nil, dec, nil},
+		{"native ignores the service", "storm-even", "even", fb, nil, nil},
+		{"fallback", "kpart", "kpart", fb, dec, []string{"fell back", "service unreachable"}},
+		{"other scheduler", "kpart", "even", nil, dec, []string{`runs "even", not "kpart"`}},
+		{"never decided", "kpart", "kpart", nil, nil, []string{"no placement"}},
+	}
+	for _, tc := range tests {
+		got := invalid(tc.asked, tc.runs, tc.fb, tc.dec)
+		if len(tc.want) == 0 && got != "" {
+			t.Errorf("%s: invalid = %q, want valid", tc.name, got)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("%s: invalid = %q, want it to say %q", tc.name, got, w)
+			}
+		}
+	}
+}
