@@ -30,8 +30,8 @@ import (
 //  2. Initial partition, multi-start: K-PART's greedy growth (KPart with
 //     Alpha 0, one seed per start) on the coarsest graph, then balance
 //     repair and FM. The start with the lowest (violation, cut) wins.
-//     Starts = clamp(20000/|V_coarsest|, 4, 100): many on small graphs,
-//     where they are cheap and matter most.
+//     Starts = clamp(10^5/(|V|+2|E|) of the coarsest graph, 4, 100): many
+//     on small graphs, where they are cheap and matter most.
 //  3. Uncoarsening: the partition is projected level by level and refined
 //     at each: balance repair, then up to 8 FM passes.
 //
@@ -205,7 +205,9 @@ func (c *mlCycle) run(ctx context.Context, g0 *mlGraph, part []int32) ([]int32, 
 		cadj := cg.adjacency()
 		starts := c.starts
 		if starts <= 0 {
-			starts = min(100, max(4, 20000/cg.n()))
+			// Work per start is about linear in the coarsest graph's
+			// size, so the starts share a fixed budget.
+			starts = min(100, max(4, 100000/(cg.n()+len(cg.adj))))
 		}
 		bestViol, bestCut := math.Inf(1), math.Inf(1)
 		for st := 0; st < starts; st++ {
@@ -503,6 +505,22 @@ func (r *mlRefiner) allowed(wv float64, a, b int32) bool {
 	return after <= before+r.tol
 }
 
+// gainTo is ω(x,t) − ω(x,own part).
+func (r *mlRefiner) gainTo(x, t int32) float64 {
+	g := r.g
+	p := r.part[x]
+	gain := 0.0
+	for i := g.xadj[x]; i < g.xadj[x+1]; i++ {
+		switch r.part[g.adj[i]] {
+		case t:
+			gain += g.ew[i]
+		case p:
+			gain -= g.ew[i]
+		}
+	}
+	return gain
+}
+
 // boundary reports whether v has a neighbour in another part.
 func (r *mlRefiner) boundary(v int32) bool {
 	g := r.g
@@ -631,8 +649,11 @@ func (r *mlRefiner) fmPass() bool {
 			}
 			switch {
 			case !r.inh[x]:
-				if t, gain := r.bestMove(x); t >= 0 {
-					r.push(x, gain)
+				// Interior or balance-blocked before: the move v opened
+				// is x to t. Checking its balance first is O(1), and
+				// most such x stay blocked.
+				if r.allowed(g.vw[x], r.part[x], t) {
+					r.push(x, r.gainTo(x, t))
 				}
 			case r.part[x] == from:
 				r.push(x, r.hk[x]+2*g.ew[i])
