@@ -53,24 +53,58 @@ func TestExactHandChecked(t *testing.T) {
 		{"star, loose", starGraph(), 2, 0.5, 10,
 			"bounds [1.5, 4.5]: {0} or {1,2,3} alone cut 15; {0,x}|rest: x=1 or 2 cut 5+5+1 = 11, x=3 cuts 0-1 and 0-2 = 10"},
 	} {
-		t.Run(c.name, func(t *testing.T) {
-			r, err := (&Exact{Epsilon: c.eps, TimeLimit: 30 * time.Second}).Solve(context.Background(), c.g, c.k)
+		for _, method := range []string{"bb", "cbc"} {
+			t.Run(c.name+"/"+method, func(t *testing.T) {
+				r, err := (&Exact{Epsilon: c.eps, TimeLimit: 30 * time.Second, Method: method}).Solve(context.Background(), c.g, c.k)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !r.Optimal {
+					t.Fatalf("not proven optimal: %s", r.Status)
+				}
+				if d := r.Cut - c.want; d > 1e-9 || d < -1e-9 {
+					t.Fatalf("cut %g, want %g (%s)", r.Cut, c.want, c.why)
+				}
+				if got := CutWeight(c.g, r.Parts); got != r.Cut {
+					t.Fatalf("reported cut %g, partition cuts %g", r.Cut, got)
+				}
+				if m := Measure(c.g, r.Parts, c.k); m.MaxDev > c.eps+1e-9 {
+					t.Fatalf("max deviation %g above epsilon %g", m.MaxDev, c.eps)
+				}
+			})
+		}
+	}
+}
+
+// TestExactMethodsAgree (property): the branch and bound and CBC prove the
+// same minimum cut on random graphs (k = 2..4, 9..14 vertices).
+func TestExactMethodsAgree(t *testing.T) {
+	ctx := context.Background()
+	for gi := 0; gi < 9; gi++ {
+		n := 9 + gi%6
+		g, err := topologies.RandomGraph(n, 2*n, uint64(300+gi))
+		if err != nil {
+			t.Fatal(err)
+		}
+		k := 2 + gi%3
+		var cuts [2]float64
+		for i, m := range []string{"bb", "cbc"} {
+			r, err := (&Exact{Epsilon: 0.2, TimeLimit: 30 * time.Second, Method: m}).Solve(ctx, g, k)
+			if errors.Is(err, ErrExactInfeasible) {
+				cuts[i] = -1
+				continue
+			}
 			if err != nil {
-				t.Fatal(err)
+				t.Fatalf("graph %d %s: %v", gi, m, err)
 			}
 			if !r.Optimal {
-				t.Fatalf("not proven optimal: %s", r.Status)
+				t.Fatalf("graph %d %s: not proven", gi, m)
 			}
-			if d := r.Cut - c.want; d > 1e-9 || d < -1e-9 {
-				t.Fatalf("cut %g, want %g (%s)", r.Cut, c.want, c.why)
-			}
-			if got := CutWeight(c.g, r.Parts); got != r.Cut {
-				t.Fatalf("reported cut %g, partition cuts %g", r.Cut, got)
-			}
-			if m := Measure(c.g, r.Parts, c.k); m.MaxDev > c.eps+1e-9 {
-				t.Fatalf("max deviation %g above epsilon %g", m.MaxDev, c.eps)
-			}
-		})
+			cuts[i] = r.Cut
+		}
+		if d := cuts[0] - cuts[1]; d > 1e-6 || d < -1e-6 {
+			t.Errorf("graph %d (n=%d, k=%d): branch and bound %g, CBC %g", gi, n, k, cuts[0], cuts[1])
+		}
 	}
 }
 
@@ -88,9 +122,11 @@ func TestExactBadInput(t *testing.T) {
 	}
 	// Weights 1 and 3, k = 2: w_e = 2, parts must weigh 1.8..2.2: impossible.
 	lopsided := graphOf([]float64{1, 3}, [][3]float64{{0, 1, 1}})
-	_, err = (&Exact{Epsilon: 0.1}).Solve(ctx, lopsided, 2)
-	if !errors.Is(err, ErrExactInfeasible) || !strings.Contains(err.Error(), "raise --epsilon") {
-		t.Errorf("infeasible: got %v", err)
+	for _, m := range []string{"bb", "cbc"} {
+		_, err = (&Exact{Epsilon: 0.1, Method: m}).Solve(ctx, lopsided, 2)
+		if !errors.Is(err, ErrExactInfeasible) || !strings.Contains(err.Error(), "raise --epsilon") {
+			t.Errorf("infeasible (%s): got %v", m, err)
+		}
 	}
 	for _, c := range []struct {
 		name string
@@ -102,6 +138,7 @@ func TestExactBadInput(t *testing.T) {
 		{"too many vertices", &Exact{}, big, 2, "mlfm"},
 		{"k too large", &Exact{}, small, MaxExactK + 1, "use k <= 4"},
 		{"no solver", &Exact{Solver: "no-such-cbc-binary"}, small, 2, "apt-get install coinor-cbc"},
+		{"bad method", &Exact{Method: "simplex"}, small, 2, "method"},
 		{"negative epsilon", &Exact{Epsilon: -0.1}, small, 2, "epsilon"},
 		{"bad k", &Exact{}, small, 0, "out of range"},
 	} {

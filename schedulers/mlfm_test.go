@@ -65,13 +65,14 @@ func TestMLFMBalance(t *testing.T) {
 	}
 }
 
-// TestMLFMNearExact: on two of the K-PART paper's G(24,36) graphs (k = 3,
-// max deviation <= 0.05), mlfm's cut is within 10% of the proven optimum
-// (BenchmarkMLFMNearOptimum measures the mean over ten graphs against the
-// 5% target; a unit test keeps a margin so it is not flaky).
+// TestMLFMNearExact: the K-PART paper's setting (random G(24,36), weights
+// 1..100, k = 3; graph seeds 1..10) at max deviation <= 0.05: mlfm's mean
+// cut is within 5% of the mean proven minimum cut (measured: 2.0%), and no
+// graph is more than 10% above its optimum.
 func TestMLFMNearExact(t *testing.T) {
 	ctx := context.Background()
-	for _, seed := range []uint64{2, 7} {
+	sum, opt := 0.0, 0.0
+	for seed := uint64(1); seed <= 10; seed++ {
 		g, err := topologies.RandomGraph(24, 36, seed)
 		if err != nil {
 			t.Fatal(err)
@@ -91,7 +92,13 @@ func TestMLFMNearExact(t *testing.T) {
 		if cut > 1.10*r.Cut || cut < r.Cut-1e-9 {
 			t.Errorf("graph %d: mlfm cut %g, optimum %g: want within [optimum, 1.10 optimum]", seed, cut, r.Cut)
 		}
+		sum += cut
+		opt += r.Cut
 	}
+	if sum > 1.05*opt {
+		t.Errorf("mean cut %.1f is %.1f%% above the mean optimum %.1f: want <= 5%%", sum/10, 100*(sum/opt-1), opt/10)
+	}
+	t.Logf("mlfm / optimum = %.4f", sum/opt)
 }
 
 // TestMLFMBadInput: bad epsilon and k are errors; a canceled context stops it.
