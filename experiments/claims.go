@@ -22,13 +22,13 @@ func mean(xs []float64) float64 {
 }
 
 // best counts the x values at which series has the smallest per-x mean of
-// metric among all series (ties count as best).
+// metric among all series but the references (optimum, mlfm) (ties count as best).
 func best(a *Aggregate, series, metric string) (wins, total int, lost []string) {
 	for _, x := range a.Xs(series) {
 		mine, _ := a.Get(series, x, metric)
 		ok := true
 		for _, s := range a.Series {
-			if s.Name == series {
+			if s.Name == series || referenceSeries(s.Name) {
 				continue
 			}
 			if o, has := a.Get(s.Name, x, metric); has && o.Mean < mine.Mean {

@@ -23,6 +23,33 @@ func PartitionMetrics() []Metric {
 	}
 }
 
+// OptimumLabel is the reference series of the proven minimum cut; MLFMLabel
+// the multilevel partitioner's series. Neither is one of the paper's
+// algorithms, so claims comparing those leave them out (see best).
+const (
+	OptimumLabel = "optimum (exact, max dev <= 0.05)"
+	MLFMLabel    = "mlfm (max dev <= 0.05)"
+	// optimumEpsilon is the balance bound of the optimum row and of mlfm:
+	// the K-PART paper's G(24,36), k = 3 setting is where mlfm is held to
+	// 5% of the optimum.
+	optimumEpsilon = 0.05
+)
+
+// CutRatioMetric is a row's cut over the proven minimum cut on the same
+// graph (schedulers.Exact at max deviation <= optimumEpsilon): 1 is the
+// optimum; a scheduler with looser balance than the bound can be below 1.
+var CutRatioMetric = Metric{Name: "cut_ratio", Label: "cut / optimum cut"}
+
+// referenceSeries reports the series that are references, not paper
+// algorithms.
+func referenceSeries(name string) bool { return name == OptimumLabel || name == MLFMLabel }
+
+// mlfmAlgorithm is the multilevel partitioner's series.
+func mlfmAlgorithm() Algorithm {
+	return Algorithm{Label: MLFMLabel, Scheduler: "mlfm",
+		Options: func(float64) schedulers.Options { return schedulers.Options{Epsilon: optimumEpsilon} }}
+}
+
 // Algorithm is one series of a PartitionSweep: a registered scheduler with
 // options that may depend on x (e.g. Mul = x in the Mul sweep).
 type Algorithm struct {
@@ -52,6 +79,44 @@ type PartitionSweep struct {
 	// K gives the number of parts at x.
 	K          func(x float64) int
 	Algorithms []Algorithm
+	// Optimum adds the series OptimumLabel: on every graph whose k is at
+	// most schedulers.MaxExactK, the proven minimum cut at max deviation
+	// <= optimumEpsilon (one row per graph; it does not depend on seeds).
+	// When every x has such a k, every row also gets CutRatioMetric.
+	Optimum bool
+}
+
+// ratio reports whether the sweep adds CutRatioMetric.
+func (ps PartitionSweep) ratio() bool {
+	if !ps.Optimum {
+		return false
+	}
+	for _, x := range ps.Xs {
+		if ps.K(x) > schedulers.MaxExactK {
+			return false
+		}
+	}
+	return true
+}
+
+// optimum solves (or recalls) the reference partition of a graph.
+func (ps PartitionSweep) optimum(ctx context.Context, cache map[[2]uint64][]int, g *topologies.Graph, gseed uint64, k int) ([]int, error) {
+	key := [2]uint64{gseed, uint64(k)}
+	if p, ok := cache[key]; ok {
+		return p, nil
+	}
+	r, err := (&schedulers.Exact{Epsilon: optimumEpsilon, TimeLimit: time.Minute}).Solve(ctx, g, k)
+	if err != nil {
+		return nil, fmt.Errorf("optimum on graph seed %d, k=%d: %w", gseed, k, err)
+	}
+	if !r.Optimal {
+		return nil, fmt.Errorf("optimum on graph seed %d, k=%d: not proven optimal within a minute (%s)", gseed, k, r.Status)
+	}
+	if schedulers.CutWeight(g, r.Parts) == 0 {
+		return nil, fmt.Errorf("optimum on graph seed %d, k=%d cuts nothing: the cut ratio is undefined; use other graphs", gseed, k)
+	}
+	cache[key] = r.Parts
+	return r.Parts, nil
 }
 
 // partitionSeed derives the algorithm seed of repetition rep on a graph, so
@@ -81,6 +146,11 @@ func (a Algorithm) partitioner(o schedulers.Options) (schedulers.Partitioner, er
 // Run executes the sweep and returns one row per (algorithm, x, graph, rep).
 func (ps PartitionSweep) Run(ctx context.Context, env Env, name string) (*Results, error) {
 	res := &Results{Experiment: name, Metrics: PartitionMetrics()}
+	ratio := ps.ratio()
+	if ratio {
+		res.Metrics = append(res.Metrics, CutRatioMetric)
+	}
+	optCache := map[[2]uint64][]int{}
 	if ps.Graphs < 1 || ps.Reps < 1 || len(ps.Xs) == 0 || len(ps.Algorithms) == 0 {
 		return nil, fmt.Errorf("partition sweep needs x values, graphs, repetitions and algorithms")
 	}
@@ -94,6 +164,24 @@ func (ps PartitionSweep) Run(ctx context.Context, env Env, name string) (*Result
 			}
 			if err := schedulers.CheckK(k, g.N()); err != nil {
 				return nil, fmt.Errorf("x=%v: %w", x, err)
+			}
+			var opt []int
+			optCut := 0.0
+			if ps.Optimum && k <= schedulers.MaxExactK {
+				if opt, err = ps.optimum(ctx, optCache, g, gseed, k); err != nil {
+					return nil, err
+				}
+				optCut = schedulers.CutWeight(g, opt)
+				m := schedulers.Measure(g, opt, k)
+				row := Row{Series: OptimumLabel, X: x, Instance: i, InstanceSeed: gseed,
+					Values: map[string]float64{
+						"cut_rate": m.CutRate, "std": m.Std, "max_dev": m.MaxDev, "max_over": m.MaxOver,
+						"empty_parts": float64(emptyParts(opt, k)),
+					}}
+				if ratio {
+					row.Values[CutRatioMetric.Name] = 1
+				}
+				res.Add(row)
 			}
 			for _, alg := range ps.Algorithms {
 				var o schedulers.Options
@@ -121,11 +209,15 @@ func (ps PartitionSweep) Run(ctx context.Context, env Env, name string) (*Result
 						return nil, fmt.Errorf("%s on graph %d (seed %d) at x=%v, k=%d, rep %d: %w", alg.Label, i, gseed, x, k, r, err)
 					}
 					m := schedulers.Measure(g, parts, k)
-					res.Add(Row{Series: alg.Label, X: x, Instance: i, InstanceSeed: gseed, Rep: r, Seed: o.Seed,
+					row := Row{Series: alg.Label, X: x, Instance: i, InstanceSeed: gseed, Rep: r, Seed: o.Seed,
 						Values: map[string]float64{
 							"cut_rate": m.CutRate, "std": m.Std, "max_dev": m.MaxDev, "max_over": m.MaxOver,
 							"empty_parts": float64(emptyParts(parts, k)),
-						}})
+						}}
+					if ratio {
+						row.Values[CutRatioMetric.Name] = schedulers.CutWeight(g, parts) / optCut
+					}
+					res.Add(row)
 				}
 			}
 		}
