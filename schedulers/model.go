@@ -212,8 +212,10 @@ type Decision struct {
 	// executors whose slot changes, for every scheduler.
 	Migrations []Migration `json:"migrations,omitempty"`
 	Moved      int         `json:"moved"`
-	// Reference is the reference node of a first placement (R-Storm).
+	// Reference is the reference node of a first placement (R-Storm) and
+	// First the vertex index of the executor placed first (on it).
 	Reference string `json:"reference,omitempty"`
+	First     *int   `json:"first,omitempty"`
 	// NotMeasured names inputs the scheduler needs that the load table
 	// lacks (e.g. "deadline", "tuple_size"): a decision made without them
 	// is inconclusive for the claims that rest on them.

@@ -65,7 +65,7 @@ func (r RStorm) Explain(ctx context.Context, p *Problem) (*Assignment, *Decision
 		return nil, nil, err
 	}
 	first := rstormOrder(p.Graph)[0]
-	return a, &Decision{Apply: true, Trigger: "first placement", Reference: ref,
+	return a, &Decision{Apply: true, Trigger: "first placement", Reference: ref, First: &first,
 		Reason: fmt.Sprintf("first executor (vertex %d, component %q) on reference node %s", first, p.Graph.Vertices[first].Component, a.NodeOf(first))}, nil
 }
 

@@ -56,6 +56,13 @@ func TestRStormHand(t *testing.T) {
 	if a.Workers[0] != (Slot{Node: "n1", Port: 6700}) || len(a.Workers) != 1 {
 		t.Fatalf("workers %v, want one per node on the lowest port", a.Workers)
 	}
+	_, d, err := RStorm{}.Explain(context.Background(), &Problem{Graph: g, Cluster: c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Reference != "n1" || d.First == nil || *d.First != 0 || !d.Apply {
+		t.Fatalf("decision %+v: want reference n1, first vertex 0 (the chain's spout), applied", d)
+	}
 	// The first executor goes to the reference node even when the distance
 	// would pick another: n0 2 cores/1024 MB, n1 4 cores/2048 MB, one
 	// executor of 50 %: distance n1 1.282 > n0 1.154, yet it is on n1.

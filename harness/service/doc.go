@@ -28,9 +28,25 @@
 //   - Worker reports older than three report intervals (at least 30 s)
 //     before the topology's newest report no longer count for the load
 //     table, so a moved worker's old numbers fade out.
-//   - The per-task monitor's clock (Load.NowMs, "Now" of eq. 1 in
-//     002_39f4f6839cbfd73d.txt) counts milliseconds since the topology's
-//     earliest reported interval began; every task's T_start is 0 on it.
-//     Per-task memory and tuple size are not measured (TaskLoad.MemoryMB and
-//     TupleSize stay 0: the schedulers use their defaults).
+//   - The per-task monitor's clock (Load.NowMs, "Now" of eq. 1 of Dynamic
+//     Task Scheduling Scheme for Real-Time Stream Data in Storm) counts
+//     milliseconds since the topology's earliest reported interval began;
+//     T_start, deadlines, tuple sizes and memory come from the workers'
+//     reports where they send them (see load.go).
+//   - Node performance (the load table's CPU_avg-th) is capacity, never
+//     load: cores(n) x R, cores from the supervisor's CPU quota and R the
+//     measured tuples per busy core-second (see loadTable in problem.go).
+//   - CPU_use of a node is the whole node's CPU when a fresh NodeReport
+//     came in (POST /v1/nodes: workers plus anything else, e.g. background
+//     load), else the sum of the topology workers' own CPU.
+//   - Every decision is recorded in the state's decisions list: kind,
+//     applied or not, the predicted partition metrics, and, for schedulers
+//     that explain themselves (schedulers.Explainer: every Dynamic one and
+//     rstorm), the typed schedulers.Decision (why, trigger, estimates,
+//     migrations). Inputs the workers did not report are named in the
+//     record's not_measured (and the decision's): a claim resting on them is
+//     inconclusive, never computed on a silent zero.
+//   - The scheduler and its options (schedulers.Options as JSON) are set at
+//     start (stormlab-service --options) and may be replaced between runs
+//     (POST /v1/scheduler), so one cluster can serve several schedulers.
 package service

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/stormlab/stormlab/infra/protocol"
+	"github.com/stormlab/stormlab/schedulers"
 )
 
 // maxBody bounds a request body: a snapshot of 10,000 executors is about
@@ -19,6 +20,8 @@ const maxBody = 64 << 20
 //	POST /v1/metrics   WorkerReport
 //	POST /v1/fallback  Fallback
 //	POST /v1/reset     forget measurements
+//	POST /v1/nodes     NodeReport (a supervisor's whole CPU use)
+//	POST /v1/scheduler SchedulerChoice (replace the scheduler between runs)
 //	GET  /v1/health    {"status":"ok","scheduler":NAME}
 //	GET  /v1/state     State (?since_ms=T)
 //	GET  /v1/reports   []WorkerReport (?since_ms=T)
@@ -31,6 +34,8 @@ func (s *Service) Handler() http.Handler {
 	mux.HandleFunc(protocol.PathHealth, s.handleHealth)
 	mux.HandleFunc(protocol.PathState, s.handleState)
 	mux.HandleFunc(protocol.PathReports, s.handleReports)
+	mux.HandleFunc(protocol.PathNodes, s.handleNodes)
+	mux.HandleFunc(protocol.PathScheduler, s.handleScheduler)
 	return mux
 }
 
@@ -136,7 +141,7 @@ func (s *Service) handleHealth(w http.ResponseWriter, r *http.Request) {
 	if !allow(w, r, http.MethodGet) {
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]string{"status": "ok", "scheduler": s.name})
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ok", "scheduler": s.Name()})
 }
 
 func (s *Service) handleState(w http.ResponseWriter, r *http.Request) {
@@ -159,4 +164,39 @@ func (s *Service) handleReports(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, s.Reports(since))
+}
+
+func (s *Service) handleNodes(w http.ResponseWriter, r *http.Request) {
+	if !allow(w, r, http.MethodPost) {
+		return
+	}
+	var rep protocol.NodeReport
+	if !decode(w, r, &rep, "NodeReport") {
+		return
+	}
+	if err := s.NodeReport(&rep); err != nil {
+		writeError(w, http.StatusBadRequest, "%v", err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (s *Service) handleScheduler(w http.ResponseWriter, r *http.Request) {
+	if !allow(w, r, http.MethodPost) {
+		return
+	}
+	var c protocol.SchedulerChoice
+	if !decode(w, r, &c, "SchedulerChoice") {
+		return
+	}
+	o, err := schedulers.ParseOptions(string(c.Options))
+	if err != nil {
+		writeError(w, http.StatusBadRequest, "%v", err)
+		return
+	}
+	if err := s.SetScheduler(c.Scheduler, o); err != nil {
+		writeError(w, http.StatusBadRequest, "%v", err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
 }

@@ -2,6 +2,7 @@ package service
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -352,13 +353,23 @@ func (s *Service) loadTable(snap *protocol.Snapshot) []schedulers.NodeLoad {
 	}
 	r := s.tuplesPerCore()
 	capacity := map[string]float64{}
+	host := map[string]string{}
 	for _, sup := range snap.Supervisors {
 		capacity[sup.ID] = sup.CPU
+		host[sup.ID] = sup.Host
 	}
+	now := s.now().UnixMilli()
 	for i := range rows {
 		rows[i].CPUThroughput = 0
-		if c := capacity[rows[i].Node]; c > 0 && r > 0 {
+		c := capacity[rows[i].Node]
+		if c > 0 && r > 0 {
 			rows[i].CPUThroughput = c / 100 * r
+		}
+		// CPU_use is the node's: a fresh whole-node report (workers plus
+		// anything else on the node, e.g. background load) replaces the sum
+		// of the workers' own CPU.
+		if nr, ok := s.nodeCPU[host[rows[i].Node]]; ok && c > 0 && now-nr.TimeMs <= max(int64(3*nr.IntervalS*1000), 30_000) {
+			rows[i].CPUUsed = 100 * nr.CPUPercent / c
 		}
 	}
 	return rows
@@ -391,7 +402,8 @@ func (s *Service) tuplesPerCore() float64 {
 // not report: "task_cpu" when a non-system executor has no CPU reading (its
 // vertex weight is then a fill-in), "traffic" when no task-to-task rate
 // came in, "worker_memory" when a fresh worker report has no memory
-// reading, "node_performance" when no node has a performance. Nil when
+// reading, "node_performance" when no node has a performance, and every
+// field a fresh worker report lists in its own not_measured. Nil when
 // everything is there. Call with s.mu held.
 func (s *Service) notMeasured(id string, ix *execIndex, r *rates, nodes []schedulers.NodeLoad) []string {
 	if r.empty() {
@@ -415,10 +427,16 @@ func (s *Service) notMeasured(id string, ix *execIndex, r *rates, nodes []schedu
 		out = append(out, "traffic")
 	}
 	if t := s.m.topos[id]; t != nil {
+		memory := false
 		for _, w := range t.fresh() {
-			if w.WorkerMemoryMB <= 0 {
-				out = append(out, "worker_memory")
-				break
+			if !memory && w.WorkerMemoryMB <= 0 {
+				out, memory = append(out, "worker_memory"), true
+			}
+			// What the workers themselves say they could not measure.
+			for _, f := range w.NotMeasured {
+				if !slices.Contains(out, f) {
+					out = append(out, f)
+				}
 			}
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"sort"
 	"sync"
 	"time"
@@ -36,6 +37,7 @@ type Service struct {
 	lastDecided map[string]time.Time // topology -> time of its last decision
 	snapshot    *protocol.Snapshot   // latest, for the load table's node mapping
 	m           *measurements
+	nodeCPU     map[string]protocol.NodeReport // host -> newest whole-node CPU report
 }
 
 // Option configures a Service.
@@ -71,6 +73,7 @@ func NewWithScheduler(name string, sc schedulers.Scheduler, o ...Option) *Servic
 		now:         time.Now,
 		lastDecided: map[string]time.Time{},
 		m:           newMeasurements(),
+		nodeCPU:     map[string]protocol.NodeReport{},
 	}
 	for _, f := range o {
 		f(s)
@@ -79,7 +82,45 @@ func NewWithScheduler(name string, sc schedulers.Scheduler, o ...Option) *Servic
 }
 
 // Name is the scheduler's name.
-func (s *Service) Name() string { return s.name }
+func (s *Service) Name() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.name
+}
+
+// SetScheduler replaces the scheduler (between runs: one cluster can serve
+// several schedulers in turn). The reschedule clocks start afresh; the
+// measurements and logs stay (POST /v1/reset forgets them).
+func (s *Service) SetScheduler(name string, o schedulers.Options) error {
+	sc, err := schedulers.New(name, o)
+	if err != nil {
+		return fmt.Errorf("scheduler service: %w", err)
+	}
+	s.round.Lock()
+	defer s.round.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.name, s.sched = name, sc
+	s.lastDecided = map[string]time.Time{}
+	return nil
+}
+
+// NodeReport keeps a supervisor's whole CPU use (see protocol.NodeReport).
+func (s *Service) NodeReport(r *protocol.NodeReport) error {
+	if r == nil || r.Host == "" {
+		return fmt.Errorf("node report without host: set \"host\" to the supervisor's host name")
+	}
+	if !(r.IntervalS > 0) || !(r.CPUPercent >= 0) || math.IsInf(r.CPUPercent, 0) {
+		return fmt.Errorf("node report of %s: interval_s %v and cpu_percent %v: need an interval > 0 s and a finite CPU >= 0", r.Host, r.IntervalS, r.CPUPercent)
+	}
+	if r.TimeMs == 0 {
+		r.TimeMs = s.now().UnixMilli()
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.nodeCPU[r.Host] = *r
+	return nil
+}
 
 // validateSnapshot rejects snapshots the service cannot reason about.
 func validateSnapshot(snap *protocol.Snapshot) error {
@@ -283,6 +324,10 @@ func (s *Service) decide(ctx context.Context, t *protocol.Topology, ix *execInde
 	}
 	if !apply {
 		a = p.Current
+	}
+	if rec.Decision != nil && rec.Decision.First != nil && *rec.Decision.First >= 0 && *rec.Decision.First < len(ix.execs) {
+		e := ix.execs[*rec.Decision.First]
+		rec.FirstExecutor = &e
 	}
 	rec.Predicted = predict(p.Graph, &p.Cluster, a)
 	td := toDecision(t.ID, a, ix)

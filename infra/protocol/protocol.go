@@ -1,5 +1,7 @@
 package protocol
 
+import "encoding/json"
+
 // Paths served by the scheduler service.
 const (
 	PathSchedule = "/v1/schedule"
@@ -9,7 +11,30 @@ const (
 	PathState    = "/v1/state"    // GET State (?since_ms=T filters time series)
 	PathReports  = "/v1/reports"  // GET []WorkerReport as received (?since_ms=T)
 	PathReset    = "/v1/reset"    // POST: forget measurements, decisions and fallbacks
+	// PathNodes takes a NodeReport: a supervisor's whole CPU use (workers
+	// and anything else running there, e.g. background load).
+	PathNodes = "/v1/nodes"
+	// PathScheduler (POST SchedulerChoice) replaces the service's scheduler
+	// between runs, so one cluster can serve several schedulers in turn.
+	PathScheduler = "/v1/scheduler"
 )
+
+// NodeReport is one supervisor's CPU use over an interval, all processes
+// of the node counted (100 = one core), as sampled from its container's
+// cgroup. It is the load table's CPU_use when fresh.
+type NodeReport struct {
+	Host       string  `json:"host"`
+	TimeMs     int64   `json:"time_ms"`
+	IntervalS  float64 `json:"interval_s"`
+	CPUPercent float64 `json:"cpu_percent"`
+}
+
+// SchedulerChoice names a scheduler and its options (schedulers.Options
+// as JSON), for PathScheduler.
+type SchedulerChoice struct {
+	Scheduler string          `json:"scheduler"`
+	Options   json.RawMessage `json:"options,omitempty"`
+}
 
 // Executor is Storm's ExecutorDetails: a range of task ids [Start, End].
 type Executor struct {

@@ -47,6 +47,9 @@ type DecisionRecord struct {
 	// Decision is the scheduler's own account (why, trigger, estimates,
 	// migrations) when it explains itself (schedulers.Explainer).
 	Decision *schedulers.Decision `json:"decision,omitempty"`
+	// FirstExecutor is the executor of Decision.First (R-Storm's first
+	// placed executor), so a reader can find its slot in Workers.
+	FirstExecutor *Executor `json:"first_executor,omitempty"`
 	// NotMeasured names inputs the workers did not report for this round
 	// (e.g. "task_cpu", "worker_memory"): claims resting on them are
 	// inconclusive.
