@@ -19,8 +19,10 @@ test: setup
 	go test -p 1 -count=1 -timeout 80m ./...
 
 # Ends with the terminal table and the path of the HTML page (results/index.html).
+# Existing results are never replaced silently: `make experiment FORCE=--force` replaces them.
+FORCE ?=
 experiment: setup build
-	./bin/stormlab experiment default --out results
+	./bin/stormlab experiment default --out results $(FORCE)
 	@./bin/stormlab report results >/dev/null && echo "report: results/index.html"
 
 bench:

@@ -87,6 +87,7 @@ func runCommCost(ctx context.Context, env Env) (*Results, error) {
 	if prof.CommDelayMs > 0 {
 		delays = append(delays, prof.CommDelayMs)
 	}
+	counter := newRunCounter(env, len(commCostNodes)*prof.Reps*len(delays))
 	for _, n := range commCostNodes {
 		cs := harness.ClusterSpec{Seed: 1, Options: []docker.Option{docker.WithSupervisors(commCostSupervisors(n)...)}}
 		err := withSession(ctx, env, cs, "storm-even", func(s *harness.Session) error {
@@ -103,6 +104,7 @@ func runCommCost(ctx context.Context, env Env) (*Results, error) {
 						return err
 					}
 					fmt.Fprintf(env.Log, "comm-cost: n%d, %s, rep %d\n", n, commSeries(d), rep)
+					counter.start(fmt.Sprintf("%d nodes %s rep %d", n, commSeries(d), rep), prof.CommWarmUp+prof.CommMeasure)
 					r, err := s.Run(ctx, harness.RunSpec{Topology: topo, WarmUp: prof.CommWarmUp, Measure: prof.CommMeasure})
 					if err := keepRun(env, name, r, err); err != nil {
 						return err

@@ -180,8 +180,10 @@ func logfOf(env Env) func(string, ...any) {
 func withSession(ctx context.Context, env Env, cs harness.ClusterSpec, scheduler string, fn func(*harness.Session) error) (err error) {
 	start := time.Now()
 	cs.Logf = logfOf(env)
+	progressOf(env).Phase("cluster up for "+scheduler, 0)
 	s, err := harness.StartSession(ctx, cs, scheduler)
 	defer func() {
+		progressOf(env).Phase("teardown of the cluster for "+scheduler, 0)
 		if cerr := s.Close(ctx); cerr != nil {
 			err = joinErr(err, cerr)
 		}
@@ -191,6 +193,31 @@ func withSession(ctx context.Context, env Env, cs harness.ClusterSpec, scheduler
 		return fmt.Errorf("start cluster for %s: %w", scheduler, err)
 	}
 	return fn(s)
+}
+
+func progressOf(env Env) reports.Progress {
+	if env.Progress == nil {
+		return reports.NoProgress{}
+	}
+	return env.Progress
+}
+
+// runCounter numbers an experiment's cluster runs for env.Progress; n is
+// the total, 0 when it is not known ahead.
+type runCounter struct {
+	p    reports.Progress
+	i, n int
+}
+
+func newRunCounter(env Env, n int) *runCounter { return &runCounter{p: progressOf(env), n: n} }
+
+// start announces the next run and its one phase seen from here (the
+// harness submits, warms up, measures and collects in one call); expect is
+// its warm-up plus measurement window.
+func (c *runCounter) start(label string, expect time.Duration) {
+	c.i++
+	c.p.Run(c.i, c.n, label)
+	c.p.Phase("submit, warm-up, measure, collect", expect)
 }
 
 func joinErr(a, b error) error {

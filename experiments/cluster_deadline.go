@@ -100,6 +100,7 @@ func runDeadline(ctx context.Context, env Env) (*Results, error) {
 	if prof.Name == "full" {
 		loadTopos = []string{"wordcount", "kmeans"}
 	}
+	counter := newRunCounter(env, 0) // the number of runs depends on the branches below
 	for _, sched := range deadlineSchedulers {
 		cs := harness.ClusterSpec{Profile: deadlineProfile, Seed: 1}
 		err := withSession(ctx, env, cs, sched, func(s *harness.Session) error {
@@ -116,6 +117,7 @@ func runDeadline(ctx context.Context, env Env) (*Results, error) {
 					return err
 				}
 				fmt.Fprintf(env.Log, "deadline: %s %s %s, rep %d\n", sched, topo, tag, rep)
+				counter.start(fmt.Sprintf("%s %s %s rep %d", sched, topo, tag, rep), 0)
 				r, err := s.Run(ctx, harness.RunSpec{Topology: t, End: harness.Dataset{Spout: deadlineSpouts[topo], Quiet: 4 * time.Second, Max: prof.DeadlineMaxRun}})
 				if err := keepRun(env, name, r, err); err != nil {
 					return err

@@ -73,6 +73,7 @@ func runKPartCluster(ctx context.Context, env Env) (*Results, error) {
 	if prof.KPartPacedIntervalMs > 0 {
 		intervals = append(intervals, prof.KPartPacedIntervalMs)
 	}
+	counter := newRunCounter(env, len(kpartClusterSchedulers)*prof.Reps*len(intervals))
 	for _, sched := range kpartClusterSchedulers {
 		// Mul 5: K-PART with its balance adjustment, as the paper's balanced
 		// variant (Fig. 6); with Mul 0 the growth step can leave a worker
@@ -95,6 +96,7 @@ func runKPartCluster(ctx context.Context, env Env) (*Results, error) {
 						offered = fmt.Sprintf("paced: %d sentences/s", prof.KPartParallelism*1000/iv)
 					}
 					fmt.Fprintf(env.Log, "kpart-cluster: %s, %s, rep %d\n", sched, offered, rep)
+					counter.start(fmt.Sprintf("%s %s rep %d", sched, offered, rep), prof.KPartWarmUp+measure)
 					r, err := s.Run(ctx, harness.RunSpec{Topology: topo, WarmUp: prof.KPartWarmUp, Measure: measure, Step: prof.KPartStep})
 					if err := keepRun(env, name, r, err); err != nil {
 						return err

@@ -47,6 +47,7 @@ func Smoke() *Spec {
 		Metrics:     clusterMetrics,
 		Run: func(ctx context.Context, env Env) (*Results, error) {
 			res := &Results{Metrics: clusterMetrics}
+			counter := newRunCounter(env, len(scheds))
 			for i, s := range scheds {
 				topo, err := harness.StormTopology("throughput", fmt.Sprintf("smoke-%d", i))
 				if err != nil {
@@ -54,6 +55,7 @@ func Smoke() *Spec {
 				}
 				spec := harness.RunSpec{Scheduler: s, Topology: topo, WarmUp: 20 * time.Second, Measure: 60 * time.Second}
 				fmt.Fprintf(env.Log, "smoke: %s: starting cluster\n", s)
+				counter.start(s+" (cluster up, submit, warm-up, measure, collect, teardown)", 0)
 				r, err := harness.RunOnNewCluster(ctx, harness.ClusterSpec{Profile: "heterogeneous-2", Seed: 1,
 					Logf: func(f string, a ...any) { fmt.Fprintf(env.Log, f+"\n", a...) }}, spec)
 				if r != nil && env.RawDir != "" {

@@ -207,4 +207,51 @@ func TestExperimentCmd(t *testing.T) {
 			t.Errorf("missing %s: %v", f, err)
 		}
 	}
+	// The same folder again: refused without --force, nothing touched.
+	before, _ := os.ReadFile(filepath.Join(dir, "kpart-mul", "manifest.json"))
+	code, _, errs = cli(t, "experiment", "kpart-mul", "--out", dir)
+	if code != exitBadInput || !strings.Contains(errs, "already holds results: rerun with --force") {
+		t.Errorf("second run without --force: exit %d stderr %q", code, errs)
+	}
+	if after, _ := os.ReadFile(filepath.Join(dir, "kpart-mul", "manifest.json")); !bytes.Equal(before, after) {
+		t.Error("refused run changed manifest.json")
+	}
+	if code, _, errs = cli(t, "experiment", "kpart-mul", "--out", dir, "--force"); code != exitOK {
+		t.Errorf("--force: exit %d stderr %q", code, errs)
+	}
+	// The HTML page of that folder.
+	code, out, errs = cli(t, "report", dir)
+	if page := filepath.Join(dir, "index.html"); code != exitOK || strings.TrimSpace(out) != page {
+		t.Errorf("report: exit %d stdout %q stderr %q, want the path %s", code, out, errs, page)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "index.html")); err != nil || !bytes.Contains(b, []byte(`id="exp-kpart-mul"`)) {
+		t.Errorf("index.html: %v, no kpart-mul section", err)
+	}
+}
+
+func TestVersionAndCompletion(t *testing.T) {
+	code, out, _ := cli(t, "--version")
+	if code != exitOK || !strings.HasPrefix(out, "stormlab ") || !strings.Contains(out, "go1.") {
+		t.Errorf("--version: exit %d %q", code, out)
+	}
+	code, out, _ = cli(t, "completion", "bash")
+	if code != exitOK || !strings.Contains(out, "bash completion") {
+		t.Errorf("completion bash: exit %d, %d bytes", code, len(out))
+	}
+}
+
+// Flag help shows each flag's type, not a word cobra took from backquotes,
+// and at most one default.
+func TestFlagHelp(t *testing.T) {
+	for _, cmd := range []string{"partition", "spd", "experiment", "run", "compare", "report"} {
+		_, out, _ := cli(t, cmd, "--help")
+		for _, line := range strings.Split(out, "\n") {
+			if strings.Count(line, "default") > 1 {
+				t.Errorf("%s: two defaults in %q", cmd, line)
+			}
+			if f := strings.Fields(line); len(f) > 2 && strings.HasPrefix(f[0], "--") && f[1] == "stormlab" {
+				t.Errorf("%s: placeholder in %q", cmd, line)
+			}
+		}
+	}
 }

@@ -2,13 +2,24 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 
 	"github.com/stormlab/stormlab/experiments"
+	"github.com/stormlab/stormlab/reports"
 )
+
+// isTerminal reports whether w is a terminal (progress bar) rather than a
+// file or pipe (plain progress lines).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
 
 func newExperimentCmd() *cobra.Command {
 	out := "results"
@@ -19,8 +30,9 @@ func newExperimentCmd() *cobra.Command {
 	if profile == "" {
 		profile = "quick"
 	}
+	force := false
 	cmd := &cobra.Command{
-		Use:   "experiment NAME|list [--out DIR] [--profile ci|quick|full]",
+		Use:   "experiment NAME|list [--out DIR] [--profile ci|quick|full] [--force]",
 		Short: "Run an experiment or suite (files go to DIR/NAME/); `experiment list` lists them",
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 1 {
@@ -54,7 +66,21 @@ func newExperimentCmd() *cobra.Command {
 			if _, err := experiments.ClusterProfileNamed(profile); err != nil {
 				return fmt.Errorf("--profile: %w", err)
 			}
-			opts := experiments.Options{Out: out, Log: stderr, Profile: profile}
+			// Never overwrite results silently: an existing DIR/NAME needs --force.
+			names := []string{name}
+			if isSuite {
+				names = suite.Experiments
+			}
+			if !force {
+				for _, n := range names {
+					if _, err := os.Stat(filepath.Join(out, n)); err == nil {
+						return fmt.Errorf("%s already holds results: rerun with --force to replace them, or give another --out", filepath.Join(out, n))
+					}
+				}
+			}
+			meter := reports.NewMeter(stderr, isTerminal(stderr))
+			defer meter.Stop()
+			opts := experiments.Options{Out: out, Log: meter, Profile: profile, Progress: meter}
 			if isSuite {
 				reps, err := experiments.RunSuite(cmd.Context(), suite, opts)
 				for _, r := range reps {
@@ -63,6 +89,7 @@ func newExperimentCmd() *cobra.Command {
 						fmt.Fprintf(stdout, "  %s\n", c.Line())
 					}
 				}
+				meter.Stop()
 				if err != nil {
 					return failed(err)
 				}
@@ -74,13 +101,15 @@ func newExperimentCmd() *cobra.Command {
 				return err
 			}
 			rep, err := experiments.Run(cmd.Context(), spec, opts)
+			meter.Stop()
 			if err != nil {
 				return failed(err)
 			}
 			return rep.WriteSummary(stdout)
 		},
 	}
-	cmd.Flags().StringVar(&out, "out", out, "results base folder (default $STORMLAB_OUT or results); files go to DIR/NAME/")
-	cmd.Flags().StringVar(&profile, "profile", profile, "cluster experiments' profile: ci (1 run per cell, no verdicts), quick (3 runs per cell), full (the papers' scale); default $STORMLAB_PROFILE or quick")
+	cmd.Flags().StringVar(&out, "out", out, "results base folder, files go to DIR/NAME/ (or $STORMLAB_OUT when set)")
+	cmd.Flags().StringVar(&profile, "profile", profile, "cluster experiments' profile: ci (1 run per cell, no verdicts), quick (3 runs per cell), full (the papers' scale) (or $STORMLAB_PROFILE when set)")
+	cmd.Flags().BoolVar(&force, "force", false, "replace the results already in DIR/NAME")
 	return cmd
 }

@@ -125,7 +125,7 @@ func newPartitionCmd() *cobra.Command {
 	f := cmd.Flags()
 	f.StringVar(&graphSpec, "graph", "", "graph JSON file, or random:N:M (the K-PART paper's generator: N vertices, M edges, weights 1..100)")
 	f.IntVar(&k, "k", 0, "number of parts, 1 <= k <= number of vertices")
-	f.StringVar(&scheduler, "scheduler", "", "scheduler name (see `stormlab schedulers`)")
+	f.StringVar(&scheduler, "scheduler", "", "scheduler name (list them with: stormlab schedulers)")
 	f.IntVar(&mul, "mul", 0, "K-PART balance-adjustment iteration multiplier (0 = none)")
 	f.StringVar(&options, "options", "", `scheduler options as JSON, as the scheduler service takes them, e.g. '{"mul":5,"alpha":0.1}'`)
 	f.Float64Var(&epsilon, "epsilon", 0, fmt.Sprintf("balance bound of exact and mlfm: max deviation rate of part weights (0 = %v)", schedulers.DefaultEpsilon))

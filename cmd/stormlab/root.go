@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime/debug"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -44,7 +45,8 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 		SilenceUsage:  true, // bad input gets one line, not a usage dump
 		SilenceErrors: true, // execute prints the error itself
 	}
-	root.CompletionOptions.DisableDefaultCmd = true
+	root.Version = version()
+	root.SetVersionTemplate("stormlab {{.Version}}\n")
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return err })
@@ -62,6 +64,40 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 		// ---- Other subcommands go here, one newXxxCmd per file ----
 	)
 	return root
+}
+
+// version describes this binary from its build info: the module version
+// ("(devel)" for a local build), the VCS commit and time that `go build`
+// stamps, "+dirty" for uncommitted changes, and the Go version.
+func version() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown (built without module support)"
+	}
+	v := bi.Main.Version
+	if v == "" {
+		v = "(devel)"
+	}
+	var rev, at, dirty string
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.time":
+			at = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				dirty = "+dirty"
+			}
+		}
+	}
+	if rev != "" {
+		v += " commit " + rev[:min(12, len(rev))] + dirty
+		if at != "" {
+			v += " of " + at
+		}
+	}
+	return v + ", " + bi.GoVersion
 }
 
 // execute runs the CLI with args and returns the exit code. It never panics

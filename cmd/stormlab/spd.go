@@ -99,7 +99,7 @@ func newSPDCmd() *cobra.Command {
 	f := cmd.Flags()
 	f.StringVar(&graphSpec, "graph", "", "SPD graph JSON file (graph format plus \"tree\"; without it the tree is recovered), or random:N (random SPD graph with N tasks)")
 	f.IntVar(&resources, "resources", 0, "number of resources c (parts), 1 <= c <= number of tasks")
-	f.StringVar(&scheduler, "scheduler", "", "a scheduler that partitions graphs, e.g. spd (see `stormlab schedulers`)")
+	f.StringVar(&scheduler, "scheduler", "", "a scheduler that partitions graphs, e.g. spd (list them with: stormlab schedulers)")
 	f.Uint64Var(&seed, "seed", 1, "seed for random graphs and randomised schedulers")
 	f.IntVar(&edgeMax, "edge-max", 100, "random:N only: transfer weights b(e) uniform in 1..edge-max (task weights 1..100); small values give computationally constrained graphs")
 	f.StringVar(&format, "format", "json", "output format: json or table")

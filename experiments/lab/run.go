@@ -67,6 +67,9 @@ type Options struct {
 	// PaperExperiments lists the experiments that reproduce a paper (for
 	// the paper's summary); nil writes no summary.
 	PaperExperiments func(paper string) []string
+	// Progress hears of long runs (cluster experiments: run i of N, phase);
+	// nil means none.
+	Progress reports.Progress
 }
 
 // Profiles of the experiments. The lab knows their names and the rule for
@@ -113,7 +116,7 @@ func Run(ctx context.Context, spec *Spec, o Options) (*Report, error) {
 		return nil, err
 	}
 	rep := &Report{Spec: spec, Start: time.Now(), Profile: prof}
-	env := Env{Log: log, Profile: prof}
+	env := Env{Log: log, Profile: prof, Progress: o.Progress}
 	if o.Out != "" {
 		env.RawDir = filepath.Join(o.Out, spec.Name, "runs")
 	}

@@ -6,6 +6,8 @@ import (
 	"io"
 	"math"
 	"sort"
+
+	"github.com/stormlab/stormlab/reports"
 )
 
 // Metric is one measured quantity of an experiment. Name is used in file
@@ -44,6 +46,8 @@ type Env struct {
 	RawDir string
 	// Profile names the profile (ci, quick, full) the experiment runs under.
 	Profile string
+	// Progress hears of long runs (run i of N, phase); nil means none.
+	Progress reports.Progress
 }
 
 // Row is one run: one series (algorithm) at one x, one repetition.
