@@ -125,3 +125,26 @@ func TestResolveProfile(t *testing.T) {
 		t.Errorf("unknown profile: %v", err)
 	}
 }
+
+func TestWritePaperSummary(t *testing.T) {
+	out := t.TempDir()
+	cs := []Claim{{Statement: "latency grows", Source: Cite("jian2018kpart", "Fig. 1"), Forced: "delay added",
+		Checks: []reports.Check{reports.ExactCheck("x", "rule", true, 3, 3, "")}}}
+	JudgeClaims(cs, "")
+	if err := os.MkdirAll(filepath.Join(out, "comm-cost"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteAtomic(filepath.Join(out, "comm-cost", "claims.json"), claimsFile("comm-cost", "quick", cs).Write); err != nil {
+		t.Fatal(err)
+	}
+	md, err := WritePaperSummary(out, "jian2018kpart", []string{"comm-cost", "kpart-cluster"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	onDisk, _ := os.ReadFile(filepath.Join(out, "summary-jian2018kpart.md"))
+	for _, want := range []string{"Jian, Lu and Zhang", "latency grows (FORCED: delay added)", "| Fig. 1 |", "holds", "comm-cost: profile quick", "kpart-cluster: not run yet"} {
+		if !strings.Contains(md, want) || !strings.Contains(string(onDisk), want) {
+			t.Errorf("summary lacks %q:\n%s", want, md)
+		}
+	}
+}

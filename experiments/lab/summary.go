@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/stormlab/stormlab/reports"
 )
@@ -66,7 +67,7 @@ func WritePaperSummary(out, paper string, exps []string) (string, error) {
 }
 
 func summaryTable(paper string, all []ClaimsFile) *reports.Table {
-	t := &reports.Table{Title: Cite(paper, ""), Columns: []string{"experiment", "claim", "source", "rule", "effect (95% CI), n, p", "verdict"}}
+	t := &reports.Table{Title: Cite(paper, ""), Columns: []string{"experiment", "claim", "where in the paper", "rule", "effect (95% CI), n, p", "verdict"}}
 	for _, cf := range all {
 		for _, c := range cf.Claims {
 			stmt := c.Statement
@@ -76,7 +77,9 @@ func summaryTable(paper string, all []ClaimsFile) *reports.Table {
 			if c.Forced != "" {
 				stmt += " (FORCED: " + c.Forced + ")"
 			}
-			t.AddRow(reports.Text(cf.Experiment), reports.Text(stmt), reports.Text(c.Source), reports.Text(c.Rule),
+			// The table's title cites the paper; the column keeps the figure.
+			src := strings.TrimPrefix(strings.TrimPrefix(c.Source, Cite(paper, "")), ", ")
+			t.AddRow(reports.Text(cf.Experiment), reports.Text(stmt), reports.Text(src), reports.Text(c.Rule),
 				reports.Text(jsonEffect(c)), reports.Text(c.Verdict))
 		}
 	}
