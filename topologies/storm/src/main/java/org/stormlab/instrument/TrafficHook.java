@@ -36,8 +36,9 @@ import org.slf4j.LoggerFactory;
  *       Time_dline, eq. 1) - in every bolt task, not only sinks. Sink tasks (no downstream subscriber but
  *       system components) also record each tuple's processing time in the worker's histogram;</li>
  *   <li>tuple size (ST_size of eqs. 5-6): 1 in {@code stormlab.tuple.size.sample.every} (default 64)
- *       executed and emitted tuples is serialized with Storm's own KryoTupleSerializer built from the
- *       topology conf (so registered Kryo serializers apply) and its byte length recorded. An emitted tuple
+ *       executed and emitted tuples of the topology's own streams (not Storm's "__" system streams) is
+ *       serialized with Storm's own KryoTupleSerializer built from the topology conf (so registered Kryo
+ *       serializers apply) and its byte length recorded. An emitted tuple
  *       is serialized unanchored: each anchor adds 8-16 bytes on the wire that are not counted;</li>
  *   <li>acked and failed spout tuples and their complete latency ({@code spoutAck}; the latency is only
  *       present for sampled tuples, so set topology.stats.sample.rate to 1.0).</li>
@@ -158,7 +159,9 @@ public class TrafficHook extends BaseTaskHook {
             return; // never propagate into the executor loop
         }
         try {
-            if (s.inSeen++ % sampleEvery == 0) {
+            // Acking bookkeeping (__ack_ack, ...) is not a topology stream: Storm's serializer has no id
+            // for it, and it is not the data whose size eqs. 5-6 weigh.
+            if (!tuple.getSourceStreamId().startsWith("__") && s.inSeen++ % sampleEvery == 0) {
                 int n = size(tuple);
                 if (n >= 0) {
                     s.inSamples.increment();
@@ -185,7 +188,7 @@ public class TrafficHook extends BaseTaskHook {
         WorkerStats w = worker;
         if (w != null && !w.sizeFailed) {
             w.sizeFailed = true;
-            LOG.warn("stormlab: tuple size sample failed, sizes not measured: {}", t.toString());
+            LOG.warn("stormlab: tuple size sample failed, sizes not measured", t);
         }
     }
 

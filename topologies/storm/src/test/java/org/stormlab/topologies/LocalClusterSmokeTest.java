@@ -57,6 +57,14 @@ class LocalClusterSmokeTest {
         } finally {
             server.stop(0);
         }
+        // Thread CPU ("cpu") may be missing in a report sent after a topology was killed (its executor
+        // threads are gone); sizes, process CPU and memory must always be measured.
+        for (String b : bodies) {
+            for (String f : new String[] {"tuple_sizes", "worker_cpu_percent", "worker_memory_mb"}) {
+                assertTrue(!Pattern.compile("\"not_measured\":\\[[^\\]]*\"" + f + "\"").matcher(b).find(),
+                    "a worker could not measure " + f + ": " + b);
+            }
+        }
         for (String t : new String[] {"tp-", "wc-", "km-"}) {
             assertTrue(good(bodies, t, true), "no complete report for " + t + " among " + bodies.size() + " reports; last: "
                 + (bodies.isEmpty() ? "" : bodies.get(bodies.size() - 1)));
