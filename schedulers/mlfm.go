@@ -178,6 +178,7 @@ type mlCycle struct {
 	coarsenTo     int
 	starts        int
 	rng           *rand.Rand
+	scratch       *mlRefiner // arrays sized to the finest level, reused
 }
 
 // run is one V-cycle. With part nil it coarsens freely and builds initial
@@ -202,7 +203,10 @@ func (c *mlCycle) run(ctx context.Context, g0 *mlGraph, part []int32) ([]int32, 
 		parts = append(parts, cpart)
 	}
 	cg := levels[len(levels)-1]
-	r := newMLRefiner(cg, c.k, c.lo, c.hi)
+	if c.scratch == nil {
+		c.scratch = newMLRefiner(g0, c.k, c.lo, c.hi)
+	}
+	r := newMLRefinerIn(cg, c.k, c.lo, c.hi, c.scratch)
 	if part != nil {
 		part = append([]int32(nil), parts[len(parts)-1]...)
 		r.reset(part)
@@ -247,11 +251,12 @@ func (c *mlCycle) run(ctx context.Context, g0 *mlGraph, part []int32) ([]int32, 
 		}
 		part = fp
 		levels[l+1], cmaps[l], parts[l+1] = nil, nil, nil // free the coarse level
-		r = newMLRefiner(fine, c.k, c.lo, c.hi)
+		r = newMLRefinerIn(fine, c.k, c.lo, c.hi, c.scratch)
 		r.reset(part)
 		if err := r.refine(ctx); err != nil {
 			return nil, err
 		}
+		c.scratch.h, c.scratch.moves, c.scratch.touched = r.h, r.moves, r.touched // keep grown capacity
 	}
 	return part, nil
 }
@@ -436,10 +441,26 @@ const (
 type mlMove struct{ v, from int32 }
 
 func newMLRefiner(g *mlGraph, k int, lo, hi float64) *mlRefiner {
+	return newMLRefinerIn(g, k, lo, hi, nil)
+}
+
+// newMLRefinerIn builds a refiner whose per-vertex arrays and heap reuse
+// those of prev (any level of the same graph, as large or larger), so the
+// levels and cycles of one run allocate them once.
+func newMLRefinerIn(g *mlGraph, k int, lo, hi float64, prev *mlRefiner) *mlRefiner {
 	n := g.n()
-	return &mlRefiner{g: g, k: k, lo: lo, hi: hi, tol: 1e-9 * math.Max(hi, 1),
-		pw: make([]float64, k), acc: make([]float64, k), mark: make([]bool, k),
-		locked: make([]bool, n), ver: make([]uint32, n), hk: make([]float64, n), inh: make([]bool, n)}
+	r := &mlRefiner{g: g, k: k, lo: lo, hi: hi, tol: 1e-9 * math.Max(hi, 1)}
+	if prev != nil && len(prev.locked) >= n && prev.k == k {
+		r.pw, r.acc, r.mark = prev.pw, prev.acc, prev.mark
+		r.locked, r.ver, r.hk, r.inh = prev.locked[:n], prev.ver[:n], prev.hk[:n], prev.inh[:n]
+		r.h, r.moves, r.touched = prev.h[:0], prev.moves[:0], prev.touched[:0]
+		clear(r.locked)
+		clear(r.inh)
+		return r
+	}
+	r.pw, r.acc, r.mark = make([]float64, k), make([]float64, k), make([]bool, k)
+	r.locked, r.ver, r.hk, r.inh = make([]bool, n), make([]uint32, n), make([]float64, n), make([]bool, n)
+	return r
 }
 
 // reset adopts part (not copied) and recomputes weights, cut and violation.
