@@ -3,14 +3,22 @@
 // network I/O of its own, so experiments decide where results go and tests
 // compare output with golden files in testdata/.
 //
-// Three parts:
+// Its parts:
 //   - statistics (Summarize): mean, sample standard deviation, 95% confidence
 //     interval from Student's t, percentiles (montanaflynn/stats, gonum's
 //     distuv for the t quantile);
 //   - tables (Table): a title, columns and rows of cells, where a cell is text
 //     or a "mean ± CI" value; rendered as terminal text, Markdown, CSV, HTML
-//     (go-pretty) and LaTeX booktabs (our own small writer);
+//     (go-pretty) and LaTeX booktabs (our own small writer: \label, numbers
+//     right-aligned, the CI stated in the caption);
 //   - figures (LinePlot, TimeSeriesPlot): gonum/plot line plots with 95% CI
 //     error bars over an x axis, one line per series, and time-series plots,
-//     written as PNG, SVG or PDF.
+//     in Okabe and Ito's colour-blind-safe palette with distinct markers, the
+//     legend beside the axes and a caption line saying what the error bars
+//     are; written as SVG, PDF or 300 dpi PNG at one- or two-column size
+//     (FigureFiles lists the set experiments write);
+//   - progress (Progress, Meter): run i of N, phase with a countdown and an
+//     ETA for long work, as a go-pretty bar on a terminal or plain lines.
+//     Meter is the one type here that keeps state over time; it still only
+//     writes to the io.Writer it is given.
 package reports

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stormlab/stormlab/experiments"
 	"github.com/stormlab/stormlab/schedulers"
 )
 
@@ -226,6 +227,26 @@ func TestExperimentCmd(t *testing.T) {
 	}
 	if b, err := os.ReadFile(filepath.Join(dir, "index.html")); err != nil || !bytes.Contains(b, []byte(`id="exp-kpart-mul"`)) {
 		t.Errorf("index.html: %v, no kpart-mul section", err)
+	}
+}
+
+// Every experiment says whether it needs Docker and how long it takes.
+func TestExperimentListCosts(t *testing.T) {
+	code, out, _ := cli(t, "experiment", "list")
+	if code != exitOK || !strings.Contains(out, "NAME") || !strings.Contains(out, "DOCKER") {
+		t.Fatalf("experiment list: exit %d\n%s", code, out)
+	}
+	for _, s := range experiments.List() {
+		if _, ok := experimentCosts[s.Name]; !ok {
+			t.Errorf("experiment %s has no entry in experimentCosts (Docker, wall time per profile)", s.Name)
+		}
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if f := strings.Fields(line); len(f) > 1 && (f[0] == "smoke" || f[0] == "kpart-mul") {
+			if want := map[string]string{"smoke": "yes", "kpart-mul": "no"}[f[0]]; f[1] != want {
+				t.Errorf("%s: DOCKER %s, want %s", f[0], f[1], want)
+			}
+		}
 	}
 }
 

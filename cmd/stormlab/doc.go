@@ -4,9 +4,12 @@
 //	stormlab partition --graph FILE|random:N:M --k K --scheduler NAME [--mul M] [--seed S] [--format json|table]
 //	stormlab spd --graph FILE|random:N --resources C --scheduler NAME [--seed S] [--format json|table]
 //	stormlab schedulers
-//	stormlab experiment NAME|list [--out DIR]
+//	stormlab experiment NAME|list [--out DIR] [--profile ci|quick|full] [--force]
+//	stormlab report DIR [--out FILE] [--title TEXT]
 //	stormlab run --scheduler NAME --topology throughput|wordcount|kmeans [flags] [-- topology flags]
-//	stormlab compare BASE_DIR NEW_DIR [--metric M]... [--threshold 0.05] [--fail-on-regression]
+//	stormlab compare BASE_DIR NEW_DIR [--metric M]... [--threshold 0.05] [--only-changed] [--fail-on-regression] [--format table|markdown|csv|json]
+//	stormlab completion bash|zsh|fish|powershell
+//	stormlab --version
 //	stormlab images [--prune]
 //	stormlab cleanup [--dry-run] [--force]
 //

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -13,6 +14,62 @@ import (
 	"github.com/stormlab/stormlab/experiments"
 	"github.com/stormlab/stormlab/reports"
 )
+
+// experimentCost is what an experiment needs: Docker (it starts Storm
+// clusters in containers) and its expected wall time under each profile
+// (ci, quick, full) on the reference machine (2 shared cores).
+// In-process experiments: measured with `stormlab experiment NAME
+// --profile P` (their work does not depend on the profile), rounded up.
+// Cluster experiments: estimated from the profile's warm-up and measurement
+// windows plus about 90 s per cluster start and 30 s per run for submit and
+// collect; deadline runs end when the dataset is processed, so its figures
+// are the loosest. A guide for planning, not a limit.
+type experimentCost struct {
+	docker bool
+	wall   [3]string // ci, quick, full
+}
+
+var experimentCosts = map[string]experimentCost{
+	"kpart-mul":         {false, [3]string{"< 1 s", "< 1 s", "< 1 s"}},
+	"partition-k":       {false, [3]string{"~40 s", "~40 s", "~40 s"}},
+	"partition-density": {false, [3]string{"~15 s", "~15 s", "~15 s"}},
+	"spd":               {false, [3]string{"~25 s", "~25 s", "~25 s"}},
+	"smoke":             {true, [3]string{"~7 min", "~7 min", "~7 min"}},
+	"comm-cost":         {true, [3]string{"~10 min", "~13 min", "~70 min"}},
+	"kpart-cluster":     {true, [3]string{"~10 min", "~23 min", "~90 min"}},
+	"deadline":          {true, [3]string{"~15 min", "~25 min", "~3 h"}},
+}
+
+// writeExperimentList is `stormlab experiment list`.
+func writeExperimentList(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tDOCKER\tCI\tQUICK\tFULL\tDESCRIPTION\tREPRODUCES")
+	for _, s := range experiments.List() {
+		c, ok := experimentCosts[s.Name]
+		docker, wall := "?", [3]string{"?", "?", "?"}
+		if ok {
+			docker, wall = "no", c.wall
+			if c.docker {
+				docker = "yes"
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", s.Name, docker, wall[0], wall[1], wall[2], s.Description, s.Source)
+	}
+	for _, s := range experiments.Suites() {
+		docker := "no"
+		for _, e := range s.Experiments {
+			if experimentCosts[e].docker {
+				docker = "yes"
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t\t\t\tsuite: %s\t%s\n", s.Name, docker, s.Description, strings.Join(s.Experiments, ", "))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintln(w, "\nCI, QUICK, FULL: expected wall time per --profile on a 2-core machine (cluster experiments: estimates).")
+	return err
+}
 
 // isTerminal reports whether w is a terminal (progress bar) rather than a
 // file or pipe (plain progress lines).
@@ -44,14 +101,7 @@ func newExperimentCmd() *cobra.Command {
 			stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
 			name := args[0]
 			if name == "list" {
-				tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-				for _, s := range experiments.List() {
-					fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Name, s.Description, s.Source)
-				}
-				for _, s := range experiments.Suites() {
-					fmt.Fprintf(tw, "%s\tsuite: %s\t%v\n", s.Name, s.Description, s.Experiments)
-				}
-				return tw.Flush()
+				return writeExperimentList(stdout)
 			}
 			suite, isSuite := experiments.LookupSuite(name)
 			if !isSuite {
