@@ -100,6 +100,14 @@ type LinePlot struct {
 	Title, XLabel, YLabel string
 	Caption               string
 	Series                []Series
+	entries               []legendEntry // of the last Plot
+}
+
+// legendEntry is one legend line, kept so the figure can lay the legend
+// out itself (gonum's Legend hides its entries).
+type legendEntry struct {
+	name   string
+	thumbs []plot.Thumbnailer
 }
 
 // Constant reports whether every point of every series has the same mean
@@ -194,6 +202,7 @@ func (lp *LinePlot) Plot() (*plot.Plot, error) {
 		return nil, fmt.Errorf("plot %q has no series", lp.Title)
 	}
 	p := newPlot(lp.Title, lp.XLabel, lp.YLabel)
+	lp.entries = nil
 	for i, s := range lp.Series {
 		if len(s.X) != len(s.Y) {
 			return nil, fmt.Errorf("series %q has %d x values and %d y values", s.Name, len(s.X), len(s.Y))
@@ -225,6 +234,7 @@ func (lp *LinePlot) Plot() (*plot.Plot, error) {
 		bars.Color = c
 		p.Add(line, points, bars)
 		p.Legend.Add(s.Name, line, points)
+		lp.entries = append(lp.entries, legendEntry{s.Name, []plot.Thumbnailer{line, points}})
 	}
 	pad(p)
 	if integral(lp.Series) {
@@ -308,7 +318,7 @@ func (lp *LinePlot) WriteSize(w io.Writer, format string, width, height vg.Lengt
 	if err != nil {
 		return err
 	}
-	return WriteFigure(w, p, lp.caption(), format, width, height)
+	return writeFigure(w, p, lp.entries, lp.caption(), format, width, height)
 }
 
 // TimeSeries is one line of a TimeSeriesPlot: Y[i] measured at time T[i]
@@ -323,6 +333,7 @@ type TimeSeriesPlot struct {
 	Title, XLabel, YLabel string
 	Caption               string // what the lines are, e.g. "Mean over 2 s report intervals."
 	Series                []TimeSeries
+	entries               []legendEntry // of the last Plot
 }
 
 // Plot builds the gonum plot.
@@ -335,6 +346,7 @@ func (tp *TimeSeriesPlot) Plot() (*plot.Plot, error) {
 		xl = "time (s)"
 	}
 	p := newPlot(tp.Title, xl, tp.YLabel)
+	tp.entries = nil
 	for i, s := range tp.Series {
 		if len(s.T) != len(s.Y) {
 			return nil, fmt.Errorf("series %q has %d times and %d values", s.Name, len(s.T), len(s.Y))
@@ -357,6 +369,7 @@ func (tp *TimeSeriesPlot) Plot() (*plot.Plot, error) {
 		line.Dashes = seriesDashes(i)
 		p.Add(line)
 		p.Legend.Add(s.Name, line)
+		tp.entries = append(tp.entries, legendEntry{s.Name, []plot.Thumbnailer{line}})
 	}
 	pad(p)
 	return p, nil
@@ -374,7 +387,7 @@ func (tp *TimeSeriesPlot) WriteSize(w io.Writer, format string, width, height vg
 	if err != nil {
 		return err
 	}
-	return WriteFigure(w, p, tp.Caption, format, width, height)
+	return writeFigure(w, p, tp.entries, tp.Caption, format, width, height)
 }
 
 // WritePlot draws p (its legend where p puts it) on a canvas of the given
@@ -388,43 +401,79 @@ func WritePlot(w io.Writer, p *plot.Plot, format string, width, height vg.Length
 	return writeCanvas(w, c, format)
 }
 
-// WriteFigure draws p with its legend to the right of the axes (never over
-// the data) and a caption line along the bottom, and writes it to w in
-// format ("png" at 300 dpi, "svg" or "pdf"). SVG output is deterministic
-// (fonts are referenced, not embedded); PNG depends on font rasterisation;
-// PDF embeds its fonts.
-func WriteFigure(w io.Writer, p *plot.Plot, caption, format string, width, height vg.Length) error {
+// legendRightShare is the widest a legend beside the axes may be, as a
+// share of the figure's width; a wider one goes below the axes in columns.
+const legendRightShare = 0.3
+
+// writeFigure draws p with its legend outside the data and a caption line
+// along the bottom, and writes it to w in format ("png" at 300 dpi, "svg"
+// or "pdf"). A legend narrow enough goes to the right of the axes; a wider
+// one goes below them, in as many columns as fit, and the figure grows by
+// its height (the width is what a column fixes, and the axes keep theirs).
+// SVG output is deterministic (fonts are referenced, not embedded); PNG
+// depends on font rasterisation; PDF embeds its fonts.
+func writeFigure(w io.Writer, p *plot.Plot, entries []legendEntry, caption, format string, width, height vg.Length) error {
+	const margin = vg.Length(4)
+	style := p.Legend
+	p.Legend = plot.NewLegend() // the plot draws none; the legend goes outside
+	defer func() { p.Legend = style }()
+	newLegend := func(es []legendEntry) plot.Legend {
+		l := plot.NewLegend()
+		l.TextStyle, l.ThumbnailWidth, l.Left, l.Top = style.TextStyle, style.ThumbnailWidth, true, true
+		for _, e := range es {
+			l.Add(e.name, e.thumbs...)
+		}
+		return l
+	}
+	all := newLegend(entries)
+	r := all.Rectangle(draw.Canvas{})
+	colW := r.Max.X - r.Min.X + 3*margin
+	right := len(entries) > 0 && colW <= vg.Length(legendRightShare)*width
+	var cols, rows int
+	var legH vg.Length
+	if len(entries) > 0 && !right {
+		cols = max(1, min(len(entries), int((width-2*margin)/colW)))
+		rows = (len(entries) + cols - 1) / cols
+		legH = (r.Max.Y-r.Min.Y)/vg.Length(len(entries))*vg.Length(rows) + 2*margin
+		height += legH
+	}
 	c, err := newCanvas(format, width, height)
 	if err != nil {
 		return err
 	}
 	dc := draw.New(c)
-	const margin = vg.Length(4)
-	capH := vg.Length(0)
+	bottom := vg.Length(0)
 	if caption != "" {
-		sty := p.Legend.TextStyle
+		sty := style.TextStyle
 		sty.Font.Size = notesSize
 		// Shrink a caption that would run past the edge.
 		for sty.Font.Size > 4 && sty.Rectangle(caption).Max.X > width-2*margin {
 			sty.Font.Size -= 0.5
 		}
-		capH = sty.Rectangle(caption).Max.Y + 2*margin
+		bottom = sty.Rectangle(caption).Max.Y + 2*margin
 		dc.FillText(sty, vg.Point{X: dc.Min.X + margin, Y: dc.Min.Y + margin}, caption)
 	}
-	leg := p.Legend
-	p.Legend = plot.NewLegend() // the plot draws none; the legend goes beside it
-	defer func() { p.Legend = leg }()
-	legW := vg.Length(0)
-	if r := leg.Rectangle(dc); r.Max.X > r.Min.X {
-		legW = r.Max.X - r.Min.X + 2*margin
-	}
-	p.Draw(draw.Crop(dc, 0, -legW, capH, 0))
-	if legW > 0 {
+	switch {
+	case len(entries) == 0:
+		p.Draw(draw.Crop(dc, 0, 0, bottom, 0))
+	case right:
+		p.Draw(draw.Crop(dc, 0, -colW, bottom, 0))
 		titleH := vg.Length(0)
 		if p.Title.Text != "" {
 			titleH = p.Title.TextStyle.Rectangle(p.Title.Text).Max.Y + p.Title.Padding
 		}
-		leg.Draw(draw.Crop(dc, width-legW+margin, -margin, capH, -titleH-margin))
+		all.Draw(draw.Crop(dc, width-colW+margin, -margin, bottom, -titleH-margin))
+	default: // below the axes: columns of equal width, filled top to bottom
+		for k := 0; k < cols; k++ {
+			lo, hi := k*rows, min((k+1)*rows, len(entries))
+			if lo >= hi {
+				break
+			}
+			l := newLegend(entries[lo:hi])
+			x := margin + vg.Length(k)*colW
+			l.Draw(draw.Crop(dc, x, -(width - x - colW), bottom, -(height - bottom - legH)))
+		}
+		p.Draw(draw.Crop(dc, 0, 0, bottom+legH, 0))
 	}
 	return writeCanvas(w, c, format)
 }
