@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -66,9 +67,7 @@ func runForTest(t *testing.T, name string) *Report {
 			t.Errorf("output %s: %v", f, err)
 		}
 	}
-	if len(rep.Files) != 8+2*len(spec.Metrics) {
-		t.Errorf("%d files written, want %d", len(rep.Files), 8+2*len(spec.Metrics))
-	}
+	checkFileSet(t, rep.Files, spec.Metrics)
 	return rep
 }
 
@@ -80,3 +79,44 @@ func TestExperimentPartitionDensity(t *testing.T) { runForTest(t, "partition-den
 
 // TestExperimentSmoke needs a Docker engine (make test starts one).
 func TestExperimentSmoke(t *testing.T) { runForTest(t, "smoke") }
+
+// checkFileSet asserts the output folder's shape: the eight fixed files, and
+// per metric either the whole figure set (SVG, PDF and PNG, one- and
+// two-column) or none (a metric constant over the experiment gets no figure),
+// and nothing else.
+func checkFileSet(t *testing.T, files []string, metrics []Metric) {
+	t.Helper()
+	have := map[string]bool{}
+	for _, f := range files {
+		have[f] = true
+	}
+	for _, f := range []string{"raw.csv", "table.md", "table.csv", "table.tex", "refs.bib", "notes.md", "claims.json", "manifest.json"} {
+		if !have[f] {
+			t.Errorf("output %s missing", f)
+		}
+		delete(have, f)
+	}
+	figures := 0
+	for _, m := range metrics {
+		set := []string{m.Name + ".svg", m.Name + ".pdf", m.Name + ".png", m.Name + "-2col.pdf", m.Name + "-2col.png"}
+		n := 0
+		for _, f := range set {
+			if have[f] {
+				n++
+				delete(have, f)
+			}
+		}
+		if n != 0 && n != len(set) {
+			t.Errorf("metric %s: %d of the %d figure files written", m.Name, n, len(set))
+		}
+		figures += n
+	}
+	if figures == 0 {
+		t.Errorf("no figure written")
+	}
+	for f := range have {
+		if !strings.HasPrefix(f, "series") && !strings.HasPrefix(f, "runs") {
+			t.Errorf("unexpected output file %s", f)
+		}
+	}
+}
