@@ -500,10 +500,13 @@ func newCompareCmd() *cobra.Command {
 				return regressions(rows, failOnReg, threshold)
 			}
 			t := comparisonTable(fmt.Sprintf("compare %s -> %s (threshold %g; mean ± 95%% CI)", args[0], args[1], threshold), shown)
-			switch format {
-			case "markdown":
+			switch {
+			case len(shown) == 0 && format != "csv":
+				// --only-changed and nothing changed: no empty table.
+				_, err = fmt.Fprintf(w, "compare %s -> %s: no changes\n", args[0], args[1])
+			case format == "markdown":
 				err = t.WriteMarkdown(w)
-			case "csv":
+			case format == "csv":
 				err = t.WriteCSV(w)
 			default:
 				err = t.WriteText(w)

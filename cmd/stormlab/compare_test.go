@@ -317,3 +317,11 @@ func TestCompareRunFolders(t *testing.T) {
 		t.Errorf("no run/kpart/WordCount/throughput row in %s", out)
 	}
 }
+
+// A folder against itself with --only-changed: one line, no empty table.
+func TestCompareOnlyChangedNone(t *testing.T) {
+	code, out, errs := cli(t, "compare", "testdata/compare/base", "testdata/compare/base", "--only-changed")
+	if code != exitOK || !strings.Contains(out, "no changes") || strings.Contains(out, "┌") {
+		t.Errorf("exit %d stdout %q stderr %q", code, out, errs)
+	}
+}
