@@ -130,7 +130,8 @@ func (m *Measurement) IsMeasured(metric string) bool {
 // counter at 0, so an incarnation begun inside the window counts from its
 // start. A restart (a new WorkerStartMs, or a counter lower than the one
 // before) starts a new segment: its acks are added, never subtracted from
-// the old incarnation's count, and the gap between the incarnations counts
+// the old incarnation's count, and the time from the old incarnation's
+// last reading (or the window's start, if later) to the new start counts
 // as time with no acks, so a restart can make the rate neither negative
 // nor inflated. A lost report loses no acks (the next total has them).
 // Reports without totals (WorkerStartMs 0) are summed into totals from
@@ -139,7 +140,8 @@ func (m *Measurement) IsMeasured(metric string) bool {
 // Latency and processing-time percentiles come from the HdrHistograms of
 // the reports whose whole interval (from the worker's previous reading to
 // this one) lies inside the window - the same reports whose acks are
-// counted - summed exactly: the merged histogram is the one a single
+// counted, so LatencyCount equals Acked up to the few acks that land while
+// a worker builds a report - summed exactly: the merged histogram is the one a single
 // recorder would have filled (3 significant digits: each percentile is
 // within 1/1024 of its value, above by at most one bucket).
 //
@@ -270,8 +272,14 @@ func measureAcks(m *Measurement, reports []protocol.WorkerReport, fromMs, toMs i
 		sort.SliceStable(rs, func(i, j int) bool { return rs[i].TimeMs < rs[j].TimeMs })
 		var acked, failed int64
 		first, last := int64(math.MaxInt64), int64(math.MinInt64)
+		segLast := int64(math.MinInt64)
 		unrated := false
+		prevLast := int64(math.MinInt64) // last reading of the previous incarnation
 		for si, seg := range segments(rs) {
+			if si > 0 {
+				prevLast = segLast
+			}
+			segLast = seg[len(seg)-1].t
 			var pts []reading
 			for _, p := range seg {
 				if p.t >= fromMs && p.t <= toMs {
@@ -295,7 +303,14 @@ func measureAcks(m *Measurement, reports []protocol.WorkerReport, fromMs, toMs i
 			}
 			acked += pts[len(pts)-1].acked - pts[0].acked
 			failed += pts[len(pts)-1].failed - pts[0].failed
-			first = min(first, pts[0].t)
+			begin := pts[0].t
+			if si > 0 && pts[0].r == nil {
+				// A restart inside the window: the worker was down since
+				// its previous incarnation's last reading (or the window's
+				// start), time that counts with no acks.
+				begin = max(fromMs, min(begin, prevLast))
+			}
+			first = min(first, begin)
 			last = max(last, pts[len(pts)-1].t)
 		}
 		if last > first {
