@@ -49,7 +49,7 @@ NIGHTLY_BASELINE ?= results/nightly-baseline
 nightly: setup build
 	@mkdir -p $(NIGHTLY_DIR); rc=0; \
 	for e in $(NIGHTLY_EXPERIMENTS); do \
-	  STORMLAB_PROFILE=full ./bin/stormlab experiment $$e --out $(NIGHTLY_DIR) || { echo "nightly: $$e failed"; rc=1; }; \
+	  STORMLAB_PROFILE=full ./bin/stormlab experiment $$e --out $(NIGHTLY_DIR) $(FORCE) || { echo "nightly: $$e failed"; rc=1; }; \
 	done; \
 	if [ -d $(NIGHTLY_BASELINE) ]; then \
 	  ./bin/stormlab compare $(NIGHTLY_BASELINE) $(NIGHTLY_DIR) --threshold $(NIGHTLY_THRESHOLD) \

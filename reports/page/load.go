@@ -30,7 +30,11 @@ type Folder struct {
 	Experiments []*Experiment
 	Compare     *Comparison // nil unless the folder holds compare.json
 	CompareDir  string      // where compare.json was found
+	Summaries   []Doc       // summary-*.md of a results base (one per paper)
 }
+
+// Doc is a Markdown file shown as written.
+type Doc struct{ File, Text string }
 
 // Experiment is one experiment's result folder.
 type Experiment struct {
@@ -126,6 +130,17 @@ func Load(dir string) (*Folder, error) {
 				return nil, err
 			}
 			f.Experiments = append(f.Experiments, e)
+		}
+	}
+	if !isExperimentDir(dir) {
+		sums, _ := filepath.Glob(filepath.Join(dir, "summary-*.md"))
+		sort.Strings(sums)
+		for _, p := range sums {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return nil, err
+			}
+			f.Summaries = append(f.Summaries, Doc{filepath.Base(p), string(b)})
 		}
 	}
 	if c, err := loadCompare(filepath.Join(dir, "compare.json")); err != nil {

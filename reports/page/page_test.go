@@ -53,8 +53,8 @@ func TestLoad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(f.Experiments) != 2 || f.Compare == nil {
-		t.Fatalf("loaded %d experiments, compare %v; want 2 and a comparison", len(f.Experiments), f.Compare != nil)
+	if len(f.Experiments) != 2 || f.Compare == nil || len(f.Summaries) != 1 {
+		t.Fatalf("loaded %d experiments, compare %v, %d summaries; want 2, a comparison and 1", len(f.Experiments), f.Compare != nil, len(f.Summaries))
 	}
 	a, b := f.Experiments[0], f.Experiments[1]
 	if a.Held != 1 || a.Failed != 1 || a.Inconclusive != 1 || !a.HasClaims {
