@@ -426,6 +426,9 @@ func (s *Service) notMeasured(id string, ix *execIndex, r *rates, nodes []schedu
 	if len(r.traffic) == 0 {
 		out = append(out, "traffic")
 	}
+	if len(r.in.size) == 0 {
+		out = append(out, protocol.FieldTupleSizes) // no worker sampled a tuple size
+	}
 	if t := s.m.topos[id]; t != nil {
 		memory := false
 		for _, w := range t.fresh() {
