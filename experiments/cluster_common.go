@@ -3,8 +3,10 @@ package experiments
 import (
 	"context"
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -201,6 +203,26 @@ func withSession(ctx context.Context, env Env, cs harness.ClusterSpec, scheduler
 	return fn(s)
 }
 
+// runOrResume gives the run kept under env.RawDir/name when env.Resume is
+// set and a finished run is there (resumed: it is measured as kept and not
+// saved again); otherwise it runs it. The session's cluster still starts:
+// resuming skips runs, not clusters.
+func runOrResume(env Env, name string, run func() (*harness.RunResult, error)) (r *harness.RunResult, resumed bool, err error) {
+	if env.Resume && env.RawDir != "" {
+		dir := filepath.Join(env.RawDir, name)
+		r, err := harness.Load(dir)
+		if err == nil {
+			fmt.Fprintf(env.Log, "%s: resumed from %s\n", name, dir)
+			return r, true, nil
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return nil, false, fmt.Errorf("resume %s: %w (remove that folder to run it again)", name, err)
+		}
+	}
+	r, err = run()
+	return r, false, err
+}
+
 func progressOf(env Env) reports.Progress {
 	if env.Progress == nil {
 		return reports.NoProgress{}
@@ -236,8 +258,8 @@ func joinErr(a, b error) error {
 // keepRun saves a run's raw reports and manifest under env.RawDir/name and
 // checks it: an invalid run (bridge fallback, unassigned executors, zero
 // throughput) is an error.
-func keepRun(env Env, name string, r *harness.RunResult, runErr error) error {
-	if r != nil && env.RawDir != "" {
+func keepRun(env Env, name string, r *harness.RunResult, runErr error, resumed bool) error {
+	if r != nil && env.RawDir != "" && !resumed {
 		if err := harness.Save(filepath.Join(env.RawDir, name), r); err != nil && runErr == nil {
 			runErr = err
 		}

@@ -118,8 +118,8 @@ func runDeadline(ctx context.Context, env Env) (*Results, error) {
 				}
 				fmt.Fprintf(env.Log, "deadline: %s %s %s, rep %d\n", sched, topo, tag, rep)
 				counter.start(fmt.Sprintf("%s %s %s rep %d", sched, topo, tag, rep), 0)
-				r, err := s.Run(ctx, harness.RunSpec{Topology: t, End: harness.Dataset{Spout: deadlineSpouts[topo], Quiet: 4 * time.Second, Max: prof.DeadlineMaxRun}})
-				if err := keepRun(env, name, r, err); err != nil {
+				r, resumed, err := runOrResume(env, name, func() (*harness.RunResult, error) { return s.Run(ctx, harness.RunSpec{Topology: t, End: harness.Dataset{Spout: deadlineSpouts[topo], Quiet: 4 * time.Second, Max: prof.DeadlineMaxRun}}) })
+				if err := keepRun(env, name, r, err, resumed); err != nil {
 					return err
 				}
 				res.Knobs["images"] = r.Images

@@ -97,8 +97,8 @@ func runKPartCluster(ctx context.Context, env Env) (*Results, error) {
 					}
 					fmt.Fprintf(env.Log, "kpart-cluster: %s, %s, rep %d\n", sched, offered, rep)
 					counter.start(fmt.Sprintf("%s %s rep %d", sched, offered, rep), prof.KPartWarmUp+measure)
-					r, err := s.Run(ctx, harness.RunSpec{Topology: topo, WarmUp: prof.KPartWarmUp, Measure: measure, Step: prof.KPartStep})
-					if err := keepRun(env, name, r, err); err != nil {
+					r, resumed, err := runOrResume(env, name, func() (*harness.RunResult, error) { return s.Run(ctx, harness.RunSpec{Topology: topo, WarmUp: prof.KPartWarmUp, Measure: measure, Step: prof.KPartStep}) })
+					if err := keepRun(env, name, r, err, resumed); err != nil {
 						return err
 					}
 					res.Knobs["images"] = r.Images

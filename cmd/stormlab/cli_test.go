@@ -211,7 +211,7 @@ func TestExperimentCmd(t *testing.T) {
 	// The same folder again: refused without --force, nothing touched.
 	before, _ := os.ReadFile(filepath.Join(dir, "kpart-mul", "manifest.json"))
 	code, _, errs = cli(t, "experiment", "kpart-mul", "--out", dir)
-	if code != exitBadInput || !strings.Contains(errs, "already holds results: rerun with --force") {
+	if code != exitBadInput || !strings.Contains(errs, "already holds results: rerun with --resume") || !strings.Contains(errs, "--force to replace") {
 		t.Errorf("second run without --force: exit %d stderr %q", code, errs)
 	}
 	if after, _ := os.ReadFile(filepath.Join(dir, "kpart-mul", "manifest.json")); !bytes.Equal(before, after) {
@@ -219,6 +219,12 @@ func TestExperimentCmd(t *testing.T) {
 	}
 	if code, _, errs = cli(t, "experiment", "kpart-mul", "--out", dir, "--force"); code != exitOK {
 		t.Errorf("--force: exit %d stderr %q", code, errs)
+	}
+	if code, _, errs = cli(t, "experiment", "kpart-mul", "--out", dir, "--resume"); code != exitOK {
+		t.Errorf("--resume: exit %d stderr %q", code, errs)
+	}
+	if code, _, errs = cli(t, "experiment", "kpart-mul", "--out", dir, "--resume", "--force"); code != exitBadInput || !strings.Contains(errs, "exclude each other") {
+		t.Errorf("--resume --force: exit %d stderr %q", code, errs)
 	}
 	// The HTML page of that folder.
 	code, out, errs = cli(t, "report", dir)

@@ -87,9 +87,9 @@ func newExperimentCmd() *cobra.Command {
 	if profile == "" {
 		profile = "quick"
 	}
-	force := false
+	force, resume := false, false
 	cmd := &cobra.Command{
-		Use:   "experiment NAME|list [--out DIR] [--profile ci|quick|full] [--force]",
+		Use:   "experiment NAME|list [--out DIR] [--profile ci|quick|full] [--force | --resume]",
 		Short: "Run an experiment or suite (files go to DIR/NAME/); `experiment list` lists them",
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 1 {
@@ -121,16 +121,19 @@ func newExperimentCmd() *cobra.Command {
 			if isSuite {
 				names = suite.Experiments
 			}
-			if !force {
+			if force && resume {
+				return fmt.Errorf("--force and --resume exclude each other: --force starts again, --resume keeps the finished runs")
+			}
+			if !force && !resume {
 				for _, n := range names {
 					if _, err := os.Stat(filepath.Join(out, n)); err == nil {
-						return fmt.Errorf("%s already holds results: rerun with --force to replace them, or give another --out", filepath.Join(out, n))
+						return fmt.Errorf("%s already holds results: rerun with --resume to keep its finished runs, --force to replace them, or give another --out", filepath.Join(out, n))
 					}
 				}
 			}
 			meter := reports.NewMeter(stderr, isTerminal(stderr))
 			defer meter.Stop()
-			opts := experiments.Options{Out: out, Log: meter, Profile: profile, Progress: meter}
+			opts := experiments.Options{Out: out, Log: meter, Profile: profile, Progress: meter, Resume: resume}
 			if isSuite {
 				reps, err := experiments.RunSuite(cmd.Context(), suite, opts)
 				for _, r := range reps {
@@ -161,5 +164,6 @@ func newExperimentCmd() *cobra.Command {
 	cmd.Flags().StringVar(&out, "out", out, "results base folder, files go to DIR/NAME/ (or $STORMLAB_OUT when set)")
 	cmd.Flags().StringVar(&profile, "profile", profile, "cluster experiments' profile: ci (1 run per cell, no verdicts), quick (3 runs per cell), full (the papers' scale) (or $STORMLAB_PROFILE when set)")
 	cmd.Flags().BoolVar(&force, "force", false, "replace the results already in DIR/NAME")
+	cmd.Flags().BoolVar(&resume, "resume", false, "continue an interrupted experiment: cluster runs already kept in DIR/NAME/runs/ are read back, not run again")
 	return cmd
 }

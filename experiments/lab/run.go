@@ -70,6 +70,9 @@ type Options struct {
 	// Progress hears of long runs (cluster experiments: run i of N, phase);
 	// nil means none.
 	Progress reports.Progress
+	// Resume reads back the runs an interrupted run of the experiment kept
+	// under Out/<experiment>/runs/ instead of running them again.
+	Resume bool
 }
 
 // Profiles of the experiments. The lab knows their names and the rule for
@@ -116,7 +119,7 @@ func Run(ctx context.Context, spec *Spec, o Options) (*Report, error) {
 		return nil, err
 	}
 	rep := &Report{Spec: spec, Start: time.Now(), Profile: prof}
-	env := Env{Log: log, Profile: prof, Progress: o.Progress}
+	env := Env{Log: log, Profile: prof, Progress: o.Progress, Resume: o.Resume}
 	if o.Out != "" {
 		env.RawDir = filepath.Join(o.Out, spec.Name, "runs")
 	}

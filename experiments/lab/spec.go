@@ -48,6 +48,9 @@ type Env struct {
 	Profile string
 	// Progress hears of long runs (run i of N, phase); nil means none.
 	Progress reports.Progress
+	// Resume: runs already kept under RawDir (finished before an
+	// interruption) are read back instead of run again.
+	Resume bool
 }
 
 // Row is one run: one series (algorithm) at one x, one repetition.
