@@ -61,7 +61,7 @@ type SpoutStats struct {
 // The harness's reports do not tell spouts apart, so the comparison is over the sum of the spouts.
 type StormCheck struct {
 	Compared          bool         `json:"compared"`
-	Note              string       `json:"note,omitempty"` // why not compared
+	Note              string       `json:"note,omitempty"` // why not compared (or what was not)
 	Quantity          string       `json:"quantity"`       // "throughput" (timed) or "acked" (dataset)
 	Spouts            []SpoutStats `json:"spouts,omitempty"`
 	Acked             int64        `json:"acked"`               // Storm: acked over its readings' span
@@ -117,6 +117,10 @@ func crossCheck(from, to *stormSnapshot, m Measurement) StormCheck {
 		return c
 	case to.Err != "":
 		c.Note = "reading Storm's statistics at the window end failed: " + to.Err
+		return c
+	}
+	if why, no := m.NotMeasured[MetricThroughput]; no {
+		c.Note = "the harness did not measure throughput: " + why
 		return c
 	}
 	dataset := len(from.Executors) == 0
@@ -188,7 +192,12 @@ func crossCheck(from, to *stormSnapshot, m Measurement) StormCheck {
 	} else {
 		c.Diff = relDiff(c.OurThroughput, c.Throughput)
 	}
-	c.LatencyDiff = relDiff(c.OurLatencyMs, c.CompleteLatencyMs)
+	if why, no := m.NotMeasured[MetricLatency]; no {
+		// Nothing to compare: a metric not measured is not a disagreement (the run says so itself).
+		c.Note = "latency not compared: the harness did not measure it: " + why
+	} else {
+		c.LatencyDiff = relDiff(c.OurLatencyMs, c.CompleteLatencyMs)
+	}
 	c.Compared = true
 	return c
 }

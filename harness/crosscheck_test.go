@@ -61,6 +61,11 @@ func TestCrossCheckDataset(t *testing.T) {
 	if !strings.Contains(c.Suspect(), "acked 700 vs Storm's 800") {
 		t.Errorf("dataset run 12.5%% short: Suspect() = %q", c.Suspect())
 	}
+	// Latency the harness did not measure is left out, not a disagreement.
+	c = crossCheck(&stormSnapshot{TimeMs: 0}, to, Measurement{Acked: 800, NotMeasured: map[string]string{MetricLatency: "no histograms"}})
+	if !c.Compared || c.Suspect() != "" || !strings.Contains(c.Note, "no histograms") {
+		t.Errorf("latency not measured: compared %v, suspect %q, note %q; want compared on acked only", c.Compared, c.Suspect(), c.Note)
+	}
 }
 
 func TestCrossCheckNotCompared(t *testing.T) {
@@ -78,8 +83,17 @@ func TestCrossCheckNotCompared(t *testing.T) {
 		{"no spouts", from, end(), "no spout"},
 		{"no readings", nil, nil, "no reading"},
 	}
+	tests = append(tests, struct {
+		name     string
+		from, to *stormSnapshot
+		note     string
+	}{"throughput not measured", from, end(spout("s", 1, 70, 2000, 4)), "did not measure throughput"})
 	for _, tc := range tests {
-		c := crossCheck(tc.from, tc.to, Measurement{Throughput: 1})
+		m := Measurement{Throughput: 1}
+		if tc.name == "throughput not measured" {
+			m.NotMeasured = map[string]string{MetricThroughput: "no ack counters"}
+		}
+		c := crossCheck(tc.from, tc.to, m)
 		if c.Compared || !strings.Contains(c.Note, tc.note) || c.Suspect() != "" {
 			t.Errorf("%s: compared %v, note %q, suspect %q; want not compared, note with %q, not suspect", tc.name, c.Compared, c.Note, c.Suspect(), tc.note)
 		}

@@ -21,9 +21,9 @@ type Nemesis struct {
 	before func(context.Context) error // waits until the previous run is gone
 }
 
-// Background CPU load in the supervisor containers, for the runs "under CPU usage 20/50/80%" of the
-// paper "Dynamic Task Scheduling Scheme for Processing Real-Time Stream Data in Storm Environments"
-// (Figs. 7-8).
+// Background CPU load in the supervisor containers, for the runs "under CPU usage 20/50/80%" of Choi,
+// Jeon, Lim, Bok and Yoo, "Dynamic Task Scheduling Scheme for Processing Real-Time Stream Data in Storm
+// Environments" (2021), Figs. 7-8.
 //
 // Definition: a load of L percent on a supervisor with a quota of Q cores
 // offers L/100*Q core-seconds of busy looping per second, i.e. L percent of

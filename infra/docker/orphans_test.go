@@ -30,7 +30,7 @@ func TestOrphansOfKilledRunRemoved(t *testing.T) {
 	}
 	needEngine(t)
 	t0 := time.Now()
-	ctx, cancel := context.WithTimeout(testContext(t), 8*time.Minute)
+	ctx, cancel := context.WithTimeout(testContext(t), 30*time.Minute) // mostly waiting for the cluster lock
 	defer cancel()
 	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestOrphansOfKilledRunRemoved$", "-test.v")
 	cmd.Env = append(os.Environ(), childEnv+"=1")

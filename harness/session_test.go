@@ -1,0 +1,100 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/signal"
+	"testing"
+	"time"
+
+	"github.com/stormlab/stormlab/infra/docker"
+	"github.com/stormlab/stormlab/infra/images"
+)
+
+// TestSessionEnds runs both end conditions on one small cluster (native storm-even, so no bridge):
+// a Timed run, then a Dataset run, then a spec the loop refuses. It checks what the loop records:
+// the warm-up, Storm's cross-check, the dataset time, typed errors with the daemons' logs, and that
+// nothing is left behind.
+func TestSessionEnds(t *testing.T) {
+	cli, err := images.NewClient(context.Background())
+	if errors.Is(err, images.ErrNoEngine) {
+		t.Skipf("skipping: %v", err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	cli.Close()
+	t0 := time.Now()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	s, err := StartSession(ctx, ClusterSpec{Profile: "homogeneous-2", Seed: 1, Logf: t.Logf}, "storm-even")
+	t.Cleanup(func() {
+		if err := s.Close(context.Background()); err != nil {
+			t.Errorf("close: %v", err)
+		}
+		if s == nil {
+			return
+		}
+		left, err := docker.Leftovers(context.Background(), docker.LabelRun+"="+s.Cluster().ID)
+		if err != nil || len(left) > 0 {
+			t.Errorf("left after Close: %v %v", left, err)
+		}
+		t.Logf("wall time: %s", time.Since(t0).Round(time.Second))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	jvm := []string{"--worker-childopts", "-XX:TieredStopAtLevel=1"}
+
+	topo, err := StormTopology("throughput", "ends-timed", append([]string{"--workers", "2", "--interval-ms", "10", "--report-interval-secs", "2"}, jvm...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := s.Run(ctx, RunSpec{Topology: topo, WarmUp: 30 * time.Second, Measure: 15 * time.Second})
+	if err != nil {
+		t.Fatalf("timed run: %v\n%s", err, logsOf(err))
+	}
+	if err := Check(r); err != nil {
+		t.Errorf("timed run does not count: %v", err)
+	}
+	t.Logf("timed: %.1f tuples/s; warm-up %+v; Storm %+v; suspect %q", r.Measurement.Throughput, r.WarmUp, r.Storm, r.Suspect)
+	if r.EndKind != "timed" || r.WarmUp.MaxS != 30 || r.WarmUp.S <= 0 || r.WarmUp.S > 31 {
+		t.Errorf("timed run: end %q, warm-up %+v; want timed, max 30 s, waited (0, 31] s", r.EndKind, r.WarmUp)
+	}
+	if !r.Storm.Compared || r.Storm.Acked <= 0 {
+		t.Errorf("timed run not cross-checked against Storm's statistics: %s", r.Storm.Note)
+	}
+
+	topo, err = StormTopology("wordcount", "ends-dataset", append([]string{"--workers", "2", "--parallelism", "1", "--size-mb", "0.05",
+		"--report-interval-secs", "1"}, jvm...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err = s.Run(ctx, RunSpec{Topology: topo, End: Dataset{Spout: "sentence", Quiet: 4 * time.Second, Max: 3 * time.Minute}})
+	if err != nil {
+		t.Fatalf("dataset run: %v\n%s", err, logsOf(err))
+	}
+	t.Logf("dataset: %d acked in %.1f s; Storm %+v; suspect %q", r.Measurement.Acked, r.DatasetS, r.Storm, r.Suspect)
+	if r.EndKind != "dataset" || r.DatasetS <= 0 || r.Measurement.Acked <= 0 {
+		t.Errorf("dataset run: end %q, %.1f s, %d acked; want a dataset time and acks", r.EndKind, r.DatasetS, r.Measurement.Acked)
+	}
+	if !r.Storm.Compared || r.Storm.Quantity != "acked" {
+		t.Errorf("dataset run not cross-checked by count: %+v", r.Storm)
+	}
+
+	// A refused spec: a typed error naming the stage; nothing was submitted.
+	_, err = s.Run(ctx, RunSpec{Topology: topo, End: Dataset{Spout: "sentence"}})
+	var re *RunError
+	if !errors.As(err, &re) || re.Stage != StageSpec {
+		t.Errorf("dataset run without Max: error %v, want a *RunError at stage %q", err, StageSpec)
+	}
+}
+
+func logsOf(err error) string {
+	var re *RunError
+	if errors.As(err, &re) {
+		return FormatTails(re.Logs)
+	}
+	return ""
+}
