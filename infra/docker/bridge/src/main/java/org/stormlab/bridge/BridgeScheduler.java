@@ -33,7 +33,8 @@ import org.slf4j.LoggerFactory;
  * executors still without a slot are placed by Storm's EvenScheduler and the
  * fallback is recorded: a log line with {@code STORMLAB-FALLBACK}, the
  * topology's status in the UI, and a POST to /v1/fallback. Each round logs
- * {@code STORMLAB-ROUND <ms> ms} (snapshot to decision applied).
+ * {@code STORMLAB-ROUND <ms> ms} (snapshot to decision applied) with the
+ * time of each phase and the round's CPU time (see {@link Round}).
  *
  * <p>Settings (Nimbus conf, else environment): {@code stormlab.scheduler.url}
  * / STORMLAB_SCHEDULER_URL (default http://scheduler-service:7070/v1/schedule),
@@ -49,6 +50,7 @@ public class BridgeScheduler implements IScheduler {
 
     private ServiceClient client;
     private double prevRoundMs;
+    private volatile Round lastRound;
 
     @Override
     public void prepare(Map<String, Object> conf, StormMetricsRegistry metricsRegistry) {
@@ -91,7 +93,7 @@ public class BridgeScheduler implements IScheduler {
         if (topologies.getTopologies().isEmpty()) {
             return; // nothing to place; do not depend on the service being up yet
         }
-        long start = System.nanoTime();
+        Round.Clock clock = new Round.Clock();
         int executors = 0;
         int applied = 0;
         Map<String, String> failed = new LinkedHashMap<>(); // topology id -> reason
@@ -99,7 +101,13 @@ public class BridgeScheduler implements IScheduler {
         try {
             Wire.Snapshot snap = Snapshots.build(topologies, cluster, System.currentTimeMillis(), prevRoundMs);
             executors = Snapshots.countExecutors(snap.topologies());
-            Wire.Decision d = client.ask(snap);
+            clock.enter(Round.Phase.ENCODE);
+            byte[] body = client.encode(snap);
+            clock.enter(Round.Phase.HTTP);
+            byte[] answer = client.post(body);
+            clock.enter(Round.Phase.DECODE);
+            Wire.Decision d = ServiceClient.decode(answer);
+            clock.enter(Round.Phase.APPLY);
             if (d.errors() != null) {
                 for (Wire.TopologyError e : d.errors()) {
                     failed.put(e.id(), "service error: " + e.error());
@@ -121,11 +129,17 @@ public class BridgeScheduler implements IScheduler {
         } catch (Exception e) {
             roundError = "service " + client.scheduleUri() + " unusable: " + e;
         }
+        clock.enter(Round.Phase.FALLBACK);
         int fallbacks = fallBack(topologies, cluster, failed, roundError);
-        double ms = (System.nanoTime() - start) / 1e6;
-        prevRoundMs = ms;
-        LOG.info("STORMLAB-ROUND {} ms topologies={} executors={} applied={} fallbacks={}",
-                String.format("%.1f", ms), topologies.getTopologies().size(), executors, applied, fallbacks);
+        Round round = clock.done(topologies.getTopologies().size(), executors, applied, fallbacks);
+        prevRoundMs = round.totalMs();
+        lastRound = round;
+        LOG.info(round.logLine());
+    }
+
+    /** The last round's times (what the STORMLAB-ROUND line logged), or null before the first. */
+    Round lastRound() {
+        return lastRound;
     }
 
     /** Applies one topology decision; returns why it was rejected, or null. */

@@ -30,7 +30,16 @@ public final class ServiceClient {
 
     /** POSTs the snapshot and returns the decision; any failure is an IOException naming it. */
     public Wire.Decision ask(Wire.Snapshot snap) throws IOException, InterruptedException {
-        byte[] body = Wire.MAPPER.writeValueAsBytes(snap);
+        return decode(post(encode(snap)));
+    }
+
+    /** The snapshot as JSON. */
+    public byte[] encode(Wire.Snapshot snap) throws IOException {
+        return Wire.MAPPER.writeValueAsBytes(snap);
+    }
+
+    /** POSTs a JSON snapshot and returns the answer's body; an answer other than 200 is an IOException. */
+    public byte[] post(byte[] body) throws IOException, InterruptedException {
         HttpRequest req = HttpRequest.newBuilder(schedule)
                 .timeout(timeout)
                 .header("Content-Type", "application/json")
@@ -44,8 +53,13 @@ public final class ServiceClient {
             }
             throw new IOException("service answered HTTP " + resp.statusCode() + ": " + text.strip());
         }
+        return resp.body();
+    }
+
+    /** Reads a decision from the service's answer. */
+    public static Wire.Decision decode(byte[] body) throws IOException {
         try {
-            Wire.Decision d = Wire.MAPPER.readValue(resp.body(), Wire.Decision.class);
+            Wire.Decision d = Wire.MAPPER.readValue(body, Wire.Decision.class);
             if (d == null) {
                 throw new IOException("service answered an empty decision");
             }
