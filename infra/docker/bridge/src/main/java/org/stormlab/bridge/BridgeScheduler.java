@@ -9,6 +9,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.apache.storm.metric.StormMetricsRegistry;
 import org.apache.storm.scheduler.Cluster;
 import org.apache.storm.scheduler.EvenScheduler;
@@ -38,7 +40,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Settings (Nimbus conf, else environment): {@code stormlab.scheduler.url}
  * / STORMLAB_SCHEDULER_URL (default http://scheduler-service:7070/v1/schedule),
- * {@code stormlab.scheduler.timeout.ms} / STORMLAB_SCHEDULER_TIMEOUT_MS (default 2000).
+ * {@code stormlab.scheduler.timeout.ms} / STORMLAB_SCHEDULER_TIMEOUT_MS (default 2000),
+ * {@code stormlab.scheduler.warmup} / STORMLAB_SCHEDULER_WARMUP (default true: see {@link Warmup}).
  */
 public class BridgeScheduler implements IScheduler {
     private static final Logger LOG = LoggerFactory.getLogger(BridgeScheduler.class);
@@ -47,10 +50,12 @@ public class BridgeScheduler implements IScheduler {
     public static final String CONF_TIMEOUT_MS = "stormlab.scheduler.timeout.ms";
     public static final String DEFAULT_URL = "http://scheduler-service:7070/v1/schedule";
     public static final long DEFAULT_TIMEOUT_MS = 2000;
+    public static final String CONF_WARMUP = "stormlab.scheduler.warmup";
 
     private ServiceClient client;
     private double prevRoundMs;
     private volatile Round lastRound;
+    private final CountDownLatch warmedUp = new CountDownLatch(1);
 
     @Override
     public void prepare(Map<String, Object> conf, StormMetricsRegistry metricsRegistry) {
@@ -66,6 +71,38 @@ public class BridgeScheduler implements IScheduler {
         }
         client = new ServiceClient(URI.create(url), Duration.ofMillis(timeout));
         LOG.info("STORMLAB bridge ready: service {} timeout {} ms", url, timeout);
+        String w = setting(conf, CONF_WARMUP, "STORMLAB_SCHEDULER_WARMUP", "true");
+        if (Boolean.parseBoolean(w.trim())) {
+            startWarmup();
+        } else {
+            warmedUp.countDown();
+        }
+    }
+
+    /**
+     * Runs {@link Warmup} on a daemon thread, so Nimbus's start is not held
+     * up; a round that comes before it ends is correct, only slower.
+     */
+    private void startWarmup() {
+        ServiceClient c = client;
+        Thread t = new Thread(() -> {
+            long t0 = System.nanoTime();
+            try {
+                Warmup.run(c);
+                LOG.info("STORMLAB bridge warm-up done in {} ms", String.format("%.0f", (System.nanoTime() - t0) / 1e6));
+            } catch (Throwable e) { // a failed warm-up costs only time in the first round
+                LOG.warn("STORMLAB bridge warm-up failed ({}); the first rounds will be slower", e.toString());
+            } finally {
+                warmedUp.countDown();
+            }
+        }, "stormlab-bridge-warmup");
+        t.setDaemon(true);
+        t.start();
+    }
+
+    /** Waits for the warm-up to end; false on timeout. */
+    boolean awaitWarmup(Duration d) throws InterruptedException {
+        return warmedUp.await(d.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     static String setting(Map<String, Object> conf, String key, String env, String dflt) {
@@ -144,6 +181,11 @@ public class BridgeScheduler implements IScheduler {
 
     /** Applies one topology decision; returns why it was rejected, or null. */
     static String apply(Topologies topologies, Cluster cluster, Wire.TopologyDecision td, String scheduler) {
+        return apply(topologies, cluster, td, scheduler, true);
+    }
+
+    /** As above; log false leaves out the STORMLAB-APPLY line (the warm-up's made-up rounds). */
+    static String apply(Topologies topologies, Cluster cluster, Wire.TopologyDecision td, String scheduler, boolean log) {
         TopologyDetails t = td.id() == null ? null : topologies.getById(td.id());
         if (t == null) {
             return "unknown topology " + td.id();
@@ -173,7 +215,9 @@ public class BridgeScheduler implements IScheduler {
             return "Storm refused the assignment: " + e.getMessage();
         }
         cluster.setStatus(t.getId(), "stormlab: placed by " + scheduler + " on " + plan.slots.size() + " worker(s)");
-        LOG.info("STORMLAB-APPLY topology={} scheduler={} workers={}", t.getId(), scheduler, plan.slots.keySet());
+        if (log) {
+            LOG.info("STORMLAB-APPLY topology={} scheduler={} workers={}", t.getId(), scheduler, plan.slots.keySet());
+        }
         return null;
     }
 

@@ -69,6 +69,22 @@ public final class ServiceClient {
         }
     }
 
+    /**
+     * GET /v1/health, answer ignored: opens the connection that the next POST
+     * reuses and loads java.net.http's classes. Failures are ignored (a
+     * service not up yet).
+     */
+    public void touch() {
+        try {
+            HttpRequest req = HttpRequest.newBuilder(schedule.resolve("/v1/health")).timeout(timeout).GET().build();
+            http.send(req, HttpResponse.BodyHandlers.ofByteArray());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (Exception e) {
+            // not up yet: the first round opens the connection
+        }
+    }
+
     /** Reports a fallback without waiting; failures are ignored (the Nimbus log has the record). */
     public void reportFallback(Wire.Fallback f) {
         try {

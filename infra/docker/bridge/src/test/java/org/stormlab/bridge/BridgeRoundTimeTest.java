@@ -56,6 +56,7 @@ import org.junit.jupiter.api.Test;
  * <li>{@code STORMLAB_SERVICE_URL=http://127.0.0.1:7071/v1/schedule mvn -o -q test -Dtest=BridgeRoundTimeTest}
  *     uses a running service.</li>
  * </ul>
+ * {@code -Dstormlab.bench.warmup=false} turns the bridge's {@link Warmup} off (the "first" row then shows a cold round).
  * {@code -Dstormlab.bench.streams=true} gives the topology a shuffle chain (see {@link #topology}).
  * {@code -Dstormlab.bench.rounds} (default 30) iterations, the first 5 left out as JIT warm-up.
  * It asserts what the rounds did, not how long they took: times depend on the machine's load.
@@ -102,8 +103,13 @@ class BridgeRoundTimeTest {
         Map<String, Object> conf = Utils.readDefaultConfig();
         Map<String, Object> c = new HashMap<>(conf);
         c.put(BridgeScheduler.CONF_URL, url);
+        c.put(BridgeScheduler.CONF_WARMUP, System.getProperty("stormlab.bench.warmup", "true"));
         BridgeScheduler b = new BridgeScheduler();
         b.prepare(c, null); // once, as Nimbus does
+        long w0 = System.nanoTime();
+        // Nimbus gets its first topology seconds after it starts: the warm-up has ended by then.
+        assertTrue(b.awaitWarmup(Duration.ofSeconds(120)), "bridge warm-up did not end in 120 s");
+        double warmupMs = (System.nanoTime() - w0) / 1e6;
         Map<String, SupervisorDetails> sups = new HashMap<>();
         for (int n = 0; n < 4; n++) {
             sups.put("sup-" + n, new SupervisorDetails("sup-" + n, "node" + n, null, List.of(6700, 6701, 6702, 6703)));
@@ -153,6 +159,7 @@ class BridgeRoundTimeTest {
         print("placement", placed, service == null ? null : service[0]);
         print("no-change", unchanged, service == null ? null : service[1]);
         print("first", List.of(first), null);
+        System.out.printf(Locale.ROOT, "STORMLAB-BENCH warm-up after prepare: %.0f ms (0 when off)%n", warmupMs);
     }
 
     private static void print(String kind, List<Round> rs, double[] service) {

@@ -119,6 +119,7 @@ class BridgeSchedulerTest {
             Map<String, Object> c = new HashMap<>(conf);
             c.put(BridgeScheduler.CONF_URL, url);
             c.put(BridgeScheduler.CONF_TIMEOUT_MS, 1000);
+            c.put(BridgeScheduler.CONF_WARMUP, "false"); // WarmupTest covers it; keeps these tests quick
             BridgeScheduler b = new BridgeScheduler();
             b.prepare(c, null);
             return b;
