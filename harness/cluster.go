@@ -33,9 +33,10 @@ type ClusterSpec struct {
 
 // dockerCluster adapts infra/docker.Cluster to the Cluster the run loop needs.
 type dockerCluster struct {
-	c   *docker.Cluster
-	ui  *stormui.Client
-	svc *ServiceClient
+	c       *docker.Cluster
+	ui      *stormui.Client
+	svc     *ServiceClient
+	nemesis *Nemesis
 }
 
 func (d *dockerCluster) UI() *stormui.Client     { return d.ui }
@@ -124,4 +125,20 @@ func RepoRoot() (string, error) {
 		}
 		dir = parent
 	}
+}
+
+// Inject starts a fault on this cluster's own containers (see Nemesis.Inject).
+func (d *dockerCluster) Inject(ctx context.Context, f Fault) (func(context.Context) error, error) {
+	return d.nemesis.Inject(ctx, f)
+}
+
+// refresh reads the service's and UI's host ports again: a container started again after a fault gets
+// new ephemeral host ports.
+func (d *dockerCluster) refresh(ctx context.Context) error {
+	svc, err := d.c.ServiceURL(ctx)
+	if err != nil {
+		return err
+	}
+	d.svc.BaseURL = svc
+	return nil
 }

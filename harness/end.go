@@ -69,8 +69,18 @@ func (Timed) window(ctx context.Context, r *running) error {
 	}
 	r.stage = StageWindow
 	r.open(ctx)
-	if err := pause(ctx, r.spec.Measure); err != nil {
-		return err
+	var faults chan []FaultRecord
+	if len(r.spec.Faults) > 0 {
+		faults = make(chan []FaultRecord, 1)
+		go func() { faults <- injectFaults(ctx, r, r.res.MeasureFrom) }()
+	}
+	werr := pause(ctx, r.spec.Measure)
+	if faults != nil {
+		// Every fault ends inside the window (ValidateFaults); wait for its undo all the same.
+		r.res.Faults = <-faults
+	}
+	if werr != nil {
+		return werr
 	}
 	r.close(ctx)
 	return nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 	"time"
 
@@ -70,6 +71,9 @@ type RunSpec struct {
 	// End is the run's end condition: Timed (nil means Timed{}: WarmUp, then Measure) or Dataset (a
 	// finite dataset processed to its end).
 	End End `json:"-"`
+	// Faults are injected into a Timed run's window (see Fault); a run with faults is reported with
+	// them and never mixed with fault-free runs.
+	Faults []Fault `json:"faults,omitempty"`
 }
 
 // RunResult is everything one run produced. Invalid is non-empty when the run must not be reported
@@ -102,6 +106,35 @@ type RunResult struct {
 	// to the last report with acks, i.e. the time to process the whole dataset (resolution: one report
 	// interval).
 	DatasetS float64 `json:"dataset_s,omitempty"`
+	// Faults are the run's injected faults as they happened, with their recovery (see Recover).
+	Faults []FaultRecord `json:"faults,omitempty"`
+	// FaultFallbacks are the bridge's fallbacks while a fault had the scheduler service or ZooKeeper
+	// down (and FaultGrace after): expected, counted, and not a reason to invalidate the run.
+	FaultFallbacks []protocol.Fallback `json:"fault_fallbacks,omitempty"`
+}
+
+// FaultGrace is how long after a restart-service or restart-zookeeper fault ended a bridge fallback is
+// still put down to the fault.
+const FaultGrace = 30 * time.Second
+
+// duringFaults splits fallbacks into those inside a service or ZooKeeper fault (plus FaultGrace) and
+// the rest.
+func duringFaults(fallbacks []protocol.Fallback, faults []FaultRecord) (during, rest []protocol.Fallback) {
+	for _, fb := range fallbacks {
+		in := false
+		for _, f := range faults {
+			if (f.Kind == RestartService || f.Kind == RestartZooKeeper) && f.StartMs > 0 &&
+				fb.TimeMs >= f.StartMs && fb.TimeMs <= f.EndMs+FaultGrace.Milliseconds() {
+				in = true
+			}
+		}
+		if in {
+			during = append(during, fb)
+		} else {
+			rest = append(rest, fb)
+		}
+	}
+	return during, rest
 }
 
 // running is one submitted topology during a run: what the end conditions work with.
@@ -113,6 +146,45 @@ type running struct {
 	stage string
 	// Storm's statistics at the window's ends (see crosscheck.go).
 	stormFrom, stormTo *stormSnapshot
+	// Reports and state kept before a fault stopped the scheduler service (which holds them in memory).
+	keptReports []protocol.WorkerReport
+	keptState   *protocol.State
+}
+
+// keepServiceData keeps the service's reports and state so far (before a restart-service fault).
+func (r *running) keepServiceData(ctx context.Context) {
+	if reps, err := r.cl.Service().Reports(ctx, r.res.StartedAt.UnixMilli()); err == nil {
+		r.keptReports = mergeReports(r.keptReports, reps)
+	}
+	if st, err := r.cl.Service().State(ctx, r.res.StartedAt.UnixMilli()); err == nil {
+		if r.keptState == nil {
+			r.keptState = st
+		} else {
+			r.keptState.Decisions = append(r.keptState.Decisions, st.Decisions...)
+			r.keptState.Fallbacks = append(r.keptState.Fallbacks, st.Fallbacks...)
+			r.keptState.RoundTimes = append(r.keptState.RoundTimes, st.RoundTimes...)
+		}
+	}
+}
+
+// mergeReports joins two report lists without duplicates (same worker and time), in time order.
+func mergeReports(a, b []protocol.WorkerReport) []protocol.WorkerReport {
+	type key struct {
+		top, host string
+		port      int
+		t         int64
+	}
+	seen := map[key]bool{}
+	var out []protocol.WorkerReport
+	for _, x := range append(append([]protocol.WorkerReport(nil), a...), b...) {
+		k := key{x.Topology, x.Host, x.Port, x.TimeMs}
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, x)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].TimeMs < out[j].TimeMs })
+	return out
 }
 
 // reports returns the topology's reports since sinceMs.
@@ -164,6 +236,17 @@ func Run(ctx context.Context, cl Cluster, spec RunSpec) (res *RunResult, err err
 	if err := end.check(spec); err != nil {
 		return res, err
 	}
+	if len(spec.Faults) > 0 {
+		if _, ok := end.(Timed); !ok {
+			return res, fmt.Errorf("faults need a timed run (AT counts from the window's opening)")
+		}
+		if _, ok := cl.(Faulter); !ok {
+			return res, fmt.Errorf("this cluster cannot inject faults (only the harness's own containerized cluster can)")
+		}
+		if err := ValidateFaults(spec.Faults, cl.Hosts(), spec.Measure); err != nil {
+			return res, err
+		}
+	}
 	r.stage = StageSubmit
 	if err := cl.Submit(ctx, spec.Topology.Jar, spec.Topology.MainClass, spec.Topology.Args...); err != nil {
 		return res, err
@@ -207,7 +290,7 @@ func collect(ctx context.Context, r *running) error {
 		return fmt.Errorf("worker reports: %w", err)
 	}
 	res.Reports = res.Reports[:0]
-	for _, x := range all {
+	for _, x := range mergeReports(r.keptReports, all) {
 		if x.Topology == r.id {
 			res.Reports = append(res.Reports, x)
 		}
@@ -229,8 +312,23 @@ func collect(ctx context.Context, r *running) error {
 	if err != nil {
 		return fmt.Errorf("scheduler service state: %w", err)
 	}
+	if k := r.keptState; k != nil {
+		st.Decisions = append(k.Decisions, st.Decisions...)
+		st.Fallbacks = append(k.Fallbacks, st.Fallbacks...)
+		st.RoundTimes = append(k.RoundTimes, st.RoundTimes...)
+	}
 	res.RoundsMs, res.Fallbacks, res.Decisions = fromState(st, r.id)
+	res.FaultFallbacks, res.Fallbacks = duringFaults(res.Fallbacks, res.Faults)
 	res.Invalid = invalid(r.spec.Scheduler, st.Scheduler, res.Fallbacks, res.Decisions)
+	step := recoveryStepMs(r.spec.Step.Milliseconds(), res.Reports)
+	for i := range res.Faults {
+		f := &res.Faults[i]
+		if f.StartMs == 0 {
+			continue
+		}
+		f.Recovery = Recover(res.Reports, res.MeasureFrom, res.MeasureTo, f.StartMs, step)
+		f.Recovery.ExecutorsMoved = movedExecutors(f.before, res.Executors)
+	}
 	res.Storm = crossCheck(r.stormFrom, r.stormTo, res.Measurement)
 	res.Suspect = res.Storm.Suspect()
 	return nil

@@ -10,7 +10,8 @@ import (
 // Save keeps one run's raw material in dir: run.json (spec, cluster, image tags, Storm version,
 // warm-up, measurement, time series, service decisions and fallbacks, the cross-check against Storm's
 // statistics), reports.jsonl (every worker report as received, one JSON per line) and storm-stats.json
-// (Storm's own executor statistics at the window's ends, with the comparison). Files are written to a
+// (Storm's own executor statistics at the window's ends, with the comparison) and timeline.jsonl (see
+// Timeline). Files are written to a
 // temporary name and renamed, so an interrupted run never leaves a half-written file.
 func Save(dir string, r *RunResult) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -41,6 +42,16 @@ func Save(dir string, r *RunResult) error {
 	if err := write("reports.jsonl", func(e *json.Encoder) error {
 		for _, rep := range r.Reports {
 			if err := e.Encode(rep); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	if err := write("timeline.jsonl", func(e *json.Encoder) error {
+		for _, ev := range Timeline(r) {
+			if err := e.Encode(ev); err != nil {
 				return err
 			}
 		}

@@ -69,6 +69,7 @@ func StartSession(ctx context.Context, cs ClusterSpec, scheduler string) (*Sessi
 		s.logf = func(string, ...any) {}
 	}
 	s.nemesis = &Nemesis{c: c, logf: s.logf, before: s.waitIdleAfterRun}
+	s.dc.nemesis = s.nemesis
 	if err != nil {
 		return s, err
 	}

@@ -1,0 +1,176 @@
+package harness
+
+import (
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stormlab/stormlab/infra/protocol"
+)
+
+func TestParseFault(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want Fault
+		err  string
+	}{
+		{"kill-supervisor@30s+20s:supervisor-1", Fault{KillSupervisor, 30 * time.Second, 20 * time.Second, "supervisor-1"}, ""},
+		{"restart-zookeeper@1m+10s", Fault{RestartZooKeeper, time.Minute, 10 * time.Second, ""}, ""},
+		{"pause-worker@0s+5s:s2", Fault{PauseWorker, 0, 5 * time.Second, "s2"}, ""},
+		{"restart-service@10s+5s", Fault{RestartService, 10 * time.Second, 5 * time.Second, ""}, ""},
+		{"reboot@10s+5s", Fault{}, `unknown kind "reboot"`},
+		{"kill-supervisor+5s", Fault{}, "no @AT"},
+		{"kill-supervisor@10s", Fault{}, "no +DURATION"},
+		{"kill-supervisor@ten+5s", Fault{}, `AT "ten"`},
+		{"kill-supervisor@10s+x:s1", Fault{}, `DURATION "x"`},
+	} {
+		got, err := ParseFault(tc.in)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) || !strings.Contains(err.Error(), "write KIND@AT") {
+				t.Errorf("ParseFault(%q) error %v, want one containing %q and the syntax", tc.in, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || got != tc.want {
+			t.Errorf("ParseFault(%q) = %+v, %v; want %+v", tc.in, got, err, tc.want)
+		}
+		if back, err := ParseFault(got.String()); err != nil || back != got {
+			t.Errorf("ParseFault(%q.String()=%q) = %+v, %v", tc.in, got.String(), back, err)
+		}
+	}
+}
+
+func TestValidateFaults(t *testing.T) {
+	hosts := []string{"s1", "s2"}
+	f := func(s string) Fault {
+		x, err := ParseFault(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return x
+	}
+	for _, tc := range []struct {
+		name   string
+		faults []Fault
+		err    string
+	}{
+		{"each kind once", []Fault{f("kill-supervisor@10s+10s:s1"), f("pause-worker@25s+5s:s2"), f("restart-zookeeper@35s+5s"), f("restart-service@45s+5s")}, ""},
+		{"ends at the window's end", []Fault{f("restart-service@50s+10s")}, ""},
+		{"unknown node", []Fault{f("kill-supervisor@10s+10s:s9")}, `target "s9" is not a supervisor`},
+		{"no target", []Fault{f("pause-worker@10s+10s")}, `target "" is not a supervisor`},
+		{"target on zookeeper", []Fault{f("restart-zookeeper@10s+10s:s1")}, "takes no target"},
+		{"after the window", []Fault{f("restart-service@55s+10s")}, "after the 1m0s measurement window"},
+		{"zero duration", []Fault{{Kind: RestartService, At: time.Second}}, "DURATION > 0"},
+		{"last supervisor", []Fault{f("kill-supervisor@10s+20s:s1"), f("kill-supervisor@20s+5s:s2")}, "kills the last running supervisor"},
+		{"kills one after the other", []Fault{f("kill-supervisor@10s+10s:s1"), f("kill-supervisor@20s+5s:s2")}, ""},
+		{"unknown kind", []Fault{{Kind: "x", Duration: time.Second}}, `unknown kind "x"`},
+	} {
+		err := ValidateFaults(tc.faults, hosts, time.Minute)
+		if tc.err == "" && err != nil || tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)) {
+			t.Errorf("%s: ValidateFaults = %v, want %q", tc.name, err, tc.err)
+		}
+	}
+}
+
+// rep is one worker report of acked tuples at t seconds.
+func rep(host string, t int64, acked, failed int64, start int64) protocol.WorkerReport {
+	return protocol.WorkerReport{Host: host, Port: 6700, TimeMs: t * 1000, IntervalS: 5, Acked: acked, Failed: failed, WorkerStartMs: start}
+}
+
+func TestRecover(t *testing.T) {
+	// Window [0, 60 s), 5 s intervals, one worker acking 500 per interval (100 tuples/s); the fault
+	// starts at 20 s. Hand computation below each case.
+	base := func(rates map[int64]int64) []protocol.WorkerReport {
+		var out []protocol.WorkerReport
+		for s := int64(5); s <= 60; s += 5 {
+			a, ok := rates[s]
+			if !ok {
+				a = 500
+			}
+			out = append(out, rep("s1", s, a, 0, 1))
+		}
+		return out
+	}
+	const tol = 1e-9
+	t.Run("dip and back", func(t *testing.T) {
+		// Intervals ending at 25, 30 ack 0 and 250, then 500 again: pre = 100/s (4 intervals before
+		// 20 s); dip in (20,25]; back in (30,35] -> recovery 35-20 = 15 s; lost = 100*5 + 50*5 = 750.
+		reps := base(map[int64]int64{25: 0, 30: 250})
+		reps = append(reps, rep("s2", 30, 0, 7, 26_000), rep("s2", 60, 0, 3, 26_000))
+		r := Recover(reps, 0, 60_000, 20_000, 5000)
+		if !r.Measured || !r.Dip || !r.Recovered || math.Abs(r.RecoveryS-15) > tol || math.Abs(r.PreTput-100) > tol || math.Abs(r.LostTuples-750) > tol {
+			t.Errorf("got %+v", r)
+		}
+		if r.FailedTuples != 10 || r.WorkerStarts != 1 {
+			t.Errorf("failed %d (want 7+3), worker starts %d (want 1: s2 started at 26 s)", r.FailedTuples, r.WorkerStarts)
+		}
+		if r.Verdict() != "recovered" {
+			t.Errorf("verdict %q", r.Verdict())
+		}
+	})
+	t.Run("not recovered", func(t *testing.T) {
+		// From 25 s on 400 per interval = 80/s < 90/s: dip, never back; lost = 20/s * 5 s * 8 = 800.
+		m := map[int64]int64{}
+		for s := int64(25); s <= 60; s += 5 {
+			m[s] = 400
+		}
+		r := Recover(base(m), 0, 60_000, 20_000, 5000)
+		if !r.Dip || r.Recovered || math.Abs(r.LostTuples-800) > tol || r.Verdict() != "not recovered" {
+			t.Errorf("got %+v", r)
+		}
+	})
+	t.Run("no dip", func(t *testing.T) {
+		// 460 per interval = 92/s >= 90/s: no dip, recovered at once.
+		r := Recover(base(map[int64]int64{25: 460}), 0, 60_000, 20_000, 5000)
+		if r.Dip || !r.Recovered || r.RecoveryS != 0 {
+			t.Errorf("got %+v", r)
+		}
+	})
+	t.Run("fault at the window's start", func(t *testing.T) {
+		r := Recover(base(nil), 0, 60_000, 0, 5000)
+		if r.Measured || r.Verdict() != "not measured" {
+			t.Errorf("got %+v", r)
+		}
+	})
+}
+
+func TestMovedExecutors(t *testing.T) {
+	before := []ExecutorPlace{{"spout", 1, 1, "s1", 6700}, {"bolt", 2, 3, "s2", 6700}, {"sink", 4, 4, "s1", 6700}}
+	after := []ExecutorPlace{{"spout", 1, 1, "s2", 6700}, {"bolt", 2, 3, "s2", 6701}, {"sink", 4, 4, "s1", 6700}}
+	if got := movedExecutors(before, after); got != 1 {
+		t.Errorf("moved %d, want 1 (the spout, s1 -> s2; a new port on the same host is no move)", got)
+	}
+}
+
+func TestTimeline(t *testing.T) {
+	start := time.UnixMilli(100_000)
+	r := &RunResult{StartedAt: start, MeasureFrom: 110_000, MeasureTo: 120_000,
+		Faults:         []FaultRecord{{Fault: Fault{RestartService, 2 * time.Second, 3 * time.Second, ""}, StartMs: 112_000, EndMs: 115_000}},
+		Decisions:      []protocol.DecisionRecord{{TimeMs: 101_000, Scheduler: "kpart", Kind: "schedule", Applied: true}},
+		FaultFallbacks: []protocol.Fallback{{TimeMs: 113_000, Reason: "service down"}},
+		Reports: []protocol.WorkerReport{
+			{Host: "s1", Port: 6700, TimeMs: 105_000, IntervalS: 5, Acked: 50, WorkerStartMs: 100_500, CompleteLatencyMs: []float64{2, 4}},
+			{Host: "s1", Port: 6700, TimeMs: 120_000, IntervalS: 5, Acked: 100, WorkerStartMs: 100_500},
+		}}
+	ev := Timeline(r)
+	count := map[string]int{}
+	for i, e := range ev {
+		count[e.Event]++
+		if i > 0 && ev[i-1].TimeMs > e.TimeMs {
+			t.Errorf("event %d (%s) out of time order", i, e.Event)
+		}
+	}
+	// 4 throughput intervals of 5 s over [100 s, 120 s]; one worker incarnation.
+	want := map[string]int{"window-open": 1, "window-close": 1, "fault-start": 1, "fault-end": 1, "decision": 1, "fallback": 1, "worker-start": 1, "throughput": 4}
+	for k, n := range want {
+		if count[k] != n {
+			t.Errorf("%d %s events, want %d (all: %+v)", count[k], k, n, count)
+		}
+	}
+	for _, e := range ev {
+		if e.Event == "throughput" && e.TimeMs == 105_000 && (*e.Tput != 10 || e.LatencyMs == nil || *e.LatencyMs != 3) {
+			t.Errorf("first interval %+v, want 50/5 s = 10 tuples/s, latency (2+4)/2 = 3 ms", e)
+		}
+	}
+}

@@ -1,0 +1,158 @@
+package harness
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/stormlab/stormlab/infra/protocol"
+)
+
+// RecoveryTolerance: throughput is back when an interval's throughput is at least (1 - tolerance)
+// times the pre-fault level. A burst above the level (replays catching up) counts as back.
+const RecoveryTolerance = 0.10
+
+// Recovery is how a topology came through one fault, from the worker reports of its window.
+//
+// Definitions (chosen here; no paper fixes them). Throughput is bucketed into intervals of StepS by
+// each report's time (acked tuples / StepS). PreTput is the mean of the intervals that end before the
+// fault starts. The fault hurt throughput when some interval starting at or after the fault's start
+// is below (1-RecoveryTolerance)*PreTput (the dip); RecoveryS is then the time from the fault's start
+// to the end of the first later interval back at that level, or Recovered is false if none is before
+// the window closes. No dip: Recovered, RecoveryS = 0. LostTuples sums (PreTput - rate) * StepS over
+// the intervals from the fault's start to the recovery (or the window's end) where the rate is below
+// PreTput. FailedTuples sums the reports' failed tuples (timeouts, which a reliable spout replays) from
+// the fault's start to the window's end; WorkerStarts counts worker incarnations (WorkerStartMs) first
+// seen after the fault's start; ExecutorsMoved counts executors on another host at the window's end
+// than at the fault's start.
+type Recovery struct {
+	StepS          float64 `json:"step_s"`
+	PreTput        float64 `json:"pre_tuples_s"`
+	Measured       bool    `json:"measured"` // false: no interval before the fault (PreTput unknown)
+	Dip            bool    `json:"dip"`
+	Recovered      bool    `json:"recovered"`
+	RecoveryS      float64 `json:"recovery_s"`
+	LostTuples     float64 `json:"lost_tuples"`
+	FailedTuples   int64   `json:"failed_tuples"`
+	WorkerStarts   int     `json:"worker_starts"`
+	ExecutorsMoved int     `json:"executors_moved"`
+}
+
+// Verdict is "recovered in N s", "not recovered" or "not measured", for tables.
+func (r Recovery) Verdict() string {
+	switch {
+	case !r.Measured:
+		return "not measured"
+	case !r.Recovered:
+		return "not recovered"
+	}
+	return "recovered"
+}
+
+// Recover computes the Recovery of a fault that started at startMs, from the reports of the window
+// [fromMs, toMs) in intervals of step ms.
+func Recover(reports []protocol.WorkerReport, fromMs, toMs, startMs, stepMs int64) Recovery {
+	rec := Recovery{StepS: float64(stepMs) / 1000}
+	if stepMs <= 0 || toMs <= fromMs {
+		return rec
+	}
+	n := int((toMs - fromMs + stepMs - 1) / stepMs)
+	acked := make([]float64, n)
+	seen := map[string]bool{}
+	for _, x := range reports {
+		if x.TimeMs > startMs && x.TimeMs <= toMs {
+			rec.FailedTuples += x.Failed
+			inc := fmt.Sprintf("%s:%d@%d", x.Host, x.Port, x.WorkerStartMs)
+			if x.WorkerStartMs >= startMs && !seen[inc] {
+				seen[inc] = true
+				rec.WorkerStarts++
+			}
+		}
+		if x.TimeMs <= fromMs || x.TimeMs > toMs {
+			continue
+		}
+		acked[int((x.TimeMs-fromMs-1)/stepMs)] += float64(x.Acked)
+	}
+	stepS := float64(stepMs) / 1000
+	var pre []float64
+	first := -1 // first interval starting at or after the fault's start
+	for i := range acked {
+		s, e := fromMs+int64(i)*stepMs, fromMs+int64(i+1)*stepMs
+		if e <= startMs {
+			pre = append(pre, acked[i]/stepS)
+		} else if s >= startMs && first < 0 {
+			first = i
+		}
+	}
+	if len(pre) == 0 || first < 0 {
+		return rec
+	}
+	for _, x := range pre {
+		rec.PreTput += x
+	}
+	rec.PreTput /= float64(len(pre))
+	rec.Measured = true
+	level := (1 - RecoveryTolerance) * rec.PreTput
+	last := n
+	for i := first; i < n; i++ {
+		rate := acked[i] / stepS
+		if !rec.Dip {
+			if rate < level {
+				rec.Dip = true
+			}
+		} else if rate >= level {
+			rec.Recovered = true
+			rec.RecoveryS = float64(fromMs+int64(i+1)*stepMs-startMs) / 1000
+			last = i
+			break
+		}
+	}
+	if !rec.Dip {
+		rec.Recovered = true
+		return rec
+	}
+	// The interval holding the fault's start counts from the fault's start on.
+	if s := fromMs + int64(first-1)*stepMs; first > 0 && s < startMs {
+		if rate := acked[first-1] / stepS; rate < rec.PreTput {
+			rec.LostTuples += (rec.PreTput - rate) * float64(fromMs+int64(first)*stepMs-startMs) / 1000
+		}
+	}
+	for i := first; i < last; i++ {
+		if rate := acked[i] / stepS; rate < rec.PreTput {
+			rec.LostTuples += (rec.PreTput - rate) * stepS
+		}
+	}
+	rec.LostTuples = math.Round(rec.LostTuples)
+	return rec
+}
+
+// movedExecutors counts executors (by component and task range) placed on another host in after than in
+// before; executors missing from either are not counted.
+func movedExecutors(before, after []ExecutorPlace) int {
+	host := map[string]string{}
+	for _, e := range before {
+		host[e.key()] = e.Host
+	}
+	n := 0
+	for _, e := range after {
+		if h, ok := host[e.key()]; ok && h != "" && e.Host != "" && h != e.Host {
+			n++
+		}
+	}
+	return n
+}
+
+func (e ExecutorPlace) key() string { return fmt.Sprintf("%s[%d-%d]", e.Component, e.Start, e.End) }
+
+// recoveryStepMs is the interval of the recovery series: the run's Step, but never shorter than the
+// longest report interval (a shorter one would see empty intervals as dips).
+func recoveryStepMs(step int64, reports []protocol.WorkerReport) int64 {
+	if step <= 0 {
+		step = 5000
+	}
+	for _, x := range reports {
+		if ms := int64(math.Ceil(x.IntervalS * 1000)); ms > step {
+			step = ms
+		}
+	}
+	return step
+}
