@@ -132,6 +132,9 @@ func cleanup(ctx context.Context, dryRun, force bool, stdout io.Writer) error {
 	for _, l := range left {
 		state := "owner gone: remove"
 		switch {
+		case l.Standing:
+			live++
+			state = "standing cluster: keep (stormlab cluster down removes it)"
 		case l.Owner.PID == 0:
 			unknown++
 			state = "no owner labels: remove unless a cluster runs"

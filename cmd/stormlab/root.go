@@ -61,6 +61,8 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 		newReportCmd(),
 		newImagesCmd(),
 		newCleanupCmd(),
+		newTargetCmd(),
+		newClusterCmd(),
 		// ---- Other subcommands go here, one newXxxCmd per file ----
 	)
 	return root

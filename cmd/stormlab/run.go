@@ -17,6 +17,7 @@ import (
 	"github.com/stormlab/stormlab/harness"
 	"github.com/stormlab/stormlab/infra/docker"
 	"github.com/stormlab/stormlab/infra/images"
+	"github.com/stormlab/stormlab/infra/target"
 	"github.com/stormlab/stormlab/reports"
 	"github.com/stormlab/stormlab/schedulers"
 	"github.com/stormlab/stormlab/topologies"
@@ -29,6 +30,7 @@ type runOptions struct {
 	delayMs, mul                 int
 	seed                         uint64
 	out, format                  string
+	target                       string   // target file: an existing cluster instead of containers
 	extra                        []string // topology flags after "--"
 }
 
@@ -112,9 +114,16 @@ func newRunCmd() *cobra.Command {
 			if err := o.validate(); err != nil {
 				return err
 			}
+			var tg *target.Target
+			if o.target != "" {
+				var err error
+				if tg, err = target.Load(o.target); err != nil {
+					return err
+				}
+			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			return runOnce(ctx, o, cmd.OutOrStdout(), cmd.ErrOrStderr())
+			return runOnce(ctx, o, tg, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
 	f := cmd.Flags()
@@ -128,19 +137,22 @@ func newRunCmd() *cobra.Command {
 	f.IntVar(&o.mul, "mul", 0, "K-PART balance multiplier Mul (0 = no balance adjustment, as in the smoke experiment)")
 	f.StringVar(&o.out, "out", "", "folder for the raw run (run.json, reports.jsonl, storm-stats.json); none when empty")
 	f.StringVar(&o.format, "format", o.format, "output format: table or json")
+	f.StringVar(&o.target, "target", "", "target file: run on that existing Storm cluster (no containers are started; --profile and --delay-ms do not apply)")
 	return cmd
 }
 
 // runOnce does the run after validation. Everything that goes wrong from here
 // on is a run failure (exit 1).
-func runOnce(ctx context.Context, o runOptions, stdout, stderr io.Writer) error {
-	// Fail fast, before the cluster lock and image builds, when no engine
-	// answers: images.NewClient's error says how to start one.
-	cli, err := images.NewClient(ctx)
-	if err != nil {
-		return failed(err)
+func runOnce(ctx context.Context, o runOptions, tg *target.Target, stdout, stderr io.Writer) error {
+	if tg == nil {
+		// Fail fast, before the cluster lock and image builds, when no engine
+		// answers: images.NewClient's error says how to start one.
+		cli, err := images.NewClient(ctx)
+		if err != nil {
+			return failed(err)
+		}
+		cli.Close()
 	}
-	cli.Close()
 	name := "stormlab-" + o.topology
 	topo, err := harness.StormTopology(o.topology, name, o.extra...)
 	if err != nil {
@@ -149,8 +161,15 @@ func runOnce(ctx context.Context, o runOptions, stdout, stderr io.Writer) error 
 	logf := func(format string, a ...any) { fmt.Fprintf(stderr, "run: "+format+"\n", a...) }
 	spec := harness.RunSpec{Scheduler: o.scheduler, Topology: topo, WarmUp: o.warmup, Measure: o.measure}
 	cs := harness.ClusterSpec{Profile: o.profile, DelayMs: o.delayMs, Seed: o.seed, Mul: o.mul, Logf: logf}
-	logf("%s on %s (profile %s): starting cluster; Ctrl-C cancels and removes it", o.scheduler, o.topology, o.profile)
-	res, err := harness.RunOnNewCluster(ctx, cs, spec)
+	var res *harness.RunResult
+	if tg != nil {
+		o.profile = orDefaultStr(tg.Name, "target")
+		logf("%s on %s (target %s): Ctrl-C cancels and kills the topology", o.scheduler, o.topology, o.target)
+		res, err = runTarget(ctx, tg, cs, spec, logf)
+	} else {
+		logf("%s on %s (profile %s): starting cluster; Ctrl-C cancels and removes it", o.scheduler, o.topology, o.profile)
+		res, err = harness.RunOnNewCluster(ctx, cs, spec)
+	}
 	if res != nil && o.out != "" {
 		if serr := harness.Save(o.out, res); serr != nil {
 			err = errors.Join(err, serr)
@@ -164,7 +183,15 @@ func runOnce(ctx context.Context, o runOptions, stdout, stderr io.Writer) error 
 		if re := (*harness.RunError)(nil); errors.As(err, &re) && len(re.Logs) > 0 {
 			fmt.Fprintf(stderr, "--- last log lines ---\n%s", harness.FormatTails(re.Logs))
 		}
+		// A target that cannot take the run (unreachable, another scheduler in Nimbus) is bad input:
+		// nothing was submitted.
+		if re := (*harness.RunError)(nil); tg != nil && errors.As(err, &re) && re.Stage == harness.StageSpec {
+			return errors.New(oneLine(err.Error()))
+		}
 		if errors.Is(err, context.Canceled) {
+			if tg != nil {
+				return failed(fmt.Errorf("run interrupted; its topology was killed (%s)", oneLine(err.Error())))
+			}
 			return failed(fmt.Errorf("run interrupted; every container it had started was removed (%s)", oneLine(err.Error())))
 		}
 		return failed(errors.New(oneLine(err.Error())))
@@ -261,4 +288,26 @@ func (row runRow) write(w io.Writer, format string) error {
 		reports.Number(row.LatencyP99Ms), reports.Number(row.CutRate), reports.Number(row.Balance), qos,
 		reports.Text(roundsText(row.RoundsMs)), valid)
 	return t.WriteText(w)
+}
+
+// runTarget runs spec on a target cluster, through its endpoints only (no Docker).
+func runTarget(ctx context.Context, tg *target.Target, cs harness.ClusterSpec, spec harness.RunSpec, logf func(string, ...any)) (*harness.RunResult, error) {
+	tc, err := harness.OpenTarget(ctx, tg, logf)
+	if err != nil {
+		return nil, &harness.RunError{Topology: spec.Topology.Name, Stage: harness.StageSpec, Err: err}
+	}
+	so := cs.SchedulerOptions
+	so.Seed, so.Mul = cs.Seed, cs.Mul
+	opts, err := so.JSON()
+	if err != nil {
+		return nil, err
+	}
+	return harness.RunOnTarget(ctx, tc, opts, spec)
+}
+
+func orDefaultStr(s, d string) string {
+	if s == "" {
+		return d
+	}
+	return s
 }

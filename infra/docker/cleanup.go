@@ -63,13 +63,17 @@ func (c *Cluster) Terminate(ctx context.Context) error {
 }
 
 // RemoveLeftovers removes every stormlab container and network except those of a live owner process
-// (see LabelOwnerPID): leftovers of dead owners and those without owner labels (made before owners were
-// recorded). Images are kept: they are the build cache.
+// (see LabelOwnerPID) and of a standing cluster (LabelStanding; RemoveStanding removes those):
+// leftovers of dead owners and those without owner labels (made before owners were recorded). Images
+// are kept: they are the build cache.
 func RemoveLeftovers(ctx context.Context) error {
 	setEnv()
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
 	defer cancel()
 	return removeWhere(ctx, LabelAll+"=true", func(labels map[string]string) bool {
+		if labels[LabelStanding] == "true" {
+			return false
+		}
 		_, labelled := labels[LabelOwnerPID]
 		return !labelled || !ownerOf(labels).Alive()
 	})
@@ -81,6 +85,8 @@ type Leftover struct {
 	Name  string
 	Run   string // LabelRun
 	Owner Owner  // zero PID: no owner labels
+	// Standing: part of a standing cluster (LabelStanding), kept whatever its owner.
+	Standing bool
 }
 
 func (l Leftover) String() string { return l.Kind + " " + l.Name }
@@ -107,10 +113,10 @@ func ListLeftovers(ctx context.Context, label string) ([]Leftover, error) {
 		if len(c.Names) > 0 {
 			name = c.Names[0]
 		}
-		out = append(out, Leftover{Kind: "container", Name: name, Run: c.Labels[LabelRun], Owner: ownerOf(c.Labels)})
+		out = append(out, Leftover{Kind: "container", Name: name, Run: c.Labels[LabelRun], Owner: ownerOf(c.Labels), Standing: c.Labels[LabelStanding] == "true"})
 	}
 	for _, n := range nets {
-		out = append(out, Leftover{Kind: "network", Name: n.Name, Run: n.Labels[LabelRun], Owner: ownerOf(n.Labels)})
+		out = append(out, Leftover{Kind: "network", Name: n.Name, Run: n.Labels[LabelRun], Owner: ownerOf(n.Labels), Standing: n.Labels[LabelStanding] == "true"})
 	}
 	return out, nil
 }
@@ -168,4 +174,29 @@ func removeWhere(ctx context.Context, label string, remove func(labels map[strin
 		return fmt.Errorf("remove leftovers (%s): %w", label, errors.Join(errs...))
 	}
 	return nil
+}
+
+// RemoveStanding removes every container and network of standing clusters (WithStanding) and returns
+// how many there were.
+func RemoveStanding(ctx context.Context) (int, error) {
+	setEnv()
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
+	defer cancel()
+	left, err := ListLeftovers(ctx, LabelStanding+"=true")
+	if err != nil {
+		return 0, err
+	}
+	return len(left), removeLabelled(ctx, LabelStanding+"=true")
+}
+
+// Release lets a standing cluster outlive this process: it gives up the machine-wide cluster lock and
+// forgets the containers, so that nothing here removes them; RemoveStanding does.
+func (c *Cluster) Release() {
+	c.mu.Lock()
+	lock := c.lock
+	c.lock = nil
+	c.containers = map[string]*testcontainers.DockerContainer{}
+	c.order, c.supervisors, c.network = nil, nil, nil
+	c.mu.Unlock()
+	machineUnlock(lock)
 }

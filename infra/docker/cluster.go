@@ -40,6 +40,8 @@ const (
 	// 22), so that a recycled pid is not taken for the owner. See RemoveOrphans.
 	LabelOwnerPID   = "stormlab.owner.pid"
 	LabelOwnerStart = "stormlab.owner.start"
+	// LabelStanding is "true" on a standing cluster (WithStanding): kept when its owner is gone.
+	LabelStanding = "stormlab.standing"
 )
 
 // Network aliases and ports inside the cluster network.
@@ -175,8 +177,12 @@ func Run(ctx context.Context, opts ...Option) (*Cluster, error) {
 
 	owner := selfOwner()
 	labels := func(role string) map[string]string {
-		return map[string]string{LabelRun: c.ID, LabelRole: role, LabelAll: "true",
+		l := map[string]string{LabelRun: c.ID, LabelRole: role, LabelAll: "true",
 			LabelOwnerPID: strconv.Itoa(owner.PID), LabelOwnerStart: owner.Start}
+		if cfg.standing {
+			l[LabelStanding] = "true"
+		}
+		return l
 	}
 	nw, err := network.New(ctx, network.WithLabels(labels("network")))
 	if err != nil {
@@ -247,7 +253,7 @@ func Run(ctx context.Context, opts ...Option) (*Cluster, error) {
 		defer wg.Done()
 		o := append(base(RoleNimbus, NimbusAlias, c.Images.Storm),
 			limits(0, NimbusMemoryMB),
-			publish(NimbusPort),
+			publishAt(NimbusPort, nimbusHostPort(cfg)),
 			confFile(nimbusConf),
 			testcontainers.WithCmd("nimbus"),
 			testcontainers.WithWaitStrategy(wait.ForLog("Starting nimbus server").WithStartupTimeout(cfg.timeout).WithPollInterval(200*time.Millisecond)))
@@ -370,7 +376,18 @@ func portName(p int) string { return fmt.Sprintf("%d/tcp", p) }
 
 // publish exposes a port on 127.0.0.1 only (an ephemeral host port). Images have no EXPOSE, so nothing
 // else is published.
-func publish(port int) testcontainers.CustomizeRequestOption {
+func publish(port int) testcontainers.CustomizeRequestOption { return publishAt(port, 0) }
+
+// nimbusHostPort is Nimbus's host port: fixed for a standing cluster, else ephemeral (0).
+func nimbusHostPort(cfg *config) int {
+	if cfg.standing {
+		return StandingNimbusPort
+	}
+	return 0
+}
+
+// publishAt exposes a port on 127.0.0.1:hostPort (0: an ephemeral one).
+func publishAt(port, hostPort int) testcontainers.CustomizeRequestOption {
 	return func(req *testcontainers.GenericContainerRequest) error {
 		req.ExposedPorts = append(req.ExposedPorts, portName(port))
 		prev := req.HostConfigModifier
@@ -381,7 +398,7 @@ func publish(port int) testcontainers.CustomizeRequestOption {
 			if h.PortBindings == nil {
 				h.PortBindings = mnetwork.PortMap{}
 			}
-			h.PortBindings[mnetwork.MustParsePort(portName(port))] = []mnetwork.PortBinding{{HostIP: netip.MustParseAddr("127.0.0.1"), HostPort: "0"}}
+			h.PortBindings[mnetwork.MustParsePort(portName(port))] = []mnetwork.PortBinding{{HostIP: netip.MustParseAddr("127.0.0.1"), HostPort: strconv.Itoa(hostPort)}}
 		}
 		return nil
 	}

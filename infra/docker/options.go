@@ -26,6 +26,7 @@ type config struct {
 	images       *images.Set
 	timeout      time.Duration
 	runID        string
+	standing     bool
 }
 
 // DefaultProfile is the cluster Run starts without WithProfile or WithSupervisors.
@@ -175,3 +176,13 @@ func WithRunID(id string) Option {
 		return nil
 	}
 }
+
+// StandingNimbusPort is the host port (127.0.0.1) of a standing cluster's Nimbus: the same as inside the
+// cluster network, because a Storm client reconnects to the leader at the port Nimbus advertises.
+const StandingNimbusPort = NimbusPort
+
+// WithStanding makes a standing cluster, one that outlives the process that started it (`stormlab
+// cluster up --detach`): its containers carry LabelStanding, so they are never removed as a dead
+// owner's leftovers (only RemoveStanding removes them), and Nimbus's Thrift port is published at
+// 127.0.0.1:StandingNimbusPort so that a local Storm client reaches the leader Nimbus advertises.
+func WithStanding() Option { return func(c *config) error { c.standing = true; return nil } }

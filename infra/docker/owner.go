@@ -83,8 +83,8 @@ type Orphan struct {
 }
 
 // FindOrphans lists, per run, the stormlab containers and networks whose owner process is gone.
-// Containers and networks of a live owner, and those without owner labels (made before owners were
-// recorded), are not listed.
+// Containers and networks of a live owner, of a standing cluster (LabelStanding) and those without
+// owner labels (made before owners were recorded), are not listed.
 func FindOrphans(ctx context.Context) ([]Orphan, error) {
 	left, err := ListLeftovers(ctx, LabelAll+"=true")
 	if err != nil {
@@ -92,7 +92,7 @@ func FindOrphans(ctx context.Context) ([]Orphan, error) {
 	}
 	byRun := map[string]*Orphan{}
 	for _, l := range left {
-		if l.Owner.PID == 0 || l.Owner.Alive() {
+		if l.Standing || l.Owner.PID == 0 || l.Owner.Alive() {
 			continue
 		}
 		o := byRun[l.Run]

@@ -256,3 +256,11 @@ func ParseExecutorID(s string) (int, int, error) {
 	}
 	return start, end, nil
 }
+
+// NimbusConf is Nimbus's configuration (/api/v1/cluster/configuration): storm.yaml over Storm's
+// defaults, e.g. "storm.scheduler".
+func (c *Client) NimbusConf(ctx context.Context) (map[string]any, error) {
+	var v map[string]any
+	err := c.do(ctx, http.MethodGet, "/api/v1/cluster/configuration", &v)
+	return v, err
+}

@@ -1,0 +1,286 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/stormlab/stormlab/harness"
+	"github.com/stormlab/stormlab/infra/docker"
+	"github.com/stormlab/stormlab/infra/protocol"
+	"github.com/stormlab/stormlab/infra/stormui"
+	"github.com/stormlab/stormlab/infra/target"
+)
+
+// newTargetCmd groups the commands about a target file (an existing Storm cluster).
+func newTargetCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "target",
+		Short: "Check a target file: an existing Storm cluster that runs use instead of containers",
+	}
+	cmd.AddCommand(&cobra.Command{
+		Use:   "check FILE",
+		Short: "Report, item by item, what of the target is reachable and installed, and what to fix",
+		Long: "check reads the target file and checks, in order: the Storm UI, Nimbus's Thrift port, the\n" +
+			"supervisors and their CPU capacities, the bridge scheduler in Nimbus's configuration (and where\n" +
+			"it sends its snapshots), and the scheduler service. It changes nothing on the cluster. Exit 2\n" +
+			"with the fix when an item fails.",
+		Args: exactArgs(1, "check takes the target file: stormlab target check FILE"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			t, err := target.Load(args[0])
+			if err != nil {
+				return err
+			}
+			ctx, cancel := context.WithTimeout(cmd.Context(), time.Minute)
+			defer cancel()
+			return checkTarget(ctx, t, cmd.OutOrStdout())
+		},
+	})
+	return cmd
+}
+
+func exactArgs(n int, usage string) cobra.PositionalArgs {
+	return func(_ *cobra.Command, args []string) error {
+		if len(args) != n {
+			return errors.New(usage)
+		}
+		return nil
+	}
+}
+
+// checkTarget prints one line per item; the first failing item's fix is the error (exit 2).
+func checkTarget(ctx context.Context, t *target.Target, w io.Writer) error {
+	var failures []string
+	item := func(ok bool, name, detail, fix string) {
+		mark := "ok  "
+		if !ok {
+			mark = "FAIL"
+			failures = append(failures, name+": "+fix)
+			detail += " -> " + fix
+		}
+		fmt.Fprintf(w, "%s  %-12s %s\n", mark, name, detail)
+	}
+	ui := stormui.New(t.UI)
+	cl, err := ui.Cluster(ctx)
+	item(err == nil, "ui", fmt.Sprintf("%s answers: %d supervisors, %d topologies, %d of %d slots used", t.UI, cl.Supervisors, cl.Topologies, cl.SlotsUsed, cl.SlotsTotal),
+		fmt.Sprintf("the Storm UI at %s does not answer (%v): start it (storm ui) or fix ui in the target file", t.UI, err))
+
+	var reached []string
+	var lastErr error
+	for _, s := range t.Nimbus.Seeds {
+		host := s
+		if a, ok := t.Nimbus.Resolve[s]; ok {
+			host = a
+		}
+		addr := net.JoinHostPort(host, strconv.Itoa(t.Nimbus.Port))
+		c, err := (&net.Dialer{Timeout: 5 * time.Second}).DialContext(ctx, "tcp", addr)
+		if err != nil {
+			lastErr = err
+			continue
+		}
+		c.Close()
+		reached = append(reached, addr)
+	}
+	item(len(reached) > 0, "nimbus", "Thrift port open at "+strings.Join(reached, ", "),
+		fmt.Sprintf("no Nimbus seed answers on port %d (%v): start Nimbus or fix nimbus.seeds/nimbus.port (and nimbus.resolve for names this machine cannot resolve)", t.Nimbus.Port, lastErr))
+
+	sups, err := ui.Supervisors(ctx)
+	switch {
+	case err != nil:
+		item(false, "supervisors", "", fmt.Sprintf("cannot list them through the UI (%v)", err))
+	case len(sups) == 0:
+		item(false, "supervisors", "none registered", "start the supervisors, which register through ZooKeeper")
+	default:
+		var parts []string
+		bad := ""
+		listed := map[string]bool{}
+		for _, s := range sups {
+			listed[s.Host] = true
+			c, src := s.TotalCPU, "reported"
+			if o, ok := t.Capacity[s.Host]; ok {
+				c, src = o, "target override"
+			}
+			if c <= 0 && bad == "" {
+				bad = fmt.Sprintf("supervisor %s reports no CPU capacity: set supervisor.cpu.capacity in its storm.yaml or capacity.%s in the target file", s.Host, s.Host)
+			}
+			parts = append(parts, fmt.Sprintf("%s (%d slots, CPU %g %s)", s.Host, s.SlotsTotal, c, src))
+		}
+		for h := range t.Capacity {
+			if !listed[h] && bad == "" {
+				bad = fmt.Sprintf("capacity names supervisor %q, which Nimbus does not list: fix the host name in the target file", h)
+			}
+		}
+		item(bad == "", "supervisors", strings.Join(parts, ", "), bad)
+	}
+
+	conf, err := ui.NimbusConf(ctx)
+	if err != nil {
+		item(false, "bridge", "", fmt.Sprintf("cannot read Nimbus's configuration through the UI (%v)", err))
+	} else {
+		sched := harness.NimbusScheduler(conf)
+		url, _ := conf[docker.ServiceURLConf].(string)
+		switch {
+		case sched != harness.BridgeClass:
+			item(false, "bridge", "Nimbus runs storm.scheduler "+sched,
+				fmt.Sprintf("the bridge is not installed: copy the bridge jar to Nimbus's extlib, set storm.scheduler: %s and %s: %s%s in Nimbus's storm.yaml, restart Nimbus (README, \"Running on your own Storm cluster\")",
+					harness.BridgeClass, docker.ServiceURLConf, target.Trim(t.Service.Cluster), protocol.PathSchedule))
+		case url != "" && !strings.HasPrefix(url, target.Trim(t.Service.Cluster)):
+			item(false, "bridge", "installed, but it posts to "+url,
+				fmt.Sprintf("set %s: %s%s in Nimbus's storm.yaml, or service.cluster in the target file to where the bridge posts", docker.ServiceURLConf, target.Trim(t.Service.Cluster), protocol.PathSchedule))
+		default:
+			item(true, "bridge", fmt.Sprintf("installed (storm.scheduler %s, posting to %s)", sched, orDash(url)), "")
+		}
+	}
+
+	svc := &harness.ServiceClient{BaseURL: target.Trim(t.Service.Harness)}
+	st, err := svc.State(ctx, time.Now().UnixMilli())
+	if err != nil {
+		item(false, "service", "", fmt.Sprintf("the scheduler service at %s does not answer (%v): start stormlab-service where the cluster and this machine reach it, or fix service.harness", t.Service.Harness, err))
+	} else {
+		seen := "no scheduling round yet (the bridge asks only while topologies run)"
+		if st.Rounds > 0 {
+			seen = fmt.Sprintf("%d scheduling rounds answered: the bridge reaches it", st.Rounds)
+		}
+		item(true, "service", fmt.Sprintf("%s answers, runs %s; %s; %d worker reports so far", t.Service.Harness, st.Scheduler, seen, st.Reports), "")
+	}
+	if len(failures) > 0 {
+		return fmt.Errorf("target check: %d item(s) failed; first: %s", len(failures), failures[0])
+	}
+	fmt.Fprintln(w, "target ready")
+	return nil
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "the default URL"
+	}
+	return s
+}
+
+// newClusterCmd groups `cluster up` and `cluster down`: a standing local cluster used through a target file.
+func newClusterCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "cluster",
+		Short: "A standing containerized Storm cluster on this machine, used through a target file",
+	}
+	var profile, scheduler, out string
+	var detach bool
+	up := &cobra.Command{
+		Use:   "up [--profile P] [--scheduler NAME] [--out FILE] --detach",
+		Short: "Start a standing cluster and write its target file",
+		Long: "up starts ZooKeeper, the scheduler service, Nimbus (with the bridge, or the native scheduler\n" +
+			"--scheduler names), the UI and the supervisors of --profile, writes the target file (--out) and,\n" +
+			"with --detach, leaves them running: `stormlab run --target FILE` and `stormlab experiment NAME\n" +
+			"--target FILE` then use it, `stormlab cluster down` removes it. Without --detach the cluster is\n" +
+			"removed on Ctrl-C. A standing cluster is never removed as a dead run's leftovers.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if _, err := docker.Profile(profile); err != nil {
+				return err
+			}
+			if !validScheduler(scheduler) {
+				return fmt.Errorf("unknown scheduler %q: choose one of %s", scheduler, strings.Join(runSchedulerNames(), ", "))
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			logf := func(f string, a ...any) { fmt.Fprintf(cmd.ErrOrStderr(), "cluster: "+f+"\n", a...) }
+			c, err := standUp(ctx, profile, scheduler, out, logf)
+			if err != nil {
+				return failed(err)
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "standing cluster %s up; target file %s\n", c.ID, out)
+			if detach {
+				c.Release()
+				fmt.Fprintln(cmd.OutOrStdout(), "left running: stormlab cluster down removes it")
+				return nil
+			}
+			fmt.Fprintln(cmd.OutOrStdout(), "Ctrl-C removes it")
+			<-ctx.Done()
+			return failedIf(c.Terminate(context.WithoutCancel(ctx)))
+		},
+	}
+	f := up.Flags()
+	f.StringVar(&profile, "profile", docker.DefaultProfile, "cluster profile: "+strings.Join(docker.Profiles(), ", "))
+	f.StringVar(&scheduler, "scheduler", "kpart", "Nimbus's scheduler: a Go scheduler (the bridge is installed; runs switch the service to theirs) or storm-even, storm-default, storm-ras (native)")
+	f.StringVar(&out, "out", "stormlab-target.yaml", "where to write the target file")
+	f.BoolVar(&detach, "detach", false, "leave the cluster running after this command exits")
+	down := &cobra.Command{
+		Use:   "down",
+		Short: "Remove the standing cluster's containers and network",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			n, err := docker.RemoveStanding(cmd.Context())
+			if err != nil {
+				return failed(err)
+			}
+			if n == 0 {
+				fmt.Fprintln(cmd.OutOrStdout(), "no standing cluster: nothing to remove")
+				return nil
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "removed the standing cluster (%d containers and networks)\n", n)
+			return nil
+		},
+	}
+	cmd.AddCommand(up, down)
+	return cmd
+}
+
+func failedIf(err error) error {
+	if err != nil {
+		return failed(err)
+	}
+	return nil
+}
+
+func validScheduler(name string) bool {
+	for _, n := range runSchedulerNames() {
+		if n == name {
+			return true
+		}
+	}
+	return false
+}
+
+// standUp starts a standing cluster and writes its target file. On error the partial cluster is removed.
+func standUp(ctx context.Context, profile, scheduler, out string, logf func(string, ...any)) (*docker.Cluster, error) {
+	if left, err := docker.ListLeftovers(ctx, docker.LabelStanding+"=true"); err != nil {
+		return nil, err
+	} else if len(left) > 0 {
+		return nil, fmt.Errorf("a standing cluster already runs (%s): use its target file, or `stormlab cluster down` first", left[0])
+	}
+	class, bridged := harness.StormSchedulerClass(scheduler)
+	svcScheduler := "even"
+	if bridged {
+		svcScheduler = scheduler
+	}
+	c, err := docker.Run(ctx, docker.WithStanding(), docker.WithProfile(profile), docker.WithScheduler(class),
+		docker.WithService("", "--scheduler", svcScheduler), docker.WithLogf(logf))
+	if err != nil {
+		return nil, errors.Join(err, c.Terminate(ctx))
+	}
+	ui, uerr := c.UIURL(ctx)
+	svc, serr := c.ServiceURL(ctx)
+	if err := errors.Join(uerr, serr); err != nil {
+		return nil, errors.Join(err, c.Terminate(ctx))
+	}
+	t := &target.Target{
+		Name:    "standing-" + profile,
+		Nimbus:  target.Nimbus{Seeds: []string{docker.NimbusAlias}, Port: docker.StandingNimbusPort, Resolve: map[string]string{docker.NimbusAlias: "127.0.0.1"}},
+		UI:      ui,
+		Service: target.Service{Cluster: fmt.Sprintf("http://%s:%d", docker.ServiceAlias, docker.ServicePort), Harness: svc},
+	}
+	if err := t.Write(out); err != nil {
+		return nil, errors.Join(fmt.Errorf("write target file: %w", err), c.Terminate(ctx))
+	}
+	return c, nil
+}

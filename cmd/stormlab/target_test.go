@@ -1,0 +1,96 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stormlab/stormlab/harness"
+	"github.com/stormlab/stormlab/infra/protocol"
+)
+
+// fakeTarget serves the few UI and service endpoints target check reads, with Nimbus's storm.scheduler
+// set to scheduler, and writes a target file pointing at them (Nimbus's port is a listening socket).
+func fakeTarget(t *testing.T, scheduler string) string {
+	t.Helper()
+	ui := http.NewServeMux()
+	js := func(w http.ResponseWriter, v any) { json.NewEncoder(w).Encode(v) }
+	ui.HandleFunc("/api/v1/cluster/summary", func(w http.ResponseWriter, _ *http.Request) {
+		js(w, map[string]any{"supervisors": 1, "slotsTotal": 2})
+	})
+	ui.HandleFunc("/api/v1/supervisor/summary", func(w http.ResponseWriter, _ *http.Request) {
+		js(w, map[string]any{"supervisors": []map[string]any{{"host": "sup1", "slotsTotal": 2, "totalCpu": 100}}})
+	})
+	ui.HandleFunc("/api/v1/cluster/configuration", func(w http.ResponseWriter, _ *http.Request) {
+		js(w, map[string]any{"storm.scheduler": scheduler, "stormlab.scheduler.url": "http://svc:7070/v1/schedule"})
+	})
+	uis := httptest.NewServer(ui)
+	t.Cleanup(uis.Close)
+	svc := http.NewServeMux()
+	svc.HandleFunc(protocol.PathState, func(w http.ResponseWriter, _ *http.Request) {
+		js(w, protocol.State{Scheduler: "kpart", Rounds: 3})
+	})
+	svcs := httptest.NewServer(svc)
+	t.Cleanup(svcs.Close)
+	nimbus, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { nimbus.Close() })
+	port := nimbus.Addr().(*net.TCPAddr).Port
+	file := filepath.Join(t.TempDir(), "target.yaml")
+	body := fmt.Sprintf("nimbus: {seeds: [127.0.0.1], port: %d}\nui: %s\nservice: {cluster: http://svc:7070, harness: %s}\n", port, uis.URL, svcs.URL)
+	if err := os.WriteFile(file, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return file
+}
+
+func TestTargetCheck(t *testing.T) {
+	// With the bridge in Nimbus every item passes.
+	code, out, errs := cli(t, "target", "check", fakeTarget(t, harness.BridgeClass))
+	if code != exitOK || !strings.Contains(out, "target ready") || strings.Contains(out, "FAIL") {
+		t.Errorf("bridge installed: exit %d stdout %q stderr %q, want exit 0 and target ready", code, out, errs)
+	}
+	for _, item := range []string{"ui", "nimbus", "supervisors", "bridge", "service"} {
+		if !strings.Contains(out, "ok    "+item) {
+			t.Errorf("no ok line for %s in\n%s", item, out)
+		}
+	}
+	// A Nimbus without the bridge: said so, exit 2 with the fix.
+	code, out, errs = cli(t, "target", "check", fakeTarget(t, "org.apache.storm.scheduler.EvenScheduler"))
+	if code != exitBadInput || !strings.Contains(out, "FAIL  bridge") || strings.Count(errs, "\n") != 1 ||
+		!strings.Contains(errs, "the bridge is not installed") || !strings.Contains(errs, "storm.scheduler: "+harness.BridgeClass) {
+		t.Errorf("no bridge: exit %d stdout %q stderr %q, want exit 2 naming the missing bridge and the fix", code, out, errs)
+	}
+}
+
+// A bad target file is refused with exit 2 and one line naming the key, before anything is reached.
+func TestTargetBadFile(t *testing.T) {
+	t.Setenv("DOCKER_HOST", "unix:///nonexistent/docker.sock")
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.yaml")
+	os.WriteFile(bad, []byte("nimbus: {seeds: [n], port: 6627}\nui: http://u:8080\nservice: {cluster: http://s:1, harness: http://s:1}\nnimbus_port: 1\n"), 0o644)
+	missing := filepath.Join(dir, "missing.yaml")
+	os.WriteFile(missing, []byte("nimbus: {seeds: [n], port: 6627}\nservice: {cluster: http://s:1, harness: http://s:1}\n"), 0o644)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"target", "check", bad}, `unknown key "nimbus_port"`},
+		{[]string{"target", "check", missing}, "missing ui"},
+		{[]string{"target", "check", filepath.Join(dir, "none.yaml")}, "no such file"},
+		{[]string{"run", "--scheduler", "kpart", "--topology", "throughput", "--target", bad}, `unknown key "nimbus_port"`},
+	} {
+		code, out, errs := cli(t, c.args...)
+		if code != exitBadInput || out != "" || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, c.want) {
+			t.Errorf("%v: exit %d stdout %q stderr %q, want exit 2 and one line containing %q", c.args, code, out, errs, c.want)
+		}
+	}
+}

@@ -1,0 +1,292 @@
+package harness
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/stormlab/stormlab/infra/protocol"
+	"github.com/stormlab/stormlab/infra/stormui"
+	"github.com/stormlab/stormlab/infra/target"
+	"github.com/stormlab/stormlab/topologies"
+)
+
+// TargetCluster is an existing Storm cluster reached only through its endpoints (a target file): the
+// topology is submitted by Storm's own submitter (the topology's main class, run with the local java
+// against Nimbus's Thrift port), placement and supervisors come from the UI's REST API, decisions and
+// fallbacks from the scheduler service. It never calls Docker and never touches the cluster's hosts,
+// so Exec is not available (dataset runs, which count finished spouts in worker logs, cannot run on
+// a target).
+type TargetCluster struct {
+	T        *target.Target
+	ui       *stormui.Client
+	svc      *ServiceClient
+	hosts    []string
+	capacity map[string]float64
+	logf     func(string, ...any)
+}
+
+// OpenTarget reads the target's supervisors and capacities through the UI and checks that the service
+// answers. It changes nothing on the cluster.
+func OpenTarget(ctx context.Context, t *target.Target, logf func(string, ...any)) (*TargetCluster, error) {
+	if logf == nil {
+		logf = func(string, ...any) {}
+	}
+	tc := &TargetCluster{T: t, ui: stormui.New(t.UI), svc: &ServiceClient{BaseURL: target.Trim(t.Service.Harness)}, logf: logf}
+	sups, err := tc.ui.Supervisors(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("target UI %s does not answer: %w (check ui in the target file and that the Storm UI runs)", t.UI, err)
+	}
+	if len(sups) == 0 {
+		return nil, fmt.Errorf("target UI %s lists no supervisor: start the supervisors (or wait until they registered)", t.UI)
+	}
+	tc.capacity = map[string]float64{}
+	for _, s := range sups {
+		tc.hosts = append(tc.hosts, s.Host)
+		c := s.TotalCPU
+		if o, ok := t.Capacity[s.Host]; ok {
+			c = o
+		}
+		if c <= 0 {
+			return nil, fmt.Errorf("supervisor %s reports no CPU capacity: set supervisor.cpu.capacity in its storm.yaml or capacity.%s in the target file", s.Host, s.Host)
+		}
+		tc.capacity[s.Host] = c
+	}
+	for h := range t.Capacity {
+		if !slices.Contains(tc.hosts, h) {
+			return nil, fmt.Errorf("target capacity names supervisor %q, which Nimbus does not list (it lists %s): fix the host name", h, strings.Join(tc.hosts, ", "))
+		}
+	}
+	slices.Sort(tc.hosts)
+	if _, err := tc.svc.State(ctx, time.Now().UnixMilli()); err != nil {
+		return nil, fmt.Errorf("target scheduler service %s does not answer: %w (check service.harness in the target file and that stormlab-service runs)", t.Service.Harness, err)
+	}
+	return tc, nil
+}
+
+func (tc *TargetCluster) UI() *stormui.Client          { return tc.ui }
+func (tc *TargetCluster) Service() *ServiceClient      { return tc.svc }
+func (tc *TargetCluster) Hosts() []string              { return append([]string(nil), tc.hosts...) }
+func (tc *TargetCluster) Capacity() map[string]float64 { return maps(tc.capacity) }
+
+func maps(m map[string]float64) map[string]float64 {
+	out := make(map[string]float64, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// ErrNoExec is Exec's error on a target: the harness does not touch a target's hosts.
+var ErrNoExec = errors.New("not available on a target cluster: the harness does not run commands on its hosts")
+
+// Exec is not available on a target (see ErrNoExec).
+func (tc *TargetCluster) Exec(ctx context.Context, host string, cmd ...string) (int, string, error) {
+	return -1, "", fmt.Errorf("exec on %s: %w", host, ErrNoExec)
+}
+
+// NimbusConf is Nimbus's configuration as the UI serves it (/api/v1/cluster/configuration).
+func (tc *TargetCluster) NimbusConf(ctx context.Context) (map[string]any, error) {
+	return tc.ui.NimbusConf(ctx)
+}
+
+// Submit runs the topology's main class with the local java, the way `storm jar` does: storm-client
+// and its dependencies from the Maven build on the classpath, a storm.yaml naming the target's Nimbus
+// first on it, -Dstorm.jar the topology jar. The workers' reports go to the service as the cluster
+// reaches it (--metrics-url, unless args set it).
+func (tc *TargetCluster) Submit(ctx context.Context, jar, mainClass string, args ...string) error {
+	cp, err := submitClasspath(ctx, jar)
+	if err != nil {
+		return fmt.Errorf("submit topology: %w", err)
+	}
+	dir, err := os.MkdirTemp("", "stormlab-submit-")
+	if err != nil {
+		return fmt.Errorf("submit topology: %w", err)
+	}
+	defer os.RemoveAll(dir)
+	conf := fmt.Sprintf("nimbus.seeds: [%s]\nnimbus.thrift.port: %d\n", quoteAll(tc.T.Nimbus.Seeds), tc.T.Nimbus.Port)
+	if err := os.WriteFile(filepath.Join(dir, "storm.yaml"), []byte(conf), 0o644); err != nil {
+		return fmt.Errorf("submit topology: %w", err)
+	}
+	jvm := []string{"-Xmx256m", "-XX:+UseSerialGC", "-Dstorm.jar=" + jar}
+	if len(tc.T.Nimbus.Resolve) > 0 {
+		// Nimbus's client reconnects to the leader under the name the leader advertises; a name this
+		// machine cannot resolve is mapped here (the JVM then resolves through this file only).
+		var hosts strings.Builder
+		hosts.WriteString("127.0.0.1 localhost\n")
+		for name, addr := range tc.T.Nimbus.Resolve {
+			fmt.Fprintf(&hosts, "%s %s\n", addr, name)
+		}
+		hf := filepath.Join(dir, "hosts")
+		if err := os.WriteFile(hf, []byte(hosts.String()), 0o644); err != nil {
+			return fmt.Errorf("submit topology: %w", err)
+		}
+		jvm = append(jvm, "-Djdk.net.hosts.file="+hf)
+	}
+	a := append([]string(nil), args...)
+	if !hasFlag(a, "--metrics-url") {
+		a = append(a, "--metrics-url", target.Trim(tc.T.Service.Cluster)+protocol.PathMetrics)
+	}
+	cmdArgs := append(jvm, "-cp", dir+string(os.PathListSeparator)+cp+string(os.PathListSeparator)+jar, mainClass)
+	cmd := exec.CommandContext(ctx, "java", append(cmdArgs, a...)...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("submit topology %s to Nimbus %s:%d: %w\n--- last lines of its output ---\n%s", mainClass,
+			strings.Join(tc.T.Nimbus.Seeds, ","), tc.T.Nimbus.Port, err, lastLines(out.String(), 30))
+	}
+	tc.logf("submitted %s to Nimbus %s:%d", mainClass, strings.Join(tc.T.Nimbus.Seeds, ","), tc.T.Nimbus.Port)
+	return nil
+}
+
+func quoteAll(ss []string) string {
+	q := make([]string, len(ss))
+	for i, s := range ss {
+		q[i] = fmt.Sprintf("%q", s)
+	}
+	return strings.Join(q, ", ")
+}
+
+func hasFlag(args []string, flag string) bool {
+	for _, a := range args {
+		if a == flag || strings.HasPrefix(a, flag+"=") {
+			return true
+		}
+	}
+	return false
+}
+
+// submitClasspathFile, next to the topology jar, caches the classpath of storm-client and its
+// dependencies (Maven's dependency:build-classpath, provided scope: the cluster provides them to
+// workers, the local submitter needs them too).
+const submitClasspathFile = "submit-classpath.txt"
+
+func submitClasspath(ctx context.Context, jar string) (string, error) {
+	f := filepath.Join(filepath.Dir(jar), submitClasspathFile)
+	if data, err := os.ReadFile(f); err == nil && len(bytes.TrimSpace(data)) > 0 {
+		return strings.TrimSpace(string(data)), nil
+	}
+	root, err := RepoRoot()
+	if err != nil {
+		return "", err
+	}
+	pom := filepath.Join(root, filepath.Dir(filepath.Dir(topologies.StormJar)), "pom.xml")
+	cmd := exec.CommandContext(ctx, "mvn", "-q", "-o", "-B", "-f", pom, "dependency:build-classpath",
+		"-Dmdep.includeScope=provided", "-Dmdep.outputFile="+f)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("storm-client classpath for the local submitter: mvn dependency:build-classpath: %w: %s (run make setup first)", err, lastLines(string(out), 5))
+	}
+	data, err := os.ReadFile(f)
+	if err != nil {
+		return "", fmt.Errorf("storm-client classpath: %w", err)
+	}
+	return strings.TrimSpace(string(data)), nil
+}
+
+// SetServiceScheduler makes the service run scheduler with options (JSON of schedulers.Options)
+// from the next scheduling round on.
+func SetServiceScheduler(ctx context.Context, svc *ServiceClient, scheduler, options string) error {
+	body, err := json.Marshal(protocol.SchedulerChoice{Scheduler: scheduler, Options: json.RawMessage(options)})
+	if err != nil {
+		return err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimRight(svc.BaseURL, "/")+protocol.PathScheduler, bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	c := svc.Client
+	if c == nil {
+		c = &http.Client{Timeout: 30 * time.Second}
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		return fmt.Errorf("scheduler service %s: %w", protocol.PathScheduler, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 300))
+		return fmt.Errorf("scheduler service %s: status %s: %s", protocol.PathScheduler, resp.Status, strings.TrimSpace(string(msg)))
+	}
+	return nil
+}
+
+// StormSchedulerConf is the Nimbus storm.yaml key naming its scheduler; Nimbus without it uses
+// DefaultScheduler.
+const StormSchedulerConf = "storm.scheduler"
+
+// NimbusScheduler is the storm.scheduler class of a Nimbus configuration.
+func NimbusScheduler(conf map[string]any) string {
+	if s, ok := conf[StormSchedulerConf].(string); ok && s != "" {
+		return s
+	}
+	return nativeSchedulers["storm-default"]
+}
+
+// RunOnTarget runs spec on a target cluster: it checks that Nimbus's storm.scheduler fits
+// spec.Scheduler (the bridge for a Go scheduler, which the service is then switched to; the native
+// class for a native one), that no topology of the same name runs, runs, and waits until the
+// submitted topology is gone again, so that the cluster is left as it was found. The topology is
+// killed also on failure and interrupt (Run does).
+func RunOnTarget(ctx context.Context, tc *TargetCluster, schedulerOptions string, spec RunSpec) (*RunResult, error) {
+	fail := func(stage string, err error) (*RunResult, error) {
+		return nil, &RunError{Topology: spec.Topology.Name, Stage: stage, Err: err}
+	}
+	conf, err := tc.NimbusConf(ctx)
+	if err != nil {
+		return fail(StageSpec, fmt.Errorf("read Nimbus's configuration through the UI: %w", err))
+	}
+	want, bridged := StormSchedulerClass(spec.Scheduler)
+	if have := NimbusScheduler(conf); have != want {
+		return fail(StageSpec, fmt.Errorf("the target's Nimbus runs storm.scheduler %s, but %s needs %s: run a scheduler that fits this Nimbus or reconfigure it", have, spec.Scheduler, want))
+	}
+	if bridged {
+		if err := SetServiceScheduler(ctx, tc.svc, spec.Scheduler, orDefault(schedulerOptions, "{}")); err != nil {
+			return fail(StageSpec, err)
+		}
+	}
+	tops, err := tc.ui.Topologies(ctx)
+	if err != nil {
+		return fail(StageSpec, err)
+	}
+	for _, t := range tops {
+		if t.Name == spec.Topology.Name {
+			return fail(StageSpec, fmt.Errorf("a topology named %s already runs on the target (%s): kill it or choose another name", t.Name, t.Status))
+		}
+	}
+	res, err := Run(ctx, tc, spec)
+	if res != nil {
+		res.Cluster = orDefault(tc.T.Name, "target")
+	}
+	// Run killed the topology; wait (bounded) until Nimbus has removed it, so the next run starts
+	// from the cluster as it was.
+	gctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 90*time.Second)
+	defer cancel()
+	if gerr := waitGone(gctx, tc.ui, spec.Topology.Name); gerr != nil {
+		err = errors.Join(err, gerr)
+	}
+	return res, err
+}
+
+// waitGone waits until Nimbus no longer lists a topology named name.
+func waitGone(ctx context.Context, ui *stormui.Client, name string) error {
+	for {
+		tops, err := ui.Topologies(ctx)
+		if err == nil && !slices.ContainsFunc(tops, func(t stormui.TopologySummary) bool { return t.Name == name }) {
+			return nil
+		}
+		if perr := pause(ctx, time.Second); perr != nil {
+			return fmt.Errorf("topology %s still listed on the target after the kill: %w", name, errors.Join(err, perr))
+		}
+	}
+}
