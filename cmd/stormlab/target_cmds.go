@@ -66,7 +66,7 @@ func checkTarget(ctx context.Context, t *target.Target, w io.Writer) error {
 		if !ok {
 			mark = "FAIL"
 			failures = append(failures, name+": "+fix)
-			detail += " -> " + fix
+			detail = fix
 		}
 		fmt.Fprintf(w, "%s  %-12s %s\n", mark, name, detail)
 	}
