@@ -188,6 +188,9 @@ func logfOf(env Env) func(string, ...any) {
 func withSession(ctx context.Context, env Env, cs harness.ClusterSpec, scheduler string, fn func(*harness.Session) error) (err error) {
 	start := time.Now()
 	cs.Logf = logfOf(env)
+	if cs.Target, err = harness.TargetFromEnv(); err != nil {
+		return err
+	}
 	progressOf(env).Phase("cluster up for "+scheduler, 0)
 	s, err := harness.StartSession(ctx, cs, scheduler)
 	defer func() {

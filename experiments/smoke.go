@@ -48,6 +48,10 @@ func Smoke() *Spec {
 		Run: func(ctx context.Context, env Env) (*Results, error) {
 			res := &Results{Metrics: clusterMetrics}
 			counter := newRunCounter(env, len(scheds))
+			tg, err := harness.TargetFromEnv() // $STORMLAB_TARGET: an existing cluster instead of containers
+			if err != nil {
+				return nil, err
+			}
 			for i, s := range scheds {
 				topo, err := harness.StormTopology("throughput", fmt.Sprintf("smoke-%d", i))
 				if err != nil {
@@ -56,7 +60,7 @@ func Smoke() *Spec {
 				spec := harness.RunSpec{Scheduler: s, Topology: topo, WarmUp: 20 * time.Second, Measure: 60 * time.Second}
 				fmt.Fprintf(env.Log, "smoke: %s: starting cluster\n", s)
 				counter.start(s+" (cluster up, submit, warm-up, measure, collect, teardown)", 0)
-				r, err := harness.RunOnNewCluster(ctx, harness.ClusterSpec{Profile: "heterogeneous-2", Seed: 1,
+				r, err := harness.RunOnNewCluster(ctx, harness.ClusterSpec{Profile: "heterogeneous-2", Seed: 1, Target: tg,
 					Logf: func(f string, a ...any) { fmt.Fprintf(env.Log, f+"\n", a...) }}, spec)
 				if r != nil && env.RawDir != "" {
 					if serr := harness.Save(filepath.Join(env.RawDir, s), r); serr != nil && err == nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/stormlab/stormlab/infra/docker"
 	"github.com/stormlab/stormlab/infra/stormui"
+	"github.com/stormlab/stormlab/infra/target"
 	"github.com/stormlab/stormlab/schedulers"
 	"github.com/stormlab/stormlab/topologies"
 )
@@ -29,6 +30,9 @@ type ClusterSpec struct {
 	// ServiceArgs are extra scheduler-service flags (e.g.
 	// "--reschedule-every", "20s"), after --scheduler, --seed and --mul.
 	ServiceArgs []string
+	// Target, when set, is an existing cluster to run on instead of containers (RunOnNewCluster runs
+	// there through its endpoints only; Profile, DelayMs, Options and ServiceArgs do not apply).
+	Target *target.Target
 }
 
 // dockerCluster adapts infra/docker.Cluster to the Cluster the run loop needs.
@@ -70,6 +74,9 @@ func (d *dockerCluster) Exec(ctx context.Context, host string, cmd ...string) (i
 // service running that scheduler), runs spec on it and always removes every container and network it
 // made, also when the run fails or ctx is cancelled (interrupt).
 func RunOnNewCluster(ctx context.Context, cs ClusterSpec, spec RunSpec) (res *RunResult, err error) {
+	if cs.Target != nil {
+		return RunOnTargetSpec(ctx, cs, spec)
+	}
 	s, err := StartSession(ctx, cs, spec.Scheduler)
 	defer func() {
 		if cerr := s.Close(ctx); cerr != nil {

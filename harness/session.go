@@ -31,6 +31,9 @@ type Session struct {
 // running it). On error the returned Session (possibly partial) must still be closed; it is nil only
 // when nothing was started.
 func StartSession(ctx context.Context, cs ClusterSpec, scheduler string) (*Session, error) {
+	if cs.Target != nil {
+		return nil, fmt.Errorf("this experiment needs clusters of its own (its supervisors, delays or faults): it cannot run on a target yet; leave out the target (%s)", TargetEnv)
+	}
 	class, bridged := StormSchedulerClass(scheduler)
 	svcScheduler := "even" // the service only collects metrics for native schedulers
 	if bridged {

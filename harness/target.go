@@ -290,3 +290,41 @@ func waitGone(ctx context.Context, ui *stormui.Client, name string) error {
 		}
 	}
 }
+
+// TargetEnv names the environment variable holding a target file: experiments (and `go test
+// ./experiments`) run on that cluster instead of containers when it is set.
+const TargetEnv = "STORMLAB_TARGET"
+
+// TargetFromEnv loads the target file named by $STORMLAB_TARGET, or returns nil when it is unset.
+func TargetFromEnv() (*target.Target, error) {
+	f := os.Getenv(TargetEnv)
+	if f == "" {
+		return nil, nil
+	}
+	t, err := target.Load(f)
+	if err != nil {
+		return nil, fmt.Errorf("$%s: %w", TargetEnv, err)
+	}
+	return t, nil
+}
+
+// RunOnTargetSpec runs spec on cs.Target with the scheduler options of cs (as StartSession gives them
+// to the service).
+func RunOnTargetSpec(ctx context.Context, cs ClusterSpec, spec RunSpec) (*RunResult, error) {
+	tc, err := OpenTarget(ctx, cs.Target, cs.Logf)
+	if err != nil {
+		return nil, &RunError{Topology: spec.Topology.Name, Stage: StageSpec, Err: err}
+	}
+	so := cs.SchedulerOptions
+	if so.Seed == 0 {
+		so.Seed = cs.Seed
+	}
+	if so.Mul == 0 {
+		so.Mul = cs.Mul
+	}
+	opts, err := so.JSON()
+	if err != nil {
+		return nil, err
+	}
+	return RunOnTarget(ctx, tc, opts, spec)
+}

@@ -12,6 +12,8 @@ import (
 	"golang.org/x/term"
 
 	"github.com/stormlab/stormlab/experiments"
+	"github.com/stormlab/stormlab/harness"
+	"github.com/stormlab/stormlab/infra/target"
 	"github.com/stormlab/stormlab/reports"
 )
 
@@ -88,6 +90,7 @@ func newExperimentCmd() *cobra.Command {
 		profile = "quick"
 	}
 	force, resume := false, false
+	targetFile := ""
 	cmd := &cobra.Command{
 		Use:   "experiment NAME|list [--out DIR] [--profile ci|quick|full] [--force | --resume]",
 		Short: "Run an experiment or suite (files go to DIR/NAME/); `experiment list` lists them",
@@ -115,6 +118,13 @@ func newExperimentCmd() *cobra.Command {
 			}
 			if _, err := experiments.ClusterProfileNamed(profile); err != nil {
 				return fmt.Errorf("--profile: %w", err)
+			}
+			if targetFile != "" {
+				if _, err := target.Load(targetFile); err != nil {
+					return err
+				}
+				// The experiments read the target from the environment, as under `go test`.
+				os.Setenv(harness.TargetEnv, targetFile)
 			}
 			// Never overwrite results silently: an existing DIR/NAME needs --force.
 			names := []string{name}
@@ -163,6 +173,7 @@ func newExperimentCmd() *cobra.Command {
 	}
 	cmd.Flags().StringVar(&out, "out", out, "results base folder, files go to DIR/NAME/ (or $STORMLAB_OUT when set)")
 	cmd.Flags().StringVar(&profile, "profile", profile, "cluster experiments' profile: ci (1 run per cell, no verdicts), quick (3 runs per cell), full (the papers' scale) (or $STORMLAB_PROFILE when set)")
+	cmd.Flags().StringVar(&targetFile, "target", "", "target file: run the cluster experiments on that existing Storm cluster instead of containers (or $STORMLAB_TARGET); so far the smoke experiment")
 	cmd.Flags().BoolVar(&force, "force", false, "replace the results already in DIR/NAME")
 	cmd.Flags().BoolVar(&resume, "resume", false, "continue an interrupted experiment: cluster runs already kept in DIR/NAME/runs/ are read back, not run again")
 	return cmd

@@ -292,17 +292,8 @@ func (row runRow) write(w io.Writer, format string) error {
 
 // runTarget runs spec on a target cluster, through its endpoints only (no Docker).
 func runTarget(ctx context.Context, tg *target.Target, cs harness.ClusterSpec, spec harness.RunSpec, logf func(string, ...any)) (*harness.RunResult, error) {
-	tc, err := harness.OpenTarget(ctx, tg, logf)
-	if err != nil {
-		return nil, &harness.RunError{Topology: spec.Topology.Name, Stage: harness.StageSpec, Err: err}
-	}
-	so := cs.SchedulerOptions
-	so.Seed, so.Mul = cs.Seed, cs.Mul
-	opts, err := so.JSON()
-	if err != nil {
-		return nil, err
-	}
-	return harness.RunOnTarget(ctx, tc, opts, spec)
+	cs.Target, cs.Logf = tg, logf
+	return harness.RunOnTargetSpec(ctx, cs, spec)
 }
 
 func orDefaultStr(s, d string) string {

@@ -82,6 +82,9 @@ public final class StormlabUI {
             String method = ex.getRequestMethod();
             if (p.length == 5 && p[3].equals("cluster") && p[4].equals("summary")) {
                 body = withNimbus(StormlabUI::clusterSummary);
+            } else if (p.length == 5 && p[3].equals("cluster") && p[4].equals("configuration")) {
+                // Nimbus's own configuration, as Storm UI serves it (e.g. storm.scheduler: is the bridge installed?).
+                body = withNimbus(n -> JSON.readValue(n.getNimbusConf(), Map.class));
             } else if (p.length == 5 && p[3].equals("supervisor") && p[4].equals("summary")) {
                 body = withNimbus(StormlabUI::supervisorSummary);
             } else if (p.length == 5 && p[3].equals("topology") && p[4].equals("summary")) {
