@@ -56,7 +56,10 @@ func Timeline(r *RunResult) []TimelineEvent {
 		}
 	}
 	from, to := r.StartedAt.UnixMilli(), r.MeasureTo
-	if step := recoveryStepMs(r.Spec.Step.Milliseconds(), r.Reports); to > from {
+	if r.StartedAt.IsZero() || from > r.MeasureFrom {
+		from = r.MeasureFrom
+	}
+	if step := recoveryStepMs(r.Spec.Step.Milliseconds(), r.Reports); from > 0 && to > from {
 		n := int((to - from + step - 1) / step)
 		acked := make([]float64, n)
 		lat, latN := make([]float64, n), make([]int, n)
