@@ -48,7 +48,7 @@ type Fault struct {
 }
 
 // FaultSyntax is the --fault syntax, for help texts and errors.
-const FaultSyntax = "KIND@AT+DURATION[:TARGET], e.g. kill-supervisor@30s+20s:supervisor-1 or restart-zookeeper@40s+10s (AT counts from the opening of the measurement window)"
+const FaultSyntax = "KIND@AT+DURATION[:TARGET], e.g. kill-supervisor@30s+20s:sup1 or restart-zookeeper@40s+10s (AT counts from the opening of the measurement window)"
 
 func (f Fault) String() string {
 	s := fmt.Sprintf("%s@%s+%s", f.Kind, f.At, f.Duration)

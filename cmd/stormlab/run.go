@@ -32,6 +32,8 @@ type runOptions struct {
 	out, format                  string
 	target                       string   // target file: an existing cluster instead of containers
 	extra                        []string // topology flags after "--"
+	faultArgs                    []string // --fault, in harness.FaultSyntax
+	faults                       []harness.Fault
 }
 
 // validate checks everything that can be checked without Docker, so that bad
@@ -62,6 +64,27 @@ func (o *runOptions) validate() error {
 		return fmt.Errorf("--mul %d is negative: give 0 (the scheduler's default) or more", o.mul)
 	case o.format != "table" && o.format != "json":
 		return fmt.Errorf("unknown --format %q: use table or json", o.format)
+	}
+	o.faults = o.faults[:0]
+	for _, a := range o.faultArgs {
+		f, err := harness.ParseFault(a)
+		if err != nil {
+			return err
+		}
+		o.faults = append(o.faults, f)
+	}
+	if len(o.faults) > 0 {
+		if o.target != "" {
+			return errors.New("--fault acts on the harness's own containers only: drop --target or the faults")
+		}
+		sups, _ := docker.Profile(o.profile)
+		var hosts []string
+		for _, s := range sups {
+			hosts = append(hosts, s.Host)
+		}
+		if err := harness.ValidateFaults(o.faults, hosts, o.measure); err != nil {
+			return errors.New(oneLine(err.Error()))
+		}
 	}
 	for _, a := range o.extra {
 		if a == "--name" || strings.HasPrefix(a, "--name=") {
@@ -137,6 +160,7 @@ func newRunCmd() *cobra.Command {
 	f.IntVar(&o.mul, "mul", 0, "K-PART balance multiplier Mul (0 = no balance adjustment, as in the smoke experiment)")
 	f.StringVar(&o.out, "out", "", "folder for the raw run (run.json, reports.jsonl, storm-stats.json); none when empty")
 	f.StringVar(&o.format, "format", o.format, "output format: table or json")
+	f.StringArrayVar(&o.faultArgs, "fault", nil, "inject a fault into the measurement window (repeatable): "+harness.FaultSyntax+"; kinds: kill-supervisor and pause-worker (TARGET: a supervisor host of the profile), restart-zookeeper, restart-service")
 	f.StringVar(&o.target, "target", "", "target file: run on that existing Storm cluster (no containers are started; --profile and --delay-ms do not apply)")
 	return cmd
 }
@@ -159,7 +183,7 @@ func runOnce(ctx context.Context, o runOptions, tg *target.Target, stdout, stder
 		return failed(err)
 	}
 	logf := func(format string, a ...any) { fmt.Fprintf(stderr, "run: "+format+"\n", a...) }
-	spec := harness.RunSpec{Scheduler: o.scheduler, Topology: topo, WarmUp: o.warmup, Measure: o.measure}
+	spec := harness.RunSpec{Scheduler: o.scheduler, Topology: topo, WarmUp: o.warmup, Measure: o.measure, Faults: o.faults}
 	cs := harness.ClusterSpec{Profile: o.profile, DelayMs: o.delayMs, Seed: o.seed, Mul: o.mul, Logf: logf}
 	var res *harness.RunResult
 	if tg != nil {
@@ -228,6 +252,9 @@ type runRow struct {
 	Valid         bool      `json:"valid"`
 	Invalid       string    `json:"invalid,omitempty"`
 	Suspect       string    `json:"suspect,omitempty"` // figures disagree with Storm's own statistics
+	// Faults injected into the window, with their recovery: a run with faults is never a fault-free
+	// result.
+	Faults []harness.FaultRecord `json:"faults,omitempty"`
 }
 
 func newRunRow(o runOptions, r *harness.RunResult) runRow {
@@ -236,6 +263,7 @@ func newRunRow(o runOptions, r *harness.RunResult) runRow {
 		Scheduler: o.scheduler, Topology: o.topology, Profile: o.profile,
 		Throughput: m.Throughput, LatencyMeanMs: m.LatencyMean, LatencyP99Ms: m.LatencyP99,
 		CutRate: m.CutRate, Balance: m.Balance, RoundsMs: r.RoundsMs, Suspect: r.Suspect,
+		Faults: r.Faults,
 	}
 	if row.RoundsMs == nil {
 		row.RoundsMs = []float64{}
@@ -287,7 +315,25 @@ func (row runRow) write(w io.Writer, format string) error {
 	t.AddRow(reports.Text(row.Scheduler), reports.Number(row.Throughput), reports.Number(row.LatencyMeanMs),
 		reports.Number(row.LatencyP99Ms), reports.Number(row.CutRate), reports.Number(row.Balance), qos,
 		reports.Text(roundsText(row.RoundsMs)), valid)
-	return t.WriteText(w)
+	if err := t.WriteText(w); err != nil || len(row.Faults) == 0 {
+		return err
+	}
+	ft := &reports.Table{
+		Title: "faults (recovery: from the fault's start until throughput is back within 10% of its level before)",
+		Columns: []string{"fault", "pre-fault (tuples/s)", "recovery", "recovery (s)", "tuples lost", "tuples failed",
+			"worker starts", "executors moved", "error"},
+	}
+	for _, f := range row.Faults {
+		rc := f.Recovery
+		rs := reports.Text("-")
+		if rc.Measured && rc.Recovered {
+			rs = reports.Number(rc.RecoveryS)
+		}
+		ft.AddRow(reports.Text(f.Fault.String()), reports.Number(rc.PreTput), reports.Text(rc.Verdict()), rs,
+			reports.Number(rc.LostTuples), reports.Number(float64(rc.FailedTuples)), reports.Number(float64(rc.WorkerStarts)),
+			reports.Number(float64(rc.ExecutorsMoved)), reports.Text(orDefaultStr(f.Error, "-")))
+	}
+	return ft.WriteText(w)
 }
 
 // runTarget runs spec on a target cluster, through its endpoints only (no Docker).

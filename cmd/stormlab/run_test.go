@@ -38,6 +38,11 @@ func TestRunBadInput(t *testing.T) {
 		{"bad seed", base("--seed", "x"), `invalid argument "x" for "--seed"`},
 		{"bad format", base("--format", "xml"), `unknown --format "xml"`},
 		{"stray argument", base("now"), "run takes no arguments"},
+		{"unknown fault kind", base("--fault", "reboot@10s+5s"), `unknown kind "reboot"`},
+		{"fault on an unknown node", base("--fault", "kill-supervisor@10s+5s:sup9"), `target "sup9" is not a supervisor`},
+		{"fault after the window", base("--measure", "30s", "--fault", "restart-service@25s+10s"), "after the 30s measurement window"},
+		{"last supervisor killed", base("--fault", "kill-supervisor@10s+20s:sup1", "--fault", "kill-supervisor@15s+5s:sup2"), "kills the last running supervisor"},
+		{"fault on a target", base("--target", "t.json", "--fault", "restart-service@10s+5s"), "--fault acts on the harness's own containers only"},
 		{"name in topology flags", base("--", "--name", "x"), "--name is set by stormlab run"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
