@@ -34,6 +34,38 @@ func takeSnapshot(ctx context.Context, ui *stormui.Client, id string) *stormSnap
 	return s
 }
 
+// freshSnapshot returns the first reading of Storm's statistics taken after the one it starts with
+// in which a spout executor's uptime moved, i.e. the first statistics a worker sent after this call
+// (they cover up to a moment after it), or the last reading after maxWait. Readings at both ends of a
+// window taken this way cover spans shifted alike (by less than the reporting period), so Storm's
+// span matches the harness's window instead of starting up to a period earlier.
+func freshSnapshot(ctx context.Context, ui *stormui.Client, id string, maxWait time.Duration) *stormSnapshot {
+	first := takeSnapshot(ctx, ui, id)
+	deadline := time.Now().Add(maxWait)
+	last := first
+	for first.Err == "" && time.Now().Before(deadline) {
+		if pause(ctx, 500*time.Millisecond) != nil {
+			break
+		}
+		last = takeSnapshot(ctx, ui, id)
+		if last.Err == "" && spoutUptimes(last) != spoutUptimes(first) {
+			break
+		}
+	}
+	return last
+}
+
+// spoutUptimes is a fingerprint of the spout executors' uptimes in a reading.
+func spoutUptimes(s *stormSnapshot) string {
+	var b strings.Builder
+	for _, e := range s.Executors {
+		if e.Type == "spout" {
+			fmt.Fprintf(&b, "%s/%d:%d ", e.Component, e.TaskStart, e.UptimeSeconds)
+		}
+	}
+	return b.String()
+}
+
 // SpoutStats is what Storm counted for one spout component over a run's window.
 type SpoutStats struct {
 	Component         string  `json:"component"`

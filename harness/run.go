@@ -202,16 +202,20 @@ func (r *running) reports(ctx context.Context, sinceMs int64) ([]protocol.Worker
 	return out, nil
 }
 
-// open starts the window now and takes Storm's statistics.
+// stormFresh bounds the wait for Storm's next statistics at a window's ends (workers send them every
+// infra/docker.ExecutorStatsSecs).
+const stormFresh = 5 * time.Second
+
+// open starts the window now and takes Storm's first statistics sent after it.
 func (r *running) open(ctx context.Context) {
 	r.res.MeasureFrom = time.Now().UnixMilli()
-	r.stormFrom = takeSnapshot(ctx, r.cl.UI(), r.id)
+	r.stormFrom = freshSnapshot(ctx, r.cl.UI(), r.id, stormFresh)
 }
 
-// close ends the window now and takes Storm's statistics.
+// close ends the window now and takes Storm's first statistics sent after it.
 func (r *running) close(ctx context.Context) {
 	r.res.MeasureTo = time.Now().UnixMilli()
-	r.stormTo = takeSnapshot(ctx, r.cl.UI(), r.id)
+	r.stormTo = freshSnapshot(ctx, r.cl.UI(), r.id, stormFresh)
 }
 
 // Run submits the topology, waits until every executor runs, lets spec.End open and close the
