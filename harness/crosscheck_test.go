@@ -1,9 +1,15 @@
 package harness
 
 import (
+	"context"
+	"fmt"
 	"math"
+	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stormlab/stormlab/infra/stormui"
 )
@@ -97,5 +103,29 @@ func TestCrossCheckNotCompared(t *testing.T) {
 		if c.Compared || !strings.Contains(c.Note, tc.note) || c.Suspect() != "" {
 			t.Errorf("%s: compared %v, note %q, suspect %q; want not compared, note with %q, not suspect", tc.name, c.Compared, c.Note, c.Suspect(), tc.note)
 		}
+	}
+}
+
+func TestFreshSnapshot(t *testing.T) {
+	// The UI answers the spout's uptime 10 s twice, then 13 s (the worker's next statistics):
+	// freshSnapshot returns the first reading in which it moved.
+	var calls atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		up := 10
+		if calls.Add(1) > 2 {
+			up = 13
+		}
+		fmt.Fprintf(w, `{"id":"t-1","executorsTotal":1,"executors":[{"component":"s","taskStart":1,"taskEnd":1,"type":"spout","uptimeSeconds":%d,"acked":%d}]}`, up, 100*up)
+	}))
+	defer srv.Close()
+	s := freshSnapshot(context.Background(), stormui.New(srv.URL), "t-1", 5*time.Second)
+	if s.Err != "" || len(s.Executors) != 1 || s.Executors[0].UptimeSeconds != 13 || s.Executors[0].Acked != 1300 {
+		t.Errorf("freshSnapshot = %+v, want the reading with uptime 13", s)
+	}
+	// Statistics that never move: the last reading after maxWait.
+	calls.Store(-100)
+	s = freshSnapshot(context.Background(), stormui.New(srv.URL), "t-1", time.Second)
+	if s.Err != "" || s.Executors[0].UptimeSeconds != 10 {
+		t.Errorf("freshSnapshot without news = %+v, want uptime 10", s)
 	}
 }
