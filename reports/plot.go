@@ -333,7 +333,15 @@ type TimeSeriesPlot struct {
 	Title, XLabel, YLabel string
 	Caption               string // what the lines are, e.g. "Mean over 2 s report intervals."
 	Series                []TimeSeries
-	entries               []legendEntry // of the last Plot
+	// Windows are shaded time spans (e.g. the faults of a run), drawn under the lines.
+	Windows []TimeWindow
+	entries []legendEntry // of the last Plot
+}
+
+// TimeWindow is a shaded span [From, To] of a TimeSeriesPlot, in the series' time unit.
+type TimeWindow struct {
+	Name     string
+	From, To float64
 }
 
 // Plot builds the gonum plot.
@@ -347,6 +355,9 @@ func (tp *TimeSeriesPlot) Plot() (*plot.Plot, error) {
 	}
 	p := newPlot(tp.Title, xl, tp.YLabel)
 	tp.entries = nil
+	if err := tp.addWindows(p); err != nil {
+		return nil, err
+	}
 	for i, s := range tp.Series {
 		if len(s.T) != len(s.Y) {
 			return nil, fmt.Errorf("series %q has %d times and %d values", s.Name, len(s.T), len(s.Y))
@@ -373,6 +384,40 @@ func (tp *TimeSeriesPlot) Plot() (*plot.Plot, error) {
 	}
 	pad(p)
 	return p, nil
+}
+
+// addWindows shades each window from 0 to the highest value of the series (grey, one legend entry
+// for all).
+func (tp *TimeSeriesPlot) addWindows(p *plot.Plot) error {
+	if len(tp.Windows) == 0 {
+		return nil
+	}
+	hi := 0.0
+	for _, s := range tp.Series {
+		for _, y := range s.Y {
+			hi = math.Max(hi, y)
+		}
+	}
+	if hi == 0 {
+		hi = 1
+	}
+	for i, w := range tp.Windows {
+		if !(w.To > w.From) {
+			return fmt.Errorf("window %q: to %v is not after from %v", w.Name, w.To, w.From)
+		}
+		poly, err := plotter.NewPolygon(plotter.XYs{{X: w.From, Y: 0}, {X: w.To, Y: 0}, {X: w.To, Y: hi}, {X: w.From, Y: hi}})
+		if err != nil {
+			return fmt.Errorf("window %q: %w", w.Name, err)
+		}
+		poly.Color = color.Gray{Y: 225}
+		poly.LineStyle.Width = 0
+		p.Add(poly)
+		if i == 0 {
+			p.Legend.Add("faults", poly)
+			tp.entries = append(tp.entries, legendEntry{"faults", []plot.Thumbnailer{poly}})
+		}
+	}
+	return nil
 }
 
 // Write renders the plot in format (png, svg or pdf) at one-column size.

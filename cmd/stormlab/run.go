@@ -1,12 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
@@ -200,6 +202,11 @@ func runOnce(ctx context.Context, o runOptions, tg *target.Target, stdout, stder
 		} else {
 			logf("raw run written to %s", o.out)
 		}
+		if len(res.Faults) > 0 {
+			if ferr := writeFaultFigure(filepath.Join(o.out, "timeline.png"), res); ferr != nil {
+				err = errors.Join(err, ferr)
+			}
+		}
 	}
 	if err != nil {
 		// A failed run carries the daemons' last log lines as data; they go to stderr, the error
@@ -347,4 +354,32 @@ func orDefaultStr(s, d string) string {
 		return d
 	}
 	return s
+}
+
+// writeFaultFigure draws the run's throughput series from its timeline with the fault windows shaded.
+func writeFaultFigure(path string, r *harness.RunResult) error {
+	t0 := r.StartedAt.UnixMilli()
+	var ts reports.TimeSeries
+	ts.Name = "throughput"
+	for _, e := range harness.Timeline(r) {
+		if e.Event == "throughput" && e.Tput != nil {
+			ts.T = append(ts.T, float64(e.TimeMs-t0)/1000)
+			ts.Y = append(ts.Y, *e.Tput)
+		}
+	}
+	if len(ts.T) == 0 {
+		return nil
+	}
+	tp := &reports.TimeSeriesPlot{Title: r.Spec.Scheduler + " with faults", XLabel: "time since submission (s)", YLabel: "throughput (tuples/s)",
+		Caption: "Acked tuples per interval; shaded: fault windows.", Series: []reports.TimeSeries{ts}}
+	for _, f := range r.Faults {
+		if f.StartMs > 0 && f.EndMs > f.StartMs {
+			tp.Windows = append(tp.Windows, reports.TimeWindow{Name: f.Fault.String(), From: float64(f.StartMs-t0) / 1000, To: float64(f.EndMs-t0) / 1000})
+		}
+	}
+	var buf bytes.Buffer
+	if err := tp.Write(&buf, "png"); err != nil {
+		return fmt.Errorf("timeline figure: %w", err)
+	}
+	return os.WriteFile(path, buf.Bytes(), 0o644)
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/stormlab/stormlab/harness"
+	"github.com/stormlab/stormlab/infra/protocol"
 )
 
 // Every bad request is refused with exit 2 and one line before anything
@@ -157,5 +159,24 @@ func TestClusterRunning(t *testing.T) {
 	syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
 	if clusterRunning() {
 		t.Error("released lock: want no cluster")
+	}
+}
+
+// TestFaultFigure draws a run's throughput with one fault window shaded (the file is looked at by a
+// person; here: it is a PNG and a window after the last interval is refused by the plot).
+func TestFaultFigure(t *testing.T) {
+	start := time.UnixMilli(100_000)
+	r := &harness.RunResult{StartedAt: start, MeasureFrom: 100_000, MeasureTo: 130_000,
+		Faults: []harness.FaultRecord{{Fault: harness.Fault{Kind: harness.RestartService, At: 10 * time.Second, Duration: 5 * time.Second}, StartMs: 110_000, EndMs: 115_000}}}
+	for ts := int64(105_000); ts <= 130_000; ts += 5000 {
+		r.Reports = append(r.Reports, protocol.WorkerReport{Host: "s1", Port: 6700, TimeMs: ts, IntervalS: 5, Acked: 500})
+	}
+	path := filepath.Join(t.TempDir(), "timeline.png")
+	if err := writeFaultFigure(path, r); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil || !bytes.HasPrefix(b, []byte("\x89PNG")) {
+		t.Errorf("timeline.png: %d bytes, %v; want a PNG", len(b), err)
 	}
 }
