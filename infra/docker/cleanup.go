@@ -70,13 +70,17 @@ func RemoveLeftovers(ctx context.Context) error {
 	setEnv()
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
 	defer cancel()
-	return removeWhere(ctx, LabelAll+"=true", func(labels map[string]string) bool {
-		if labels[LabelStanding] == "true" {
-			return false
-		}
-		_, labelled := labels[LabelOwnerPID]
-		return !labelled || !ownerOf(labels).Alive()
-	})
+	return removeWhere(ctx, LabelAll+"=true", removableLeftover)
+}
+
+// removableLeftover: RemoveLeftovers removes it (no owner labels, or a dead owner; never a standing
+// cluster's).
+func removableLeftover(labels map[string]string) bool {
+	if labels[LabelStanding] == "true" {
+		return false
+	}
+	_, labelled := labels[LabelOwnerPID]
+	return !labelled || !ownerOf(labels).Alive()
 }
 
 // Leftover is one stormlab container or network and the process that owns it.

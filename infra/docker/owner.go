@@ -92,7 +92,7 @@ func FindOrphans(ctx context.Context) ([]Orphan, error) {
 	}
 	byRun := map[string]*Orphan{}
 	for _, l := range left {
-		if l.Standing || l.Owner.PID == 0 || l.Owner.Alive() {
+		if !l.orphaned() {
 			continue
 		}
 		o := byRun[l.Run]
@@ -138,3 +138,6 @@ func RemoveOrphans(ctx context.Context, logf func(string, ...any)) ([]Orphan, er
 	}
 	return orphans, errors.Join(errs...)
 }
+
+// orphaned: the owner is known and gone, and it is no standing cluster's.
+func (l Leftover) orphaned() bool { return !l.Standing && l.Owner.PID != 0 && !l.Owner.Alive() }

@@ -38,3 +38,40 @@ func TestOwnerAlive(t *testing.T) {
 		t.Errorf("ownerOf(%v) = %+v, want %+v", labels, o, me)
 	}
 }
+
+// A standing cluster (cluster up --detach) outlives its owner: it is never an orphan nor a leftover
+// RemoveLeftovers takes, whereas a normal run of the same dead owner is both.
+func TestStandingKept(t *testing.T) {
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	dead := Owner{PID: cmd.ProcessState.Pid(), Start: "1"}
+	me := selfOwner()
+	labels := func(o Owner, standing bool) map[string]string {
+		l := map[string]string{LabelAll: "true", LabelOwnerPID: strconv.Itoa(o.PID), LabelOwnerStart: o.Start}
+		if standing {
+			l[LabelStanding] = "true"
+		}
+		return l
+	}
+	for _, tc := range []struct {
+		name     string
+		owner    Owner
+		standing bool
+		want     bool // orphaned and removable
+	}{
+		{"dead owner's run", dead, false, true},
+		{"dead owner's standing cluster", dead, true, false},
+		{"live owner's run", me, false, false},
+		{"live owner's standing cluster", me, true, false},
+	} {
+		l := Leftover{Owner: tc.owner, Standing: tc.standing}
+		if got := l.orphaned(); got != tc.want {
+			t.Errorf("%s: orphaned = %v, want %v", tc.name, got, tc.want)
+		}
+		if got := removableLeftover(labels(tc.owner, tc.standing)); got != tc.want {
+			t.Errorf("%s: removableLeftover = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
