@@ -108,22 +108,38 @@ public final class ServiceClient {
     }
 
     /**
-     * GET /v1/health, answer ignored: loads the classes the POST uses and
+     * GET /v1/health, then POST to it (the service answers 405 and records
+     * nothing), answers ignored: loads the classes a round's POST uses and
      * leaves a connection in the keep-alive cache. Failures are ignored (a
      * service not up yet).
      */
     public void touch() {
+        URI health = schedule.resolve("/v1/health");
         try {
-            HttpURLConnection c = (HttpURLConnection) schedule.resolve("/v1/health").toURL().openConnection();
+            HttpURLConnection c = (HttpURLConnection) health.toURL().openConnection();
             c.setConnectTimeout(millis());
             c.setReadTimeout(millis());
-            try (InputStream in = c.getResponseCode() == 200 ? c.getInputStream() : c.getErrorStream()) {
-                if (in != null) {
-                    in.readAllBytes();
-                }
+            drain(c);
+            c = (HttpURLConnection) health.toURL().openConnection();
+            c.setConnectTimeout(millis());
+            c.setReadTimeout(millis());
+            c.setRequestMethod("POST");
+            c.setDoOutput(true);
+            c.setRequestProperty("Content-Type", "application/json");
+            try (OutputStream out = c.getOutputStream()) {
+                out.write("{}".getBytes(java.nio.charset.StandardCharsets.UTF_8));
             }
+            drain(c);
         } catch (IOException | RuntimeException e) {
             // not up yet: the first round opens the connection
+        }
+    }
+
+    private static void drain(HttpURLConnection c) throws IOException {
+        try (InputStream in = c.getResponseCode() == 200 ? c.getInputStream() : c.getErrorStream()) {
+            if (in != null) {
+                in.readAllBytes();
+            }
         }
     }
 

@@ -30,7 +30,7 @@ import org.apache.storm.utils.Utils;
  * bridge, once prepared, builds snapshots, encodes and decodes JSON, validates
  * and applies placements on a private Cluster of its own (never Nimbus's) for
  * {@link #ROUNDS} rounds of {@link #EXECUTORS} executors, and opens its
- * connection to the service with GET /v1/health (nothing the service records;
+ * connection to the service with a GET and a POST to /v1/health (nothing the service records;
  * a service not up yet is ignored). It sends the service no snapshot, so its
  * state and round times hold only real rounds.
  */

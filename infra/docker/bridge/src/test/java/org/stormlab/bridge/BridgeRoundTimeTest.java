@@ -117,11 +117,8 @@ class BridgeRoundTimeTest {
         List<Round> placed = new ArrayList<>();
         List<Round> unchanged = new ArrayList<>();
         Round first = null;
-        long sinceMs = 0;
+        long startMs = System.currentTimeMillis();
         for (int r = 0; r < rounds; r++) {
-            if (r == WARMUP) {
-                sinceMs = System.currentTimeMillis();
-            }
             TopologyDetails td = topology("bench-" + r, conf);
             Topologies tops = new Topologies(td);
             Cluster cluster = new Cluster(new BridgeSchedulerTest.TestNimbus(), new ResourceMetrics(new StormMetricsRegistry()),
@@ -150,15 +147,16 @@ class BridgeRoundTimeTest {
                 unchanged.add(same);
             }
         }
-        double[][] service = serviceMs(url, sinceMs, rounds - WARMUP);
+        double[] all = serviceMs(url, startMs, rounds);
+        double[] service = all == null ? null : java.util.Arrays.copyOfRange(all, 2 * WARMUP, all.length);
         System.out.printf(Locale.ROOT, "STORMLAB-BENCH bridge rounds, %d executors on %d workers, %s, service %s, "
                         + "median of %d rounds after %d warm-up, ms%n",
                 EXECUTORS, WORKERS, STREAMS ? "shuffle chain" : "no streams", scheduler, rounds - WARMUP, WARMUP);
         System.out.printf(Locale.ROOT, "STORMLAB-BENCH %-10s %7s %7s %8s %7s %7s %7s %7s %8s %8s%n",
                 "round", "total", "cpu", "snapshot", "encode", "http", "decode", "apply", "fallback", "service");
-        print("placement", placed, service == null ? null : service[0]);
-        print("no-change", unchanged, service == null ? null : service[1]);
-        print("first", List.of(first), null);
+        print("placement", placed, every2(service, 0));
+        print("no-change", unchanged, every2(service, 1));
+        print("first", List.of(first), all == null ? null : new double[] {all[0]});
         System.out.printf(Locale.ROOT, "STORMLAB-BENCH warm-up after prepare: %.0f ms (0 when off)%n", warmupMs);
     }
 
@@ -207,11 +205,12 @@ class BridgeRoundTimeTest {
     }
 
     /**
-     * The service's own time (protocol.RoundTime.service_ms) of the measured
-     * rounds, placement rounds first, or null when its state does not hold
-     * exactly those rounds (a service that others use too).
+     * The service's own time (protocol.RoundTime.service_ms) of every round
+     * since sinceMs, in order (placement, no-change, placement, ...), or null
+     * when its state does not hold exactly the n pairs of rounds (a service
+     * that others use too).
      */
-    private static double[][] serviceMs(String scheduleUrl, long sinceMs, int n) throws IOException {
+    private static double[] serviceMs(String scheduleUrl, long sinceMs, int n) throws IOException {
         URI state = URI.create(scheduleUrl).resolve("/v1/state?since_ms=" + sinceMs);
         HttpURLConnection conn = (HttpURLConnection) state.toURL().openConnection();
         JsonNode times;
@@ -221,9 +220,21 @@ class BridgeRoundTimeTest {
         if (times == null || times.size() != 2 * n) {
             return null;
         }
-        double[][] out = new double[2][n];
+        double[] out = new double[2 * n];
         for (int i = 0; i < 2 * n; i++) {
-            out[i % 2][i / 2] = times.get(i).get("service_ms").asDouble();
+            out[i] = times.get(i).get("service_ms").asDouble();
+        }
+        return out;
+    }
+
+    /** Every other element of v from start, or null for null. */
+    private static double[] every2(double[] v, int start) {
+        if (v == null) {
+            return null;
+        }
+        double[] out = new double[(v.length - start + 1) / 2];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = v[start + 2 * i];
         }
         return out;
     }
