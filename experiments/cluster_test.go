@@ -27,6 +27,15 @@ func TestExperimentDeadline(t *testing.T) {
 	logPaperSummary(t, rep)
 }
 
+// TestExperimentRecovery runs the recovery experiment under quick or full only: its five clusters cost
+// far more than make test's ci budget (harness.TestClusterFaults covers the fault path there).
+func TestExperimentRecovery(t *testing.T) {
+	if p := os.Getenv(ProfileEnv); p != "quick" && p != "full" {
+		t.Skipf("recovery: five clusters of several minutes; not run under the ci profile (set %s=quick to run it)", ProfileEnv)
+	}
+	runForTest(t, "recovery")
+}
+
 // logPaperSummary prints the paper's summary table that the experiment
 // rebuilt next to its output folder.
 func logPaperSummary(t *testing.T, rep *Report) {

@@ -19,6 +19,7 @@ func List() []*Spec {
 		CommCost(),
 		KPartCluster(),
 		Deadline(),
+		Recovery(),
 		// Add new experiments here (one constructor per experiment file).
 	}
 	sort.Slice(l, func(i, j int) bool { return l[i].Name < l[j].Name })
