@@ -174,3 +174,30 @@ func TestTimeline(t *testing.T) {
 		}
 	}
 }
+
+// TestRecoverLostReport: a worker reporting totals every 5 s (500 acks each) whose report at 25 s was
+// lost (the service was down): the report at 30 s carries 1000 more in AckedTotal, spread over (20, 30]
+// s = 500 per interval, so there is no dip. Without totals the interval (20, 25] would read 0.
+func TestRecoverLostReport(t *testing.T) {
+	var reps []protocol.WorkerReport
+	for s := int64(5); s <= 60; s += 5 {
+		if s == 25 {
+			continue
+		}
+		x := rep("s1", s, 500, 0, 1)
+		x.AckedTotal = 100 * s
+		reps = append(reps, x)
+	}
+	r := Recover(reps, 0, 60_000, 20_000, 5000)
+	if !r.Measured || r.Dip || !r.Recovered || r.LostTuples != 0 {
+		t.Errorf("got %+v, want no dip", r)
+	}
+	// Spread by overlap, reports at 20 s and 30 s only: the first one's 500 fall in (15, 20], before the
+	// intervals; the 1000 over (20, 30] give (20,24] 400, (24,28] 400, (28,32] 200.
+	got := ackedPerInterval(reps[3:5], 20_000, 4000, 3)
+	for i, want := range []float64{400, 400, 200} {
+		if math.Abs(got[i]-want) > 1e-9 {
+			t.Errorf("interval %d: %v acked, want %v (all %v)", i, got[i], want, got)
+		}
+	}
+}

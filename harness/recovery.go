@@ -3,6 +3,7 @@ package harness
 import (
 	"fmt"
 	"math"
+	"sort"
 
 	"github.com/stormlab/stormlab/infra/protocol"
 )
@@ -56,7 +57,7 @@ func Recover(reports []protocol.WorkerReport, fromMs, toMs, startMs, stepMs int6
 		return rec
 	}
 	n := int((toMs - fromMs + stepMs - 1) / stepMs)
-	acked := make([]float64, n)
+	acked := ackedPerInterval(reports, fromMs, stepMs, n)
 	seen := map[string]bool{}
 	for _, x := range reports {
 		if x.TimeMs > startMs && x.TimeMs <= toMs {
@@ -67,10 +68,6 @@ func Recover(reports []protocol.WorkerReport, fromMs, toMs, startMs, stepMs int6
 				rec.WorkerStarts++
 			}
 		}
-		if x.TimeMs <= fromMs || x.TimeMs > toMs {
-			continue
-		}
-		acked[int((x.TimeMs-fromMs-1)/stepMs)] += float64(x.Acked)
 	}
 	stepS := float64(stepMs) / 1000
 	var pre []float64
@@ -143,16 +140,61 @@ func movedExecutors(before, after []ExecutorPlace) int {
 
 func (e ExecutorPlace) key() string { return fmt.Sprintf("%s[%d-%d]", e.Component, e.Start, e.End) }
 
-// recoveryStepMs is the interval of the recovery series: the run's Step, but never shorter than the
-// longest report interval (a shorter one would see empty intervals as dips).
+// recoveryStepMs is the interval of the recovery series: the run's Step (5 s if none), but never
+// shorter than the median report interval (a shorter one would see empty intervals as dips). The
+// median, not the longest: a paused worker's first report after the pause covers the whole pause.
 func recoveryStepMs(step int64, reports []protocol.WorkerReport) int64 {
 	if step <= 0 {
 		step = 5000
 	}
+	if len(reports) == 0 {
+		return step
+	}
+	iv := make([]float64, 0, len(reports))
 	for _, x := range reports {
-		if ms := int64(math.Ceil(x.IntervalS * 1000)); ms > step {
-			step = ms
-		}
+		iv = append(iv, x.IntervalS)
+	}
+	sort.Float64s(iv)
+	if ms := int64(math.Ceil(iv[len(iv)/2] * 1000)); ms > step {
+		step = ms
 	}
 	return step
+}
+
+// ackedPerInterval sums acked tuples into n intervals of stepMs from fromMs. A worker incarnation's
+// acks between two of its reports are AckedTotal's difference (so a report lost on the way, e.g. while
+// the service was down, loses no acks), spread evenly over the time between the two reports; its first
+// report (or one without totals) counts Acked over its own interval.
+func ackedPerInterval(reports []protocol.WorkerReport, fromMs, stepMs int64, n int) []float64 {
+	acked := make([]float64, n)
+	spread := func(a, b int64, count float64) {
+		if b <= a || count <= 0 {
+			return
+		}
+		for i := max(0, int((a-fromMs)/stepMs)); i < n; i++ {
+			s, e := fromMs+int64(i)*stepMs, fromMs+int64(i+1)*stepMs
+			if s >= b {
+				break
+			}
+			if lo, hi := max(s, a), min(e, b); hi > lo {
+				acked[i] += count * float64(hi-lo) / float64(b-a)
+			}
+		}
+	}
+	byInc := map[string][]protocol.WorkerReport{}
+	for _, x := range reports {
+		k := fmt.Sprintf("%s:%d@%d", x.Host, x.Port, x.WorkerStartMs)
+		byInc[k] = append(byInc[k], x)
+	}
+	for _, reps := range byInc {
+		sort.Slice(reps, func(i, j int) bool { return reps[i].TimeMs < reps[j].TimeMs })
+		for i, x := range reps {
+			if i > 0 && x.AckedTotal > 0 && x.AckedTotal >= reps[i-1].AckedTotal && x.WorkerStartMs > 0 {
+				spread(reps[i-1].TimeMs, x.TimeMs, float64(x.AckedTotal-reps[i-1].AckedTotal))
+				continue
+			}
+			spread(x.TimeMs-int64(x.IntervalS*1000), x.TimeMs, float64(x.Acked))
+		}
+	}
+	return acked
 }

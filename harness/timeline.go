@@ -61,14 +61,13 @@ func Timeline(r *RunResult) []TimelineEvent {
 	}
 	if step := recoveryStepMs(r.Spec.Step.Milliseconds(), r.Reports); from > 0 && to > from {
 		n := int((to - from + step - 1) / step)
-		acked := make([]float64, n)
+		acked := ackedPerInterval(r.Reports, from, step, n)
 		lat, latN := make([]float64, n), make([]int, n)
 		for _, x := range r.Reports {
 			if x.TimeMs <= from || x.TimeMs > to {
 				continue
 			}
 			i := int((x.TimeMs - from - 1) / step)
-			acked[i] += float64(x.Acked)
 			for _, l := range x.CompleteLatencyMs {
 				lat[i] += l
 				latN[i]++
