@@ -104,6 +104,15 @@ func (rs *rawSamples) readRun(r io.Reader) error {
 	if i := strings.LastIndexByte(x, '.'); i >= 0 {
 		x = x[i+1:]
 	}
+	// A run with faults is its own experiment: never pooled with fault-free runs.
+	exp := "run"
+	if len(res.Spec.Faults) > 0 {
+		var fs []string
+		for _, f := range res.Spec.Faults {
+			fs = append(fs, f.String())
+		}
+		exp = "run with faults " + strings.Join(fs, " ")
+	}
 	for _, name := range runMetrics {
 		v, ok := vals[name]
 		if !ok || math.IsNaN(v) {
@@ -112,7 +121,7 @@ func (rs *rawSamples) readRun(r io.Reader) error {
 		if !slices.Contains(rs.metrics, name) {
 			rs.metrics = append(rs.metrics, name)
 		}
-		k := sampleKey{"run", res.Spec.Scheduler, x, name}
+		k := sampleKey{exp, res.Spec.Scheduler, x, name}
 		rs.values[k] = append(rs.values[k], v)
 	}
 	return nil

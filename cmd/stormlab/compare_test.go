@@ -10,7 +10,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/stormlab/stormlab/harness"
 	"github.com/stormlab/stormlab/reports/page"
 )
 
@@ -323,5 +325,24 @@ func TestCompareOnlyChangedNone(t *testing.T) {
 	code, out, errs := cli(t, "compare", "testdata/compare/base", "testdata/compare/base", "--only-changed")
 	if code != exitOK || !strings.Contains(out, "no changes") || strings.Contains(out, "┌") {
 		t.Errorf("exit %d stdout %q stderr %q", code, out, errs)
+	}
+}
+
+// TestReadRunFaults: a run with faults is a sample of its own experiment, never pooled with the
+// fault-free runs of the same scheduler and topology.
+func TestReadRunFaults(t *testing.T) {
+	rs := &rawSamples{values: map[sampleKey][]float64{}}
+	for _, faults := range [][]harness.Fault{nil, {{Kind: harness.KillSupervisor, At: time.Second, Duration: time.Second, Target: "sup1"}}} {
+		b, err := json.Marshal(harness.RunResult{Spec: harness.RunSpec{Scheduler: "kpart", Faults: faults}, Measurement: harness.Measurement{Throughput: 10}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := rs.readRun(bytes.NewReader(b)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	plain, faulty := rs.values[sampleKey{"run", "kpart", "", "throughput"}], rs.values[sampleKey{"run with faults kill-supervisor@1s+1s:sup1", "kpart", "", "throughput"}]
+	if len(plain) != 1 || len(faulty) != 1 {
+		t.Errorf("samples %v: want one fault-free and one with faults, apart", rs.values)
 	}
 }
