@@ -40,6 +40,7 @@ var experimentCosts = map[string]experimentCost{
 	"comm-cost":         {true, [3]string{"~10 min", "~13 min", "~70 min"}},
 	"kpart-cluster":     {true, [3]string{"~10 min", "~23 min", "~90 min"}},
 	"deadline":          {true, [3]string{"~15 min", "~25 min", "~3 h"}},
+	"recovery":          {true, [3]string{"not run (quick/full only)", "~40 min", "~70 min"}},
 }
 
 // writeExperimentList is `stormlab experiment list`.
