@@ -370,7 +370,7 @@ func TestDeadlineClaimVerdicts(t *testing.T) {
 			r := &Results{Experiment: "deadline", Metrics: deadlineMetrics}
 			add := func(series string, x float64, rep int, ds, qos, misses float64) {
 				r.Add(clusterRow(series, x, rep, map[string]float64{"dataset_s": n.rel(ds, 0.01), "proc_ms": 100, "qos_pct": 50,
-					"qos_node_max_pct": n.rel(qos, 0.01), "misses": misses, "throughput": 100}))
+					"qos_node_max_pct": n.rel(qos, 0.01), "misses": misses, "throughput": 100, "migrations": 0}))
 			}
 			for rep := 0; rep < reps; rep++ {
 				for _, topo := range []string{"wordcount", "kmeans"} {

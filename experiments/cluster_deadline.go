@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -24,6 +25,20 @@ var deadlineMetrics = []Metric{
 	{Name: "qos_node_max_pct", Label: "QoS rate, worst node (% of deadline)"},
 	{Name: "misses", Label: "deadline misses (tuples)"},
 	{Name: "throughput", Label: "tuples/s over the dataset"},
+	{Name: "migrations", Label: "executors migrated by the scheduler (count)"},
+}
+
+// migrations counts the executors the scheduler moved during a run: the
+// sum of Decision.Moved over the applied reschedule decisions the service
+// recorded (0 for the native storm-ras, which records none).
+func migrations(r *harness.RunResult) int {
+	n := 0
+	for _, d := range r.Decisions {
+		if d.Applied && d.Kind == "reschedule" && d.Decision != nil {
+			n += d.Decision.Moved
+		}
+	}
+	return n
 }
 
 // deadlineSchedulers: the proposed scheduler and the paper's baselines.
@@ -103,7 +118,17 @@ func runDeadline(ctx context.Context, env Env) (*Results, error) {
 	counter := newRunCounter(env, 0) // the number of runs depends on the branches below
 	for _, sched := range deadlineSchedulers {
 		cs := harness.ClusterSpec{Profile: deadlineProfile, Seed: 1}
-		err := withSession(ctx, env, cs, sched, func(s *harness.Session) error {
+		err := withSession(ctx, env, cs, sched, func(s *harness.Session) (err error) {
+			if sched != "storm-ras" {
+				// The deadline and adaptive schedulers read CPU_use from the
+				// load table; only whole-node cgroup reports let them see
+				// the background load (workers' process CPU cannot).
+				stop, serr := s.StartNodeCPUReports(ctx, 2*time.Second)
+				if serr != nil {
+					return serr
+				}
+				defer func() { err = errors.Join(err, stop()) }()
+			}
 			run := func(topo string, size float64, rep int, series string, x float64, tag string) error {
 				// Storm topology names must not contain '.', '/', ':' or '\\'.
 				name := strings.NewReplacer(".", "p", "/", "-", ":", "-").Replace(fmt.Sprintf("dl-%s-%s-%s-r%d", sched, topo, tag, rep))
@@ -118,7 +143,9 @@ func runDeadline(ctx context.Context, env Env) (*Results, error) {
 				}
 				fmt.Fprintf(env.Log, "deadline: %s %s %s, rep %d\n", sched, topo, tag, rep)
 				counter.start(fmt.Sprintf("%s %s %s rep %d", sched, topo, tag, rep), 0)
-				r, resumed, err := runOrResume(env, name, func() (*harness.RunResult, error) { return s.Run(ctx, harness.RunSpec{Topology: t, End: harness.Dataset{Spout: deadlineSpouts[topo], Quiet: 4 * time.Second, Max: prof.DeadlineMaxRun}}) })
+				r, resumed, err := runOrResume(env, name, func() (*harness.RunResult, error) {
+					return s.Run(ctx, harness.RunSpec{Topology: t, End: harness.Dataset{Spout: deadlineSpouts[topo], Quiet: 4 * time.Second, Max: prof.DeadlineMaxRun}})
+				})
 				if err := keepRun(env, name, r, err, resumed); err != nil {
 					return err
 				}
@@ -132,11 +159,12 @@ func runDeadline(ctx context.Context, env Env) (*Results, error) {
 					worst = math.Max(worst, 100*q)
 					nodes = append(nodes, nodeQoS{Series: series, X: x, Rep: rep, Node: n, QoS: 100 * q})
 				}
-				fmt.Fprintf(env.Log, "deadline: %s %s %s: dataset %.1f s, tuple %.1f ms, QoS %.1f%% (worst node %.1f%%), %d misses of %d, bridge rounds %d\n",
-					sched, topo, tag, r.DatasetS, m.ProcessingMs, 100*m.QoSRate, worst, m.DeadlineMisses, m.Deadlines, len(r.RoundsMs))
+				moved := migrations(r)
+				fmt.Fprintf(env.Log, "deadline: %s %s %s: dataset %.1f s, tuple %.1f ms, QoS %.1f%% (worst node %.1f%%), %d misses of %d, %d executors migrated, bridge rounds %d\n",
+					sched, topo, tag, r.DatasetS, m.ProcessingMs, 100*m.QoSRate, worst, m.DeadlineMisses, m.Deadlines, moved, len(r.RoundsMs))
 				res.Add(Row{Series: series, X: x, Rep: rep, Seed: uint64(rep + 1), Offered: "bounded dataset, unpaced", Values: map[string]float64{
 					"dataset_s": r.DatasetS, "proc_ms": m.ProcessingMs, "qos_pct": 100 * m.QoSRate, "qos_node_max_pct": worst,
-					"misses": float64(m.DeadlineMisses), "throughput": float64(m.Acked) / r.DatasetS,
+					"misses": float64(m.DeadlineMisses), "throughput": float64(m.Acked) / r.DatasetS, "migrations": float64(moved),
 				}})
 				return nil
 			}
