@@ -307,7 +307,12 @@ func (d Deadline) Decide(p *Problem) (*DeadlineDecision, error) {
 	if len(mon) == 0 {
 		notMeasured = append(notMeasured, "task_load")
 	} else if deadlines == 0 {
-		return nil, fmt.Errorf("deadline: topology %q: no task reports a deadline, so eq. 1 cannot rank tasks: run a topology whose tuples carry deadlines (or choose a scheduler that does not need them)", p.Topology)
+		// No task has reported a deadline (yet: bolts report one once a
+		// tuple carrying T_start reached them, so the first rounds of a
+		// run can lack it; or never: the topology sets none). Eq. 1 cannot
+		// rank tasks, so nothing moves and the decision says why; a run
+		// whose decisions all lack it makes its claims inconclusive.
+		notMeasured = append(notMeasured, "deadline")
 	}
 	if sizes == 0 {
 		notMeasured = append(notMeasured, "tuple_size")
@@ -338,6 +343,9 @@ func (d Deadline) Decide(p *Problem) (*DeadlineDecision, error) {
 	case anyCPU:
 		dec.Type = LoadCPU
 		moves = d.cpuOnly(nodes, tasks, theta)
+	}
+	if slices.Contains(notMeasured, "deadline") {
+		moves, dec.Delayed = nil, nil // eq. 1 cannot rank tasks without deadlines
 	}
 	dec.MeanCPUAfter = meanCPU(nodes)
 	if len(moves) > 0 {

@@ -3,7 +3,6 @@ package service
 import (
 	"encoding/json"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -66,10 +65,11 @@ func TestNodeCPUDrivesDeadline(t *testing.T) {
 	}
 }
 
-// TestDeadlineWithoutDeadlinesIsAnError: the same topology reporting no
-// deadline is bad input for the deadline-aware scheduler: the round's
-// record carries the error, nothing is silently ranked as zero.
-func TestDeadlineWithoutDeadlinesIsAnError(t *testing.T) {
+// TestDeadlineWithoutDeadlinesIsNotMeasured: the same topology reporting
+// no deadline cannot be ranked by eq. 1: the round keeps the placement and
+// its record names the deadline as not measured (nothing is silently
+// ranked as zero, and the run's claims can tell).
+func TestDeadlineWithoutDeadlinesIsNotMeasured(t *testing.T) {
 	clk := &fakeClock{t: time.UnixMilli(1_700_000_100_000)}
 	s, err := New("deadline", schedulers.Options{}, WithClock(clk.now), WithRescheduleEvery(0))
 	if err != nil {
@@ -86,8 +86,8 @@ func TestDeadlineWithoutDeadlinesIsAnError(t *testing.T) {
 		t.Fatal(err)
 	}
 	recs := s.State(0).Decisions
-	if len(d.Errors) != 1 || len(recs) != 1 || !strings.Contains(recs[0].Error, "no task reports a deadline") {
-		t.Fatalf("errors %+v, log %+v: want the missing deadlines named", d.Errors, recs)
+	if len(d.Errors) != 0 || len(recs) != 1 || recs[0].Applied || recs[0].Decision == nil || !slices.Contains(recs[0].Decision.NotMeasured, "deadline") {
+		t.Fatalf("errors %+v, log %+v: want the placement kept and the deadline named not measured", d.Errors, recs)
 	}
 }
 
