@@ -105,7 +105,9 @@ func runCommCost(ctx context.Context, env Env) (*Results, error) {
 					}
 					fmt.Fprintf(env.Log, "comm-cost: n%d, %s, rep %d\n", n, commSeries(d), rep)
 					counter.start(fmt.Sprintf("%d nodes %s rep %d", n, commSeries(d), rep), prof.CommWarmUp+prof.CommMeasure)
-					r, resumed, err := runOrResume(env, name, func() (*harness.RunResult, error) { return s.Run(ctx, harness.RunSpec{Topology: topo, WarmUp: prof.CommWarmUp, Measure: prof.CommMeasure}) })
+					r, resumed, err := runOrResume(env, name, func() (*harness.RunResult, error) {
+						return s.Run(ctx, harness.RunSpec{Topology: topo, WarmUp: prof.CommWarmUp, Measure: prof.CommMeasure})
+					})
 					if err := keepRun(env, name, r, err, resumed); err != nil {
 						return err
 					}

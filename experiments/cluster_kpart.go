@@ -97,7 +97,9 @@ func runKPartCluster(ctx context.Context, env Env) (*Results, error) {
 					}
 					fmt.Fprintf(env.Log, "kpart-cluster: %s, %s, rep %d\n", sched, offered, rep)
 					counter.start(fmt.Sprintf("%s %s rep %d", sched, offered, rep), prof.KPartWarmUp+measure)
-					r, resumed, err := runOrResume(env, name, func() (*harness.RunResult, error) { return s.Run(ctx, harness.RunSpec{Topology: topo, WarmUp: prof.KPartWarmUp, Measure: measure, Step: prof.KPartStep}) })
+					r, resumed, err := runOrResume(env, name, func() (*harness.RunResult, error) {
+						return s.Run(ctx, harness.RunSpec{Topology: topo, WarmUp: prof.KPartWarmUp, Measure: measure, Step: prof.KPartStep})
+					})
 					if err := keepRun(env, name, r, err, resumed); err != nil {
 						return err
 					}
