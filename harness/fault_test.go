@@ -149,6 +149,7 @@ func TestTimeline(t *testing.T) {
 		Faults:         []FaultRecord{{Fault: Fault{RestartService, 2 * time.Second, 3 * time.Second, ""}, StartMs: 112_000, EndMs: 115_000}},
 		Decisions:      []protocol.DecisionRecord{{TimeMs: 101_000, Scheduler: "kpart", Kind: "schedule", Applied: true}},
 		FaultFallbacks: []protocol.Fallback{{TimeMs: 113_000, Reason: "service down"}},
+		Rounds:         []protocol.RoundTime{{TimeMs: 100_800, Executors: 4}, {TimeMs: 111_000, Executors: 4}},
 		Reports: []protocol.WorkerReport{
 			{Host: "s1", Port: 6700, TimeMs: 105_000, IntervalS: 5, Acked: 50, WorkerStartMs: 100_500, CompleteLatencyMs: []float64{2, 4}},
 			{Host: "s1", Port: 6700, TimeMs: 120_000, IntervalS: 5, Acked: 100, WorkerStartMs: 100_500},
@@ -162,7 +163,7 @@ func TestTimeline(t *testing.T) {
 		}
 	}
 	// 4 throughput intervals of 5 s over [100 s, 120 s]; one worker incarnation.
-	want := map[string]int{"window-open": 1, "window-close": 1, "fault-start": 1, "fault-end": 1, "decision": 1, "fallback": 1, "worker-start": 1, "throughput": 4}
+	want := map[string]int{"round": 2, "window-open": 1, "window-close": 1, "fault-start": 1, "fault-end": 1, "decision": 1, "fallback": 1, "worker-start": 1, "throughput": 4}
 	for k, n := range want {
 		if count[k] != n {
 			t.Errorf("%d %s events, want %d (all: %+v)", count[k], k, n, count)

@@ -111,6 +111,8 @@ type RunResult struct {
 	// FaultFallbacks are the bridge's fallbacks while a fault had the scheduler service or ZooKeeper
 	// down (and FaultGrace after): expected, counted, and not a reason to invalidate the run.
 	FaultFallbacks []protocol.Fallback `json:"fault_fallbacks,omitempty"`
+	// Rounds are the bridge's scheduling rounds seen by the service during the run (for the timeline).
+	Rounds []protocol.RoundTime `json:"rounds,omitempty"`
 }
 
 // FaultGrace is how long after a restart-service or restart-zookeeper fault ended a bridge fallback is
@@ -322,6 +324,7 @@ func collect(ctx context.Context, r *running) error {
 		st.RoundTimes = append(k.RoundTimes, st.RoundTimes...)
 	}
 	res.RoundsMs, res.Fallbacks, res.Decisions = fromState(st, r.id)
+	res.Rounds = st.RoundTimes
 	res.FaultFallbacks, res.Fallbacks = duringFaults(res.Fallbacks, res.Faults)
 	res.Invalid = invalid(r.spec.Scheduler, st.Scheduler, res.Fallbacks, res.Decisions)
 	step := recoveryStepMs(r.spec.Step.Milliseconds(), res.Reports)

@@ -8,7 +8,7 @@ import (
 )
 
 // TimelineEvent is one line of a run's timeline.jsonl: what happened when (epoch ms). Event is one of
-// window-open, window-close, fault-start, fault-end, decision, fallback, worker-start and throughput
+// window-open, window-close, fault-start, fault-end, round (a scheduling round of the bridge), decision, fallback, worker-start and throughput
 // (one per interval of the recovery series: acked tuples/s and the mean sampled complete latency).
 type TimelineEvent struct {
 	TimeMs    int64    `json:"time_ms"`
@@ -40,6 +40,9 @@ func Timeline(r *RunResult) []TimelineEvent {
 		} else {
 			add(r.MeasureFrom+f.At.Milliseconds(), "fault-start", f.Fault.String(), f.Error)
 		}
+	}
+	for _, rt := range r.Rounds {
+		add(rt.TimeMs, "round", "", fmt.Sprintf("executors=%d service_ms=%.1f", rt.Executors, rt.ServiceMs))
 	}
 	for _, d := range r.Decisions {
 		add(d.TimeMs, "decision", "", fmt.Sprintf("%s %s applied=%t executors=%d nodes=%d %s", d.Scheduler, d.Kind, d.Applied, d.Executors, d.Nodes, d.Error))
