@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
@@ -100,6 +101,15 @@ func TestClusterFaults(t *testing.T) {
 	t.Logf("timeline events: %v; throughput %.1f tuples/s; invalid %q", events, r.Measurement.Throughput, r.Invalid)
 	if events["throughput"] == 0 || events["worker-start"] == 0 {
 		t.Errorf("timeline without throughput series or worker starts: %v", events)
+	}
+	// Which worker reported until when: a worker whose reports stop reads as lost throughput.
+	last, count := map[string]int64{}, map[string]int{}
+	for _, x := range r.Reports {
+		k := x.Host + ":" + strconv.Itoa(x.Port)
+		last[k], count[k] = max(last[k], x.TimeMs), count[k]+1
+	}
+	for k := range last {
+		t.Logf("worker %s: %d reports, last %.0f s before the window's end", k, count[k], float64(r.MeasureTo-last[k])/1000)
 	}
 	if len(r.Faults) != len(faults) {
 		t.Fatalf("%d fault records, want %d", len(r.Faults), len(faults))
