@@ -1,9 +1,7 @@
 package lab
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
 	"math"
 	"sort"
 	"strings"
@@ -162,31 +160,12 @@ func OrStr(s, def string) string {
 	return s
 }
 
-// ClaimJSON is one claim in claims.json. The shape is a contract with the
-// HTML report: keep it stable.
-type ClaimJSON struct {
-	Statement   string   `json:"statement"`
-	Source      string   `json:"source"`
-	Kind        string   `json:"kind"`
-	Rule        string   `json:"rule"`
-	Verdict     string   `json:"verdict"`
-	Reason      string   `json:"reason"`
-	Effect      *float64 `json:"effect"`
-	EffectLabel string   `json:"effect_label"`
-	CILow       *float64 `json:"ci_low"`
-	CIHigh      *float64 `json:"ci_high"`
-	N           []int    `json:"n"`
-	P           *float64 `json:"p"`
-	Forced      string   `json:"forced"`
-	Evidence    string   `json:"evidence"`
-}
-
-// ClaimsFile is claims.json.
-type ClaimsFile struct {
-	Experiment string      `json:"experiment"`
-	Profile    string      `json:"profile"`
-	Claims     []ClaimJSON `json:"claims"`
-}
+// ClaimJSON and ClaimsFile are claims.json, whose shape reports defines
+// once for the experiments (writer) and the HTML page (reader).
+type (
+	ClaimJSON  = reports.ClaimRecord
+	ClaimsFile = reports.ClaimsFile
+)
 
 func numPtr(v float64) *float64 {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
@@ -227,13 +206,6 @@ func orKind(k ClaimKind) ClaimKind {
 		return PaperClaim
 	}
 	return k
-}
-
-// Write writes claims.json.
-func (f ClaimsFile) Write(w io.Writer) error {
-	e := json.NewEncoder(w)
-	e.SetIndent("", "  ")
-	return e.Encode(f)
 }
 
 // CountVerdicts returns how many paper claims hold, do not hold and are

@@ -72,30 +72,12 @@ type Figure struct {
 	Caption string
 }
 
-// Claim is one entry of claims.json (the experiments' verdict file).
-type Claim struct {
-	Statement   string   `json:"statement"`
-	Source      string   `json:"source"`
-	Kind        string   `json:"kind"`
-	Rule        string   `json:"rule"`
-	Verdict     string   `json:"verdict"`
-	Reason      string   `json:"reason"`
-	Effect      *float64 `json:"effect"`
-	EffectLabel string   `json:"effect_label"`
-	CILow       *float64 `json:"ci_low"`
-	CIHigh      *float64 `json:"ci_high"`
-	N           []int    `json:"n"`
-	P           *float64 `json:"p"`
-	Forced      string   `json:"forced"`
-	Evidence    string   `json:"evidence"`
-}
-
-// ClaimsFile is claims.json.
-type ClaimsFile struct {
-	Experiment string  `json:"experiment"`
-	Profile    string  `json:"profile"`
-	Claims     []Claim `json:"claims"`
-}
+// Claim and ClaimsFile are claims.json (the experiments' verdict file), as
+// reports defines it.
+type (
+	Claim      = reports.ClaimRecord
+	ClaimsFile = reports.ClaimsFile
+)
 
 // Load reads dir: an experiment folder (it holds manifest.json or
 // table.csv), or a folder of such folders (a results base or a nightly

@@ -1,0 +1,40 @@
+package reports
+
+import (
+	"encoding/json"
+	"io"
+)
+
+// ClaimRecord is one claim in claims.json: what the experiments write and
+// the HTML page reads. The shape is a contract between the two; it is
+// defined once, here, so they cannot drift apart.
+type ClaimRecord struct {
+	Statement   string   `json:"statement"`
+	Source      string   `json:"source"`
+	Kind        string   `json:"kind"`
+	Rule        string   `json:"rule"`
+	Verdict     string   `json:"verdict"`
+	Reason      string   `json:"reason"`
+	Effect      *float64 `json:"effect"`
+	EffectLabel string   `json:"effect_label"`
+	CILow       *float64 `json:"ci_low"`
+	CIHigh      *float64 `json:"ci_high"`
+	N           []int    `json:"n"`
+	P           *float64 `json:"p"`
+	Forced      string   `json:"forced"`
+	Evidence    string   `json:"evidence"`
+}
+
+// ClaimsFile is claims.json.
+type ClaimsFile struct {
+	Experiment string        `json:"experiment"`
+	Profile    string        `json:"profile"`
+	Claims     []ClaimRecord `json:"claims"`
+}
+
+// Write writes claims.json (indented).
+func (f ClaimsFile) Write(w io.Writer) error {
+	e := json.NewEncoder(w)
+	e.SetIndent("", "  ")
+	return e.Encode(f)
+}
