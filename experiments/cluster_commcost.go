@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/stormlab/stormlab/experiments/lab"
 	"github.com/stormlab/stormlab/harness"
 	"github.com/stormlab/stormlab/infra/docker"
 	"github.com/stormlab/stormlab/infra/images"
@@ -118,10 +119,10 @@ func runCommCost(ctx context.Context, env Env) (*Results, error) {
 					}
 					res.Knobs["images"] = r.Images
 					fmt.Fprintf(env.Log, "comm-cost: n%d %s: latency %.2f ms (p99 %.1f), %.1f tuples/s, cut rate %.2f\n", n, commSeries(d), m.LatencyMean, m.LatencyP99, m.Throughput, m.CutRate)
-					res.Add(Row{Series: commSeries(d), X: float64(n), Rep: rep, Seed: uint64(rep + 1), Offered: commOffered, Values: map[string]float64{
+					res.Add(screened(Row{Series: commSeries(d), X: float64(n), Rep: rep, Seed: uint64(rep + 1), Offered: commOffered, Values: map[string]float64{
 						"latency_mean_ms": m.LatencyMean, "latency_p99_ms": m.LatencyP99, "throughput": m.Throughput,
 						"cut_rate": m.CutRate, "nodes_used": float64(used),
-					}})
+					}}, r))
 				}
 			}
 			return nil
@@ -157,11 +158,13 @@ func commCostClaims(r *Results, a *Aggregate) []Claim {
 				reports.DifferenceCheck("n2 > n1", l2, l1, reports.Greater, "(ms)"),
 				reports.DifferenceCheck("n4 > n2", l4, l2, reports.Greater, "(ms)"),
 			},
+			Screen: lab.ScreenRuns(r, nil, s.Name),
 		})
 		out = append(out, Claim{
 			Statement: fmt.Sprintf("n4 latency is +75%% to ~2.5x of n1 (%s)", s.Name),
 			Source:    Cite(paperKPart, "sec. 2.1, Fig. 1"), Forced: forced, Evidence: ev,
 			Checks: []reports.Check{reports.RatioCheck("latency n4 / n1 in [1.75, 2.75]", l4, l1, reports.Band{Lo: 1.75, Hi: 2.75})},
+			Screen: lab.ScreenRuns(r, func(x float64) bool { return x == 1 || x == 4 }, s.Name),
 		})
 	}
 	return out

@@ -67,6 +67,16 @@ type Row struct {
 	// reported beside the cell; "" for graph experiments.
 	Offered string
 	Values  map[string]float64
+	// Suspect, when not "", is why the run's figures disagree with Storm's
+	// own statistics beyond the harness's tolerance (run.json "suspect"):
+	// the run stays in the tables but feeds no claim (RunUnits leaves it
+	// out; ScreenRuns names it in the verdict line).
+	Suspect string
+	// NotMeasured names the inputs the run's scheduler decisions needed
+	// but the workers did not measure (the decisions' not_measured in
+	// run.json; experiments.inputsNotMeasured): a claim on the
+	// run is inconclusive (ScreenRuns).
+	NotMeasured []string
 }
 
 // Results are the raw rows of one experiment run.

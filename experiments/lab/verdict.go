@@ -37,6 +37,10 @@ type Claim struct {
 	Forced   string
 	Evidence string // the measured numbers, for a reader
 	Checks   []reports.Check
+	// Screen is what the cluster runs the claim rests on allow
+	// (ScreenRuns): suspect runs left out, and reasons no verdict may be
+	// drawn. Zero for the graph experiments.
+	Screen Screen
 
 	Verdict reports.Verdict // set by JudgeClaims
 	Reason  string
@@ -101,8 +105,11 @@ func JudgeClaims(cs []Claim, noVerdict string) {
 				c.Reason = d.Label + ": " + d.Reason
 			}
 		}
-		if noVerdict != "" {
+		switch {
+		case noVerdict != "":
 			c.Verdict, c.Reason = reports.Inconclusive, noVerdict+" (measured: "+c.Reason+")"
+		case len(c.Screen.Blockers) > 0:
+			c.Verdict, c.Reason = reports.Inconclusive, "invalid input: "+strings.Join(c.Screen.Blockers, "; ")+" (measured: "+c.Reason+")"
 		}
 	}
 }
@@ -120,6 +127,9 @@ func (c Claim) Line() string {
 		fmt.Fprintf(&b, " (FORCED: %s)", c.Forced)
 	}
 	fmt.Fprintf(&b, " | rule: %s | %s", c.Rule(), effectText(d))
+	if n := len(c.Screen.Excluded); n > 0 {
+		fmt.Fprintf(&b, " | left out %d suspect run(s): %s", n, strings.Join(c.Screen.Excluded, "; "))
+	}
 	if c.Reason != "" {
 		fmt.Fprintf(&b, " | %s", c.Reason)
 	}
@@ -191,6 +201,9 @@ func claimsFile(exp, profile string, cs []Claim) ClaimsFile {
 				per = append(per, fmt.Sprintf("%s: %s (%s)", OrStr(ch.Label, string(ch.Kind)), ch.Verdict, effectText(ch)))
 			}
 			ev = strings.TrimSpace(ev + " Checks: " + strings.Join(per, "; ") + ".")
+		}
+		if len(c.Screen.Excluded) > 0 {
+			ev = strings.TrimSpace(ev + " Left out as suspect: " + strings.Join(c.Screen.Excluded, "; ") + ".")
 		}
 		f.Claims = append(f.Claims, ClaimJSON{
 			Statement: c.Statement, Source: c.Source, Kind: string(orKind(c.Kind)), Rule: c.Rule(),
@@ -272,11 +285,14 @@ func GraphUnits(r *Results, series, metric string, keep func(Row) bool, perX boo
 }
 
 // RunUnits returns one value per run (row) of series at the x values keep
-// accepts (nil: all): the unit of the cluster experiments.
+// accepts (nil: all): the unit of the cluster experiments. Suspect runs
+// (Row.Suspect) are left out: a figure Storm's own statistics contradict
+// feeds no verdict. ScreenRuns says which were left out and whether enough
+// remain.
 func RunUnits(r *Results, series, metric string, keep func(x float64) bool) []float64 {
 	var out []float64
 	for _, row := range r.Rows {
-		if row.Series == series && (keep == nil || keep(row.X)) {
+		if row.Series == series && (keep == nil || keep(row.X)) && row.Suspect == "" {
 			v, ok := row.Values[metric]
 			if !ok {
 				v = math.NaN()
@@ -306,4 +322,65 @@ func XMeans(r *Results, series, metric string, keep func(Row) bool, perX bool) (
 		ys = append(ys, stat.Mean(u, nil))
 	}
 	return xs, ys
+}
+
+// Screen is what the runs of a cluster claim allow. Excluded lists the
+// suspect runs left out of the claim's units (RunUnits drops them), one
+// "series x=.. rep ..: why" each. Blockers are reasons no verdict may be
+// drawn; JudgeClaims then reports the claim inconclusive with them.
+type Screen struct {
+	Excluded []string
+	Blockers []string
+}
+
+// ScreenRuns screens the runs of the given series at the x values keep
+// accepts (nil: all), the cells a cluster claim compares. The rule:
+//
+//   - a suspect run (its figures disagree with Storm's own statistics
+//     beyond the harness's tolerance) is left out and named;
+//   - a cell (series, x) with fewer than MinVerdictReps runs left is a
+//     blocker: the verdict would rest on too few independent runs;
+//   - a run left in whose scheduler decided without an input it needs
+//     (Row.NotMeasured) is a blocker: the scheduler under test did not see
+//     what the paper's scheduler sees, so the comparison says nothing about
+//     the paper's claim.
+func ScreenRuns(r *Results, keep func(x float64) bool, series ...string) Screen {
+	var sc Screen
+	for _, s := range series {
+		type cell struct{ valid, suspect int }
+		cells := map[float64]*cell{}
+		var xs []float64
+		for _, row := range r.Rows {
+			if row.Series != s || (keep != nil && !keep(row.X)) {
+				continue
+			}
+			c := cells[row.X]
+			if c == nil {
+				c = &cell{}
+				cells[row.X] = c
+				xs = append(xs, row.X)
+			}
+			where := fmt.Sprintf("%s x=%s rep %d", s, FormatX(row.X), row.Rep)
+			if row.Suspect != "" {
+				c.suspect++
+				sc.Excluded = append(sc.Excluded, where+": "+row.Suspect)
+				continue
+			}
+			c.valid++
+			if len(row.NotMeasured) > 0 {
+				sc.Blockers = append(sc.Blockers, fmt.Sprintf("%s: the scheduler decided without %s (not measured)", where, strings.Join(row.NotMeasured, ", ")))
+			}
+		}
+		if len(xs) == 0 {
+			sc.Blockers = append(sc.Blockers, fmt.Sprintf("no runs of %s", s))
+		}
+		sort.Float64s(xs)
+		for _, x := range xs {
+			if c := cells[x]; c.valid < MinVerdictReps {
+				sc.Blockers = append(sc.Blockers, fmt.Sprintf("%s x=%s: %d valid run(s) (%d suspect left out), a verdict needs >= %d",
+					s, FormatX(x), c.valid, c.suspect, MinVerdictReps))
+			}
+		}
+	}
+	return sc
 }
