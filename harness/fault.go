@@ -27,15 +27,105 @@ const (
 	RestartZooKeeper FaultKind = "restart-zookeeper"
 	// RestartService stops the scheduler service's container and starts it again after the duration.
 	RestartService FaultKind = "restart-service"
+	// Delay sets the emulated network delay between two supervisors (both directions) for the duration,
+	// then restores the cluster's own (WithNetworkDelay, usually none). Target: NODE_A-NODE_B=DELAY,
+	// e.g. sup1-sup2=50ms (whole milliseconds, at most 10s). See DelayFile for how.
+	Delay FaultKind = "delay"
 )
 
 // FaultKinds lists the kinds a Fault can have.
 func FaultKinds() []FaultKind {
-	return []FaultKind{KillSupervisor, PauseWorker, RestartZooKeeper, RestartService}
+	return []FaultKind{KillSupervisor, PauseWorker, RestartZooKeeper, RestartService, Delay}
 }
 
 // needsTarget says whether a kind acts on one supervisor.
 func (k FaultKind) needsTarget() bool { return k == KillSupervisor || k == PauseWorker }
+
+// The delay fault's mechanism. The emulated delay lives in Storm's messaging layer (the kernels here
+// lack sch_netem; see docker.DelayTransport), and a worker reads the cluster's fixed delay once at start.
+// A run with a delay fault submits its topology with the delaying transport and DelayFileConf =
+// DelayFile; the transport then re-reads DelayFile (lines "HOST MS": the delay of messages to HOST) in
+// its own container at most every 100 ms. The fault writes that file into the two supervisors'
+// containers with docker exec (write and rename, so a worker never reads half a file) and its undo
+// removes it. Chosen over a signal or an RPC into the worker: it touches nothing but this harness's own
+// containers, needs no port, and a worker that (re)starts during the fault reads the same file.
+const (
+	DelayFile     = "/tmp/stormlab-delay"
+	DelayFileConf = "stormlab.net.delay.file"
+	// maxDelay is the largest delay a delay fault sets (as docker.WithNetworkDelay's).
+	maxDelay = 10 * time.Second
+)
+
+// DelayTarget is a delay fault's target: the delay between supervisors A and B.
+type DelayTarget struct {
+	A, B  string
+	Delay time.Duration
+}
+
+// delayTargetSyntax is the target of a delay fault, for errors.
+const delayTargetSyntax = "NODE_A-NODE_B=DELAY, e.g. delay@30s+20s:sup1-sup2=50ms"
+
+// ParseDelayTarget reads a delay fault's target. With hosts (the cluster's supervisors) both nodes must
+// be two different ones of them, and a node name holding '-' is split where both halves are known;
+// without hosts it splits at the first '-' and checks only the shape.
+func ParseDelayTarget(target string, hosts []string) (DelayTarget, error) {
+	nodes, d, ok := strings.Cut(target, "=")
+	if !ok {
+		return DelayTarget{}, fmt.Errorf("delay target %q has no =DELAY", target)
+	}
+	var t DelayTarget
+	var err error
+	if t.Delay, err = time.ParseDuration(d); err != nil {
+		return DelayTarget{}, fmt.Errorf("delay target %q: DELAY %q is not a duration", target, d)
+	}
+	if t.Delay < 0 || t.Delay > maxDelay || t.Delay%time.Millisecond != 0 {
+		return DelayTarget{}, fmt.Errorf("delay target %q: DELAY %s must be whole milliseconds in [0, %s]", target, t.Delay, maxDelay)
+	}
+	found := false
+	for i := 0; i < len(nodes); i++ {
+		if nodes[i] != '-' {
+			continue
+		}
+		a, b := nodes[:i], nodes[i+1:]
+		if hosts == nil || slices.Contains(hosts, a) && slices.Contains(hosts, b) {
+			t.A, t.B, found = a, b, true
+			break
+		}
+	}
+	switch {
+	case !found && !strings.Contains(nodes, "-"):
+		return DelayTarget{}, fmt.Errorf("delay target %q: no NODE_A-NODE_B", target)
+	case !found:
+		return DelayTarget{}, fmt.Errorf("delay target %q: %q is not two supervisors of this cluster joined by '-' (supervisors: %s)", target, nodes, strings.Join(hosts, ", "))
+	case t.A == "" || t.B == "":
+		return DelayTarget{}, fmt.Errorf("delay target %q: a node name is empty", target)
+	case t.A == t.B:
+		return DelayTarget{}, fmt.Errorf("delay target %q: both nodes are %s; a delay is between two different supervisors", target, t.A)
+	}
+	return t, nil
+}
+
+// delayFaults are the delay faults among faults.
+func delayFaults(faults []Fault) []Fault {
+	var out []Fault
+	for _, f := range faults {
+		if f.Kind == Delay {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// DelayTopologyArgs are the topology flags a run with a delay fault submits with: the delaying
+// transport (also when the cluster has no fixed delay) reading DelayFile. nil without delay faults, so
+// fault-free runs keep Storm's own transport. They are topology conf entries (--conf of the stormlab
+// topologies): a worker's conf is the supervisor's with the topology's on top.
+func DelayTopologyArgs(faults []Fault) []string {
+	if len(delayFaults(faults)) == 0 {
+		return nil
+	}
+	return []string{"--conf", "storm.messaging.transport=" + docker.DelayTransport, "--conf", DelayFileConf + "=" + DelayFile}
+}
 
 // Fault is one fault of a run, as data: Kind at At after the measurement window opened, undone
 // Duration later. Faults live inside the window so that the throughput before each one (its pre-fault
@@ -48,7 +138,7 @@ type Fault struct {
 }
 
 // FaultSyntax is the --fault syntax, for help texts and errors.
-const FaultSyntax = "KIND@AT+DURATION[:TARGET], e.g. kill-supervisor@30s+20s:sup1 or restart-zookeeper@40s+10s (AT counts from the opening of the measurement window)"
+const FaultSyntax = "KIND@AT+DURATION[:TARGET], e.g. kill-supervisor@30s+20s:sup1, restart-zookeeper@40s+10s or delay@30s+20s:sup1-sup2=50ms (AT counts from the opening of the measurement window)"
 
 func (f Fault) String() string {
 	s := fmt.Sprintf("%s@%s+%s", f.Kind, f.At, f.Duration)
@@ -87,6 +177,11 @@ func ParseFault(s string) (Fault, error) {
 	if f.Duration, err = time.ParseDuration(dur); err != nil {
 		return bad(fmt.Sprintf("DURATION %q is not a duration", dur))
 	}
+	if f.Kind == Delay {
+		if _, err := ParseDelayTarget(f.Target, nil); err != nil {
+			return bad(err.Error())
+		}
+	}
 	return f, nil
 }
 
@@ -100,6 +195,10 @@ func ValidateFaults(faults []Fault, hosts []string, measure time.Duration) error
 		case !slices.Contains(FaultKinds(), f.Kind):
 			errs = append(errs, fmt.Errorf("fault %s: unknown kind %q", f, f.Kind))
 			continue
+		case f.Kind == Delay:
+			if _, err := ParseDelayTarget(f.Target, hosts); err != nil {
+				errs = append(errs, fmt.Errorf("fault %s: %w; write %s", f, err, delayTargetSyntax))
+			}
 		case f.Kind.needsTarget() && !slices.Contains(hosts, f.Target):
 			errs = append(errs, fmt.Errorf("fault %s: target %q is not a supervisor of this cluster (supervisors: %s)", f, f.Target, strings.Join(hosts, ", ")))
 		case !f.Kind.needsTarget() && f.Target != "":
@@ -109,6 +208,23 @@ func ValidateFaults(faults []Fault, hosts []string, measure time.Duration) error
 			errs = append(errs, fmt.Errorf("fault %s: AT must be >= 0 and DURATION > 0", f))
 		} else if f.At+f.Duration > measure {
 			errs = append(errs, fmt.Errorf("fault %s: ends at %s, after the %s measurement window; start it earlier, shorten it or lengthen the window", f, f.At+f.Duration, measure))
+		}
+	}
+	// Two delays on one node at once: its delay file holds one state, so the first undo would end both.
+	ds := delayFaults(faults)
+	for i, f := range ds {
+		ft, err := ParseDelayTarget(f.Target, hosts)
+		if err != nil {
+			continue
+		}
+		for _, g := range ds[i+1:] {
+			gt, err := ParseDelayTarget(g.Target, hosts)
+			if err != nil || !(f.At < g.At+g.Duration && g.At < f.At+f.Duration) {
+				continue
+			}
+			if ft.A == gt.A || ft.A == gt.B || ft.B == gt.A || ft.B == gt.B {
+				errs = append(errs, fmt.Errorf("fault %s overlaps %s on a node they share; one delay per node at a time: move one of them", f, g))
+			}
 		}
 	}
 	// Every supervisor down at one moment: a kill's start is the moment the most kills overlap.
@@ -170,8 +286,56 @@ func (n *Nemesis) Inject(ctx context.Context, f Fault) (func(context.Context) er
 		}
 		n.logf("cluster %s: fault %s: SIGSTOP worker JVMs %s", n.c.ID, f, strings.Join(pids, ","))
 		return func(ctx context.Context) error { return n.signal(ctx, f.Target, "-CONT", pids) }, nil
+	case Delay:
+		return n.setDelay(ctx, f)
 	}
 	return nil, fmt.Errorf("fault %s: unknown kind", f)
+}
+
+// setDelay writes DelayFile into both nodes of a delay fault (each names the other); the undo removes
+// both files, so the cluster's own delay applies again.
+func (n *Nemesis) setDelay(ctx context.Context, f Fault) (func(context.Context) error, error) {
+	var hosts []string
+	for _, s := range n.c.Supervisors() {
+		hosts = append(hosts, s.Host())
+	}
+	t, err := ParseDelayTarget(f.Target, hosts)
+	if err != nil {
+		return nil, err
+	}
+	ms := t.Delay.Milliseconds()
+	undo := func(ctx context.Context) error {
+		var errs []error
+		for _, h := range []string{t.A, t.B} {
+			errs = append(errs, n.shell(ctx, h, "rm -f "+DelayFile))
+		}
+		if err := errors.Join(errs...); err != nil {
+			return err
+		}
+		n.logf("cluster %s: fault %s: delay between %s and %s restored", n.c.ID, f, t.A, t.B)
+		return nil
+	}
+	for _, p := range [][2]string{{t.A, t.B}, {t.B, t.A}} {
+		// Host names are the cluster's own supervisors (checked above), so they are safe in the script.
+		script := fmt.Sprintf("printf '%%s %%d\\n' %s %d > %s.tmp && mv -f %s.tmp %s", p[1], ms, DelayFile, DelayFile, DelayFile)
+		if err := n.shell(ctx, p[0], script); err != nil {
+			return nil, errors.Join(err, undo(context.WithoutCancel(ctx)))
+		}
+	}
+	n.logf("cluster %s: fault %s: %d ms between %s and %s", n.c.ID, f, ms, t.A, t.B)
+	return undo, nil
+}
+
+// shell runs script with sh -c in host's container; a non-zero exit is an error.
+func (n *Nemesis) shell(ctx context.Context, host, script string) error {
+	code, out, err := n.c.Exec(ctx, host, "sh", "-c", script)
+	if err != nil {
+		return fmt.Errorf("%s on %s: %w", script, host, err)
+	}
+	if code != 0 {
+		return fmt.Errorf("%s on %s: exit %d: %s", script, host, code, strings.TrimSpace(out))
+	}
+	return nil
 }
 
 func (n *Nemesis) signal(ctx context.Context, host, sig string, pids []string) error {

@@ -24,6 +24,15 @@ func TestParseFault(t *testing.T) {
 		{"kill-supervisor@10s", Fault{}, "no +DURATION"},
 		{"kill-supervisor@ten+5s", Fault{}, `AT "ten"`},
 		{"kill-supervisor@10s+x:s1", Fault{}, `DURATION "x"`},
+		{"delay@30s+20s:sup1-sup2=50ms", Fault{Delay, 30 * time.Second, 20 * time.Second, "sup1-sup2=50ms"}, ""},
+		{"delay@0s+1m:a-b-c=0s", Fault{Delay, 0, time.Minute, "a-b-c=0s"}, ""},
+		{"delay@30s+20s:sup1-sup2", Fault{}, "no =DELAY"},
+		{"delay@30s+20s:sup1=50ms", Fault{}, "no NODE_A-NODE_B"},
+		{"delay@30s+20s:sup1-sup2=soon", Fault{}, `DELAY "soon" is not a duration`},
+		{"delay@30s+20s:sup1-sup2=1.5ms", Fault{}, "whole milliseconds"},
+		{"delay@30s+20s:sup1-sup2=-5ms", Fault{}, "whole milliseconds"},
+		{"delay@30s+20s:sup1-sup2=11s", Fault{}, "whole milliseconds in [0, 10s]"},
+		{"delay@30s+20s", Fault{}, "no =DELAY"},
 	} {
 		got, err := ParseFault(tc.in)
 		if tc.err != "" {
@@ -65,6 +74,14 @@ func TestValidateFaults(t *testing.T) {
 		{"last supervisor", []Fault{f("kill-supervisor@10s+20s:s1"), f("kill-supervisor@20s+5s:s2")}, "kills the last running supervisor"},
 		{"kills one after the other", []Fault{f("kill-supervisor@10s+10s:s1"), f("kill-supervisor@20s+5s:s2")}, ""},
 		{"unknown kind", []Fault{{Kind: "x", Duration: time.Second}}, `unknown kind "x"`},
+		{"delay", []Fault{f("delay@10s+20s:s1-s2=50ms")}, ""},
+		{"delay unknown node", []Fault{f("delay@10s+20s:s1-s9=50ms")}, `"s1-s9" is not two supervisors of this cluster`},
+		{"delay same node", []Fault{{Kind: Delay, At: time.Second, Duration: time.Second, Target: "s2-s2=5ms"}}, "both nodes are s2"},
+		{"delay after the window", []Fault{f("delay@50s+20s:s1-s2=50ms")}, "after the 1m0s measurement window"},
+		{"delay before the window", []Fault{{Kind: Delay, At: -time.Second, Duration: time.Second, Target: "s1-s2=5ms"}}, "AT must be >= 0"},
+		{"delay bad target", []Fault{{Kind: Delay, At: time.Second, Duration: time.Second, Target: "s1-s2"}}, "no =DELAY"},
+		{"two delays on one node", []Fault{f("delay@10s+20s:s1-s2=50ms"), f("delay@25s+10s:s2-s1=5ms")}, "one delay per node at a time"},
+		{"two delays one after the other", []Fault{f("delay@10s+20s:s1-s2=50ms"), f("delay@30s+10s:s2-s1=5ms")}, ""},
 	} {
 		err := ValidateFaults(tc.faults, hosts, time.Minute)
 		if tc.err == "" && err != nil || tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)) {
@@ -200,5 +217,62 @@ func TestRecoverLostReport(t *testing.T) {
 		if math.Abs(got[i]-want) > 1e-9 {
 			t.Errorf("interval %d: %v acked, want %v (all %v)", i, got[i], want, got)
 		}
+	}
+}
+
+// TestParseDelayTarget: node names are split where both halves are supervisors (names may hold '-').
+func TestParseDelayTarget(t *testing.T) {
+	hosts := []string{"sup-1", "sup-2", "sup3"}
+	for _, tc := range []struct {
+		in   string
+		want DelayTarget
+		err  string
+	}{
+		{"sup-1-sup-2=50ms", DelayTarget{"sup-1", "sup-2", 50 * time.Millisecond}, ""},
+		{"sup3-sup-1=0s", DelayTarget{"sup3", "sup-1", 0}, ""},
+		{"sup3-sup-1=1s", DelayTarget{"sup3", "sup-1", time.Second}, ""},
+		{"sup3-sup4=1ms", DelayTarget{}, `"sup3-sup4" is not two supervisors of this cluster joined by '-' (supervisors: sup-1, sup-2, sup3)`},
+		{"sup3=1ms", DelayTarget{}, "no NODE_A-NODE_B"},
+		{"-sup3=1ms", DelayTarget{}, "is not two supervisors"},
+		{"sup3-sup3=1ms", DelayTarget{}, "both nodes are sup3"},
+	} {
+		got, err := ParseDelayTarget(tc.in, hosts)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("ParseDelayTarget(%q) error %v, want one containing %q", tc.in, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || got != tc.want {
+			t.Errorf("ParseDelayTarget(%q) = %+v, %v; want %+v", tc.in, got, err, tc.want)
+		}
+	}
+}
+
+// TestDelayTopologyArgs: only a run with a delay fault changes the topology's transport.
+func TestDelayTopologyArgs(t *testing.T) {
+	if a := DelayTopologyArgs([]Fault{{Kind: KillSupervisor, Target: "s1"}}); a != nil {
+		t.Errorf("without a delay fault: %q, want none", a)
+	}
+	got := strings.Join(DelayTopologyArgs([]Fault{{Kind: RestartService}, {Kind: Delay, Target: "a-b=1ms"}}), " ")
+	want := "--conf storm.messaging.transport=org.stormlab.net.DelayContext --conf stormlab.net.delay.file=/tmp/stormlab-delay"
+	if got != want {
+		t.Errorf("DelayTopologyArgs = %q, want %q", got, want)
+	}
+}
+
+// TestFaultLatency: by hand, samples 10 and 20 before the start (15), 200 and 400 during (300); a
+// report at the window's opening and one after the end are left out.
+func TestFaultLatency(t *testing.T) {
+	r := func(ms int64, lat ...float64) protocol.WorkerReport {
+		return protocol.WorkerReport{TimeMs: ms, CompleteLatencyMs: lat}
+	}
+	reps := []protocol.WorkerReport{r(1000, 999), r(3000, 10), r(5000, 20), r(7000, 200, 400), r(9000), r(12000, 999)}
+	pre, during := FaultLatency(reps, 1000, 5000, 11000)
+	if math.Abs(pre-15) > 1e-9 || math.Abs(during-300) > 1e-9 {
+		t.Errorf("FaultLatency = %v, %v; want 15, 300", pre, during)
+	}
+	if pre, during := FaultLatency(nil, 0, 1, 2); pre != 0 || during != 0 {
+		t.Errorf("no reports: %v, %v; want 0, 0", pre, during)
 	}
 }

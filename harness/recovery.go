@@ -20,7 +20,7 @@ const RecoveryTolerance = 0.10
 // is below (1-RecoveryTolerance)*PreTput (the dip); RecoveryS is then the time from the fault's start
 // to the end of the first later interval back at that level, or Recovered is false if none is before
 // the window closes. No dip: Recovered, RecoveryS = 0. LostTuples sums (PreTput - rate) * StepS over
-// the intervals from the fault's start to the recovery (or the window's end) where the rate is below
+// the intervals from the fault's start to the recovery (or the window's last whole interval) where the rate is below
 // PreTput. FailedTuples sums the reports' failed tuples (timeouts, which a reliable spout replays) from
 // the fault's start to the window's end; WorkerStarts counts worker incarnations (WorkerStartMs) first
 // seen after the fault's start; ExecutorsMoved counts executors on another host at the window's end
@@ -36,6 +36,41 @@ type Recovery struct {
 	FailedTuples   int64   `json:"failed_tuples"`
 	WorkerStarts   int     `json:"worker_starts"`
 	ExecutorsMoved int     `json:"executors_moved"`
+	// PreLatencyMs and FaultLatencyMs are the mean sampled complete latencies of the reports timed in
+	// the window before the fault's start and from its start to its end (0: no sample); what a delay
+	// fault changes, see FaultLatency.
+	PreLatencyMs   float64 `json:"pre_latency_ms"`
+	FaultLatencyMs float64 `json:"fault_latency_ms"`
+}
+
+// FaultLatency is the mean of the complete-latency samples of the reports timed in (fromMs, startMs]
+// (before the fault) and in (startMs, endMs] (during it); 0 where there is none. A report covers the
+// interval before its time, so the first report after the start still holds some samples from before
+// it: the during mean is diluted by at most one report interval, never inflated.
+func FaultLatency(reports []protocol.WorkerReport, fromMs, startMs, endMs int64) (pre, during float64) {
+	var sp, sd float64
+	var np, nd int
+	for _, x := range reports {
+		switch {
+		case x.TimeMs > fromMs && x.TimeMs <= startMs:
+			for _, l := range x.CompleteLatencyMs {
+				sp += l
+				np++
+			}
+		case x.TimeMs > startMs && x.TimeMs <= endMs:
+			for _, l := range x.CompleteLatencyMs {
+				sd += l
+				nd++
+			}
+		}
+	}
+	if np > 0 {
+		pre = sp / float64(np)
+	}
+	if nd > 0 {
+		during = sd / float64(nd)
+	}
+	return pre, during
 }
 
 // Verdict is "recovered in N s", "not recovered" or "not measured", for tables.
@@ -56,7 +91,9 @@ func Recover(reports []protocol.WorkerReport, fromMs, toMs, startMs, stepMs int6
 	if stepMs <= 0 || toMs <= fromMs {
 		return rec
 	}
-	n := int((toMs - fromMs + stepMs - 1) / stepMs)
+	// Whole intervals only: a last, partial interval holds fewer acks (and the report after the window
+	// is not read) and would read as a dip and as lost tuples.
+	n := max(1, int((toMs-fromMs)/stepMs))
 	acked := ackedPerInterval(reports, fromMs, stepMs, n)
 	seen := map[string]bool{}
 	for _, x := range reports {

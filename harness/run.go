@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -254,7 +255,8 @@ func Run(ctx context.Context, cl Cluster, spec RunSpec) (res *RunResult, err err
 		}
 	}
 	r.stage = StageSubmit
-	if err := cl.Submit(ctx, spec.Topology.Jar, spec.Topology.MainClass, spec.Topology.Args...); err != nil {
+	args := append(slices.Clone(spec.Topology.Args), DelayTopologyArgs(spec.Faults)...)
+	if err := cl.Submit(ctx, spec.Topology.Jar, spec.Topology.MainClass, args...); err != nil {
 		return res, err
 	}
 	defer func() {
@@ -335,6 +337,7 @@ func collect(ctx context.Context, r *running) error {
 		}
 		f.Recovery = Recover(res.Reports, res.MeasureFrom, res.MeasureTo, f.StartMs, step)
 		f.Recovery.ExecutorsMoved = movedExecutors(f.before, res.Executors)
+		f.Recovery.PreLatencyMs, f.Recovery.FaultLatencyMs = FaultLatency(res.Reports, res.MeasureFrom, f.StartMs, f.EndMs)
 	}
 	res.Storm = crossCheck(r.stormFrom, r.stormTo, res.Measurement)
 	res.Suspect = res.Storm.Suspect()

@@ -162,7 +162,7 @@ func newRunCmd() *cobra.Command {
 	f.IntVar(&o.mul, "mul", 0, "K-PART balance multiplier Mul (0 = no balance adjustment, as in the smoke experiment)")
 	f.StringVar(&o.out, "out", "", "folder for the raw run (run.json, reports.jsonl, storm-stats.json); none when empty")
 	f.StringVar(&o.format, "format", o.format, "output format: table or json")
-	f.StringArrayVar(&o.faultArgs, "fault", nil, "inject a fault into the measurement window (repeatable): "+harness.FaultSyntax+"; kinds: kill-supervisor and pause-worker (TARGET: a supervisor host of the profile), restart-zookeeper, restart-service")
+	f.StringArrayVar(&o.faultArgs, "fault", nil, "inject a fault into the measurement window (repeatable): "+harness.FaultSyntax+"; kinds: kill-supervisor and pause-worker (TARGET: a supervisor host of the profile), restart-zookeeper, restart-service, delay (TARGET: NODE_A-NODE_B=DELAY)")
 	f.StringVar(&o.target, "target", "", "target file: run on that existing Storm cluster (no containers are started; --profile and --delay-ms do not apply)")
 	return cmd
 }
@@ -328,7 +328,7 @@ func (row runRow) write(w io.Writer, format string) error {
 	ft := &reports.Table{
 		Title: "faults (recovery: from the fault's start until throughput is back within 10% of its level before)",
 		Columns: []string{"fault", "pre-fault (tuples/s)", "recovery", "recovery (s)", "tuples lost", "tuples failed",
-			"worker starts", "executors moved", "error"},
+			"worker starts", "executors moved", "latency before (ms)", "latency during (ms)", "error"},
 	}
 	for _, f := range row.Faults {
 		rc := f.Recovery
@@ -338,7 +338,8 @@ func (row runRow) write(w io.Writer, format string) error {
 		}
 		ft.AddRow(reports.Text(f.Fault.String()), reports.Number(rc.PreTput), reports.Text(rc.Verdict()), rs,
 			reports.Number(rc.LostTuples), reports.Number(float64(rc.FailedTuples)), reports.Number(float64(rc.WorkerStarts)),
-			reports.Number(float64(rc.ExecutorsMoved)), reports.Text(orDefaultStr(f.Error, "-")))
+			reports.Number(float64(rc.ExecutorsMoved)), reports.Number(rc.PreLatencyMs), reports.Number(rc.FaultLatencyMs),
+			reports.Text(orDefaultStr(f.Error, "-")))
 	}
 	return ft.WriteText(w)
 }
