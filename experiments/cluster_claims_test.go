@@ -11,7 +11,7 @@ func TestClusterProfileNamed(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%q: %v", name, err)
 		}
-		if p.Reps < 1 || p.CommMeasure <= 0 || p.KPartStep <= 0 || len(p.WordCountMB)+len(p.KMeansMB) == 0 || len(p.LoadPercents) < 2 {
+		if p.Reps < 1 || p.CommMeasure <= 0 || p.KPartStep <= 0 || len(p.WordCountMB)+len(p.KMeansMB) == 0 || len(p.LoadPercents) < 2 || len(p.LoadTopos) == 0 {
 			t.Errorf("%q: incomplete profile %+v", name, p)
 		}
 	}

@@ -22,10 +22,12 @@ import (
 // (ci, quick, full) on the reference machine (2 shared cores).
 // In-process experiments: measured with `stormlab experiment NAME
 // --profile P` (their work does not depend on the profile), rounded up.
-// Cluster experiments: estimated from the profile's warm-up and measurement
-// windows plus about 90 s per cluster start and 30 s per run for submit and
-// collect; deadline runs end when the dataset is processed, so its figures
-// are the loosest. A guide for planning, not a limit.
+// Cluster experiments: the profile's runs times what one run cost in the
+// ci-profile runs of make test (save to save, so submit, worker start,
+// collect, kill and waiting for idle included: comm-cost ~60 s for a 20 s
+// window, kpart-cluster ~100 s for 45 s, a 0.5 MB k-means dataset ~55 s)
+// plus ~25 s per cluster start; ci figures measured. A guide for planning,
+// not a limit.
 type experimentCost struct {
 	docker bool
 	wall   [3]string // ci, quick, full
@@ -36,10 +38,10 @@ var experimentCosts = map[string]experimentCost{
 	"partition-k":       {false, [3]string{"~40 s", "~40 s", "~40 s"}},
 	"partition-density": {false, [3]string{"~15 s", "~15 s", "~15 s"}},
 	"spd":               {false, [3]string{"~25 s", "~25 s", "~25 s"}},
-	"smoke":             {true, [3]string{"~7 min", "~7 min", "~7 min"}},
-	"comm-cost":         {true, [3]string{"~10 min", "~13 min", "~70 min"}},
-	"kpart-cluster":     {true, [3]string{"~10 min", "~23 min", "~90 min"}},
-	"deadline":          {true, [3]string{"~15 min", "~25 min", "~3 h"}},
+	"smoke":             {true, [3]string{"~4 min", "~4 min", "~4 min"}},
+	"comm-cost":         {true, [3]string{"~7 min", "~10 min", "~70 min"}},
+	"kpart-cluster":     {true, [3]string{"~6 min", "~16 min", "~90 min"}},
+	"deadline":          {true, [3]string{"~10 min", "~17 min", "~3 h"}},
 	"recovery":          {true, [3]string{"not run (quick/full only)", "~40 min", "~70 min"}},
 }
 
