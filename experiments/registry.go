@@ -20,6 +20,7 @@ func List() []*Spec {
 		KPartCluster(),
 		Deadline(),
 		Recovery(),
+		Observer(),
 		// Add new experiments here (one constructor per experiment file).
 	}
 	sort.Slice(l, func(i, j int) bool { return l[i].Name < l[j].Name })

@@ -107,6 +107,8 @@ type SpoutStats struct {
 // new incarnation while the harness counts every incarnation; seen in runs of the dynamic schedulers
 // as 15-186% apart), had no statistics yet at the window start, or, in a dataset run, any worker
 // restart, leaves the run not compared (Compared false, Note says why).
+// Storm's figures are filled in whenever its readings allow, also when the harness measured nothing to
+// compare them with (an uninstrumented StormCounted run; Compared false, Note says so).
 // The harness's reports do not tell spouts apart, so the comparison is over the sum of the spouts.
 type StormCheck struct {
 	Compared          bool         `json:"compared"`
@@ -171,10 +173,6 @@ func crossCheck(from, to *stormSnapshot, m Measurement) StormCheck {
 		return c
 	case to.Err != "":
 		c.Note = "reading Storm's statistics at the window end failed: " + to.Err
-		return c
-	}
-	if why, no := m.NotMeasured[MetricThroughput]; no {
-		c.Note = "the harness did not measure throughput: " + why
 		return c
 	}
 	dataset := len(from.Executors) == 0
@@ -258,6 +256,11 @@ func crossCheck(from, to *stormSnapshot, m Measurement) StormCheck {
 	sort.Slice(c.Spouts, func(i, j int) bool { return c.Spouts[i].Component < c.Spouts[j].Component })
 	if c.Acked > 0 {
 		c.CompleteLatencyMs = latSum / float64(c.Acked)
+	}
+	if why, no := m.NotMeasured[MetricThroughput]; no {
+		// Storm's figures stay (an uninstrumented run is measured by them alone); nothing to compare.
+		c.Note = "the harness did not measure throughput: " + why
+		return c
 	}
 	if dataset {
 		c.Diff = relDiff(float64(c.OurAcked), float64(c.Acked))

@@ -293,7 +293,7 @@ func Run(ctx context.Context, cl Cluster, spec RunSpec) (res *RunResult, err err
 func collect(ctx context.Context, r *running) error {
 	res, cl := r.res, r.cl
 	// Reports of the last interval arrive up to one interval late.
-	all, err := cl.Service().ReportsUntil(ctx, res.StartedAt.UnixMilli(), res.MeasureTo, 20*time.Second)
+	all, err := cl.Service().ReportsUntil(ctx, res.StartedAt.UnixMilli(), res.MeasureTo, reportWait(r.spec))
 	if err != nil {
 		return fmt.Errorf("worker reports: %w", err)
 	}
@@ -482,7 +482,13 @@ func Check(r *RunResult) error {
 	if r.Unassigned > 0 {
 		errs = append(errs, fmt.Errorf("%d executors stayed unassigned", r.Unassigned))
 	}
-	if r.Measurement.Throughput <= 0 {
+	switch {
+	case r.EndKind == KindStormCounted && !r.Storm.Compared && len(r.Storm.Spouts) == 0:
+		// Storm's counters are this run's yardstick.
+		errs = append(errs, fmt.Errorf("Storm's statistics did not cover the window: %s", r.Storm.Note))
+	case r.EndKind == KindStormCounted && r.Storm.Throughput <= 0:
+		errs = append(errs, errors.New("throughput is zero: Storm counted no acked tuple in the measurement window"))
+	case r.EndKind != KindStormCounted && r.Measurement.Throughput <= 0:
 		errs = append(errs, errors.New("throughput is zero: no tuple was acked in the measurement window"))
 	}
 	return errors.Join(errs...)

@@ -308,6 +308,25 @@ const (
 	InstrumentationHookName = "org.stormlab.instrument.TrafficHook"
 )
 
+// The instrumentation switch. Every main class takes --instrumentation on|off (default on). Off
+// leaves out the hook, and with it the reporter thread and HdrHistograms of every worker, while keeping
+// Storm's stats sample rate 1.0 as with the hook on: such a run sends no worker reports, so it can only
+// be measured with Storm's own counters (harness.StormCounted), which is the point - the
+// observer-effect experiment measures both arms with that same yardstick. Spouts still put T_start
+// into their tuples (it is part of the topologies' data).
+const (
+	FlagInstrumentation = "--instrumentation"
+	ConfInstrumentation = "stormlab.instrumentation" // "on" or "off", recorded in the topology conf
+)
+
+// InstrumentationArgs returns the flags that switch the instrumentation on or off.
+func InstrumentationArgs(on bool) []string {
+	if on {
+		return []string{FlagInstrumentation, "on"}
+	}
+	return []string{FlagInstrumentation, "off"}
+}
+
 // StormMain is one Java topology: its main class, the flags that give the
 // paper's default setting, and the Go spec of the same topology.
 type StormMain struct {
@@ -320,7 +339,7 @@ type StormMain struct {
 // StormMains lists the Java topologies in storm/. Every main class takes
 // the shared flags --name, --workers, --parallelism, --parallelism.<component>,
 // --ackers, --worker-heap-mb, --worker-childopts, --message-timeout-secs,
-// --max-spout-pending, --metrics-url, --report-interval-secs, --seed,
+// --max-spout-pending, --metrics-url, --report-interval-secs, --instrumentation, --seed,
 // --nimbus, --conf key=value (repeatable), --dry-run, plus its own (see
 // --help).
 func StormMains() []StormMain {

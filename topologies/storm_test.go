@@ -259,6 +259,16 @@ func TestStormMains(t *testing.T) {
 			t.Errorf("lookup %s = %q", m.Name, got.Class)
 		}
 	}
+	// The instrumentation switch is a shared flag with the values the Go side passes.
+	if !bytes.Contains(shared, []byte(`.flag("`+strings.TrimPrefix(topologies.FlagInstrumentation, "--")+`", "on"`)) {
+		t.Errorf("TopologySetup.java declares no %s flag defaulting to on", topologies.FlagInstrumentation)
+	}
+	for _, on := range []bool{true, false} {
+		a := topologies.InstrumentationArgs(on)
+		if len(a) != 2 || a[0] != topologies.FlagInstrumentation || !bytes.Contains(shared, []byte(`case "`+a[1]+`":`)) {
+			t.Errorf("InstrumentationArgs(%v) = %v: TopologySetup.java does not handle that value", on, a)
+		}
+	}
 	if _, err := topologies.LookupStormMain("nope"); err == nil {
 		t.Error("LookupStormMain(nope) succeeded")
 	}

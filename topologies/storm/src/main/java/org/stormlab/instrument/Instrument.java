@@ -69,12 +69,37 @@ public final class Instrument {
         }
         conf.put(Config.TOPOLOGY_AUTO_TASK_HOOKS, hooks);
         conf.put(Config.TOPOLOGY_STATS_SAMPLE_RATE, 1.0);
+        conf.put(CONF_INSTRUMENTATION, "on");
         if (metricsUrl != null && !metricsUrl.isEmpty()) {
             conf.put(CONF_METRICS_URL, metricsUrl);
         }
         if (intervalSecs > 0) {
             conf.put(CONF_REPORT_INTERVAL_SECS, intervalSecs);
         }
+    }
+
+    /**
+     * Conf key recording whether the hook is on ("on" or "off"), for the record in the topology conf; the
+     * hook itself is switched by {@link #configure} or {@link #configureOff}.
+     */
+    public static final String CONF_INSTRUMENTATION = "stormlab.instrumentation";
+
+    /**
+     * The uninstrumented twin of {@link #configure}: no hook (so no reporter thread, no histograms, no
+     * size samples) but the same stats sample rate 1.0, so Storm's own counters - the yardstick both arms
+     * of the observer-effect experiment are measured with - cost the same in both. Spouts still put T_start
+     * into their tuples: that field is part of the topologies' data, not of the hook.
+     */
+    @SuppressWarnings("unchecked")
+    public static void configureOff(Config conf) {
+        Object existing = conf.get(Config.TOPOLOGY_AUTO_TASK_HOOKS);
+        if (existing instanceof List) {
+            List<String> hooks = new ArrayList<>((List<String>) existing);
+            hooks.remove(HOOK_CLASS);
+            conf.put(Config.TOPOLOGY_AUTO_TASK_HOOKS, hooks);
+        }
+        conf.put(Config.TOPOLOGY_STATS_SAMPLE_RATE, 1.0);
+        conf.put(CONF_INSTRUMENTATION, "off");
     }
 
     /** Sets the deadline T_dline (ms) of one component's tasks. */

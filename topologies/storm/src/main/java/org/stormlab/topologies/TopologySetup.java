@@ -9,8 +9,8 @@ import org.apache.storm.generated.StormTopology;
 import org.stormlab.instrument.Instrument;
 
 /**
- * The flags every topology shares and the topology conf they turn into: instrumentation hook, stats
- * sample rate 1.0, acking, worker heap, number of workers, message timeout and max spout pending.
+ * The flags every topology shares and the topology conf they turn into: instrumentation hook (or, with
+ * --instrumentation off, none), stats sample rate 1.0 (either way), acking, worker heap, number of workers, message timeout and max spout pending.
  * Also the submit step of every main class.
  */
 public final class TopologySetup {
@@ -34,6 +34,8 @@ public final class TopologySetup {
             .flag("max-spout-pending", 1000, "topology.max.spout.pending per spout task; 0 = unlimited")
             .flag("metrics-url", Instrument.DEFAULT_METRICS_URL, "where workers POST reports (stormlab.metrics.url)")
             .flag("report-interval-secs", Instrument.DEFAULT_REPORT_INTERVAL_SECS, "seconds between reports")
+            .flag("instrumentation", "on", "on: every task runs the stormlab hook and every worker its reporter; "
+                + "off: neither (Storm's own counters only, to measure the hook's own cost)")
             .flag("seed", 1, "seed of every generator in the topology")
             .flag("deadline-ms", 1000, "end-to-end deadline of a tuple, ms after its T_start (the sinks' deadline)")
             .flag("deadlines", "staged", "per-component deadlines: staged (a bolt at depth i of n from the spouts gets "
@@ -85,7 +87,17 @@ public final class TopologySetup {
         }
         String childopts = ("-Xmx" + heap + "m " + a.string("worker-childopts")).trim();
         conf.put(Config.TOPOLOGY_WORKER_CHILDOPTS, childopts);
-        Instrument.configure(conf, a.string("metrics-url"), a.number("report-interval-secs"));
+        String instrumentation = a.string("instrumentation");
+        switch (instrumentation) {
+            case "on":
+                Instrument.configure(conf, a.string("metrics-url"), a.number("report-interval-secs"));
+                break;
+            case "off":
+                Instrument.configureOff(conf);
+                break;
+            default:
+                throw new IllegalArgumentException("--instrumentation is \"" + instrumentation + "\": use on or off");
+        }
         String nimbus = a.string("nimbus");
         if (!nimbus.isEmpty()) {
             conf.put(Config.NIMBUS_SEEDS, Arrays.asList(nimbus.split(",")));

@@ -1,0 +1,110 @@
+package harness
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/stormlab/stormlab/infra/stormui"
+)
+
+// StormCounted is the end condition of a run measured with Storm's own counters (Nimbus's executor
+// statistics read through the UI, see StormCheck) instead of the harness's worker reports, so a
+// topology without the instrumentation (topologies.InstrumentationArgs(false)) can be measured, and an
+// instrumented one with the same yardstick:
+//
+//   - start: the window's clock starts once every spout executor of the topology has acked tuples in
+//     Storm's statistics (the workers run and the chain acks end to end);
+//   - warm-up: exactly RunSpec.WarmUp (no steady-state test: that would need the worker reports, and
+//     both arms of a comparison must warm up alike);
+//   - window: RunSpec.Measure, read at both ends like a Timed run's (the first statistics sent after
+//     each end); the run's figures are RunResult.Storm's Throughput and CompleteLatencyMs.
+//
+// With Uninstrumented no worker report is expected: none is waited for, and RunResult.Measurement is
+// empty (every metric not measured). Instrumented runs also get the harness's own Measurement (and its
+// cross-check). Faults are not supported (they need a Timed run).
+type StormCounted struct {
+	Uninstrumented bool
+}
+
+// KindStormCounted is RunResult.EndKind of a StormCounted run.
+const KindStormCounted = "storm-counted"
+
+func (StormCounted) kind() string { return KindStormCounted }
+
+func (StormCounted) check(spec RunSpec) error {
+	if spec.Measure <= 0 {
+		return fmt.Errorf("storm-counted run of %s: Measure must be > 0", spec.Topology.Name)
+	}
+	if spec.WarmUp < 0 {
+		return fmt.Errorf("storm-counted run of %s: WarmUp %s is negative", spec.Topology.Name, spec.WarmUp)
+	}
+	return nil
+}
+
+func (StormCounted) window(ctx context.Context, r *running) error {
+	r.stage = StageWorkers
+	if err := waitSpoutsAcking(ctx, r.cl.UI(), r.id, r.spec.StartTimeout); err != nil {
+		return err
+	}
+	r.stage = StageWarmUp
+	start := time.Now()
+	if err := pause(ctx, r.spec.WarmUp); err != nil {
+		return err
+	}
+	r.res.WarmUp = WarmUp{MaxS: r.spec.WarmUp.Seconds(), S: time.Since(start).Seconds()}
+	r.stage = StageWindow
+	r.open(ctx)
+	if err := pause(ctx, r.spec.Measure); err != nil {
+		return err
+	}
+	r.close(ctx)
+	return nil
+}
+
+// waitSpoutsAcking polls Storm's statistics until every spout executor of topology id has acked
+// tuples (a wait strategy: it returns as soon as that holds).
+func waitSpoutsAcking(ctx context.Context, ui *stormui.Client, id string, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	why := "no statistics read yet"
+	for {
+		top, err := ui.Topology(ctx, id)
+		if err != nil {
+			why = err.Error()
+		} else if w := spoutsNotAcking(top.Executors); w == "" {
+			return nil
+		} else {
+			why = w
+		}
+		if perr := pause(ctx, time.Second); perr != nil {
+			return fmt.Errorf("topology %s: spouts not acking in Storm's statistics after %s (%s): %w", id, timeout, why, perr)
+		}
+	}
+}
+
+// spoutsNotAcking says which spout executor has no acked tuple yet, or "" when all have some.
+func spoutsNotAcking(execs []stormui.Executor) string {
+	spouts := 0
+	for _, e := range execs {
+		if e.Type != "spout" {
+			continue
+		}
+		spouts++
+		if e.Acked <= 0 {
+			return fmt.Sprintf("spout executor %s [%d-%d] has acked nothing yet", e.Component, e.TaskStart, e.TaskEnd)
+		}
+	}
+	if spouts == 0 {
+		return "no spout executor has statistics yet"
+	}
+	return ""
+}
+
+// reportWait is how long collect waits for the worker reports of a window's last interval.
+func reportWait(spec RunSpec) time.Duration {
+	if sc, ok := spec.End.(StormCounted); ok && sc.Uninstrumented {
+		return 0 // none will come
+	}
+	return 20 * time.Second
+}
