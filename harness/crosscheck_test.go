@@ -93,7 +93,7 @@ func TestCrossCheckNotCompared(t *testing.T) {
 		name     string
 		from, to *stormSnapshot
 		note     string
-	}{"throughput not measured", from, end(spout("s", 1, 70, 2000, 4)), "did not measure throughput"})
+	}{"throughput not measured", from, end(spout("s", 1, 80, 2000, 4)), "did not measure throughput"})
 	// Restarted 10 s into a 40 s window, having been up 5 s at its start: at the end its uptime (30 s)
 	// and acked count exceed the start's, but its uptime grew 25 s in 40 s of clock.
 	tests = append(tests, struct {
