@@ -158,13 +158,13 @@ func commCostClaims(r *Results, a *Aggregate) []Claim {
 				reports.DifferenceCheck("n2 > n1", l2, l1, reports.Greater, "(ms)"),
 				reports.DifferenceCheck("n4 > n2", l4, l2, reports.Greater, "(ms)"),
 			},
-			Screen: lab.ScreenRuns(r, nil, s.Name),
+			Screen: lab.ScreenRuns(r, "latency_mean_ms", nil, s.Name),
 		})
 		out = append(out, Claim{
 			Statement: fmt.Sprintf("n4 latency is +75%% to ~2.5x of n1 (%s)", s.Name),
 			Source:    Cite(paperKPart, "sec. 2.1, Fig. 1"), Forced: forced, Evidence: ev,
 			Checks: []reports.Check{reports.RatioCheck("latency n4 / n1 in [1.75, 2.75]", l4, l1, reports.Band{Lo: 1.75, Hi: 2.75})},
-			Screen: lab.ScreenRuns(r, func(x float64) bool { return x == 1 || x == 4 }, s.Name),
+			Screen: lab.ScreenRuns(r, "latency_mean_ms", func(x float64) bool { return x == 1 || x == 4 }, s.Name),
 		})
 	}
 	return out

@@ -331,7 +331,7 @@ func deadlineClaims(r *Results, a *Aggregate) []Claim {
 	// cell: minD and minLoad are the fewest runs of one cell.
 	perCell := map[string]int{}
 	for _, row := range r.Rows {
-		if strings.HasPrefix(row.Series, "deadline ") && row.Suspect == "" {
+		if strings.HasPrefix(row.Series, "deadline ") && !row.SuspectFor("misses") {
 			perCell[row.Series+" "+FormatX(row.X)]++
 		}
 	}
@@ -345,7 +345,7 @@ func deadlineClaims(r *Results, a *Aggregate) []Claim {
 	}
 	for _, row := range r.Rows {
 		switch {
-		case row.Suspect != "":
+		case row.SuspectFor("misses"):
 			// Left out (ScreenRuns names it): Storm's statistics contradict the run.
 		case strings.HasPrefix(row.Series, "deadline ") && strings.HasSuffix(row.Series, " under load"):
 			loadSeen = true
@@ -377,24 +377,24 @@ func deadlineClaims(r *Results, a *Aggregate) []Claim {
 	out := []Claim{
 		{
 			Statement: "the deadline scheduler processes the data 11-15% faster than both baselines (tested: at least 11% in every query/size cell)",
-			Source:    src("Fig. 9"), Checks: faster, Screen: lab.ScreenRuns(r, nil, cmpSeries...),
+			Source:    src("Fig. 9"), Checks: faster, Screen: lab.ScreenRuns(r, "dataset_s", nil, cmpSeries...),
 			Evidence: fmt.Sprintf("change of mean dataset time, deadline vs R-Storm: %s; vs adaptive: %s", list(redRAS), list(redAd)),
 		},
 		{
 			Statement: "R-Storm has the highest processing time",
-			Source:    src("Fig. 9"), Checks: rasSlow, Screen: lab.ScreenRuns(r, nil, cmpSeries...),
+			Source:    src("Fig. 9"), Checks: rasSlow, Screen: lab.ScreenRuns(r, "dataset_s", nil, cmpSeries...),
 			Evidence: fmt.Sprintf("%d query/size cells", len(redRAS)),
 		},
 		{
 			Statement: "the deadline scheduler misses no deadline (QoS rate <= 100% on every node)",
-			Source:    src("Figs. 9-10"), Screen: lab.ScreenRuns(r, nil, dSeries...),
+			Source:    src("Figs. 9-10"), Screen: lab.ScreenRuns(r, "misses", nil, dSeries...),
 			Evidence: fmt.Sprintf("%.0f misses over %d runs, worst node QoS %.1f%%", missesD, nD, worstD),
 			Checks: []reports.Check{reports.ExactCheck("no miss in any run", "universal: one run with a missed deadline or a node's mean QoS rate > 100% refutes it",
 				missesD == 0 && worstD <= 100, nD, holdNeeds(nD, minD), fmt.Sprintf("%.0f misses, worst node %.1f%%", missesD, worstD))},
 		},
 		{
 			Statement: "on the complex query the baselines exceed 100% QoS rate",
-			Source:    src("Fig. 10b"), Checks: kmChecks, Screen: lab.ScreenRuns(r, nil, kmSeries...),
+			Source:    src("Fig. 10b"), Checks: kmChecks, Screen: lab.ScreenRuns(r, "qos_node_max_pct", nil, kmSeries...),
 			Evidence: "mean worst-node QoS rate over runs: " + list(kmEv),
 		},
 	}
@@ -419,14 +419,14 @@ func deadlineClaims(r *Results, a *Aggregate) []Claim {
 		out = append(out,
 			Claim{
 				Statement: "under 20-80% background CPU load every tuple meets its deadline",
-				Source:    src("Fig. 8"), Screen: lab.ScreenRuns(r, nil, loadNames...),
+				Source:    src("Fig. 8"), Screen: lab.ScreenRuns(r, "misses", nil, loadNames...),
 				Evidence: fmt.Sprintf("%.0f misses over %d runs, worst node QoS %.1f%%", missesLoad, nLoad, worstLoad),
 				Checks: []reports.Check{reports.ExactCheck("no miss in any load run", "universal: one run with a missed deadline or a node's mean QoS rate > 100% refutes it",
 					missesLoad == 0 && worstLoad <= 100, nLoad, holdNeeds(nLoad, minLoad), fmt.Sprintf("%.0f misses, worst node %.1f%%", missesLoad, worstLoad))},
 			},
 			Claim{
 				Statement: "processing time grows with CPU load",
-				Source:    src("Fig. 7"), Checks: loadChecks, Evidence: list(loadEv), Screen: lab.ScreenRuns(r, nil, loadNames...),
+				Source:    src("Fig. 7"), Checks: loadChecks, Evidence: list(loadEv), Screen: lab.ScreenRuns(r, "dataset_s", nil, loadNames...),
 			})
 	}
 	return out

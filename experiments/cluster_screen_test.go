@@ -11,6 +11,25 @@ import (
 	"github.com/stormlab/stormlab/schedulers"
 )
 
+func TestScreenedSuspectMetrics(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		r    harness.RunResult
+		want []string // SuspectMetrics; nil with a suspect run: all metrics
+		lat  bool     // SuspectFor("latency_mean_ms")
+		thr  bool     // SuspectFor("throughput")
+	}{
+		{"agrees", harness.RunResult{}, nil, false, false},
+		{"latency only", harness.RunResult{Suspect: "mean complete latency 20% apart", Storm: harness.StormCheck{Compared: true, Diff: 0.02, LatencyDiff: 0.2}}, latencyMetrics, true, false},
+		{"counts off", harness.RunResult{Suspect: "throughput 10% apart", Storm: harness.StormCheck{Compared: true, Diff: 0.1, LatencyDiff: 0.01}}, nil, true, true},
+	} {
+		row := screened(Row{}, &tc.r)
+		if !slices.Equal(row.SuspectMetrics, tc.want) || row.SuspectFor("latency_mean_ms") != tc.lat || row.SuspectFor("throughput") != tc.thr {
+			t.Errorf("%s: metrics %q, latency %v, throughput %v; want %q, %v, %v", tc.name, row.SuspectMetrics, row.SuspectFor("latency_mean_ms"), row.SuspectFor("throughput"), tc.want, tc.lat, tc.thr)
+		}
+	}
+}
+
 func TestInputsNotMeasured(t *testing.T) {
 	dec := func(ms int64, apply bool, nm ...string) protocol.DecisionRecord {
 		return protocol.DecisionRecord{TimeMs: ms, Kind: "reschedule", Applied: apply, Decision: &schedulers.Decision{Apply: apply, NotMeasured: nm},
@@ -119,7 +138,8 @@ func TestKPartClusterScreen(t *testing.T) {
 			if r.Series == "kpart-dynamic" && r.X == 0 && r.Rep == 1 {
 				r.Suspect = "mean complete latency 20% apart"
 			}
-		}), all(reports.Inconclusive), "kpart-dynamic x=0: 2 valid run(s) (1 suspect left out)"},
+		}), map[string]reports.Verdict{kpCut: reports.Inconclusive, kpThr: reports.Inconclusive, kpBal: reports.Inconclusive, kpLat: reports.Holds},
+			"kpart-dynamic x=0: 2 valid run(s) (1 suspect left out)"}, // the latency claim rests on the paced cell
 		// The suspect run's figures say the opposite; left out, they change nothing.
 		{"one wild K-PART run suspect of 4: 3 left, its figures unused", kpartRows(t, 4, func(r *Row) {
 			if r.Series == "kpart-dynamic" && r.X == 0 && r.Rep == 3 {
@@ -127,12 +147,26 @@ func TestKPartClusterScreen(t *testing.T) {
 				r.Values["throughput"], r.Values["cut_rate"], r.Values["balance"] = 10, 0.99, 50
 			}
 		}), all(reports.Holds), ""},
+		// Suspect on latency only (counts agree): its counts, cut rate and
+		// balance still count; the paced cell's latency claim loses it.
+		{"one paced K-PART run suspect on latency only", kpartRows(t, 3, func(r *Row) {
+			if r.Series == "kpart-dynamic" && r.Rep == 1 {
+				r.Suspect, r.SuspectMetrics = "mean complete latency 20% apart", latencyMetrics
+			}
+		}), map[string]reports.Verdict{kpCut: reports.Holds, kpThr: reports.Holds, kpBal: reports.Holds, kpLat: reports.Inconclusive},
+			"kpart-dynamic x=10: 2 valid run(s) (1 suspect left out)"},
 		{"online decided without traffic", kpartRows(t, 3, func(r *Row) {
 			if r.Series == "online" && r.X == 0 && r.Rep == 0 {
 				r.NotMeasured = []string{"traffic"}
 			}
-		}), map[string]reports.Verdict{kpCut: reports.Inconclusive, kpThr: reports.Inconclusive, kpBal: reports.Holds, kpLat: reports.Inconclusive},
+		}), map[string]reports.Verdict{kpCut: reports.Inconclusive, kpThr: reports.Inconclusive, kpBal: reports.Holds, kpLat: reports.Holds},
 			"online x=0 rep 0: the scheduler decided without traffic"},
+		{"online decided without traffic in a paced run", kpartRows(t, 3, func(r *Row) {
+			if r.Series == "online" && r.X == 10 && r.Rep == 2 {
+				r.NotMeasured = []string{"traffic"}
+			}
+		}), map[string]reports.Verdict{kpCut: reports.Holds, kpThr: reports.Holds, kpBal: reports.Holds, kpLat: reports.Inconclusive},
+			"online x=10 rep 2: the scheduler decided without traffic"},
 	})
 }
 

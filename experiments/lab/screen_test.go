@@ -14,6 +14,7 @@ type run struct {
 	x       float64
 	v       float64
 	suspect string
+	only    []string // SuspectMetrics
 	nm      []string
 }
 
@@ -22,7 +23,7 @@ func runsOf(rs ...run) *Results {
 	reps := map[string]int{}
 	for _, x := range rs {
 		k := x.s + FormatX(x.x)
-		r.Add(Row{Series: x.s, X: x.x, Rep: reps[k], Values: map[string]float64{"m": x.v}, Suspect: x.suspect, NotMeasured: x.nm})
+		r.Add(Row{Series: x.s, X: x.x, Rep: reps[k], Values: map[string]float64{"m": x.v}, Suspect: x.suspect, SuspectMetrics: x.only, NotMeasured: x.nm})
 		reps[k]++
 	}
 	return r
@@ -49,9 +50,11 @@ func TestScreenRuns(t *testing.T) {
 		{"input not measured on a suspect run: left out, counted once", runsOf(ok("a", 0), ok("a", 0), ok("a", 0), run{s: "a", v: 1, suspect: "x", nm: []string{"deadline"}}), nil, []string{"a"}, 1, nil, 3, 0},
 		{"series without runs", runsOf(ok("a", 0), ok("a", 0), ok("a", 0)), nil, []string{"a", "c"}, 0, []string{"no runs of c"}, 3, 0},
 		{"keep screens only its cells", runsOf(ok("a", 0), ok("a", 0), ok("a", 0), run{s: "a", x: 10, v: 1, suspect: "x"}), func(x float64) bool { return x == 0 }, []string{"a"}, 0, nil, 3, 0},
+		{"suspect for another metric only: stays", runsOf(ok("a", 0), ok("a", 0), run{s: "a", v: 1, suspect: "latency 20% apart", only: []string{"lat"}}), nil, []string{"a"}, 0, nil, 3, 0},
+		{"suspect for this metric among others: left out", runsOf(ok("a", 0), ok("a", 0), ok("a", 0), run{s: "a", v: 1, suspect: "x", only: []string{"lat", "m"}}), nil, []string{"a"}, 1, nil, 3, 0},
 		{"each short cell named", runsOf(ok("a", 0), ok("a", 10), ok("a", 10), ok("a", 10)), nil, []string{"a"}, 0, []string{"a x=0: 1 valid run(s)"}, 1, 0},
 	} {
-		sc := ScreenRuns(tc.r, tc.keep, tc.series...)
+		sc := ScreenRuns(tc.r, "m", tc.keep, tc.series...)
 		if len(sc.Excluded) != tc.excluded {
 			t.Errorf("%s: excluded %q, want %d", tc.name, sc.Excluded, tc.excluded)
 		}

@@ -69,9 +69,15 @@ type Row struct {
 	Values  map[string]float64
 	// Suspect, when not "", is why the run's figures disagree with Storm's
 	// own statistics beyond the harness's tolerance (run.json "suspect"):
-	// the run stays in the tables but feeds no claim (RunUnits leaves it
-	// out; ScreenRuns names it in the verdict line).
+	// the run stays in the tables but feeds no claim on the metrics it
+	// concerns (RunUnits leaves it out; ScreenRuns names it in the verdict
+	// line).
 	Suspect string
+	// SuspectMetrics are the metrics Suspect concerns; empty means all.
+	// A run whose acked counts agree with Storm's but whose mean latency
+	// does not is suspect for latency only: its counts, cut rate and
+	// balance are not in doubt.
+	SuspectMetrics []string
 	// NotMeasured names the inputs the run's scheduler decisions needed
 	// but the workers did not measure (the decisions' not_measured in
 	// run.json; experiments.inputsNotMeasured): a claim on the
@@ -150,4 +156,20 @@ func (r *Results) Seeds() (instance, algorithm []uint64) {
 	sort.Slice(instance, func(i, j int) bool { return instance[i] < instance[j] })
 	sort.Slice(algorithm, func(i, j int) bool { return algorithm[i] < algorithm[j] })
 	return instance, algorithm
+}
+
+// SuspectFor reports whether the row's run is suspect for metric.
+func (row Row) SuspectFor(metric string) bool {
+	if row.Suspect == "" {
+		return false
+	}
+	if len(row.SuspectMetrics) == 0 {
+		return true
+	}
+	for _, m := range row.SuspectMetrics {
+		if m == metric {
+			return true
+		}
+	}
+	return false
 }

@@ -288,11 +288,11 @@ func GraphUnits(r *Results, series, metric string, keep func(Row) bool, perX boo
 // accepts (nil: all): the unit of the cluster experiments. Suspect runs
 // (Row.Suspect) are left out: a figure Storm's own statistics contradict
 // feeds no verdict. ScreenRuns says which were left out and whether enough
-// remain.
+// remain. A run suspect for other metrics only (Row.SuspectMetrics) stays.
 func RunUnits(r *Results, series, metric string, keep func(x float64) bool) []float64 {
 	var out []float64
 	for _, row := range r.Rows {
-		if row.Series == series && (keep == nil || keep(row.X)) && row.Suspect == "" {
+		if row.Series == series && (keep == nil || keep(row.X)) && !row.SuspectFor(metric) {
 			v, ok := row.Values[metric]
 			if !ok {
 				v = math.NaN()
@@ -334,17 +334,19 @@ type Screen struct {
 }
 
 // ScreenRuns screens the runs of the given series at the x values keep
-// accepts (nil: all), the cells a cluster claim compares. The rule:
+// accepts (nil: all), the cells a cluster claim on metric compares. The
+// rule:
 //
-//   - a suspect run (its figures disagree with Storm's own statistics
-//     beyond the harness's tolerance) is left out and named;
+//   - a run suspect for metric (its figures disagree with Storm's own
+//     statistics beyond the harness's tolerance; Row.SuspectFor) is left
+//     out and named;
 //   - a cell (series, x) with fewer than MinVerdictReps runs left is a
 //     blocker: the verdict would rest on too few independent runs;
 //   - a run left in whose scheduler decided without an input it needs
 //     (Row.NotMeasured) is a blocker: the scheduler under test did not see
 //     what the paper's scheduler sees, so the comparison says nothing about
 //     the paper's claim.
-func ScreenRuns(r *Results, keep func(x float64) bool, series ...string) Screen {
+func ScreenRuns(r *Results, metric string, keep func(x float64) bool, series ...string) Screen {
 	var sc Screen
 	for _, s := range series {
 		type cell struct{ valid, suspect int }
@@ -361,7 +363,7 @@ func ScreenRuns(r *Results, keep func(x float64) bool, series ...string) Screen 
 				xs = append(xs, row.X)
 			}
 			where := fmt.Sprintf("%s x=%s rep %d", s, FormatX(row.X), row.Rep)
-			if row.Suspect != "" {
+			if row.SuspectFor(metric) {
 				c.suspect++
 				sc.Excluded = append(sc.Excluded, where+": "+row.Suspect)
 				continue
