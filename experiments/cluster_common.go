@@ -79,9 +79,9 @@ type ClusterProfile struct {
 	// LoadTopos are the queries of the load runs: ci and quick use k-means
 	// alone (0.5 MB of k-means took 40-45 s under the deadline scheduler in
 	// a ci run, 0.5 MB of WordCount 105-180 s), full both.
-	LoadTopos []string
-	DeadlineMs                           int
-	DeadlineMaxRun                       time.Duration
+	LoadTopos      []string
+	DeadlineMs     int
+	DeadlineMaxRun time.Duration
 
 	// WorkerOpts are extra worker JVM options. ci and quick use the C1
 	// compiler only (-XX:TieredStopAtLevel=1): worker start-up on 0.25-1
