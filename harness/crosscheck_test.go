@@ -11,7 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stormlab/stormlab/infra/protocol"
 	"github.com/stormlab/stormlab/infra/stormui"
+	"github.com/stormlab/stormlab/schedulers"
 )
 
 func spout(comp string, start int, uptime int, acked int64, latency float64) stormui.Executor {
@@ -145,5 +147,30 @@ func TestFreshSnapshot(t *testing.T) {
 	s = freshSnapshot(context.Background(), stormui.New(srv.URL), "t-1", time.Second)
 	if s.Err != "" || s.Executors[0].UptimeSeconds != 10 {
 		t.Errorf("freshSnapshot without news = %+v, want uptime 10", s)
+	}
+}
+
+func TestMovedInDataset(t *testing.T) {
+	dataset := StormCheck{Compared: true, Quantity: "acked", Diff: 1, OurAcked: 3908, Acked: 1954}
+	timed := StormCheck{Compared: true, Quantity: "throughput", Diff: 0.01}
+	moved := func(at int64, applied bool, n int) protocol.DecisionRecord {
+		return protocol.DecisionRecord{TimeMs: at, Kind: "reschedule", Applied: applied, Decision: &schedulers.Decision{Apply: applied, Moved: n}}
+	}
+	for _, tc := range []struct {
+		name     string
+		c        StormCheck
+		ds       []protocol.DecisionRecord
+		compared bool
+	}{
+		{"dataset, nothing moved", dataset, []protocol.DecisionRecord{moved(10, false, 0), {TimeMs: 5, Kind: "schedule", Applied: true, Decision: &schedulers.Decision{Apply: true, Moved: 12}}}, true},
+		{"dataset, 3 executors moved (k-means: 3,908 vs Storm's 1,954)", dataset, []protocol.DecisionRecord{moved(10, true, 3)}, false},
+		{"dataset, moved after the end", dataset, []protocol.DecisionRecord{moved(200, true, 3)}, true},
+		{"dataset, proposed but not applied", dataset, []protocol.DecisionRecord{moved(10, false, 3)}, true},
+		{"timed run: the uptime rule decides", timed, []protocol.DecisionRecord{moved(10, true, 3)}, true},
+	} {
+		c := movedInDataset(tc.c, tc.ds, 100)
+		if c.Compared != tc.compared || (!c.Compared && (c.Suspect() != "" || !strings.Contains(c.Note, "moved 3 executor(s)"))) {
+			t.Errorf("%s: compared %v, suspect %q, note %q; want compared %v", tc.name, c.Compared, c.Suspect(), c.Note, tc.compared)
+		}
 	}
 }
