@@ -18,6 +18,15 @@ import (
 type ServiceClient struct {
 	BaseURL string
 	Client  *http.Client
+	// Token, when set, is sent as "Authorization: Bearer <token>" (a service started with --token).
+	Token string
+}
+
+// authorize adds the token to a request to the service.
+func (s *ServiceClient) authorize(req *http.Request) {
+	if s.Token != "" {
+		req.Header.Set("Authorization", "Bearer "+s.Token)
+	}
 }
 
 func (s *ServiceClient) get(ctx context.Context, path string, sinceMs int64, v any) error {
@@ -33,11 +42,15 @@ func (s *ServiceClient) get(ctx context.Context, path string, sinceMs int64, v a
 	if err != nil {
 		return fmt.Errorf("scheduler service %s: %w", path, err)
 	}
+	s.authorize(req)
 	resp, err := c.Do(req)
 	if err != nil {
 		return fmt.Errorf("scheduler service %s: %w", path, err)
 	}
 	defer resp.Body.Close()
+	if resp.StatusCode == http.StatusUnauthorized {
+		return fmt.Errorf("scheduler service %s: refused (401): the token is missing or wrong: set token in the target file to the service's --token", path)
+	}
 	if resp.StatusCode != http.StatusOK {
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, 300))
 		return fmt.Errorf("scheduler service %s: status %s: %s", path, resp.Status, strings.TrimSpace(string(body)))

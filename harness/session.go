@@ -59,6 +59,10 @@ func StartSession(ctx context.Context, cs ClusterSpec, scheduler string) (*Sessi
 		docker.WithService("", append([]string{"--scheduler", svcScheduler, "--options", soJSON}, cs.ServiceArgs...)...),
 		docker.WithLogf(cs.Logf),
 	}
+	if bridged {
+		// Topologies naming no scheduler (every run's here) go to the service, as before per-topology choice.
+		opts = append(opts, docker.WithNimbusConf(map[string]any{DefaultSchedulerConf: scheduler}))
+	}
 	if cs.DelayMs > 0 {
 		opts = append(opts, docker.WithNetworkDelay(cs.DelayMs))
 	}

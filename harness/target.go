@@ -42,7 +42,7 @@ func OpenTarget(ctx context.Context, t *target.Target, logf func(string, ...any)
 	if logf == nil {
 		logf = func(string, ...any) {}
 	}
-	tc := &TargetCluster{T: t, ui: stormui.New(t.UI), svc: &ServiceClient{BaseURL: target.Trim(t.Service.Harness)}, logf: logf}
+	tc := &TargetCluster{T: t, ui: stormui.New(t.UI), svc: &ServiceClient{BaseURL: target.Trim(t.Service.Harness), Token: t.Token}, logf: logf}
 	sups, err := tc.ui.Supervisors(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("target UI %s does not answer: %w (check ui in the target file and that the Storm UI runs)", t.UI, err)
@@ -205,6 +205,7 @@ func SetServiceScheduler(ctx context.Context, svc *ServiceClient, scheduler, opt
 		return err
 	}
 	req.Header.Set("Content-Type", "application/json")
+	svc.authorize(req)
 	c := svc.Client
 	if c == nil {
 		c = &http.Client{Timeout: 30 * time.Second}
@@ -233,11 +234,21 @@ func NimbusScheduler(conf map[string]any) string {
 	return nativeSchedulers["storm-default"]
 }
 
-// RunOnTarget runs spec on a target cluster: it checks that Nimbus's storm.scheduler fits
-// spec.Scheduler (the bridge for a Go scheduler, which the service is then switched to; the native
-// class for a native one), that no topology of the same name runs, runs, and waits until the
-// submitted topology is gone again, so that the cluster is left as it was found. The topology is
-// killed also on failure and interrupt (Run does).
+// TopologySchedulerConf is the topology conf key naming the topology's scheduler for the bridge on
+// Nimbus (BridgeScheduler's Delegates.TOPOLOGY_CONF): storm-even, storm-default and storm-ras run in
+// Nimbus's process, any other name is a Go scheduler the service runs.
+const TopologySchedulerConf = "stormlab.scheduler"
+
+// DefaultSchedulerConf is the Nimbus conf key naming the scheduler of topologies that name none
+// (BridgeScheduler's Delegates.CONF_DEFAULT; without it, storm-default: Nimbus's own behaviour).
+const DefaultSchedulerConf = "stormlab.scheduler.default"
+
+// RunOnTarget runs spec on a target cluster. A Nimbus running the bridge runs every scheduler: the
+// topology names spec.Scheduler in its conf (TopologySchedulerConf), and the bridge places it with
+// Storm's own scheduler in Nimbus or asks the service (switched to spec.Scheduler first). A Nimbus
+// running a native storm.scheduler runs only that one. No topology of the same name may run; after
+// the run it waits until the submitted topology is gone again, so the cluster is left as it was
+// found. The topology is killed also on failure and interrupt (Run does).
 func RunOnTarget(ctx context.Context, tc *TargetCluster, schedulerOptions string, spec RunSpec) (*RunResult, error) {
 	fail := func(stage string, err error) (*RunResult, error) {
 		return nil, &RunError{Topology: spec.Topology.Name, Stage: stage, Err: err}
@@ -247,14 +258,16 @@ func RunOnTarget(ctx context.Context, tc *TargetCluster, schedulerOptions string
 		return fail(StageSpec, fmt.Errorf("read Nimbus's configuration through the UI: %w", err))
 	}
 	want, bridged := StormSchedulerClass(spec.Scheduler)
-	if have := NimbusScheduler(conf); have != want {
-		return fail(StageSpec, fmt.Errorf("the target's Nimbus runs storm.scheduler %s, but %s needs %s: run a scheduler that fits this Nimbus or reconfigure it", have, spec.Scheduler, want))
+	have := NimbusScheduler(conf)
+	if have != BridgeClass && have != want {
+		return fail(StageSpec, fmt.Errorf("the target's Nimbus runs storm.scheduler %s, which runs only itself, but %s needs %s: install the bridge (storm.scheduler: %s), which runs every scheduler, or run a scheduler that fits this Nimbus", have, spec.Scheduler, want, BridgeClass))
 	}
 	if bridged {
 		if err := SetServiceScheduler(ctx, tc.svc, spec.Scheduler, orDefault(schedulerOptions, "{}")); err != nil {
 			return fail(StageSpec, err)
 		}
 	}
+	spec.Topology.Args = withSchedulerConf(spec.Topology.Args, spec.Scheduler)
 	tops, err := tc.ui.Topologies(ctx)
 	if err != nil {
 		return fail(StageSpec, err)
@@ -267,6 +280,11 @@ func RunOnTarget(ctx context.Context, tc *TargetCluster, schedulerOptions string
 	res, err := Run(ctx, tc, spec)
 	if res != nil {
 		res.Cluster = orDefault(tc.T.Name, "target")
+		// A native scheduler on a bridged Nimbus: the service must not have placed the topology (an
+		// older bridge, without per-topology choice, sends every topology to the service).
+		if !bridged && have == BridgeClass && len(res.Decisions) > 0 && res.Invalid == "" {
+			res.Invalid = fmt.Sprintf("the bridge on Nimbus sent %s's topology to the service instead of running %s in Nimbus: install the current bridge jar (stormlab bridge install-files)", spec.Scheduler, spec.Scheduler)
+		}
 	}
 	// Run killed the topology; wait (bounded) until Nimbus has removed it, so the next run starts
 	// from the cluster as it was.
@@ -276,6 +294,17 @@ func RunOnTarget(ctx context.Context, tc *TargetCluster, schedulerOptions string
 		err = errors.Join(err, gerr)
 	}
 	return res, err
+}
+
+// withSchedulerConf adds `--conf stormlab.scheduler=NAME` to a topology's arguments (the Java
+// topologies put --conf entries into the topology conf), unless they name a scheduler already.
+func withSchedulerConf(args []string, scheduler string) []string {
+	for i, a := range args {
+		if a == "--conf" && i+1 < len(args) && strings.HasPrefix(args[i+1], TopologySchedulerConf+"=") {
+			return args
+		}
+	}
+	return append(append([]string(nil), args...), "--conf", TopologySchedulerConf+"="+scheduler)
 }
 
 // waitGone waits until Nimbus no longer lists a topology named name.
@@ -327,4 +356,42 @@ func RunOnTargetSpec(ctx context.Context, cs ClusterSpec, spec RunSpec) (*RunRes
 		return nil, err
 	}
 	return RunOnTarget(ctx, tc, opts, spec)
+}
+
+// ProbeReports checks the workers -> service path of a target: it submits a one-worker Throughput
+// topology named name (placed by storm-default on a bridged Nimbus, so the service's scheduler does
+// not matter), waits until the service holds a report of it, and always kills it and waits until it
+// is gone. It returns the reporting worker's host:port.
+func ProbeReports(ctx context.Context, tc *TargetCluster, name string, timeout time.Duration) (worker string, err error) {
+	topo, err := StormTopology("throughput", name, "--workers", "1", "--interval-ms", "50", "--report-interval-secs", "2")
+	if err != nil {
+		return "", err
+	}
+	start := time.Now().UnixMilli()
+	args := withSchedulerConf(topo.Args, "storm-default")
+	if err := tc.Submit(ctx, topo.Jar, topo.MainClass, args...); err != nil {
+		return "", err
+	}
+	defer func() {
+		kctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 90*time.Second)
+		defer cancel()
+		if kerr := tc.ui.Kill(kctx, name, 0); kerr != nil {
+			err = errors.Join(err, fmt.Errorf("kill the probe topology %s: %w", name, kerr))
+			return
+		}
+		err = errors.Join(err, waitGone(kctx, tc.ui, name))
+	}()
+	wctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	for {
+		reps, rerr := tc.svc.Reports(wctx, start)
+		for _, r := range reps {
+			if strings.HasPrefix(r.Topology, name) {
+				return fmt.Sprintf("%s:%d", r.Host, r.Port), nil
+			}
+		}
+		if perr := pause(wctx, time.Second); perr != nil {
+			return "", fmt.Errorf("no report of the probe topology reached the service within %s (last error: %v): check that the workers reach service.cluster (stormlab.metrics.url) and, with a token, that the supervisors' storm.yaml has stormlab.scheduler.token", timeout, rerr)
+		}
+	}
 }

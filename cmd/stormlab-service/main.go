@@ -2,7 +2,12 @@
 // calls through the bridge (see package harness/service). It runs one
 // scheduler from the registry and keeps the workers' load reports.
 //
-//	stormlab-service --scheduler kpart --addr :7070 --options '{"seed":1,"mul":5}'
+//	stormlab-service --scheduler kpart --addr 127.0.0.1:7070 --options '{"seed":1,"mul":5}'
+//	stormlab-service --scheduler kpart --addr :7070 --token "$(cat token)"
+//
+// A non-loopback --addr needs --token (or $STORMLAB_SERVICE_TOKEN): every request but /v1/health
+// must then carry "Authorization: Bearer TOKEN"; refused ones are answered 401 and counted in
+// /v1/state (unauthorized).
 //
 // --options is the scheduler configuration (schedulers.Options as JSON, the
 // same fields and meanings as `stormlab partition --options`); --seed and
@@ -14,6 +19,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"net"
 	"net/http"
 	"os"
 	"os/signal"
@@ -31,7 +37,16 @@ func main() {
 	seed := flag.Uint64("seed", 1, "random seed for the scheduler (the seed field of --options)")
 	mul := flag.Int("mul", 0, "K-PART balance-adjustment multiplier: Mul·|V| moves, 0 = no adjustment (the mul field of --options)")
 	every := flag.Duration("reschedule-every", service.DefaultRescheduleEvery, "period between Reschedule calls of a dynamic scheduler for a running topology")
+	token := flag.String("token", "", "token every request but /v1/health must carry (Authorization: Bearer TOKEN); required for a non-loopback --addr (default $"+service.TokenEnv+")")
+	private := flag.Bool("private-network", false, "allow a non-loopback --addr without a token: only for a network no one else reaches (the harness's own containers, published on 127.0.0.1)")
 	flag.Parse()
+	if *token == "" {
+		*token = os.Getenv(service.TokenEnv)
+	}
+	if err := checkBind(*addr, *token, *private); err != nil {
+		fmt.Fprintf(os.Stderr, "stormlab-service: %v\n", err)
+		os.Exit(2)
+	}
 
 	if *name == "" {
 		fmt.Fprintf(os.Stderr, "stormlab-service: --scheduler is required: choose one of %v\n", schedulers.Names())
@@ -46,7 +61,7 @@ func main() {
 		fmt.Fprintf(os.Stderr, "stormlab-service: %v\n", err)
 		os.Exit(2)
 	}
-	svc, err := service.New(*name, opts, service.WithRescheduleEvery(*every), service.WithLog(os.Stdout))
+	svc, err := service.New(*name, opts, service.WithRescheduleEvery(*every), service.WithLog(os.Stdout), service.WithToken(*token))
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "stormlab-service: %v\n", err)
 		os.Exit(2)
@@ -76,6 +91,28 @@ func run(addr string, svc *service.Service) error {
 		return fmt.Errorf("shut down: %w", err)
 	}
 	return nil
+}
+
+// checkBind refuses a listen address other hosts can reach without a token: the service places
+// topologies and takes reports, so on a real network an unauthenticated one could be steered by
+// anyone who reaches it.
+func checkBind(addr, token string, private bool) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("--addr %q: %w: give host:port, e.g. 127.0.0.1:7070", addr, err)
+	}
+	if token != "" || private || loopback(host) {
+		return nil
+	}
+	return fmt.Errorf("--addr %s is reachable from other hosts and no token is set: give --token (or $%s; the bridge sends it from stormlab.scheduler.token, the workers from the same key, the harness from the target file's token), or bind 127.0.0.1", addr, service.TokenEnv)
+}
+
+func loopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // flagSet names the flags given on the command line.

@@ -31,3 +31,26 @@ func TestServiceOptions(t *testing.T) {
 		}
 	}
 }
+
+// A listen address other hosts reach needs a token, unless the network is private.
+func TestCheckBind(t *testing.T) {
+	for _, c := range []struct {
+		addr, token string
+		private     bool
+		ok          bool
+	}{
+		{"127.0.0.1:7070", "", false, true},
+		{"localhost:7070", "", false, true},
+		{"[::1]:7070", "", false, true},
+		{":7070", "", false, false},
+		{"0.0.0.0:7070", "", false, false},
+		{"10.0.0.5:7070", "", false, false},
+		{"10.0.0.5:7070", "t", false, true},
+		{":7070", "", true, true},
+		{"7070", "", false, false},
+	} {
+		if err := checkBind(c.addr, c.token, c.private); (err == nil) != c.ok {
+			t.Errorf("checkBind(%q, %q, %v) = %v, want ok %v", c.addr, c.token, c.private, err, c.ok)
+		}
+	}
+}

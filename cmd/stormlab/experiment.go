@@ -46,6 +46,16 @@ var experimentCosts = map[string]experimentCost{
 	"observer":          {true, [3]string{"not run (quick/full only)", "~15 min", "~30 min"}},
 }
 
+// targetRefusals are the cluster experiments that cannot run on a target (an existing cluster used
+// through its endpoints only), and why. smoke runs there (both schedulers on one bridged Nimbus);
+// in-process experiments need no cluster and ignore the target.
+var targetRefusals = map[string]string{
+	"comm-cost":     "it builds clusters of 1 to 4 supervisors and delays the network between them with tc netem inside its own containers",
+	"kpart-cluster": "it sets the scheduler service's rescheduling period (a flag of the service it starts) and checks for leftover worker JVMs inside its own supervisor containers between runs",
+	"deadline":      "it loads the supervisors' CPUs with background processes and reads their whole-node CPU use inside its own containers",
+	"recovery":      "it kills and restarts a supervisor container (a Docker fault) in the middle of each run",
+}
+
 // writeExperimentList is `stormlab experiment list`.
 func writeExperimentList(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
@@ -123,18 +133,23 @@ func newExperimentCmd() *cobra.Command {
 			if _, err := experiments.ClusterProfileNamed(profile); err != nil {
 				return fmt.Errorf("--profile: %w", err)
 			}
+			names := []string{name}
+			if isSuite {
+				names = suite.Experiments
+			}
 			if targetFile != "" {
 				if _, err := target.Load(targetFile); err != nil {
 					return err
+				}
+				for _, n := range names {
+					if why, ok := targetRefusals[n]; ok {
+						return fmt.Errorf("%s cannot run on a target: %s; run it without --target (it starts its own containers)", n, why)
+					}
 				}
 				// The experiments read the target from the environment, as under `go test`.
 				os.Setenv(harness.TargetEnv, targetFile)
 			}
 			// Never overwrite results silently: an existing DIR/NAME needs --force.
-			names := []string{name}
-			if isSuite {
-				names = suite.Experiments
-			}
 			if force && resume {
 				return fmt.Errorf("--force and --resume exclude each other: --force starts again, --resume keeps the finished runs")
 			}
@@ -177,7 +192,7 @@ func newExperimentCmd() *cobra.Command {
 	}
 	cmd.Flags().StringVar(&out, "out", out, "results base folder, files go to DIR/NAME/ (or $STORMLAB_OUT when set)")
 	cmd.Flags().StringVar(&profile, "profile", profile, "cluster experiments' profile: ci (1 run per cell, no verdicts), quick (3 runs per cell), full (the papers' scale) (or $STORMLAB_PROFILE when set)")
-	cmd.Flags().StringVar(&targetFile, "target", "", "target file: run the cluster experiments on that existing Storm cluster instead of containers (or $STORMLAB_TARGET); so far the smoke experiment")
+	cmd.Flags().StringVar(&targetFile, "target", "", "target file: run the cluster experiments on that existing Storm cluster instead of containers (or $STORMLAB_TARGET): smoke; comm-cost, kpart-cluster, deadline and recovery need containers of their own and refuse, saying why")
 	cmd.Flags().BoolVar(&force, "force", false, "replace the results already in DIR/NAME")
 	cmd.Flags().BoolVar(&resume, "resume", false, "continue an interrupted experiment: cluster runs already kept in DIR/NAME/runs/ are read back, not run again")
 	return cmd

@@ -62,6 +62,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 		newImagesCmd(),
 		newCleanupCmd(),
 		newTargetCmd(),
+		newBridgeCmd(),
 		newClusterCmd(),
 		// ---- Other subcommands go here, one newXxxCmd per file ----
 	)

@@ -3,11 +3,14 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -51,12 +54,16 @@ func cliNoDocker(t *testing.T, args ...string) (code int, stdout, stderr string)
 	return 0, out.String(), errb.String()
 }
 
-// A standing cluster used through its target file only: the runs' process cannot reach Docker; the
-// cluster is healthy and has no topology afterwards; `cluster down` removes it.
+// A standing cluster used through its target file only: target check, then the smoke comparison
+// (storm-even, run by Storm's EvenScheduler inside Nimbus, and kpart through the service, chosen per
+// topology on one bridged Nimbus) through --target from a process that cannot reach Docker; the same
+// metrics as the container path; nothing of the target's endpoints in the result files; the cluster
+// healthy and without a topology afterwards; `cluster down` removes it.
 func TestStandingClusterTarget(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Minute) // mostly waiting for the cluster lock
 	defer cancel()
-	file := filepath.Join(t.TempDir(), "target.yaml")
+	dir := t.TempDir()
+	file := filepath.Join(dir, "target.yaml")
 	c, err := standUp(ctx, docker.DefaultProfile, "kpart", file, t.Logf)
 	if err != nil {
 		t.Fatalf("cluster up: %v", err)
@@ -76,29 +83,67 @@ func TestStandingClusterTarget(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	code, out, errs := cliNoDocker(t, "target", "check", file)
-	t.Logf("target check:\n%s%s", out, errs)
-	if code != exitOK || !strings.Contains(out, "target ready") {
-		t.Fatalf("target check: exit %d, want 0 and target ready", code)
+	// --probe: a worker's report reaches the service (the probe topology is killed again).
+	code, out, errs := cliNoDocker(t, "target", "check", "--probe", file)
+	t.Logf("target check --probe:\n%s%s", out, errs)
+	if code != exitOK || !strings.Contains(out, "target ready") || !strings.Contains(out, "ok    reports") {
+		t.Fatalf("target check --probe: exit %d, want 0, a worker's report and target ready", code)
 	}
-	// Nimbus runs the bridge: a native scheduler is refused before anything is submitted.
-	code, _, errs = cliNoDocker(t, "run", "--target", file, "--scheduler", "storm-even", "--topology", "throughput")
-	if code != exitBadInput || !strings.Contains(errs, "storm.scheduler") {
-		t.Errorf("storm-even on a bridged Nimbus: exit %d stderr %q, want exit 2 naming storm.scheduler", code, errs)
+	// A service the harness cannot reach: refused before anything is submitted.
+	bad := *tg
+	bad.Service.Harness = "http://127.0.0.1:1"
+	badFile := filepath.Join(dir, "bad-service.yaml")
+	if err := bad.Write(badFile); err != nil {
+		t.Fatal(err)
 	}
-	code, out, errs = cliNoDocker(t, "run", "--target", file, "--scheduler", "kpart", "--topology", "throughput",
-		"--warmup", "15s", "--measure", "15s", "--format", "json")
-	t.Logf("run --target:\nstdout %s\nstderr (last lines) %s", out, lastN(errs, 15))
+	code, _, errs = cliNoDocker(t, "run", "--target", badFile, "--scheduler", "kpart", "--topology", "throughput")
+	if code != exitBadInput || !strings.Contains(errs, "service.harness") {
+		t.Errorf("unreachable service: exit %d stderr %q, want exit 2 naming service.harness", code, errs)
+	}
+
+	// The smoke comparison through the target: both schedulers on the one standing Nimbus.
+	results := filepath.Join(dir, "results")
+	start := time.Now()
+	code, out, errs = cliNoDocker(t, "experiment", "smoke", "--target", file, "--profile", "ci", "--out", results)
+	t.Logf("experiment smoke --target (%s):\nstdout %s\nstderr (last lines) %s", time.Since(start).Round(time.Second), out, lastN(errs, 15))
 	if code != exitOK {
-		t.Fatalf("run --target: exit %d", code)
+		t.Fatalf("experiment smoke --target: exit %d", code)
 	}
-	var row runRow
-	if err := json.Unmarshal([]byte(out), &row); err != nil {
-		t.Fatalf("run row: %v", err)
+	checkSmokeRaw(t, filepath.Join(results, "smoke", "raw.csv"))
+	for _, s := range []string{"storm-even", "kpart"} {
+		data, err := os.ReadFile(filepath.Join(results, "smoke", "runs", s, "run.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r struct {
+			Cluster   string            `json:"cluster"`
+			Invalid   string            `json:"invalid"`
+			Decisions []json.RawMessage `json:"decisions"`
+		}
+		if err := json.Unmarshal(data, &r); err != nil {
+			t.Fatalf("%s run.json: %v", s, err)
+		}
+		// storm-even was placed inside Nimbus (no decision of the service), kpart by the service.
+		if r.Cluster != tg.Name || r.Invalid != "" || (s == "storm-even") != (len(r.Decisions) == 0) {
+			t.Errorf("%s run.json: cluster %q invalid %q, %d decisions: want cluster %q, valid, decisions only for kpart", s, r.Cluster, r.Invalid, len(r.Decisions), tg.Name)
+		}
 	}
-	if !row.Valid || row.Throughput <= 0 || len(row.RoundsMs) == 0 {
-		t.Errorf("run row %+v: want a valid kpart run with throughput and bridge rounds", row)
-	}
+	// Nothing of the target's endpoints is written into the results.
+	filepath.WalkDir(results, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		for _, secret := range []string{tg.UI, tg.Service.Harness} {
+			if bytes.Contains(data, []byte(secret)) {
+				t.Errorf("%s holds the target's endpoint %s", p, secret)
+			}
+		}
+		return nil
+	})
 
 	// The cluster as it was found: no topology, every supervisor, no slot used.
 	ui := stormui.New(tg.UI)
@@ -110,9 +155,52 @@ func TestStandingClusterTarget(t *testing.T) {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("standing cluster after the run: topologies %v (%v), summary %+v (%v): want none, 2 supervisors, no slot used", tops, terr, cl, cerr)
+			t.Fatalf("standing cluster after the runs: topologies %v (%v), summary %+v (%v): want none, 2 supervisors, no slot used", tops, terr, cl, cerr)
 		}
 		time.Sleep(time.Second) // polling the UI, bounded by deadline
+	}
+}
+
+// smokeMetrics are the columns the container path's smoke writes (experiments' cluster metrics).
+var smokeMetrics = []string{"throughput", "latency_mean_ms", "latency_p99_ms", "cut_rate", "balance"}
+
+// checkSmokeRaw checks the smoke experiment's raw.csv: one row per scheduler, every cluster metric a
+// finite number, throughput and latency above zero.
+func checkSmokeRaw(t *testing.T, path string) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil || len(rows) != 3 {
+		t.Fatalf("%s: %d rows (%v), want a header and 2 runs", path, len(rows), err)
+	}
+	col := map[string]int{}
+	for i, h := range rows[0] {
+		col[h] = i
+	}
+	seen := map[string]bool{}
+	for _, r := range rows[1:] {
+		s := r[col["series"]]
+		seen[s] = true
+		var vals []string
+		for _, m := range smokeMetrics {
+			i, ok := col[m]
+			if !ok {
+				t.Fatalf("%s: no column %s (header %v)", path, m, rows[0])
+			}
+			v, err := strconv.ParseFloat(r[i], 64)
+			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v < 0 || ((m == "throughput" || m == "latency_mean_ms") && v <= 0) {
+				t.Errorf("%s %s = %q: want a finite number (> 0 for throughput and latency)", s, m, r[i])
+			}
+			vals = append(vals, m+"="+r[i])
+		}
+		t.Logf("smoke through the target, %s: %s", s, strings.Join(vals, " "))
+	}
+	if !seen["storm-even"] || !seen["kpart"] {
+		t.Errorf("%s: series %v, want storm-even and kpart", path, seen)
 	}
 }
 

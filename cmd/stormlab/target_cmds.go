@@ -28,24 +28,31 @@ func newTargetCmd() *cobra.Command {
 		Use:   "target",
 		Short: "Check a target file: an existing Storm cluster that runs use instead of containers",
 	}
-	cmd.AddCommand(&cobra.Command{
-		Use:   "check FILE",
+	var probe bool
+	check := &cobra.Command{
+		Use:   "check FILE [--probe]",
 		Short: "Report, item by item, what of the target is reachable and installed, and what to fix",
 		Long: "check reads the target file and checks, in order: the Storm UI, Nimbus's Thrift port, the\n" +
 			"supervisors and their CPU capacities, the bridge scheduler in Nimbus's configuration (and where\n" +
-			"it sends its snapshots), and the scheduler service. It changes nothing on the cluster. Exit 2\n" +
-			"with the fix when an item fails.",
+			"it sends its snapshots), the scheduler service (and its token), and the workers' reports. It\n" +
+			"changes nothing on the cluster, except with --probe: then it submits a one-worker topology,\n" +
+			"waits until its first report reaches the service and kills it. Exit 2 with the fix when an\n" +
+			"item fails.",
 		Args: exactArgs(1, "check takes the target file: stormlab target check FILE"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			t, err := target.Load(args[0])
 			if err != nil {
 				return err
 			}
-			ctx, cancel := context.WithTimeout(cmd.Context(), time.Minute)
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 			defer cancel()
-			return checkTarget(ctx, t, cmd.OutOrStdout())
+			return checkTarget(ctx, t, probe, cmd.OutOrStdout())
 		},
-	})
+	}
+	check.Flags().BoolVar(&probe, "probe", false, "also submit a one-worker topology and wait until a worker's report reaches the service (then kill it)")
+	cmd.AddCommand(check)
 	return cmd
 }
 
@@ -59,7 +66,7 @@ func exactArgs(n int, usage string) cobra.PositionalArgs {
 }
 
 // checkTarget prints one line per item; the first failing item's fix is the error (exit 2).
-func checkTarget(ctx context.Context, t *target.Target, w io.Writer) error {
+func checkTarget(ctx context.Context, t *target.Target, probe bool, w io.Writer) error {
 	var failures []string
 	item := func(ok bool, name, detail, fix string) {
 		mark := "ok  "
@@ -142,7 +149,7 @@ func checkTarget(ctx context.Context, t *target.Target, w io.Writer) error {
 		}
 	}
 
-	svc := &harness.ServiceClient{BaseURL: target.Trim(t.Service.Harness)}
+	svc := &harness.ServiceClient{BaseURL: target.Trim(t.Service.Harness), Token: t.Token}
 	st, err := svc.State(ctx, time.Now().UnixMilli())
 	if err != nil {
 		item(false, "service", "", fmt.Sprintf("the scheduler service at %s does not answer (%v): start stormlab-service where the cluster and this machine reach it, or fix service.harness", t.Service.Harness, err))
@@ -151,13 +158,38 @@ func checkTarget(ctx context.Context, t *target.Target, w io.Writer) error {
 		if st.Rounds > 0 {
 			seen = fmt.Sprintf("%d scheduling rounds answered: the bridge reaches it", st.Rounds)
 		}
-		item(true, "service", fmt.Sprintf("%s answers, runs %s; %s; %d worker reports so far", t.Service.Harness, st.Scheduler, seen, st.Reports), "")
+		refused := ""
+		if st.Unauthorized > 0 {
+			refused = fmt.Sprintf("; it refused %d requests for a missing or wrong token (a bridge or worker without stormlab.scheduler.token?)", st.Unauthorized)
+		}
+		item(true, "service", fmt.Sprintf("%s answers, runs %s; %s%s", t.Service.Harness, st.Scheduler, seen, refused), "")
+		switch {
+		case probe && len(failures) == 0:
+			worker, perr := probeReports(ctx, t)
+			item(perr == nil, "reports", "a worker's report reached the service (from "+worker+"; the probe topology is killed)",
+				fmt.Sprintf("%v", perr))
+		case probe:
+			fmt.Fprintf(w, "skip  %-12s --probe needs every item above\n", "reports")
+		case st.Reports > 0:
+			item(true, "reports", fmt.Sprintf("%d worker reports reached the service so far", st.Reports), "")
+		default:
+			fmt.Fprintf(w, "--    %-12s no worker report yet (none runs): --probe submits a one-worker topology and waits for its first report\n", "reports")
+		}
 	}
 	if len(failures) > 0 {
 		return fmt.Errorf("target check: %d item(s) failed; first: %s", len(failures), failures[0])
 	}
 	fmt.Fprintln(w, "target ready")
 	return nil
+}
+
+// probeReports runs harness.ProbeReports on the target.
+func probeReports(ctx context.Context, t *target.Target) (string, error) {
+	tc, err := harness.OpenTarget(ctx, t, nil)
+	if err != nil {
+		return "", err
+	}
+	return harness.ProbeReports(ctx, tc, fmt.Sprintf("stormlab-check-%d", time.Now().Unix()), 3*time.Minute)
 }
 
 func orDash(s string) string {
@@ -178,8 +210,9 @@ func newClusterCmd() *cobra.Command {
 	up := &cobra.Command{
 		Use:   "up [--profile P] [--scheduler NAME] [--out FILE] --detach",
 		Short: "Start a standing cluster and write its target file",
-		Long: "up starts ZooKeeper, the scheduler service, Nimbus (with the bridge, or the native scheduler\n" +
-			"--scheduler names), the UI and the supervisors of --profile, writes the target file (--out) and,\n" +
+		Long: "up starts ZooKeeper, the scheduler service, Nimbus with the bridge (so every run chooses its\n" +
+			"scheduler, Go or Storm's own, without a restart), the UI and the supervisors of --profile, writes\n" +
+			"the target file (--out) and,\n" +
 			"with --detach, leaves them running: `stormlab run --target FILE` and `stormlab experiment NAME\n" +
 			"--target FILE` then use it, `stormlab cluster down` removes it. Without --detach the cluster is\n" +
 			"removed on Ctrl-C. A standing cluster is never removed as a dead run's leftovers.",
@@ -211,7 +244,7 @@ func newClusterCmd() *cobra.Command {
 	}
 	f := up.Flags()
 	f.StringVar(&profile, "profile", docker.DefaultProfile, "cluster profile: "+strings.Join(docker.Profiles(), ", "))
-	f.StringVar(&scheduler, "scheduler", "kpart", "Nimbus's scheduler: a Go scheduler (the bridge is installed; runs switch the service to theirs) or storm-even, storm-default, storm-ras (native)")
+	f.StringVar(&scheduler, "scheduler", "kpart", "a Go scheduler: the service's first (runs switch it to theirs); or storm-even, storm-default, storm-ras: the scheduler of topologies that name none (default storm-default)")
 	f.StringVar(&out, "out", "stormlab-target.yaml", "where to write the target file")
 	f.BoolVar(&detach, "detach", false, "leave the cluster running after this command exits")
 	down := &cobra.Command{
@@ -258,12 +291,18 @@ func standUp(ctx context.Context, profile, scheduler, out string, logf func(stri
 	} else if len(left) > 0 {
 		return nil, fmt.Errorf("a standing cluster already runs (%s): use its target file, or `stormlab cluster down` first", left[0])
 	}
-	class, bridged := harness.StormSchedulerClass(scheduler)
-	svcScheduler := "even"
+	// Nimbus always runs the bridge, as on a real cluster it is installed: every run names its scheduler
+	// in its topology conf. scheduler is the service's first Go scheduler, or (a native name) what
+	// topologies naming none get.
+	_, bridged := harness.StormSchedulerClass(scheduler)
+	svcScheduler, dflt := "kpart", "storm-default"
 	if bridged {
 		svcScheduler = scheduler
+	} else {
+		dflt = scheduler
 	}
-	c, err := docker.Run(ctx, docker.WithStanding(), docker.WithProfile(profile), docker.WithScheduler(class),
+	c, err := docker.Run(ctx, docker.WithStanding(), docker.WithProfile(profile), docker.WithScheduler(harness.BridgeClass),
+		docker.WithNimbusConf(map[string]any{harness.DefaultSchedulerConf: dflt}),
 		docker.WithService("", "--scheduler", svcScheduler), docker.WithLogf(logf))
 	if err != nil {
 		return nil, errors.Join(err, c.Terminate(ctx))

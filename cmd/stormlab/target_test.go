@@ -94,3 +94,22 @@ func TestTargetBadFile(t *testing.T) {
 		}
 	}
 }
+
+// Cluster experiments that need containers of their own refuse a target, one line saying why, before
+// anything runs; every cluster experiment but smoke is among them.
+func TestExperimentTargetRefusals(t *testing.T) {
+	for name, c := range experimentCosts {
+		_, refused := targetRefusals[name]
+		if c.docker && name != "smoke" && !refused {
+			t.Errorf("cluster experiment %s neither runs on a target nor says why it cannot (targetRefusals)", name)
+		}
+	}
+	file := fakeTarget(t, harness.BridgeClass)
+	for _, name := range []string{"deadline", "recovery", "comm-cost", "kpart-cluster"} {
+		code, out, errs := cli(t, "experiment", name, "--target", file, "--out", t.TempDir())
+		if code != exitBadInput || out != "" || strings.Count(errs, "\n") != 1 ||
+			!strings.Contains(errs, name+" cannot run on a target: ") || !strings.Contains(errs, targetRefusals[name]) {
+			t.Errorf("experiment %s --target: exit %d stdout %q stderr %q, want exit 2 and one line saying why", name, code, out, errs)
+		}
+	}
+}

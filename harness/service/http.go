@@ -36,7 +36,7 @@ func (s *Service) Handler() http.Handler {
 	mux.HandleFunc(protocol.PathReports, s.handleReports)
 	mux.HandleFunc(protocol.PathNodes, s.handleNodes)
 	mux.HandleFunc(protocol.PathScheduler, s.handleScheduler)
-	return mux
+	return s.auth.wrap(mux)
 }
 
 func writeJSON(w http.ResponseWriter, code int, v any) {

@@ -26,6 +26,7 @@ type Service struct {
 	every time.Duration
 	now   func() time.Time
 	log   io.Writer
+	auth  auth // the token requests must carry, and the refused ones (auth.go)
 
 	round sync.Mutex // one scheduling round at a time
 
@@ -401,14 +402,15 @@ func (s *Service) State(sinceMs int64) protocol.State {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st := protocol.State{
-		Scheduler:  s.name,
-		TimeMs:     s.now().UnixMilli(),
-		Rounds:     s.rounds,
-		Reports:    int64(len(s.m.reports)) + s.m.dropped,
-		RoundTimes: []protocol.RoundTime{},
-		Decisions:  []protocol.DecisionRecord{},
-		Fallbacks:  []protocol.Fallback{},
-		Load:       s.loadTable(s.snapshot),
+		Scheduler:    s.name,
+		TimeMs:       s.now().UnixMilli(),
+		Rounds:       s.rounds,
+		Reports:      int64(len(s.m.reports)) + s.m.dropped,
+		Unauthorized: s.auth.refused.Load(),
+		RoundTimes:   []protocol.RoundTime{},
+		Decisions:    []protocol.DecisionRecord{},
+		Fallbacks:    []protocol.Fallback{},
+		Load:         s.loadTable(s.snapshot),
 	}
 	st.RoundTimes = appendSince(st.RoundTimes, s.roundTimes, sinceMs, func(x protocol.RoundTime) int64 { return x.TimeMs })
 	st.Decisions = appendSince(st.Decisions, s.decisions, sinceMs, func(x protocol.DecisionRecord) int64 { return x.TimeMs })

@@ -134,6 +134,10 @@ func WithSupervisorConf(conf map[string]any) Option {
 // Nimbus gets ServiceURLConf = http://scheduler-service:7070/v1/schedule in its storm.yaml.
 func WithService(image string, args ...string) Option {
 	return func(c *config) error {
+		if image == "" {
+			// The cluster's network is private and the port published on 127.0.0.1 only: no token needed.
+			args = append([]string{"--private-network"}, args...)
+		}
 		c.service, c.serviceImage, c.serviceArgs = true, image, append([]string(nil), args...)
 		return nil
 	}

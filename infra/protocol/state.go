@@ -10,6 +10,8 @@ type State struct {
 	TimeMs    int64  `json:"time_ms"`
 	Rounds    int64  `json:"rounds"`  // snapshots answered
 	Reports   int64  `json:"reports"` // worker reports accepted
+	// Unauthorized counts the requests refused for a missing or wrong token (service started with a token).
+	Unauthorized int64 `json:"unauthorized,omitempty"`
 
 	RoundTimes []RoundTime      `json:"round_times"`
 	Decisions  []DecisionRecord `json:"decisions"`

@@ -45,6 +45,7 @@ final class Reporter implements Runnable {
     private final long intervalMs;
     private final String host;
     private final HttpClient http;
+    private String authorization; // "Bearer <token>" from stormlab.scheduler.token (the workers' storm.yaml), or null
     private final ThreadMXBean threads = ManagementFactory.getThreadMXBean();
     private final Map<Long, Long> lastThreadCpu = new HashMap<>();
     private long lastProcessCpuNs = -1;
@@ -56,6 +57,12 @@ final class Reporter implements Runnable {
         this.host = host;
         this.http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3)).build();
     }
+
+    /**
+     * The service's token (the bridge's key too): set in the supervisors' storm.yaml, it reaches the
+     * workers' conf without being in the topology's own conf.
+     */
+    static final String CONF_TOKEN = "stormlab.scheduler.token";
 
     /** Starts the reporter once per JVM, configured from the first hook's topology conf. */
     static void ensureStarted(Map<String, Object> conf) {
@@ -70,6 +77,8 @@ final class Reporter implements Runnable {
                 secs = Instrument.DEFAULT_REPORT_INTERVAL_SECS;
             }
             Reporter r = new Reporter(URI.create(u), (long) (secs * 1000), hostName(conf));
+            String token = Instrument.string(conf, CONF_TOKEN, "").strip();
+            r.authorization = token.isEmpty() ? null : "Bearer " + token;
             if (r.threads.isThreadCpuTimeSupported() && !r.threads.isThreadCpuTimeEnabled()) {
                 r.threads.setThreadCpuTimeEnabled(true);
             }
@@ -266,11 +275,14 @@ final class Reporter implements Runnable {
 
     private void post(String body) {
         try {
-            HttpRequest req = HttpRequest.newBuilder(url)
+            HttpRequest.Builder b = HttpRequest.newBuilder(url)
                 .timeout(Duration.ofSeconds(5))
                 .header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(body))
-                .build();
+                .POST(HttpRequest.BodyPublishers.ofString(body));
+            if (authorization != null) {
+                b.header("Authorization", authorization);
+            }
+            HttpRequest req = b.build();
             HttpResponse<String> resp = http.send(req, HttpResponse.BodyHandlers.ofString());
             if (resp.statusCode() / 100 != 2) {
                 fail("POST " + url, new RuntimeException("HTTP " + resp.statusCode() + ": " + abbreviate(resp.body())));

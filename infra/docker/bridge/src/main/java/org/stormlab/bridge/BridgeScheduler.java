@@ -27,7 +27,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Nimbus-side scheduler that asks the Go scheduler service for placements.
  *
- * <p>Each round it POSTs a snapshot of all topologies and supervisors to
+ * <p>Each round it POSTs a snapshot of the topologies the service places, and all supervisors, to
  * {@code stormlab.scheduler.url} and applies the decision: for each topology
  * in it, validate (see {@link Plan}), free the topology's slots and assign
  * the new workers. Topologies the service leaves out stay as they are. When
@@ -38,10 +38,18 @@ import org.slf4j.LoggerFactory;
  * {@code STORMLAB-ROUND <ms> ms} (snapshot to decision applied) with the
  * time of each phase and the round's CPU time (see {@link Round}).
  *
+ * <p>Each topology names its scheduler in its topology conf ({@code stormlab.scheduler}):
+ * Storm's own (storm-even, storm-default, storm-ras) run in process on the
+ * topology's share of the cluster, any other name goes to the service; a topology
+ * naming none gets {@code stormlab.scheduler.default} (Nimbus conf; default
+ * storm-default, Nimbus's own behaviour). See {@link Delegates}.
+ *
  * <p>Settings (Nimbus conf, else environment): {@code stormlab.scheduler.url}
  * / STORMLAB_SCHEDULER_URL (default http://scheduler-service:7070/v1/schedule),
  * {@code stormlab.scheduler.timeout.ms} / STORMLAB_SCHEDULER_TIMEOUT_MS (default 2000),
- * {@code stormlab.scheduler.warmup} / STORMLAB_SCHEDULER_WARMUP (default true: see {@link Warmup}).
+ * {@code stormlab.scheduler.warmup} / STORMLAB_SCHEDULER_WARMUP (default true: see {@link Warmup}),
+ * {@code stormlab.scheduler.token} / STORMLAB_SCHEDULER_TOKEN (sent as a bearer token; needed by a
+ * service bound to a non-loopback address).
  */
 public class BridgeScheduler implements IScheduler {
     private static final Logger LOG = LoggerFactory.getLogger(BridgeScheduler.class);
@@ -51,8 +59,10 @@ public class BridgeScheduler implements IScheduler {
     public static final String DEFAULT_URL = "http://scheduler-service:7070/v1/schedule";
     public static final long DEFAULT_TIMEOUT_MS = 2000;
     public static final String CONF_WARMUP = "stormlab.scheduler.warmup";
+    public static final String CONF_TOKEN = "stormlab.scheduler.token";
 
     private ServiceClient client;
+    private Delegates delegates;
     private double prevRoundMs;
     private volatile Round lastRound;
     private final CountDownLatch warmedUp = new CountDownLatch(1);
@@ -69,8 +79,11 @@ public class BridgeScheduler implements IScheduler {
                 LOG.warn("STORMLAB {}={} is not a number of milliseconds; using {}", CONF_TIMEOUT_MS, t, timeout);
             }
         }
-        client = new ServiceClient(URI.create(url), Duration.ofMillis(timeout));
-        LOG.info("STORMLAB bridge ready: service {} timeout {} ms", url, timeout);
+        client = new ServiceClient(URI.create(url), Duration.ofMillis(timeout),
+                setting(conf, CONF_TOKEN, "STORMLAB_SCHEDULER_TOKEN", null));
+        delegates = new Delegates(conf, metricsRegistry);
+        LOG.info("STORMLAB bridge ready: service {} timeout {} ms; topologies naming no {} go to {}",
+                url, timeout, Delegates.TOPOLOGY_CONF, delegates.defaultName());
         String w = setting(conf, CONF_WARMUP, "STORMLAB_SCHEDULER_WARMUP", "true");
         if (Boolean.parseBoolean(w.trim())) {
             startWarmup();
@@ -119,14 +132,69 @@ public class BridgeScheduler implements IScheduler {
 
     @Override
     public Map<String, Map<String, Double>> config() {
-        return new HashMap<>();
+        return delegates == null ? new HashMap<>() : delegates.config();
     }
 
+    /**
+     * Places each topology with the scheduler it names (see {@link Delegates}): the
+     * Go service's topologies first, then each native scheduler's on its own view.
+     */
     @Override
     public void schedule(Topologies topologies, Cluster cluster) {
         if (client == null) {
             prepare(null, null);
         }
+        for (Map.Entry<String, List<TopologyDetails>> g : delegates.group(topologies).entrySet()) {
+            if (g.getKey().equals(Delegates.SERVICE)) {
+                scheduleByService(new Topologies(byId(g.getValue())), cluster);
+            } else {
+                scheduleNative(g.getKey(), g.getValue(), cluster);
+            }
+        }
+    }
+
+    private static Map<String, TopologyDetails> byId(List<TopologyDetails> tds) {
+        Map<String, TopologyDetails> m = new HashMap<>();
+        for (TopologyDetails td : tds) {
+            m.put(td.getId(), td);
+        }
+        return m;
+    }
+
+    /** Runs a native scheduler in process on its topologies; a topology it placed says so in its status. */
+    private void scheduleNative(String name, List<TopologyDetails> tds, Cluster cluster) {
+        List<TopologyDetails> needed = new ArrayList<>();
+        for (TopologyDetails td : tds) {
+            if (cluster.needsScheduling(td)) {
+                needed.add(td);
+            }
+        }
+        if (needed.isEmpty() && !Delegates.RAS.equals(name)) {
+            return; // Even and Default place only topologies that need it; RAS keeps its own statuses
+        }
+        try {
+            delegates.schedule(name, tds, cluster);
+        } catch (RuntimeException e) {
+            LOG.warn("STORMLAB-DELEGATE {} failed: {}", name, e.toString(), e);
+            for (TopologyDetails td : tds) {
+                cluster.setStatus(td.getId(), "stormlab: " + name + " failed in Nimbus: " + e);
+            }
+            return;
+        }
+        for (TopologyDetails td : needed) {
+            if (cluster.getUnassignedExecutors(td).isEmpty()) {
+                if (!Delegates.RAS.equals(name)) {
+                    cluster.setStatus(td.getId(), "stormlab: placed by " + name + " in Nimbus on "
+                            + cluster.getUsedSlotsByTopologyId(td.getId()).size() + " worker(s)");
+                }
+                LOG.info("STORMLAB-DELEGATE topology={} scheduler={} workers={}", td.getId(), name,
+                        cluster.getUsedSlotsByTopologyId(td.getId()));
+            }
+        }
+    }
+
+    /** One round with the Go service for the topologies it places. */
+    private void scheduleByService(Topologies topologies, Cluster cluster) {
         if (topologies.getTopologies().isEmpty()) {
             return; // nothing to place; do not depend on the service being up yet
         }
@@ -249,7 +317,8 @@ public class BridgeScheduler implements IScheduler {
             record(cluster, null, roundError);
         }
         if (needEven) {
-            EvenScheduler.scheduleTopologiesEvenly(topologies, cluster);
+            // on the service's topologies only: others belong to the schedulers they name
+            Delegates.onView(topologies.getTopologies(), cluster, EvenScheduler::scheduleTopologiesEvenly);
         }
         return n;
     }

@@ -20,8 +20,15 @@ public final class ServiceClient {
     private final URI schedule;
     private final URI fallback;
     private final Duration timeout;
+    private final String authorization; // "Bearer <token>", or null
 
     public ServiceClient(URI schedule, Duration timeout) {
+        this(schedule, timeout, null);
+    }
+
+    /** token, when not blank, is sent as {@code Authorization: Bearer <token>} with every request. */
+    public ServiceClient(URI schedule, Duration timeout, String token) {
+        this.authorization = token == null || token.isBlank() ? null : "Bearer " + token.strip();
         this.schedule = schedule;
         this.fallback = schedule.resolve("/v1/fallback");
         this.timeout = timeout;
@@ -63,6 +70,7 @@ public final class ServiceClient {
         c.setRequestMethod("POST");
         c.setDoOutput(true);
         c.setRequestProperty("Content-Type", "application/json");
+        auth(c);
         try (OutputStream out = c.getOutputStream()) {
             out.write(body);
         }
@@ -79,6 +87,12 @@ public final class ServiceClient {
         }
         try (InputStream in = c.getInputStream()) {
             return in.readAllBytes();
+        }
+    }
+
+    private void auth(HttpURLConnection c) {
+        if (authorization != null) {
+            c.setRequestProperty("Authorization", authorization);
         }
     }
 
@@ -119,6 +133,7 @@ public final class ServiceClient {
             HttpURLConnection c = (HttpURLConnection) health.toURL().openConnection();
             c.setConnectTimeout(millis());
             c.setReadTimeout(millis());
+            auth(c);
             drain(c);
             c = (HttpURLConnection) health.toURL().openConnection();
             c.setConnectTimeout(millis());
@@ -126,6 +141,7 @@ public final class ServiceClient {
             c.setRequestMethod("POST");
             c.setDoOutput(true);
             c.setRequestProperty("Content-Type", "application/json");
+            auth(c);
             try (OutputStream out = c.getOutputStream()) {
                 out.write("{}".getBytes(java.nio.charset.StandardCharsets.UTF_8));
             }
@@ -146,11 +162,14 @@ public final class ServiceClient {
     /** Reports a fallback without waiting; failures are ignored (the Nimbus log has the record). */
     public void reportFallback(Wire.Fallback f) {
         try {
-            HttpRequest req = HttpRequest.newBuilder(fallback)
+            HttpRequest.Builder b = HttpRequest.newBuilder(fallback)
                     .timeout(timeout)
                     .header("Content-Type", "application/json")
-                    .POST(HttpRequest.BodyPublishers.ofByteArray(Wire.MAPPER.writeValueAsBytes(f)))
-                    .build();
+                    .POST(HttpRequest.BodyPublishers.ofByteArray(Wire.MAPPER.writeValueAsBytes(f)));
+            if (authorization != null) {
+                b.header("Authorization", authorization);
+            }
+            HttpRequest req = b.build();
             http.sendAsync(req, HttpResponse.BodyHandlers.discarding());
         } catch (Exception e) {
             // best effort

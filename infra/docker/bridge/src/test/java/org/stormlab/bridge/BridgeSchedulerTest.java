@@ -107,6 +107,7 @@ class BridgeSchedulerTest {
             e2c.put(new ExecutorDetails(4, 4), "__acker");
             Map<String, Object> tconf = new HashMap<>(conf);
             tconf.put("topology.name", "chain");
+            tconf.put(Delegates.TOPOLOGY_CONF, "test"); // a Go scheduler: the service places it
             td = new TopologyDetails("t1", tconf, new StormTopology(new HashMap<>(), new HashMap<>(), new HashMap<>()), 2, e2c, "test");
             topologies = new Topologies(td);
             Map<String, SupervisorDetails> sups = new HashMap<>();
