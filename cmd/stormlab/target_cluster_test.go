@@ -84,8 +84,9 @@ func TestStandingClusterTarget(t *testing.T) {
 	}
 
 	// --probe: a worker's report reaches the service (the probe topology is killed again).
+	probeStart := time.Now()
 	code, out, errs := cliNoDocker(t, "target", "check", "--probe", file)
-	t.Logf("target check --probe:\n%s%s", out, errs)
+	t.Logf("target check --probe (%s):\n%s%s", time.Since(probeStart).Round(time.Second), out, errs)
 	if code != exitOK || !strings.Contains(out, "target ready") || !strings.Contains(out, "ok    reports") {
 		t.Fatalf("target check --probe: exit %d, want 0, a worker's report and target ready", code)
 	}
