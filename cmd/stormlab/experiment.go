@@ -54,6 +54,7 @@ var targetRefusals = map[string]string{
 	"kpart-cluster": "it sets the scheduler service's rescheduling period (a flag of the service it starts) and checks for leftover worker JVMs inside its own supervisor containers between runs",
 	"deadline":      "it loads the supervisors' CPUs with background processes and reads their whole-node CPU use inside its own containers",
 	"recovery":      "it kills and restarts a supervisor container (a Docker fault) in the middle of each run",
+	"observer":      "its back-to-back saturation runs share one cluster session that checks for leftover worker JVMs inside its own supervisor containers between runs",
 }
 
 // writeExperimentList is `stormlab experiment list`.
@@ -192,7 +193,7 @@ func newExperimentCmd() *cobra.Command {
 	}
 	cmd.Flags().StringVar(&out, "out", out, "results base folder, files go to DIR/NAME/ (or $STORMLAB_OUT when set)")
 	cmd.Flags().StringVar(&profile, "profile", profile, "cluster experiments' profile: ci (1 run per cell, no verdicts), quick (3 runs per cell), full (the papers' scale) (or $STORMLAB_PROFILE when set)")
-	cmd.Flags().StringVar(&targetFile, "target", "", "target file: run the cluster experiments on that existing Storm cluster instead of containers (or $STORMLAB_TARGET): smoke; comm-cost, kpart-cluster, deadline and recovery need containers of their own and refuse, saying why")
+	cmd.Flags().StringVar(&targetFile, "target", "", "target file: run the cluster experiments on that existing Storm cluster instead of containers (or $STORMLAB_TARGET): smoke; comm-cost, kpart-cluster, deadline, recovery and observer need containers of their own and refuse, saying why")
 	cmd.Flags().BoolVar(&force, "force", false, "replace the results already in DIR/NAME")
 	cmd.Flags().BoolVar(&resume, "resume", false, "continue an interrupted experiment: cluster runs already kept in DIR/NAME/runs/ are read back, not run again")
 	return cmd

@@ -105,7 +105,7 @@ func TestExperimentTargetRefusals(t *testing.T) {
 		}
 	}
 	file := fakeTarget(t, harness.BridgeClass)
-	for _, name := range []string{"deadline", "recovery", "comm-cost", "kpart-cluster"} {
+	for name := range targetRefusals {
 		code, out, errs := cli(t, "experiment", name, "--target", file, "--out", t.TempDir())
 		if code != exitBadInput || out != "" || strings.Count(errs, "\n") != 1 ||
 			!strings.Contains(errs, name+" cannot run on a target: ") || !strings.Contains(errs, targetRefusals[name]) {
