@@ -20,8 +20,9 @@ import (
 // (heterogeneous-2: sup1 0.5 core, sup2 1 core; native storm-even, so placement does not depend on
 // the service that one fault restarts) and asserts that the run finished, that every fault started
 // and ended without error and is in the saved timeline, that its recovery was measured (a time or
-// "not recovered", never "not measured": every fault starts after some intervals of the window) and
-// that nothing is left behind. Cluster time: about 4 minutes.
+// "not recovered", never "not measured": every fault starts after some intervals of the window), that
+// the delay fault raised the complete latency while it lasted, and that nothing is left behind.
+// Cluster time: about 4 minutes.
 func TestClusterFaults(t *testing.T) {
 	if testing.Short() {
 		t.Skip("cluster test: skipped with -short")
@@ -55,11 +56,13 @@ func TestClusterFaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	var faults []Fault
+	const delay = 200 * time.Millisecond
 	for _, f := range []string{
-		"pause-worker@10s+8s:sup2",
-		"restart-zookeeper@25s+10s",
-		"restart-service@45s+8s",
-		"kill-supervisor@62s+15s:sup1",
+		"delay@8s+12s:sup1-sup2=" + delay.String(),
+		"pause-worker@28s+8s:sup2",
+		"restart-zookeeper@43s+10s",
+		"restart-service@63s+8s",
+		"kill-supervisor@80s+15s:sup1",
 	} {
 		x, err := ParseFault(f)
 		if err != nil {
@@ -72,7 +75,7 @@ func TestClusterFaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := s.Run(ctx, RunSpec{Topology: topo, WarmUp: 30 * time.Second, Measure: 95 * time.Second, Step: 4 * time.Second, Faults: faults})
+	r, err := s.Run(ctx, RunSpec{Topology: topo, WarmUp: 30 * time.Second, Measure: 113 * time.Second, Step: 4 * time.Second, Faults: faults})
 	if err != nil {
 		t.Fatalf("run with faults: %v\n%s", err, logsOf(err))
 	}
@@ -123,10 +126,35 @@ func TestClusterFaults(t *testing.T) {
 		if !rc.Measured {
 			t.Errorf("%s: recovery not measured", fr.Fault)
 		}
+		if fr.Kind == Delay {
+			checkDelayTookEffect(t, r, fr, delay)
+		}
 		for _, ev := range []string{"fault-start", "fault-end"} {
 			if inTimeline[fr.Fault.String()+" "+ev] != 1 {
 				t.Errorf("%s: %d %s events in the timeline, want 1", fr.Fault, inTimeline[fr.Fault.String()+" "+ev], ev)
 			}
 		}
+	}
+}
+
+// checkDelayTookEffect: storm-even spreads the two workers over sup1 and sup2, so part of every tuple
+// tree (spout to bolt, to the acker, the acker back to the spout) crosses between them; a delay d on
+// that pair must raise the mean complete latency during the fault by well over d/4 (about d per
+// crossing hop; d/4 leaves room for trees that stay on one node and for the first report after the
+// start, which still holds samples from before it). Without the delay the two means differ by a few ms.
+func checkDelayTookEffect(t *testing.T, r *RunResult, fr FaultRecord, d time.Duration) {
+	t.Helper()
+	hosts := map[string]bool{} // placement at the fault's start (a later fault moves executors)
+	for _, e := range fr.before {
+		hosts[e.Host] = true
+	}
+	if !hosts["sup1"] || !hosts["sup2"] {
+		t.Errorf("%s: executors on %v, want on both sup1 and sup2 (else no traffic crosses the pair)", fr.Fault, hosts)
+		return
+	}
+	rc := fr.Recovery
+	t.Logf("%s: mean complete latency %.1f ms before, %.1f ms during", fr.Fault, rc.PreLatencyMs, rc.FaultLatencyMs)
+	if rc.PreLatencyMs <= 0 || rc.FaultLatencyMs < rc.PreLatencyMs+float64(d.Milliseconds())/4 {
+		t.Errorf("%s: complete latency %.1f ms before, %.1f ms during; want a rise of at least %d ms", fr.Fault, rc.PreLatencyMs, rc.FaultLatencyMs, d.Milliseconds()/4)
 	}
 }
