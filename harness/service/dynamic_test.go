@@ -376,3 +376,37 @@ func checkLoad(t *testing.T, p *schedulers.Problem, nodeCPU map[string]float64, 
 		}
 	}
 }
+
+// TestPlacementOnLostSupervisor: s2 is gone (its container killed) while the topology still has executors
+// on it. A dynamic scheduler is not handed that placement as the current one (kpart-dynamic rejected it:
+// "worker 1 is on slot s2:6700, which the cluster does not have", and the bridge fell back to
+// EvenScheduler); the topology is placed anew on what is left, s1.
+func TestPlacementOnLostSupervisor(t *testing.T) {
+	s, err := New("kpart-dynamic", schedulers.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap := twoPipelines(goodPlace)
+	snap.Supervisors = snap.Supervisors[:1] // s2 lost
+	d, err := s.Schedule(context.Background(), snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Errors) != 0 || len(d.Topologies) != 1 {
+		t.Fatalf("decision %+v, want one placement and no error", d)
+	}
+	n := 0
+	for _, w := range d.Topologies[0].Workers {
+		if w.Supervisor != "s1" {
+			t.Errorf("worker on %s:%d, want s1 only", w.Supervisor, w.Port)
+		}
+		n += len(w.Executors)
+	}
+	if n != 4 {
+		t.Errorf("%d executors placed, want 4", n)
+	}
+	recs := s.State(0).Decisions
+	if len(recs) != 1 || recs[0].Kind != "schedule" {
+		t.Errorf("decisions %+v, want one first placement (schedule)", recs)
+	}
+}

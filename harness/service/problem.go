@@ -248,10 +248,22 @@ func buildCluster(t *protocol.Topology, sups []protocol.Supervisor) schedulers.C
 }
 
 // currentAssignment is the topology's placement as an Assignment, or nil
-// unless every executor has a slot.
-func currentAssignment(t *protocol.Topology, ix *execIndex) *schedulers.Assignment {
+// unless every executor has a slot on a supervisor of sups. A placement on a
+// supervisor that is gone (killed, lost) is no placement the cluster has:
+// the topology is placed anew, as a first placement, instead of handing the
+// scheduler a current assignment that fails its validation.
+func currentAssignment(t *protocol.Topology, ix *execIndex, sups []protocol.Supervisor) *schedulers.Assignment {
 	if len(t.Assignment) == 0 {
 		return nil
+	}
+	live := map[string]bool{}
+	for _, s := range sups {
+		live[s.ID] = true
+	}
+	for _, es := range t.Assignment {
+		if _, ok := ix.vertexOf[es.Executor]; ok && !live[es.Supervisor] {
+			return nil
+		}
 	}
 	a := &schedulers.Assignment{Executors: make([]int, len(ix.execs))}
 	for v := range a.Executors {

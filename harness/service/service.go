@@ -186,7 +186,7 @@ func (s *Service) Schedule(ctx context.Context, snap *protocol.Snapshot) (*proto
 		j.ix, j.err = newExecIndex(t)
 		if j.err == nil {
 			execs += len(j.ix.execs)
-			cur := currentAssignment(t, j.ix)
+			cur := currentAssignment(t, j.ix, snap.Supervisors)
 			if cur != nil && !s.dueForReschedule(t.ID, start) {
 				// Placed and not due: decide would not ask the scheduler,
 				// so skip building its graph (the costly part of a round
