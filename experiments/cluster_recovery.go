@@ -3,6 +3,7 @@ package experiments
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"time"
 
@@ -86,7 +87,46 @@ func runRecovery(ctx context.Context, env Env) (*Results, error) {
 	res.Knobs["fault"] = fault.String()
 	res.Knobs["recovery_measure"] = k.measure.String()
 	counter := newRunCounter(env, len(recoverySchedulers)*prof.Reps)
+	// record checks one run's fault and adds its row.
+	record := func(sched, name string, rep int, r *harness.RunResult) error {
+		if len(r.Faults) != 1 || r.Faults[0].Error != "" || !r.Faults[0].Recovery.Measured {
+			return fmt.Errorf("%s: the fault did not happen as asked or its recovery was not measured: %+v", name, r.Faults)
+		}
+		f := r.Faults[0]
+		rc := f.Recovery
+		span := rc.RecoveryS
+		recovered := 1.0
+		if !rc.Recovered {
+			recovered, span = 0, float64(r.MeasureTo-f.StartMs)/1000
+		}
+		lostPct := 0.0
+		if rc.PreTput > 0 && span > 0 {
+			lostPct = 100 * rc.LostTuples / (rc.PreTput * span)
+		}
+		fmt.Fprintf(env.Log, "recovery: %s: %s after %.0f s, %.0f tuples lost (%.0f%%), %d failed, %d executors moved\n",
+			sched, rc.Verdict(), span, rc.LostTuples, lostPct, rc.FailedTuples, rc.ExecutorsMoved)
+		res.Add(Row{Series: sched, X: k.at.Seconds(), Rep: rep, Seed: uint64(rep + 1), Offered: "unpaced (saturation)", Values: map[string]float64{
+			"recovery_s": span, "recovered": recovered, "lost_pct": lostPct, "lost_tuples": rc.LostTuples,
+			"failed_tuples": float64(rc.FailedTuples), "executors_moved": float64(rc.ExecutorsMoved), "pre_tput": rc.PreTput,
+		}})
+		return nil
+	}
 	for _, sched := range recoverySchedulers {
+		if kept := keptRuns(env, "rec-"+sched, prof.Reps); kept != nil {
+			// Every run of this scheduler is kept (--resume): no cluster needed.
+			for rep, r := range kept {
+				name := fmt.Sprintf("rec-%s-r%d", sched, rep)
+				counter.start(fmt.Sprintf("%s rep %d", sched, rep), 0)
+				fmt.Fprintf(env.Log, "%s: resumed from %s\n", name, filepath.Join(env.RawDir, name))
+				if err := keepRun(env, name, r, nil, true); err != nil {
+					return nil, err
+				}
+				if err := record(sched, name, rep, r); err != nil {
+					return nil, err
+				}
+			}
+			continue
+		}
 		cs := harness.ClusterSpec{Profile: recoveryProfile, Seed: 1, Mul: 5, ServiceArgs: []string{"--reschedule-every", "15s"}}
 		err := withSession(ctx, env, cs, sched, func(s *harness.Session) error {
 			if _, bridged := harness.StormSchedulerClass(sched); bridged {
@@ -112,26 +152,9 @@ func runRecovery(ctx context.Context, env Env) (*Results, error) {
 				if err := keepRun(env, name, r, err, resumed); err != nil {
 					return err
 				}
-				if len(r.Faults) != 1 || r.Faults[0].Error != "" || !r.Faults[0].Recovery.Measured {
-					return fmt.Errorf("%s: the fault did not happen as asked or its recovery was not measured: %+v", name, r.Faults)
+				if err := record(sched, name, rep, r); err != nil {
+					return err
 				}
-				f := r.Faults[0]
-				rc := f.Recovery
-				span := rc.RecoveryS
-				recovered := 1.0
-				if !rc.Recovered {
-					recovered, span = 0, float64(r.MeasureTo-f.StartMs)/1000
-				}
-				lostPct := 0.0
-				if rc.PreTput > 0 && span > 0 {
-					lostPct = 100 * rc.LostTuples / (rc.PreTput * span)
-				}
-				fmt.Fprintf(env.Log, "recovery: %s: %s after %.0f s, %.0f tuples lost (%.0f%%), %d failed, %d executors moved\n",
-					sched, rc.Verdict(), span, rc.LostTuples, lostPct, rc.FailedTuples, rc.ExecutorsMoved)
-				res.Add(Row{Series: sched, X: k.at.Seconds(), Rep: rep, Seed: uint64(rep + 1), Offered: "unpaced (saturation)", Values: map[string]float64{
-					"recovery_s": span, "recovered": recovered, "lost_pct": lostPct, "lost_tuples": rc.LostTuples,
-					"failed_tuples": float64(rc.FailedTuples), "executors_moved": float64(rc.ExecutorsMoved), "pre_tput": rc.PreTput,
-				}})
 			}
 			return nil
 		})
@@ -140,6 +163,23 @@ func runRecovery(ctx context.Context, env Env) (*Results, error) {
 		}
 	}
 	return res, nil
+}
+
+// keptRuns are the runs prefix-r0 .. prefix-r(reps-1) kept under env.RawDir when resuming and every one
+// of them is there; nil otherwise.
+func keptRuns(env Env, prefix string, reps int) []*harness.RunResult {
+	if !env.Resume || env.RawDir == "" {
+		return nil
+	}
+	var out []*harness.RunResult
+	for rep := 0; rep < reps; rep++ {
+		r, err := harness.Load(filepath.Join(env.RawDir, fmt.Sprintf("%s-r%d", prefix, rep)))
+		if err != nil {
+			return nil
+		}
+		out = append(out, r)
+	}
+	return out
 }
 
 // recoveryClaims are this project's hypotheses (no paper states them), judged like the papers' claims:
