@@ -43,7 +43,7 @@ var experimentCosts = map[string]experimentCost{
 	"kpart-cluster":     {true, [3]string{"~6 min", "~16 min", "~90 min"}},
 	"deadline":          {true, [3]string{"~10 min", "~17 min", "~3 h"}},
 	"recovery":          {true, [3]string{"not run (quick/full only)", "~40 min", "~70 min"}},
-	"observer":          {true, [3]string{"not run (quick/full only)", "~15 min", "~30 min"}},
+	"observer":          {true, [3]string{"not run (quick/full only)", "~13 min", "~30 min"}},
 }
 
 // targetRefusals are the cluster experiments that cannot run on a target (an existing cluster used
