@@ -239,6 +239,10 @@ func NimbusScheduler(conf map[string]any) string {
 // Nimbus's process, any other name is a Go scheduler the service runs.
 const TopologySchedulerConf = "stormlab.scheduler"
 
+// TokenConf is the storm.yaml key of the service's token: the bridge reads it from Nimbus's conf, the
+// workers' reporter from the supervisors' (it reaches the workers' conf, not the topology's).
+const TokenConf = "stormlab.scheduler.token"
+
 // DefaultSchedulerConf is the Nimbus conf key naming the scheduler of topologies that name none
 // (BridgeScheduler's Delegates.CONF_DEFAULT; without it, storm-default: Nimbus's own behaviour).
 const DefaultSchedulerConf = "stormlab.scheduler.default"

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,7 +16,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stormlab/stormlab/harness"
 	"github.com/stormlab/stormlab/infra/docker"
+	"github.com/stormlab/stormlab/infra/protocol"
 	"github.com/stormlab/stormlab/infra/stormui"
 	"github.com/stormlab/stormlab/infra/target"
 )
@@ -138,13 +141,25 @@ func TestStandingClusterTarget(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		for _, secret := range []string{tg.UI, tg.Service.Harness} {
+		for _, secret := range []string{tg.UI, tg.Service.Harness, tg.Token} {
 			if bytes.Contains(data, []byte(secret)) {
 				t.Errorf("%s holds the target's endpoint %s", p, secret)
 			}
 		}
 		return nil
 	})
+
+	// The service wants the token (the bridge and the workers sent it: the runs were placed and
+	// measured); a request without it is refused and counted.
+	resp, err := http.Get(target.Trim(tg.Service.Harness) + protocol.PathState)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	st, err := (&harness.ServiceClient{BaseURL: target.Trim(tg.Service.Harness), Token: tg.Token}).State(ctx, 0)
+	if tg.Token == "" || resp.StatusCode != http.StatusUnauthorized || err != nil || st.Unauthorized < 1 {
+		t.Errorf("token %q: state without it answered %d, with it: %v, unauthorized %v; want a token, 401, and the refusal counted", tg.Token, resp.StatusCode, err, st)
+	}
 
 	// The cluster as it was found: no topology, every supervisor, no slot used.
 	ui := stormui.New(tg.UI)

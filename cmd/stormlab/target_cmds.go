@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -268,6 +270,15 @@ func newClusterCmd() *cobra.Command {
 	return cmd
 }
 
+// newToken is a random service token (128 bits, hex).
+func newToken() (string, error) {
+	b := make([]byte, 16)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("service token: %w", err)
+	}
+	return hex.EncodeToString(b), nil
+}
+
 func failedIf(err error) error {
 	if err != nil {
 		return failed(err)
@@ -301,9 +312,16 @@ func standUp(ctx context.Context, profile, scheduler, out string, logf func(stri
 	} else {
 		dflt = scheduler
 	}
+	// A token as on a real network: the bridge (Nimbus's storm.yaml), the workers (the supervisors')
+	// and the harness (the target file) send it; the service refuses requests without it.
+	token, err := newToken()
+	if err != nil {
+		return nil, err
+	}
 	c, err := docker.Run(ctx, docker.WithStanding(), docker.WithProfile(profile), docker.WithScheduler(harness.BridgeClass),
-		docker.WithNimbusConf(map[string]any{harness.DefaultSchedulerConf: dflt}),
-		docker.WithService("", "--scheduler", svcScheduler), docker.WithLogf(logf))
+		docker.WithNimbusConf(map[string]any{harness.DefaultSchedulerConf: dflt, harness.TokenConf: token}),
+		docker.WithSupervisorConf(map[string]any{harness.TokenConf: token}),
+		docker.WithService("", "--scheduler", svcScheduler, "--token", token), docker.WithLogf(logf))
 	if err != nil {
 		return nil, errors.Join(err, c.Terminate(ctx))
 	}
@@ -317,6 +335,7 @@ func standUp(ctx context.Context, profile, scheduler, out string, logf func(stri
 		Nimbus:  target.Nimbus{Seeds: []string{docker.NimbusAlias}, Port: docker.StandingNimbusPort, Resolve: map[string]string{docker.NimbusAlias: "127.0.0.1"}},
 		UI:      ui,
 		Service: target.Service{Cluster: fmt.Sprintf("http://%s:%d", docker.ServiceAlias, docker.ServicePort), Harness: svc},
+		Token:   token,
 	}
 	if err := t.Write(out); err != nil {
 		return nil, errors.Join(fmt.Errorf("write target file: %w", err), c.Terminate(ctx))

@@ -12,7 +12,9 @@ import (
 	"testing"
 
 	"github.com/stormlab/stormlab/harness"
+	"github.com/stormlab/stormlab/harness/service"
 	"github.com/stormlab/stormlab/infra/protocol"
+	"github.com/stormlab/stormlab/schedulers"
 )
 
 // fakeTarget serves the few UI and service endpoints target check reads, with Nimbus's storm.scheduler
@@ -111,5 +113,45 @@ func TestExperimentTargetRefusals(t *testing.T) {
 			!strings.Contains(errs, name+" cannot run on a target: ") || !strings.Contains(errs, targetRefusals[name]) {
 			t.Errorf("experiment %s --target: exit %d stdout %q stderr %q, want exit 2 and one line saying why", name, code, out, errs)
 		}
+	}
+}
+
+// A service started with a token: target check passes with the token in the target file and fails
+// (exit 2, naming the token) without it or with a wrong one; the refusals are counted.
+func TestTargetCheckToken(t *testing.T) {
+	svc, err := service.New("even", schedulers.Options{Seed: 1}, service.WithToken("right"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(svc.Handler())
+	defer srv.Close()
+	base := fakeTarget(t, harness.BridgeClass)
+	data, err := os.ReadFile(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Point service.harness at the real service handler.
+	i := strings.Index(string(data), "harness: ")
+	body := string(data[:i]) + "harness: " + srv.URL + "}\n"
+	for _, c := range []struct {
+		token string
+		ok    bool
+	}{{"", false}, {"wrong", false}, {"right", true}} {
+		file := filepath.Join(t.TempDir(), "t.yaml")
+		b := body
+		if c.token != "" {
+			b += "token: " + c.token + "\n"
+		}
+		os.WriteFile(file, []byte(b), 0o600)
+		code, out, errs := cli(t, "target", "check", file)
+		if c.ok && (code != exitOK || !strings.Contains(out, "ok    service")) {
+			t.Errorf("token %q: exit %d stdout %q stderr %q, want ok", c.token, code, out, errs)
+		}
+		if !c.ok && (code != exitBadInput || !strings.Contains(errs, "token is missing or wrong")) {
+			t.Errorf("token %q: exit %d stdout %q stderr %q, want exit 2 naming the token", c.token, code, out, errs)
+		}
+	}
+	if n := svc.State(0).Unauthorized; n != 2 {
+		t.Errorf("service counted %d refused requests, want 2", n)
 	}
 }
