@@ -155,3 +155,17 @@ func TestTargetCheckToken(t *testing.T) {
 		t.Errorf("service counted %d refused requests, want 2", n)
 	}
 }
+
+// A Nimbus running a native storm.scheduler runs only that one: other schedulers are refused with
+// exit 2, naming storm.scheduler and the bridge, before anything is submitted.
+func TestRunTargetNativeNimbus(t *testing.T) {
+	file := fakeTarget(t, "org.apache.storm.scheduler.EvenScheduler")
+	for _, sched := range []string{"storm-ras", "kpart"} {
+		code, out, errs := cli(t, "run", "--target", file, "--scheduler", sched, "--topology", "throughput")
+		last := lastN(errs, 1) // after the run's progress line, one error line
+		if code != exitBadInput || out != "" || !strings.HasPrefix(last, "stormlab: ") ||
+			!strings.Contains(last, "storm.scheduler org.apache.storm.scheduler.EvenScheduler") || !strings.Contains(last, "install the bridge") {
+			t.Errorf("%s on a native EvenScheduler Nimbus: exit %d stdout %q stderr %q, want exit 2 naming storm.scheduler and the bridge", sched, code, out, errs)
+		}
+	}
+}
