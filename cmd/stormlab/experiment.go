@@ -42,7 +42,7 @@ var experimentCosts = map[string]experimentCost{
 	"comm-cost":         {true, [3]string{"~7 min", "~10 min", "~70 min"}},
 	"kpart-cluster":     {true, [3]string{"~6 min", "~16 min", "~90 min"}},
 	"deadline":          {true, [3]string{"~10 min", "~17 min", "~3 h"}},
-	"recovery":          {true, [3]string{"not run (quick/full only)", "~40 min", "~70 min"}},
+	"recovery":          {true, [3]string{"not run (quick/full only)", "~30 min", "~70 min"}},
 	"observer":          {true, [3]string{"not run (quick/full only)", "~13 min", "~30 min"}},
 }
 
