@@ -334,7 +334,9 @@ func (m *measurements) nodeLoad(snap *protocol.Snapshot) []schedulers.NodeLoad {
 			}
 			for _, x := range w.Traffic {
 				rate := float64(x.Count) / w.IntervalS
-				if src, ok := sup[x.Src]; ok {
+				// The sender's node may be gone from snap (a killed supervisor
+				// whose executors the assignment still lists): it has no row.
+				if src, ok := sup[x.Src]; ok && rows[src] != nil {
 					if dst, ok := sup[x.Dst]; ok && dst != src {
 						rows[src].NetworkLoad += rate
 					}

@@ -167,53 +167,10 @@ func (s *Service) Schedule(ctx context.Context, snap *protocol.Snapshot) (*proto
 
 	// Problems are built under the lock (they read the load table), the
 	// scheduler runs without it so reports keep flowing.
-	type job struct {
-		t     *protocol.Topology
-		ix    *execIndex
-		p     *schedulers.Problem
-		kind  string
-		err   error
-		since time.Time
+	jobs, execs, err := s.problems(snap, start)
+	if err != nil {
+		return nil, err
 	}
-	var jobs []job
-	s.mu.Lock()
-	s.snapshot = snap
-	loadNodes := s.loadTable(snap)
-	execs := 0
-	for i := range snap.Topologies {
-		t := &snap.Topologies[i]
-		j := job{t: t}
-		j.ix, j.err = newExecIndex(t)
-		if j.err == nil {
-			execs += len(j.ix.execs)
-			cur := currentAssignment(t, j.ix, snap.Supervisors)
-			if cur != nil && !s.dueForReschedule(t.ID, start) {
-				// Placed and not due: decide would not ask the scheduler,
-				// so skip building its graph (the costly part of a round
-				// for big topologies).
-				continue
-			}
-			r := s.m.rates(t.ID)
-			g := buildGraph(t, j.ix, r)
-			if err := g.Validate(); err != nil {
-				j.err = fmt.Errorf("topology %q: executor graph: %w", t.ID, err)
-			}
-			j.p = &schedulers.Problem{
-				Topology: t.ID,
-				Graph:    g,
-				Cluster:  buildCluster(t, snap.Supervisors),
-				Workers:  t.NumWorkers,
-				Current:  cur,
-			}
-			if len(loadNodes) > 0 || !r.empty() {
-				j.p.Load = &schedulers.Load{Nodes: loadNodes, Tasks: taskLoad(t, j.ix, r), NowMs: s.m.monitorNowMs(t.ID, start.UnixMilli()),
-					NotMeasured: s.notMeasured(t.ID, j.ix, r, loadNodes)}
-			}
-			j.since = s.lastDecided[t.ID]
-		}
-		jobs = append(jobs, j)
-	}
-	s.mu.Unlock()
 
 	dec := &protocol.Decision{Scheduler: s.name}
 	var records []protocol.DecisionRecord
@@ -248,6 +205,67 @@ func (s *Service) Schedule(ctx context.Context, snap *protocol.Snapshot) (*proto
 		s.writeLog("decision", r)
 	}
 	return dec, nil
+}
+
+// job is one topology of a round: its problem, or why there is none.
+type job struct {
+	t     *protocol.Topology
+	ix    *execIndex
+	p     *schedulers.Problem
+	err   error
+	since time.Time
+}
+
+// problems builds the round's problems under s.mu: the only place a round
+// holds the lock that every report, GET /v1/reports and GET /v1/state
+// waits for. The lock is released by defer, and a panic becomes an error,
+// so a bad snapshot costs one round (the bridge falls back and records
+// why), never the service: a panic here once left s.mu held for good and
+// every later request hung.
+func (s *Service) problems(snap *protocol.Snapshot, start time.Time) (jobs []job, execs int, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	defer func() {
+		if v := recover(); v != nil {
+			jobs, execs, err = nil, 0, fmt.Errorf("building the problems of the round: internal error: %v", v)
+		}
+	}()
+	loadNodes := s.loadTable(snap)
+	for i := range snap.Topologies {
+		t := &snap.Topologies[i]
+		j := job{t: t}
+		j.ix, j.err = newExecIndex(t)
+		if j.err == nil {
+			execs += len(j.ix.execs)
+			cur := currentAssignment(t, j.ix, snap.Supervisors)
+			if cur != nil && !s.dueForReschedule(t.ID, start) {
+				// Placed and not due: decide would not ask the scheduler,
+				// so skip building its graph (the costly part of a round
+				// for big topologies).
+				continue
+			}
+			r := s.m.rates(t.ID)
+			g := buildGraph(t, j.ix, r)
+			if err := g.Validate(); err != nil {
+				j.err = fmt.Errorf("topology %q: executor graph: %w", t.ID, err)
+			}
+			j.p = &schedulers.Problem{
+				Topology: t.ID,
+				Graph:    g,
+				Cluster:  buildCluster(t, snap.Supervisors),
+				Workers:  t.NumWorkers,
+				Current:  cur,
+			}
+			if len(loadNodes) > 0 || !r.empty() {
+				j.p.Load = &schedulers.Load{Nodes: loadNodes, Tasks: taskLoad(t, j.ix, r), NowMs: s.m.monitorNowMs(t.ID, start.UnixMilli()),
+					NotMeasured: s.notMeasured(t.ID, j.ix, r, loadNodes)}
+			}
+			j.since = s.lastDecided[t.ID]
+		}
+		jobs = append(jobs, j)
+	}
+	s.snapshot = snap // State's load table follows the last snapshot a round could read
+	return jobs, execs, nil
 }
 
 // dueForReschedule tells whether a placed topology may be rescheduled now:
