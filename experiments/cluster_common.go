@@ -220,18 +220,40 @@ func withSession(ctx context.Context, env Env, cs harness.ClusterSpec, scheduler
 // resuming skips runs, not clusters.
 func runOrResume(env Env, name string, run func() (*harness.RunResult, error)) (r *harness.RunResult, resumed bool, err error) {
 	if env.Resume && env.RawDir != "" {
-		dir := filepath.Join(env.RawDir, name)
-		r, err := harness.Load(dir)
-		if err == nil {
-			fmt.Fprintf(env.Log, "%s: resumed from %s\n", name, dir)
-			return r, true, nil
+		r, err := loadKept(env, name)
+		if err != nil {
+			return nil, false, err
 		}
-		if !errors.Is(err, fs.ErrNotExist) {
-			return nil, false, fmt.Errorf("resume %s: %w (remove that folder to run it again)", name, err)
+		if r != nil {
+			fmt.Fprintf(env.Log, "%s: resumed from %s\n", name, filepath.Join(env.RawDir, name))
+			return r, true, nil
 		}
 	}
 	r, err = run()
 	return r, false, err
+}
+
+// loadKept gives the finished run kept under env.RawDir/name, or nil when
+// there is none or the kept one does not count (harness.Check fails, e.g. a
+// run whose collect step failed): such a folder is removed, with a note, so
+// --resume measures that run again instead of failing on it.
+func loadKept(env Env, name string) (*harness.RunResult, error) {
+	dir := filepath.Join(env.RawDir, name)
+	r, err := harness.Load(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("resume %s: %w (remove that folder to run it again)", name, err)
+	}
+	if cerr := harness.Check(r); cerr != nil {
+		fmt.Fprintf(env.Log, "%s: the kept run does not count (%v): running it again\n", name, cerr)
+		if err := os.RemoveAll(dir); err != nil {
+			return nil, fmt.Errorf("resume %s: remove the run that does not count: %w", name, err)
+		}
+		return nil, nil
+	}
+	return r, nil
 }
 
 func progressOf(env Env) reports.Progress {

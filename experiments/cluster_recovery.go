@@ -173,8 +173,8 @@ func keptRuns(env Env, prefix string, reps int) []*harness.RunResult {
 	}
 	var out []*harness.RunResult
 	for rep := 0; rep < reps; rep++ {
-		r, err := harness.Load(filepath.Join(env.RawDir, fmt.Sprintf("%s-r%d", prefix, rep)))
-		if err != nil {
+		r, err := loadKept(env, fmt.Sprintf("%s-r%d", prefix, rep))
+		if err != nil || r == nil {
 			return nil
 		}
 		out = append(out, r)
