@@ -45,12 +45,16 @@ type Timed struct{}
 
 func (Timed) kind() string { return "timed" }
 
-func (Timed) check(spec RunSpec) error {
+func (Timed) check(spec RunSpec) error { return checkWindow("timed", spec) }
+
+// checkWindow validates the fixed warm-up and window that Timed and
+// StormCounted runs share; kind names the run in the error.
+func checkWindow(kind string, spec RunSpec) error {
 	if spec.Measure <= 0 {
-		return fmt.Errorf("timed run of %s: Measure must be > 0", spec.Topology.Name)
+		return fmt.Errorf("%s run of %s: Measure must be > 0", kind, spec.Topology.Name)
 	}
 	if spec.WarmUp < 0 {
-		return fmt.Errorf("timed run of %s: WarmUp %s is negative", spec.Topology.Name, spec.WarmUp)
+		return fmt.Errorf("%s run of %s: WarmUp %s is negative", kind, spec.Topology.Name, spec.WarmUp)
 	}
 	return nil
 }

@@ -32,15 +32,7 @@ const KindStormCounted = "storm-counted"
 
 func (StormCounted) kind() string { return KindStormCounted }
 
-func (StormCounted) check(spec RunSpec) error {
-	if spec.Measure <= 0 {
-		return fmt.Errorf("storm-counted run of %s: Measure must be > 0", spec.Topology.Name)
-	}
-	if spec.WarmUp < 0 {
-		return fmt.Errorf("storm-counted run of %s: WarmUp %s is negative", spec.Topology.Name, spec.WarmUp)
-	}
-	return nil
-}
+func (StormCounted) check(spec RunSpec) error { return checkWindow("storm-counted", spec) }
 
 func (StormCounted) window(ctx context.Context, r *running) error {
 	r.stage = StageWorkers
