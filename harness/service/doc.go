@@ -19,6 +19,11 @@
 //   - A running topology is given to Dynamic.Reschedule at most once per
 //     reschedule period (default 30 s, counted from its last decision) and
 //     the answer is sent only when apply is true and the placement differs.
+//     After an applied change it waits, in addition, until every worker of
+//     the new placement has reported one period (at least 10 s) of work
+//     after the change and after its own (re)start (at most 2 min plus one
+//     period), so no decision answers the restart of a JVM rather than the
+//     placement (settled in service.go).
 //   - Vertex weight = measured CPU of the executor's tasks (percent of one
 //     core) over the newest report of each worker; before any measurement 1
 //     per executor; an executor without a measurement while others have one

@@ -36,6 +36,7 @@ type Service struct {
 	decisions   []protocol.DecisionRecord
 	fallbacks   []protocol.Fallback
 	lastDecided map[string]time.Time // topology -> time of its last decision
+	changedAt   map[string]time.Time // topology -> time of its last applied placement change
 	snapshot    *protocol.Snapshot   // latest, for the load table's node mapping
 	m           *measurements
 	nodeCPU     map[string]protocol.NodeReport // host -> newest whole-node CPU report
@@ -73,6 +74,7 @@ func NewWithScheduler(name string, sc schedulers.Scheduler, o ...Option) *Servic
 		every:       DefaultRescheduleEvery,
 		now:         time.Now,
 		lastDecided: map[string]time.Time{},
+		changedAt:   map[string]time.Time{},
 		m:           newMeasurements(),
 		nodeCPU:     map[string]protocol.NodeReport{},
 	}
@@ -103,6 +105,7 @@ func (s *Service) SetScheduler(name string, o schedulers.Options) error {
 	defer s.mu.Unlock()
 	s.name, s.sched = name, sc
 	s.lastDecided = map[string]time.Time{}
+	s.changedAt = map[string]time.Time{}
 	return nil
 }
 
@@ -201,6 +204,9 @@ func (s *Service) Schedule(ctx context.Context, snap *protocol.Snapshot) (*proto
 	})
 	for _, r := range records {
 		s.lastDecided[r.Topology] = time.UnixMilli(r.TimeMs)
+		if r.Applied {
+			s.changedAt[r.Topology] = time.UnixMilli(r.TimeMs)
+		}
 		s.decisions = append(s.decisions, r)
 		s.writeLog("decision", r)
 	}
@@ -238,7 +244,7 @@ func (s *Service) problems(snap *protocol.Snapshot, start time.Time) (jobs []job
 		if j.err == nil {
 			execs += len(j.ix.execs)
 			cur := currentAssignment(t, j.ix, snap.Supervisors)
-			if cur != nil && !s.dueForReschedule(t.ID, start) {
+			if cur != nil && (!s.dueForReschedule(t.ID, start) || !s.settled(t.ID, cur, snap.Supervisors, start)) {
 				// Placed and not due: decide would not ask the scheduler,
 				// so skip building its graph (the costly part of a round
 				// for big topologies).
@@ -277,6 +283,53 @@ func (s *Service) dueForReschedule(id string, now time.Time) bool {
 	}
 	since := s.lastDecided[id]
 	return since.IsZero() || now.Sub(since) >= s.every
+}
+
+// Settling after a change. Storm restarts every worker whose executors
+// changed, and a restarted JVM spends its first seconds loading classes and
+// compiling: its node reads busy while the new placement has not yet
+// carried load. A round that decided on those figures would answer the
+// restart, not the placement (on a 0.25-core node every migration away
+// restarted the worker, which read busy, which triggered the next
+// migration, and its spout never finished its dataset). So after an
+// applied change a topology is offered again only once every worker of its
+// current placement has reported one reschedule period (at least
+// settleFor) of work after the change and after its own (re)start: the
+// period observes the placement, not the restart. settleMax plus one
+// period after the change it is offered anyway, so a worker that never
+// reports (a lost node) cannot stall the scheduler.
+const (
+	settleFor = 10 * time.Second
+	settleMax = 2 * time.Minute
+)
+
+// settled tells whether the measurements of topology id describe its
+// current placement cur (see settleFor). Call with s.mu held.
+func (s *Service) settled(id string, cur *schedulers.Assignment, sups []protocol.Supervisor, now time.Time) bool {
+	changed, ok := s.changedAt[id]
+	if !ok || now.Sub(changed) >= settleMax+s.every {
+		return true
+	}
+	span := max(settleFor, s.every).Milliseconds()
+	t := s.m.topos[id]
+	if t == nil {
+		return false
+	}
+	host := map[string]string{}
+	for _, sup := range sups {
+		host[sup.ID] = sup.Host
+	}
+	for _, w := range cur.Workers {
+		r := t.latest[workerKey{host[w.Node], w.Port}]
+		if r == nil {
+			return false
+		}
+		from := max(changed.UnixMilli(), r.WorkerStartMs)
+		if r.TimeMs < from+span {
+			return false
+		}
+	}
+	return true
 }
 
 // decide runs the scheduler for one topology. It returns the record to log

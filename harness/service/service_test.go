@@ -223,13 +223,72 @@ func TestDynamicReschedulePeriod(t *testing.T) {
 			t.Errorf("step %d: decision %+v", i, d.Topologies[0])
 		}
 	}
-	// apply=false: logged, nothing sent.
+	// apply=false: logged, nothing sent. No worker reports here, so the
+	// topology is offered again only settleMax plus a period after the change.
 	m.apply = false
-	clk.t = clk.t.Add(time.Minute)
+	clk.t = clk.t.Add(settleMax + 30*time.Second)
 	d, _ := s.Schedule(ctx, placed())
 	recs := s.State(0).Decisions
 	if len(d.Topologies) != 0 || m.calls != 2 || recs[len(recs)-1].Applied || recs[len(recs)-1].Kind != "reschedule" {
 		t.Errorf("apply=false: decision %+v, calls %d, record %+v", d, m.calls, recs[len(recs)-1])
+	}
+}
+
+// TestSettleAfterChange: after an applied change the topology is offered
+// again only when every worker of its current placement has reported a
+// period (30 s here) of work after the change and after its own start (a
+// restarted JVM's first seconds are not the placement's load), or
+// settleMax plus a period after the change. Placement of placed(): workers
+// s1:6700 (host h1) and s2:6700 (host h2); the change is at t = 1031 s.
+func TestSettleAfterChange(t *testing.T) {
+	clk := &fakeClock{t: time.Unix(1000, 0)}
+	m := &mover{apply: true}
+	s := NewWithScheduler("mover", m, WithClock(clk.now), WithRescheduleEvery(30*time.Second))
+	ctx := context.Background()
+	report := func(host string, atS, startS int64) {
+		t.Helper()
+		if err := s.Report(&protocol.WorkerReport{Topology: "t1", Host: host, Port: 6700, TimeMs: atS * 1000, IntervalS: 1, WorkerStartMs: startS * 1000}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	steps := []struct {
+		name    string
+		advance time.Duration
+		reports func()
+		calls   int
+	}{
+		{"placed by someone else: the period starts", 0, func() {}, 0},
+		{"31 s later: offered and applied", 31 * time.Second, func() {}, 1},
+		{"period over, no report since the change", 40 * time.Second, func() {}, 1},
+		{"h1 settled, h2 restarted at 1040 s and reported 25 s of work", 10 * time.Second,
+			func() { report("h1", 1061, 900); report("h2", 1065, 1040) }, 1},
+		{"h2 reported 30 s after its restart", 5 * time.Second, func() { report("h2", 1070, 1040) }, 2},
+	}
+	for _, st := range steps {
+		clk.t = clk.t.Add(st.advance)
+		st.reports()
+		if _, err := s.Schedule(ctx, placed()); err != nil {
+			t.Fatal(err)
+		}
+		if m.calls != st.calls {
+			t.Fatalf("%s: %d reschedule calls, want %d", st.name, m.calls, st.calls)
+		}
+	}
+	// A worker that never reports again (a lost node) holds the topology
+	// back for settleMax after the change at most.
+	clk.t = clk.t.Add(settleMax + 30*time.Second - time.Second)
+	if _, err := s.Schedule(ctx, placed()); err != nil {
+		t.Fatal(err)
+	}
+	if m.calls != 2 {
+		t.Fatalf("within settleMax plus a period of the second change: %d calls, want 2", m.calls)
+	}
+	clk.t = clk.t.Add(time.Second)
+	if _, err := s.Schedule(ctx, placed()); err != nil {
+		t.Fatal(err)
+	}
+	if m.calls != 3 {
+		t.Fatalf("settleMax plus a period after the change: %d calls, want 3", m.calls)
 	}
 }
 
