@@ -29,12 +29,13 @@ import (
 // load included) to the service (POST /v1/nodes), the load table's CPU_use.
 //
 //   - rstorm: the first placement's first executor is on the reference node.
-//   - deadline (theta 0.95: a 0.5-core node running a supervisor and a
-//     worker JVM reads 75-90 % of its capacity without any background
-//     load, measured), handed a round-robin placement (both nodes run
-//     tasks): while no node is past theta, reschedules keep the placement;
-//     after a busy loop pushes sup1 past theta, a recorded CPU-load
-//     decision migrates an executor.
+//   - deadline (theta 0.95), handed a round-robin placement (both nodes
+//     run tasks): before any background load, every round follows the
+//     rule on what it saw (no node past theta: the placement is kept; only
+//     a CPU-load round moves anything; a 0.5-core node running a supervisor
+//     and a worker JVM reads 75-100 % of its capacity, so which rounds see
+//     CPU load depends on the machine); after a busy loop pushes sup1 past
+//     theta, a recorded CPU-load decision migrates an executor.
 //   - online, then kpart-dynamic: a topology placed by the traffic-blind
 //     round robin (even) is handed over once traffic is measured. online
 //     must re-plan it and a recorded decision change the placement (1 %
@@ -147,21 +148,15 @@ func TestClusterDecisions(t *testing.T) {
 		}); err != nil {
 			t.Fatal(err)
 		}
+		// Quiet phase: no background load. Whether a 0.5-core node running
+		// a supervisor and a worker JVM reads past theta 0.95 depends on the
+		// machine (75-100 % of its capacity, measured), so the phase checks
+		// the rule on what each round saw: a round with no node past theta
+		// keeps the placement, and only a CPU-load round may move anything.
 		svc.setScheduler(t, "deadline", `{"theta":0.95}`)
-		// Quiet phase: once the workers' JVMs have warmed up, reschedules
-		// find no node past theta and keep the placement. Every record
-		// must be a typed decision without error, and none that saw no
-		// load may move anything.
-		noLoad := func(st protocol.State) int {
-			n := 0
-			for _, r := range decisions(st, "sched-deadline", "reschedule") {
-				if r.Decision != nil && r.Decision.Trigger == "none load" {
-					n++
-				}
-			}
-			return n
-		}
-		st, err := svc.waitFor(ctx, 3*time.Minute, func(st protocol.State) bool { return noLoad(st) >= 2 })
+		st, err := svc.waitFor(ctx, 3*time.Minute, func(st protocol.State) bool {
+			return len(decisions(st, "sched-deadline", "reschedule")) >= 2
+		})
 		if rs := decisions(st, "sched-deadline", "reschedule"); len(rs) > 0 {
 			defer kill(t, rs[0].Topology)
 		}
@@ -169,8 +164,9 @@ func TestClusterDecisions(t *testing.T) {
 			t.Fatalf("no quiet reschedules: %v; decisions %s; load %+v", err, describe(decisions(st, "sched-deadline", "reschedule")), st.Load)
 		}
 		for _, r := range decisions(st, "sched-deadline", "reschedule") {
-			if r.Error != "" || r.Decision == nil || (r.Decision.Trigger == "none load" && r.Applied) {
-				t.Errorf("quiet phase decision %+v (%+v): want a typed decision, none applied without load", r, r.Decision)
+			cpuLoad := r.Decision != nil && (r.Decision.Trigger == "cpu load" || r.Decision.Trigger == "cpu+memory load")
+			if r.Error != "" || r.Decision == nil || (r.Applied && !cpuLoad) {
+				t.Errorf("quiet phase decision %+v (%+v): want a typed decision, applied only on CPU load", r, r.Decision)
 			}
 		}
 		quiet := decisions(st, "sched-deadline", "reschedule")
