@@ -226,11 +226,20 @@ func runOrResume(env Env, name string, run func() (*harness.RunResult, error)) (
 		}
 		if r != nil {
 			fmt.Fprintf(env.Log, "%s: resumed from %s\n", name, filepath.Join(env.RawDir, name))
+			markResumed(env)
 			return r, true, nil
 		}
 	}
 	r, err = run()
 	return r, false, err
+}
+
+// markResumed tells the progress display that the current run was read
+// back, so its ETA leaves it out.
+func markResumed(env Env) {
+	if r, ok := progressOf(env).(reports.Resumer); ok {
+		r.Resumed()
+	}
 }
 
 // loadKept gives the finished run kept under env.RawDir/name, or nil when

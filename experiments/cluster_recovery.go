@@ -118,6 +118,7 @@ func runRecovery(ctx context.Context, env Env) (*Results, error) {
 				name := fmt.Sprintf("rec-%s-r%d", sched, rep)
 				counter.start(fmt.Sprintf("%s rep %d", sched, rep), 0)
 				fmt.Fprintf(env.Log, "%s: resumed from %s\n", name, filepath.Join(env.RawDir, name))
+				markResumed(env)
 				if err := keepRun(env, name, r, nil, true); err != nil {
 					return nil, err
 				}

@@ -23,6 +23,14 @@ type Progress interface {
 	Phase(name string, expect time.Duration)
 }
 
+// Resumer is implemented by displays that leave a run read back from disk
+// (--resume) out of their ETA: such a run takes no time, and counting it
+// made the mean run look seconds long (an ETA of 11 s before five clusters).
+type Resumer interface {
+	// Resumed says the current run was read back, not run.
+	Resumed()
+}
+
 // NoProgress discards everything.
 type NoProgress struct{}
 
@@ -56,6 +64,8 @@ type Meter struct {
 	firstStart  time.Time
 	finishedDur time.Duration // total time of finished runs
 	finished    int
+	resumed     int  // runs read back, not run: out of the mean and of the runs left
+	curResumed  bool // the current run was read back
 	stop        chan struct{}
 	stopped     bool
 }
@@ -90,11 +100,12 @@ func (m *Meter) Run(i, n int, label string) {
 	now := m.now()
 	if i == 1 && m.i > 0 {
 		// A new experiment of a suite: its own runs make its ETA.
-		m.finishedDur, m.finished, m.firstStart = 0, 0, time.Time{}
-	} else if m.i > 0 && i != m.i {
+		m.finishedDur, m.finished, m.resumed, m.firstStart = 0, 0, 0, time.Time{}
+	} else if m.i > 0 && i != m.i && !m.curResumed {
 		m.finishedDur += now.Sub(m.runStart)
 		m.finished++
 	}
+	m.curResumed = false
 	if m.firstStart.IsZero() {
 		m.firstStart = now
 	}
@@ -111,6 +122,16 @@ func (m *Meter) Run(i, n int, label string) {
 		return
 	}
 	fmt.Fprintln(m.w, m.message(now))
+}
+
+// Resumed implements Resumer.
+func (m *Meter) Resumed() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !m.curResumed {
+		m.curResumed = true
+		m.resumed++
+	}
 }
 
 // Phase implements Progress.
@@ -162,14 +183,14 @@ func (m *Meter) message(now time.Time) string {
 }
 
 // eta is the time left for all n runs: the mean duration of the finished
-// runs times the runs not yet finished, less the time the current run has
-// taken so far. Unknown until a run has finished.
+// runs times the runs neither finished nor read back, less the time the
+// current run has taken so far. Unknown until a run has finished.
 func (m *Meter) eta(now time.Time) (time.Duration, bool) {
 	if m.finished == 0 || m.n == 0 {
 		return 0, false
 	}
 	mean := m.finishedDur / time.Duration(m.finished)
-	left := mean*time.Duration(m.n-m.finished) - now.Sub(m.runStart)
+	left := mean*time.Duration(m.n-m.finished-m.resumed) - now.Sub(m.runStart)
 	return max(left, 0), true
 }
 

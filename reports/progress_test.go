@@ -43,6 +43,33 @@ func TestMeterPlain(t *testing.T) {
 	}
 }
 
+// Runs read back (--resume) stay out of the ETA: runs 1-2 of 5 are read
+// back in a second each, run 3 takes 120 s; at the start of run 4 the ETA
+// is the mean of the runs actually run (120 s) times the 2 runs left.
+func TestMeterResumedRuns(t *testing.T) {
+	var b strings.Builder
+	m := NewMeter(&b, false)
+	now := time.Unix(0, 0)
+	m.now = func() time.Time { return now }
+	var _ Resumer = m
+	for i := 1; i <= 2; i++ {
+		m.Run(i, 5, "kept")
+		m.Resumed()
+		m.Resumed() // twice for one run counts once
+		now = now.Add(time.Second)
+	}
+	m.Run(3, 5, "run")
+	if got := m.message(now); got != "run 3/5 run; ETA after the first run" {
+		t.Errorf("after two resumed runs: %q", got)
+	}
+	now = now.Add(120 * time.Second)
+	m.Run(4, 5, "run")
+	if got := m.message(now); got != "run 4/5 run; ETA 4m0s" {
+		t.Errorf("after one real run: %q", got)
+	}
+	m.Stop()
+}
+
 // The bar mode draws (go-pretty) and passes log lines through above it.
 func TestMeterBar(t *testing.T) {
 	var b syncBuilder
