@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stormlab/stormlab/reports"
@@ -27,9 +28,39 @@ func TestRecoveryClaimVerdicts(t *testing.T) {
 			return agg(t, r)
 		}
 	}
+	// Three good runs each (deadline back in 60 s, every other scheduler in 40 s) plus a fourth deadline
+	// run marked as not measurable (no throughput before the fault), whose zeros would read as recovered
+	// in 0 s: it is left out, so deadline's claim is judged on its three good runs (does not hold:
+	// slower than storm-even); with the zeros in, the spread would leave it inconclusive.
+	withUnmeasured := func() (*Results, *Aggregate) {
+		n := newNoise(12)
+		r := &Results{Experiment: "recovery", Metrics: recoveryMetrics}
+		for _, s := range recoverySchedulers {
+			rec := 40.0
+			if s == "deadline" {
+				rec = 60
+			}
+			for rep := 0; rep < 3; rep++ {
+				r.Add(clusterRow(s, 30, rep, map[string]float64{"recovery_s": n.rel(rec, 0.02), "recovered": 1, "lost_pct": n.rel(rec*1.5, 0.02),
+					"lost_tuples": 100, "failed_tuples": 10, "executors_moved": 2, "pre_tput": 100}))
+			}
+		}
+		row := clusterRow("deadline", 30, 3, map[string]float64{"recovery_s": 0, "recovered": 1, "lost_pct": 0, "pre_tput": 0})
+		row.Suspect = "recovery not measurable: no throughput before the fault (workers restarting)"
+		r.Add(row)
+		return agg(t, r)
+	}
 	runClaimCases(t, recoveryClaims, []claimCase{
 		{"dynamic faster", build(3, 10, 40), reports.Holds},
 		{"dynamic slower", build(3, 40, 10), reports.DoesNotHold},
 		{"one run each", build(1, 10, 40), reports.Inconclusive},
 	})
+	for _, c := range judged(recoveryClaims(withUnmeasured()), "") {
+		if !strings.HasPrefix(c.Statement, "deadline ") {
+			continue
+		}
+		if c.Verdict != reports.DoesNotHold || len(c.Screen.Excluded) != 1 {
+			t.Errorf("deadline with an unmeasurable run: %s, excluded %v; want does not hold with that run left out\n  %s", c.Verdict, c.Screen.Excluded, c.Line())
+		}
+	}
 }

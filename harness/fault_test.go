@@ -126,6 +126,15 @@ func TestRecover(t *testing.T) {
 			t.Errorf("verdict %q", r.Verdict())
 		}
 	})
+	t.Run("nothing before the fault", func(t *testing.T) {
+		// The four intervals before 20 s ack 0 (workers restarting), 500 each after: the pre-fault
+		// level is 0, so there is nothing to recover to. It used to read "no dip below 90% of 0":
+		// recovered in 0 s.
+		r := Recover(base(map[int64]int64{5: 0, 10: 0, 15: 0, 20: 0}), 0, 60_000, 20_000, 5000)
+		if r.Measured || r.Recovered || r.Verdict() != "not measured" {
+			t.Errorf("got %+v (%s), want not measured", r, r.Verdict())
+		}
+	})
 	t.Run("not recovered", func(t *testing.T) {
 		// From 25 s on 400 per interval = 80/s < 90/s: dip, never back; lost = 20/s * 5 s * 8 = 800.
 		m := map[int64]int64{}

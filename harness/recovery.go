@@ -16,7 +16,7 @@ const RecoveryTolerance = 0.10
 //
 // Definitions (chosen here; no paper fixes them). Throughput is bucketed into intervals of StepS by
 // each report's time (acked tuples / StepS). PreTput is the mean of the intervals that end before the
-// fault starts. The fault hurt throughput when some interval starting at or after the fault's start
+// fault starts; when it is 0 (nothing flowed before the fault) the recovery is not measured. The fault hurt throughput when some interval starting at or after the fault's start
 // is below (1-RecoveryTolerance)*PreTput (the dip); RecoveryS is then the time from the fault's start
 // to the end of the first later interval back at that level, or Recovered is false if none is before
 // the window closes. No dip: Recovered, RecoveryS = 0. LostTuples sums (PreTput - rate) * StepS over
@@ -28,7 +28,7 @@ const RecoveryTolerance = 0.10
 type Recovery struct {
 	StepS          float64 `json:"step_s"`
 	PreTput        float64 `json:"pre_tuples_s"`
-	Measured       bool    `json:"measured"` // false: no interval before the fault (PreTput unknown)
+	Measured       bool    `json:"measured"` // false: no interval before the fault, or none of them had throughput
 	Dip            bool    `json:"dip"`
 	Recovered      bool    `json:"recovered"`
 	RecoveryS      float64 `json:"recovery_s"`
@@ -124,6 +124,11 @@ func Recover(reports []protocol.WorkerReport, fromMs, toMs, startMs, stepMs int6
 		rec.PreTput += x
 	}
 	rec.PreTput /= float64(len(pre))
+	if rec.PreTput <= 0 {
+		// Nothing flowed before the fault (e.g. workers restarting after a reschedule): there is
+		// no level to recover to, and "no dip below 90% of zero" would read as recovered in 0 s.
+		return rec
+	}
 	rec.Measured = true
 	level := (1 - RecoveryTolerance) * rec.PreTput
 	last := n
