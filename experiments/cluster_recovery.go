@@ -88,6 +88,7 @@ func runRecovery(ctx context.Context, env Env) (*Results, error) {
 	res.Knobs["fault"] = fault.String()
 	res.Knobs["recovery_measure"] = k.measure.String()
 	counter := newRunCounter(env, len(recoverySchedulers)*prof.Reps)
+	var notMeasured []string
 	// record checks one run's fault and adds its row.
 	record := func(sched, name string, rep int, r *harness.RunResult) error {
 		if len(r.Faults) != 1 || r.Faults[0].Error != "" {
@@ -95,13 +96,13 @@ func runRecovery(ctx context.Context, env Env) (*Results, error) {
 		}
 		if rc := r.Faults[0].Recovery; !rc.Measured || rc.PreTput <= 0 { // PreTput 0: kept by a harness before that counted as not measured
 			// The fault happened, but nothing flowed before it (the scheduler's own migration
-			// restarted the workers in the pre-fault intervals): the run is kept in the table,
-			// marked, and left out of the claims.
-			fmt.Fprintf(env.Log, "recovery: %s: not measured (no throughput before the fault)\n", sched)
-			res.Add(Row{Series: sched, X: k.at.Seconds(), Rep: rep, Seed: uint64(rep + 1), Offered: "unpaced (saturation)",
-				Suspect: "recovery not measurable: no throughput before the fault (workers restarting)",
-				Values: map[string]float64{"pre_tput": r.Faults[0].Recovery.PreTput, "failed_tuples": float64(r.Faults[0].Recovery.FailedTuples),
-					"executors_moved": float64(r.Faults[0].Recovery.ExecutorsMoved)}})
+			// restarted the workers in the pre-fault intervals): there is no recovery to measure.
+			// The run gets no row (its zeros would read as recovered in 0 s in the table's means);
+			// it is named in the manifest, and its cell has fewer runs for the claims to screen.
+			why := fmt.Sprintf("%s: no throughput before the fault (workers restarting), recovery not measured", name)
+			fmt.Fprintf(env.Log, "recovery: %s\n", why)
+			notMeasured = append(notMeasured, why)
+			res.Knobs["recovery_not_measured"] = notMeasured
 			return nil
 		}
 		f := r.Faults[0]
