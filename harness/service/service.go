@@ -245,9 +245,9 @@ func (s *Service) problems(snap *protocol.Snapshot, start time.Time) (jobs []job
 			execs += len(j.ix.execs)
 			cur := currentAssignment(t, j.ix, snap.Supervisors)
 			if cur != nil && (!s.dueForReschedule(t.ID, start) || !s.settled(t.ID, cur, snap.Supervisors, start)) {
-				// Placed and not due: decide would not ask the scheduler,
-				// so skip building its graph (the costly part of a round
-				// for big topologies).
+				// Placed and not due (or its last change not settled):
+				// decide would not ask the scheduler, so skip building its
+				// graph (the costly part of a round for big topologies).
 				continue
 			}
 			r := s.m.rates(t.ID)
