@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"time"
 
@@ -33,28 +34,34 @@ const (
 	observerProfile = "heterogeneous-2"
 )
 
-// observerKnobs are the observer experiment's settings per profile: runs per arm, fixed warm-up and
-// window. ci has none (make test is near its budget; the claim logic is unit-tested).
+// observerKnobs are the observer experiment's settings per profile: pairs (one run each, both arms side
+// by side), fixed warm-up and window. ci has none (make test is near its budget; the claim logic is
+// unit-tested).
 var observerKnobs = map[string]struct {
 	reps            int
 	warmUp, measure time.Duration
 }{
-	"quick": {3, 20 * time.Second, 45 * time.Second},
-	"full":  {6, 30 * time.Second, 120 * time.Second},
+	"quick": {6, 20 * time.Second, 45 * time.Second},
+	"full":  {10, 30 * time.Second, 120 * time.Second},
 }
 
 // Observer measures the observer effect of the harness's own instrumentation (the task hook in every
 // task, the reporter thread and HdrHistograms in every worker): the Throughput chain at saturation with
-// the instrumentation on and off, alternating on one cluster.
+// the instrumentation on and off, side by side on one cluster.
 //
 // Choices: saturation is the unpaced spout (--interval-ms 0) held by max spout pending 1000 per spout
-// task, the harness's saturating setting; both arms are measured with Storm's own counters
-// (harness.StormCounted: acked tuples per second and mean complete latency over the window, stats
-// sample rate 1.0 in both arms) after the same fixed warm-up. The arms alternate in ABBA order (on,
-// off, off, on, on, off, ...) so a linear drift of the shared machine cancels; the unit is one run.
-// Throughput overhead is 1 - mean(on)/mean(off), the share of the uninstrumented throughput the
-// instrumentation costs (positive = a cost); latency overhead is mean(on)/mean(off) - 1, the relative
-// rise of the mean complete latency. Both have the 95% interval of the ratio of means (delta method).
+// task, the harness's saturating setting. The design is paired: each run deploys both arms at once, two
+// copies of the chain (one instrumented, one not) on the same supervisors (storm-even gives each the
+// same worker layout), read by Storm's own counters over the same window (harness.StormCounted with
+// Beside: acked tuples per second and mean complete latency, stats sample rate 1.0 in both) after the
+// same fixed warm-up. Both copies share every disturbance of this shared 2-core machine, which had
+// made separate runs of one arm vary by up to a factor of two (earlier design: arms in ABBA order,
+// separate runs; CV 13-36% per arm and 95% intervals of +-30% or more on the overhead). Both saturate
+// the same CPU, so their throughput ratio is the ratio of their per-tuple costs. Which arm is the
+// run's own topology and which runs beside it alternates by pair. The unit is one pair. Throughput
+// overhead is 1 - r, r the geometric mean of the per-pair ratios on/off, with the 95% interval of
+// Student's t on the logs (reports.PairedRatioCI); latency overhead is the same ratio of the mean
+// complete latencies minus 1.
 func Observer() *Spec {
 	return &Spec{
 		Name:        "observer",
@@ -62,8 +69,8 @@ func Observer() *Spec {
 		Source:      "property of this harness; the Throughput chain of " + Cite(paperKPart, "sec. 2.1"),
 		Setup: "profile " + observerProfile + " (supervisors of 0.5 and 1.0 cores), storm-even; Throughput chain (4 workers, parallelism 1, 100-byte payload) with an unpaced spout " +
 			"held by max spout pending " + strconv.Itoa(observerPending) + " (saturation), C1-only worker JVMs (quick); the instrumentation (task hook, reporter, histograms) on or off " +
-			"(--instrumentation), Storm's stats sample rate 1.0 in both; both arms measured by Storm's own counters over the window after a fixed warm-up " +
-			"(quick: 20 s warm-up, 45 s window, 3 runs per arm; full: 30 s, 120 s, 6 runs per arm); arms alternate ABBA on one cluster; the unit is one run. Not in the ci profile.",
+			"(--instrumentation), Storm's stats sample rate 1.0 in both; paired: each run deploys both arms side by side, measured by Storm's own counters over the same window after a fixed warm-up " +
+			"(quick: 20 s warm-up, 45 s window, 6 pairs; full: 30 s, 120 s, 10 pairs); which arm is the run's own topology alternates; the unit is one pair. Not in the ci profile.",
 		SeriesLabel: "instrumentation",
 		XName:       "max_spout_pending",
 		XLabel:      "max spout pending per spout task",
@@ -73,14 +80,9 @@ func Observer() *Spec {
 	}
 }
 
-// observerOrder is the arms' ABBA order over reps pairs: true = instrumentation on.
-func observerOrder(reps int) []bool {
-	var out []bool
-	for i := 0; i < reps; i++ {
-		out = append(out, i%2 == 0, i%2 != 0)
-	}
-	return out
-}
+// observerMainOn says which arm is the run's own topology in pair i (the other runs beside it):
+// alternating, so neither arm is always the one submitted first.
+func observerMainOn(i int) bool { return i%2 == 0 }
 
 // observerArgs are the Throughput topology's flags for one arm (after its defaults).
 func observerArgs(on bool, seed int, prof ClusterProfile) []string {
@@ -107,46 +109,59 @@ func runObserver(ctx context.Context, env Env) (*Results, error) {
 	}
 	res := &Results{Experiment: "observer", Metrics: observerMetrics, Profile: prof.Name, Knobs: prof.Knobs()}
 	if k.reps < MinVerdictReps {
-		res.NoVerdict = fmt.Sprintf("%d runs per arm; a verdict needs >= %d", k.reps, MinVerdictReps)
+		res.NoVerdict = fmt.Sprintf("%d pairs; a verdict needs >= %d", k.reps, MinVerdictReps)
 	}
 	res.Knobs["storm_version"] = images.StormVersion
-	res.Knobs["observer_reps_per_arm"] = k.reps
+	res.Knobs["observer_pairs"] = k.reps
 	res.Knobs["observer_warmup"] = k.warmUp.String()
 	res.Knobs["observer_measure"] = k.measure.String()
 	res.Knobs["observer_max_spout_pending"] = observerPending
-	order := observerOrder(k.reps)
-	counter := newRunCounter(env, len(order))
+	counter := newRunCounter(env, k.reps)
 	cs := harness.ClusterSpec{Profile: observerProfile, Seed: 1}
 	err = withSession(ctx, env, cs, "storm-even", func(s *harness.Session) error {
-		reps := map[bool]int{}
-		for i, on := range order {
-			rep := reps[on]
-			reps[on]++
-			name := fmt.Sprintf("obs-%s-r%d", arm(on), rep)
-			topo, err := harness.StormTopology("throughput", name, observerArgs(on, i+1, prof)...)
+		for i := 0; i < k.reps; i++ {
+			mainOn := observerMainOn(i)
+			topo := func(on bool) (harness.TopologyRun, error) {
+				return harness.StormTopology("throughput", fmt.Sprintf("obs-%s-r%d", arm(on), i), observerArgs(on, i+1, prof)...)
+			}
+			main, err := topo(mainOn)
 			if err != nil {
 				return err
 			}
-			counter.start(fmt.Sprintf("instrumentation %s, run %d", arm(on), rep), k.warmUp+k.measure)
+			beside, err := topo(!mainOn)
+			if err != nil {
+				return err
+			}
+			name := fmt.Sprintf("obs-pair-r%d", i)
+			counter.start(fmt.Sprintf("pair %d (instrumented and not, side by side)", i), k.warmUp+k.measure)
 			r, resumed, err := runOrResume(env, name, func() (*harness.RunResult, error) {
-				return s.Run(ctx, harness.RunSpec{Topology: topo, WarmUp: k.warmUp, Measure: k.measure, End: harness.StormCounted{Uninstrumented: !on}})
+				return s.Run(ctx, harness.RunSpec{Topology: main, WarmUp: k.warmUp, Measure: k.measure,
+					End: harness.StormCounted{Uninstrumented: !mainOn, Beside: &beside}})
 			})
 			if err := keepRun(env, name, r, err, resumed); err != nil {
 				return err
 			}
-			st := r.Storm
-			var failed int64
-			for _, sp := range st.Spouts {
-				failed += sp.Failed
+			if r.Beside == nil {
+				return fmt.Errorf("%s: the run kept no figures of the topology beside it (%s): run it again without --resume", name, beside.Name)
 			}
-			line := fmt.Sprintf("observer: instrumentation %s, run %d: Storm %.1f tuples/s, complete latency %.1f ms, %d failed", arm(on), rep, st.Throughput, st.CompleteLatencyMs, failed)
-			if on && st.Compared {
-				line += fmt.Sprintf(" (ours: %.1f tuples/s, %.1f ms)", st.OurThroughput, st.OurLatencyMs)
+			on, off := r.Storm, r.Beside.Storm
+			if !mainOn {
+				on, off = off, on
 			}
-			fmt.Fprintln(env.Log, line)
-			res.Add(Row{Series: arm(on), X: observerPending, Rep: rep, Seed: uint64(i + 1), Offered: "unpaced (saturation)", Values: map[string]float64{
-				"throughput": st.Throughput, "latency_mean_ms": st.CompleteLatencyMs, "failed": float64(failed),
-			}})
+			fmt.Fprintf(env.Log, "observer: pair %d: on %.1f tuples/s, %.1f ms; off %.1f tuples/s, %.1f ms (Storm's counters)\n",
+				i, on.Throughput, on.CompleteLatencyMs, off.Throughput, off.CompleteLatencyMs)
+			for _, a := range []struct {
+				on bool
+				c  harness.StormCheck
+			}{{true, on}, {false, off}} {
+				var failed int64
+				for _, sp := range a.c.Spouts {
+					failed += sp.Failed
+				}
+				res.Add(Row{Series: arm(a.on), X: observerPending, Rep: i, Seed: uint64(i + 1), Offered: "unpaced (saturation), side by side", Values: map[string]float64{
+					"throughput": a.c.Throughput, "latency_mean_ms": a.c.CompleteLatencyMs, "failed": float64(failed),
+				}})
+			}
 		}
 		return nil
 	})
@@ -156,40 +171,64 @@ func runObserver(ctx context.Context, env Env) (*Results, error) {
 	return res, nil
 }
 
+// pairedValues are the arms' values of metric ordered by pair (Rep), only pairs with both arms.
+func pairedValues(r *Results, metric string) (on, off []float64) {
+	by := map[int][2]float64{}
+	has := map[int]int{}
+	for _, row := range r.Rows {
+		v := by[row.Rep]
+		switch row.Series {
+		case observerOn:
+			v[0] = row.Values[metric]
+			has[row.Rep] |= 1
+		case observerOff:
+			v[1] = row.Values[metric]
+			has[row.Rep] |= 2
+		}
+		by[row.Rep] = v
+	}
+	var reps []int
+	for rep, h := range has {
+		if h == 3 {
+			reps = append(reps, rep)
+		}
+	}
+	slices.Sort(reps)
+	for _, rep := range reps {
+		on, off = append(on, by[rep][0]), append(off, by[rep][1])
+	}
+	return on, off
+}
+
 // overheads are the observer experiment's two effects with their 95% intervals (see Observer).
 type overheads struct {
 	thr, thrLo, thrHi float64 // 1 - on/off
 	lat, latLo, latHi float64 // on/off - 1
-	latP              float64 // Welch's two-sided p of the latency difference
 	err               error
 }
 
 func observerOverheads(r *Results) overheads {
 	var o overheads
-	thrOn, thrOff := r.Values(observerOn, "throughput", nil), r.Values(observerOff, "throughput", nil)
-	latOn, latOff := r.Values(observerOn, "latency_mean_ms", nil), r.Values(observerOff, "latency_mean_ms", nil)
-	ratio, lo, hi, err := reports.RatioCI(thrOn, thrOff)
+	thrOn, thrOff := pairedValues(r, "throughput")
+	latOn, latOff := pairedValues(r, "latency_mean_ms")
+	ratio, lo, hi, err := reports.PairedRatioCI(thrOn, thrOff)
 	o.thr, o.thrLo, o.thrHi = 1-ratio, 1-hi, 1-lo
-	lr, llo, lhi, lerr := reports.RatioCI(latOn, latOff)
+	lr, llo, lhi, lerr := reports.PairedRatioCI(latOn, latOff)
 	o.lat, o.latLo, o.latHi = lr-1, llo-1, lhi-1
-	o.latP = math.NaN()
-	if w, werr := reports.Welch(latOn, latOff); werr == nil {
-		o.latP = w.PTwoSided
-	}
 	o.err = joinErr(err, lerr)
 	return o
 }
 
 // observerClaims: the harness's stated property, throughput overhead <= 5%, decided by the rule of a
-// threshold check: the 95% CI of mean(on)/mean(off) wholly >= 0.95 (the overhead's CI wholly <= 5%)
-// holds, wholly < 0.95 does not hold, else inconclusive.
+// threshold check: the 95% CI of the geometric mean of the per-pair ratios on/off wholly >= 0.95 (the
+// overhead's CI wholly <= 5%) holds, wholly < 0.95 does not hold, else inconclusive.
 func observerClaims(r *Results, a *Aggregate) []Claim {
-	thrOn, thrOff := r.Values(observerOn, "throughput", nil), r.Values(observerOff, "throughput", nil)
+	thrOn, thrOff := pairedValues(r, "throughput")
+	latOn, latOff := pairedValues(r, "latency_mean_ms")
 	o := observerOverheads(r)
-	evidence := fmt.Sprintf("throughput on %.0f/s vs off %.0f/s: overhead (1 - on/off) %s (95%% CI %s to %s); mean complete latency on %.1f ms vs off %.1f ms: overhead (on/off - 1) %s (95%% CI %s to %s, Welch p %.3g); n = %d + %d runs",
+	evidence := fmt.Sprintf("throughput on %.0f/s vs off %.0f/s (means): overhead (1 - on/off, paired) %s (95%% CI %s to %s); mean complete latency on %.1f ms vs off %.1f ms: overhead (on/off - 1, paired) %s (95%% CI %s to %s); n = %d pairs",
 		mean(thrOn), mean(thrOff), signedPct(o.thr), signedPct(o.thrLo), signedPct(o.thrHi),
-		mean(r.Values(observerOn, "latency_mean_ms", nil)), mean(r.Values(observerOff, "latency_mean_ms", nil)),
-		signedPct(o.lat), signedPct(o.latLo), signedPct(o.latHi), o.latP, len(thrOn), len(thrOff))
+		mean(latOn), mean(latOff), signedPct(o.lat), signedPct(o.latLo), signedPct(o.latHi), len(thrOn))
 	if o.err != nil {
 		evidence += " (" + o.err.Error() + ")"
 	}
@@ -198,7 +237,7 @@ func observerClaims(r *Results, a *Aggregate) []Claim {
 		Source:    "stormlab observer experiment (a stated property of the harness)",
 		Evidence:  evidence,
 		Checks: []reports.Check{
-			reports.RatioCheck("throughput on / off", thrOn, thrOff, reports.Above(1-observerBound)),
+			reports.PairedRatioCheck("throughput on / off, paired", thrOn, thrOff, reports.Above(1-observerBound)),
 		},
 	}}
 }

@@ -89,6 +89,7 @@ type RunResult struct {
 	Series       []Measurement             `json:"series,omitempty"`
 	WarmUp       WarmUp                    `json:"warm_up"`
 	Storm        StormCheck                `json:"storm_check"`
+	Beside       *BesideRun                `json:"beside,omitempty"` // StormCounted.Beside
 	RoundsMs     []float64                 `json:"bridge_rounds_ms,omitempty"`
 	Fallbacks    []protocol.Fallback       `json:"fallbacks,omitempty"`
 	Decisions    []protocol.DecisionRecord `json:"decisions,omitempty"`

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -23,8 +24,15 @@ import (
 // With Uninstrumented no worker report is expected: none is waited for, and RunResult.Measurement is
 // empty (every metric not measured). Instrumented runs also get the harness's own Measurement (and its
 // cross-check). Faults are not supported (they need a Timed run).
+//
+// Beside, when set, is a second topology that runs beside this one through the whole window and is
+// read by Storm's counters at the same two ends (RunResult.Beside): a paired design, in which both
+// share every disturbance of the machine (CPU steal, the other containers, JIT and GC timing), so
+// their ratio varies far less than either alone. It is submitted before the run's own topology's
+// window starts and killed when the window ends (also on failure).
 type StormCounted struct {
 	Uninstrumented bool
+	Beside         *TopologyRun
 }
 
 // KindStormCounted is RunResult.EndKind of a StormCounted run.
@@ -34,10 +42,33 @@ func (StormCounted) kind() string { return KindStormCounted }
 
 func (StormCounted) check(spec RunSpec) error { return checkWindow("storm-counted", spec) }
 
-func (StormCounted) window(ctx context.Context, r *running) error {
+func (e StormCounted) window(ctx context.Context, r *running) (err error) {
+	var besideID string
+	if b := e.Beside; b != nil {
+		if err := r.cl.Submit(ctx, b.Jar, b.MainClass, b.Args...); err != nil {
+			return fmt.Errorf("topology beside the run (%s): %w", b.Name, err)
+		}
+		defer func() {
+			kctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+			defer cancel()
+			if kerr := r.cl.UI().Kill(kctx, b.Name, 0); kerr != nil {
+				err = errors.Join(err, fmt.Errorf("kill the topology beside the run (%s): %w", b.Name, kerr))
+			}
+		}()
+		id, _, err := waitRunning(ctx, r.cl.UI(), b.Name, r.spec.StartTimeout)
+		if err != nil {
+			return fmt.Errorf("topology beside the run (%s): %w", b.Name, err)
+		}
+		besideID = id
+	}
 	r.stage = StageWorkers
 	if err := waitSpoutsAcking(ctx, r.cl.UI(), r.id, r.spec.StartTimeout); err != nil {
 		return err
+	}
+	if besideID != "" {
+		if err := waitSpoutsAcking(ctx, r.cl.UI(), besideID, r.spec.StartTimeout); err != nil {
+			return fmt.Errorf("topology beside the run: %w", err)
+		}
 	}
 	r.stage = StageWarmUp
 	start := time.Now()
@@ -47,11 +78,31 @@ func (StormCounted) window(ctx context.Context, r *running) error {
 	r.res.WarmUp = WarmUp{MaxS: r.spec.WarmUp.Seconds(), S: time.Since(start).Seconds()}
 	r.stage = StageWindow
 	r.open(ctx)
+	var besideFrom, besideTo *stormSnapshot
+	if besideID != "" {
+		besideFrom = freshSnapshot(ctx, r.cl.UI(), besideID, stormFresh)
+	}
 	if err := pause(ctx, r.spec.Measure); err != nil {
 		return err
 	}
 	r.close(ctx)
+	if besideID != "" {
+		besideTo = freshSnapshot(ctx, r.cl.UI(), besideID, stormFresh)
+		c := crossCheck(besideFrom, besideTo, Measurement{})
+		r.res.Beside = &BesideRun{Name: e.Beside.Name, TopologyID: besideID, Storm: c}
+		if c.Throughput <= 0 {
+			return fmt.Errorf("topology beside the run (%s): Storm counted no acked tuple in the window (%s)", e.Beside.Name, c.Note)
+		}
+	}
 	return nil
+}
+
+// BesideRun is the topology that ran beside a StormCounted run (StormCounted.Beside): Storm's
+// counters over the same window.
+type BesideRun struct {
+	Name       string     `json:"name"`
+	TopologyID string     `json:"topology_id"`
+	Storm      StormCheck `json:"storm_check"`
 }
 
 // waitSpoutsAcking polls Storm's statistics until every spout executor of topology id has acked
