@@ -67,7 +67,7 @@ func Observer() *Spec {
 		Name:        "observer",
 		Description: "observer effect of the harness's instrumentation: Throughput chain at saturation, instrumentation on vs off",
 		Source:      "property of this harness; the Throughput chain of " + Cite(paperKPart, "sec. 2.1"),
-		Setup: "profile " + observerProfile + " (supervisors of 0.5 and 1.0 cores), storm-even; Throughput chain (4 workers, parallelism 1, 100-byte payload) with an unpaced spout " +
+		Setup: "profile " + observerProfile + " (supervisors of 0.5 and 1.0 cores), storm-even; two copies of the Throughput chain side by side (2 workers each, parallelism 1, 100-byte payload) with an unpaced spout " +
 			"held by max spout pending " + strconv.Itoa(observerPending) + " (saturation), C1-only worker JVMs (quick); the instrumentation (task hook, reporter, histograms) on or off " +
 			"(--instrumentation), Storm's stats sample rate 1.0 in both; paired: each run deploys both arms side by side, measured by Storm's own counters over the same window after a fixed warm-up " +
 			"(quick: 20 s warm-up, 45 s window, 6 pairs; full: 30 s, 120 s, 10 pairs); which arm is the run's own topology alternates; the unit is one pair. Not in the ci profile.",
@@ -86,7 +86,9 @@ func observerMainOn(i int) bool { return i%2 == 0 }
 
 // observerArgs are the Throughput topology's flags for one arm (after its defaults).
 func observerArgs(on bool, seed int, prof ClusterProfile) []string {
-	a := []string{"--interval-ms", "0", "--max-spout-pending", strconv.Itoa(observerPending), "--seed", strconv.Itoa(seed)}
+	// Two workers per copy: with both copies side by side each supervisor runs one worker of each, the
+	// four workers the cluster's memory holds (sup1: 1,024 MB less the daemons' reserve).
+	a := []string{"--workers", "2", "--interval-ms", "0", "--max-spout-pending", strconv.Itoa(observerPending), "--seed", strconv.Itoa(seed)}
 	a = append(a, topologies.InstrumentationArgs(on)...)
 	return append(a, prof.workerArgs()...)
 }
