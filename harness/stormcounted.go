@@ -44,6 +44,7 @@ func (StormCounted) check(spec RunSpec) error { return checkWindow("storm-counte
 
 func (e StormCounted) window(ctx context.Context, r *running) (err error) {
 	var besideID string
+	var besideExecs []ExecutorPlace
 	if b := e.Beside; b != nil {
 		if err := r.cl.Submit(ctx, b.Jar, b.MainClass, b.Args...); err != nil {
 			return fmt.Errorf("topology beside the run (%s): %w", b.Name, err)
@@ -55,11 +56,11 @@ func (e StormCounted) window(ctx context.Context, r *running) (err error) {
 				err = errors.Join(err, fmt.Errorf("kill the topology beside the run (%s): %w", b.Name, kerr))
 			}
 		}()
-		id, _, err := waitRunning(ctx, r.cl.UI(), b.Name, r.spec.StartTimeout)
+		id, execs, err := waitRunning(ctx, r.cl.UI(), b.Name, r.spec.StartTimeout)
 		if err != nil {
 			return fmt.Errorf("topology beside the run (%s): %w", b.Name, err)
 		}
-		besideID = id
+		besideID, besideExecs = id, execs
 	}
 	r.stage = StageWorkers
 	if err := waitSpoutsAcking(ctx, r.cl.UI(), r.id, r.spec.StartTimeout); err != nil {
@@ -89,7 +90,7 @@ func (e StormCounted) window(ctx context.Context, r *running) (err error) {
 	if besideID != "" {
 		besideTo = freshSnapshot(ctx, r.cl.UI(), besideID, stormFresh)
 		c := crossCheck(besideFrom, besideTo, Measurement{})
-		r.res.Beside = &BesideRun{Name: e.Beside.Name, TopologyID: besideID, Storm: c}
+		r.res.Beside = &BesideRun{Name: e.Beside.Name, TopologyID: besideID, Executors: besideExecs, Storm: c}
 		if c.Throughput <= 0 {
 			return fmt.Errorf("topology beside the run (%s): Storm counted no acked tuple in the window (%s)", e.Beside.Name, c.Note)
 		}
@@ -100,9 +101,10 @@ func (e StormCounted) window(ctx context.Context, r *running) (err error) {
 // BesideRun is the topology that ran beside a StormCounted run (StormCounted.Beside): Storm's
 // counters over the same window.
 type BesideRun struct {
-	Name       string     `json:"name"`
-	TopologyID string     `json:"topology_id"`
-	Storm      StormCheck `json:"storm_check"`
+	Name       string          `json:"name"`
+	TopologyID string          `json:"topology_id"`
+	Executors  []ExecutorPlace `json:"executors"` // placement once it ran
+	Storm      StormCheck      `json:"storm_check"`
 }
 
 // waitSpoutsAcking polls Storm's statistics until every spout executor of topology id has acked
