@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/stormlab/stormlab/harness"
@@ -150,8 +151,12 @@ func runObserver(ctx context.Context, env Env) (*Results, error) {
 			if !mainOn {
 				on, off = off, on
 			}
-			fmt.Fprintf(env.Log, "observer: pair %d: on %.1f tuples/s, %.1f ms; off %.1f tuples/s, %.1f ms (Storm's counters)\n",
-				i, on.Throughput, on.CompleteLatencyMs, off.Throughput, off.CompleteLatencyMs)
+			lay, besideLay := layout(r.Executors), layout(r.Beside.Executors)
+			fmt.Fprintf(env.Log, "observer: pair %d: on %.1f tuples/s, %.1f ms; off %.1f tuples/s, %.1f ms (Storm's counters); layouts: %s %s, beside %s %s\n",
+				i, on.Throughput, on.CompleteLatencyMs, off.Throughput, off.CompleteLatencyMs, arm(mainOn), lay, arm(!mainOn), besideLay)
+			if lay != besideLay {
+				fmt.Fprintf(env.Log, "observer: pair %d: the two copies are laid out differently; their ratio mixes placement with instrumentation\n", i)
+			}
 			for _, a := range []struct {
 				on bool
 				c  harness.StormCheck
@@ -171,6 +176,16 @@ func runObserver(ctx context.Context, env Env) (*Results, error) {
 		return nil, err
 	}
 	return res, nil
+}
+
+// layout is where each component's executors run ("bolt1@sup2 spout@sup1 ..."), sorted.
+func layout(execs []harness.ExecutorPlace) string {
+	var parts []string
+	for _, e := range execs {
+		parts = append(parts, e.Component+"@"+e.Host)
+	}
+	slices.Sort(parts)
+	return strings.Join(parts, " ")
 }
 
 // pairedValues are the arms' values of metric ordered by pair (Rep), only pairs with both arms.
