@@ -402,13 +402,21 @@ func MeanCheck(label string, xs []float64, band Band, unit string) Check {
 	c := Check{Label: label, Kind: KindThreshold, EffectLabel: strings.TrimSpace("mean " + unit),
 		Rule:   fmt.Sprintf("95%% CI of the mean (Student's t) wholly %s", band),
 		Effect: nan(), CILow: nan(), CIHigh: nan(), P: nan(), PRaw: nan(), PAgainst: nan(), N: []int{len(xs)}}
-	m, lo, hi, err := MeanCI(xs)
-	if err != nil {
-		return inconclusive(c, "%v", err)
+	return inBand(c, band)(MeanCI(xs))
+}
+
+// inBand returns a function that completes c from an estimate and its 95%
+// interval: the verdict of the interval against band, or inconclusive with
+// err. It takes an interval function's four results as they come.
+func inBand(c Check, band Band) func(est, lo, hi float64, err error) Check {
+	return func(est, lo, hi float64, err error) Check {
+		if err != nil {
+			return inconclusive(c, "%v", err)
+		}
+		c.Effect, c.CILow, c.CIHigh = est, lo, hi
+		c.Verdict, c.Reason = IntervalVerdict(lo, hi, band)
+		return c
 	}
-	c.Effect, c.CILow, c.CIHigh = m, lo, hi
-	c.Verdict, c.Reason = IntervalVerdict(lo, hi, band)
-	return c
 }
 
 // RatioCI is mean(a)/mean(b) with a 95% interval by the delta method on
@@ -444,13 +452,7 @@ func RatioCheck(label string, a, b []float64, band Band) Check {
 	c := Check{Label: label, Kind: KindThreshold, EffectLabel: "ratio of means",
 		Rule:   fmt.Sprintf("95%% CI of the ratio of means (delta method, log scale) wholly %s", band),
 		Effect: nan(), CILow: nan(), CIHigh: nan(), P: nan(), PRaw: nan(), PAgainst: nan(), N: []int{len(a), len(b)}}
-	r, lo, hi, err := RatioCI(a, b)
-	if err != nil {
-		return inconclusive(c, "%v", err)
-	}
-	c.Effect, c.CILow, c.CIHigh = r, lo, hi
-	c.Verdict, c.Reason = IntervalVerdict(lo, hi, band)
-	return c
+	return inBand(c, band)(RatioCI(a, b))
 }
 
 // PairedRatioCI is the geometric mean of the per-pair ratios a[i]/b[i]
@@ -483,13 +485,7 @@ func PairedRatioCheck(label string, a, b []float64, band Band) Check {
 	c := Check{Label: label, Kind: KindThreshold, EffectLabel: "geometric mean of the paired ratios",
 		Rule:   fmt.Sprintf("95%% CI of the geometric mean of the paired ratios (Student's t on the logs) wholly %s", band),
 		Effect: nan(), CILow: nan(), CIHigh: nan(), P: nan(), PRaw: nan(), PAgainst: nan(), N: []int{len(a)}}
-	r, lo, hi, err := PairedRatioCI(a, b)
-	if err != nil {
-		return inconclusive(c, "%v", err)
-	}
-	c.Effect, c.CILow, c.CIHigh = r, lo, hi
-	c.Verdict, c.Reason = IntervalVerdict(lo, hi, band)
-	return c
+	return inBand(c, band)(PairedRatioCI(a, b))
 }
 
 // ExactCheck is a predicate on measured values (a sanity check, or a
