@@ -2,6 +2,7 @@ package reports
 
 import (
 	"encoding/json"
+	"errors"
 	"io"
 )
 
@@ -37,4 +38,17 @@ func (f ClaimsFile) Write(w io.Writer) error {
 	e := json.NewEncoder(w)
 	e.SetIndent("", "  ")
 	return e.Encode(f)
+}
+
+// ReadClaimsFile reads one claims.json.
+func ReadClaimsFile(r io.Reader) (ClaimsFile, error) {
+	var f ClaimsFile
+	d := json.NewDecoder(r)
+	if err := d.Decode(&f); err != nil {
+		return ClaimsFile{}, err
+	}
+	if f.Experiment == "" {
+		return ClaimsFile{}, errors.New(`no "experiment" field: not a claims.json an experiment wrote`)
+	}
+	return f, nil
 }

@@ -452,9 +452,10 @@ func newCompareCmd() *cobra.Command {
 		failOnReg bool
 		onlyChg   bool
 		format    string
+		verdicts  bool
 	)
 	cmd := &cobra.Command{
-		Use:   "compare BASE_DIR NEW_DIR [--metric M]... [--threshold 0.05] [--only-changed] [--fail-on-regression] [--format table|markdown|csv|json]",
+		Use:   "compare BASE_DIR NEW_DIR [--metric M]... [--threshold 0.05] [--only-changed] [--fail-on-regression] [--verdicts] [--format table|markdown|csv|json]",
 		Short: "Compare two result folders (raw.csv or run.json): means with CIs, ratio, Welch + Holm, verdict",
 		Long: "compare reads every raw.csv in BASE_DIR and NEW_DIR (an experiment's folder or a suite's; a folder\n" +
 			"without raw.csv is read as `stormlab run --out` folders, every run.json one sample) and prints, per\n" +
@@ -463,7 +464,9 @@ func newCompareCmd() *cobra.Command {
 			"95%; n/a with a single value on a side). Verdicts: latency*, cut_rate,\n" +
 			"balance, std, max_dev, qos_rate, processing_ms are lower-is-better, throughput higher-is-better;\n" +
 			"other metrics get none. A significant change beyond --threshold (relative) is improved or\n" +
-			"regressed; with --fail-on-regression any regression exits 1.",
+			"regressed; with --fail-on-regression any regression exits 1.\n\n" +
+			"With --verdicts, compare reads every claims.json instead and lists each claim's verdict in both\n" +
+			"folders: how often two independent runs of one profile reach the same verdict.",
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 2 {
 				return fmt.Errorf("compare needs BASE_DIR and NEW_DIR (got %d arguments)", len(args))
@@ -476,6 +479,9 @@ func newCompareCmd() *cobra.Command {
 			}
 			if !slices.Contains([]string{"table", "markdown", "csv", "json"}, format) {
 				return fmt.Errorf("unknown --format %q: use table, markdown, csv or json", format)
+			}
+			if verdicts {
+				return compareVerdicts(cmd.OutOrStdout(), args[0], args[1], format)
 			}
 			base, err := readRawDir(args[0])
 			if err != nil {
@@ -542,7 +548,86 @@ func newCompareCmd() *cobra.Command {
 	f.BoolVar(&onlyChg, "only-changed", false, "show only the rows whose verdict is not \"same\" (improved, regressed, untested changes, one side only)")
 	f.BoolVar(&failOnReg, "fail-on-regression", false, "exit 1 when a metric with a direction regressed significantly beyond --threshold")
 	f.StringVar(&format, "format", "table", "output: table, markdown, csv or json")
+	f.BoolVar(&verdicts, "verdicts", false, "compare the claims' verdicts (claims.json) instead of the metrics, and count how many agree")
 	return cmd
+}
+
+// readClaimsDir reads every claims.json in dir or below it.
+func readClaimsDir(dir string) ([]reports.ClaimsFile, error) {
+	st, err := os.Stat(dir)
+	if err != nil {
+		return nil, fmt.Errorf("results folder: %w", err)
+	}
+	if !st.IsDir() {
+		return nil, fmt.Errorf("results folder %s is a file: give the folder an experiment or a suite wrote (it holds claims.json)", dir)
+	}
+	var out []reports.ClaimsFile
+	err = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || d.Name() != "claims.json" {
+			return err
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		cf, err := reports.ReadClaimsFile(f)
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		out = append(out, cf)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no claims.json in %s or below: give a folder an experiment or a suite wrote (`stormlab experiment ... --out DIR`, or $STORMLAB_OUT of `go test ./experiments`)", dir)
+	}
+	return out, nil
+}
+
+// compareVerdicts is `compare --verdicts`: every claim's verdict in both
+// folders and the count that agree.
+func compareVerdicts(w io.Writer, baseDir, newDir, format string) error {
+	base, err := readClaimsDir(baseDir)
+	if err != nil {
+		return fmt.Errorf("base: %w", err)
+	}
+	nw, err := readClaimsDir(newDir)
+	if err != nil {
+		return fmt.Errorf("new: %w", err)
+	}
+	a := reports.CompareVerdicts(base, nw)
+	switch t := a.Table(fmt.Sprintf("verdicts %s -> %s", baseDir, newDir)); format {
+	case "json":
+		out := struct {
+			reports.Agreement
+			Rate    float64 `json:"rate"`
+			Summary string  `json:"summary"`
+		}{a, a.Rate(), a.Summary()}
+		if err := writeJSON(w, out); err != nil {
+			return failed(err)
+		}
+		return nil
+	case "markdown":
+		err = t.WriteMarkdown(w)
+	case "csv":
+		if err := t.WriteCSV(w); err != nil {
+			return failed(err)
+		}
+		return nil
+	default:
+		err = t.WriteText(w)
+	}
+	if err != nil {
+		return failed(err)
+	}
+	if format == "markdown" {
+		fmt.Fprintln(w) // a line right under a Markdown table would read as a row
+	}
+	_, err = fmt.Fprintln(w, a.Summary())
+	return err
 }
 
 // regressions is the --fail-on-regression error (exit 1) naming every

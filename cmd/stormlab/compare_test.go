@@ -346,3 +346,34 @@ func TestReadRunFaults(t *testing.T) {
 		t.Errorf("samples %v: want one fault-free and one with faults, apart", rs.values)
 	}
 }
+
+// Hand count over testdata/verdicts: three claims in both folders, two with
+// the same verdict (one holds twice, one inconclusive twice).
+func TestCompareVerdictsCommand(t *testing.T) {
+	code, out, errs := cli(t, "compare", "--verdicts", "testdata/verdicts/base", "testdata/verdicts/new", "--format", "markdown")
+	if code != 0 || errs != "" {
+		t.Fatalf("exit %d stderr %q", code, errs)
+	}
+	golden(t, "verdicts.golden.md", []byte(out))
+	if !strings.Contains(out, "2 of 3 claims got the same verdict twice (67%); 1 of them decided") {
+		t.Errorf("summary line missing:\n%s", out)
+	}
+	code, out, _ = cli(t, "compare", "--verdicts", "testdata/verdicts/base", "testdata/verdicts/new", "--format", "json")
+	var got struct {
+		Compared, Agreed int
+		Rate             float64
+	}
+	if err := json.Unmarshal([]byte(out), &got); code != 0 || err != nil || got.Compared != 3 || got.Agreed != 2 {
+		t.Errorf("json: exit %d %v %+v", code, err, got)
+	}
+	// A folder without claims.json, and a broken one, are bad input.
+	empty := t.TempDir()
+	if code, _, errs := cli(t, "compare", "--verdicts", empty, "testdata/verdicts/new"); code != exitBadInput || !strings.Contains(errs, "no claims.json") {
+		t.Errorf("empty folder: exit %d stderr %q", code, errs)
+	}
+	bad := t.TempDir()
+	os.WriteFile(filepath.Join(bad, "claims.json"), []byte("{"), 0o644)
+	if code, _, errs := cli(t, "compare", "--verdicts", "testdata/verdicts/base", bad); code != exitBadInput || !strings.Contains(errs, "claims.json") {
+		t.Errorf("broken file: exit %d stderr %q", code, errs)
+	}
+}
