@@ -2,7 +2,7 @@
 export TESTCONTAINERS_RYUK_DISABLED := true
 export TESTCONTAINERS_HOST_OVERRIDE := 127.0.0.1
 
-.PHONY: all setup build test experiment bench images clean
+.PHONY: all setup build test experiment bench bench-hook images clean
 
 all: build
 
@@ -27,6 +27,14 @@ experiment: setup build
 
 bench:
 	go test -run '^$$' -bench . -benchmem ./schedulers/...
+
+# The instrumentation's CPU cost per hook event and per tuple of the Throughput chain (Java, thread CPU
+# time; topologies/storm/src/test/java/org/stormlab/instrument/HookCost.java). HOOK_JVM=-XX:TieredStopAtLevel=1
+# measures it as the quick profile's C1-only workers run it.
+HOOK_JVM ?=
+bench-hook:
+	cd topologies/storm && mvn -q test-compile dependency:build-classpath -Dmdep.outputFile=target/test.classpath -Dmdep.includeScope=test
+	cd topologies/storm && java $(HOOK_JVM) -cp target/test-classes:target/classes:$$(cat target/test.classpath) org.stormlab.instrument.HookCost 2>&1 | grep -v '^SLF4J'
 
 # Container images for the Storm cluster (built locally, skipped when up to date). infra/images.
 images:
