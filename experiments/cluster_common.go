@@ -174,7 +174,11 @@ func profileOf(env Env) (ClusterProfile, error) {
 	if err != nil {
 		return ClusterProfile{}, err
 	}
-	return ClusterProfileNamed(name)
+	p, err := ClusterProfileNamed(name)
+	if err == nil && env.Reps > 0 {
+		p.Reps = env.Reps
+	}
+	return p, err
 }
 
 // expDir is the experiment's output folder (the parent of env.RawDir), or

@@ -209,3 +209,31 @@ func TestPartitionSeedDistinct(t *testing.T) {
 		}
 	}
 }
+
+// Options.Reps reaches a cluster experiment's profile (and only replaces the
+// profile's repetitions when > 0); a negative count is refused before
+// anything runs.
+func TestRepsOverride(t *testing.T) {
+	var seen ClusterProfile
+	spec := &Spec{Name: "reps", Metrics: []Metric{{Name: "m"}}, Run: func(_ context.Context, env Env) (*Results, error) {
+		p, err := profileOf(env)
+		seen = p
+		r := &Results{}
+		r.Add(Row{Series: "s", Values: map[string]float64{"m": 1}})
+		return r, err
+	}}
+	for _, c := range []struct {
+		reps, want int
+	}{{0, 3}, {7, 7}, {1, 1}} {
+		if _, err := Run(context.Background(), spec, Options{Profile: "quick", Reps: c.reps}); err != nil {
+			t.Fatal(err)
+		}
+		if seen.Reps != c.want || seen.Name != "quick" {
+			t.Errorf("Reps %d: profile %s with %d reps, want quick with %d", c.reps, seen.Name, seen.Reps, c.want)
+		}
+	}
+	seen = ClusterProfile{}
+	if _, err := Run(context.Background(), spec, Options{Profile: "quick", Reps: -1}); err == nil || !strings.Contains(err.Error(), "repetitions -1") || seen.Name != "" {
+		t.Errorf("Reps -1: err %v, experiment ran: %v", err, seen.Name != "")
+	}
+}

@@ -110,6 +110,9 @@ func runObserver(ctx context.Context, env Env) (*Results, error) {
 	if !ok {
 		return nil, fmt.Errorf("observer has no %s profile (%d cluster runs of a minute or more): run it with --profile quick or full", prof.Name, 6)
 	}
+	if env.Reps > 0 {
+		k.reps = env.Reps
+	}
 	res := &Results{Experiment: "observer", Metrics: observerMetrics, Profile: prof.Name, Knobs: prof.Knobs()}
 	if k.reps < MinVerdictReps {
 		res.NoVerdict = fmt.Sprintf("%d pairs; a verdict needs >= %d", k.reps, MinVerdictReps)

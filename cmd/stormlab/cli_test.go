@@ -226,6 +226,9 @@ func TestExperimentCmd(t *testing.T) {
 	if code, _, errs = cli(t, "experiment", "kpart-mul", "--out", dir, "--resume", "--force"); code != exitBadInput || !strings.Contains(errs, "exclude each other") {
 		t.Errorf("--resume --force: exit %d stderr %q", code, errs)
 	}
+	if code, _, errs = cli(t, "experiment", "kpart-mul", "--out", dir, "--resume", "--reps", "-2"); code != exitBadInput || !strings.Contains(errs, "--reps -2") {
+		t.Errorf("--reps -2: exit %d stderr %q", code, errs)
+	}
 	// The HTML page of that folder.
 	code, out, errs = cli(t, "report", dir)
 	if page := filepath.Join(dir, "index.html"); code != exitOK || strings.TrimSpace(out) != page {

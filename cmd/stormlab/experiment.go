@@ -105,9 +105,10 @@ func newExperimentCmd() *cobra.Command {
 		profile = "quick"
 	}
 	force, resume := false, false
+	reps := 0
 	targetFile := ""
 	cmd := &cobra.Command{
-		Use:   "experiment NAME|list [--out DIR] [--profile ci|quick|full] [--force | --resume]",
+		Use:   "experiment NAME|list [--out DIR] [--profile ci|quick|full] [--reps N] [--force | --resume]",
 		Short: "Run an experiment or suite (files go to DIR/NAME/); `experiment list` lists them",
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 1 {
@@ -151,6 +152,9 @@ func newExperimentCmd() *cobra.Command {
 				os.Setenv(harness.TargetEnv, targetFile)
 			}
 			// Never overwrite results silently: an existing DIR/NAME needs --force.
+			if reps < 0 {
+				return fmt.Errorf("--reps %d: give the runs per cell (>= 1; a verdict needs >= %d), or leave it out for the profile's", reps, experiments.MinVerdictReps)
+			}
 			if force && resume {
 				return fmt.Errorf("--force and --resume exclude each other: --force starts again, --resume keeps the finished runs")
 			}
@@ -163,7 +167,7 @@ func newExperimentCmd() *cobra.Command {
 			}
 			meter := reports.NewMeter(stderr, isTerminal(stderr))
 			defer meter.Stop()
-			opts := experiments.Options{Out: out, Log: meter, Profile: profile, Progress: meter, Resume: resume}
+			opts := experiments.Options{Out: out, Log: meter, Profile: profile, Progress: meter, Resume: resume, Reps: reps}
 			if isSuite {
 				reps, err := experiments.RunSuite(cmd.Context(), suite, opts)
 				for _, r := range reps {
@@ -195,6 +199,7 @@ func newExperimentCmd() *cobra.Command {
 	cmd.Flags().StringVar(&profile, "profile", profile, "cluster experiments' profile: ci (1 run per cell, no verdicts), quick (3 runs per cell), full (the papers' scale) (or $STORMLAB_PROFILE when set)")
 	cmd.Flags().StringVar(&targetFile, "target", "", "target file: run the cluster experiments on that existing Storm cluster instead of containers (or $STORMLAB_TARGET): smoke; comm-cost, kpart-cluster, deadline, recovery and observer need containers of their own and refuse, saying why")
 	cmd.Flags().BoolVar(&force, "force", false, "replace the results already in DIR/NAME")
+	cmd.Flags().IntVar(&reps, "reps", 0, "runs per cell of the cluster experiments (observer: pairs) instead of the profile's; with --resume the kept runs count towards them, so a finished experiment can be extended")
 	cmd.Flags().BoolVar(&resume, "resume", false, "continue an interrupted experiment: cluster runs already kept in DIR/NAME/runs/ are read back, not run again")
 	return cmd
 }

@@ -73,6 +73,10 @@ type Options struct {
 	// Resume reads back the runs an interrupted run of the experiment kept
 	// under Out/<experiment>/runs/ instead of running them again.
 	Resume bool
+	// Reps, when > 0, replaces the profile's repetitions per cell of the
+	// cluster experiments (observer: pairs). With Resume, the kept runs
+	// count towards them, so a finished experiment can be extended.
+	Reps int
 }
 
 // Profiles of the experiments. The lab knows their names and the rule for
@@ -119,7 +123,10 @@ func Run(ctx context.Context, spec *Spec, o Options) (*Report, error) {
 		return nil, err
 	}
 	rep := &Report{Spec: spec, Start: time.Now(), Profile: prof}
-	env := Env{Log: log, Profile: prof, Progress: o.Progress, Resume: o.Resume}
+	if o.Reps < 0 {
+		return nil, fmt.Errorf("repetitions %d: give a number of runs per cell >= 1, or 0 for the profile's", o.Reps)
+	}
+	env := Env{Log: log, Profile: prof, Progress: o.Progress, Resume: o.Resume, Reps: o.Reps}
 	if o.Out != "" {
 		env.RawDir = filepath.Join(o.Out, spec.Name, "runs")
 	}

@@ -51,6 +51,9 @@ type Env struct {
 	// Resume: runs already kept under RawDir (finished before an
 	// interruption) are read back instead of run again.
 	Resume bool
+	// Reps, when > 0, replaces the profile's repetitions per cell (cluster
+	// experiments; the graph experiments' repetitions are fixed).
+	Reps int
 }
 
 // Row is one run: one series (algorithm) at one x, one repetition.
