@@ -47,7 +47,8 @@ clean:
 # results/nightly-YYYYMMDD/<experiment>/, then `stormlab compare` against results/nightly-baseline
 # (if present; make a night the baseline with `ln -sfn nightly-YYYYMMDD results/nightly-baseline`).
 # Fails if an experiment fails or a metric regressed significantly (Welch, 95%) by more than
-# NIGHTLY_THRESHOLD. The comparison is kept in the night's folder as compare.md and compare.json,
+# NIGHTLY_THRESHOLD. The comparison is kept in the night's folder as compare.md and compare.json
+# (and verdicts.md: which claims got the baseline's verdict again, not a failure when they did not),
 # and the night's HTML page (changes first) as index.html.
 NIGHTLY_EXPERIMENTS ?= smoke comm-cost kpart-cluster deadline
 NIGHTLY_THRESHOLD ?= 0.05
@@ -64,7 +65,8 @@ nightly: setup build
 	    --fail-on-regression --format markdown > $(NIGHTLY_DIR)/compare.md || rc=1; \
 	  ./bin/stormlab compare $(NIGHTLY_BASELINE) $(NIGHTLY_DIR) --threshold $(NIGHTLY_THRESHOLD) \
 	    --format json > $(NIGHTLY_DIR)/compare.json || rc=1; \
-	  cat $(NIGHTLY_DIR)/compare.md; \
+	  ./bin/stormlab compare --verdicts $(NIGHTLY_BASELINE) $(NIGHTLY_DIR) --format markdown > $(NIGHTLY_DIR)/verdicts.md || rc=1; \
+	  cat $(NIGHTLY_DIR)/compare.md $(NIGHTLY_DIR)/verdicts.md; \
 	else \
 	  echo "nightly: no $(NIGHTLY_BASELINE) to compare with; to make this night the baseline:"; \
 	  echo "  ln -sfn $(notdir $(NIGHTLY_DIR)) results/nightly-baseline"; \
