@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strconv"
@@ -100,6 +101,9 @@ func runRecovery(ctx context.Context, env Env) (*Results, error) {
 			// The run gets no row (its zeros would read as recovered in 0 s in the table's means);
 			// it is named in the manifest, and its cell has fewer runs for the claims to screen.
 			why := fmt.Sprintf("%s: no throughput before the fault (workers restarting), recovery not measured", name)
+			if r.Measurement.Throughput <= 0 {
+				why = fmt.Sprintf("%s: no tuple acked in the whole window (workers restarting through it), recovery not measured", name)
+			}
 			fmt.Fprintf(env.Log, "recovery: %s\n", why)
 			notMeasured = append(notMeasured, why)
 			res.Knobs["recovery_not_measured"] = notMeasured
@@ -132,7 +136,7 @@ func runRecovery(ctx context.Context, env Env) (*Results, error) {
 				counter.start(fmt.Sprintf("%s rep %d", sched, rep), 0)
 				fmt.Fprintf(env.Log, "%s: resumed from %s\n", name, filepath.Join(env.RawDir, name))
 				markResumed(env)
-				if err := keepRun(env, name, r, nil, true); err != nil {
+				if err := keepRun(env, name, r, nil, true); err != nil && !nothingFlowed(r, err) {
 					return nil, err
 				}
 				if err := record(sched, name, rep, r); err != nil {
@@ -163,7 +167,7 @@ func runRecovery(ctx context.Context, env Env) (*Results, error) {
 				r, resumed, err := runOrResume(env, name, func() (*harness.RunResult, error) {
 					return s.Run(ctx, harness.RunSpec{Topology: topo, WarmUp: k.warmUp, Measure: k.measure, Step: 5 * time.Second, Faults: []harness.Fault{fault}})
 				})
-				if err := keepRun(env, name, r, err, resumed); err != nil {
+				if err := keepRun(env, name, r, err, resumed); err != nil && !nothingFlowed(r, err) {
 					return err
 				}
 				if err := record(sched, name, rep, r); err != nil {
@@ -177,6 +181,14 @@ func runRecovery(ctx context.Context, env Env) (*Results, error) {
 		}
 	}
 	return res, nil
+}
+
+// nothingFlowed: the only reason the run does not count is that no tuple was acked in its window.
+// Under a fault that is what the scheduler did (its migrations kept restarting the workers), not a
+// broken run; there is no recovery to measure, so record names it in the manifest and gives it no
+// row, as for a run with nothing before the fault, instead of stopping the experiment.
+func nothingFlowed(r *harness.RunResult, err error) bool {
+	return r != nil && errors.Is(err, harness.ErrNoThroughput) && r.Invalid == "" && r.Unassigned == 0
 }
 
 // keptRuns are the runs prefix-r0 .. prefix-r(reps-1) kept under env.RawDir when resuming and every one

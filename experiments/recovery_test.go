@@ -1,9 +1,11 @@
 package experiments
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
+	"github.com/stormlab/stormlab/harness"
 	"github.com/stormlab/stormlab/reports"
 )
 
@@ -62,5 +64,28 @@ func TestRecoveryClaimVerdicts(t *testing.T) {
 		if c.Verdict != reports.DoesNotHold || len(c.Screen.Excluded) != 1 {
 			t.Errorf("deadline with an unmeasurable run: %s, excluded %v; want does not hold with that run left out\n  %s", c.Verdict, c.Screen.Excluded, c.Line())
 		}
+	}
+}
+
+// A run in whose window nothing was acked does not stop the recovery experiment (it is "not
+// measured"); any other reason a run does not count still does.
+func TestNothingFlowed(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		r    *harness.RunResult
+		want bool
+	}{
+		{"nothing acked", &harness.RunResult{}, true},
+		{"acked", &harness.RunResult{Measurement: harness.Measurement{Throughput: 5}}, false},
+		{"nothing acked and executors unassigned", &harness.RunResult{Unassigned: 2}, false},
+		{"nothing acked and invalid", &harness.RunResult{Invalid: "bridge fell back"}, false},
+	} {
+		err := keepRun(Env{}, "rec-x-r0", c.r, nil, false)
+		if got := err != nil && nothingFlowed(c.r, err); got != c.want {
+			t.Errorf("%s: nothingFlowed %v (keepRun: %v), want %v", c.name, got, err, c.want)
+		}
+	}
+	if err := keepRun(Env{}, "rec-x-r0", nil, errors.New("cluster gone"), false); nothingFlowed(nil, err) {
+		t.Error("a failed run read as nothing flowed")
 	}
 }

@@ -473,6 +473,9 @@ func pause(ctx context.Context, d time.Duration) error {
 	}
 }
 
+// ErrNoThroughput is Check's reason for a run in whose window no tuple was acked (errors.Is finds it).
+var ErrNoThroughput = errors.New("throughput is zero: no tuple was acked in the measurement window")
+
 // Check judges a run for the smoke test: it returns every reason the run cannot count (zero
 // throughput, unassigned executors, bridge fallback, another scheduler than asked).
 func Check(r *RunResult) error {
@@ -490,7 +493,7 @@ func Check(r *RunResult) error {
 	case r.EndKind == KindStormCounted && r.Storm.Throughput <= 0:
 		errs = append(errs, errors.New("throughput is zero: Storm counted no acked tuple in the measurement window"))
 	case r.EndKind != KindStormCounted && r.Measurement.Throughput <= 0:
-		errs = append(errs, errors.New("throughput is zero: no tuple was acked in the measurement window"))
+		errs = append(errs, ErrNoThroughput)
 	}
 	return errors.Join(errs...)
 }
