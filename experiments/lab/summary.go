@@ -2,7 +2,6 @@ package lab
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -33,8 +32,8 @@ func WritePaperSummary(out, paper string, exps []string) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		var cf ClaimsFile
-		if err := json.Unmarshal(data, &cf); err != nil {
+		cf, err := reports.ReadClaimsFile(bytes.NewReader(data))
+		if err != nil {
 			return "", fmt.Errorf("read %s claims: %w", exp, err)
 		}
 		all = append(all, cf)
