@@ -110,37 +110,34 @@ public final class HookCost {
         List<Integer> toSpout = List.of(1);
         Long latency = 5L;
 
-        Map<String, Event> events = new java.util.LinkedHashMap<>();
-        events.put("emit (chain stream, 1 in 64 sized)", i -> new EmitInfo(values.get(i & (pool - 1)), "default", 2, toSink).applyOn(mid));
-        events.put("execute, inner bolt (T_start, QoS)", i -> new BoltExecuteInfo(fromSpout[i & (pool - 1)], 2, -1L).applyOn(mid));
-        events.put("execute, sink bolt (+ histogram)", i -> new BoltExecuteInfo(fromMid[i & (pool - 1)], 3, -1L).applyOn(sink));
-        events.put("execute, acker (traffic only)", i -> new BoltExecuteInfo(acks[i & (pool - 1)], 4, -1L).applyOn(acker));
-        events.put("bolt ack", i -> new BoltAckInfo(fromSpout[i & (pool - 1)], 2, -1L).applyOn(mid));
-        events.put("emit, system stream (__ack_*)", i -> new EmitInfo(values.get(i & (pool - 1)), "__ack_ack", 4, toSpout).applyOn(acker));
-        events.put("spout ack (+ latency histogram)", i -> new SpoutAckInfo((long) i, 1, latency).applyOn(spout));
-
-        // Events per tuple of the Throughput chain (spout -> bolt1 -> bolt2 -> bolt3, acking on), from Storm's
-        // executors: 3 chain emits (spout, bolt1, bolt2); 5 system emits (the spout's __ack_init, the three bolt
-        // acks' __ack_ack, the acker's emitDirect back to the spout: all through Task.getOutgoingTasks);
+        // Each kind of event with the number of times one tuple of the Throughput chain (spout -> bolt1 ->
+        // bolt2 -> bolt3, acking on) causes it, from Storm's executors: 3 chain emits (spout, bolt1, bolt2);
         // 2 inner executes and 1 sink execute; the acker executes 1 __ack_init and 3 __ack_ack; 7 bolt acks
-        // (bolts 1-3 and the acker's 4); 1 spout ack.
-        Map<String, Integer> perTuple = Map.of(
-            "emit (chain stream, 1 in 64 sized)", 3,
-            "execute, inner bolt (T_start, QoS)", 2,
-            "execute, sink bolt (+ histogram)", 1,
-            "execute, acker (traffic only)", 4,
-            "bolt ack", 7,
-            "emit, system stream (__ack_*)", 5,
-            "spout ack (+ latency histogram)", 1);
+        // (bolts 1-3 and the acker's 4); 5 system emits (the spout's __ack_init, the three bolt acks'
+        // __ack_ack, the acker's emitDirect back to the spout: all through Task.getOutgoingTasks); 1 spout ack.
+        List<Kind> kinds = List.of(
+            new Kind("emit (chain stream, 1 in 64 sized)", 3,
+                i -> new EmitInfo(values.get(i & (pool - 1)), "default", 2, toSink).applyOn(mid)),
+            new Kind("execute, inner bolt (T_start, QoS)", 2,
+                i -> new BoltExecuteInfo(fromSpout[i & (pool - 1)], 2, -1L).applyOn(mid)),
+            new Kind("execute, sink bolt (+ histogram)", 1,
+                i -> new BoltExecuteInfo(fromMid[i & (pool - 1)], 3, -1L).applyOn(sink)),
+            new Kind("execute, acker (traffic only)", 4,
+                i -> new BoltExecuteInfo(acks[i & (pool - 1)], 4, -1L).applyOn(acker)),
+            new Kind("bolt ack", 7,
+                i -> new BoltAckInfo(fromSpout[i & (pool - 1)], 2, -1L).applyOn(mid)),
+            new Kind("emit, system stream (__ack_*)", 5,
+                i -> new EmitInfo(values.get(i & (pool - 1)), "__ack_ack", 4, toSpout).applyOn(acker)),
+            new Kind("spout ack (+ latency histogram)", 1,
+                i -> new SpoutAckInfo((long) i, 1, latency).applyOn(spout)));
 
         System.out.printf(Locale.ROOT, "hook cost per event (thread CPU time; median of %d rounds of %,d events; JVM %s %s)%n",
             rounds, n, System.getProperty("java.vm.name"), System.getProperty("java.version"));
         double tuple = 0;
-        for (Map.Entry<String, Event> e : events.entrySet()) {
-            double ns = measure(threads, e.getValue(), n, rounds);
-            int k = perTuple.get(e.getKey());
-            tuple += k * ns;
-            System.out.printf(Locale.ROOT, "  %-38s %8.1f ns  x %d per chain tuple%n", e.getKey(), ns, k);
+        for (Kind k : kinds) {
+            double ns = measure(threads, k.event(), n, rounds);
+            tuple += k.perTuple() * ns;
+            System.out.printf(Locale.ROOT, "  %-38s %8.1f ns  x %d per chain tuple%n", k.name(), ns, k.perTuple());
         }
         System.out.printf(Locale.ROOT, "  %-38s %8.2f us%n", "per tuple of the Throughput chain", tuple / 1000);
 
@@ -153,6 +150,10 @@ public final class HookCost {
 
     interface Event {
         void fire(int i);
+    }
+
+    /** One kind of hook event and how often one tuple of the chain causes it. */
+    record Kind(String name, int perTuple, Event event) {
     }
 
     /** Median over rounds of the thread CPU time per event, ns, after one round of warm-up. */
