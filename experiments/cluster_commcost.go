@@ -91,7 +91,7 @@ func runCommCost(ctx context.Context, env Env) (*Results, error) {
 	counter := newRunCounter(env, len(commCostNodes)*prof.Reps*len(delays))
 	for _, n := range commCostNodes {
 		cs := harness.ClusterSpec{Seed: 1, Options: []docker.Option{docker.WithSupervisors(commCostSupervisors(n)...)}}
-		err := withSession(ctx, env, cs, "storm-even", func(s *harness.Session) error {
+		err := withSession(ctx, env, cs, "storm-even", func(s *session) error {
 			for rep := 0; rep < prof.Reps; rep++ {
 				for _, d := range delays {
 					name := fmt.Sprintf("comm-n%d-d%d-r%d", n, d, rep)

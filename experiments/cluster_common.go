@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"cmp"
 	"context"
 	"encoding/csv"
 	"errors"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/stormlab/stormlab/experiments/lab"
 	"github.com/stormlab/stormlab/harness"
+	"github.com/stormlab/stormlab/infra/docker"
 	"github.com/stormlab/stormlab/reports"
 )
 
@@ -195,33 +197,109 @@ func logfOf(env Env) func(string, ...any) {
 	return func(f string, a ...any) { fmt.Fprintf(env.Log, f+"\n", a...) }
 }
 
-// withSession starts one cluster for scheduler, hands it to fn and always
-// tears it down.
-func withSession(ctx context.Context, env Env, cs harness.ClusterSpec, scheduler string, fn func(*harness.Session) error) (err error) {
-	start := time.Now()
-	cs.Logf = logfOf(env)
-	if cs.Target, err = harness.TargetFromEnv(); err != nil {
-		return err
-	}
-	progressOf(env).Phase("cluster up for "+scheduler, 0)
-	s, err := harness.StartSession(ctx, cs, scheduler)
-	defer func() {
-		progressOf(env).Phase("teardown of the cluster for "+scheduler, 0)
-		if cerr := s.Close(ctx); cerr != nil {
-			err = joinErr(err, cerr)
-		}
-		fmt.Fprintf(env.Log, "cluster for %s: %s in all\n", scheduler, time.Since(start).Round(time.Second))
-	}()
-	if err != nil {
-		return fmt.Errorf("start cluster for %s: %w", scheduler, err)
-	}
+// withSession hands fn a cluster for scheduler, started on first use, and
+// always tears it down: a resumed experiment whose runs on that cluster are
+// all kept starts none (judging kept runs needs no Docker engine).
+func withSession(ctx context.Context, env Env, cs harness.ClusterSpec, scheduler string, fn func(*session) error) (err error) {
+	s := &session{ctx: ctx, env: env, cs: cs, scheduler: scheduler}
+	defer func() { err = joinErr(err, s.close()) }()
 	return fn(s)
+}
+
+// session is one cluster for one scheduler, started by the first call that
+// needs it (Run, Nemesis). onStart, when set, runs once right after the
+// start (e.g. node CPU reports) and its stop func at close.
+type session struct {
+	ctx       context.Context
+	env       Env
+	cs        harness.ClusterSpec
+	scheduler string
+	onStart   func(*harness.Session) (stop func() error, err error)
+
+	s       *harness.Session // nil until started
+	err     error            // the start's error, returned again to later calls
+	stop    func() error
+	started time.Time
+}
+
+func (l *session) cluster() (*harness.Session, error) {
+	if l.s != nil || l.err != nil {
+		return l.s, l.err
+	}
+	l.started = time.Now()
+	cs := l.cs
+	cs.Logf = logfOf(l.env)
+	if cs.Target, l.err = harness.TargetFromEnv(); l.err != nil {
+		return nil, l.err
+	}
+	progressOf(l.env).Phase("cluster up for "+l.scheduler, 0)
+	s, err := harness.StartSession(l.ctx, cs, l.scheduler)
+	l.s = s // possibly partial: close tears it down
+	if err != nil {
+		l.err = fmt.Errorf("start cluster for %s: %w", l.scheduler, err)
+		return nil, l.err
+	}
+	if l.onStart != nil {
+		if l.stop, l.err = l.onStart(s); l.err != nil {
+			return nil, l.err
+		}
+	}
+	return s, nil
+}
+
+// Run runs spec on the cluster, starting it first if need be.
+func (l *session) Run(ctx context.Context, spec harness.RunSpec) (*harness.RunResult, error) {
+	s, err := l.cluster()
+	if err != nil {
+		return nil, err
+	}
+	return s.Run(ctx, spec)
+}
+
+// Nemesis is what disturbs the cluster on purpose, starting it first if need be.
+func (l *session) Nemesis() (*harness.Nemesis, error) {
+	s, err := l.cluster()
+	if err != nil {
+		return nil, err
+	}
+	return s.Nemesis(), nil
+}
+
+// Capacity maps each supervisor host to its CPU capacity (100 = one core):
+// the running cluster's, or before a start the profile's (what it would be).
+func (l *session) Capacity() (map[string]float64, error) {
+	if l.s != nil {
+		return l.s.Capacity(), nil
+	}
+	sups, err := docker.Profile(cmp.Or(l.cs.Profile, docker.DefaultProfile))
+	if err != nil {
+		return nil, err
+	}
+	m := map[string]float64{}
+	for _, sp := range sups {
+		m[sp.Host] = sp.CapacityCPU()
+	}
+	return m, nil
+}
+
+func (l *session) close() error {
+	if l.s == nil {
+		return nil
+	}
+	var err error
+	if l.stop != nil {
+		err = l.stop()
+	}
+	progressOf(l.env).Phase("teardown of the cluster for "+l.scheduler, 0)
+	err = joinErr(err, l.s.Close(l.ctx))
+	fmt.Fprintf(l.env.Log, "cluster for %s: %s in all\n", l.scheduler, time.Since(l.started).Round(time.Second))
+	return err
 }
 
 // runOrResume gives the run kept under env.RawDir/name when env.Resume is
 // set and a finished run is there (resumed: it is measured as kept and not
-// saved again); otherwise it runs it. The session's cluster still starts:
-// resuming skips runs, not clusters.
+// saved again); otherwise it runs it (run starts the session's cluster if
+// it is the first).
 func runOrResume(env Env, name string, run func() (*harness.RunResult, error)) (r *harness.RunResult, resumed bool, err error) {
 	if env.Resume && env.RawDir != "" {
 		r, err := loadKept(env, name)

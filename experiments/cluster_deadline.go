@@ -116,18 +116,16 @@ func runDeadline(ctx context.Context, env Env) (*Results, error) {
 	counter := newRunCounter(env, 0) // the number of runs depends on the branches below
 	for _, sched := range deadlineSchedulers {
 		cs := harness.ClusterSpec{Profile: deadlineProfile, Seed: 1}
-		err := withSession(ctx, env, cs, sched, func(s *harness.Session) (err error) {
+		err := withSession(ctx, env, cs, sched, func(s *session) (err error) {
 			if sched != "storm-ras" {
 				// The deadline and adaptive schedulers read CPU_use from the
 				// load table; only whole-node cgroup reports let them see
 				// the background load (workers' process CPU cannot).
-				stop, serr := s.StartNodeCPUReports(ctx, 2*time.Second)
-				if serr != nil {
-					return serr
-				}
-				defer func() { err = errors.Join(err, stop()) }()
+				s.onStart = func(s *harness.Session) (func() error, error) { return s.StartNodeCPUReports(ctx, 2*time.Second) }
 			}
-			run := func(topo string, size float64, rep int, series string, x float64, tag string) error {
+			// run runs one dataset, under a background load of load percent
+			// of every node's CPU when load > 0.
+			run := func(topo string, size float64, rep int, series string, x float64, tag string, load float64) error {
 				// Storm topology names must not contain '.', '/', ':' or '\\'.
 				name := strings.NewReplacer(".", "p", "/", "-", ":", "-").Replace(fmt.Sprintf("dl-%s-%s-%s-r%d", sched, topo, tag, rep))
 				args := []string{"--workers", strconv.Itoa(prof.DeadlineWorkers), "--parallelism", strconv.Itoa(prof.DeadlineParallelism),
@@ -141,7 +139,17 @@ func runDeadline(ctx context.Context, env Env) (*Results, error) {
 				}
 				fmt.Fprintf(env.Log, "deadline: %s %s %s, rep %d\n", sched, topo, tag, rep)
 				counter.start(fmt.Sprintf("%s %s %s rep %d", sched, topo, tag, rep), 0)
-				r, resumed, err := runOrResume(env, name, func() (*harness.RunResult, error) {
+				r, resumed, err := runOrResume(env, name, func() (r *harness.RunResult, err error) {
+					if load > 0 {
+						nem, err := s.Nemesis()
+						if err != nil {
+							return nil, err
+						}
+						if err := nem.StartLoad(ctx, load); err != nil {
+							return nil, err
+						}
+						defer func() { err = errors.Join(err, nem.StopLoad(ctx)) }()
+					}
 					return s.Run(ctx, harness.RunSpec{Topology: t, End: harness.Dataset{Spout: deadlineSpouts[topo], Quiet: 4 * time.Second, Max: prof.DeadlineMaxRun}})
 				})
 				if err := keepRun(env, name, r, err, resumed); err != nil {
@@ -173,7 +181,7 @@ func runDeadline(ctx context.Context, env Env) (*Results, error) {
 						sizes = prof.KMeansMB
 					}
 					for _, size := range sizes {
-						if err := run(topo, size, rep, sched+" "+topo, size, FormatX(size)+"mb"); err != nil {
+						if err := run(topo, size, rep, sched+" "+topo, size, FormatX(size)+"mb", 0); err != nil {
 							return err
 						}
 					}
@@ -185,14 +193,7 @@ func runDeadline(ctx context.Context, env Env) (*Results, error) {
 			for rep := 0; rep < prof.Reps; rep++ {
 				for _, topo := range loadTopos {
 					for _, load := range prof.LoadPercents {
-						if err := s.Nemesis().StartLoad(ctx, load); err != nil {
-							return err
-						}
-						err := run(topo, prof.LoadMB, rep, loadSeries(topo), load, fmt.Sprintf("load%.0f", load))
-						if serr := s.Nemesis().StopLoad(ctx); serr != nil && err == nil {
-							err = serr
-						}
-						if err != nil {
+						if err := run(topo, prof.LoadMB, rep, loadSeries(topo), load, fmt.Sprintf("load%.0f", load), load); err != nil {
 							return err
 						}
 					}

@@ -80,7 +80,7 @@ func runKPartCluster(ctx context.Context, env Env) (*Results, error) {
 		// variant (Fig. 6); with Mul 0 the growth step can leave a worker
 		// empty and a node idle (seen in a quick run: 3 of 4 workers used).
 		cs := harness.ClusterSpec{Profile: kpartProfile, Seed: 1, Mul: 5, ServiceArgs: []string{"--reschedule-every", prof.KPartReschedule.String()}}
-		err := withSession(ctx, env, cs, sched, func(s *harness.Session) error {
+		err := withSession(ctx, env, cs, sched, func(s *session) error {
 			for rep := 0; rep < prof.Reps; rep++ {
 				for _, iv := range intervals {
 					name := fmt.Sprintf("kpc-%s-i%d-r%d", sched, iv, rep)
@@ -107,7 +107,11 @@ func runKPartCluster(ctx context.Context, env Env) (*Results, error) {
 					res.Knobs["images"] = r.Images
 					// Steady state: the second half of the window.
 					mid := r.MeasureFrom + (r.MeasureTo-r.MeasureFrom)/2
-					m := harness.Measure(r.Reports, harness.PlacementOf(r.Executors), s.Capacity(), mid, r.MeasureTo)
+					capacity, err := s.Capacity()
+					if err != nil {
+						return err
+					}
+					m := harness.Measure(r.Reports, harness.PlacementOf(r.Executors), capacity, mid, r.MeasureTo)
 					if m.Throughput <= 0 {
 						return fmt.Errorf("%s: no tuple acked in the second half of the window", name)
 					}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strconv"
 	"time"
 
@@ -129,30 +128,10 @@ func runRecovery(ctx context.Context, env Env) (*Results, error) {
 		return nil
 	}
 	for _, sched := range recoverySchedulers {
-		if kept := keptRuns(env, "rec-"+sched, prof.Reps); kept != nil {
-			// Every run of this scheduler is kept (--resume): no cluster needed.
-			for rep, r := range kept {
-				name := fmt.Sprintf("rec-%s-r%d", sched, rep)
-				counter.start(fmt.Sprintf("%s rep %d", sched, rep), 0)
-				fmt.Fprintf(env.Log, "%s: resumed from %s\n", name, filepath.Join(env.RawDir, name))
-				markResumed(env)
-				if err := keepRun(env, name, r, nil, true); err != nil && !nothingFlowed(r, err) {
-					return nil, err
-				}
-				if err := record(sched, name, rep, r); err != nil {
-					return nil, err
-				}
-			}
-			continue
-		}
 		cs := harness.ClusterSpec{Profile: recoveryProfile, Seed: 1, Mul: 5, ServiceArgs: []string{"--reschedule-every", "15s"}}
-		err := withSession(ctx, env, cs, sched, func(s *harness.Session) error {
+		err := withSession(ctx, env, cs, sched, func(s *session) error {
 			if _, bridged := harness.StormSchedulerClass(sched); bridged {
-				stop, err := s.StartNodeCPUReports(ctx, 2*time.Second)
-				if err != nil {
-					return err
-				}
-				defer stop()
+				s.onStart = func(s *harness.Session) (func() error, error) { return s.StartNodeCPUReports(ctx, 2*time.Second) }
 			}
 			for rep := 0; rep < prof.Reps; rep++ {
 				name := fmt.Sprintf("rec-%s-r%d", sched, rep)
@@ -189,23 +168,6 @@ func runRecovery(ctx context.Context, env Env) (*Results, error) {
 // row, as for a run with nothing before the fault, instead of stopping the experiment.
 func nothingFlowed(r *harness.RunResult, err error) bool {
 	return r != nil && errors.Is(err, harness.ErrNoThroughput) && r.Invalid == "" && r.Unassigned == 0
-}
-
-// keptRuns are the runs prefix-r0 .. prefix-r(reps-1) kept under env.RawDir when resuming and every one
-// of them is there; nil otherwise.
-func keptRuns(env Env, prefix string, reps int) []*harness.RunResult {
-	if !env.Resume || env.RawDir == "" {
-		return nil
-	}
-	var out []*harness.RunResult
-	for rep := 0; rep < reps; rep++ {
-		r, err := loadKept(env, fmt.Sprintf("%s-r%d", prefix, rep))
-		if err != nil || r == nil {
-			return nil
-		}
-		out = append(out, r)
-	}
-	return out
 }
 
 // recoveryClaims are this project's hypotheses (no paper states them), judged like the papers' claims:

@@ -124,7 +124,7 @@ func runObserver(ctx context.Context, env Env) (*Results, error) {
 	res.Knobs["observer_max_spout_pending"] = observerPending
 	counter := newRunCounter(env, k.reps)
 	cs := harness.ClusterSpec{Profile: observerProfile, Seed: 1}
-	err = withSession(ctx, env, cs, "storm-even", func(s *harness.Session) error {
+	err = withSession(ctx, env, cs, "storm-even", func(s *session) error {
 		for i := 0; i < k.reps; i++ {
 			mainOn := observerMainOn(i)
 			topo := func(on bool) (harness.TopologyRun, error) {

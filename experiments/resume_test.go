@@ -1,9 +1,11 @@
 package experiments
 
 import (
+	"context"
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stormlab/stormlab/harness"
@@ -44,22 +46,8 @@ func TestRunOrResume(t *testing.T) {
 				c.name, c.resume, r.TopologyID, resumed, calls, err, c.wantID, c.wantResumed, c.wantCallsUpTo)
 		}
 	}
-	// keptRuns (recovery) resumes a scheduler only when every rep counts, and
-	// removes a kept rep that does not, so it runs again.
-	rec := t.TempDir()
-	for name, r := range map[string]*harness.RunResult{"s-r0": kept, "s-r1": {TopologyID: "failed"}} {
-		if err := harness.Save(filepath.Join(rec, name), r); err != nil {
-			t.Fatal(err)
-		}
-	}
-	renv := Env{Log: io.Discard, RawDir: rec, Resume: true}
-	if got := keptRuns(renv, "s", 1); len(got) != 1 || got[0].TopologyID != "kept" {
-		t.Errorf("keptRuns(s, 1) = %v, want the kept s-r0", got)
-	}
-	if got := keptRuns(renv, "s", 2); got != nil {
-		t.Errorf("keptRuns(s, 2) = %v, want nil (s-r1 does not count)", got)
-	}
-	if _, err := os.Stat(filepath.Join(rec, "s-r1")); !os.IsNotExist(err) {
+	// A kept run that does not count is removed, so that it runs again.
+	if _, err := os.Stat(filepath.Join(raw, "r2")); !os.IsNotExist(err) {
 		t.Errorf("the kept run that does not count is still there (stat: %v)", err)
 	}
 	// A resumed run is not saved again (its storm-stats.json keeps the raw readings).
@@ -69,5 +57,48 @@ func TestRunOrResume(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(other, "x")); err == nil {
 		t.Error("keepRun saved a resumed run again")
+	}
+}
+
+// A session starts its cluster on first use: resuming runs that are all
+// kept starts none (no Docker engine needed); a failed start is returned to
+// every later call and nothing is left to tear down.
+func TestSessionStartsOnFirstUse(t *testing.T) {
+	raw := t.TempDir()
+	if err := harness.Save(filepath.Join(raw, "k-r0"), &harness.RunResult{TopologyID: "kept", Measurement: harness.Measurement{Throughput: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	env := Env{Log: io.Discard, RawDir: raw, Resume: true}
+	ctx := context.Background()
+	var started bool
+	err := withSession(ctx, env, harness.ClusterSpec{Profile: "heterogeneous-2"}, "storm-even", func(s *session) error {
+		s.onStart = func(*harness.Session) (func() error, error) { started = true; return nil, nil }
+		r, resumed, err := runOrResume(env, "k-r0", func() (*harness.RunResult, error) { return s.Run(ctx, harness.RunSpec{}) })
+		if err != nil || !resumed || r.TopologyID != "kept" {
+			t.Errorf("runOrResume: %v resumed %v err %v; want the kept run", r, resumed, err)
+		}
+		// Before a start, the capacity is the profile's (heterogeneous-2: sup1 0.5 core, sup2 1 core).
+		c, err := s.Capacity()
+		if err != nil || len(c) != 2 || c["sup1"] != 50 || c["sup2"] != 100 {
+			t.Errorf("Capacity() = %v, %v; want map[sup1:50 sup2:100]", c, err)
+		}
+		if s.s != nil || started {
+			t.Error("the cluster started although every run was kept")
+		}
+		return nil
+	})
+	if err != nil {
+		t.Errorf("withSession: %v", err)
+	}
+	// A start that fails (an unknown scheduler, before any container) fails Run and Nemesis alike.
+	err = withSession(ctx, env, harness.ClusterSpec{}, "no-such-scheduler", func(s *session) error {
+		if _, err := s.Nemesis(); err == nil || !strings.Contains(err.Error(), "no-such-scheduler") {
+			t.Errorf("Nemesis() error = %v, want the unknown scheduler named", err)
+		}
+		_, err := s.Run(ctx, harness.RunSpec{})
+		return err
+	})
+	if err == nil || !strings.Contains(err.Error(), "start cluster for no-such-scheduler") {
+		t.Errorf("withSession error = %v, want the failed start", err)
 	}
 }

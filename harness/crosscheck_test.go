@@ -6,6 +6,7 @@ import (
 	"math"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -40,7 +41,7 @@ func TestCrossCheckTimed(t *testing.T) {
 		{"latency 20% off", Measurement{Throughput: 300, LatencyMean: 6.72}, "latency"},
 	}
 	for _, tc := range tests {
-		c := crossCheck(from, to, tc.m)
+		c := crossCheck(from, to, tc.m, nil)
 		if !c.Compared {
 			t.Fatalf("%s: not compared: %s", tc.name, c.Note)
 		}
@@ -57,20 +58,65 @@ func TestCrossCheckTimed(t *testing.T) {
 	}
 }
 
+// In a timed run the harness's latency is compared over the reports that match Storm's span, not
+// over its window. Hand computation: one worker reports every 2 s; the window [97 s, 107 s] holds
+// the reports at 100-106 s (10 tuples each: 20 ms at 100 s, 5 ms after): mean (200 + 150) / 40 =
+// 8.75 ms. Storm's readings at 100 s and 110 s count 50 tuples averaging 6.2 ms (the reports at
+// 102-110 s: 30 at 5 ms, 20 at 8 ms). stormSpan: (100,000 - 250 - 1,000, 110,000 - 250 + 1,000).
+func TestCrossCheckLatencyOverStormSpan(t *testing.T) {
+	reports, from, to := spanRun(t)
+	window := Measure(reports, nil, nil, 97_000, 107_000)
+	if math.Abs(window.LatencyMean-8.75) > 0.01 {
+		t.Fatalf("window mean latency %.3f ms, want 8.75 (hand computation)", window.LatencyMean)
+	}
+	c := crossCheck(from, to, window, reports)
+	if !c.Compared || math.Abs(c.CompleteLatencyMs-6.2) > 1e-9 {
+		t.Fatalf("compared %v (%s), Storm's latency %.4f ms; want compared, 6.2", c.Compared, c.Note, c.CompleteLatencyMs)
+	}
+	if c.OurLatencyCount != 50 || math.Abs(c.OurLatencyMs-6.2) > 0.01 || !slices.Equal(c.OurLatencySpanMs, []int64{98_750, 110_750}) {
+		t.Errorf("ours over Storm's span: %.3f ms over %d tuples in %v; want 6.2 ms, 50, [98750 110750]", c.OurLatencyMs, c.OurLatencyCount, c.OurLatencySpanMs)
+	}
+	if c.Suspect() != "" {
+		t.Errorf("Suspect() = %q, want none (the window's 8.75 ms is not what Storm counted)", c.Suspect())
+	}
+	// Without reports (a run kept before this rule, or the topology beside a StormCounted run) the
+	// window's figure is compared: 41% apart.
+	if c := crossCheck(from, to, window, nil); !strings.Contains(c.Suspect(), "latency") {
+		t.Errorf("without reports: Suspect() = %q, want the window's latency suspect", c.Suspect())
+	}
+}
+
+// spanRun is the run of TestCrossCheckLatencyOverStormSpan: one worker's reports at 98, 100, ...,
+// 110 s (10 tuples each) and Storm's readings at 100 s and 110 s.
+func spanRun(t *testing.T) (reports []protocol.WorkerReport, from, to *stormSnapshot) {
+	t.Helper()
+	for i, l := range []int64{5, 20, 5, 5, 5, 8, 8} {
+		vals := make([]int64, 10)
+		for j := range vals {
+			vals[j] = l
+		}
+		reports = append(reports, protocol.WorkerReport{Host: "w", Port: 6700, TimeMs: int64(98_000 + 2_000*i), IntervalS: 2,
+			WorkerStartMs: 50_000, Acked: 10, AckedTotal: int64(1_000 + 10*i), LatencyHist: hist(t, protocol.LatencyHistHighest, vals...)})
+	}
+	from = &stormSnapshot{TimeMs: 100_000, Executors: []stormui.Executor{spout("s", 1, 60, 1000, 4)}}
+	to = &stormSnapshot{TimeMs: 110_000, Executors: []stormui.Executor{spout("s", 1, 70, 1050, (4000+310)/1050.0)}}
+	return reports, from, to
+}
+
 func TestCrossCheckDataset(t *testing.T) {
 	// Nothing before the submit: Storm's end reading is the whole dataset, compared by count.
 	to := &stormSnapshot{TimeMs: 10_000, Executors: []stormui.Executor{spout("s", 1, 9, 500, 2), spout("s", 2, 9, 300, 4)}}
-	c := crossCheck(&stormSnapshot{TimeMs: 0}, to, Measurement{Acked: 790, LatencyMean: 2.7})
+	c := crossCheck(&stormSnapshot{TimeMs: 0}, to, Measurement{Acked: 790, LatencyMean: 2.7}, nil)
 	// Storm: 800 acked, latency (1,000 + 1,200) / 800 = 2.75 ms; ours 790 (1.25% apart), 2.7 (1.8%).
 	if !c.Compared || c.Quantity != "acked" || c.Acked != 800 || math.Abs(c.CompleteLatencyMs-2.75) > 1e-9 || c.Suspect() != "" {
 		t.Errorf("dataset run: %+v, suspect %q; want compared by acked, 800, 2.75 ms, not suspect", c, c.Suspect())
 	}
-	c = crossCheck(&stormSnapshot{TimeMs: 0}, to, Measurement{Acked: 700, LatencyMean: 2.75})
+	c = crossCheck(&stormSnapshot{TimeMs: 0}, to, Measurement{Acked: 700, LatencyMean: 2.75}, nil)
 	if !strings.Contains(c.Suspect(), "acked 700 vs Storm's 800") {
 		t.Errorf("dataset run 12.5%% short: Suspect() = %q", c.Suspect())
 	}
 	// Latency the harness did not measure is left out, not a disagreement.
-	c = crossCheck(&stormSnapshot{TimeMs: 0}, to, Measurement{Acked: 800, NotMeasured: map[string]string{MetricLatency: "no histograms"}})
+	c = crossCheck(&stormSnapshot{TimeMs: 0}, to, Measurement{Acked: 800, NotMeasured: map[string]string{MetricLatency: "no histograms"}}, nil)
 	if !c.Compared || c.Suspect() != "" || !strings.Contains(c.Note, "no histograms") {
 		t.Errorf("latency not measured: compared %v, suspect %q, note %q; want compared on acked only", c.Compared, c.Suspect(), c.Note)
 	}
@@ -119,7 +165,7 @@ func TestCrossCheckNotCompared(t *testing.T) {
 		if tc.name == "throughput not measured" {
 			m.NotMeasured = map[string]string{MetricThroughput: "no ack counters"}
 		}
-		c := crossCheck(tc.from, tc.to, m)
+		c := crossCheck(tc.from, tc.to, m, nil)
 		if c.Compared || !strings.Contains(c.Note, tc.note) || c.Suspect() != "" {
 			t.Errorf("%s: compared %v, note %q, suspect %q; want not compared, note with %q, not suspect", tc.name, c.Compared, c.Note, c.Suspect(), tc.note)
 		}

@@ -15,9 +15,11 @@ import (
 // Load reads back a run that Save kept in dir: run.json (written last, so
 // its presence means the run finished and was saved whole) and every worker
 // report of reports.jsonl, so a resumed experiment measures a kept run as it
-// measured it the first time. Storm's raw readings (storm-stats.json) are
-// not read: their comparison is already in run.json. A dir without run.json
-// gives an error wrapping fs.ErrNotExist.
+// measured it the first time. The comparison with Storm's statistics
+// (Storm, Suspect) is made again from Storm's raw readings in
+// storm-stats.json, so kept runs are judged by the same rule as new ones
+// (crossCheck). A dir without run.json gives an error wrapping
+// fs.ErrNotExist.
 func Load(dir string) (*RunResult, error) {
 	b, err := os.ReadFile(filepath.Join(dir, "run.json"))
 	if err != nil {
@@ -27,12 +29,45 @@ func Load(dir string) (*RunResult, error) {
 	if err := json.Unmarshal(b, &r); err != nil {
 		return nil, fmt.Errorf("load run %s: %w", filepath.Join(dir, "run.json"), err)
 	}
-	f, err := os.Open(filepath.Join(dir, "reports.jsonl"))
+	if err := readReports(dir, &r); err != nil {
+		return nil, err
+	}
+	if err := recheck(dir, &r); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// recheck compares r with Storm's readings kept in dir/storm-stats.json
+// again; a run kept without both readings keeps its comparison.
+func recheck(dir string, r *RunResult) error {
+	b, err := os.ReadFile(filepath.Join(dir, "storm-stats.json"))
 	if errors.Is(err, fs.ErrNotExist) {
-		return &r, nil
+		return nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("load run: %w", err)
+		return fmt.Errorf("load run: %w", err)
+	}
+	var raw struct{ From, To *stormSnapshot }
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return fmt.Errorf("load run %s: %w", filepath.Join(dir, "storm-stats.json"), err)
+	}
+	if raw.From == nil || raw.To == nil {
+		return nil
+	}
+	r.Storm = movedInDataset(crossCheck(raw.From, raw.To, r.Measurement, r.Reports), r.Decisions, r.MeasureTo)
+	r.Suspect = r.Storm.Suspect()
+	return nil
+}
+
+// readReports appends every worker report of dir/reports.jsonl (if any) to r.Reports.
+func readReports(dir string, r *RunResult) error {
+	f, err := os.Open(filepath.Join(dir, "reports.jsonl"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("load run: %w", err)
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
@@ -40,12 +75,12 @@ func Load(dir string) (*RunResult, error) {
 	for line := 1; sc.Scan(); line++ {
 		var rep protocol.WorkerReport
 		if err := json.Unmarshal(sc.Bytes(), &rep); err != nil {
-			return nil, fmt.Errorf("load run %s line %d: %w", filepath.Join(dir, "reports.jsonl"), line, err)
+			return fmt.Errorf("load run %s line %d: %w", filepath.Join(dir, "reports.jsonl"), line, err)
 		}
 		r.Reports = append(r.Reports, rep)
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("load run %s: %w", filepath.Join(dir, "reports.jsonl"), err)
+		return fmt.Errorf("load run %s: %w", filepath.Join(dir, "reports.jsonl"), err)
 	}
-	return &r, nil
+	return nil
 }

@@ -43,3 +43,36 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 		t.Errorf("Load of an empty folder: %v, want fs.ErrNotExist", err)
 	}
 }
+
+// Load compares a kept run with Storm's kept readings again, by today's rule: a run saved as suspect
+// under the window's latency is not suspect over Storm's span (the reports of
+// TestCrossCheckLatencyOverStormSpan), and one kept without readings keeps its comparison.
+func TestLoadRechecksStorm(t *testing.T) {
+	reports, from, to := spanRun(t)
+	m := Measure(reports, nil, nil, 97_000, 107_000)
+	old := crossCheck(from, to, m, nil) // the window's latency: 8.75 vs 6.2 ms
+	r := &RunResult{Measurement: m, Reports: reports, MeasureFrom: 97_000, MeasureTo: 107_000, Storm: old, Suspect: old.Suspect()}
+	if r.Suspect == "" {
+		t.Fatal("the run as saved should be suspect")
+	}
+	dir := filepath.Join(t.TempDir(), "run")
+	if err := Save(dir, r); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Suspect != "" || got.Storm.OurLatencyCount != 50 {
+		t.Errorf("loaded: suspect %q, our latency over %d tuples; want not suspect, 50 (Storm's span)", got.Suspect, got.Storm.OurLatencyCount)
+	}
+	// Kept without Storm's readings: as saved.
+	r.Storm.From, r.Storm.To = nil, nil
+	dir2 := filepath.Join(t.TempDir(), "run")
+	if err := Save(dir2, r); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := Load(dir2); err != nil || got.Suspect != r.Suspect {
+		t.Errorf("loaded without readings: suspect %q, err %v; want as saved (%q)", got.Suspect, err, r.Suspect)
+	}
+}

@@ -340,7 +340,7 @@ func collect(ctx context.Context, r *running) error {
 		f.Recovery.ExecutorsMoved = movedExecutors(f.before, res.Executors)
 		f.Recovery.PreLatencyMs, f.Recovery.FaultLatencyMs = FaultLatency(res.Reports, res.MeasureFrom, f.StartMs, f.EndMs)
 	}
-	res.Storm = movedInDataset(crossCheck(r.stormFrom, r.stormTo, res.Measurement), res.Decisions, res.MeasureTo)
+	res.Storm = movedInDataset(crossCheck(r.stormFrom, r.stormTo, res.Measurement, res.Reports), res.Decisions, res.MeasureTo)
 	res.Suspect = res.Storm.Suspect()
 	return nil
 }

@@ -89,7 +89,7 @@ func (e StormCounted) window(ctx context.Context, r *running) (err error) {
 	r.close(ctx)
 	if besideID != "" {
 		besideTo = freshSnapshot(ctx, r.cl.UI(), besideID, stormFresh)
-		c := crossCheck(besideFrom, besideTo, Measurement{})
+		c := crossCheck(besideFrom, besideTo, Measurement{}, nil)
 		r.res.Beside = &BesideRun{Name: e.Beside.Name, TopologyID: besideID, Executors: besideExecs, Storm: c}
 		if c.Throughput <= 0 {
 			return fmt.Errorf("topology beside the run (%s): Storm counted no acked tuple in the window (%s)", e.Beside.Name, c.Note)

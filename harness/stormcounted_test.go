@@ -16,7 +16,7 @@ func TestCrossCheckUninstrumented(t *testing.T) {
 	from := &stormSnapshot{TimeMs: 100_000, Executors: []stormui.Executor{spout("s", 1, 60, 1000, 4), spout("s", 2, 62, 500, 6)}}
 	to := &stormSnapshot{TimeMs: 110_000, Executors: []stormui.Executor{spout("s", 1, 70, 3000, 5), spout("s", 2, 67, 1000, 6)}}
 	m := Measure(nil, nil, nil, 100_000, 110_000)
-	c := crossCheck(from, to, m)
+	c := crossCheck(from, to, m, nil)
 	if c.Compared || !strings.Contains(c.Note, "did not measure throughput") || c.Suspect() != "" {
 		t.Errorf("compared %v, note %q, suspect %q; want not compared, not suspect", c.Compared, c.Note, c.Suspect())
 	}
