@@ -301,8 +301,16 @@ func (l *session) close() error {
 // saved again); otherwise it runs it (run starts the session's cluster if
 // it is the first).
 func runOrResume(env Env, name string, run func() (*harness.RunResult, error)) (r *harness.RunResult, resumed bool, err error) {
+	return runOrResumeAccepting(env, name, nil, run)
+}
+
+// runOrResumeAccepting is runOrResume for an experiment to which some runs
+// that do not count are results (recovery: a run in which nothing flowed):
+// a kept run whose harness.Check error accept takes is read back, not run
+// again.
+func runOrResumeAccepting(env Env, name string, accept func(*harness.RunResult, error) bool, run func() (*harness.RunResult, error)) (r *harness.RunResult, resumed bool, err error) {
 	if env.Resume && env.RawDir != "" {
-		r, err := loadKept(env, name)
+		r, err := loadKept(env, name, accept)
 		if err != nil {
 			return nil, false, err
 		}
@@ -326,9 +334,10 @@ func markResumed(env Env) {
 
 // loadKept gives the finished run kept under env.RawDir/name, or nil when
 // there is none or the kept one does not count (harness.Check fails, e.g. a
-// run whose collect step failed): such a folder is removed, with a note, so
-// --resume measures that run again instead of failing on it.
-func loadKept(env Env, name string) (*harness.RunResult, error) {
+// run whose collect step failed, and accept, if set, does not take the
+// error): such a folder is removed, with a note, so --resume measures that
+// run again instead of failing on it.
+func loadKept(env Env, name string, accept func(*harness.RunResult, error) bool) (*harness.RunResult, error) {
 	dir := filepath.Join(env.RawDir, name)
 	r, err := harness.Load(dir)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -337,7 +346,7 @@ func loadKept(env Env, name string) (*harness.RunResult, error) {
 	if err != nil {
 		return nil, fmt.Errorf("resume %s: %w (remove that folder to run it again)", name, err)
 	}
-	if cerr := harness.Check(r); cerr != nil {
+	if cerr := harness.Check(r); cerr != nil && (accept == nil || !accept(r, cerr)) {
 		fmt.Fprintf(env.Log, "%s: the kept run does not count (%v): running it again\n", name, cerr)
 		if err := os.RemoveAll(dir); err != nil {
 			return nil, fmt.Errorf("resume %s: remove the run that does not count: %w", name, err)
@@ -372,9 +381,13 @@ func (c *runCounter) start(label string, expect time.Duration) {
 	c.p.Phase("submit, warm-up, measure, collect", expect)
 }
 
+// joinErr is a, with b's text after it when both are set (a stays the one errors.Is finds).
 func joinErr(a, b error) error {
 	if a == nil {
 		return b
+	}
+	if b == nil {
+		return a
 	}
 	return fmt.Errorf("%w; %v", a, b)
 }

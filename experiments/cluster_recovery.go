@@ -143,7 +143,7 @@ func runRecovery(ctx context.Context, env Env) (*Results, error) {
 				topo.Args = append(topo.Args, prof.workerArgs()...)
 				fmt.Fprintf(env.Log, "recovery: %s, %s, rep %d\n", sched, fault, rep)
 				counter.start(fmt.Sprintf("%s rep %d", sched, rep), k.warmUp+k.measure)
-				r, resumed, err := runOrResume(env, name, func() (*harness.RunResult, error) {
+				r, resumed, err := runOrResumeAccepting(env, name, nothingFlowed, func() (*harness.RunResult, error) {
 					return s.Run(ctx, harness.RunSpec{Topology: topo, WarmUp: k.warmUp, Measure: k.measure, Step: 5 * time.Second, Faults: []harness.Fault{fault}})
 				})
 				if err := keepRun(env, name, r, err, resumed); err != nil && !nothingFlowed(r, err) {

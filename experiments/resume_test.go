@@ -50,6 +50,19 @@ func TestRunOrResume(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(raw, "r2")); !os.IsNotExist(err) {
 		t.Errorf("the kept run that does not count is still there (stat: %v)", err)
 	}
+	// Unless the experiment takes such a run as a result (recovery: nothing flowed in the window).
+	dry := &harness.RunResult{TopologyID: "dry"}
+	if err := harness.Save(filepath.Join(raw, "r3"), dry); err != nil {
+		t.Fatal(err)
+	}
+	env := Env{Log: io.Discard, RawDir: raw, Resume: true}
+	r, resumed, err := runOrResumeAccepting(env, "r3", nothingFlowed, run)
+	if err != nil || !resumed || r.TopologyID != "dry" {
+		t.Errorf("a kept run in which nothing flowed, accepted: %v resumed %v err %v; want it read back", r, resumed, err)
+	}
+	if err := keepRun(env, "r3", r, nil, true); !nothingFlowed(r, err) {
+		t.Errorf("keepRun of the dry run: %v, want the no-throughput error nothingFlowed takes", err)
+	}
 	// A resumed run is not saved again (its storm-stats.json keeps the raw readings).
 	other := t.TempDir()
 	if err := keepRun(Env{Log: io.Discard, RawDir: other}, "x", kept, nil, true); err != nil {
@@ -98,7 +111,7 @@ func TestSessionStartsOnFirstUse(t *testing.T) {
 		_, err := s.Run(ctx, harness.RunSpec{})
 		return err
 	})
-	if err == nil || !strings.Contains(err.Error(), "start cluster for no-such-scheduler") {
+	if err == nil || !strings.Contains(err.Error(), "start cluster for no-such-scheduler") || strings.Contains(err.Error(), "<nil>") {
 		t.Errorf("withSession error = %v, want the failed start", err)
 	}
 }
