@@ -51,12 +51,14 @@ func TestObserverClaimVerdicts(t *testing.T) {
 	})
 }
 
-// TestObserverOverheads: the two effects and their signs by hand. Pairs (on/off) 900/1000, 910/1000,
-// 920/1000: the geometric mean of the ratios is (0.9 * 0.91 * 0.92)^(1/3) = 0.909985, overhead
-// 9.0015%; latency 55 vs 50 ms in every pair: +10% with an empty interval (no variance).
+// TestObserverOverheads: the two effects and their signs by hand. Pairs (on/off) 900/1000 (on
+// first), 900/1000 (off first), 910/1000 (on first), 910/1000 (off first): both position groups' mean
+// log is ln(0.9 * 0.91) / 2, so the crossover's ratio is sqrt(0.9 * 0.91) = 0.904986, overhead
+// 9.5014%, and the position effect is none; the interval (2 df) lies wholly below 0.95. Latency 55
+// vs 50 ms in every pair: +10% with an empty interval (no variance).
 func TestObserverOverheads(t *testing.T) {
 	r := &Results{Experiment: "observer", Metrics: observerMetrics}
-	for i, on := range []float64{900, 910, 920} {
+	for i, on := range []float64{900, 900, 910, 910} {
 		r.Add(clusterRow(observerOn, observerPending, i, map[string]float64{"throughput": on, "latency_mean_ms": 55, "failed": 0}))
 		r.Add(clusterRow(observerOff, observerPending, i, map[string]float64{"throughput": 1000, "latency_mean_ms": 50, "failed": 0}))
 	}
@@ -65,7 +67,10 @@ func TestObserverOverheads(t *testing.T) {
 		t.Fatal(o.err)
 	}
 	const tol = 1e-9
-	want := 1 - math.Cbrt(0.9*0.91*0.92)
+	want := 1 - math.Sqrt(0.9*0.91)
+	if math.Abs(o.position-1) > tol {
+		t.Errorf("position effect %.6f, want 1 (none)", o.position)
+	}
 	if math.Abs(o.thr-want) > tol || !(o.thrLo < want && o.thrHi > want) {
 		t.Errorf("throughput overhead %.6f [%.4f, %.4f], want %.6f inside its interval", o.thr, o.thrLo, o.thrHi, want)
 	}
@@ -73,8 +78,8 @@ func TestObserverOverheads(t *testing.T) {
 		t.Errorf("latency overhead %.6f [%.6f, %.6f], want 0.10 exactly", o.lat, o.latLo, o.latHi)
 	}
 	c := judged(observerClaims(r, nil), "")
-	if len(c) != 1 || c[0].Verdict != reports.DoesNotHold || !strings.Contains(c[0].Evidence, "+9.0%") || !strings.Contains(c[0].Evidence, "+10.0%") {
-		t.Errorf("claims %+v: want one refuted claim whose evidence shows +9.0%% and +10.0%%", c)
+	if len(c) != 1 || c[0].Verdict != reports.DoesNotHold || !strings.Contains(c[0].Evidence, "+9.5%") || !strings.Contains(c[0].Evidence, "+10.0%") {
+		t.Errorf("claims %+v: want one refuted claim whose evidence shows +9.5%% and +10.0%%", c)
 	}
 }
 
@@ -126,4 +131,33 @@ func TestExperimentObserver(t *testing.T) {
 		t.Skipf("observer: six or more cluster runs; not run under the ci profile (set %s=quick to run it)", ProfileEnv)
 	}
 	runForTest(t, "observer")
+}
+
+// TestObserverPositionEffect: the run's own topology runs 10% slower than the one beside it whichever
+// arm it is, and the arms are equal within 1%. The crossover takes the position out: overhead near 0
+// (inside [-1%, +1%]), position effect -10% (sqrt(0.9 / (1 / 0.9)) = 0.9), and the claim holds, where a
+// plain paired analysis of the same 6 pairs counts the position as noise and cannot decide.
+func TestObserverPositionEffect(t *testing.T) {
+	r := &Results{Experiment: "observer", Metrics: observerMetrics}
+	jitter := []float64{1.00, 1.01, 0.995, 1.005, 1.00, 0.99}
+	for i, j := range jitter {
+		main, beside := 900*j, 1000.0
+		on, off := main, beside
+		if !observerMainOn(i) {
+			on, off = beside, main
+		}
+		r.Add(clusterRow(observerOn, observerPending, i, map[string]float64{"throughput": on, "latency_mean_ms": 50, "failed": 0}))
+		r.Add(clusterRow(observerOff, observerPending, i, map[string]float64{"throughput": off, "latency_mean_ms": 50, "failed": 0}))
+	}
+	o := observerOverheads(r)
+	if o.err != nil || math.Abs(o.thr) > 0.01 || math.Abs(o.position-0.9) > 0.01 {
+		t.Errorf("overhead %.4f, position %.4f, err %v; want within 0.01 of 0 and 0.9", o.thr, o.position, o.err)
+	}
+	if c := judged(observerClaims(r, nil), ""); len(c) != 1 || c[0].Verdict != reports.Holds {
+		t.Errorf("claims %+v: want one claim that holds", c)
+	}
+	on, off, _ := pairedValues(r, "throughput")
+	if c := reports.PairedRatioCheck("", on, off, reports.Above(1-observerBound)); c.Verdict != reports.Inconclusive {
+		t.Errorf("paired analysis: %s, want inconclusive (the position counted as noise)", c.Verdict)
+	}
 }

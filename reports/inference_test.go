@@ -151,6 +151,57 @@ func TestPairedRatioCI(t *testing.T) {
 	}
 }
 
+// Hand computation: log(a/b) = -0.1, -0.2 with a first and 0.1, 0.0 with b
+// first. Group means -0.15 and 0.05: mu = -0.05, position ratio exp(-0.2).
+// Within-group SS 0.005 + 0.005 = 0.01 on 2 df; se = sqrt(0.01/2/4 ·
+// (1/2 + 1/2)) = 0.0353553; t(2, 0.975) = 4.302653 (tables): mu ± 0.152122.
+// The paired interval over the same logs (sd 0.129099, t(3) = 3.182446) is
+// ± 0.205426: the position's share counted as noise.
+func TestCrossoverRatioCI(t *testing.T) {
+	logs := []float64{-0.1, 0.1, -0.2, 0.0}
+	first := []bool{true, false, true, false}
+	a, b := make([]float64, 4), []float64{1, 1, 1, 1}
+	for i, l := range logs {
+		a[i] = math.Exp(l)
+	}
+	r, lo, hi, pos, err := CrossoverRatioCI(a, b, first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	near(t, "crossover ratio", r, math.Exp(-0.05), 1e-12)
+	near(t, "crossover low", lo, math.Exp(-0.05-0.152122), 1e-6)
+	near(t, "crossover high", hi, math.Exp(-0.05+0.152122), 1e-6)
+	near(t, "position ratio", pos, math.Exp(-0.2), 1e-12)
+	_, plo, _, _ := PairedRatioCI(a, b)
+	near(t, "paired low", plo, math.Exp(-0.05-0.205426), 1e-5)
+	for _, bad := range []struct {
+		a, b  []float64
+		first []bool
+	}{
+		{[]float64{1, 2, 3}, []float64{1, 1, 1}, []bool{true, true, true}},  // one position only
+		{[]float64{1, 2}, []float64{1, 1}, []bool{true, false}},             // 2 pairs: no df left
+		{[]float64{1, 2, 3}, []float64{1, 1}, []bool{true, false, true}},    // lengths differ
+		{[]float64{1, 0, 3}, []float64{1, 1, 1}, []bool{true, false, true}}, // a zero
+	} {
+		if _, _, _, _, err := CrossoverRatioCI(bad.a, bad.b, bad.first); err == nil {
+			t.Errorf("%v / %v (%v): no error", bad.a, bad.b, bad.first)
+		}
+		if c := CrossoverRatioCheck("", bad.a, bad.b, bad.first, Above(0.95)); c.Verdict != Inconclusive {
+			t.Errorf("%v / %v (%v): %s, want inconclusive", bad.a, bad.b, bad.first, c.Verdict)
+		}
+	}
+	// A position effect of 20% with arms equal within 1%: the crossover
+	// check holds where the paired one cannot decide.
+	on, off := []float64{900, 1110, 905, 1100, 898, 1112}, []float64{1000, 1000, 1000, 1000, 1000, 1000}
+	firstOn := []bool{true, false, true, false, true, false}
+	if c := CrossoverRatioCheck("", on, off, firstOn, Above(0.95)); c.Verdict != Holds {
+		t.Errorf("crossover: %s (%s), want holds", c.Verdict, c.Reason)
+	}
+	if c := PairedRatioCheck("", on, off, Above(0.95)); c.Verdict != Inconclusive {
+		t.Errorf("paired: %s, want inconclusive", c.Verdict)
+	}
+}
+
 func TestCheckVerdicts(t *testing.T) {
 	hi := []float64{10, 11, 12, 10.5, 11.5}
 	lo := []float64{5, 6, 5.5, 6.5, 5}
