@@ -94,3 +94,23 @@ func TestSteady(t *testing.T) {
 		}
 	}
 }
+
+// The dataset end reads the spouts' done lines (PacedSpout's format) and sums their tuple counts.
+func TestParseSpoutsDone(t *testing.T) {
+	out := "2026-12-01 16:01:02.345 o.s.t.PacedSpout Thread-7 [INFO] stormlab spout points task 9 done: 1954 tuples, 262144 bytes in 3.1 s\n" +
+		"2026-12-01 16:01:02.999 o.s.t.PacedSpout Thread-8 [INFO] stormlab spout points task 10 done: 1954 tuples, 262144 bytes in 3.2 s\n"
+	tasks, emitted, err := parseSpoutsDone(out)
+	if err != nil || tasks != 2 || emitted != 3908 {
+		t.Errorf("parseSpoutsDone = %d tasks, %d tuples, %v; want 2, 3908, nil", tasks, emitted, err)
+	}
+	if tasks, emitted, err := parseSpoutsDone(""); err != nil || tasks != 0 || emitted != 0 {
+		t.Errorf("no done line: %d, %d, %v; want 0, 0, nil", tasks, emitted, err)
+	}
+	if _, _, err := parseSpoutsDone("stormlab spout points task 9 done: many tuples\n"); err == nil {
+		t.Error("an unreadable done line gave no error")
+	}
+	reports := []protocol.WorkerReport{{Acked: 1000, Failed: 2}, {Acked: 2900}, {Failed: 6}}
+	if n := ackedOrFailed(reports); n != 3908 {
+		t.Errorf("ackedOrFailed = %d, want 3908", n)
+	}
+}
