@@ -180,6 +180,7 @@ func recoveryClaims(r *Results, a *Aggregate) []Claim {
 		out = append(out, Claim{
 			Statement: fmt.Sprintf("%s recovers from a killed supervisor faster than storm-even (hypothesis of this project)", s),
 			Source:    "stormlab recovery experiment",
+			Kind:      ProjectClaim,
 			Evidence: fmt.Sprintf("recovery %s %.0f s vs storm-even %.0f s; throughput lost %.0f%% vs %.0f%%",
 				s, mean(v(s, "recovery_s")), mean(v("storm-even", "recovery_s")), mean(v(s, "lost_pct")), mean(v("storm-even", "lost_pct"))),
 			Checks: []reports.Check{

@@ -33,8 +33,9 @@ type (
 
 // Claim kinds.
 const (
-	PaperClaim  = lab.PaperClaim
-	SanityCheck = lab.SanityCheck
+	PaperClaim   = lab.PaperClaim
+	SanityCheck  = lab.SanityCheck
+	ProjectClaim = lab.ProjectClaim
 )
 
 // Profiles.

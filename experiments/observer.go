@@ -267,6 +267,7 @@ func observerClaims(r *Results, a *Aggregate) []Claim {
 	return []Claim{{
 		Statement: fmt.Sprintf("the harness's instrumentation costs at most %.0f%% of the saturated throughput (throughput overhead <= %.0f%%)", 100*observerBound, 100*observerBound),
 		Source:    "stormlab observer experiment (a stated property of the harness)",
+		Kind:      ProjectClaim,
 		Evidence:  evidence,
 		Checks: []reports.Check{
 			reports.CrossoverRatioCheck("throughput on / off, crossover", thrOn, thrOff, first, reports.Above(1-observerBound)),

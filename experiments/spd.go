@@ -181,7 +181,7 @@ func spdClaims(r *Results, a *Aggregate) []Claim {
 		}
 		out = append(out, Claim{
 			Statement: fmt.Sprintf("%s graphs: A^disc (spd) comes closer to the lower bound than every graph partitioner (our question; the paper compares with no partitioner)", reg.name),
-			Source:    Cite(paperSPD, "A^disc"), Checks: checks,
+			Source:    Cite(paperSPD, "A^disc"), Kind: ProjectClaim, Checks: checks,
 			Evidence: fmt.Sprintf("mean ratio over %d graphs: %s", len(sp), list(ev)),
 		})
 	}
@@ -231,7 +231,7 @@ func spdClaims(r *Results, a *Aggregate) []Claim {
 	}
 	out = append(out, Claim{
 		Statement: "A^disc's gap to the lower bound narrows as c grows (our expectation: its group size 2 n^(2/c)/x shrinks with c; the paper states no such claim)",
-		Source:    Cite(paperSPD, "A^disc"), Checks: []reports.Check{check},
+		Source:    Cite(paperSPD, "A^disc"), Kind: ProjectClaim, Checks: []reports.Check{check},
 		Evidence: "mean ratio by c: " + list(byC),
 	})
 	return out

@@ -153,8 +153,11 @@ func (rep *Report) WriteNotes(w io.Writer) error {
 		b.WriteString("Rules (reports/inference.go): a difference by Welch's t-test, one-sided in the claimed direction, alpha 0.05, Holm-corrected over the experiment's difference checks; a trend by Spearman's rho with a 95% CI (Fisher z); a threshold by the 95% CI lying wholly on one side. \"does not hold\" needs significant evidence against the claim; anything else is inconclusive. Units: a graph instance (mean over its repetitions) in graph experiments, one run in cluster experiments.\n\n")
 		for i, c := range rep.Claims {
 			kind := ""
-			if c.Kind == SanityCheck {
+			switch c.Kind {
+			case SanityCheck:
 				kind = " (sanity check, not a paper claim)"
+			case ProjectClaim:
+				kind = " (this project's, not a paper claim)"
 			}
 			fmt.Fprintf(&b, "%d. **%s**%s — **%s**.\n", i+1, c.Statement, kind, c.Verdict)
 			if c.Source != "" {

@@ -70,8 +70,11 @@ func summaryTable(paper string, all []ClaimsFile) *reports.Table {
 	for _, cf := range all {
 		for _, c := range cf.Claims {
 			stmt := c.Statement
-			if c.Kind == string(SanityCheck) {
+			switch c.Kind {
+			case string(SanityCheck):
 				stmt += " (sanity check)"
+			case string(ProjectClaim):
+				stmt += " (this project's, not the paper's)"
 			}
 			if c.Forced != "" {
 				stmt += " (FORCED: " + c.Forced + ")"

@@ -10,16 +10,19 @@ import (
 	"gonum.org/v1/gonum/stat"
 )
 
-// ClaimKind separates the papers' statements from sanity checks: a sanity
-// check holds by construction or by theory when the code is right (k = |V|
-// gives cut rate 1; a lower bound is below every allocation). It is
-// reported, but not counted as a paper claim.
+// ClaimKind separates the papers' statements from sanity checks and from
+// this project's own claims: a sanity check holds by construction or by
+// theory when the code is right (k = |V| gives cut rate 1; a lower bound is
+// below every allocation); a project claim is a hypothesis or question of
+// this project, or a stated property of the harness, that no paper makes.
+// Both are judged and reported like a paper's claim, but not counted as one.
 type ClaimKind string
 
 // Claim kinds.
 const (
-	PaperClaim  ClaimKind = "paper"
-	SanityCheck ClaimKind = "sanity"
+	PaperClaim   ClaimKind = "paper"
+	SanityCheck  ClaimKind = "sanity"
+	ProjectClaim ClaimKind = "project"
 )
 
 // Claim is one statement checked on our numbers. A Spec's Claims function
@@ -222,11 +225,15 @@ func orKind(k ClaimKind) ClaimKind {
 }
 
 // CountVerdicts returns how many paper claims hold, do not hold and are
-// inconclusive, and how many sanity checks there are.
+// inconclusive, and how many sanity checks there are (project claims are
+// in neither).
 func CountVerdicts(cs []Claim) (holds, not, inconc, sanity int) {
 	for _, c := range cs {
 		if c.Kind == SanityCheck {
 			sanity++
+			continue
+		}
+		if c.Kind == ProjectClaim {
 			continue
 		}
 		switch c.Verdict {
