@@ -141,9 +141,9 @@ func runDeadline(ctx context.Context, env Env) (*Results, error) {
 				counter.start(fmt.Sprintf("%s %s %s rep %d", sched, topo, tag, rep), 0)
 				r, resumed, err := runOrResume(env, name, func() (r *harness.RunResult, err error) {
 					if load > 0 {
-						nem, err := s.Nemesis()
-						if err != nil {
-							return nil, err
+						nem, nerr := s.Nemesis()
+						if nerr != nil {
+							return nil, nerr
 						}
 						if err := nem.StartLoad(ctx, load); err != nil {
 							return nil, err

@@ -131,7 +131,20 @@ func runRecovery(ctx context.Context, env Env) (*Results, error) {
 		cs := harness.ClusterSpec{Profile: recoveryProfile, Seed: 1, Mul: 5, ServiceArgs: []string{"--reschedule-every", "15s"}}
 		err := withSession(ctx, env, cs, sched, func(s *session) error {
 			if _, bridged := harness.StormSchedulerClass(sched); bridged {
-				s.onStart = func(s *harness.Session) (func() error, error) { return s.StartNodeCPUReports(ctx, 2*time.Second) }
+				s.onStart = func(s *harness.Session) (func() error, error) {
+					stop, err := s.StartNodeCPUReports(ctx, 2*time.Second)
+					if err != nil {
+						return nil, err
+					}
+					// The killed supervisor makes the sampler's exec fail while it is down: expected
+					// here, so its error is logged, not returned.
+					return func() error {
+						if err := stop(); err != nil {
+							fmt.Fprintf(env.Log, "recovery: node CPU reports for %s: %v\n", sched, err)
+						}
+						return nil
+					}, nil
+				}
 			}
 			for rep := 0; rep < prof.Reps; rep++ {
 				name := fmt.Sprintf("rec-%s-r%d", sched, rep)

@@ -160,9 +160,11 @@ func steady(rates []float64, tol float64) bool {
 // Dataset runs a topology that reads a finite dataset (--size-mb > 0) until the whole dataset is
 // processed: every task of the Spout component has logged "stormlab spout ... done: N tuples"
 // (PacedSpout, in the worker logs of the supervisors) and the workers' reports count as many tuples
-// acked or failed as the spouts emitted. Tuples lost with a restarted worker are never acked nor
-// failed, so a run also ends once no tuple has been acked for Quiet plus the topology's message
-// timeout (DatasetMessageTimeout; by then Storm has failed every tuple still in flight). Quiet alone
+// acked or failed as the spouts emitted. That count is only trusted while no worker has restarted
+// and the scheduler has moved no executor: a spout that starts again emits its share again, and
+// tuples lost with a worker are never acked nor failed. Otherwise, and as a bound, a run ends once no
+// tuple has been acked for Quiet plus the topology's message timeout (DatasetMessageTimeout; by then
+// Storm has failed every tuple still in flight, give or take one more timeout period). Quiet alone
 // is not enough: a busy 0.25-core supervisor's reports reach the harness seconds late, and an ack
 // that has not arrived reads as quiet (measured: three k-means runs of the adaptive scheduler ended
 // with 2,615-3,120 of 3,908 tuples acked, and Storm's own count was short too). The window is
@@ -229,8 +231,16 @@ func (d Dataset) window(ctx context.Context, r *running) error {
 		}
 		first, last, newest := ackSpan(reps)
 		quietMs := time.Now().UnixMilli() - last
+		counted := false
+		if done >= tasks && last > 0 && newest > last && ackedOrFailed(reps) >= emitted {
+			moved, err := movedSince(ctx, r, res.StartedAt.UnixMilli())
+			if err != nil {
+				return fmt.Errorf("scheduler decisions: %w", err)
+			}
+			counted = !restarted(reps) && !moved
+		}
 		if done >= tasks && last > 0 && newest > last &&
-			(ackedOrFailed(reps) >= emitted || quietMs >= (d.Quiet+DatasetMessageTimeout).Milliseconds()) {
+			(counted || quietMs >= (d.Quiet+DatasetMessageTimeout).Milliseconds()) {
 			res.DatasetS = float64(last-first) / 1000
 			break
 		}
@@ -258,6 +268,34 @@ func ackSpan(reports []protocol.WorkerReport) (first, last, newest int64) {
 		}
 	}
 	return first, last, newest
+}
+
+// restarted says whether a worker slot of the reports had more than one incarnation.
+func restarted(reports []protocol.WorkerReport) bool {
+	start := map[workerKey]int64{}
+	for _, r := range reports {
+		k := workerKey{r.Topology, r.Host, r.Port}
+		if s, ok := start[k]; ok && s != r.WorkerStartMs {
+			return true
+		}
+		start[k] = r.WorkerStartMs
+	}
+	return false
+}
+
+// movedSince says whether the scheduler service recorded an applied decision that moved executors of
+// the run's topology since sinceMs.
+func movedSince(ctx context.Context, r *running, sinceMs int64) (bool, error) {
+	st, err := r.cl.Service().State(ctx, sinceMs)
+	if err != nil {
+		return false, err
+	}
+	for _, d := range st.Decisions {
+		if d.Topology == r.id && d.Applied && d.Kind == "reschedule" && d.Decision != nil && d.Decision.Moved > 0 {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // ackedOrFailed is the number of spout tuples the reports count as acked or failed (each report

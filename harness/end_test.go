@@ -114,3 +114,15 @@ func TestParseSpoutsDone(t *testing.T) {
 		t.Errorf("ackedOrFailed = %d, want 3908", n)
 	}
 }
+
+// A worker slot with two incarnations is a restart; two slots each with one are not.
+func TestRestarted(t *testing.T) {
+	one := []protocol.WorkerReport{{Host: "a", Port: 6700, WorkerStartMs: 5}, {Host: "a", Port: 6700, WorkerStartMs: 5}, {Host: "b", Port: 6700, WorkerStartMs: 9}}
+	if restarted(one) {
+		t.Error("one incarnation per slot read as a restart")
+	}
+	two := append(one, protocol.WorkerReport{Host: "a", Port: 6700, WorkerStartMs: 20})
+	if !restarted(two) {
+		t.Error("a second incarnation of a:6700 not read as a restart")
+	}
+}

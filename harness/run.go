@@ -298,6 +298,13 @@ func collect(ctx context.Context, r *running) error {
 	if err != nil {
 		return fmt.Errorf("worker reports: %w", err)
 	}
+	if from, to := r.stormFrom, r.stormTo; from != nil && to != nil && len(from.Executors) > 0 && reportWait(r.spec) > 0 {
+		// The cross-check's span (stormSpan) ends up to half a report interval after Storm's last
+		// reading, which is taken after the window: wait for the workers' reports that far.
+		if all, err = reportsCovering(ctx, cl.Service(), r.id, res.StartedAt.UnixMilli(), to.TimeMs+spanSlackMs, res.MeasureTo-aliveMs); err != nil {
+			return fmt.Errorf("worker reports: %w", err)
+		}
+	}
 	res.Reports = res.Reports[:0]
 	for _, x := range mergeReports(r.keptReports, all) {
 		if x.Topology == r.id {
@@ -344,6 +351,46 @@ func collect(ctx context.Context, r *running) error {
 	res.Suspect = res.Storm.Suspect()
 	return nil
 }
+
+// spanSlackMs is how far after Storm's last reading the workers' reports are awaited: past the end
+// of the cross-check's span (stormSpan: the reading less stormLagMs plus half a report interval) for
+// report intervals up to 5 s.
+const spanSlackMs = 2_500
+
+// aliveMs: a worker that has not reported in this long before the window's end is gone (a restart
+// or a migration) and is not awaited.
+const aliveMs = 10_000
+
+// reportsCovering returns every report since sinceMs once each worker of topology id that reported
+// at or after aliveFromMs has a report at or after untilMs, or after coverWait.
+func reportsCovering(ctx context.Context, svc *ServiceClient, id string, sinceMs, untilMs, aliveFromMs int64) ([]protocol.WorkerReport, error) {
+	deadline := time.Now().Add(coverWait)
+	for {
+		all, err := svc.Reports(ctx, sinceMs)
+		if err != nil {
+			return nil, err
+		}
+		newest := map[workerKey]int64{}
+		for _, x := range all {
+			if k := (workerKey{x.Topology, x.Host, x.Port}); x.Topology == id && x.TimeMs >= aliveFromMs {
+				newest[k] = max(newest[k], x.TimeMs)
+			}
+		}
+		covered := true
+		for _, t := range newest {
+			covered = covered && t >= untilMs
+		}
+		if covered || time.Now().After(deadline) {
+			return all, nil
+		}
+		if err := pause(ctx, 500*time.Millisecond); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// coverWait bounds reportsCovering's wait.
+const coverWait = 10 * time.Second
 
 // fromState picks a run's bridge round times (each round reports the bridge's wall time of the one
 // before it; the last round's is not known), the fallbacks that concern its topology (or every

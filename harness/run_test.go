@@ -1,7 +1,12 @@
 package harness
 
 import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stormlab/stormlab/infra/protocol"
@@ -46,5 +51,29 @@ func TestFromStateAndInvalid(t *testing.T) {
 				t.Errorf("%s: invalid = %q, want it to say %q", tc.name, got, w)
 			}
 		}
+	}
+}
+
+// reportsCovering waits for every live worker of the topology to report past the span's end: worker b
+// is behind at the first read and catches up at the second; c stopped reporting long before (gone)
+// and x belongs to another topology, so neither is awaited.
+func TestReportsCovering(t *testing.T) {
+	var calls atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		reps := []protocol.WorkerReport{
+			{Topology: "t", Host: "a", Port: 6700, TimeMs: 10_500},
+			{Topology: "t", Host: "b", Port: 6700, TimeMs: 9_000},
+			{Topology: "t", Host: "c", Port: 6700, TimeMs: 1_000},
+			{Topology: "other", Host: "x", Port: 6700, TimeMs: 2_000},
+		}
+		if calls.Add(1) > 1 {
+			reps = append(reps, protocol.WorkerReport{Topology: "t", Host: "b", Port: 6700, TimeMs: 11_000})
+		}
+		json.NewEncoder(w).Encode(reps)
+	}))
+	defer srv.Close()
+	all, err := reportsCovering(context.Background(), &ServiceClient{BaseURL: srv.URL}, "t", 0, 10_000, 5_000)
+	if err != nil || len(all) != 5 || calls.Load() != 2 {
+		t.Errorf("reportsCovering: %d reports after %d reads, err %v; want 5 after 2", len(all), calls.Load(), err)
 	}
 }

@@ -20,7 +20,7 @@
 // claims.json (stable; the HTML report reads it):
 //
 //	{"experiment": str, "profile": str, "claims": [{"statement": str,
-//	 "source": str, "kind": "paper"|"sanity", "rule": str,
+//	 "source": str, "kind": "paper"|"sanity"|"project", "rule": str,
 //	 "verdict": "holds"|"does not hold"|"inconclusive", "reason": str,
 //	 "effect": num|null, "effect_label": str, "ci_low": num|null,
 //	 "ci_high": num|null, "n": [int...], "p": num|null, "forced": str,

@@ -123,8 +123,11 @@ func (c Claim) Line() string {
 	d := c.Decider()
 	var b strings.Builder
 	fmt.Fprintf(&b, "[%s] %s", c.Verdict, c.Statement)
-	if c.Kind == SanityCheck {
+	switch c.Kind {
+	case SanityCheck:
 		b.WriteString(" (sanity check, not a paper claim)")
+	case ProjectClaim:
+		b.WriteString(" (this project's, not a paper claim)")
 	}
 	if c.Forced != "" {
 		fmt.Fprintf(&b, " (FORCED: %s)", c.Forced)
