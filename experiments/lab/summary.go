@@ -74,7 +74,7 @@ func summaryTable(paper string, all []ClaimsFile) *reports.Table {
 			case string(SanityCheck):
 				stmt += " (sanity check)"
 			case string(ProjectClaim):
-				stmt += " (this project's, not the paper's)"
+				stmt += " (this project's claim, not the paper's)"
 			}
 			if c.Forced != "" {
 				stmt += " (FORCED: " + c.Forced + ")"

@@ -127,7 +127,7 @@ func (c Claim) Line() string {
 	case SanityCheck:
 		b.WriteString(" (sanity check, not a paper claim)")
 	case ProjectClaim:
-		b.WriteString(" (this project's, not a paper claim)")
+		b.WriteString(" (this project's claim, not a paper's)")
 	}
 	if c.Forced != "" {
 		fmt.Fprintf(&b, " (FORCED: %s)", c.Forced)
