@@ -102,7 +102,7 @@ type SpoutStats struct {
 // by up to one report interval plus ExecutorStatsSecs at each end). So in a timed run the harness's
 // side of the latency comparison is not its window's mean but the mean over the reports that match
 // Storm's span (stormSpan): otherwise short windows at a low rate disagree by chance. Measured on the
-// 18 comm-cost runs of two quick runs (50 tuples/s, 15 s windows, 6-10 ms): over the window, 7 of 18
+// 18 comm-cost runs of two quick runs (50 tuples/s, 15 s windows, 6-10 ms): over the window, 6 of 18
 // were 5.7-13.9% apart from Storm's mean, because Storm's span ended 2.8-3.5 s after the window and
 // began 0.5-3.3 s after it; over the matched span 2 were (5.7% and 6.4%, each one report interval
 // short of Storm's count), the rest within 3.4%. The run's own figures stay the window's.
