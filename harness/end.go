@@ -231,16 +231,16 @@ func (d Dataset) window(ctx context.Context, r *running) error {
 		}
 		first, last, newest := ackSpan(reps)
 		quietMs := time.Now().UnixMilli() - last
+		ready := done >= tasks && last > 0 && newest > last
 		counted := false
-		if done >= tasks && last > 0 && newest > last && ackedOrFailed(reps) >= emitted {
+		if ready && ackedOrFailed(reps) >= emitted {
 			moved, err := movedSince(ctx, r, res.StartedAt.UnixMilli())
 			if err != nil {
 				return fmt.Errorf("scheduler decisions: %w", err)
 			}
 			counted = !restarted(reps) && !moved
 		}
-		if done >= tasks && last > 0 && newest > last &&
-			(counted || quietMs >= (d.Quiet+DatasetMessageTimeout).Milliseconds()) {
+		if ready && (counted || quietMs >= (d.Quiet+DatasetMessageTimeout).Milliseconds()) {
 			res.DatasetS = float64(last-first) / 1000
 			break
 		}
