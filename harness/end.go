@@ -161,8 +161,9 @@ func steady(rates []float64, tol float64) bool {
 // processed: every task of the Spout component has logged "stormlab spout ... done: N tuples"
 // (PacedSpout, in the worker logs of the supervisors) and the workers' reports count as many tuples
 // acked or failed as the spouts emitted. That count is only trusted while no worker has restarted
-// and the scheduler has moved no executor: a spout that starts again emits its share again, and
-// tuples lost with a worker are never acked nor failed. Otherwise, and as a bound, a run ends once no
+// and the scheduler has moved no executor: a restarted spout task resumes from its last saved
+// position (PacedSpout keeps it in the cluster's ZooKeeper), so it emits the tuples after that
+// position a second time, and tuples lost with a worker are never acked nor failed. Otherwise, and as a bound, a run ends once no
 // tuple has been acked for Quiet plus the topology's message timeout (DatasetMessageTimeout; by then
 // Storm has failed every tuple still in flight, give or take one more timeout period). Quiet alone
 // is not enough: a busy 0.25-core supervisor's reports reach the harness seconds late, and an ack
@@ -308,33 +309,39 @@ func ackedOrFailed(reports []protocol.WorkerReport) int64 {
 	return n
 }
 
-// spoutsDone counts the "stormlab spout ... done: N tuples" lines of topology id in the worker logs
-// of every supervisor, and sums their N (the tuples those spout tasks emitted).
+// spoutsDone counts the spout tasks of topology id whose "stormlab spout ... done: N tuples" line is in
+// a worker log of some supervisor, and sums their N (the tuples those tasks emitted). A task's line is
+// counted once: a resumed task does not log it again, but a restart between saving its position and
+// logging could, and the line stays in the log of a slot the task has left.
 func spoutsDone(ctx context.Context, cl Cluster, id string) (tasks int, emitted int64, err error) {
 	cmd := fmt.Sprintf(`grep -rh 'stormlab spout .* done:' /opt/storm/logs/workers-artifacts/%s 2>/dev/null; true`, id)
+	var all strings.Builder
 	for _, h := range cl.Hosts() {
 		code, out, err := cl.Exec(ctx, h, "sh", "-c", cmd)
 		if err != nil {
-			return tasks, emitted, fmt.Errorf("count finished spouts on %s: %w", h, err)
+			return 0, 0, fmt.Errorf("count finished spouts on %s: %w", h, err)
 		}
 		if code != 0 {
-			return tasks, emitted, fmt.Errorf("count finished spouts on %s: exit %d: %q", h, code, strings.TrimSpace(out))
+			return 0, 0, fmt.Errorf("count finished spouts on %s: exit %d: %q", h, code, strings.TrimSpace(out))
 		}
-		n, e, err := parseSpoutsDone(out)
-		if err != nil {
-			return tasks, emitted, fmt.Errorf("count finished spouts on %s: %w", h, err)
-		}
-		tasks, emitted = tasks+n, emitted+e
+		all.WriteString(out)
+		all.WriteString("\n")
+	}
+	tasks, emitted, err = parseSpoutsDone(all.String())
+	if err != nil {
+		return 0, 0, fmt.Errorf("count finished spouts: %w", err)
 	}
 	return tasks, emitted, nil
 }
 
 // doneLine matches PacedSpout's "stormlab spout <component> task <id> done: <n> tuples, ..." line.
-var doneLine = regexp.MustCompile(`stormlab spout \S+ task \d+ done: (\d+) tuples`)
+var doneLine = regexp.MustCompile(`stormlab spout (\S+) task (\d+) done: (\d+) tuples`)
 
-// parseSpoutsDone counts the done lines in out and sums their tuple counts; a done line it cannot
-// read is an error (a changed log format must not read as "nothing emitted").
+// parseSpoutsDone counts the distinct tasks with a done line in out and sums their tuple counts (the
+// largest, if a task logged more than one); a done line it cannot read is an error (a changed log
+// format must not read as "nothing emitted").
 func parseSpoutsDone(out string) (tasks int, emitted int64, err error) {
+	perTask := map[string]int64{}
 	for _, line := range strings.Split(out, "\n") {
 		if !strings.Contains(line, "done:") {
 			continue
@@ -343,12 +350,15 @@ func parseSpoutsDone(out string) (tasks int, emitted int64, err error) {
 		if m == nil {
 			return 0, 0, fmt.Errorf("unreadable spout done line %q", strings.TrimSpace(line))
 		}
-		n, err := strconv.ParseInt(m[1], 10, 64)
+		n, err := strconv.ParseInt(m[3], 10, 64)
 		if err != nil {
 			return 0, 0, fmt.Errorf("spout done line %q: %w", strings.TrimSpace(line), err)
 		}
-		tasks++
+		k := m[1] + "/" + m[2]
+		perTask[k] = max(perTask[k], n)
+	}
+	for _, n := range perTask {
 		emitted += n
 	}
-	return tasks, emitted, nil
+	return len(perTask), emitted, nil
 }

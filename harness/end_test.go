@@ -103,6 +103,10 @@ func TestParseSpoutsDone(t *testing.T) {
 	if err != nil || tasks != 2 || emitted != 3908 {
 		t.Errorf("parseSpoutsDone = %d tasks, %d tuples, %v; want 2, 3908, nil", tasks, emitted, err)
 	}
+	// A task's line twice (a restart right after it was logged; or on two supervisors) counts once.
+	if tasks, emitted, err := parseSpoutsDone(out + "\n" + out); err != nil || tasks != 2 || emitted != 3908 {
+		t.Errorf("done lines twice: %d tasks, %d tuples, %v; want 2, 3908, nil", tasks, emitted, err)
+	}
 	if tasks, emitted, err := parseSpoutsDone(""); err != nil || tasks != 0 || emitted != 0 {
 		t.Errorf("no done line: %d, %d, %v; want 0, 0, nil", tasks, emitted, err)
 	}

@@ -141,13 +141,17 @@ public final class KMeansTopology {
         }
 
         @Override
-        protected long emitOne(long id) {
+        protected Values next(long seq) {
             double[] c = centres[random.nextInt(k)];
             double[] p = new double[d];
             for (int j = 0; j < d; j++) {
                 p[j] = c[j] + sigma * random.nextGaussian();
             }
-            collector.emit(new Values(p, Instrument.nowMicros()), id);
+            return new Values(p);
+        }
+
+        @Override
+        protected long bytes(Values v) {
             return 8L * d;
         }
 

@@ -4,6 +4,8 @@ import java.util.Map;
 import org.apache.storm.spout.SpoutOutputCollector;
 import org.apache.storm.task.TopologyContext;
 import org.apache.storm.topology.base.BaseRichSpout;
+import org.apache.storm.tuple.Values;
+import org.stormlab.instrument.Instrument;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -16,6 +18,12 @@ import org.slf4j.LoggerFactory;
  * <p>Pacing keeps a schedule of due times and emits the tuples that are due, so rates above the spout
  * wait strategy's sleep granularity (1 ms) still hold on average; a backlog longer than 10 ms is
  * dropped rather than sent as a burst.
+ *
+ * <p>A bounded task (budget > 0) keeps its position in the dataset ({@link Offsets}): a task whose
+ * worker restarts regenerates the tuples it had emitted without sending them (generation is seeded,
+ * so the stream is the same) and goes on from there, and a task that had finished stays finished
+ * and does not log its done line again. Subclasses generate values in {@link #next}; this class
+ * appends the T_start field and emits.
  */
 public abstract class PacedSpout extends BaseRichSpout {
     private static final Logger LOG = LoggerFactory.getLogger(PacedSpout.class);
@@ -31,6 +39,8 @@ public abstract class PacedSpout extends BaseRichSpout {
     private long sentBytes;
     private long startNs;
     private boolean done;
+    private Offsets offsets;
+    private transient Map<String, String> memOffsets;
 
     /**
      * @param intervalMs time between tuples of one spout task, in ms; 0 = no pacing
@@ -51,13 +61,53 @@ public abstract class PacedSpout extends BaseRichSpout {
         this.startNs = System.nanoTime();
         this.nextDue = startNs;
         prepare(conf, context);
+        if (myBudget > 0) {
+            offsets = openOffsets(conf, context);
+            resume(offsets.load());
+        }
+    }
+
+    /** Tests: keep positions in mem instead of the cluster's ZooKeeper. */
+    PacedSpout keepOffsetsIn(Map<String, String> mem) {
+        this.memOffsets = mem;
+        return this;
+    }
+
+    private Offsets openOffsets(Map<String, Object> conf, TopologyContext context) {
+        if (memOffsets != null) {
+            return Offsets.inMemory(memOffsets, context.getStormId(), context.getThisTaskId());
+        }
+        return Offsets.open(conf, context.getStormId(), context.getThisTaskId());
+    }
+
+    /** Regenerates the tuples of a saved position without emitting them. */
+    private void resume(Offsets.Position p) {
+        while (seq < p.tuples()) {
+            sentBytes += bytes(next(seq));
+            seq++;
+        }
+        done = p.done();
+        if (seq > 0) {
+            LOG.info("stormlab spout {} task {} resumed at {} tuples, {} bytes{}", context.getThisComponentId(),
+                context.getThisTaskId(), seq, sentBytes, done ? " (done)" : "");
+        }
+        if (sentBytes != p.bytes()) {
+            LOG.warn("stormlab spout {} task {}: saved position has {} bytes, regenerated {}: the generator changed",
+                context.getThisComponentId(), context.getThisTaskId(), p.bytes(), sentBytes);
+        }
     }
 
     /** Subclass set-up (generators seeded by task index). */
     protected abstract void prepare(Map<String, Object> conf, TopologyContext context);
 
-    /** Emits one tuple with the given message id; returns its size in bytes (for the budget). */
-    protected abstract long emitOne(long messageId);
+    /**
+     * The values of tuple seq (0, 1, ...), without the T_start field. Called once per seq, in order,
+     * also for tuples regenerated on resume, so a seeded generator yields the same stream.
+     */
+    protected abstract Values next(long seq);
+
+    /** The size of a tuple's values in bytes, counted against the budget. */
+    protected abstract long bytes(Values v);
 
     @Override
     public void nextTuple() {
@@ -81,12 +131,26 @@ public abstract class PacedSpout extends BaseRichSpout {
     }
 
     private void emitCounted() {
-        long bytes = emitOne(seq++);
-        sentBytes += bytes;
+        Values v = next(seq);
+        sentBytes += bytes(v);
+        v.add(Instrument.nowMicros());
+        collector.emit(v, seq);
+        seq++;
         if (myBudget > 0 && sentBytes >= myBudget) {
             done = true;
+            // Saved before the line is logged: a restart after the line must not log it again.
+            offsets.save(new Offsets.Position(seq, sentBytes, true), true);
             LOG.info("stormlab spout {} task {} done: {} tuples, {} bytes in {} s", context.getThisComponentId(),
                 context.getThisTaskId(), seq, sentBytes, String.format("%.1f", (System.nanoTime() - startNs) / 1e9));
+        } else if (offsets != null) {
+            offsets.save(new Offsets.Position(seq, sentBytes, false), false);
+        }
+    }
+
+    @Override
+    public void close() {
+        if (offsets != null) {
+            offsets.close();
         }
     }
 

@@ -79,8 +79,12 @@ public final class ThroughputTopology {
         }
 
         @Override
-        protected long emitOne(long id) {
-            collector.emit(new Values(id, payload, Instrument.nowMicros()), id);
+        protected Values next(long seq) {
+            return new Values(seq, payload);
+        }
+
+        @Override
+        protected long bytes(Values v) {
             return payloadBytes + 16;
         }
 

@@ -73,10 +73,13 @@ public final class WordCountTopology {
         }
 
         @Override
-        protected long emitOne(long id) {
-            String s = text.sentence();
-            collector.emit(new Values(s, Instrument.nowMicros()), id);
-            return s.length() + 1;
+        protected Values next(long seq) {
+            return new Values(text.sentence());
+        }
+
+        @Override
+        protected long bytes(Values v) {
+            return ((String) v.get(0)).length() + 1;
         }
 
         @Override
