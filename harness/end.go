@@ -39,6 +39,10 @@ type WarmUp struct {
 	S      float64   `json:"s"`               // waited: every worker reporting work -> window open
 	Steady bool      `json:"steady"`          // the window opened on steady throughput, not on the maximum
 	Rates  []float64 `json:"rates,omitempty"` // the last interval throughputs seen (tuples/s), oldest first
+	// Settle: the run asked for a settled placement too (RunSpec.Settle); Settled: it had one when the
+	// window opened (false with Settle: the maximum came first, the scheduler was still moving).
+	Settle  bool `json:"settle,omitempty"`
+	Settled bool `json:"settled,omitempty"`
 }
 
 // Timed measures a window of RunSpec.Measure after the warm-up (see SteadyIntervals).
@@ -94,7 +98,7 @@ func (Timed) window(ctx context.Context, r *running) error {
 // warmUp waits until throughput is steady or spec.WarmUp has passed. Only reports after sinceMs (when
 // every executor ran) count.
 func warmUp(ctx context.Context, r *running, sinceMs int64) (WarmUp, error) {
-	w := WarmUp{MaxS: r.spec.WarmUp.Seconds()}
+	w := WarmUp{MaxS: r.spec.WarmUp.Seconds(), Settle: r.spec.Settle}
 	start := time.Now()
 	limit := start.Add(r.spec.WarmUp)
 	for time.Now().Before(limit) {
@@ -104,10 +108,17 @@ func warmUp(ctx context.Context, r *running, sinceMs int64) (WarmUp, error) {
 		}
 		if rates, ok := intervalRates(reps, SteadyIntervals); ok {
 			w.Rates = rates
-			if steady(rates, SteadyTolerance) {
-				w.Steady = true
-				break
+			w.Steady = steady(rates, SteadyTolerance)
+		}
+		if w.Steady && r.spec.Settle {
+			st, err := r.cl.Service().State(ctx, r.res.StartedAt.UnixMilli())
+			if err != nil {
+				return w, fmt.Errorf("scheduler decisions: %w", err)
 			}
+			w.Settled = settled(st, r.id)
+		}
+		if w.Steady && (w.Settled || !r.spec.Settle) {
+			break
 		}
 		if err := pause(ctx, min(time.Second, time.Until(limit))); err != nil {
 			return w, err
@@ -115,6 +126,30 @@ func warmUp(ctx context.Context, r *running, sinceMs int64) (WarmUp, error) {
 	}
 	w.S = time.Since(start).Seconds()
 	return w, nil
+}
+
+// settled says whether topology id's placement has settled in the service's state: the scheduler is
+// not dynamic (placed once; native schedulers run without the service's decisions), or after its
+// last applied decision for the topology it was offered the placement again and kept it (a
+// reschedule decision, not applied). A dynamic scheduler that has not yet been offered the placement
+// has not settled: its first round may move everything.
+func settled(st *protocol.State, id string) bool {
+	if !st.Dynamic {
+		return true
+	}
+	kept := false
+	for _, d := range st.Decisions { // in time order
+		if d.Topology != id || d.Error != "" {
+			continue
+		}
+		switch {
+		case d.Applied:
+			kept = false
+		case d.Kind == "reschedule":
+			kept = true
+		}
+	}
+	return kept
 }
 
 // intervalRates returns the throughput (acked tuples/s) of the n newest report intervals, oldest

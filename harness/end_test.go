@@ -130,3 +130,33 @@ func TestRestarted(t *testing.T) {
 		t.Error("a second incarnation of a:6700 not read as a restart")
 	}
 }
+
+// A placement has settled once a dynamic scheduler, offered it after its last applied change, kept it.
+func TestSettled(t *testing.T) {
+	const id = "wc-1-1"
+	sched := protocol.DecisionRecord{Topology: id, Kind: "schedule", Applied: true}
+	moved := protocol.DecisionRecord{Topology: id, Kind: "reschedule", Applied: true}
+	kept := protocol.DecisionRecord{Topology: id, Kind: "reschedule"}
+	failed := protocol.DecisionRecord{Topology: id, Kind: "reschedule", Error: "no load yet"}
+	other := protocol.DecisionRecord{Topology: "other-2-2", Kind: "reschedule"}
+	for _, c := range []struct {
+		name    string
+		dynamic bool
+		ds      []protocol.DecisionRecord
+		want    bool
+	}{
+		{"static scheduler, placed once", false, []protocol.DecisionRecord{sched}, true},
+		{"native scheduler, no decision", false, nil, true},
+		{"dynamic, not yet offered again", true, []protocol.DecisionRecord{sched}, false},
+		{"dynamic, kept its placement", true, []protocol.DecisionRecord{sched, kept}, true},
+		{"dynamic, moved after keeping", true, []protocol.DecisionRecord{sched, kept, moved}, false},
+		{"dynamic, kept after moving", true, []protocol.DecisionRecord{sched, moved, kept}, true},
+		{"dynamic, a failed round is no answer", true, []protocol.DecisionRecord{sched, moved, failed}, false},
+		{"dynamic, another topology's round", true, []protocol.DecisionRecord{sched, other}, false},
+	} {
+		st := &protocol.State{Dynamic: c.dynamic, Decisions: c.ds}
+		if got := settled(st, id); got != c.want {
+			t.Errorf("%s: settled = %v, want %v", c.name, got, c.want)
+		}
+	}
+}

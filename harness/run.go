@@ -64,7 +64,11 @@ type RunSpec struct {
 	Topology  TopologyRun
 	// WarmUp is the maximum warm-up of a timed run: the window opens as soon as throughput is steady
 	// (see Timed) and at the latest WarmUp after every worker reported work.
-	WarmUp  time.Duration
+	WarmUp time.Duration
+	// Settle makes a timed run's window also wait, within WarmUp, for the placement to settle: a
+	// dynamic scheduler has been offered the current placement and kept it (see settled). A fault
+	// injected into the window then meets the scheduler's placement, not its own migration.
+	Settle  bool
 	Measure time.Duration // length of a timed run's window
 	Step    time.Duration // time-series window; 0 = none
 	// StartTimeout bounds the wait for every executor to run.

@@ -274,11 +274,16 @@ func (s *Service) problems(snap *protocol.Snapshot, start time.Time) (jobs []job
 	return jobs, execs, nil
 }
 
+func isDynamic(s schedulers.Scheduler) bool {
+	_, ok := s.(schedulers.Dynamic)
+	return ok
+}
+
 // dueForReschedule tells whether a placed topology may be rescheduled now:
 // the scheduler is Dynamic and its period has passed (or never started, in
 // which case decide starts it). Call with s.mu held.
 func (s *Service) dueForReschedule(id string, now time.Time) bool {
-	if _, ok := s.sched.(schedulers.Dynamic); !ok {
+	if !isDynamic(s.sched) {
 		return false
 	}
 	since := s.lastDecided[id]
@@ -474,6 +479,7 @@ func (s *Service) State(sinceMs int64) protocol.State {
 	defer s.mu.Unlock()
 	st := protocol.State{
 		Scheduler:    s.name,
+		Dynamic:      isDynamic(s.sched),
 		TimeMs:       s.now().UnixMilli(),
 		Rounds:       s.rounds,
 		Reports:      int64(len(s.m.reports)) + s.m.dropped,

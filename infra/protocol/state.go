@@ -7,9 +7,11 @@ import "github.com/stormlab/stormlab/schedulers"
 // last POST PathReset); time series can be cut with ?since_ms=T.
 type State struct {
 	Scheduler string `json:"scheduler"`
-	TimeMs    int64  `json:"time_ms"`
-	Rounds    int64  `json:"rounds"`  // snapshots answered
-	Reports   int64  `json:"reports"` // worker reports accepted
+	// Dynamic says the scheduler reschedules placed topologies (schedulers.Dynamic).
+	Dynamic bool  `json:"dynamic,omitempty"`
+	TimeMs  int64 `json:"time_ms"`
+	Rounds  int64 `json:"rounds"`  // snapshots answered
+	Reports int64 `json:"reports"` // worker reports accepted
 	// Unauthorized counts the requests refused for a missing or wrong token (service started with a token).
 	Unauthorized int64 `json:"unauthorized,omitempty"`
 
