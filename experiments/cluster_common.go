@@ -220,6 +220,9 @@ type session struct {
 	err     error            // the start's error, returned again to later calls
 	stop    func() error
 	started time.Time
+	// fresh: the cluster just started inside a run's phase, which its "cluster up" phase replaced;
+	// Run announces the run's phase again so the countdown is not lost.
+	fresh bool
 }
 
 func (l *session) cluster() (*harness.Session, error) {
@@ -244,6 +247,7 @@ func (l *session) cluster() (*harness.Session, error) {
 			return nil, l.err
 		}
 	}
+	l.fresh = true
 	return s, nil
 }
 
@@ -252,6 +256,16 @@ func (l *session) Run(ctx context.Context, spec harness.RunSpec) (*harness.RunRe
 	s, err := l.cluster()
 	if err != nil {
 		return nil, err
+	}
+	if l.fresh {
+		l.fresh = false
+		expect := time.Duration(0) // a dataset's length is not known ahead
+		if spec.End == nil {
+			expect = spec.WarmUp + spec.Measure
+		} else if _, timed := spec.End.(harness.Timed); timed {
+			expect = spec.WarmUp + spec.Measure
+		}
+		progressOf(l.env).Phase(runPhase, expect)
 	}
 	return s.Run(ctx, spec)
 }
@@ -267,7 +281,20 @@ func (l *session) Nemesis() (*harness.Nemesis, error) {
 
 // Capacity maps each supervisor host to its CPU capacity (100 = one core):
 // the running cluster's, or before a start the profile's (what it would be).
+// A user's cluster ($STORMLAB_TARGET) is not described by a profile, so it is
+// opened for its own capacities (no containers start for it).
 func (l *session) Capacity() (map[string]float64, error) {
+	if l.s == nil {
+		t, err := harness.TargetFromEnv()
+		if err != nil {
+			return nil, err
+		}
+		if t != nil {
+			if _, err := l.cluster(); err != nil {
+				return nil, err
+			}
+		}
+	}
 	if l.s != nil {
 		return l.s.Capacity(), nil
 	}
@@ -378,8 +405,11 @@ func newRunCounter(env Env, n int) *runCounter { return &runCounter{p: progressO
 func (c *runCounter) start(label string, expect time.Duration) {
 	c.i++
 	c.p.Run(c.i, c.n, label)
-	c.p.Phase("submit, warm-up, measure, collect", expect)
+	c.p.Phase(runPhase, expect)
 }
+
+// runPhase is the one phase of a run seen from the experiments.
+const runPhase = "submit, warm-up, measure, collect"
 
 // joinErr is a, with b's text after it when both are set (a stays the one errors.Is finds).
 func joinErr(a, b error) error {
