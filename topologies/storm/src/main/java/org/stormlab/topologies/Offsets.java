@@ -126,13 +126,17 @@ final class Offsets implements AutoCloseable {
         }
     }
 
-    /** Saves p if SAVE_EVERY_MS passed since the last save, or always when force (the task finished). */
-    void save(Position p, boolean force) {
+    /**
+     * Saves the position (tuples, bytes, done) if SAVE_EVERY_MS passed since the last save, and always
+     * when the task is done. Called for every tuple: nothing is allocated unless it saves.
+     */
+    void save(long tuples, long bytes, boolean done) {
         long now = System.currentTimeMillis();
-        if ((zk == null && mem == null) || (!force && now - lastSaveMs < SAVE_EVERY_MS)) {
+        if ((zk == null && mem == null) || (!done && now - lastSaveMs < SAVE_EVERY_MS)) {
             return;
         }
         lastSaveMs = now;
+        Position p = new Position(tuples, bytes, done);
         if (mem != null) {
             mem.put(path, p.encode());
             return;

@@ -39,7 +39,7 @@ public abstract class PacedSpout extends BaseRichSpout {
     private long sentBytes;
     private long startNs;
     private boolean done;
-    private Offsets offsets;
+    private transient Offsets offsets;
     private transient Map<String, String> memOffsets;
 
     /**
@@ -139,11 +139,11 @@ public abstract class PacedSpout extends BaseRichSpout {
         if (myBudget > 0 && sentBytes >= myBudget) {
             done = true;
             // Saved before the line is logged: a restart after the line must not log it again.
-            offsets.save(new Offsets.Position(seq, sentBytes, true), true);
+            offsets.save(seq, sentBytes, true);
             LOG.info("stormlab spout {} task {} done: {} tuples, {} bytes in {} s", context.getThisComponentId(),
                 context.getThisTaskId(), seq, sentBytes, String.format("%.1f", (System.nanoTime() - startNs) / 1e9));
         } else if (offsets != null) {
-            offsets.save(new Offsets.Position(seq, sentBytes, false), false);
+            offsets.save(seq, sentBytes, false);
         }
     }
 
