@@ -11,6 +11,7 @@ import (
 	"github.com/stormlab/stormlab/harness"
 	"github.com/stormlab/stormlab/infra/images"
 	"github.com/stormlab/stormlab/reports"
+	"github.com/stormlab/stormlab/schedulers"
 )
 
 // recoveryMetrics are the per-run values of the recovery experiment (see harness.Recovery).
@@ -93,9 +94,10 @@ func runRecovery(ctx context.Context, env Env) (*Results, error) {
 	var notMeasured, unsettled []string
 	// record checks one run's fault and adds its row.
 	record := func(sched, name string, rep int, r *harness.RunResult) error {
-		if w := r.WarmUp; w.Settle && !w.Settled {
+		if w := r.WarmUp; w.Settle && !r.SettledAtWindow(schedulers.IsDynamic(sched)) {
 			// Kept and measured: a scheduler that never stops migrating is what it is; the
-			// manifest says which runs met a moving placement.
+			// manifest says which runs met a moving placement. (Judged from the run's kept
+			// decisions, so runs read back with --resume are judged the same way.)
 			unsettled = append(unsettled, fmt.Sprintf("%s: placement still moving after %.0f s of warm-up", name, w.S))
 			res.Knobs["recovery_unsettled"] = unsettled
 			fmt.Fprintf(env.Log, "recovery: %s\n", unsettled[len(unsettled)-1])

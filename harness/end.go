@@ -110,7 +110,7 @@ func warmUp(ctx context.Context, r *running, sinceMs int64) (WarmUp, error) {
 			w.Rates = rates
 			w.Steady = steady(rates, SteadyTolerance)
 		}
-		if w.Steady && r.spec.Settle {
+		if r.spec.Settle {
 			st, err := r.cl.Service().State(ctx, r.res.StartedAt.UnixMilli())
 			if err != nil {
 				return w, fmt.Errorf("scheduler decisions: %w", err)
@@ -126,6 +126,18 @@ func warmUp(ctx context.Context, r *running, sinceMs int64) (WarmUp, error) {
 	}
 	w.S = time.Since(start).Seconds()
 	return w, nil
+}
+
+// SettledAtWindow says whether the run's placement had settled when its window opened (see settled),
+// from the scheduler decisions the run kept; dynamic says the run's scheduler reschedules.
+func (r *RunResult) SettledAtWindow(dynamic bool) bool {
+	var ds []protocol.DecisionRecord
+	for _, d := range r.Decisions {
+		if d.TimeMs <= r.MeasureFrom {
+			ds = append(ds, d)
+		}
+	}
+	return settled(&protocol.State{Dynamic: dynamic, Decisions: ds}, r.TopologyID)
 }
 
 // settled says whether topology id's placement has settled in the service's state: the scheduler is

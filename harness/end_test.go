@@ -160,3 +160,22 @@ func TestSettled(t *testing.T) {
 		}
 	}
 }
+
+// Only decisions up to the window's opening count: a move after it does not unsettle the window.
+func TestSettledAtWindow(t *testing.T) {
+	r := &RunResult{TopologyID: "wc-1-1", MeasureFrom: 1000, Decisions: []protocol.DecisionRecord{
+		{TimeMs: 100, Topology: "wc-1-1", Kind: "schedule", Applied: true},
+		{TimeMs: 900, Topology: "wc-1-1", Kind: "reschedule"},
+		{TimeMs: 1100, Topology: "wc-1-1", Kind: "reschedule", Applied: true},
+	}}
+	if !r.SettledAtWindow(true) {
+		t.Error("kept at 900 ms, window at 1000 ms: want settled")
+	}
+	r.MeasureFrom = 800
+	if r.SettledAtWindow(true) {
+		t.Error("window at 800 ms, before the scheduler was offered the placement again: want not settled")
+	}
+	if !r.SettledAtWindow(false) {
+		t.Error("a scheduler that does not reschedule is settled once placed")
+	}
+}

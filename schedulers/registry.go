@@ -130,6 +130,17 @@ func New(name string, o Options) (Scheduler, error) {
 	return i.New(o)
 }
 
+// IsDynamic says whether the named scheduler reschedules placed topologies (implements Dynamic);
+// false for names it does not know (Storm's native schedulers among them).
+func IsDynamic(name string) bool {
+	s, err := New(name, Options{})
+	if err != nil {
+		return false
+	}
+	_, ok := s.(Dynamic)
+	return ok
+}
+
 // defaultTheta is the load threshold of the deadline and adaptive
 // schedulers when Options.Theta is 0: the 80% of 002_39f4f6839cbfd73d.txt.
 const defaultTheta = 0.8
