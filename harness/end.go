@@ -210,10 +210,10 @@ func steady(rates []float64, tol float64) bool {
 // acked or failed as the spouts emitted. That count is only trusted while no worker has restarted
 // and the scheduler has moved no executor: a restarted spout task resumes from its last saved
 // position (PacedSpout keeps it in the cluster's ZooKeeper), so it emits the tuples after that
-// position a second time, and tuples lost with a worker are never acked nor failed. Otherwise, and as a bound, a run ends once no
-// tuple has been acked for Quiet plus the topology's message timeout (DatasetMessageTimeout; by then
-// Storm has failed every tuple still in flight, give or take one more timeout period). Quiet alone
-// is not enough: a busy 0.25-core supervisor's reports reach the harness seconds late, and an ack
+// position a second time, and tuples lost with a worker are never acked nor failed. Otherwise, and
+// as a bound, a run ends once no tuple has been acked for Quiet plus the topology's message timeout
+// (DatasetMessageTimeout; by then Storm has failed every tuple still in flight, give or take one
+// more timeout period). Quiet alone is not enough: a busy 0.25-core supervisor's reports reach the harness seconds late, and an ack
 // that has not arrived reads as quiet (measured: three k-means runs of the adaptive scheduler ended
 // with 2,615-3,120 of 3,908 tuples acked, and Storm's own count was short too). The window is
 // [submit, end) with no warm-up; Max bounds the whole run (an unfinished dataset is an error wrapping
