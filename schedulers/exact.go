@@ -282,7 +282,7 @@ func (s *Exact) Solve(ctx context.Context, g *topologies.Graph, k int) (*ExactRe
 	if err := checkBalance(w, parts, k, eps); err != nil {
 		return nil, fmt.Errorf("exact: CBC solution breaks the bound: %w", err)
 	}
-	r := &ExactResult{Parts: parts, Cut: adjCut(adj, parts), Status: status, Elapsed: elapsed, Bound: math.NaN()}
+	r := &ExactResult{Parts: parts, Cut: adjCutView(adj, parts), Status: status, Elapsed: elapsed, Bound: math.NaN()}
 	if strings.HasPrefix(low, "optimal") {
 		r.Optimal, r.Bound = true, r.Cut
 	} else if b, ok := cbcLowerBound(string(out)); ok {
@@ -308,20 +308,6 @@ func checkBalance(w []float64, parts []int, k int, eps float64) error {
 		}
 	}
 	return nil
-}
-
-// adjCut is the weight of undirected edges across parts.
-func adjCut(adj *topologies.Adjacency, parts []int) float64 {
-	cut := 0.0
-	for v := range parts {
-		nbr, ws := adj.Neighbors(v)
-		for j, u := range nbr {
-			if u > v && parts[u] != parts[v] {
-				cut += ws[j]
-			}
-		}
-	}
-	return cut
 }
 
 // writeExactLP writes the model of Exact in CPLEX LP format.

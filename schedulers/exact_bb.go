@@ -215,6 +215,7 @@ type adjView interface {
 	Neighbors(v int) ([]int, []float64)
 }
 
+// adjCutView is the weight of undirected edges across parts.
 func adjCutView(adj adjView, parts []int) float64 {
 	cut := 0.0
 	for v := range parts {

@@ -1,6 +1,7 @@
 package service
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -25,18 +26,96 @@ const maxBody = 64 << 20
 //	GET  /v1/health    {"status":"ok","scheduler":NAME}
 //	GET  /v1/state     State (?since_ms=T)
 //	GET  /v1/reports   []WorkerReport (?since_ms=T)
+//
+// Another method on a served path gets 405 with a JSON error naming the method to use.
 func (s *Service) Handler() http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc(protocol.PathSchedule, s.handleSchedule)
-	mux.HandleFunc(protocol.PathMetrics, s.handleMetrics)
-	mux.HandleFunc(protocol.PathFallback, s.handleFallback)
-	mux.HandleFunc(protocol.PathReset, s.handleReset)
-	mux.HandleFunc(protocol.PathHealth, s.handleHealth)
-	mux.HandleFunc(protocol.PathState, s.handleState)
-	mux.HandleFunc(protocol.PathReports, s.handleReports)
-	mux.HandleFunc(protocol.PathNodes, s.handleNodes)
-	mux.HandleFunc(protocol.PathScheduler, s.handleScheduler)
+	route := func(method, path string, h http.HandlerFunc) {
+		mux.HandleFunc(method+" "+path, h)
+		// The method-less pattern catches the other methods, so the 405 body is JSON like every error.
+		mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Allow", method)
+			writeError(w, http.StatusMethodNotAllowed, "%s %s is not served: use %s", r.Method, r.URL.Path, method)
+		})
+	}
+	route(http.MethodPost, protocol.PathSchedule, postJSON("Snapshot", s.schedule))
+	route(http.MethodPost, protocol.PathMetrics, postJSON("WorkerReport", noContent(s.Report)))
+	route(http.MethodPost, protocol.PathFallback, postJSON("Fallback", noContent(s.fallback)))
+	route(http.MethodPost, protocol.PathNodes, postJSON("NodeReport", noContent(s.NodeReport)))
+	route(http.MethodPost, protocol.PathScheduler, postJSON("SchedulerChoice", noContent(s.choose)))
+	route(http.MethodPost, protocol.PathReset, func(w http.ResponseWriter, r *http.Request) {
+		s.Reset()
+		w.WriteHeader(http.StatusNoContent)
+	})
+	route(http.MethodGet, protocol.PathHealth, func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]string{"status": "ok", "scheduler": s.Name()})
+	})
+	route(http.MethodGet, protocol.PathState, getSince(func(ms int64) any { return s.State(ms) }))
+	route(http.MethodGet, protocol.PathReports, getSince(func(ms int64) any { return s.Reports(ms) }))
 	return s.auth.wrap(mux)
+}
+
+func (s *Service) schedule(ctx context.Context, snap *protocol.Snapshot) (any, error) {
+	d, err := s.Schedule(ctx, snap)
+	if err != nil {
+		return nil, fmt.Errorf("snapshot: %w", err)
+	}
+	return d, nil
+}
+
+func (s *Service) fallback(f *protocol.Fallback) error {
+	s.Fallback(*f)
+	return nil
+}
+
+func (s *Service) choose(c *protocol.SchedulerChoice) error {
+	o, err := schedulers.ParseOptions(string(c.Options))
+	if err != nil {
+		return err
+	}
+	return s.SetScheduler(c.Scheduler, o)
+}
+
+// postJSON serves a POST whose body is a protocol.T (what names it in errors): a body that does
+// not decode or that apply rejects is a 400; apply's nil result is a 204, any other a 200 with JSON.
+func postJSON[T any](what string, apply func(context.Context, *T) (any, error)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		var v T
+		if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBody)).Decode(&v); err != nil {
+			writeError(w, http.StatusBadRequest, "decode %s: %v (send a JSON protocol.%s)", what, err, what)
+			return
+		}
+		out, err := apply(r.Context(), &v)
+		switch {
+		case err != nil:
+			writeError(w, http.StatusBadRequest, "%v", err)
+		case out == nil:
+			w.WriteHeader(http.StatusNoContent)
+		default:
+			writeJSON(w, http.StatusOK, out)
+		}
+	}
+}
+
+// noContent adapts a method that only accepts or rejects its input to postJSON.
+func noContent[T any](f func(*T) error) func(context.Context, *T) (any, error) {
+	return func(_ context.Context, v *T) (any, error) { return nil, f(v) }
+}
+
+// getSince serves a GET with an optional ?since_ms=T (milliseconds since the Unix epoch).
+func getSince(read func(sinceMs int64) any) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		var since int64
+		if q := r.URL.Query().Get("since_ms"); q != "" {
+			v, err := strconv.ParseInt(q, 10, 64)
+			if err != nil {
+				writeError(w, http.StatusBadRequest, "since_ms=%q is not an integer: give milliseconds since the Unix epoch", q)
+				return
+			}
+			since = v
+		}
+		writeJSON(w, http.StatusOK, read(since))
+	}
 }
 
 func writeJSON(w http.ResponseWriter, code int, v any) {
@@ -51,152 +130,4 @@ type errorBody struct {
 
 func writeError(w http.ResponseWriter, code int, format string, a ...any) {
 	writeJSON(w, code, errorBody{Error: fmt.Sprintf(format, a...)})
-}
-
-func allow(w http.ResponseWriter, r *http.Request, method string) bool {
-	if r.Method != method {
-		w.Header().Set("Allow", method)
-		writeError(w, http.StatusMethodNotAllowed, "%s %s is not served: use %s", r.Method, r.URL.Path, method)
-		return false
-	}
-	return true
-}
-
-// decode reads a JSON body into v; what names the expected type for the
-// error message.
-func decode(w http.ResponseWriter, r *http.Request, v any, what string) bool {
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBody))
-	if err := dec.Decode(v); err != nil {
-		writeError(w, http.StatusBadRequest, "decode %s: %v (send a JSON protocol.%s)", what, err, what)
-		return false
-	}
-	return true
-}
-
-func sinceMs(w http.ResponseWriter, r *http.Request) (int64, bool) {
-	q := r.URL.Query().Get("since_ms")
-	if q == "" {
-		return 0, true
-	}
-	v, err := strconv.ParseInt(q, 10, 64)
-	if err != nil {
-		writeError(w, http.StatusBadRequest, "since_ms=%q is not an integer: give milliseconds since the Unix epoch", q)
-		return 0, false
-	}
-	return v, true
-}
-
-func (s *Service) handleSchedule(w http.ResponseWriter, r *http.Request) {
-	if !allow(w, r, http.MethodPost) {
-		return
-	}
-	var snap protocol.Snapshot
-	if !decode(w, r, &snap, "Snapshot") {
-		return
-	}
-	d, err := s.Schedule(r.Context(), &snap)
-	if err != nil {
-		writeError(w, http.StatusBadRequest, "snapshot: %v", err)
-		return
-	}
-	writeJSON(w, http.StatusOK, d)
-}
-
-func (s *Service) handleMetrics(w http.ResponseWriter, r *http.Request) {
-	if !allow(w, r, http.MethodPost) {
-		return
-	}
-	var rep protocol.WorkerReport
-	if !decode(w, r, &rep, "WorkerReport") {
-		return
-	}
-	if err := s.Report(&rep); err != nil {
-		writeError(w, http.StatusBadRequest, "worker report: %v", err)
-		return
-	}
-	w.WriteHeader(http.StatusNoContent)
-}
-
-func (s *Service) handleFallback(w http.ResponseWriter, r *http.Request) {
-	if !allow(w, r, http.MethodPost) {
-		return
-	}
-	var f protocol.Fallback
-	if !decode(w, r, &f, "Fallback") {
-		return
-	}
-	s.Fallback(f)
-	w.WriteHeader(http.StatusNoContent)
-}
-
-func (s *Service) handleReset(w http.ResponseWriter, r *http.Request) {
-	if !allow(w, r, http.MethodPost) {
-		return
-	}
-	s.Reset()
-	w.WriteHeader(http.StatusNoContent)
-}
-
-func (s *Service) handleHealth(w http.ResponseWriter, r *http.Request) {
-	if !allow(w, r, http.MethodGet) {
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]string{"status": "ok", "scheduler": s.Name()})
-}
-
-func (s *Service) handleState(w http.ResponseWriter, r *http.Request) {
-	if !allow(w, r, http.MethodGet) {
-		return
-	}
-	since, ok := sinceMs(w, r)
-	if !ok {
-		return
-	}
-	writeJSON(w, http.StatusOK, s.State(since))
-}
-
-func (s *Service) handleReports(w http.ResponseWriter, r *http.Request) {
-	if !allow(w, r, http.MethodGet) {
-		return
-	}
-	since, ok := sinceMs(w, r)
-	if !ok {
-		return
-	}
-	writeJSON(w, http.StatusOK, s.Reports(since))
-}
-
-func (s *Service) handleNodes(w http.ResponseWriter, r *http.Request) {
-	if !allow(w, r, http.MethodPost) {
-		return
-	}
-	var rep protocol.NodeReport
-	if !decode(w, r, &rep, "NodeReport") {
-		return
-	}
-	if err := s.NodeReport(&rep); err != nil {
-		writeError(w, http.StatusBadRequest, "%v", err)
-		return
-	}
-	w.WriteHeader(http.StatusNoContent)
-}
-
-func (s *Service) handleScheduler(w http.ResponseWriter, r *http.Request) {
-	if !allow(w, r, http.MethodPost) {
-		return
-	}
-	var c protocol.SchedulerChoice
-	if !decode(w, r, &c, "SchedulerChoice") {
-		return
-	}
-	o, err := schedulers.ParseOptions(string(c.Options))
-	if err != nil {
-		writeError(w, http.StatusBadRequest, "%v", err)
-		return
-	}
-	if err := s.SetScheduler(c.Scheduler, o); err != nil {
-		writeError(w, http.StatusBadRequest, "%v", err)
-		return
-	}
-	w.WriteHeader(http.StatusNoContent)
 }
