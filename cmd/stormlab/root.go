@@ -64,6 +64,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 		newTargetCmd(),
 		newBridgeCmd(),
 		newClusterCmd(),
+		newWhatifCmd(),
 		// ---- Other subcommands go here, one newXxxCmd per file ----
 	)
 	return root
