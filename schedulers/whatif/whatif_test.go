@@ -2,6 +2,7 @@ package whatif
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"testing"
 
@@ -125,5 +126,29 @@ func TestOptimum(t *testing.T) {
 	}
 	if ref, err := Optimum(context.Background(), big, 2, 0, 0); ref != nil || err != nil {
 		t.Errorf("100 vertices: %+v, %v; want no reference and no error", ref, err)
+	}
+}
+
+// BenchmarkAsk100 asks every scheduler but exact about 100 executors on 4 nodes (the size the
+// `whatif` command is meant to answer in seconds).
+func BenchmarkAsk100(b *testing.B) {
+	g, err := topologies.RandomGraph(100, 300, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	c := schedulers.Cluster{}
+	for i, cpu := range []float64{2500, 5000, 5000, 10000} {
+		c.Nodes = append(c.Nodes, schedulers.Node{ID: fmt.Sprintf("sup%d", i+1), CPU: cpu, MemoryMB: 4096, Ports: []int{6700, 6701, 6702, 6703}})
+	}
+	var names []string
+	for _, n := range schedulers.Names() {
+		if n != "exact" {
+			names = append(names, n)
+		}
+	}
+	for b.Loop() {
+		if _, err := Ask(context.Background(), Question{Graph: g, Cluster: c, Workers: 8}, names); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
