@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/stormlab/stormlab/infra/assets"
 	"github.com/stormlab/stormlab/infra/docker"
 	"github.com/stormlab/stormlab/infra/stormui"
 	"github.com/stormlab/stormlab/infra/target"
@@ -103,7 +104,7 @@ func StormTopology(name, topologyName string, args ...string) (TopologyRun, erro
 	if err != nil {
 		return TopologyRun{}, err
 	}
-	root, err := RepoRoot()
+	root, err := assets.Home()
 	if err != nil {
 		return TopologyRun{}, err
 	}
@@ -113,25 +114,6 @@ func StormTopology(name, topologyName string, args ...string) (TopologyRun, erro
 	}
 	a := append([]string{"--name", topologyName}, m.DefaultArgs...)
 	return TopologyRun{Name: topologyName, Jar: jar, MainClass: m.Class, Args: append(a, args...)}, nil
-}
-
-// RepoRoot finds the module root (the folder holding go.mod) from the working directory, so tests in
-// any package find the built jars.
-func RepoRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("cannot find the stormlab module root (go.mod) above the working directory")
-		}
-		dir = parent
-	}
 }
 
 // Inject starts a fault on this cluster's own containers (see Nemesis.Inject).

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/stormlab/stormlab/infra/assets"
 	"github.com/stormlab/stormlab/infra/protocol"
 	"github.com/stormlab/stormlab/infra/stormui"
 	"github.com/stormlab/stormlab/infra/target"
@@ -174,9 +175,9 @@ const submitClasspathFile = "submit-classpath.txt"
 func submitClasspath(ctx context.Context, jar string) (string, error) {
 	f := filepath.Join(filepath.Dir(jar), submitClasspathFile)
 	if data, err := os.ReadFile(f); err == nil && len(bytes.TrimSpace(data)) > 0 {
-		return strings.TrimSpace(string(data)), nil
+		return resolveClasspath(filepath.Dir(f), string(data)), nil
 	}
-	root, err := RepoRoot()
+	root, err := assets.Home()
 	if err != nil {
 		return "", err
 	}
@@ -191,6 +192,18 @@ func submitClasspath(ctx context.Context, jar string) (string, error) {
 		return "", fmt.Errorf("storm-client classpath: %w", err)
 	}
 	return strings.TrimSpace(string(data)), nil
+}
+
+// resolveClasspath makes the relative entries of a classpath file (a home made by `stormlab setup`
+// writes "submit-lib/*") relative to the file's folder, so a home works wherever it is.
+func resolveClasspath(dir, cp string) string {
+	parts := filepath.SplitList(strings.TrimSpace(cp))
+	for i, p := range parts {
+		if p != "" && !filepath.IsAbs(p) {
+			parts[i] = filepath.Join(dir, p)
+		}
+	}
+	return strings.Join(parts, string(os.PathListSeparator))
 }
 
 // SetServiceScheduler makes the service run scheduler with options (JSON of schedulers.Options)

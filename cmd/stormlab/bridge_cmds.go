@@ -13,12 +13,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/stormlab/stormlab/harness"
+	"github.com/stormlab/stormlab/infra/assets"
 	"github.com/stormlab/stormlab/infra/protocol"
-	"github.com/stormlab/stormlab/topologies"
 )
-
-// bridgeJar is the bridge's Maven build output, relative to the repository root.
-const bridgeJar = "infra/docker/bridge/target/stormlab-bridge.jar"
 
 // The files install-files writes.
 const (
@@ -51,7 +48,7 @@ func newBridgeCmd() *cobra.Command {
 			if err := checkServiceURL(serviceURL); err != nil {
 				return err
 			}
-			root, err := harness.RepoRoot()
+			root, err := assets.Home()
 			if err != nil {
 				return err
 			}
@@ -79,8 +76,8 @@ func checkServiceURL(u string) error {
 // non-empty or unwritable dir, jars not built) is an error naming the fix; nothing is left half
 // written in a dir it created.
 func installFiles(root, dir, serviceURL string) (err error) {
-	bridge := filepath.Join(root, bridgeJar)
-	topo := filepath.Join(root, topologies.StormJar)
+	bridge := assets.Path(root, assets.BridgeJar)
+	topo := assets.Path(root, assets.TopologiesJar)
 	for _, j := range []struct{ path, build string }{
 		{bridge, "mvn -q -o -f infra/docker/bridge/pom.xml package"},
 		{topo, "mvn -q -o -f topologies/storm/pom.xml package"},
@@ -105,7 +102,7 @@ func installFiles(root, dir, serviceURL string) (err error) {
 			os.RemoveAll(dir)
 		}
 	}()
-	if err := copyFile(bridge, filepath.Join(dir, installBridgeJar)); err != nil {
+	if err := copyInto(bridge, filepath.Join(dir, installBridgeJar)); err != nil {
 		return fmt.Errorf("cannot write into %s: %w: give a folder you can write to", dir, err)
 	}
 	if err := instrumentJar(topo, filepath.Join(dir, installInstrumentJar)); err != nil {
@@ -122,23 +119,6 @@ func installFiles(root, dir, serviceURL string) (err error) {
 		}
 	}
 	return nil
-}
-
-func copyFile(src, dst string) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
 }
 
 // instrumentJar writes a jar of the topologies jar's instrumentation package alone (the hook and

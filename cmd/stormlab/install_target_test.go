@@ -8,17 +8,18 @@ import (
 	"testing"
 
 	"github.com/stormlab/stormlab/harness"
+	"github.com/stormlab/stormlab/infra/assets"
 )
 
 // install-files writes the two jars (the instrumentation one holding only the instrumentation
 // package), the storm.yaml lines and the README into a new folder; it refuses a non-empty or
 // unwritable folder with exit 2 and one line.
 func TestBridgeInstallFiles(t *testing.T) {
-	root, err := harness.RepoRoot()
+	root, err := assets.Home()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(filepath.Join(root, bridgeJar)); err != nil {
+	if _, err := os.Stat(assets.Path(root, assets.BridgeJar)); err != nil {
 		t.Skipf("bridge jar not built (%v): make setup builds it", err)
 	}
 	dir := filepath.Join(t.TempDir(), "install")

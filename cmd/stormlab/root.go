@@ -65,6 +65,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 		newBridgeCmd(),
 		newClusterCmd(),
 		newWhatifCmd(),
+		newSetupCmd(),
 		// ---- Other subcommands go here, one newXxxCmd per file ----
 	)
 	return root

@@ -23,6 +23,8 @@ import (
 	"github.com/docker/docker/api/types/filters"
 	"github.com/docker/docker/api/types/image"
 	"github.com/docker/docker/client"
+
+	"github.com/stormlab/stormlab/infra/assets"
 )
 
 //go:embed all:files
@@ -167,23 +169,14 @@ func (b *Builder) Close() error {
 // Root is the repository root the Builder reads host inputs from.
 func (b *Builder) Root() string { return b.root }
 
-// FindRoot walks up from the working directory to the go.mod of module github.com/stormlab/stormlab.
+// FindRoot is the stormlab home the Builder reads host inputs from (assets.Home): a checkout, or a
+// home made by `stormlab setup`.
 func FindRoot() (string, error) {
-	dir, err := os.Getwd()
+	h, err := assets.Home()
 	if err != nil {
-		return "", fmt.Errorf("find repository root: %w", err)
+		return "", fmt.Errorf("find stormlab home: %w", err)
 	}
-	for {
-		data, err := os.ReadFile(filepath.Join(dir, "go.mod"))
-		if err == nil && strings.Contains(string(data), "module github.com/stormlab/stormlab") {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("find repository root: no go.mod of github.com/stormlab/stormlab above the working directory; run from the repository or pass images.WithRoot")
-		}
-		dir = parent
-	}
+	return h, nil
 }
 
 // BuildAll builds every image, skipping those whose tag exists. The service image is left out (Set.Service

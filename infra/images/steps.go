@@ -13,6 +13,8 @@ import (
 	"strings"
 
 	"github.com/docker/docker/api/types/image"
+
+	"github.com/stormlab/stormlab/infra/assets"
 )
 
 // Debian base: the suite, variant and mirror are the whole input of the base image.
@@ -114,8 +116,8 @@ func mavenStage(projects ...mavenProject) func(ctx context.Context, b *Builder, 
 	}
 }
 
-// BridgeJar is where the bridge scheduler's Maven build leaves its jar, relative to the repository root.
-const BridgeJar = "infra/docker/bridge/target/stormlab-bridge.jar"
+// BridgeJar is where the bridge scheduler's Maven build leaves its jar, relative to the stormlab home.
+const BridgeJar = assets.BridgeJar
 
 // BridgeClass is the IScheduler the bridge jar provides.
 const BridgeClass = "org.stormlab.bridge.BridgeScheduler"
@@ -130,14 +132,18 @@ func stormInputs(_ context.Context, b *Builder) (map[string]string, map[string]s
 }
 
 // ServiceCmd is the package of the Go scheduler service, relative to the repository root.
-const ServiceCmd = "cmd/stormlab-service"
+const ServiceCmd = assets.ServiceCmd
 
 // serviceInputs builds the service binary for Linux. The binary itself is hashed, so the image changes
 // exactly when the program does. If it links libmetis (cgo), the image installs Debian's libmetis5.
 func serviceInputs(ctx context.Context, b *Builder) (map[string]string, map[string]string, error) {
 	src := filepath.Join(b.root, filepath.FromSlash(ServiceCmd))
 	if m, _ := filepath.Glob(filepath.Join(src, "*.go")); len(m) == 0 {
-		return nil, nil, fmt.Errorf("%w: no Go files in %s", ErrUnavailable, ServiceCmd)
+		// A home made by `stormlab setup` has the binary, not the source.
+		if bin := assets.Path(b.root, assets.ServiceBinary); fileExists(bin) {
+			return map[string]string{"stormlab-service": bin}, serviceArgs(bin), nil
+		}
+		return nil, nil, fmt.Errorf("%w: no Go files in %s and no %s", ErrUnavailable, ServiceCmd, assets.ServiceBinary)
 	}
 	cache, err := os.UserCacheDir()
 	if err != nil {
@@ -153,8 +159,19 @@ func serviceInputs(ctx context.Context, b *Builder) (map[string]string, map[stri
 	if res, err := cmd.CombinedOutput(); err != nil {
 		return nil, nil, fmt.Errorf("go build %s: %w\n%s", ServiceCmd, err, lastLines(string(res), 30))
 	}
+	return map[string]string{"stormlab-service": out}, serviceArgs(out), nil
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+// serviceArgs are the service image's build arguments for the binary bin: Debian's libmetis5 when it
+// links libmetis (cgo).
+func serviceArgs(bin string) map[string]string {
 	args := map[string]string{"PACKAGES": ""}
-	if f, err := elf.Open(out); err == nil {
+	if f, err := elf.Open(bin); err == nil {
 		libs, _ := f.ImportedLibraries()
 		f.Close()
 		for _, l := range libs {
@@ -163,7 +180,7 @@ func serviceInputs(ctx context.Context, b *Builder) (map[string]string, map[stri
 			}
 		}
 	}
-	return map[string]string{"stormlab-service": out}, args, nil
+	return args
 }
 
 // lastLines returns the last n lines of s.
