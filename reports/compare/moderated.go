@@ -94,11 +94,11 @@ func moderatedP(r logSample, pr prior) float64 {
 }
 
 // trigamma is the derivative of the digamma function: the recurrence
-// psi1(x) = psi1(x+1) + 1/x^2 up to x >= 6, then the asymptotic series
+// psi1(x) = psi1(x+1) + 1/x^2 up to x >= 20, then the asymptotic series
 // (Abramowitz and Stegun 6.4.12).
 func trigamma(x float64) float64 {
 	acc := 0.0
-	for ; x < 6; x++ {
+	for ; x < 20; x++ {
 		acc += 1 / (x * x)
 	}
 	x2 := 1 / (x * x)
