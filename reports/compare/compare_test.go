@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/stormlab/stormlab/harness"
+	"github.com/stormlab/stormlab/reports/metric"
 )
 
 // Reference p-values, computed by hand from the closed forms of Student's t
@@ -301,5 +302,12 @@ func TestReadRunFaults(t *testing.T) {
 	plain, faulty := s.Values[Key{"run", "kpart", "", "throughput"}], s.Values[Key{"run with faults kill-supervisor@1s+1s:sup1", "kpart", "", "throughput"}]
 	if len(plain) != 1 || len(faulty) != 1 {
 		t.Errorf("samples %v: want one fault-free and one with faults, apart", s.Values)
+	}
+}
+
+// The run.json fields compare reads are registered metrics.
+func TestRunFieldsRegistered(t *testing.T) {
+	if err := metric.Check(runFields...); err != nil {
+		t.Error(err)
 	}
 }
