@@ -2,12 +2,15 @@ package main
 
 import (
 	"bytes"
+	"encoding/csv"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -246,5 +249,108 @@ func TestCompareVerdictsCommand(t *testing.T) {
 	os.WriteFile(filepath.Join(bad, "claims.json"), []byte("{"), 0o644)
 	if code, _, errs := cli(t, "compare", "--verdicts", "testdata/verdicts/base", bad); code != exitBadInput || !strings.Contains(errs, "claims.json") {
 		t.Errorf("broken file: exit %d stderr %q", code, errs)
+	}
+}
+
+// doctor copies testdata/compare-spd/spd/raw.csv into dir/spd/raw.csv with
+// every value of metric multiplied by f.
+func doctor(t *testing.T, dir, metric string, f float64) {
+	t.Helper()
+	b, err := os.ReadFile("testdata/compare-spd/spd/raw.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := slices.Index(recs[0], metric)
+	for _, r := range recs[1:] {
+		v, _ := strconv.ParseFloat(r[j], 64)
+		r[j] = strconv.FormatFloat(v*f, 'g', -1, 64)
+	}
+	var buf bytes.Buffer
+	csv.NewWriter(&buf).WriteAll(recs)
+	os.MkdirAll(filepath.Join(dir, "spd"), 0o755)
+	if err := os.WriteFile(filepath.Join(dir, "spd", "raw.csv"), buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// The issue's first probe: an spd folder whose ratio was multiplied by 1.3
+// passed "--only-changed --fail-on-regression" with "no changes".
+func TestCompareGateScaledMetric(t *testing.T) {
+	nw := t.TempDir()
+	doctor(t, nw, "ratio", 1.3)
+	code, out, errs := cli(t, "compare", "testdata/compare-spd", nw, "--only-changed", "--fail-on-regression")
+	if code != exitFailed || !strings.Contains(errs, "regressed spd/Adisc/x=2/ratio") || !strings.Contains(out, "27 compared, 9 changed, 9 regressed") {
+		t.Errorf("exit %d stdout %q stderr %q: want exit 1 naming the ratio regressions", code, out, errs)
+	}
+}
+
+// A whole experiment missing from the new side fails the gate; the reverse
+// is listed as new and passes.
+func TestCompareGateMissing(t *testing.T) {
+	suite := t.TempDir()
+	doctor(t, suite, "ratio", 1)
+	b, _ := os.ReadFile("testdata/compare/base/smoke/raw.csv")
+	os.MkdirAll(filepath.Join(suite, "smoke"), 0o755)
+	os.WriteFile(filepath.Join(suite, "smoke", "raw.csv"), b, 0o644)
+	code, out, errs := cli(t, "compare", suite, "testdata/compare-spd", "--fail-on-regression", "--only-changed")
+	if code != exitFailed || !strings.Contains(errs, "missing experiment smoke") || !strings.Contains(out, "missing in new (fails the gate): experiment smoke") {
+		t.Errorf("missing: exit %d stdout %q stderr %q, want exit 1 naming experiment smoke", code, out, errs)
+	}
+	code, out, errs = cli(t, "compare", "testdata/compare-spd", suite, "--fail-on-regression", "--only-changed")
+	if code != exitOK || !strings.Contains(out, "new (not in base): experiment smoke") {
+		t.Errorf("added: exit %d stdout %q stderr %q, want exit 0 listing experiment smoke as new", code, out, errs)
+	}
+}
+
+// A run.json of {"foo":1} was read as a run with every metric 0.
+func TestCompareSchemalessRun(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "r1", "run.json")
+	os.MkdirAll(filepath.Dir(path), 0o755)
+	os.WriteFile(path, []byte(`{"foo":1}`), 0o644)
+	code, out, errs := cli(t, "compare", dir, dir)
+	if code != exitBadInput || out != "" || !strings.Contains(errs, path) || !strings.Contains(errs, "not a run.json") {
+		t.Errorf("exit %d stdout %q stderr %q, want exit 2 naming %s", code, out, errs, path)
+	}
+}
+
+// csv and json keep stdout to the data; the summary goes to stderr.
+func TestComparePureOutput(t *testing.T) {
+	code, out, errs := cli(t, "compare", "testdata/compare/base", "testdata/compare/new", "--format", "csv")
+	recs, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+	if code != exitOK || err != nil || len(recs) != 21 || !strings.Contains(errs, "20 compared, 9 changed, 1 regressed") {
+		t.Errorf("csv: exit %d, %d records, parse error %v, stderr %q: want 21 records and the summary on stderr", code, len(recs), err, errs)
+	}
+	code, out, errs = cli(t, "compare", "testdata/compare/base", "testdata/compare/new", "--format", "json")
+	d := json.NewDecoder(strings.NewReader(out))
+	var c page.Comparison
+	if err := d.Decode(&c); code != exitOK || err != nil || d.More() || !strings.Contains(errs, "20 compared") {
+		t.Errorf("json: exit %d decode %v more %v stderr %q: want one JSON value and the summary on stderr", code, err, d.More(), errs)
+	}
+}
+
+// --verdicts honours --only-changed and refuses the metric flags; folders
+// with no claim in common are bad input, not "0 of 0 (0%)".
+func TestCompareVerdictsFlags(t *testing.T) {
+	vb, vn := "testdata/verdicts/base", "testdata/verdicts/new"
+	for _, flag := range [][]string{{"--metric", "throughput"}, {"--threshold", "0.1"}, {"--fail-on-regression"}} {
+		code, out, errs := cli(t, append([]string{"compare", "--verdicts", vb, vn}, flag...)...)
+		if code != exitBadInput || out != "" || !strings.Contains(errs, flag[0]+" does not apply to --verdicts") {
+			t.Errorf("%v: exit %d stdout %q stderr %q, want exit 2 refusing it", flag, code, out, errs)
+		}
+	}
+	code, out, _ := cli(t, "compare", "--verdicts", vb, vn, "--only-changed", "--format", "markdown")
+	if code != exitOK || strings.Count(out, "| kpart-cluster |") != 1 || strings.Contains(out, "| spd |") {
+		t.Errorf("--only-changed: exit %d\n%s\nwant the one claim whose verdict differs", code, out)
+	}
+	other := t.TempDir()
+	os.WriteFile(filepath.Join(other, "claims.json"), []byte(`{"experiment":"other","claims":[{"statement":"s","verdict":"holds"}]}`), 0o644)
+	code, out, errs := cli(t, "compare", "--verdicts", vb, other)
+	if code != exitBadInput || out != "" || !strings.Contains(errs, "no claim is in both") {
+		t.Errorf("unrelated: exit %d stdout %q stderr %q, want exit 2 \"no claim is in both\"", code, out, errs)
 	}
 }
