@@ -16,6 +16,7 @@ import (
 
 	"github.com/stormlab/stormlab/harness"
 	"github.com/stormlab/stormlab/reports/metric"
+	"github.com/stormlab/stormlab/reports/page"
 )
 
 // Reference p-values, computed by hand from the closed forms of Student's t
@@ -309,5 +310,24 @@ func TestReadRunFaults(t *testing.T) {
 func TestRunFieldsRegistered(t *testing.T) {
 	if err := metric.Check(runFields...); err != nil {
 		t.Error(err)
+	}
+}
+
+// The JSON output is what the HTML page reads from a nightly folder's
+// compare.json: the page loads it with the gate's lists beside.
+func TestJSONReadByPage(t *testing.T) {
+	res := Compare(read(t, "testdata/base"), read(t, "testdata/new"), Options{Threshold: 0.05})
+	b, err := json.Marshal(res.ToJSON("b", "n", 0.05, false, res.Rows))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "compare.json"), b, 0o644)
+	f, err := page.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := f.Compare; c == nil || c.Compared != 20 || c.Regressed != 1 || len(c.Rows) != 20 || !strings.Contains(c.Test, "Holm-corrected over 3 tests") {
+		t.Errorf("page read %+v", f.Compare)
 	}
 }
