@@ -15,11 +15,12 @@
 //
 // A nightly compares tens of series with about 5 runs a side and must keep
 // false nights rare, so p-values are Holm-corrected (family-wise 5%). With a
-// per-series Welch test, 5 runs leave about 7 degrees of freedom and the
-// Holm threshold (0.05/42 for 42 series) needs t above about 6: a 25%
-// regression at a run-to-run CV of 8% (about 3 sigma per run) is found only
-// half the time. The runs of one metric share their noise, so the series'
-// variances are estimated together: on log values (a common CV is a common
+// per-series Welch test, 5 runs a side leave about 7.5 degrees of freedom
+// and the Holm threshold for 42 series (0.05/42, two-sided) needs |t| above
+// 5.1, while a 25% throughput drop at a run-to-run CV of 8% (3 sigma per
+// run) gives t of about 5.6 on average: Welch + Holm misses many such
+// regressions (TestGatePower logs how many). The runs of one metric share
+// their noise, so the series' variances are estimated together: on log values (a common CV is a common
 // variance there, whatever each series' level), each series' variance is
 // shrunk toward the metric's pooled variance by the empirical Bayes rule of
 // moderated t-tests (Smyth, "Linear models and empirical Bayes methods for
@@ -28,11 +29,14 @@
 // spread of the variances: equal CVs give d0 = infinity (full pooling, a
 // near-normal test), unequal ones a small d0 (close to each series' own
 // test), so a noisy series does not borrow a quiet one's variance.
-// Benjamini-Hochberg was not chosen: it bounds the false discovery rate,
-// and with true regressions present it lets false ones through on more
-// nights than the gate allows. More runs a night were not chosen: they cost
+// Benjamini-Hochberg over per-series Welch tests was not chosen: it bounds
+// the false discovery rate, not false nights, and it keeps Welch's few
+// degrees of freedom, so in the same simulation it still falls short of the
+// power and lets through more false nights than Holm. More runs a night were not chosen: they cost
 // cluster time the pooled variance gets for free. TestGatePower simulates
-// the 42-series night and checks power >= 90% and false nights <= 1 in 10.
+// the 42-series night and checks power >= 90% and false nights <= 1 in 10;
+// TestGateFalseNightsUnequalCV checks the false nights when the series'
+// CVs differ 16-fold.
 //
 // Rows with fewer than 3 series to pool, or values <= 0 (log undefined),
 // use Welch's t-test as the experiments' verdicts do (reports.Welch).
