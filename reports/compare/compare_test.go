@@ -331,3 +331,23 @@ func TestJSONReadByPage(t *testing.T) {
 		t.Errorf("page read %+v", f.Compare)
 	}
 }
+
+// A metric that should not change (nodes_used) and changes significantly
+// beyond the threshold is "changed" and fails the gate, whichever way it
+// moved; with one value a side it is "changed (untested)" and does not.
+func TestStableMetricChanged(t *testing.T) {
+	base, nw := newSamples(), newSamples()
+	for _, v := range []float64{3, 3.1, 2.9} { // Welch t = 12.2, df 4: p = 2.6e-4
+		base.add(Key{"comm-cost", "kpart", "1", "nodes_used"}, v)
+		nw.add(Key{"comm-cost", "kpart", "1", "nodes_used"}, v+1)
+	}
+	base.add(Key{"comm-cost", "even", "1", "nodes_used"}, 3)
+	nw.add(Key{"comm-cost", "even", "1", "nodes_used"}, 2)
+	rows := byKey(Compare(base, nw, Options{Threshold: 0.05}).Rows)
+	if r := rows[Key{"comm-cost", "kpart", "1", "nodes_used"}]; r.Verdict != Changed || !r.Fails {
+		t.Errorf("kpart: verdict %q fails %v p %v, want changed and failing", r.Verdict, r.Fails, r.PAdj)
+	}
+	if r := rows[Key{"comm-cost", "even", "1", "nodes_used"}]; r.Verdict != ChangeUntested || r.Fails {
+		t.Errorf("even: verdict %q fails %v, want changed (untested), not failing", r.Verdict, r.Fails)
+	}
+}
