@@ -253,7 +253,11 @@ func TestCompareVerdictsCommand(t *testing.T) {
 }
 
 // doctor copies testdata/compare-spd/spd/raw.csv into dir/spd/raw.csv with
-// every value of metric multiplied by f.
+// every value of metric multiplied by f. The fixture is synthetic, made once
+// with Python's random.seed(20): 3 series (levels 1.20, 1.45, 1.30) x c in
+// {2, 4, 8} x 8 instances, ratio = level (1 + N(0, 0.05)), proc_ratio =
+// 0.9 ratio (1 + N(0, 0.03)), used = 0.7 (1 + N(0, 0.05)); reports/compare
+// keeps a copy as testdata/spd.
 func doctor(t *testing.T, dir, metric string, f float64) {
 	t.Helper()
 	b, err := os.ReadFile("testdata/compare-spd/spd/raw.csv")
