@@ -3,6 +3,7 @@ package reports
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 )
 
@@ -31,10 +32,74 @@ type Agreement struct {
 	// Compared counts the claims present in both; Agreed of them the same
 	// verdict; Decided the same holds / does not hold; OneSide the claims
 	// present in only one set (not compared).
-	Compared int `json:"compared"`
-	Agreed   int `json:"agreed"`
-	Decided  int `json:"decided"`
-	OneSide  int `json:"one_side"`
+	// BothDecided counts the claims decided (holds / does not hold) in both,
+	// agreeing or not: the denominator of DecidedRate.
+	Compared    int `json:"compared"`
+	Agreed      int `json:"agreed"`
+	Decided     int `json:"decided"`
+	BothDecided int `json:"both_decided"`
+	OneSide     int `json:"one_side"`
+}
+
+// DecidedRate is Decided / BothDecided: among the claims both runs
+// decided, how often they decided alike (NaN when none was decided twice).
+// The raw Rate counts inconclusive twice as agreement; this does not.
+func (a Agreement) DecidedRate() float64 {
+	if a.BothDecided == 0 {
+		return math.NaN()
+	}
+	return float64(a.Decided) / float64(a.BothDecided)
+}
+
+// Kappa is Cohen's kappa of the compared claims' verdicts (three
+// categories: holds, does not hold, inconclusive): the agreement beyond what
+// the two runs' verdict frequencies give by chance, (po - pe) / (1 - pe)
+// (Cohen, "A coefficient of agreement for nominal scales", 1960). NaN when
+// nothing was compared or chance agreement is certain (pe = 1: both runs
+// gave every claim one and the same verdict).
+func (a Agreement) Kappa() float64 {
+	nBase, nNew := map[string]float64{}, map[string]float64{}
+	n := 0.0
+	for _, p := range a.Pairs {
+		if p.Base != "" && p.New != "" {
+			nBase[p.Base]++
+			nNew[p.New]++
+			n++
+		}
+	}
+	if n == 0 {
+		return math.NaN()
+	}
+	pe := 0.0
+	for v, c := range nBase {
+		pe += c / n * nNew[v] / n
+	}
+	if pe >= 1 {
+		return math.NaN()
+	}
+	po := float64(a.Agreed) / n
+	return (po - pe) / (1 - pe)
+}
+
+// AgreementJSON is the JSON form of an Agreement with its rates (null when
+// undefined).
+type AgreementJSON struct {
+	Agreement
+	Rate        float64  `json:"rate"`
+	DecidedRate *float64 `json:"decided_rate"`
+	Kappa       *float64 `json:"kappa"`
+	Summary     string   `json:"summary"`
+}
+
+// JSON returns a with its rates.
+func (a Agreement) JSON() AgreementJSON {
+	num := func(x float64) *float64 {
+		if math.IsNaN(x) {
+			return nil
+		}
+		return &x
+	}
+	return AgreementJSON{a, a.Rate(), num(a.DecidedRate()), num(a.Kappa()), a.Summary()}
 }
 
 // Rate is Agreed / Compared (NaN-free: 0 when nothing was compared).
@@ -86,6 +151,9 @@ func CompareVerdicts(base, new []ClaimsFile) Agreement {
 			if p.Decided() {
 				a.Decided++
 			}
+			if decided(p.Base) && decided(p.New) {
+				a.BothDecided++
+			}
 		}
 	}
 	slices.SortFunc(a.Pairs, func(x, y VerdictPair) int {
@@ -110,10 +178,21 @@ func (a Agreement) Table(title string) *Table {
 	return t
 }
 
+// decided: holds or does not hold.
+func decided(v string) bool { return v != "" && v != "inconclusive" }
+
 // Summary is the one line under the table.
 func (a Agreement) Summary() string {
-	return fmt.Sprintf("%d of %d claims got the same verdict twice (%.0f%%); %d of them decided both times (holds / does not hold), %d inconclusive both times; %d in only one set, not compared",
-		a.Agreed, a.Compared, 100*a.Rate(), a.Decided, a.Agreed-a.Decided, a.OneSide)
+	dr, k := "n/a (no claim decided in both)", "n/a"
+	if r := a.DecidedRate(); !math.IsNaN(r) {
+		dr = fmt.Sprintf("%d of %d (%.0f%%)", a.Decided, a.BothDecided, 100*r)
+	}
+	if x := a.Kappa(); !math.IsNaN(x) {
+		k = fmt.Sprintf("%.2f", x)
+	}
+	return fmt.Sprintf("%d of %d claims got the same verdict twice (%.0f%%); %d of them decided both times (holds / does not hold), %d inconclusive both times; %d in only one set, not compared; "+
+		"decided alike when decided twice: %s; Cohen's kappa %s",
+		a.Agreed, a.Compared, 100*a.Rate(), a.Decided, a.Agreed-a.Decided, a.OneSide, dr, k)
 }
 
 func orDash(s string) string {

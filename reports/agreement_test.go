@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"math"
 	"strings"
 	"testing"
 )
@@ -75,5 +76,63 @@ func TestReadClaimsFile(t *testing.T) {
 		if _, err := ReadClaimsFile(strings.NewReader(bad)); err == nil {
 			t.Errorf("%s: no error", bad)
 		}
+	}
+}
+
+// pairs builds an Agreement from parallel verdict lists (one experiment).
+func pairs(base, nw []string) Agreement {
+	var b, n []string
+	for i := range base {
+		stmt := string(rune('a' + i))
+		b = append(b, stmt, base[i])
+		n = append(n, stmt, nw[i])
+	}
+	return CompareVerdicts([]ClaimsFile{claims("x", b...)}, []ClaimsFile{claims("x", n...)})
+}
+
+// Cohen's kappa against two references:
+//   - the worked example of Wikipedia's "Cohen's kappa" article (two raters,
+//     50 items: 20 yes/yes, 15 no/no, 5 yes/no, 10 no/yes): po = 0.7,
+//     pe = 0.5, kappa = 0.4 (here "holds" for yes, "does not hold" for no);
+//   - scikit-learn 1.9.1, sklearn.metrics.cohen_kappa_score(a, b) on the
+//     ten three-category verdicts below: 0.5454545454545454.
+func TestAgreementKappa(t *testing.T) {
+	var wb, wn []string
+	for _, c := range []struct {
+		b, n  string
+		count int
+	}{{"holds", "holds", 20}, {"does not hold", "does not hold", 15}, {"holds", "does not hold", 5}, {"does not hold", "holds", 10}} {
+		for i := 0; i < c.count; i++ {
+			wb, wn = append(wb, c.b), append(wn, c.n)
+		}
+	}
+	h, d, i := "holds", "does not hold", "inconclusive"
+	for _, c := range []struct {
+		name        string
+		a           Agreement
+		kappa       float64
+		decided     float64 // DecidedRate
+		bothDecided int
+	}{
+		{"Wikipedia 2x2", pairs(wb, wn), 0.4, 35.0 / 50, 50},
+		{"sklearn 3 categories", pairs(
+			[]string{h, h, d, i, h, d, i, i, h, d},
+			[]string{h, i, d, i, h, h, i, d, h, d}), 0.5454545454545454, 5.0 / 6, 6},
+	} {
+		if k := c.a.Kappa(); math.Abs(k-c.kappa) > 1e-12 {
+			t.Errorf("%s: kappa %.16g, want %.16g", c.name, k, c.kappa)
+		}
+		if r := c.a.DecidedRate(); math.Abs(r-c.decided) > 1e-12 || c.a.BothDecided != c.bothDecided {
+			t.Errorf("%s: decided rate %v of %d, want %v of %d", c.name, r, c.a.BothDecided, c.decided, c.bothDecided)
+		}
+	}
+	// Undefined: every verdict inconclusive in both runs (pe = 1), and no
+	// claim decided twice.
+	all := pairs([]string{i, i, i}, []string{i, i, i})
+	if !math.IsNaN(all.Kappa()) || !math.IsNaN(all.DecidedRate()) || all.Rate() != 1 {
+		t.Errorf("all inconclusive: kappa %v decided rate %v rate %v, want NaN NaN 1", all.Kappa(), all.DecidedRate(), all.Rate())
+	}
+	if s := all.Summary(); !strings.Contains(s, "decided alike when decided twice: n/a (no claim decided in both); Cohen's kappa n/a") {
+		t.Errorf("summary %q", s)
 	}
 }

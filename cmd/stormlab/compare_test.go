@@ -2,17 +2,18 @@ package main
 
 import (
 	"bytes"
+	"encoding/csv"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/stormlab/stormlab/harness"
 	"github.com/stormlab/stormlab/reports/page"
 )
 
@@ -37,124 +38,6 @@ func golden(t *testing.T, name string, got []byte) {
 	}
 }
 
-// Reference p-values, computed by hand from the closed forms of Student's t
-// CDF for small integer df (Welch's df is an integer when both sides have
-// the same n and the same sample variance: df = 2(n-1)):
-//
-//	df = 2: two-sided p = 1 - |t| / sqrt(2 + t^2)
-//	df = 4: F(t) = 1/2 + (3/8) u (1 - t^2 / (12 q)), q = 1 + t^2/4, u = t / sqrt(q);
-//	        two-sided p = 2 (1 - F(|t|))   (check: t = 2.776445, the 97.5% quantile, gives 0.0500)
-func TestWelch(t *testing.T) {
-	for _, c := range []struct {
-		name string
-		a, b []float64
-		p    float64 // NaN: not testable
-		ok   bool
-	}{
-		// means 100 and 90, sample variances 4 and 4: t = -10 / sqrt(4/3 + 4/3)
-		// = -6.123724, df = 4, p = 2 (1 - F(6.123724)) = 0.0036022.
-		{"n=3 df=4 significant", []float64{100, 102, 98}, []float64{90, 92, 88}, 0.0036022, true},
-		// means 12 and 9, variances 4 and 4: t = -3 / sqrt(8/3) = -1.837117, df = 4, p = 0.1400660.
-		{"n=3 df=4 not significant", []float64{10, 12, 14}, []float64{7, 9, 11}, 0.1400660, true},
-		// means 1 and 5, variances 2 and 2: t = 4 / sqrt(2/2 + 2/2) = 2.828427,
-		// df = 2, p = 1 - 2.828427 / sqrt(10) = 0.1055728.
-		{"n=2 df=2", []float64{0, 2}, []float64{4, 6}, 0.1055728, true},
-		{"constant equal", []float64{0.5, 0.5, 0.5}, []float64{0.5, 0.5}, 1, true},
-		{"constant different", []float64{0.5, 0.5}, []float64{0.6, 0.6}, 0, true},
-		{"n=1 base", []float64{1}, []float64{1, 2}, math.NaN(), false},
-		{"n=1 new", []float64{1, 2}, []float64{3}, math.NaN(), false},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			p, ok := welch(c.a, c.b)
-			if ok != c.ok {
-				t.Fatalf("ok = %v, want %v", ok, c.ok)
-			}
-			if math.IsNaN(c.p) {
-				if !math.IsNaN(p) {
-					t.Errorf("p = %v, want NaN", p)
-				}
-				return
-			}
-			if math.Abs(p-c.p) > 1e-6 {
-				t.Errorf("p = %.7f, want %.7f (±1e-6)", p, c.p)
-			}
-		})
-	}
-}
-
-func TestMetricDirection(t *testing.T) {
-	for m, want := range map[string]direction{
-		"latency_mean_ms": lowerBetter, "latency_p99_ms": lowerBetter, "cut_rate": lowerBetter,
-		"balance": lowerBetter, "std": lowerBetter, "max_dev": lowerBetter, "qos_rate": lowerBetter,
-		"processing_ms": lowerBetter, "throughput": higherBetter, "edges": noDirection, "ratio": noDirection,
-	} {
-		if got := metricDirection(m); got != want {
-			t.Errorf("%s: direction %d, want %d", m, got, want)
-		}
-	}
-}
-
-// The fixtures testdata/compare/{base,new}/smoke/raw.csv are small enough
-// to check by hand; see TestWelch for the p-values.
-func TestCompareVerdicts(t *testing.T) {
-	base, err := readRawDir("testdata/compare/base")
-	if err != nil {
-		t.Fatal(err)
-	}
-	nw, err := readRawDir("testdata/compare/new")
-	if err != nil {
-		t.Fatal(err)
-	}
-	rows := compareSamples(base, nw, nil, 0.05)
-	byKey := map[sampleKey]comparison{}
-	for _, r := range rows {
-		byKey[r.key] = r
-	}
-	for _, c := range []struct {
-		key         sampleKey
-		base, new   float64
-		verdict     string
-		regressed   bool
-		explanation string
-	}{
-		{sampleKey{"smoke", "kpart", "1", "throughput"}, 100, 90, "regressed", true,
-			"-10% beyond 5%, p = 0.0036 < 0.05, higher is better"},
-		{sampleKey{"smoke", "kpart", "1", "latency_mean_ms"}, 12, 9, "same", false,
-			"-25% but p = 0.14: not significant"},
-		{sampleKey{"smoke", "kpart", "1", "cut_rate"}, 0.5, 0.5, "same", false, "identical constants, p = 1"},
-		{sampleKey{"smoke", "kpart", "1", "edges"}, 7, 8, "-", false, "unknown metric: no direction"},
-		{sampleKey{"smoke", "storm-even", "1", "throughput"}, 50, 60, "better (untested)", false, "+20%, n = 1"},
-		{sampleKey{"smoke", "storm-even", "2", "latency_mean_ms"}, 20, 21, "same", false, "+5% is not beyond 5%"},
-		{sampleKey{"smoke", "online", "1", "throughput"}, math.NaN(), 70, "only in new", false, "series missing in base"},
-	} {
-		r, ok := byKey[c.key]
-		if !ok {
-			t.Errorf("%v: no row", c.key)
-			continue
-		}
-		if r.verdict != c.verdict || r.regressed != c.regressed {
-			t.Errorf("%v: verdict %q regressed %v, want %q %v (%s)", c.key, r.verdict, r.regressed, c.verdict, c.regressed, c.explanation)
-		}
-		if !(math.IsNaN(c.base) && math.IsNaN(r.base)) && math.Abs(r.base-c.base) > 1e-12 || math.Abs(r.new-c.new) > 1e-12 {
-			t.Errorf("%v: means %v -> %v, want %v -> %v", c.key, r.base, r.new, c.base, c.new)
-		}
-	}
-	// NaN and empty cells are skipped: storm-even x=10 edges has no base value.
-	if r := byKey[sampleKey{"smoke", "storm-even", "10", "edges"}]; r.nBase != 0 || r.verdict != "only in new" {
-		t.Errorf("NaN cell: n base %d verdict %q, want 0 and only in new", r.nBase, r.verdict)
-	}
-	// x sorts numerically: 1, 2, 10 for storm-even.
-	var xs []string
-	for _, r := range rows {
-		if r.key.series == "storm-even" && r.key.metric == "throughput" {
-			xs = append(xs, r.key.x)
-		}
-	}
-	if strings.Join(xs, ",") != "1,2,10" {
-		t.Errorf("storm-even x order %v, want 1,2,10", xs)
-	}
-}
-
 // TestCompareGolden renders the fixtures. The numbers in compare.golden, by hand:
 //
 //	Holm over the 3 tested rows with a direction (throughput 0.0036, latency 0.14, cut_rate 1):
@@ -166,7 +49,9 @@ func TestCompareVerdicts(t *testing.T) {
 //	  p = 0.14 -> not significant -> same
 //	kpart x=1 cut_rate: 0.5 x3 both: zero variances, equal means -> p = 1, same
 //	kpart x=1 edges: 7,7,7 -> 7,8,9: means 7 -> 8, ratio 1.143, t = 1 / sqrt(1/3) = 1.7321, df =
-//	  (1/3)^2 / ((1/3)^2 / 2) = 2, p = 1 - 1.7321 / sqrt(5) = 0.225; unknown metric -> "-"
+//	  (1/3)^2 / ((1/3)^2 / 2) = 2, p = 1 - 1.7321 / sqrt(5) = 0.225; not in the metric registry ->
+//	  "untested (unknown metric)", outside the Holm family
+//	Every metric has a single series with 2+ values a side: Welch, not the moderated t.
 //	storm-even x=1 throughput 50 -> 60 (n = 1): ratio 1.2, n/a, better (untested)
 //	storm-even x=2 latency 20 -> 21: +5%, not beyond 5% -> same
 //	online: only in new; storm-even x=2, x=10 edges: empty / NaN in base -> only in new
@@ -245,9 +130,10 @@ func TestCompareOnlyChangedJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &c); err != nil {
 		t.Fatalf("not JSON: %v\n%s", err, out)
 	}
-	// 20 rows compared (see TestCompareGolden), 8 changed: 6 only in new,
-	// 1 better (untested), 1 regressed.
-	if c.Compared != 20 || c.Changed != 8 || c.Regressed != 1 || len(c.Rows) != 8 || !c.OnlyChange {
+	// 20 rows compared (see TestCompareGolden), 9 changed: 6 only in new,
+	// 1 untested beyond the threshold (kpart edges 7 -> 8), 1 better
+	// (untested), 1 regressed.
+	if c.Compared != 20 || c.Changed != 9 || c.Regressed != 1 || len(c.Rows) != 9 || !c.OnlyChange {
 		t.Fatalf("compared %d changed %d regressed %d rows %d", c.Compared, c.Changed, c.Regressed, len(c.Rows))
 	}
 	for _, r := range c.Rows {
@@ -262,7 +148,7 @@ func TestCompareOnlyChangedJSON(t *testing.T) {
 		}
 	}
 	code, out, _ = cli(t, "compare", "testdata/compare/base", "testdata/compare/new", "--only-changed")
-	if code != exitOK || strings.Contains(out, "│ same ") || !strings.Contains(out, "20 compared, 8 changed, 1 regressed") {
+	if code != exitOK || strings.Contains(out, "│ same ") || !strings.Contains(out, "20 compared, 9 changed, 1 regressed") {
 		t.Errorf("--only-changed table: exit %d\n%s", code, out)
 	}
 }
@@ -306,11 +192,11 @@ func TestCompareRunFolders(t *testing.T) {
 	for _, r := range c.Rows {
 		if r.Experiment == "run" && r.Series == "kpart" && r.X == "WordCount" && r.Metric == "throughput" {
 			found = true
-			// Same numbers as TestWelch's first case; 5 rows tested with a
-			// direction (throughput, latency mean and p99, cut rate, balance;
-			// inter_node_rate has none), the other four constant and equal
-			// (p = 1): Holm 5 * 0.0036022.
-			if r.NBase != 3 || r.NNew != 3 || r.Verdict != "regressed" || math.Abs(*r.PAdjusted-5*0.0036022) > 1e-6 {
+			// Same numbers as the first case of reports/compare TestWelchP;
+			// one series, so Welch; 6 registered metrics tested (throughput,
+			// latency mean and p99, cut rate, balance, inter-node rate), the
+			// other five constant and equal (p = 1): Holm 6 * 0.0036022.
+			if r.NBase != 3 || r.NNew != 3 || r.Verdict != "regressed" || math.Abs(*r.PAdjusted-6*0.0036022) > 1e-6 {
 				t.Errorf("run throughput row: %+v (p adjusted %v)", r, *r.PAdjusted)
 			}
 		}
@@ -328,25 +214,6 @@ func TestCompareOnlyChangedNone(t *testing.T) {
 	}
 }
 
-// TestReadRunFaults: a run with faults is a sample of its own experiment, never pooled with the
-// fault-free runs of the same scheduler and topology.
-func TestReadRunFaults(t *testing.T) {
-	rs := &rawSamples{values: map[sampleKey][]float64{}}
-	for _, faults := range [][]harness.Fault{nil, {{Kind: harness.KillSupervisor, At: time.Second, Duration: time.Second, Target: "sup1"}}} {
-		b, err := json.Marshal(harness.RunResult{Spec: harness.RunSpec{Scheduler: "kpart", Faults: faults}, Measurement: harness.Measurement{Throughput: 10}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := rs.readRun(bytes.NewReader(b)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	plain, faulty := rs.values[sampleKey{"run", "kpart", "", "throughput"}], rs.values[sampleKey{"run with faults kill-supervisor@1s+1s:sup1", "kpart", "", "throughput"}]
-	if len(plain) != 1 || len(faulty) != 1 {
-		t.Errorf("samples %v: want one fault-free and one with faults, apart", rs.values)
-	}
-}
-
 // Hand count over testdata/verdicts: three claims in both folders, two with
 // the same verdict (one holds twice, one inconclusive twice).
 func TestCompareVerdictsCommand(t *testing.T) {
@@ -355,15 +222,22 @@ func TestCompareVerdictsCommand(t *testing.T) {
 		t.Fatalf("exit %d stderr %q", code, errs)
 	}
 	golden(t, "verdicts.golden.md", []byte(out))
-	if !strings.Contains(out, "2 of 3 claims got the same verdict twice (67%); 1 of them decided") {
+	// Decided in both: only the spd claim (holds twice): 1 of 1. Kappa: base
+	// verdicts (holds, inconclusive, holds), new (inconclusive, inconclusive,
+	// holds): po = 2/3, pe = (2/3)(1/3) + (1/3)(2/3) = 4/9, kappa = (2/3 -
+	// 4/9) / (5/9) = 0.40.
+	if !strings.Contains(out, "2 of 3 claims got the same verdict twice (67%); 1 of them decided") ||
+		!strings.Contains(out, "decided alike when decided twice: 1 of 1 (100%); Cohen's kappa 0.40") {
 		t.Errorf("summary line missing:\n%s", out)
 	}
 	code, out, _ = cli(t, "compare", "--verdicts", "testdata/verdicts/base", "testdata/verdicts/new", "--format", "json")
 	var got struct {
 		Compared, Agreed int
 		Rate             float64
+		Kappa            *float64
 	}
-	if err := json.Unmarshal([]byte(out), &got); code != 0 || err != nil || got.Compared != 3 || got.Agreed != 2 {
+	if err := json.Unmarshal([]byte(out), &got); code != 0 || err != nil || got.Compared != 3 || got.Agreed != 2 ||
+		got.Kappa == nil || math.Abs(*got.Kappa-0.4) > 1e-12 {
 		t.Errorf("json: exit %d %v %+v", code, err, got)
 	}
 	// A folder without claims.json, and a broken one, are bad input.
@@ -375,5 +249,112 @@ func TestCompareVerdictsCommand(t *testing.T) {
 	os.WriteFile(filepath.Join(bad, "claims.json"), []byte("{"), 0o644)
 	if code, _, errs := cli(t, "compare", "--verdicts", "testdata/verdicts/base", bad); code != exitBadInput || !strings.Contains(errs, "claims.json") {
 		t.Errorf("broken file: exit %d stderr %q", code, errs)
+	}
+}
+
+// doctor copies testdata/compare-spd/spd/raw.csv into dir/spd/raw.csv with
+// every value of metric multiplied by f. The fixture is synthetic, made once
+// with Python's random.seed(20): 3 series (levels 1.20, 1.45, 1.30) x c in
+// {2, 4, 8} x 8 instances, ratio = level (1 + N(0, 0.05)), proc_ratio =
+// 0.9 ratio (1 + N(0, 0.03)), used = 0.7 (1 + N(0, 0.05)); reports/compare
+// keeps a copy as testdata/spd.
+func doctor(t *testing.T, dir, metric string, f float64) {
+	t.Helper()
+	b, err := os.ReadFile("testdata/compare-spd/spd/raw.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := slices.Index(recs[0], metric)
+	for _, r := range recs[1:] {
+		v, _ := strconv.ParseFloat(r[j], 64)
+		r[j] = strconv.FormatFloat(v*f, 'g', -1, 64)
+	}
+	var buf bytes.Buffer
+	csv.NewWriter(&buf).WriteAll(recs)
+	os.MkdirAll(filepath.Join(dir, "spd"), 0o755)
+	if err := os.WriteFile(filepath.Join(dir, "spd", "raw.csv"), buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// The issue's first probe: an spd folder whose ratio was multiplied by 1.3
+// passed "--only-changed --fail-on-regression" with "no changes".
+func TestCompareGateScaledMetric(t *testing.T) {
+	nw := t.TempDir()
+	doctor(t, nw, "ratio", 1.3)
+	code, out, errs := cli(t, "compare", "testdata/compare-spd", nw, "--only-changed", "--fail-on-regression")
+	if code != exitFailed || !strings.Contains(errs, "regressed spd/Adisc/x=2/ratio") || !strings.Contains(out, "27 compared, 9 changed, 9 regressed") {
+		t.Errorf("exit %d stdout %q stderr %q: want exit 1 naming the ratio regressions", code, out, errs)
+	}
+}
+
+// A whole experiment missing from the new side fails the gate; the reverse
+// is listed as new and passes.
+func TestCompareGateMissing(t *testing.T) {
+	suite := t.TempDir()
+	doctor(t, suite, "ratio", 1)
+	b, _ := os.ReadFile("testdata/compare/base/smoke/raw.csv")
+	os.MkdirAll(filepath.Join(suite, "smoke"), 0o755)
+	os.WriteFile(filepath.Join(suite, "smoke", "raw.csv"), b, 0o644)
+	code, out, errs := cli(t, "compare", suite, "testdata/compare-spd", "--fail-on-regression", "--only-changed")
+	if code != exitFailed || !strings.Contains(errs, "missing experiment smoke") || !strings.Contains(out, "missing in new (fails the gate): experiment smoke") {
+		t.Errorf("missing: exit %d stdout %q stderr %q, want exit 1 naming experiment smoke", code, out, errs)
+	}
+	code, out, errs = cli(t, "compare", "testdata/compare-spd", suite, "--fail-on-regression", "--only-changed")
+	if code != exitOK || !strings.Contains(out, "new (not in base): experiment smoke") {
+		t.Errorf("added: exit %d stdout %q stderr %q, want exit 0 listing experiment smoke as new", code, out, errs)
+	}
+}
+
+// A run.json of {"foo":1} was read as a run with every metric 0.
+func TestCompareSchemalessRun(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "r1", "run.json")
+	os.MkdirAll(filepath.Dir(path), 0o755)
+	os.WriteFile(path, []byte(`{"foo":1}`), 0o644)
+	code, out, errs := cli(t, "compare", dir, dir)
+	if code != exitBadInput || out != "" || !strings.Contains(errs, path) || !strings.Contains(errs, "not a run.json") {
+		t.Errorf("exit %d stdout %q stderr %q, want exit 2 naming %s", code, out, errs, path)
+	}
+}
+
+// csv and json keep stdout to the data; the summary goes to stderr.
+func TestComparePureOutput(t *testing.T) {
+	code, out, errs := cli(t, "compare", "testdata/compare/base", "testdata/compare/new", "--format", "csv")
+	recs, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+	if code != exitOK || err != nil || len(recs) != 21 || !strings.Contains(errs, "20 compared, 9 changed, 1 regressed") {
+		t.Errorf("csv: exit %d, %d records, parse error %v, stderr %q: want 21 records and the summary on stderr", code, len(recs), err, errs)
+	}
+	code, out, errs = cli(t, "compare", "testdata/compare/base", "testdata/compare/new", "--format", "json")
+	d := json.NewDecoder(strings.NewReader(out))
+	var c page.Comparison
+	if err := d.Decode(&c); code != exitOK || err != nil || d.More() || !strings.Contains(errs, "20 compared") {
+		t.Errorf("json: exit %d decode %v more %v stderr %q: want one JSON value and the summary on stderr", code, err, d.More(), errs)
+	}
+}
+
+// --verdicts honours --only-changed and refuses the metric flags; folders
+// with no claim in common are bad input, not "0 of 0 (0%)".
+func TestCompareVerdictsFlags(t *testing.T) {
+	vb, vn := "testdata/verdicts/base", "testdata/verdicts/new"
+	for _, flag := range [][]string{{"--metric", "throughput"}, {"--threshold", "0.1"}, {"--fail-on-regression"}} {
+		code, out, errs := cli(t, append([]string{"compare", "--verdicts", vb, vn}, flag...)...)
+		if code != exitBadInput || out != "" || !strings.Contains(errs, flag[0]+" does not apply to --verdicts") {
+			t.Errorf("%v: exit %d stdout %q stderr %q, want exit 2 refusing it", flag, code, out, errs)
+		}
+	}
+	code, out, _ := cli(t, "compare", "--verdicts", vb, vn, "--only-changed", "--format", "markdown")
+	if code != exitOK || strings.Count(out, "| kpart-cluster |") != 1 || strings.Contains(out, "| spd |") {
+		t.Errorf("--only-changed: exit %d\n%s\nwant the one claim whose verdict differs", code, out)
+	}
+	other := t.TempDir()
+	os.WriteFile(filepath.Join(other, "claims.json"), []byte(`{"experiment":"other","claims":[{"statement":"s","verdict":"holds"}]}`), 0o644)
+	code, out, errs := cli(t, "compare", "--verdicts", vb, other)
+	if code != exitBadInput || out != "" || !strings.Contains(errs, "no claim is in both") {
+		t.Errorf("unrelated: exit %d stdout %q stderr %q, want exit 2 \"no claim is in both\"", code, out, errs)
 	}
 }

@@ -148,8 +148,10 @@ func loadExperiment(dir string) (*Experiment, error) {
 		return nil, err
 	}
 	if b, err := os.ReadFile(filepath.Join(dir, "claims.json")); err == nil {
-		var cf ClaimsFile
-		if err := json.Unmarshal(b, &cf); err != nil {
+		// One decoder for claims.json: the one `stormlab compare --verdicts`
+		// reads with (reports/compare.ReadClaimsDir).
+		cf, err := reports.ReadClaimsFile(bytes.NewReader(b))
+		if err != nil {
 			return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "claims.json"), err)
 		}
 		e.Claims, e.HasClaims = cf.Claims, true

@@ -1,0 +1,230 @@
+package compare
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/stormlab/stormlab/harness"
+	"github.com/stormlab/stormlab/reports"
+)
+
+// rawFixed are the leading columns of raw.csv (experiments.Results.WriteRaw);
+// every later column is a metric.
+var rawFixed = []string{"experiment", "series", "x", "instance", "instance_seed", "rep", "seed"}
+
+// Key names one compared quantity: a metric in one cell (series, x) of an
+// experiment.
+type Key struct{ Experiment, Series, X, Metric string }
+
+// Samples holds every value of one results folder by key, and the metric
+// order of its files (for a stable, readable row order).
+type Samples struct {
+	Values  map[Key][]float64
+	Metrics []string
+	Files   int
+}
+
+func newSamples() *Samples { return &Samples{Values: map[Key][]float64{}} }
+
+func (s *Samples) add(k Key, v float64) {
+	if !slices.Contains(s.Metrics, k.Metric) {
+		s.Metrics = append(s.Metrics, k.Metric)
+	}
+	s.Values[k] = append(s.Values[k], v)
+}
+
+// ReadDir reads every raw.csv in dir or below it (a suite writes one folder
+// per experiment). NaN and empty cells are skipped. A folder without raw.csv
+// is read as `stormlab run --out` folders: every run.json below dir is one
+// sample of experiment "run", series the scheduler, x the topology.
+func ReadDir(dir string) (*Samples, error) {
+	if err := isDir(dir, "it holds raw.csv, or run.json of `stormlab run --out`"); err != nil {
+		return nil, err
+	}
+	s := newSamples()
+	n, err := walkFiles(dir, "raw.csv", s.readRaw)
+	if err != nil {
+		return nil, err
+	}
+	if n == 0 {
+		if n, err = walkFiles(dir, "run.json", s.readRun); err != nil {
+			return nil, err
+		}
+	}
+	if n == 0 {
+		return nil, fmt.Errorf("no raw.csv or run.json in %s or below: give a folder `stormlab experiment NAME --out DIR` or `stormlab run --out DIR` wrote", dir)
+	}
+	s.Files = n
+	return s, nil
+}
+
+func isDir(dir, holds string) error {
+	st, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("results folder: %w", err)
+	}
+	if !st.IsDir() {
+		return fmt.Errorf("results folder %s is a file: give the folder an experiment or a suite wrote (%s)", dir, holds)
+	}
+	return nil
+}
+
+// walkFiles calls read on every file called name in dir or below, in
+// lexical order, and returns how many it read. An error names the file.
+func walkFiles(dir, name string, read func(io.Reader) error) (int, error) {
+	n := 0
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || d.Name() != name {
+			return err
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		n++
+		if err := read(f); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		return nil
+	})
+	return n, err
+}
+
+// runFields are the measurement fields of run.json compare reads, by
+// metric name (harness.Measurement's JSON names).
+var runFields = []string{"throughput", "latency_mean_ms", "latency_p99_ms", "cut_rate", "balance", "inter_node_rate", "processing_ms", "qos_rate"}
+
+// readRun adds one `stormlab run` result (run.json) as a sample. A file
+// without a spec naming the scheduler and a measurement with a throughput is
+// refused: it would otherwise read as a run with every metric 0.
+func (s *Samples) readRun(r io.Reader) error {
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return err
+	}
+	var shape struct {
+		Spec        *struct{ Scheduler string } `json:"spec"`
+		Measurement map[string]json.RawMessage  `json:"measurement"`
+	}
+	if err := json.Unmarshal(b, &shape); err != nil {
+		return fmt.Errorf("not a run.json of `stormlab run`: %w", err)
+	}
+	if _, ok := shape.Measurement["throughput"]; !ok || shape.Spec == nil || shape.Spec.Scheduler == "" {
+		return errors.New(`not a run.json of ` + "`stormlab run`" + `: it needs "spec" with a "Scheduler" and "measurement" with a "throughput"`)
+	}
+	var res harness.RunResult
+	if err := json.NewDecoder(bytes.NewReader(b)).Decode(&res); err != nil {
+		return fmt.Errorf("not a run.json of `stormlab run`: %w", err)
+	}
+	m := res.Measurement
+	vals := map[string]float64{"throughput": m.Throughput, "latency_mean_ms": m.LatencyMean, "latency_p99_ms": m.LatencyP99,
+		"cut_rate": m.CutRate, "balance": m.Balance, "inter_node_rate": m.InterNodeRate}
+	if m.Deadlines > 0 {
+		vals["processing_ms"], vals["qos_rate"] = m.ProcessingMs, m.QoSRate
+	}
+	x := res.Spec.Topology.MainClass
+	if i := strings.LastIndexByte(x, '.'); i >= 0 {
+		x = x[i+1:]
+	}
+	for _, name := range runFields {
+		if v, ok := vals[name]; ok && !math.IsNaN(v) {
+			s.add(Key{runExperiment(res.Spec.Faults), res.Spec.Scheduler, x, name}, v)
+		}
+	}
+	return nil
+}
+
+// runExperiment: a run with faults is its own experiment, never pooled with
+// fault-free runs.
+func runExperiment(faults []harness.Fault) string {
+	if len(faults) == 0 {
+		return "run"
+	}
+	fs := make([]string, len(faults))
+	for i, f := range faults {
+		fs[i] = f.String()
+	}
+	return "run with faults " + strings.Join(fs, " ")
+}
+
+func (s *Samples) readRaw(r io.Reader) error {
+	cr := csv.NewReader(r)
+	hdr, err := cr.Read()
+	if err != nil {
+		return fmt.Errorf("read header: %w", err)
+	}
+	if len(hdr) <= len(rawFixed) || !slices.Equal(hdr[:len(rawFixed)], rawFixed) {
+		return fmt.Errorf("header %q is not %s followed by metrics: not a raw.csv of stormlab experiments", strings.Join(hdr, ","), strings.Join(rawFixed, ","))
+	}
+	metrics := hdr[len(rawFixed):]
+	for _, m := range metrics {
+		if !slices.Contains(s.Metrics, m) {
+			s.Metrics = append(s.Metrics, m)
+		}
+	}
+	for line := 2; ; line++ {
+		rec, err := cr.Read()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		for j, m := range metrics {
+			cell := rec[len(rawFixed)+j]
+			if cell == "" {
+				continue
+			}
+			v, err := strconv.ParseFloat(cell, 64)
+			if err != nil {
+				return fmt.Errorf("line %d, column %s: %q is not a number", line, m, cell)
+			}
+			if !math.IsNaN(v) {
+				s.add(Key{rec[0], rec[1], rec[2], m}, v)
+			}
+		}
+	}
+}
+
+// ReadClaimsDir reads every claims.json in dir or below it with
+// reports.ReadClaimsFile, the decoder the HTML page uses too.
+func ReadClaimsDir(dir string) ([]reports.ClaimsFile, error) {
+	if err := isDir(dir, "it holds claims.json"); err != nil {
+		return nil, err
+	}
+	var out []reports.ClaimsFile
+	n, err := walkFiles(dir, "claims.json", func(r io.Reader) error {
+		cf, err := reports.ReadClaimsFile(r)
+		out = append(out, cf)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if n == 0 {
+		return nil, fmt.Errorf("no claims.json in %s or below: give a folder an experiment or a suite wrote (`stormlab experiment ... --out DIR`, or $STORMLAB_OUT of `go test ./experiments`)", dir)
+	}
+	return out, nil
+}
+
+// lessX orders x values numerically when both are numbers.
+func lessX(a, b string) bool {
+	xa, ea := strconv.ParseFloat(a, 64)
+	xb, eb := strconv.ParseFloat(b, 64)
+	if ea == nil && eb == nil && xa != xb {
+		return xa < xb
+	}
+	return a < b
+}

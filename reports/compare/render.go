@@ -1,0 +1,134 @@
+package compare
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/stormlab/stormlab/reports"
+	"github.com/stormlab/stormlab/reports/page"
+)
+
+// Method describes how significance is decided, for the output.
+func (res Result) Method() string {
+	return fmt.Sprintf("Per experiment and metric: moderated t on log values (each series' variance shrunk toward the "+
+		"metric's pooled variance; Smyth 2004) when 3 or more series have 2+ values a side, else Welch's t-test; "+
+		"two-sided, Holm-corrected over %d tests, family-wise alpha %g.", res.Tests, Alpha)
+}
+
+// Counts returns how many rows changed and how many fail the gate.
+func (res Result) Counts() (changed, failing int) {
+	for _, r := range res.Rows {
+		if r.IsChanged() {
+			changed++
+		}
+		if r.Fails {
+			failing++
+		}
+	}
+	return changed, failing
+}
+
+// Summary is the lines under the output: counts, then what is missing,
+// new or untested (each line only when there is something to say).
+func (res Result) Summary() string {
+	changed, failing := res.Counts()
+	lines := []string{fmt.Sprintf("%d compared, %d changed, %d regressed", len(res.Rows), changed, failing)}
+	if len(res.Missing) > 0 {
+		lines = append(lines, "missing in new (fails the gate): "+strings.Join(res.Missing, ", "))
+	}
+	if len(res.Added) > 0 {
+		lines = append(lines, "new (not in base): "+strings.Join(res.Added, ", "))
+	}
+	if len(res.Untested) > 0 {
+		lines = append(lines, "untested (metric not in the registry, reports/metric): "+strings.Join(res.Untested, ", "))
+	}
+	return strings.Join(lines, "\n") + "\n"
+}
+
+// Table renders rows (all of res.Rows or a selection) with the reports
+// package.
+func Table(title string, rows []Row) *reports.Table {
+	t := &reports.Table{
+		Title: title,
+		Columns: []string{"experiment", "series", "x", "metric", "n base", "base mean", "n new", "new mean",
+			"new/base", "test", "p", "p (Holm)", "verdict"},
+	}
+	for _, r := range rows {
+		ratio := reports.Text("-")
+		if !math.IsNaN(r.Ratio) {
+			ratio = reports.Text(strconv.FormatFloat(r.Ratio, 'g', 4, 64))
+		}
+		t.AddRow(reports.Text(r.Experiment), reports.Text(r.Series), reports.Text(r.X), reports.Text(r.Metric),
+			reports.Textf("%d", r.NBase), meanCell(r.Base, r.BaseCI), reports.Textf("%d", r.NNew), meanCell(r.New, r.NewCI),
+			ratio, reports.Text(orDash(r.Test)), pText(r.P), pText(r.PAdj), reports.Text(r.Verdict))
+	}
+	return t
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// meanCell is "mean ± CI" (CSV: the mean and its "ci95" column, empty with
+// a single value), or "-" when the side has no value.
+func meanCell(mean, ci float64) reports.Cell {
+	if math.IsNaN(mean) {
+		return reports.Text("-")
+	}
+	s := reports.Summary{N: 1, Mean: mean}
+	if !math.IsNaN(ci) {
+		s.N, s.CI95 = 2, ci
+	}
+	return reports.Value(s)
+}
+
+func pText(p float64) reports.Cell {
+	if math.IsNaN(p) {
+		return reports.Text("n/a")
+	}
+	return reports.Text(strconv.FormatFloat(p, 'g', 3, 64))
+}
+
+func ptr(x float64) *float64 {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return nil
+	}
+	return &x
+}
+
+// JSON is the --format json output: the comparison the HTML page reads
+// from a nightly folder's compare.json, with the gate's lists beside it.
+type JSON struct {
+	page.Comparison
+	Missing  []string `json:"missing"`
+	Added    []string `json:"added"`
+	Untested []string `json:"untested"`
+}
+
+// ToJSON renders res; shown are the rows listed (all, or the changed ones).
+func (res Result) ToJSON(base, new string, threshold float64, onlyChanged bool, shown []Row) JSON {
+	changed, failing := res.Counts()
+	out := JSON{Comparison: page.Comparison{Base: base, New: new, Threshold: threshold, Alpha: Alpha, Test: res.Method(),
+		Compared: len(res.Rows), Changed: changed, Regressed: failing, OnlyChange: onlyChanged, Rows: []page.CompareRow{}},
+		Missing: nonNil(res.Missing), Added: nonNil(res.Added), Untested: nonNil(res.Untested)}
+	for _, r := range shown {
+		out.Rows = append(out.Rows, page.CompareRow{
+			Experiment: r.Experiment, Series: r.Series, X: r.X, Metric: r.Metric,
+			NBase: r.NBase, BaseMean: ptr(r.Base), BaseCI95: ptr(r.BaseCI), NNew: r.NNew, NewMean: ptr(r.New), NewCI95: ptr(r.NewCI),
+			Ratio: ptr(r.Ratio), P: ptr(r.P), PAdjusted: ptr(r.PAdj), Verdict: r.Verdict, Changed: r.IsChanged(), Regressed: r.Fails,
+		})
+	}
+	return out
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}

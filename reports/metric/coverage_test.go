@@ -1,0 +1,24 @@
+package metric_test
+
+import (
+	"testing"
+
+	"github.com/stormlab/stormlab/experiments"
+	"github.com/stormlab/stormlab/reports/metric"
+)
+
+// Every metric a registered experiment writes is in the registry: an
+// unknown metric is an error here, so a new experiment cannot ship one the
+// tables, claims and compare would not know.
+func TestRegistryCoversExperiments(t *testing.T) {
+	for _, s := range experiments.List() {
+		if len(s.Metrics) == 0 {
+			t.Errorf("experiment %s declares no metrics", s.Name)
+		}
+		for _, m := range s.Metrics {
+			if err := metric.Check(m.Name); err != nil {
+				t.Errorf("experiment %s: %v", s.Name, err)
+			}
+		}
+	}
+}
