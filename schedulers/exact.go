@@ -87,7 +87,7 @@ func NewExact(o Options) (Scheduler, error) {
 var exactInfo = Info{
 	Name:        "exact",
 	Description: "proven minimum cut under a max-deviation balance bound (Epsilon), by the CBC MIP solver; small graphs only",
-	Source:      "reference optimum for eq. 7-8 of Jian, Lu, Zhang (K-PART paper); COIN-OR CBC",
+	Source:      `reference optimum for eqs. 7-8 of Jian, Lu and Zhang, "Storm heuristic balanced graph-partition scheduling optimization method", 2018; COIN-OR CBC`,
 	New:         NewExact,
 }
 

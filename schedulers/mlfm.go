@@ -88,7 +88,7 @@ func NewMLFM(o Options) (Scheduler, error) {
 var mlfmInfo = Info{
 	Name:        "mlfm",
 	Description: "multilevel k-way partition: heavy-edge coarsening, multi-start K-PART growth, FM refinement under a max-deviation bound (Epsilon)",
-	Source:      "Karypis, Kumar: multilevel k-way partitioning (1998); Fiduccia, Mattheyses (1982); balance of eq. 8 of Jian, Lu, Zhang",
+	Source:      `Karypis and Kumar, "Multilevel k-way Partitioning Scheme for Irregular Graphs", 1998; Fiduccia and Mattheyses, "A Linear-Time Heuristic for Improving Network Partitions", 1982; balance of eq. 8 of Jian, Lu and Zhang, "Storm heuristic balanced graph-partition scheduling optimization method", 2018`,
 	New:         NewMLFM,
 }
 
