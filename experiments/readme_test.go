@@ -29,7 +29,9 @@ var errNoTableMarkers = errors.New("experiment table markers missing")
 
 // readmeTable renders the experiment table: one row per registered
 // experiment with its description, what it reproduces (authors, title, year,
-// figure) and the suites it belongs to.
+// figure) and the suites it belongs to. What an experiment needs from a
+// cluster and its expected cost belong here too once Spec declares them
+// (today they are in cmd/stormlab, out of this package's reach).
 func readmeTable(specs []*Spec, suites []Suite) string {
 	var b strings.Builder
 	b.WriteString("| experiment | what it runs | reproduces | suite |\n|---|---|---|---|\n")
@@ -202,4 +204,22 @@ func hasAnchor(text, anchor string) bool {
 		}
 	}
 	return false
+}
+
+func TestHasAnchor(t *testing.T) {
+	text := "# Faults, recovery and the observer effect\n## A cluster run\n### `ci` profile (make test)\nnot a heading\n"
+	for _, c := range []struct {
+		anchor string
+		want   bool
+	}{
+		{"faults-recovery-and-the-observer-effect", true},
+		{"a-cluster-run", true},
+		{"ci-profile-make-test", true},
+		{"not-a-heading", false},
+		{"a-cluster", false},
+	} {
+		if got := hasAnchor(text, c.anchor); got != c.want {
+			t.Errorf("hasAnchor(%q) = %v, want %v", c.anchor, got, c.want)
+		}
+	}
 }
