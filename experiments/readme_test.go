@@ -223,3 +223,37 @@ func TestHasAnchor(t *testing.T) {
 		}
 	}
 }
+
+// seedFileName matches the internal file names of the papers' full texts
+// (three digits, underscore, 16 hex digits, .txt) and their folder. What a
+// user reads cites papers by authors, title and year instead.
+var seedFileName = regexp.MustCompile(`[0-9]{3}_[0-9a-f]{16}\.txt|shared/see[d]s`)
+
+// TestNoInternalCitations scans the repository's Go and Markdown files (doc
+// comments, help, scheduler sources, docs) for the papers' file names.
+func TestNoInternalCitations(t *testing.T) {
+	err := filepath.WalkDir("..", func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == ".git" || d.Name() == "node_modules" || d.Name() == "target") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !(strings.HasSuffix(path, ".go") || strings.HasSuffix(path, ".md")) {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for i, line := range strings.Split(string(b), "\n") {
+			if m := seedFileName.FindString(line); m != "" {
+				t.Errorf("%s:%d cites a paper by its file name %q: cite authors, \"title\", year (see experiments/lab/papers.go)", path, i+1, m)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
