@@ -236,7 +236,7 @@ func TestNoInternalCitations(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		if d.IsDir() && (d.Name() == ".git" || d.Name() == "node_modules" || d.Name() == "target") {
+		if d.IsDir() && (d.Name() == ".git" || d.Name() == "node_modules" || d.Name() == "target" || d.Name() == "results") {
 			return filepath.SkipDir
 		}
 		if d.IsDir() || !(strings.HasSuffix(path, ".go") || strings.HasSuffix(path, ".md")) {
