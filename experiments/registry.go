@@ -38,7 +38,7 @@ type Suite struct {
 func Suites() []Suite {
 	return []Suite{{
 		Name:        "default",
-		Description: "`make experiment`: the K-PART paper's partition experiments (Figs. 5-7), SPD allocation, and the real-cluster smoke run",
+		Description: "`make experiment`: the partition experiments of Jian, Lu and Zhang, \"Storm heuristic balanced graph-partition scheduling optimization method\", 2018 (Figs. 5-7), SPD allocation, and the real-cluster smoke run",
 		Experiments: []string{
 			"kpart-mul", "partition-k", "partition-density", "spd", "smoke",
 		},

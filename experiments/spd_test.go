@@ -2,7 +2,7 @@ package experiments
 
 import "testing"
 
-// TestExperimentSPD runs the SPD allocation experiment (003) and writes its
+// TestExperimentSPD runs the SPD allocation experiment (Eidenbenz and Locher 2016) and writes its
 // table, plots and notes.md under results/spd (see outBase).
 func TestExperimentSPD(t *testing.T) {
 	rep := runForTest(t, "spd")

@@ -77,52 +77,28 @@ type SpoutStats struct {
 	CompleteLatencyMs float64 `json:"complete_latency_ms"`  // mean over the window's acked tuples
 }
 
-// StormCheck compares a run's figures with Storm's own statistics (Nimbus's TopologyInfo over
-// Thrift, read through the UI), per spout and over all spouts:
+// StormCheck compares a run's figures with Storm's own statistics (Nimbus's TopologyInfo, read
+// through the UI), per spout and over all spouts, so that a measurement error of the harness shows
+// up as a suspect run instead of a result:
 //
-//   - Timed run: throughput. Storm's executor counters are all-time; a worker sends them with its
-//     uptime every few seconds (infra/docker.ExecutorStatsSecs), so Storm's rate over the window is,
-//     per spout executor, the difference of acked between the readings at the window's ends over the
-//     difference of their uptimes (the counters' own clock, so the reporting lag cancels), summed over
-//     executors; compared with the harness's acked tuples per second in the window.
-//   - Dataset run: the window starts before the submit, so Storm's count at the end is the whole
-//     dataset's; compared with the harness's acked count.
+//   - Timed run: throughput, per spout executor the difference of acked between the readings at the
+//     window's ends over the difference of their uptimes (the counters' own clock, so the reporting
+//     lag cancels), summed over executors.
+//   - Dataset run: Storm's count at the end is the whole dataset's; compared with our acked count.
 //   - Both: mean complete latency, the difference of latency x count over the difference of counts.
 //
-// Like with like: per tuple, both sides hold the same number. Storm 2.8's SpoutExecutor.ackSpoutMsg
-// passes one timeDelta to the task hooks (SpoutAckInfo, which our TrafficHook records into the
-// HdrHistogram) and to its own statistics (SpoutExecutorStats.spoutAckedTuple -> LatencyStat.record);
-// that delta is computed by the acker (Acker.getTimeDeltaMillis: from its first sight of the tuple
-// tree to the tree's completion), so neither side includes the ack's hop back to the spout or the
-// spout's receive-queue wait. With stats sample rate 1.0 every acked tuple is in both, and
-// LatencyStat's all-time mean is exact. Runs without a restart agree exactly on a whole dataset
-// (storm-ras, ci profile: 11,915 acked and 743.12 vs 743.08 ms). What differs is which tuples each
-// side's window holds: the harness's histograms cover the worker report intervals that begin inside
-// the window, Storm's readings the span between two statistics heartbeats near its ends (they differ
-// by up to one report interval plus ExecutorStatsSecs at each end). So in a timed run the harness's
-// side of the latency comparison is not its window's mean but the mean over the reports that match
-// Storm's span (stormSpan): otherwise short windows at a low rate disagree by chance. Measured on the
-// 18 comm-cost runs of two quick runs (50 tuples/s, 15 s windows, 6-10 ms): over the window, 6 of 18
-// were 5.7-13.9% apart from Storm's mean, because Storm's span ended 2.8-3.5 s after the window and
-// began 0.5-3.3 s after it; over the matched span 2 were (5.7% and 6.4%, each one report interval
-// short of Storm's count), the rest within 3.4%. The run's own figures stay the window's.
-// In a steady window the difference is well under 5% either way (comm-cost, ci: 0.1-4.6%). Where latency still falls in the window it
-// does not: at a paced load throughput is steady from the first interval, so the window opens while
-// start-up latency is still decaying, and the span Storm counts first holds the slow tuples. Measured
-// (kpart, heterogeneous-2, 30 s window, 5 s reports): ours 8.25 ms over 2,490 tuples, Storm's 11.52
-// ms over 2,880 (-28%; its extra 390 tuples average 32 ms, its all-time mean at the window start was
-// 50 ms); another run -17% (6.70 vs 8.04 ms, 2,116 vs 2,523 tuples). Such a run is rightly suspect:
-// its mean depends on where the window falls. The counts still agree (throughput 97.0 vs 92.9/s),
-// so the experiments take a run suspect on latency alone as suspect for its latency figures only.
+// Per tuple both sides hold the same number (Storm 2.8 hands the acker's time delta to the task hooks
+// and to its statistics alike), so the check compares like with like. Only the spans differ: in a
+// timed run our latency is taken over the worker reports that match Storm's span (stormSpan), not the
+// window, else short windows at a low rate disagree by chance. A run suspect on latency alone is
+// suspect for its latency figures only (start-up latency still decaying in a paced window).
 //
-// A spout executor that restarted in the window (a migration: Storm's counters start again with the
-// new incarnation while the harness counts every incarnation; seen in runs of the dynamic schedulers
-// as 15-186% apart), had no statistics yet at the window start, or, in a dataset run, any worker
-// restart or executor moved by the scheduler (movedInDataset), leaves the run not compared (Compared
-// false, Note says why).
-// Storm's figures are filled in whenever its readings allow, also when the harness measured nothing to
-// compare them with (an uninstrumented StormCounted run; Compared false, Note says so).
-// The harness's reports do not tell spouts apart, so the comparison is over the sum of the spouts.
+// A spout executor that restarted in the window (Storm's counters start again with it), had no
+// statistics at the window start, or, in a dataset run, any worker restart or executor moved by the
+// scheduler (movedInDataset) leaves the run not compared (Compared false, Note says why). Storm's
+// figures are filled in whenever its readings allow. The harness's reports do not tell spouts apart,
+// so the comparison is over the sum of the spouts. The measurements behind these rules are in
+// docs/results-log.md ("Cross-check against Storm's statistics").
 type StormCheck struct {
 	Compared          bool         `json:"compared"`
 	Note              string       `json:"note,omitempty"` // why not compared (or what was not)
@@ -339,9 +315,8 @@ func relDiff(a, b float64) float64 {
 // movedInDataset leaves a compared dataset run not compared when a scheduler decision applied before
 // toMs moved executors: a moved spout executor starts again in Storm (its new incarnation's counters
 // from zero) without a worker restart the harness would see, when it lands in a worker that then has
-// no more work to report. Measured: k-means runs of the deadline and adaptive schedulers read 3,908
-// acked here and 1,954 in Storm (one of two spout executors moved after its work was done). A timed
-// run needs no such rule: the spouts' uptimes show a restart (crossCheck).
+// no more work to report (seen in k-means runs of the deadline and adaptive schedulers: half the
+// count in Storm). A timed run needs no such rule: the spouts' uptimes show a restart (crossCheck).
 func movedInDataset(c StormCheck, decisions []protocol.DecisionRecord, toMs int64) StormCheck {
 	if !c.Compared || c.Quantity != "acked" {
 		return c

@@ -7,8 +7,9 @@ import (
 	"sort"
 )
 
-// Adaptive is J. Fan et al.'s adaptive scheduler as 002_39f4f6839cbfd73d.txt
-// (sec. 2, ref. [13]) describes it: a static placement by network
+// Adaptive is J. Fan et al.'s adaptive scheduler as Choi, Jeon, Lim, Bok and
+// Yoo, "Dynamic Task Scheduling Scheme for Processing Real-Time Stream Data
+// in Storm Environments", 2021 (sec. 2, ref. [13]) describe it: a static placement by network
 // bandwidth and tuple size, then periodic dynamic migration from nodes whose
 // CPU exceeds a threshold to unloaded nodes, weighing CPU and network cost.
 // 002 gives no formulas; our reading:
@@ -36,7 +37,7 @@ type Adaptive struct {
 var adaptiveInfo = Info{
 	Name:        "adaptive",
 	Description: "Fan et al.'s adaptive scheduler: traffic-greedy static placement, CPU-threshold migration",
-	Source:      "J. Fan et al. as described in 002_39f4f6839cbfd73d.txt sec. 2 [13]",
+	Source:      `J. Fan et al.'s adaptive scheduler as described in Choi, Jeon, Lim, Bok and Yoo, "Dynamic Task Scheduling Scheme for Processing Real-Time Stream Data in Storm Environments", 2021, sec. 2 (ref. [13])`,
 	New: func(o Options) (Scheduler, error) {
 		if err := checkTheta("adaptive", o.Theta); err != nil {
 			return nil, err

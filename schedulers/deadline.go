@@ -8,8 +8,9 @@ import (
 	"sort"
 )
 
-// Deadline is the deadline- and load-type-aware dynamic scheduler of
-// 002_39f4f6839cbfd73d.txt (sec. 3). It reads the load table (NodeLoad,
+// Deadline is the deadline- and load-type-aware dynamic scheduler of Choi,
+// Jeon, Lim, Bok and Yoo, "Dynamic Task Scheduling Scheme for Processing
+// Real-Time Stream Data in Storm Environments", 2021 (sec. 3). It reads the load table (NodeLoad,
 // Table 1) and the per-task monitor (TaskLoad, Table 2) in p.Load and
 // follows the decision tree of Fig. 3 with threshold Theta:
 //
@@ -84,7 +85,7 @@ const defaultBandwidth = 125e6
 var deadlineInfo = Info{
 	Name:        "deadline",
 	Description: "deadline- and load-type-aware dynamic scheduler (decision tree over CPU/memory load; R-Storm static placement)",
-	Source:      "002_39f4f6839cbfd73d.txt (Dynamic Task Scheduling Scheme for Real-Time Stream Data in Storm)",
+	Source:      `Choi, Jeon, Lim, Bok and Yoo, "Dynamic Task Scheduling Scheme for Processing Real-Time Stream Data in Storm Environments", 2021, sec. 3`,
 	New: func(o Options) (Scheduler, error) {
 		if err := checkTheta("deadline", o.Theta); err != nil {
 			return nil, err

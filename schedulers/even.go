@@ -14,8 +14,9 @@ import (
 // are spread over the nodes with SpreadSlots, which mirrors Storm's
 // sortSlots (nodes by free slot count, most first, then interleaved).
 //
-// It looks at neither traffic nor CPU weights: it is the baseline the K-PART
-// paper (000_1e4e00aeded315e8.txt sec. 2.1 and 4.3) compares against.
+// It looks at neither traffic nor CPU weights: it is the baseline Jian, Lu
+// and Zhang ("Storm heuristic balanced graph-partition scheduling
+// optimization method", 2018, sec. 2.1 and 4.3) compare against.
 // Storm also keeps executors that are still alive on their slots; this model
 // always places the whole topology afresh.
 type Even struct{}

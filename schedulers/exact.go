@@ -17,8 +17,8 @@ import (
 )
 
 // Exact is the reference "optimum": the proven minimum cut of a k-way
-// partition whose max deviation rate (eq. 8 of Jian, Lu, Zhang, "Storm
-// heuristic balanced graph-partition scheduling", the K-PART paper) is at
+// partition whose max deviation rate (eq. 8 of Jian, Lu and Zhang, "Storm
+// heuristic balanced graph-partition scheduling optimization method", 2018) is at
 // most Epsilon, i.e. every part weight lies in [(1-ε)·w_e, (1+ε)·w_e] with
 // w_e = w(V)/k. Two exact methods prove it: an own branch and bound
 // (exactBB, tried first for up to 10 s: on the K-PART paper's G(24,36)
@@ -87,7 +87,7 @@ func NewExact(o Options) (Scheduler, error) {
 var exactInfo = Info{
 	Name:        "exact",
 	Description: "proven minimum cut under a max-deviation balance bound (Epsilon), by the CBC MIP solver; small graphs only",
-	Source:      "reference optimum for eq. 7-8 of Jian, Lu, Zhang (K-PART paper); COIN-OR CBC",
+	Source:      `reference optimum for eqs. 7-8 of Jian, Lu and Zhang, "Storm heuristic balanced graph-partition scheduling optimization method", 2018; COIN-OR CBC`,
 	New:         NewExact,
 }
 

@@ -9,8 +9,9 @@ import (
 	"github.com/stormlab/stormlab/topologies"
 )
 
-// KPart is K-PART, the heuristic balanced graph partition of
-// 000_1e4e00aeded315e8.txt sec. 3.1 (Jian, Lu, Zhang), with the balance
+// KPart is K-PART, the heuristic balanced graph partition of Jian, Lu and
+// Zhang, "Storm heuristic balanced graph-partition scheduling optimization
+// method", 2018, sec. 3.1, with the balance
 // adjustment of sec. 3.1 part 3.
 //
 // Growing (sec. 3.1 part 2 and its pseudocode): all vertices start in V_k;
@@ -83,7 +84,7 @@ func NewKPart(o Options) (Scheduler, error) {
 var kpartInfo = Info{
 	Name:        "kpart",
 	Description: "K-PART heuristic balanced k-way graph partition with balance adjustment (Mul)",
-	Source:      "Jian, Lu, Zhang: Storm heuristic balanced graph-partition scheduling (000_1e4e00aeded315e8.txt sec. 3.1)",
+	Source:      `Jian, Lu and Zhang, "Storm heuristic balanced graph-partition scheduling optimization method", 2018, sec. 3.1`,
 	New:         NewKPart,
 }
 

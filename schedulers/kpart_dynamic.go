@@ -11,8 +11,9 @@ import (
 	"github.com/stormlab/stormlab/topologies"
 )
 
-// KPartDynamic is the dynamic scheduler of the K-PART paper
-// (000_1e4e00aeded315e8.txt sec. 3.3). The graph it gets carries the
+// KPartDynamic is the dynamic scheduler of Jian, Lu and Zhang, "Storm
+// heuristic balanced graph-partition scheduling optimization method", 2018
+// (sec. 3.3). The graph it gets carries the
 // measured load (vertex weight = executor CPU, edge weight = tuples/s), so
 // every estimate below is "from the old monitoring data" as the paper says.
 //
@@ -80,7 +81,7 @@ func NewKPartDynamic(o Options) (Scheduler, error) {
 var kpartDynamicInfo = Info{
 	Name:        "kpart-dynamic",
 	Description: "K-PART dynamic scheduler: K-PART f(E)->W and g(W)->R, apply only if inter-node rate and balance improve, minimal migration",
-	Source:      "Jian, Lu, Zhang: 000_1e4e00aeded315e8.txt sec. 3.3",
+	Source:      `Jian, Lu and Zhang, "Storm heuristic balanced graph-partition scheduling optimization method", 2018, sec. 3.3`,
 	New:         NewKPartDynamic,
 }
 
@@ -596,7 +597,7 @@ type ParallelismReport struct {
 	Components       []ComponentParallelism `json:"components"`         // by name
 }
 
-// Parallelism recommends component parallelism (000_1e4e00aeded315e8.txt
+// Parallelism recommends component parallelism (Jian, Lu and Zhang 2018,
 // sec. 3.3 part 2): group executors by component and sum their CPU L(c);
 // parallelism follows L(c_i):L(c_j) (for components joined by a stream the
 // paper sets PARALL ratios to the load ratios; over a connected topology

@@ -6,8 +6,9 @@ import (
 	"github.com/stormlab/stormlab/topologies"
 )
 
-// PartitionMetrics are the quality measures of 000_1e4e00aeded315e8.txt
-// sec. 3.2 for a k-way partition.
+// PartitionMetrics are the quality measures of Jian, Lu and Zhang, "Storm
+// heuristic balanced graph-partition scheduling optimization method", 2018,
+// sec. 3.2 (eqs. 7-8), for a k-way partition.
 type PartitionMetrics struct {
 	CutRate float64 `json:"cut_rate"` // eq. 7: cut edge weight / total edge weight (0 if no edges)
 	Std     float64 `json:"std"`      // population std dev of the k part weights

@@ -13,7 +13,7 @@ import (
 // MLFM is a multilevel k-way partitioner with Fiduccia-Mattheyses
 // refinement under a two-sided balance bound: every part weight must lie
 // in [(1-ε)·w_e, (1+ε)·w_e], w_e = w(V)/k, i.e. the max deviation rate of
-// eq. 8 of Jian, Lu, Zhang (the K-PART paper) is at most ε = Epsilon.
+// eq. 8 of Jian, Lu and Zhang (the K-PART paper, 2018) is at most ε = Epsilon.
 // It follows the scheme of Karypis and Kumar ("A fast and high quality
 // multilevel scheme for partitioning irregular graphs", SIAM J. Sci.
 // Comput. 1998) with the k-way FM of Fiduccia and Mattheyses ("A
@@ -88,7 +88,7 @@ func NewMLFM(o Options) (Scheduler, error) {
 var mlfmInfo = Info{
 	Name:        "mlfm",
 	Description: "multilevel k-way partition: heavy-edge coarsening, multi-start K-PART growth, FM refinement under a max-deviation bound (Epsilon)",
-	Source:      "Karypis, Kumar: multilevel k-way partitioning (1998); Fiduccia, Mattheyses (1982); balance of eq. 8 of Jian, Lu, Zhang",
+	Source:      `Karypis and Kumar, "A Fast and High Quality Multilevel Scheme for Partitioning Irregular Graphs", 1998; Fiduccia and Mattheyses, "A Linear-Time Heuristic for Improving Network Partitions", 1982; balance of eq. 8 of Jian, Lu and Zhang, "Storm heuristic balanced graph-partition scheduling optimization method", 2018`,
 	New:         NewMLFM,
 }
 

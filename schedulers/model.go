@@ -110,7 +110,9 @@ func (a *Assignment) Validate(g *topologies.Graph, c *Cluster) error {
 }
 
 // NodeLoad is one row of the load table kept in Nimbus by the
-// deadline-aware scheduler (002_39f4f6839cbfd73d.txt Table 1), fed by the
+// deadline-aware scheduler (Choi, Jeon, Lim, Bok and Yoo, "Dynamic Task
+// Scheduling Scheme for Processing Real-Time Stream Data in Storm
+// Environments", 2021, Table 1), fed by the
 // workers' metrics. CPU values are percent of the node's capacity.
 type NodeLoad struct {
 	Node          string  `json:"node"`
@@ -121,8 +123,7 @@ type NodeLoad struct {
 	NetworkLoad   float64 `json:"network_load"` // tuples/s leaving the node
 }
 
-// TaskLoad is one row of the per-task monitor (002_39f4f6839cbfd73d.txt
-// Table 2). Executor is the vertex index in the problem's graph.
+// TaskLoad is one row of the per-task monitor (Choi et al. 2021, Table 2). Executor is the vertex index in the problem's graph.
 type TaskLoad struct {
 	Executor   int     `json:"executor"`
 	Node       string  `json:"node"`
@@ -132,7 +133,7 @@ type TaskLoad struct {
 	MemoryMB   float64 `json:"memory_mb"`
 	Network    float64 `json:"network"` // tuples/s
 	// TupleSize is the task's mean tuple size (ST_size in eqs. 5-6 of
-	// 002_39f4f6839cbfd73d.txt); 0 when not measured.
+	// Choi et al. 2021); 0 when not measured.
 	TupleSize float64 `json:"tuple_size,omitempty"`
 }
 
@@ -142,7 +143,7 @@ type Load struct {
 	Nodes []NodeLoad `json:"nodes"`
 	Tasks []TaskLoad `json:"tasks"`
 	// NowMs is when the load was taken, on the clock of TaskLoad.StartMs
-	// ("Now" in eq. 1 of 002_39f4f6839cbfd73d.txt); 0 when unknown.
+	// ("Now" in eq. 1 of Choi et al. 2021); 0 when unknown.
 	NowMs int64 `json:"now_ms,omitempty"`
 	// NotMeasured names metrics the workers did not report although the
 	// load table has a column for them (e.g. "task_cpu" when an executor

@@ -10,7 +10,7 @@ import (
 
 // MPart is M-PART, the METIS-based P-Scheduler of Eskandari, Huang and Eyers
 // ("P-Scheduler: adaptive hierarchical scheduling in Apache Storm", ACSW
-// 2016), as the K-PART paper (000_1e4e00aeded315e8.txt sec. 1 ref. [6],
+// 2016), as the K-PART paper (Jian, Lu and Zhang 2018, sec. 1 ref. [6],
 // sec. 3.2 "M-PART") re-implements it for the partition experiments: one
 // multilevel k-way partition of the executor graph by METIS, edge weights
 // = tuple rates, vertices unweighted ("圖分時沒有考慮頂點權重", sec. 1).
@@ -47,7 +47,7 @@ func NewMPart(o Options) (Scheduler, error) {
 var mpartInfo = Info{
 	Name:        "mpart",
 	Description: "M-PART: METIS 5.1 k-way partition of the executor graph (unweighted vertices by default)",
-	Source:      "Eskandari et al.: P-Scheduler (ACSW 2016), as M-PART in 000_1e4e00aeded315e8.txt sec. 3.2",
+	Source:      `Eskandari, Huang and Eyers, "P-Scheduler: adaptive hierarchical scheduling in Apache Storm", 2016; as M-PART in Jian, Lu and Zhang, "Storm heuristic balanced graph-partition scheduling optimization method", 2018, sec. 3.2`,
 	New:         NewMPart,
 }
 

@@ -11,7 +11,8 @@ import (
 // Online is T-PART, the partition step of Aniello, Baldoni and Querzoni's
 // traffic-based online scheduler ("Adaptive online scheduling in Storm",
 // DEBS 2013, sec. 4.3, first phase: executors to worker slots), which the
-// K-PART paper (000_1e4e00aeded315e8.txt sec. 3.2) re-implements as T-PART.
+// K-PART paper (Jian, Lu and Zhang, "Storm heuristic balanced graph-partition
+// scheduling optimization method", 2018, sec. 3.2) re-implements as T-PART.
 // We follow the authors' code (storm-adaptive-schedulers,
 // OnlineScheduler.computeBestScheduling, first phase), which the paper
 // describes:
@@ -69,7 +70,7 @@ func NewOnline(o Options) (Scheduler, error) {
 var onlineInfo = Info{
 	Name:        "online",
 	Description: "T-PART: Aniello et al.'s traffic-based online scheduler; re-plans from measured traffic when inter-node traffic drops enough",
-	Source:      "Aniello, Baldoni, Querzoni: Adaptive online scheduling in Storm (DEBS 2013), as T-PART in Jian, Lu, Zhang's K-PART paper",
+	Source:      `Aniello, Baldoni and Querzoni, "Adaptive Online Scheduling in Storm", 2013; as T-PART in Jian, Lu and Zhang, "Storm heuristic balanced graph-partition scheduling optimization method", 2018, sec. 3.2`,
 	New:         NewOnline,
 }
 

@@ -142,7 +142,7 @@ func IsDynamic(name string) bool {
 }
 
 // defaultTheta is the load threshold of the deadline and adaptive
-// schedulers when Options.Theta is 0: the 80% of 002_39f4f6839cbfd73d.txt.
+// schedulers when Options.Theta is 0: the 80% of Choi et al. 2021 (Fig. 3).
 const defaultTheta = 0.8
 
 // checkTheta rejects a load threshold outside [0,1] (NaN included) for the

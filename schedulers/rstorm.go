@@ -48,7 +48,7 @@ type RStorm struct{}
 var rstormInfo = Info{
 	Name:        "rstorm",
 	Description: "R-Storm: BFS executor order, min-distance node in CPU/memory/network space, capacities respected",
-	Source:      "Peng et al., Middleware 2015; Storm DefaultResourceAwareStrategy",
+	Source:      `Peng, Hosseini, Hong, Farivar and Campbell, "R-Storm: Resource-Aware Scheduling in Storm", 2015; Storm DefaultResourceAwareStrategy`,
 	New:         func(Options) (Scheduler, error) { return RStorm{}, nil },
 }
 

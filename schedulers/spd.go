@@ -11,8 +11,8 @@ import (
 )
 
 // This file implements the task allocation model and algorithms of
-// Eidenbenz & Locher, "Task Allocation for Distributed Stream Processing"
-// (003_71b00c6e4dd513d1.txt): the streaming cost d(G) of an allocation
+// Eidenbenz and Locher, "Task Allocation for Distributed Stream Processing"
+// (2016): the streaming cost d(G) of an allocation
 // (sec. II), the optimal continuous allocation A^cont on SPD trees, whose
 // cost is a lower bound for every discrete allocation (sec. III), and the
 // discrete algorithm A^disc (Algorithm 3), registered as scheduler `spd`.
@@ -200,7 +200,7 @@ func LowerBound(s *topologies.SPD, c int) (float64, error) {
 	return a.Cost, nil
 }
 
-// DiscreteShares runs lines 1-9 of Algorithm 3 (003): while the largest
+// DiscreteShares runs lines 1-9 of Algorithm 3 (Eidenbenz and Locher 2016): while the largest
 // share exceeds 1, fix that task to share 1 (it is taken out of the
 // optimisation and one unit of capacity with it) and re-run A^cont on the
 // rest.
@@ -323,7 +323,7 @@ func (p SPDPartitioner) Partition(ctx context.Context, g *topologies.Graph, k in
 var spdInfo = Info{
 	Name:        "spd",
 	Description: "A^disc: greedy allocation from optimal continuous shares on SPD graphs (streaming cost)",
-	Source:      "Eidenbenz & Locher, Task Allocation for Distributed Stream Processing (003)",
+	Source:      `Eidenbenz and Locher, "Task Allocation for Distributed Stream Processing", 2016, A^disc`,
 	New: func(Options) (Scheduler, error) {
 		return PartitionScheduler{SPDPartitioner{}}, nil
 	},
@@ -332,7 +332,7 @@ var spdInfo = Info{
 var spdSharesInfo = Info{
 	Name:        "spd-shares",
 	Description: "A^disc variant: groups of ceil(1/share) tasks in place of ceil(2 n^(2/c)/share)",
-	Source:      "stormlab variant of 003's A^disc",
+	Source:      `stormlab variant of A^disc in Eidenbenz and Locher, "Task Allocation for Distributed Stream Processing", 2016`,
 	New: func(Options) (Scheduler, error) {
 		return PartitionScheduler{SPDPartitioner{Shares: true}}, nil
 	},

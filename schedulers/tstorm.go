@@ -81,7 +81,7 @@ func (s *TStorm) Explain(ctx context.Context, p *Problem) (*Assignment, *Decisio
 var tstormInfo = Info{
 	Name:        "tstorm",
 	Description: "T-Storm: executors by descending traffic to the worker with most traffic to them, one worker per node, consolidation; periodic re-planning",
-	Source:      "Xu, Chen, Tang, Su: T-Storm: traffic-aware online scheduling in Storm (ICDCS 2014)",
+	Source:      `Xu, Chen, Tang and Su, "T-Storm: Traffic-Aware Online Scheduling in Storm", 2014`,
 	New:         NewTStorm,
 }
 

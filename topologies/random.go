@@ -13,8 +13,8 @@ const (
 	MaxRandomEdges    = 50_000_000
 )
 
-// RandomGraph is the K-PART paper's generator (000_1e4e00aeded315e8.txt
-// sec. 3.2): n vertices, m distinct directed edges between distinct vertices
+// RandomGraph is the generator of Jian, Lu and Zhang, "Storm heuristic
+// balanced graph-partition scheduling optimization method", 2018, sec. 3.2: n vertices, m distinct directed edges between distinct vertices
 // (no self loops, at most one edge per unordered pair so the graph stays
 // simple), vertex and edge weights uniform integers in [1, 100]. The same
 // seed gives the same graph.

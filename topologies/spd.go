@@ -10,7 +10,8 @@ import (
 	"sort"
 )
 
-// SPD composition operators of 003_71b00c6e4dd513d1.txt sec. II: a serial
+// SPD composition operators of Eidenbenz and Locher, "Task Allocation for
+// Distributed Stream Processing", 2016, sec. II: a serial
 // composition G1 o_s G2 joins every sink of G1 to every source of G2; a
 // parallel composition is the plain union.
 const (
@@ -203,7 +204,7 @@ type SPDOptions struct {
 // form DecomposeSPD returns). Task IDs are 0..n-1 in tree order. The same
 // seed and options give the same graph. n is at most MaxRandomVertices.
 //
-// The paper (003) gives no generator; alternation and the bounded fan-out
+// The paper (Eidenbenz and Locher 2016) gives no generator; alternation and the bounded fan-out
 // are our choices, made so the edge count (sum over serial joins of
 // |sinks| x |sources|) stays near-linear in n.
 func RandomSPD(n int, seed uint64, o SPDOptions) (*SPD, error) {

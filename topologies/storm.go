@@ -203,7 +203,8 @@ func finiteNonNeg(x float64) bool { return x >= 0 && !math.IsInf(x, 0) && !math.
 // the instrumentation.
 const (
 	// ThroughputSpoutRate is one Throughput spout executor's rate: a tuple
-	// every 5 ms (000_1e4e00aeded315e8.txt sec. 2.1).
+	// every 5 ms (Jian, Lu and Zhang, "Storm heuristic balanced
+	// graph-partition scheduling optimization method", 2018, sec. 2.1).
 	ThroughputSpoutRate = 200.0
 	// WordCountSentenceRate is the nominal sentence rate of the whole
 	// WordCount spout; sentences average 10 words (5..15 uniform).

@@ -215,7 +215,7 @@ Files here:
 2. Copy the jars and add the storm.yaml lines as in the table.
 3. Restart Nimbus (it loads the bridge as storm.scheduler) and the supervisors (their
    storm.yaml and extlib are read at start). The UI and ZooKeeper need no restart.
-4. Write a target file (README of stormlab, "Running on your own Storm cluster") and run
+4. Write a target file (stormlab's docs/own-cluster.md) and run
    stormlab target check FILE
    It reports, item by item, what is reachable and installed, and what to fix.
 

@@ -44,7 +44,8 @@ func newPartitionCmd() *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "partition --graph FILE|random:N:M --k K --scheduler NAME [--mul M] [--epsilon E] [--seed S] [--options JSON] [--format json|table]",
-		Short: "Partition a weighted graph into k parts and print the parts and the K-PART paper's metrics",
+		Short: "Partition a weighted graph into k parts and print the parts and their partition metrics",
+		Long:  partitionLong,
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := checkFormat(format); err != nil {
@@ -123,7 +124,7 @@ func newPartitionCmd() *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&graphSpec, "graph", "", "graph JSON file, or random:N:M (the K-PART paper's generator: N vertices, M edges, weights 1..100)")
+	f.StringVar(&graphSpec, "graph", "", "graph JSON file (format: see above), or random:N:M (N vertices, M edges, weights 1..100)")
 	f.IntVar(&k, "k", 0, "number of parts, 1 <= k <= number of vertices")
 	f.StringVar(&scheduler, "scheduler", "", "scheduler name (list them with: stormlab schedulers)")
 	f.IntVar(&mul, "mul", 0, "K-PART balance-adjustment iteration multiplier (0 = none)")

@@ -12,7 +12,7 @@ import (
 func newSchedulersCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "schedulers",
-		Short: "List the schedulers: name, description, source paper",
+		Short: "List the schedulers: name, description, source (authors, title, year)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)

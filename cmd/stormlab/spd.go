@@ -30,7 +30,8 @@ type spdOutput struct {
 
 // newSPDCmd is `stormlab spd`: allocate an SPD graph's tasks onto c
 // resources with a partitioning scheduler and report the streaming cost
-// against the continuous lower bound (003_71b00c6e4dd513d1.txt).
+// against the continuous lower bound (Eidenbenz and Locher, "Task Allocation
+// for Distributed Stream Processing", 2016).
 func newSPDCmd() *cobra.Command {
 	var (
 		graphSpec, scheduler, format string

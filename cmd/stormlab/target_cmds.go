@@ -141,7 +141,7 @@ func checkTarget(ctx context.Context, t *target.Target, probe bool, w io.Writer)
 		switch {
 		case sched != harness.BridgeClass:
 			item(false, "bridge", "Nimbus runs storm.scheduler "+sched,
-				fmt.Sprintf("the bridge is not installed: copy the bridge jar to Nimbus's extlib, set storm.scheduler: %s and %s: %s%s in Nimbus's storm.yaml, restart Nimbus (README, \"Running on your own Storm cluster\")",
+				fmt.Sprintf("the bridge is not installed: copy the bridge jar to Nimbus's extlib, set storm.scheduler: %s and %s: %s%s in Nimbus's storm.yaml, restart Nimbus (stormlab's docs/own-cluster.md)",
 					harness.BridgeClass, docker.ServiceURLConf, target.Trim(t.Service.Cluster), protocol.PathSchedule))
 		case url != "" && !strings.HasPrefix(url, target.Trim(t.Service.Cluster)):
 			item(false, "bridge", "installed, but it posts to "+url,

@@ -63,7 +63,7 @@ var yamlField = regexp.MustCompile(`field (\S+) not found in type target\.(\w+)`
 // Parse decodes a target description strictly: unknown keys and missing fields are errors.
 func Parse(data []byte) (*Target, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
-		return nil, errors.New("empty: give nimbus, ui and service (see README, \"Running on your own Storm cluster\")")
+		return nil, errors.New("empty: give nimbus, ui and service (see stormlab's docs/own-cluster.md)")
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
@@ -156,7 +156,7 @@ func (t *Target) Write(path string) error {
 	if err != nil {
 		return err
 	}
-	head := "# stormlab target: an existing Storm cluster's endpoints (see README, \"Running on your own Storm cluster\")\n"
+	head := "# stormlab target: an existing Storm cluster's endpoints (see stormlab's docs/own-cluster.md)\n"
 	return os.WriteFile(path, append([]byte(head), data...), 0o600)
 }
 
