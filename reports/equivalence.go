@@ -1,0 +1,103 @@
+package reports
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// Equivalence checks: claims of no or of a small effect ("density does not
+// markedly affect the cut rate"). A difference test can never support such
+// a claim (no significant difference is absence of evidence), so these use
+// the two one-sided tests (TOST) of Schuirmann ("A comparison of the two
+// one-sided tests procedure and the power approach for assessing the
+// equivalence of average bioavailability", 1987) against a margin the
+// claim states: the effect holds as "within the margin" when both
+// one-sided tests reject "beyond the margin" at OneSided (0.025), i.e. the
+// 95% CI lies wholly inside the margin; it does not hold when the 95% CI
+// lies wholly outside (the effect is significantly beyond the margin); else
+// inconclusive. P is the TOST p, the larger of the two one-sided p-values.
+// Like threshold checks these are not Holm-corrected: each is an interval
+// rule at the common 95% level.
+
+// tost is the TOST p of an estimate est with standard error se on df
+// degrees of freedom against the margin [lo, hi]: max(P(T > (est-lo)/se),
+// P(T < (est-hi)/se)). With se = 0 it is 0 inside the margin and 1 outside.
+func tost(est, se, df, lo, hi float64) float64 {
+	if se == 0 {
+		if est > lo && est < hi {
+			return 0
+		}
+		return 1
+	}
+	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}
+	return math.Max(t.Survival((est-lo)/se), t.CDF((est-hi)/se))
+}
+
+// EquivalenceCheck tests that mean(a) - mean(b) lies within ±margin:
+// Welch's interval for independent units, the paired t interval (PairedT)
+// when paired (a[i] and b[i] the same unit). margin > 0 in the metric's
+// unit; fewer than MinUnits units (pairs) is inconclusive.
+func EquivalenceCheck(label string, a, b []float64, margin float64, paired bool, unit string) Check {
+	test, n := "Welch", []int{len(a), len(b)}
+	if paired {
+		test, n = "paired t", []int{len(a)}
+	}
+	band := Band{-margin, margin}
+	c := Check{Label: label, Kind: KindEquivalence, EffectLabel: fmt.Sprintf("difference of means %s", unit),
+		Rule:   fmt.Sprintf("equivalence (TOST, %s): 95%% CI of the difference wholly within ±%.4g, n >= %d", test, margin, MinUnits),
+		Effect: nan(), CILow: nan(), CIHigh: nan(), P: nan(), PRaw: nan(), PAgainst: nan(), N: n, PLabel: "TOST"}
+	if !(margin > 0) {
+		return inconclusive(c, "equivalence margin %v: state a positive margin in the claim", margin)
+	}
+	if min(len(a), len(b)) < MinUnits {
+		return inconclusive(c, "%d and %d units: a verdict needs at least %d", len(a), len(b), MinUnits)
+	}
+	var w WelchResult
+	var err error
+	if paired {
+		w, err = PairedT(a, b)
+	} else {
+		w, err = Welch(a, b)
+	}
+	if err != nil {
+		return inconclusive(c, "%v", err)
+	}
+	c.Effect, c.CILow, c.CIHigh = w.Diff, w.CILow, w.CIHigh
+	se := w.SE
+	if w.CILow == w.CIHigh {
+		se = 0 // constant up to rounding (Welch, PairedT)
+	}
+	c.P = tost(w.Diff, se, w.DF, -margin, margin)
+	c.PRaw = c.P
+	c.Verdict, c.Reason = IntervalVerdict(w.CILow, w.CIHigh, band)
+	return c
+}
+
+// EquivalenceRatioCheck tests that mean(a)/mean(b) of independent units
+// lies within [lo, hi] (e.g. [0.8, 1.25]: within 25% either way on the log
+// scale), with the delta-method interval of RatioCI and the TOST p on the
+// log scale. Fewer than MinUnits units on a side is inconclusive.
+func EquivalenceRatioCheck(label string, a, b []float64, lo, hi float64) Check {
+	band := Band{lo, hi}
+	c := Check{Label: label, Kind: KindEquivalence, EffectLabel: "ratio of means",
+		Rule:   fmt.Sprintf("equivalence (TOST on the log ratio, delta method): 95%% CI of the ratio of means wholly %s, n >= %d per side", band, MinUnits),
+		Effect: nan(), CILow: nan(), CIHigh: nan(), P: nan(), PRaw: nan(), PAgainst: nan(), N: []int{len(a), len(b)}, PLabel: "TOST"}
+	if !(lo > 0 && hi > lo) {
+		return inconclusive(c, "equivalence margin [%v, %v]: state 0 < lo < hi in the claim", lo, hi)
+	}
+	if min(len(a), len(b)) < MinUnits {
+		return inconclusive(c, "%d and %d units: a verdict needs at least %d per side", len(a), len(b), MinUnits)
+	}
+	l, se, df, err := logRatio(a, b)
+	if err != nil {
+		return inconclusive(c, "%v", err)
+	}
+	r, rlo, rhi, _ := RatioCI(a, b)
+	c.Effect, c.CILow, c.CIHigh = r, rlo, rhi
+	c.P = tost(l, se, df, math.Log(lo), math.Log(hi))
+	c.PRaw = c.P
+	c.Verdict, c.Reason = IntervalVerdict(rlo, rhi, band)
+	return c
+}
