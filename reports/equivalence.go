@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
@@ -75,15 +76,23 @@ func EquivalenceCheck(label string, a, b []float64, margin float64, paired bool,
 	return c
 }
 
-// EquivalenceRatioCheck tests that mean(a)/mean(b) of independent units
-// lies within [lo, hi] (e.g. [0.8, 1.25]: within 25% either way on the log
-// scale), with the delta-method interval of RatioCI and the TOST p on the
-// log scale. Fewer than MinUnits units on a side is inconclusive.
-func EquivalenceRatioCheck(label string, a, b []float64, lo, hi float64) Check {
+// EquivalenceRatioCheck tests that the ratio of a to b lies within [lo,
+// hi] (e.g. [0.8, 1.25]: within 25% either way on the log scale; or [1.01,
+// 1.5] for "a small rise": at least 1%, under 50%), with the TOST p on the
+// log scale. Independent units: the ratio of means with the delta-method
+// interval of RatioCI. Paired (a[i] and b[i] the same unit): the geometric
+// mean of the per-unit ratios with the interval of PairedRatioCI, whose
+// TOST is the paired t TOST of the logs. Fewer than MinUnits units (pairs)
+// is inconclusive.
+func EquivalenceRatioCheck(label string, a, b []float64, lo, hi float64, paired bool) Check {
 	band := Band{lo, hi}
 	c := Check{Label: label, Kind: KindEquivalence, EffectLabel: "ratio of means",
 		Rule:   fmt.Sprintf("equivalence (TOST on the log ratio, delta method): 95%% CI of the ratio of means wholly %s, n >= %d per side", band, MinUnits),
 		Effect: nan(), CILow: nan(), CIHigh: nan(), P: nan(), PRaw: nan(), PAgainst: nan(), N: []int{len(a), len(b)}, PLabel: "TOST"}
+	if paired {
+		c.EffectLabel, c.N = "geometric mean of the paired ratios", []int{len(a)}
+		c.Rule = fmt.Sprintf("equivalence (TOST, paired t on the log ratios): 95%% CI of the geometric mean ratio wholly %s, n >= %d pairs", band, MinUnits)
+	}
 	if !(lo > 0 && hi > lo) {
 		return inconclusive(c, "equivalence margin [%v, %v]: state 0 < lo < hi in the claim", lo, hi)
 	}
@@ -91,13 +100,44 @@ func EquivalenceRatioCheck(label string, a, b []float64, lo, hi float64) Check {
 		return inconclusive(c, "%d and %d units: a verdict needs at least %d per side", len(a), len(b), MinUnits)
 	}
 	l, se, df, err := logRatio(a, b)
+	if paired {
+		l, se, df, err = pairedLogRatio(a, b)
+	}
 	if err != nil {
 		return inconclusive(c, "%v", err)
 	}
-	r, rlo, rhi, _ := RatioCI(a, b)
-	c.Effect, c.CILow, c.CIHigh = r, rlo, rhi
+	q := 0.0
+	if se > 0 {
+		q = distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Quantile(1 - Alpha/2)
+	}
+	c.Effect, c.CILow, c.CIHigh = math.Exp(l), math.Exp(l-q*se), math.Exp(l+q*se)
 	c.P = tost(l, se, df, math.Log(lo), math.Log(hi))
 	c.PRaw = c.P
-	c.Verdict, c.Reason = IntervalVerdict(rlo, rhi, band)
+	c.Verdict, c.Reason = IntervalVerdict(c.CILow, c.CIHigh, band)
 	return c
+}
+
+// pairedLogRatio is the mean of log(a[i]/b[i]) with its standard error and
+// n - 1 degrees of freedom (PairedRatioCI); within rounding it is exact.
+func pairedLogRatio(a, b []float64) (l, se, df float64, err error) {
+	if len(a) != len(b) {
+		return nan(), nan(), nan(), fmt.Errorf("paired ratio: %d and %d values, need one of each per pair", len(a), len(b))
+	}
+	logs := make([]float64, len(a))
+	for i := range a {
+		if !(a[i] > 0) || !(b[i] > 0) || math.IsInf(a[i], 0) || math.IsInf(b[i], 0) {
+			return nan(), nan(), nan(), fmt.Errorf("paired ratio: pair %d has %v and %v, need positive finite values", i, a[i], b[i])
+		}
+		logs[i] = math.Log(a[i] / b[i])
+	}
+	m, v := stat.MeanVariance(logs, nil)
+	n := float64(len(logs))
+	se = math.Sqrt(v / n)
+	if se <= relRounding {
+		if math.Abs(m) <= relRounding {
+			m = 0
+		}
+		se = 0
+	}
+	return m, se, n - 1, nil
 }

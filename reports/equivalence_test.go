@@ -135,7 +135,7 @@ func TestHoldsNeverPrintsIntervalOverBoundary(t *testing.T) {
 			y[j] = float64(j) + float64((i*7+j*13)%11)/3
 		}
 		for _, ch := range []Check{TrendCheck("", x, y, Greater), MeanCheck("", y, Above(3), ""),
-			RatioCheck("", y, x, Above(1)), EquivalenceRatioCheck("", y, x, 0.8, 1.25)} {
+			RatioCheck("", y, x, Above(1)), EquivalenceRatioCheck("", y, x, 0.8, 1.25, false)} {
 			if ch.Verdict == Holds && ch.CILow <= 0 && ch.Kind == KindTrend {
 				t.Errorf("trend holds with CI low %v", ch.CILow)
 			}
@@ -152,7 +152,12 @@ func TestHoldsNeverPrintsIntervalOverBoundary(t *testing.T) {
 // statsmodels.stats.weightstats.ttost_ind(refA, refB, low, upp,
 // usevar='unequal')[0]: ±4 -> 0.07073972545078927, ±2 ->
 // 0.8679156228734034; ttost_paired(pa, pb, -0.05, 0.05)[0] =
-// 0.00021748871563239457. Ratio TOST by hand with scipy.stats.t on the
+// 0.00021748871563239457; the paired ratio TOST is
+// ttost_paired(np.log(pa), np.log(pb), np.log(lo), np.log(hi))[0]:
+// 0.005437428687786398 for [1.01, 1.5], 4.640129959020194e-06 for [0.8,
+// 1.25], 0.9977779065136851 for [1.1, 1.5] (95% interval of the geometric
+// mean ratio [1.0234970695371726, 1.0754953593162127], wholly below 1.1:
+// does not hold). Ratio TOST by hand with scipy.stats.t on the
 // delta-method log ratio (se and df as RatioCI): max(t.sf((l - log(lo))/se,
 // df), t.cdf((l - log(hi))/se, df)) = 0.024674841399801563 for [0.8, 1.25]
 // and 0.8530571862668281 for [0.9, 1/0.9]; the 95% interval is [1.0648,
@@ -167,9 +172,12 @@ func TestEquivalenceMatchesStatsmodels(t *testing.T) {
 		{"Welch ±4", EquivalenceCheck("", refA, refB, 4, false, ""), 0.07073972545078927, Inconclusive},
 		{"Welch ±2", EquivalenceCheck("", refA, refB, 2, false, ""), 0.8679156228734034, Inconclusive},
 		{"paired ±0.05", EquivalenceCheck("", pa, pb, 0.05, true, ""), 0.00021748871563239457, Holds},
-		{"ratio [0.8, 1.25]", EquivalenceRatioCheck("", refA, refB, 0.8, 1.25), 0.024674841399801563, Holds},
-		{"ratio [0.9, 1/0.9]", EquivalenceRatioCheck("", refA, refB, 0.9, 1/0.9), 0.8530571862668281, Inconclusive},
-		{"ratio beyond", EquivalenceRatioCheck("", []float64{20, 21, 22}, []float64{10, 10.5, 11}, 0.8, 1.25), math.NaN(), DoesNotHold},
+		{"ratio [0.8, 1.25]", EquivalenceRatioCheck("", refA, refB, 0.8, 1.25, false), 0.024674841399801563, Holds},
+		{"ratio [0.9, 1/0.9]", EquivalenceRatioCheck("", refA, refB, 0.9, 1/0.9, false), 0.8530571862668281, Inconclusive},
+		{"paired ratio [1.01, 1.5]", EquivalenceRatioCheck("", pa, pb, 1.01, 1.5, true), 0.005437428687786398, Holds},
+		{"paired ratio [0.8, 1.25]", EquivalenceRatioCheck("", pa, pb, 0.8, 1.25, true), 4.640129959020194e-06, Holds},
+		{"paired ratio [1.1, 1.5]", EquivalenceRatioCheck("", pa, pb, 1.1, 1.5, true), 0.9977779065136851, DoesNotHold},
+		{"ratio beyond", EquivalenceRatioCheck("", []float64{20, 21, 22}, []float64{10, 10.5, 11}, 0.8, 1.25, false), math.NaN(), DoesNotHold},
 		{"paired beyond", EquivalenceCheck("", []float64{5, 6, 7}, []float64{1, 2, 3.1}, 1, true, ""), math.NaN(), DoesNotHold},
 		{"no margin", EquivalenceCheck("", pa, pb, 0, true, ""), math.NaN(), Inconclusive},
 		{"two units", EquivalenceCheck("", pa[:2], pb[:2], 1, true, ""), math.NaN(), Inconclusive},
@@ -177,6 +185,10 @@ func TestEquivalenceMatchesStatsmodels(t *testing.T) {
 	} {
 		if !math.IsNaN(tc.p) {
 			near(t, tc.name+" TOST p", tc.c.P, tc.p, 1e-9)
+		}
+		if strings.HasPrefix(tc.name, "paired ratio") {
+			near(t, tc.name+" low", tc.c.CILow, 1.0234970695371726, 1e-12)
+			near(t, tc.name+" high", tc.c.CIHigh, 1.0754953593162127, 1e-12)
 		}
 		if tc.c.Verdict != tc.want {
 			t.Errorf("%s: %s (%s), want %s", tc.name, tc.c.Verdict, tc.c.Reason, tc.want)
