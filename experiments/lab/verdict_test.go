@@ -57,3 +57,43 @@ func TestLinePrintsDecidingP(t *testing.T) {
 		t.Errorf("line %q: want does not hold with p = 5.63e-05 against the claim", line)
 	}
 }
+
+// Identical results averaged over different numbers of repetitions differ
+// in their last bits (summed in order, ten 0.1s average to
+// 0.09999999999999999, three to 0.10000000000000002; Python: s = 0.0; for
+// _ in range(n): s += 0.1; s / n): the graph units of two sides then differ by about 1e-17 with zero
+// spread. That is no difference, so no check may find one.
+func TestConstantUnitsThroughAveraging(t *testing.T) {
+	r := &Results{}
+	for g := uint64(1); g <= 5; g++ {
+		for rep := 0; rep < 10; rep++ {
+			r.Add(Row{Series: "A", InstanceSeed: g, Rep: rep, Values: map[string]float64{"m": 0.1}})
+		}
+		for rep := 0; rep < 3; rep++ {
+			r.Add(Row{Series: "B", InstanceSeed: g, Rep: rep, Values: map[string]float64{"m": 0.1}})
+		}
+	}
+	a, b := GraphUnits(r, "A", "m", nil, false), GraphUnits(r, "B", "m", nil, false)
+	if a[0] == b[0] {
+		t.Fatalf("test data: units %v and %v are bit-equal; the probe needs a rounding difference", a[0], b[0])
+	}
+	pa, pb, _ := PairedGraphUnits(r, "m", false, UnitSide{Series: "A"}, UnitSide{Series: "B"})
+	checks := []reports.Check{
+		reports.DifferenceCheck("A > B", a, b, reports.Greater, ""),
+		reports.DifferenceCheck("A < B", a, b, reports.Less, ""),
+		reports.PairedDifferenceCheck("A > B paired", pa, pb, reports.Greater, ""),
+		reports.PairedDifferenceCheck("A < B paired", pa, pb, reports.Less, ""),
+	}
+	cs := []Claim{{Statement: "differs", Checks: checks}}
+	JudgeClaims(cs, "")
+	for _, c := range cs[0].Checks {
+		if c.Verdict != reports.Inconclusive || c.Effect != 0 {
+			t.Errorf("%s: %s, effect %g (%s); want inconclusive with effect 0", c.Label, c.Verdict, c.Effect, c.Reason)
+		}
+	}
+	// An equivalence check supports "no difference" on the same units.
+	eq := reports.EquivalenceRatioCheck("A / B in [0.99, 1.01]", pa, pb, 0.99, 1.01, true)
+	if eq.Verdict != reports.Holds {
+		t.Errorf("equivalence: %s (%s), want holds", eq.Verdict, eq.Reason)
+	}
+}
