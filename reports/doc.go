@@ -43,11 +43,14 @@
 //     the log scale) or of paired ratios (Student's t on the logs) wholly
 //     inside the band holds, wholly outside does not hold;
 //   - trend ("y rises with x"): the 95% CI of Spearman's rho (Fisher z,
-//     standard error sqrt(1.06/(n-3))) wholly on the claimed side of 0;
+//     standard error sqrt(1.06/(n-3))) wholly on the claimed side of 0 (or
+//     inside the claimed band); the printed p is that rule's own (Fisher z
+//     against the bound; exact permutation p for a perfect rank order);
 //   - equivalence (a claim of no or of a small effect, with the margin
 //     stated in the claim): the two one-sided tests (TOST, Schuirmann 1987)
 //     against the margin, i.e. the 95% CI wholly inside it holds and wholly
-//     outside does not hold; the printed p is the TOST p. A difference test
+//     outside does not hold; the printed p is the TOST p, or for "does not
+//     hold" the one-sided p of lying beyond the margin. A difference test
 //     can never support "no effect"; this can;
 //   - exact (a universal statement): one counter-example refutes it.
 //

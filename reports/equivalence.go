@@ -18,22 +18,46 @@ import (
 // one-sided tests reject "beyond the margin" at OneSided (0.025), i.e. the
 // 95% CI lies wholly inside the margin; it does not hold when the 95% CI
 // lies wholly outside (the effect is significantly beyond the margin); else
-// inconclusive. P is the TOST p, the larger of the two one-sided p-values.
+// inconclusive. P is the TOST p, the larger of the two one-sided p-values;
+// for "does not hold" the one-sided p of lying beyond the margin (bandP).
 // Like threshold checks these are not Holm-corrected: each is an interval
 // rule at the common 95% level.
 
-// tost is the TOST p of an estimate est with standard error se on df
-// degrees of freedom against the margin [lo, hi]: max(P(T > (est-lo)/se),
-// P(T < (est-hi)/se)). With se = 0 it is 0 inside the margin and 1 outside.
-func tost(est, se, df, lo, hi float64) float64 {
-	if se == 0 {
-		if est > lo && est < hi {
+// distribution is a standard test distribution (Student's t, the normal).
+type distribution interface {
+	CDF(float64) float64
+	Survival(float64) float64
+}
+
+// bandP is the p that decides an interval rule: an estimate est with
+// standard error se (statistic (est - bound)/se following dist) against
+// the band [lo, hi] (±Inf for an open side). For "holds" and
+// "inconclusive" it is the TOST p, the larger of the one-sided p-values
+// of "above lo" and "below hi" (0 for an infinite bound); for "does not
+// hold" it is the one-sided p of the estimate lying beyond the bound it
+// crossed. The rule's verdict at OneSided agrees with the 95% interval
+// est ± q·se. With se = 0 it is 0 or 1.
+func bandP(est, se float64, dist distribution, lo, hi float64, v Verdict) (p float64, label string) {
+	beyond := func(bound float64, above bool) float64 {
+		switch {
+		case math.IsInf(bound, 0):
 			return 0
+		case se == 0 && above == (est > bound):
+			return 0
+		case se == 0:
+			return 1
+		case above:
+			return dist.Survival((est - bound) / se)
 		}
-		return 1
+		return dist.CDF((est - bound) / se)
 	}
-	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}
-	return math.Max(t.Survival((est-lo)/se), t.CDF((est-hi)/se))
+	if v == DoesNotHold {
+		if est > hi {
+			return beyond(hi, true), "beyond the upper bound"
+		}
+		return beyond(lo, false), "beyond the lower bound"
+	}
+	return math.Max(beyond(lo, true), beyond(hi, false)), "TOST"
 }
 
 // EquivalenceCheck tests that mean(a) - mean(b) lies within ±margin:
@@ -70,9 +94,9 @@ func EquivalenceCheck(label string, a, b []float64, margin float64, paired bool,
 	if w.CILow == w.CIHigh {
 		se = 0 // constant up to rounding (Welch, PairedT)
 	}
-	c.P = tost(w.Diff, se, w.DF, -margin, margin)
-	c.PRaw = c.P
 	c.Verdict, c.Reason = IntervalVerdict(w.CILow, w.CIHigh, band)
+	c.P, c.PLabel = bandP(w.Diff, se, distuv.StudentsT{Mu: 0, Sigma: 1, Nu: w.DF}, -margin, margin, c.Verdict)
+	c.PRaw = c.P
 	return c
 }
 
@@ -111,9 +135,9 @@ func EquivalenceRatioCheck(label string, a, b []float64, lo, hi float64, paired 
 		q = distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Quantile(1 - Alpha/2)
 	}
 	c.Effect, c.CILow, c.CIHigh = math.Exp(l), math.Exp(l-q*se), math.Exp(l+q*se)
-	c.P = tost(l, se, df, math.Log(lo), math.Log(hi))
-	c.PRaw = c.P
 	c.Verdict, c.Reason = IntervalVerdict(c.CILow, c.CIHigh, band)
+	c.P, c.PLabel = bandP(l, se, distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}, math.Log(lo), math.Log(hi), c.Verdict)
+	c.PRaw = c.P
 	return c
 }
 

@@ -157,7 +157,9 @@ func TestHoldsNeverPrintsIntervalOverBoundary(t *testing.T) {
 // 0.005437428687786398 for [1.01, 1.5], 4.640129959020194e-06 for [0.8,
 // 1.25], 0.9977779065136851 for [1.1, 1.5] (95% interval of the geometric
 // mean ratio [1.0234970695371726, 1.0754953593162127], wholly below 1.1:
-// does not hold). Ratio TOST by hand with scipy.stats.t on the
+// does not hold, and the printed p is the deciding one, of lying below 1.1:
+// scipy.stats.ttest_1samp(np.log(pa/pb), np.log(1.1),
+// alternative='less').pvalue = 0.002222093486314838). Ratio TOST by hand with scipy.stats.t on the
 // delta-method log ratio (se and df as RatioCI): max(t.sf((l - log(lo))/se,
 // df), t.cdf((l - log(hi))/se, df)) = 0.024674841399801563 for [0.8, 1.25]
 // and 0.8530571862668281 for [0.9, 1/0.9]; the 95% interval is [1.0648,
@@ -176,7 +178,7 @@ func TestEquivalenceMatchesStatsmodels(t *testing.T) {
 		{"ratio [0.9, 1/0.9]", EquivalenceRatioCheck("", refA, refB, 0.9, 1/0.9, false), 0.8530571862668281, Inconclusive},
 		{"paired ratio [1.01, 1.5]", EquivalenceRatioCheck("", pa, pb, 1.01, 1.5, true), 0.005437428687786398, Holds},
 		{"paired ratio [0.8, 1.25]", EquivalenceRatioCheck("", pa, pb, 0.8, 1.25, true), 4.640129959020194e-06, Holds},
-		{"paired ratio [1.1, 1.5]", EquivalenceRatioCheck("", pa, pb, 1.1, 1.5, true), 0.9977779065136851, DoesNotHold},
+		{"paired ratio [1.1, 1.5]", EquivalenceRatioCheck("", pa, pb, 1.1, 1.5, true), 0.002222093486314838, DoesNotHold},
 		{"ratio beyond", EquivalenceRatioCheck("", []float64{20, 21, 22}, []float64{10, 10.5, 11}, 0.8, 1.25, false), math.NaN(), DoesNotHold},
 		{"paired beyond", EquivalenceCheck("", []float64{5, 6, 7}, []float64{1, 2, 3.1}, 1, true, ""), math.NaN(), DoesNotHold},
 		{"no margin", EquivalenceCheck("", pa, pb, 0, true, ""), math.NaN(), Inconclusive},
@@ -192,6 +194,9 @@ func TestEquivalenceMatchesStatsmodels(t *testing.T) {
 		}
 		if tc.c.Verdict != tc.want {
 			t.Errorf("%s: %s (%s), want %s", tc.name, tc.c.Verdict, tc.c.Reason, tc.want)
+		}
+		if tc.want == DoesNotHold && !strings.Contains(tc.c.PLabel, "beyond") {
+			t.Errorf("%s: p labelled %q, want the p of lying beyond the margin", tc.name, tc.c.PLabel)
 		}
 	}
 }
@@ -226,5 +231,28 @@ func TestSpearmanPerfectOrder(t *testing.T) {
 		s, _ = Spearman(x, y)
 		near(t, "perfect falling high", s.CIHigh, -tc.inner, 1e-12)
 		near(t, "perfect falling low", s.CILow, -1, 0)
+	}
+}
+
+// A trend check prints the p of its own rule (Fisher z against the band's
+// bound, so it agrees with the 95% interval), for every verdict: rising
+// data, rho = 0.9636363636363635 (n = 10, se = sqrt(1.06/7)):
+// scipy.stats.norm.sf((np.arctanh(rho) - np.arctanh(1e-12)) / se) =
+// 1.4844753388336937e-07, the p that decides both "rises" (holds) and
+// "falls" (does not hold: beyond the bound -1e-12, 1.4844753387931934e-07);
+// the tied data (rho 0.3914537831560393) gives 0.14397151770394045.
+func TestTrendPrintsDecidingP(t *testing.T) {
+	x := []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}
+	y := []float64{2.1, 1.9, 3.5, 3.9, 3.7, 5.2, 6.8, 6.1, 7.9, 9.5}
+	rises, falls := TrendCheck("", x, y, Greater), TrendCheck("", x, y, Less)
+	near(t, "rises p", rises.P, 1.4844753388336937e-07, 1e-15)
+	near(t, "falls p", falls.P, 1.4844753387931934e-07, 1e-15)
+	if rises.Verdict != Holds || falls.Verdict != DoesNotHold || !strings.Contains(falls.PLabel, "beyond") {
+		t.Errorf("rises %s, falls %s (%s); want holds and does not hold beyond the bound", rises.Verdict, falls.Verdict, falls.PLabel)
+	}
+	ties := TrendCheck("", x, []float64{3, 1, 4, 1, 5, 9, 2, 6, 5, 3}, Greater)
+	near(t, "ties p", ties.P, 0.14397151770394045, 1e-12)
+	if ties.Verdict != Inconclusive {
+		t.Errorf("ties: %s, want inconclusive", ties.Verdict)
 	}
 }

@@ -465,8 +465,17 @@ func TrendBandCheck(label string, x, y []float64, band Band) Check {
 	if err != nil {
 		return inconclusive(c, "%v", err)
 	}
-	c.Effect, c.CILow, c.CIHigh, c.P, c.PRaw, c.PLabel = s.Rho, s.CILow, s.CIHigh, s.P, s.P, "Spearman, two-sided"
+	c.Effect, c.CILow, c.CIHigh = s.Rho, s.CILow, s.CIHigh
 	c.Verdict, c.Reason = IntervalVerdict(s.CILow, s.CIHigh, band)
+	if math.Abs(s.Rho) == 1 {
+		c.P, c.PLabel = s.P, "exact permutation, two-sided"
+	} else {
+		// The p of the rule itself: Fisher z against the band's bounds.
+		z := func(r float64) float64 { return math.Atanh(math.Max(-1, math.Min(1, r))) }
+		c.P, c.PLabel = bandP(z(s.Rho), math.Sqrt(1.06/float64(len(x)-3)), distuv.UnitNormal, z(band.Lo), z(band.Hi), c.Verdict)
+		c.PLabel = "Fisher z, " + c.PLabel
+	}
+	c.PRaw = c.P
 	return c
 }
 
