@@ -259,7 +259,7 @@ func PairedDifferenceCheck(label string, a, b []float64, dir Direction, unit str
 
 func differenceCheck(label, test, effect string, dir Direction, n []int) Check {
 	return Check{Label: label, Kind: KindDifference, EffectLabel: strings.TrimSpace(effect),
-		Rule:   fmt.Sprintf("%s, one-sided (mean %s), Holm-adjusted p < %.3g (95%% CI on the claimed side of 0)", test, dir.word(), OneSided),
+		Rule:   fmt.Sprintf("%s, one-sided (mean %s), Holm-adjusted p < %.3g (so its 95%% CI is on the claimed side of 0), n >= %d per side", test, dir.word(), OneSided, MinUnits),
 		Effect: nan(), CILow: nan(), CIHigh: nan(), P: nan(), PRaw: nan(), PAgainst: nan(),
 		N: n, Verdict: Inconclusive, Reason: "not judged yet"}
 }
@@ -412,9 +412,10 @@ func (b Band) String() string {
 	return fmt.Sprintf("in [%.4g, %.4g]", b.Lo, b.Hi)
 }
 
-// IntervalVerdict is the rule of trend and threshold checks: the interval
-// [lo, hi] inside the band holds, disjoint from it does not hold, else
-// inconclusive.
+// IntervalVerdict is the rule of trend, threshold and equivalence checks:
+// the 95% interval [lo, hi] inside the band holds, disjoint from it does
+// not hold, else inconclusive (the common convention: one-sided 0.025 at
+// each bound).
 func IntervalVerdict(lo, hi float64, b Band) (Verdict, string) {
 	if math.IsNaN(lo) || math.IsNaN(hi) {
 		return Inconclusive, "no interval"
