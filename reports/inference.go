@@ -23,6 +23,11 @@ import (
 // margin). Every printed interval is that 95% interval, so a "holds" line
 // never shows an interval that includes its boundary. Difference checks are
 // in addition Holm-corrected over the experiment's family.
+//
+// Missing data, a NaN, fewer than MinUnits units, or any error makes a
+// check inconclusive with the reason; it never yields "does not hold" and
+// never panics. Merge combines the checks of one claim: any "does not
+// hold" wins, then any "inconclusive", else "holds".
 
 // Alpha is the two-sided level of every check: its 95% interval decides,
 // and each one-sided boundary test is at Alpha/2.
