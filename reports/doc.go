@@ -41,7 +41,10 @@
 //   - threshold ("the mean / ratio is above, below or within a bound"): the
 //     95% CI of the mean (Student's t), of a ratio of means (delta method on
 //     the log scale) or of paired ratios (Student's t on the logs) wholly
-//     inside the band holds, wholly outside does not hold;
+//     inside the band holds, wholly outside does not hold; the printed p is
+//     the rule's own: the larger one-sided p against the band's bounds, or
+//     for "does not hold" the one-sided p of lying beyond the bound crossed
+//     (the two-period crossover ratio prints none);
 //   - trend ("y rises with x"): the 95% CI of Spearman's rho (Fisher z,
 //     standard error sqrt(1.06/(n-3))) wholly on the claimed side of 0 (or
 //     inside the claimed band); the printed p is that rule's own (Fisher z

@@ -256,3 +256,34 @@ func TestTrendPrintsDecidingP(t *testing.T) {
 		t.Errorf("ties: %s, want inconclusive", ties.Verdict)
 	}
 }
+
+// Threshold checks print the p of their interval rule too.
+// scipy.stats.ttest_1samp(hi, 9, alternative='greater').pvalue =
+// 0.002406339165022112 (holds above 9); against 11 it is 0.5 (straddles);
+// ttest_1samp(lo, 9, alternative='less').pvalue = 0.00015454283392483508
+// (lo's mean lies below 9: does not hold, beyond the bound). The ratio
+// refA/refB against <= 1.1, by hand with the delta-method se and df of
+// RatioCI: scipy.stats.t.cdf((l - np.log(1.1)) / se, df) =
+// 0.9023748540697415. Paired ratios pa/pb against >= 1.1:
+// ttest_1samp(np.log(pa/pb), np.log(1.1), alternative='less').pvalue =
+// 0.002222093486314838.
+func TestThresholdPrintsDecidingP(t *testing.T) {
+	hi, lo := []float64{10, 11, 12, 10.5, 11.5}, []float64{5, 6, 5.5, 6.5, 5}
+	for _, tc := range []struct {
+		name string
+		c    Check
+		p    float64
+		want Verdict
+	}{
+		{"mean above 9", MeanCheck("", hi, Above(9), ""), 0.002406339165022112, Holds},
+		{"mean above 11", MeanCheck("", hi, Above(11), ""), 0.5, Inconclusive},
+		{"mean of lo above 9", MeanCheck("", lo, Above(9), ""), 0.00015454283392483508, DoesNotHold},
+		{"ratio below 1.1", RatioCheck("", refA, refB, Below(1.1)), 0.9023748540697415, Inconclusive},
+		{"paired ratio above 1.1", PairedRatioCheck("", pa, pb, Above(1.1)), 0.002222093486314838, DoesNotHold},
+	} {
+		near(t, tc.name+" p", tc.c.P, tc.p, 1e-12)
+		if tc.c.Verdict != tc.want {
+			t.Errorf("%s: %s (%s), want %s", tc.name, tc.c.Verdict, tc.c.Reason, tc.want)
+		}
+	}
+}

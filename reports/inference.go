@@ -26,7 +26,8 @@ import (
 //
 // Missing data, a NaN, fewer than MinUnits units, or any error makes a
 // check inconclusive with the reason; it never yields "does not hold" and
-// never panics. Merge combines the checks of one claim: any "does not
+// never panics (an exact check is refuted by one counter-example among at
+// least 2 units). Merge combines the checks of one claim: any "does not
 // hold" wins, then any "inconclusive", else "holds".
 
 // Alpha is the two-sided level of every check: its 95% interval decides,
@@ -519,7 +520,39 @@ func MeanCheck(label string, xs []float64, band Band, unit string) Check {
 	if len(xs) < MinUnits {
 		return inconclusive(c, "%d unit(s): a verdict needs at least %d", len(xs), MinUnits)
 	}
-	return inBand(c, band)(MeanCI(xs))
+	c = inBand(c, band)(MeanCI(xs))
+	if !math.IsNaN(c.Effect) {
+		m, v := stat.MeanVariance(xs, nil)
+		se := math.Sqrt(v / float64(len(xs)))
+		if se <= relRounding*math.Abs(m) {
+			se = 0
+		}
+		c.withBandP(m, se, float64(len(xs)-1), band.Lo, band.Hi)
+	}
+	return c
+}
+
+// withBandP sets the check's p to that of its interval rule (bandP) for
+// an estimate on the interval's own scale, with Student's t on df degrees
+// of freedom.
+func (c *Check) withBandP(est, se, df, lo, hi float64) {
+	if math.IsNaN(est) || math.IsNaN(se) {
+		return
+	}
+	c.P, c.PLabel = bandP(est, se, distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}, lo, hi, c.Verdict)
+	c.PRaw = c.P
+}
+
+// logBand is band on the log scale (a bound <= 0 is -Inf).
+func logBand(b Band) (lo, hi float64) {
+	lo, hi = math.Inf(-1), math.Log(b.Hi)
+	if b.Lo > 0 {
+		lo = math.Log(b.Lo)
+	}
+	if b.Hi <= 0 {
+		hi = math.Inf(-1)
+	}
+	return lo, hi
 }
 
 // inBand returns a function that completes c from an estimate and its 95%
@@ -589,7 +622,12 @@ func RatioCheck(label string, a, b []float64, band Band) Check {
 	if min(len(a), len(b)) < MinUnits {
 		return inconclusive(c, "%d and %d units: a verdict needs at least %d per side", len(a), len(b), MinUnits)
 	}
-	return inBand(c, band)(RatioCI(a, b))
+	c = inBand(c, band)(RatioCI(a, b))
+	if l, se, df, err := logRatio(a, b); err == nil {
+		lo, hi := logBand(band)
+		c.withBandP(l, se, df, lo, hi)
+	}
+	return c
 }
 
 // PairedRatioCI is the geometric mean of the per-pair ratios a[i]/b[i]
@@ -626,7 +664,12 @@ func PairedRatioCheck(label string, a, b []float64, band Band) Check {
 	if len(a) < MinUnits {
 		return inconclusive(c, "%d pair(s): a verdict needs at least %d", len(a), MinUnits)
 	}
-	return inBand(c, band)(PairedRatioCI(a, b))
+	c = inBand(c, band)(PairedRatioCI(a, b))
+	if l, se, df, err := pairedLogRatio(a, b); err == nil && len(a) >= 2 {
+		lo, hi := logBand(band)
+		c.withBandP(l, se, df, lo, hi)
+	}
+	return c
 }
 
 // CrossoverRatioCI is PairedRatioCI for a two-period crossover: each pair
