@@ -394,3 +394,58 @@ func TestDeadlineClaimVerdicts(t *testing.T) {
 		{"one run per cell", build(1, sched{10, 80, 0}, sched{14, 90, 0}, sched{12, 90, 0}, 100, 10, 14), reports.Inconclusive},
 	})
 }
+
+// Probes of the statistics on whole claim sets: a graph's difficulty that
+// every algorithm shares cancels in the paired checks, and a claim of a
+// small effect can be refuted by data showing none.
+func TestGraphClaimsPairedAndEquivalence(t *testing.T) {
+	// partition-density: graphs differ by ±40% in cut rate, K-PART Mul=0
+	// is 3% below every other algorithm on each graph. Unpaired, the graph
+	// spread hides the 3%; paired by graph it is plain.
+	r := &Results{Experiment: "partition-density", Metrics: PartitionMetrics()}
+	n := newNoise(5)
+	for m := 15.0; m <= 66; m += 3 {
+		for g := 0; g < 10; g++ {
+			base := n.rel(0.4, 0.4)
+			for ai, s := range partitionAlgs {
+				cut := base * []float64{0.97, 1, 1, 1}[ai] * n.rel(1, 0.002)
+				r.Add(partRow(s, m, uint64(100*int(m)+g), g, 0, cut, 10, 0.1, 0))
+			}
+		}
+	}
+	_, a := agg(t, r)
+	cs := judged(partitionDensityClaims(r, a), "")
+	var smallest Claim
+	for _, c := range cs {
+		if strings.HasPrefix(c.Statement, "K-PART (Mul=0) has the smallest cut rate") {
+			smallest = c
+		}
+	}
+	if smallest.Verdict != reports.Holds {
+		t.Errorf("paired smallest cut rate: %s\n  %s", smallest.Verdict, smallest.Line())
+	}
+	k0, o := graphUnits(r, labelKPart0, "cut_rate", nil, true), graphUnits(r, labelTPart, "cut_rate", nil, true)
+	unpaired := reports.DifferenceCheck("", k0, o, reports.Less, "")
+	reports.Judge([]*reports.Check{&unpaired})
+	if unpaired.Verdict == reports.Holds {
+		t.Errorf("test data: the unpaired test already holds (p %g); the probe needs the graph spread to hide the effect", unpaired.P)
+	}
+
+	// kpart-mul: Mul has no effect at all on the cut rate (every Mul gives
+	// the same partition). "Mul>0 raises the cut rate a little" (at least
+	// 1%) does not hold: the ratio is exactly 1, outside [1.01, 1.5].
+	r = &Results{Experiment: "kpart-mul", Metrics: PartitionMetrics()}
+	for g := 0; g < 10; g++ {
+		cut := n.rel(0.25, 0.3)
+		for mul := 0.0; mul <= 9; mul++ {
+			for rep := 0; rep < 3; rep++ {
+				r.Add(partRow("K-PART", mul, uint64(g+1), g, rep, cut, 40, 0.1, 0))
+			}
+		}
+	}
+	_, a = agg(t, r)
+	c := judged(kpartMulClaims(r, a), "")[0]
+	if c.Verdict != reports.DoesNotHold || c.Decider().Kind != reports.KindEquivalence {
+		t.Errorf("no effect on the cut rate: %s by %s, want does not hold by equivalence\n  %s", c.Verdict, c.Decider().Kind, c.Line())
+	}
+}

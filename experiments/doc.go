@@ -9,9 +9,11 @@
 //
 // Claims: every claim names its source (Cite: authors, title, year,
 // figure), is a paper claim or a sanity check, and is decided by checks
-// from package reports (Welch one-sided + Holm for differences, Spearman's
-// rho with a Fisher-z CI for trends, a 95% CI wholly on one side for
-// thresholds); see reports/inference.go for the rules. Units: a graph
+// from package reports at one level, the 95% CI (Welch or, on shared
+// graphs, paired t one-sided + Holm for differences, Spearman's rho with a
+// Fisher-z CI for trends, a 95% CI wholly on one side for thresholds, TOST
+// against a stated margin for claims of no or small effect); see
+// reports/doc.go for the rules. Units: a graph
 // instance (mean over its repetitions) for graph experiments,
 // deterministic schedulers run once per instance; one run for cluster
 // experiments.

@@ -216,6 +216,8 @@ func TestCheckVerdicts(t *testing.T) {
 		{"difference against", DifferenceCheck("", lo, hi, Greater, ""), DoesNotHold},
 		{"difference none", DifferenceCheck("", hi, same, Greater, ""), Inconclusive},
 		{"difference n=1", DifferenceCheck("", hi, []float64{1}, Greater, ""), Inconclusive},
+		{"difference n=2", DifferenceCheck("", hi, []float64{1, 1.1}, Greater, ""), Inconclusive},
+		{"paired n=2", PairedDifferenceCheck("", []float64{5, 6}, []float64{1, 2}, Greater, ""), Inconclusive},
 		{"trend rises", TrendCheck("", x, []float64{1, 2, 3, 4, 5, 6}, Greater), Holds},
 		{"trend falls", TrendCheck("", x, []float64{6, 5, 4, 3, 2, 1}, Greater), DoesNotHold},
 		{"trend noisy", TrendCheck("", x, []float64{3, 1, 4, 1, 5, 2}, Greater), Inconclusive},
@@ -226,6 +228,13 @@ func TestCheckVerdicts(t *testing.T) {
 		{"mean below", MeanCheck("", lo, Above(9), ""), DoesNotHold},
 		{"mean straddles", MeanCheck("", hi, Above(11), ""), Inconclusive},
 		{"mean one unit", MeanCheck("", []float64{3}, Above(1), ""), Inconclusive},
+		{"mean two identical units", MeanCheck("", []float64{3, 3}, Above(1), ""), Inconclusive},
+		{"mean three identical units", MeanCheck("", []float64{3, 3, 3}, Above(1), ""), Holds},
+		{"ratio two units", RatioCheck("", []float64{10, 10}, []float64{5, 5}, Band{1.5, 2.5}), Inconclusive},
+		{"paired ratio two pairs", PairedRatioCheck("", []float64{10, 10}, []float64{5, 5}, Band{1.5, 2.5}), Inconclusive},
+		{"trend perfect n=4", TrendCheck("", x[:4], []float64{1, 2, 3, 4}, Greater), Inconclusive},
+		{"trend perfect n=5", TrendCheck("", x[:5], []float64{1, 2, 3, 4, 5}, Greater), Holds},
+		{"trend constant y n=4", TrendCheck("", x[:4], []float64{2, 2, 2, 2}, Greater), Inconclusive},
 		{"ratio in band", RatioCheck("", hi, lo, Band{1.5, 2.5}), Holds},
 		{"ratio outside", RatioCheck("", hi, lo, Band{3, 4}), DoesNotHold},
 		{"ratio straddles", RatioCheck("", hi, lo, Band{2, 3}), Inconclusive},
@@ -233,6 +242,7 @@ func TestCheckVerdicts(t *testing.T) {
 		{"exact refuted", ExactCheck("", "", false, 3, 3, ""), DoesNotHold},
 		{"exact refuted on 2", ExactCheck("", "", false, 2, 3, ""), DoesNotHold},
 		{"exact ok on too few", ExactCheck("", "", true, 2, 3, ""), Inconclusive},
+		{"exact ok on 2 with minHold 2", ExactCheck("", "", true, 2, 2, ""), Inconclusive},
 		{"exact one unit", ExactCheck("", "", false, 1, 1, ""), Inconclusive},
 		{"exact no data", ExactCheck("", "", false, 0, 0, ""), Inconclusive},
 	}
@@ -251,12 +261,15 @@ func TestCheckVerdicts(t *testing.T) {
 func TestHolmChangesAVerdict(t *testing.T) {
 	// A one-sided p between alpha/3 and alpha holds alone but not among 3
 	// equal tests (Holm multiplies the smallest by 3).
-	a := []float64{1.3, 2.1, 1.9, 2.6, 1.6}
+	// scipy.stats.ttest_ind(a, b, equal_var=False, alternative='greater')
+	// .pvalue = 0.019992791854758586.
+	a := []float64{1.3, 2.1, 1.9, 2.6, 1.8}
 	b := []float64{1.0, 1.4, 1.1, 1.8, 1.2}
 	one := DifferenceCheck("", a, b, Greater, "")
 	Judge([]*Check{&one})
-	if one.PRaw <= Alpha/3 || one.PRaw >= Alpha {
-		t.Fatalf("test data: raw p %v, want in (alpha/3, alpha)", one.PRaw)
+	near(t, "raw p", one.PRaw, 0.019992791854758586, 1e-9)
+	if one.PRaw <= OneSided/3 || one.PRaw >= OneSided {
+		t.Fatalf("test data: raw p %v, want in (alpha/3, alpha) at one-sided %v", one.PRaw, OneSided)
 	}
 	if one.Verdict != Holds {
 		t.Fatalf("alone: %s (%s)", one.Verdict, one.Reason)

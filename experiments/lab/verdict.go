@@ -27,7 +27,9 @@ const (
 
 // Claim is one statement checked on our numbers. A Spec's Claims function
 // fills in Statement, Source, Kind, Forced, Evidence and the Checks
-// (reports.DifferenceCheck, TrendCheck, MeanCheck, RatioCheck, ExactCheck);
+// (reports.DifferenceCheck or PairedDifferenceCheck when both sides are
+// measured on the same units, TrendCheck, MeanCheck, RatioCheck,
+// EquivalenceCheck for a claim of no or small effect, ExactCheck);
 // the runner then judges every claim of the experiment together
 // (JudgeClaims: Holm's correction over all difference checks, then
 // reports.Merge per claim). The rules are those of reports/inference.go.
@@ -160,7 +162,11 @@ func effectText(d reports.Check) string {
 		parts = append(parts, "n = "+strings.Join(ns, "/"))
 	}
 	if !math.IsNaN(d.P) {
-		parts = append(parts, fmt.Sprintf("p = %.3g", d.P))
+		p := fmt.Sprintf("p = %.3g", d.P)
+		if d.PLabel != "" {
+			p += " (" + d.PLabel + ")"
+		}
+		parts = append(parts, p)
 	}
 	if len(parts) == 0 {
 		return "no effect measured"
@@ -259,13 +265,51 @@ func CountVerdicts(cs []Claim) (holds, not, inconc, sanity int) {
 // own graphs, as in partition-density and spd); otherwise an instance is
 // its generating seed across all x (kpart-mul, partition-k reuse graphs).
 func GraphUnits(r *Results, series, metric string, keep func(Row) bool, perX bool) []float64 {
-	type key struct {
-		x    float64
-		seed uint64
-		inst int
+	keys, means := graphUnitMeans(r, series, metric, keep, perX)
+	out := make([]float64, len(keys))
+	for i, k := range keys {
+		out[i] = means[k]
 	}
-	sums := map[key][2]float64{}
-	var order []key
+	return out
+}
+
+// UnitSide is one side of a paired comparison: a series and the rows of
+// it that count (nil: all).
+type UnitSide struct {
+	Series string
+	Keep   func(Row) bool
+}
+
+// PairedGraphUnits returns the graph units (GraphUnits) of two sides that
+// were measured on the same graph instances, aligned so that a[i] and b[i]
+// are the same graph: the input of a paired test. A graph present on one
+// side only is left out; unmatched counts those.
+func PairedGraphUnits(r *Results, metric string, perX bool, sa, sb UnitSide) (a, b []float64, unmatched int) {
+	ka, ma := graphUnitMeans(r, sa.Series, metric, sa.Keep, perX)
+	kb, mb := graphUnitMeans(r, sb.Series, metric, sb.Keep, perX)
+	for _, k := range ka {
+		if v, ok := mb[k]; ok {
+			a, b = append(a, ma[k]), append(b, v)
+		} else {
+			unmatched++
+		}
+	}
+	return a, b, unmatched + len(kb) - len(a)
+}
+
+// unitKey names a graph instance: its x (when perX), generating seed and
+// instance number.
+type unitKey struct {
+	x    float64
+	seed uint64
+	inst int
+}
+
+// graphUnitMeans is the mean of metric per graph instance, with the
+// instances in the order of their first row.
+func graphUnitMeans(r *Results, series, metric string, keep func(Row) bool, perX bool) ([]unitKey, map[unitKey]float64) {
+	sums := map[unitKey][2]float64{}
+	var order []unitKey
 	for _, row := range r.Rows {
 		if row.Series != series || (keep != nil && !keep(row)) {
 			continue
@@ -274,12 +318,11 @@ func GraphUnits(r *Results, series, metric string, keep func(Row) bool, perX boo
 		if !ok {
 			v = math.NaN()
 		}
-		k := key{seed: row.InstanceSeed, inst: row.Instance}
-		if !perX {
-			k.inst = 0
-		}
+		k := unitKey{seed: row.InstanceSeed, inst: row.Instance}
 		if perX {
 			k.x = row.X
+		} else {
+			k.inst = 0
 		}
 		if _, ok := sums[k]; !ok {
 			order = append(order, k)
@@ -287,11 +330,11 @@ func GraphUnits(r *Results, series, metric string, keep func(Row) bool, perX boo
 		s := sums[k]
 		sums[k] = [2]float64{s[0] + v, s[1] + 1}
 	}
-	out := make([]float64, len(order))
-	for i, k := range order {
-		out[i] = sums[k][0] / sums[k][1]
+	means := make(map[unitKey]float64, len(order))
+	for _, k := range order {
+		means[k] = sums[k][0] / sums[k][1]
 	}
-	return out
+	return order, means
 }
 
 // RunUnits returns one value per run (row) of series at the x values keep
