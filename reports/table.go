@@ -62,6 +62,9 @@ type Table struct {
 	Columns []string
 	Rows    [][]Cell
 	Label   string // LaTeX \label; default "tab:" and a slug of Title
+	// Notes are sentences under the table (in the caption of LaTeX and
+	// terminal output): flags such as a broken bound, what n counts.
+	Notes []string
 }
 
 // AddRow appends a row.
@@ -161,14 +164,24 @@ func writeString(w io.Writer, s string) error {
 	return err
 }
 
+// notes is CICaption (when a cell has an interval) and the notes, one a
+// line.
+func (t *Table) notes() string {
+	var lines []string
+	if t.hasCI() {
+		lines = append(lines, CICaption)
+	}
+	return strings.Join(append(lines, t.Notes...), "\n")
+}
+
 // WriteText renders the table for a terminal (box-drawing lines).
 func (t *Table) WriteText(w io.Writer) error {
 	if err := t.check(); err != nil {
 		return err
 	}
 	tw := t.pretty()
-	if t.hasCI() {
-		tw.SetCaption("%s", CICaption)
+	if c := t.notes(); c != "" {
+		tw.SetCaption("%s", c)
 	}
 	tw.SetStyle(table.StyleLight)
 	tw.Style().Format.Header = text.FormatDefault // keep column names as written
@@ -184,8 +197,8 @@ func (t *Table) WriteMarkdown(w io.Writer) error {
 	tw := t.pretty()
 	tw.SetTitle("")
 	s := tw.RenderMarkdown()
-	if t.hasCI() {
-		s += "\n\n" + CICaption
+	if c := t.notes(); c != "" {
+		s += "\n\n" + strings.ReplaceAll(c, "\n", "\n\n")
 	}
 	if t.Title != "" {
 		s = "**" + t.Title + "**\n\n" + s

@@ -32,7 +32,7 @@ func (rep *Report) Table() *reports.Table {
 	if s.Source != "" {
 		title += " (" + s.Source + ")"
 	}
-	return rep.Aggregate.Table(title, s.SeriesLabel, s.XName)
+	return rep.Aggregate.TableWithPanels(title, s.PanelLabel, s.SeriesLabel, s.XName)
 }
 
 // WriteSummary prints the results table and the claims for a terminal or a
@@ -145,7 +145,7 @@ func Run(ctx context.Context, spec *Spec, o Options) (*Report, error) {
 		return nil, err
 	}
 	rep.Results = res
-	if rep.Aggregate, err = Summarise(res); err != nil {
+	if rep.Aggregate, err = SummarisePanels(res, spec.Panel); err != nil {
 		return nil, err
 	}
 	if spec.Claims != nil {
