@@ -188,6 +188,63 @@ func (t *Table) WriteText(w io.Writer) error {
 	return writeString(w, tw.Render())
 }
 
+// WriteTextWidth renders the table for a terminal of maxWidth columns:
+// the widest columns wrap (at spaces where they can) until every line
+// fits, and the title and notes wrap too.
+func (t *Table) WriteTextWidth(w io.Writer, maxWidth int) error {
+	if err := t.check(); err != nil {
+		return err
+	}
+	widths := make([]int, len(t.Columns))
+	for j, c := range t.Columns {
+		widths[j] = text.StringWidth(c)
+		for i := range t.Rows {
+			widths[j] = max(widths[j], text.StringWidth(t.cell(i, j).String()))
+		}
+	}
+	const minCol = 6
+	total := func() int {
+		n := 3*len(widths) + 1 // "│ " before each column, " │" after the last
+		for _, x := range widths {
+			n += x
+		}
+		return n
+	}
+	for total() > maxWidth {
+		wide := 0
+		for j := range widths {
+			if widths[j] > widths[wide] {
+				wide = j
+			}
+		}
+		if widths[wide] <= minCol {
+			break
+		}
+		widths[wide]--
+	}
+	tw := t.pretty()
+	tw.SetTitle("%s", text.WrapSoft(t.Title, total()-4))
+	var cfg []table.ColumnConfig
+	for j := range t.Columns {
+		c := table.ColumnConfig{Number: j + 1, WidthMax: widths[j], WidthMaxEnforcer: text.WrapSoft}
+		if t.numericColumn(j) {
+			c.Align = text.AlignRight
+		}
+		cfg = append(cfg, c)
+	}
+	tw.SetColumnConfigs(cfg)
+	if c := t.notes(); c != "" {
+		var lines []string
+		for _, l := range strings.Split(c, "\n") {
+			lines = append(lines, text.WrapSoft(l, maxWidth))
+		}
+		tw.SetCaption("%s", strings.Join(lines, "\n"))
+	}
+	tw.SetStyle(table.StyleLight)
+	tw.Style().Format.Header = text.FormatDefault
+	return writeString(w, tw.Render())
+}
+
 // WriteMarkdown renders the table as GitHub Markdown, the title as a bold
 // line above it.
 func (t *Table) WriteMarkdown(w io.Writer) error {
