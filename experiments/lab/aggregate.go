@@ -134,7 +134,29 @@ func SummarisePanels(r *Results, panel func(Row) string) (*Aggregate, error) {
 		}
 		a.Series = append(a.Series, sa)
 	}
+	if panel != nil {
+		sort.SliceStable(a.Series, func(i, j int) bool { return naturalLess(a.Series[i].Panel, a.Series[j].Panel) })
+	}
 	return a, nil
+}
+
+// naturalLess orders strings with their numbers compared by value ("c = 4"
+// before "c = 16").
+func naturalLess(a, b string) bool {
+	chunks := regexp.MustCompile(`[0-9]+|[^0-9]+`)
+	ca, cb := chunks.FindAllString(a, -1), chunks.FindAllString(b, -1)
+	for i := 0; i < len(ca) && i < len(cb); i++ {
+		if ca[i] == cb[i] {
+			continue
+		}
+		na, ea := strconv.Atoi(ca[i])
+		nb, eb := strconv.Atoi(cb[i])
+		if ea == nil && eb == nil {
+			return na < nb
+		}
+		return ca[i] < cb[i]
+	}
+	return len(ca) < len(cb)
 }
 
 func panelText(p string) string {
