@@ -78,7 +78,11 @@ func (t *Table) WriteLaTeX(w io.Writer) error {
 // caption is the title, CICaption when a cell has an interval, and the
 // notes, one sentence after another.
 func (t *Table) caption() string {
-	parts := []string{t.Title}
+	title := strings.TrimSpace(t.Title)
+	if title != "" && !strings.HasSuffix(title, ".") {
+		title += "."
+	}
+	parts := []string{title}
 	if t.hasCI() {
 		parts = append(parts, CICaption)
 	}

@@ -589,9 +589,9 @@ func writeFigure(w io.Writer, p *plot.Plot, entries []legendEntry, format string
 	bottom := vg.Length(0)
 	switch {
 	case len(entries) == 0:
-		p.Draw(draw.Crop(dc, 0, 0, bottom, 0))
+		p.Draw(draw.Crop(dc, 0, 0, bottom, -margin)) // -margin: no title above, keep the top tick label in
 	case right:
-		p.Draw(draw.Crop(dc, 0, -colW, bottom, 0))
+		p.Draw(draw.Crop(dc, 0, -colW, bottom, -margin))
 		all.Draw(draw.Crop(dc, width-colW+margin, -margin, bottom, -margin))
 	default: // below the axes: columns of equal width, filled top to bottom
 		for k := 0; k < cols; k++ {
@@ -603,7 +603,7 @@ func writeFigure(w io.Writer, p *plot.Plot, entries []legendEntry, format string
 			x := margin + vg.Length(k)*colW
 			l.Draw(draw.Crop(dc, x, -(width - x - colW), bottom, -(height - bottom - legH)))
 		}
-		p.Draw(draw.Crop(dc, 0, 0, bottom+legH, 0))
+		p.Draw(draw.Crop(dc, 0, 0, bottom+legH, -margin))
 	}
 	return writeCanvas(w, c, format)
 }
