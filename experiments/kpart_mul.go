@@ -162,14 +162,15 @@ func addBalanceTrace(ctx context.Context, res *Results, sweep PartitionSweep) er
 	}
 	res.Knobs["balance_cycles"] = cycleText(cycles)
 	first := cycles[0]
-	ts := reports.TimeSeries{Name: "graph 1 (seed 1)"}
-	for m, v := range first.Std {
+	ts := reports.TimeSeries{Name: "K-PART, graph 1"}
+	// The first two units of Mul show the cycle; the rest repeats it.
+	for m, v := range first.Std[:min(len(first.Std), 2*first.N+1)] {
 		ts.T = append(ts.T, float64(m))
 		ts.Y = append(ts.Y, v)
 	}
 	res.Figures = append(res.Figures, lab.Figure{Name: "balance-trace", Plot: &reports.TimeSeriesPlot{
 		XLabel: fmt.Sprintf("balance-adjustment move (%d per unit of Mul)", first.N), YLabel: "std dev of subset weights", Series: []reports.TimeSeries{ts},
-		Title: fmt.Sprintf("kpart-mul: K-PART's balance adjustment on one G(24,36) graph, k = 3, Mul = %d, move by move", traceMul),
+		Title: fmt.Sprintf("kpart-mul: K-PART's balance adjustment on graph 1, k = 3, moves 0 to %d of the %d at Mul = %d", 2*first.N, traceMul*first.N, traceMul),
 		Caption: fmt.Sprintf("Each move takes the best-gain vertex of the heaviest subset to the lightest, as Jian, Lu and Zhang (2018) describe it, with no stopping rule. "+
 			"From move %d on, the partition repeats every %d moves, so every Mul >= 1 ends in the same few partitions. All %d graphs: %s.",
 			first.Onset, first.Period, len(cycles), cycleText(cycles)),
