@@ -195,14 +195,20 @@ func (t *Table) WriteTextWidth(w io.Writer, maxWidth int) error {
 	if err := t.check(); err != nil {
 		return err
 	}
-	widths := make([]int, len(t.Columns))
+	// floor: a value ("mean ± ci") stays on one line, text wraps at spaces.
+	widths, floor := make([]int, len(t.Columns)), make([]int, len(t.Columns))
 	for j, c := range t.Columns {
-		widths[j] = text.StringWidth(c)
+		widths[j], floor[j] = text.StringWidth(c), longestWord(c)
 		for i := range t.Rows {
-			widths[j] = max(widths[j], text.StringWidth(t.cell(i, j).String()))
+			cell := t.cell(i, j)
+			widths[j] = max(widths[j], text.StringWidth(cell.String()))
+			if cell.Value != nil {
+				floor[j] = max(floor[j], text.StringWidth(cell.String()))
+			} else {
+				floor[j] = max(floor[j], longestWord(cell.Text))
+			}
 		}
 	}
-	const minCol = 6
 	total := func() int {
 		n := 3*len(widths) + 1 // "│ " before each column, " │" after the last
 		for _, x := range widths {
@@ -210,17 +216,24 @@ func (t *Table) WriteTextWidth(w io.Writer, maxWidth int) error {
 		}
 		return n
 	}
-	for total() > maxWidth {
-		wide := 0
-		for j := range widths {
-			if widths[j] > widths[wide] {
-				wide = j
+	const minCol = 6
+	for _, lim := range [][]int{floor, nil} {
+		for total() > maxWidth {
+			wide := -1
+			for j := range widths {
+				low := minCol
+				if lim != nil {
+					low = max(low, lim[j])
+				}
+				if widths[j] > low && (wide < 0 || widths[j] > widths[wide]) {
+					wide = j
+				}
 			}
+			if wide < 0 {
+				break
+			}
+			widths[wide]--
 		}
-		if widths[wide] <= minCol {
-			break
-		}
-		widths[wide]--
 	}
 	tw := t.pretty()
 	tw.SetTitle("%s", text.WrapSoft(t.Title, total()-4))
@@ -243,6 +256,15 @@ func (t *Table) WriteTextWidth(w io.Writer, maxWidth int) error {
 	tw.SetStyle(table.StyleLight)
 	tw.Style().Format.Header = text.FormatDefault
 	return writeString(w, tw.Render())
+}
+
+// longestWord is the width of s's longest space-free run.
+func longestWord(s string) int {
+	n := 0
+	for _, w := range strings.Fields(s) {
+		n = max(n, text.StringWidth(w))
+	}
+	return n
 }
 
 // WriteMarkdown renders the table as GitHub Markdown, the title as a bold

@@ -53,7 +53,7 @@ func (rep *Report) WriteSummary(w io.Writer) error {
 	var b strings.Builder
 	writeClaimLines(&b, rep.Claims, "")
 	if rep.Dir != "" {
-		b.WriteString(Wrap(fmt.Sprintf("files: %s/{%s}", rep.Dir, strings.Join(rep.Files, ",")), SummaryWidth, "    ") + "\n")
+		b.WriteString(Wrap(fmt.Sprintf("files in %s: %s", rep.Dir, strings.Join(rep.Files, ", ")), SummaryWidth, "    ") + "\n")
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
