@@ -141,6 +141,9 @@ var latexEscaper = strings.NewReplacer(
 // "A^cont" (a word) and "n^(2/c)" (a bracketed expression).
 var superscript = regexp.MustCompile(`([A-Za-z0-9])\^(\(([0-9A-Za-z/+\-* ]+)\)|[A-Za-z]+)`)
 
+// doubleQuoted finds "text" in ASCII double quotes, set as “text”.
+var doubleQuoted = regexp.MustCompile(`"([^"]*)"`)
+
 // label is Label, or "tab:" and a slug of the title's first few words
 // ("" without either).
 func (t *Table) label() string {
@@ -170,10 +173,11 @@ func (t *Table) label() string {
 }
 
 // EscapeLaTeX makes s safe in LaTeX text mode: special characters are
-// escaped, "<=", ">=", "±", "×" and powers such as "A^cont" or "n^(2/c)"
+// escaped, "quotes" become “quotes”, "<=", ">=", "±", "×" and powers such as "A^cont" or "n^(2/c)"
 // become math ($A^{\mathrm{cont}}$, $n^{2/c}$), and typographic Unicode
 // that pdflatex lacks is replaced.
 func EscapeLaTeX(s string) string {
+	s = doubleQuoted.ReplaceAllString(s, "``$1''")
 	var b strings.Builder
 	last := 0
 	for _, m := range superscript.FindAllStringSubmatchIndex(s, -1) {

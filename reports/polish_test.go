@@ -77,6 +77,7 @@ func TestEscapeLaTeXMath(t *testing.T) {
 		"max dev <= 0.05, x >= 1": `max dev $\le$ 0.05, x $\ge$ 1`,
 		"a ^ b":                   `a \textasciicircum{} b`,
 		"10% — 5×":                `10\% --- 5$\times$`,
+		`Jian, "Storm", 2018`:     "Jian, ``Storm'', 2018",
 	} {
 		if got := EscapeLaTeX(in); got != want {
 			t.Errorf("EscapeLaTeX(%q) = %q, want %q", in, got, want)

@@ -367,7 +367,35 @@ func (a *Aggregate) boundNote(s SeriesAgg) string {
 		return ""
 	}
 	return fmt.Sprintf("* %s breaks its stated bound at x = %s: largest max dev %.3g, up to %.0f empty parts in a run.",
-		s.Name, strings.Join(at, ", "), worst, empty)
+		s.Name, ranges(at, s.Points), worst, empty)
+}
+
+// ranges joins the x values at, a subset of the points' x values, with
+// runs of consecutive points shown as "first-last".
+func ranges(at []string, pts []Point) string {
+	var out []string
+	in := map[string]bool{}
+	for _, x := range at {
+		in[x] = true
+	}
+	for i := 0; i < len(pts); i++ {
+		if !in[FormatX(pts[i].X)] {
+			continue
+		}
+		j := i
+		for j+1 < len(pts) && in[FormatX(pts[j+1].X)] {
+			j++
+		}
+		if j-i >= 2 {
+			out = append(out, FormatX(pts[i].X)+"-"+FormatX(pts[j].X))
+		} else {
+			for k := i; k <= j; k++ {
+				out = append(out, FormatX(pts[k].X))
+			}
+		}
+		i = j
+	}
+	return strings.Join(out, ", ")
 }
 
 // Plot is the figure of one metric: mean with 95% CI over x, one line per

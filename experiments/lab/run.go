@@ -32,7 +32,9 @@ func (rep *Report) Table() *reports.Table {
 	if s.Source != "" {
 		title += " (" + s.Source + ")"
 	}
-	return rep.Aggregate.TableWithPanels(title, s.PanelLabel, s.SeriesLabel, s.XName)
+	t := rep.Aggregate.TableWithPanels(title, s.PanelLabel, s.SeriesLabel, s.XName)
+	t.Label = "tab:" + slug(s.Name)
+	return t
 }
 
 // SummaryWidth is the widest line of the terminal summaries (WriteSummary,
