@@ -401,7 +401,9 @@ func ranges(at []string, pts []Point) string {
 // Plot is the figure of one metric: mean with 95% CI over x, one line per
 // series (of every panel).
 func (a *Aggregate) Plot(title, xLabel string, m Metric) *reports.LinePlot {
-	return a.PanelPlot("", xLabel, m)
+	lp := a.PanelPlot("", xLabel, m)
+	lp.Title = title // in the caption, not the image
+	return lp
 }
 
 // PanelPlot is Plot for the series of one panel. The figure carries no

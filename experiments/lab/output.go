@@ -215,6 +215,20 @@ func (rep *Report) figureFiles() []outFile {
 	return out
 }
 
+// WriteCaptions writes a figure's caption beside it in dir: name.txt
+// (plain text) and name.tex (a LaTeX figure including name, labelled
+// label), and returns their file names.
+func WriteCaptions(dir, name, label string, caption string) ([]string, error) {
+	txt, tex := name+".txt", name+".tex"
+	if err := WriteAtomic(filepath.Join(dir, txt), func(w io.Writer) error { return reports.WriteCaptionText(w, caption) }); err != nil {
+		return nil, err
+	}
+	if err := WriteAtomic(filepath.Join(dir, tex), func(w io.Writer) error { return reports.WriteFigureTeX(w, name, caption, label) }); err != nil {
+		return nil, err
+	}
+	return []string{txt, tex}, nil
+}
+
 // slug is s in lower-case letters, digits and dashes (a file name part).
 func slug(s string) string {
 	var b strings.Builder
