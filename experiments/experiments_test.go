@@ -149,7 +149,8 @@ func checkFileSet(t *testing.T, files []string, metrics []Metric) {
 
 // compileLaTeX compiles the folder's table.tex in a document with
 // reports.LaTeXPreamble (a two-column article, so table* and the column
-// width are tried) with pdflatex, and fails on an error or an overfull box.
+// width are tried) with pdflatex, and fails on an error, an overfull box
+// or a float too tall for the page.
 // Without pdflatex it skips, saying why (.ci/setup.sh installs it, so CI
 // compiles).
 func compileLaTeX(t *testing.T, dir string) {
@@ -172,7 +173,10 @@ func compileLaTeX(t *testing.T, dir string) {
 	if err != nil {
 		t.Fatalf("pdflatex on %s/table.tex: %v\n%s", dir, err, out)
 	}
-	if log, _ := os.ReadFile(filepath.Join(tmp, "doc.log")); strings.Contains(string(log), "Overfull \\hbox") {
-		t.Errorf("%s/table.tex overflows its width:\n%s", dir, log)
+	log, _ := os.ReadFile(filepath.Join(tmp, "doc.log"))
+	for _, bad := range []string{"Overfull \\hbox", "Float too large"} {
+		if strings.Contains(string(log), bad) {
+			t.Errorf("%s/table.tex does not fit (%s):\n%s", dir, bad, log)
+		}
 	}
 }

@@ -21,22 +21,47 @@ const wideColumns = 7
 // headerLine is the longest header line before it is wrapped.
 const headerLine = 14
 
-// WriteLaTeX renders the table as a LaTeX table with booktabs rules that
+// maxLaTeXRows is the most rows one LaTeX table float holds: at \small
+// about 40 rows fill a page of a two-column paper; a longer table is split
+// into parts ("part 2 of 4" in the caption), each a float of its own.
+const maxLaTeXRows = 36
+
+// WriteLaTeX renders the table as LaTeX tables with booktabs rules that
 // pdflatex compiles (it needs LaTeXPreamble; a comment on the first line
 // says so). go-pretty has no LaTeX renderer, so this is a small writer of
 // our own. Text is escaped (EscapeLaTeX); value cells become
 // "$mean \pm ci$"; numeric columns are right-aligned, text columns left;
 // long headers wrap over lines. The tabular is set \small and shrunk to
 // the line width only when wider (\resizebox); a table of wideColumns or
-// more columns is a table* (the text width of a two-column paper). The
-// caption is the title, CICaption when a cell has an interval, then the
-// notes; the table gets \label{Label} (default "tab:" and a short slug of
-// the title).
+// more columns is a table* (the text width of a two-column paper); more
+// than maxLaTeXRows rows are split into parts. The caption is the title,
+// CICaption when a cell has an interval, then the notes; the table gets
+// \label{Label} (default "tab:" and a short slug of the title), later
+// parts Label-2, Label-3, ...
 func (t *Table) WriteLaTeX(w io.Writer) error {
 	if err := t.check(); err != nil {
 		return err
 	}
+	parts := max(1, (len(t.Rows)+maxLaTeXRows-1)/maxLaTeXRows)
 	var b strings.Builder
+	b.WriteString("% Needs \\usepackage{booktabs} and \\usepackage{graphicx} in the preamble.\n")
+	for p := 0; p < parts; p++ {
+		lo, hi := p*maxLaTeXRows, min((p+1)*maxLaTeXRows, len(t.Rows))
+		caption, label := t.caption(), t.label()
+		if parts > 1 {
+			caption = fmt.Sprintf("%s (part %d of %d)", caption, p+1, parts)
+			if p > 0 && label != "" {
+				label = fmt.Sprintf("%s-%d", label, p+1)
+			}
+		}
+		t.writeLaTeXPart(&b, lo, hi, caption, label)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// writeLaTeXPart writes rows lo..hi-1 as one table float.
+func (t *Table) writeLaTeXPart(b *strings.Builder, lo, hi int, caption, label string) {
 	align := make([]byte, len(t.Columns))
 	for j := range t.Columns {
 		align[j] = 'l'
@@ -48,31 +73,28 @@ func (t *Table) WriteLaTeX(w io.Writer) error {
 	if len(t.Columns) >= wideColumns {
 		env = "table*"
 	}
-	b.WriteString("% Needs \\usepackage{booktabs} and \\usepackage{graphicx} in the preamble.\n")
-	fmt.Fprintf(&b, "\\begin{%s}[htbp]\n  \\centering\n  \\small\n", env)
-	if caption := t.caption(); caption != "" {
-		fmt.Fprintf(&b, "  \\caption{%s}\n", EscapeLaTeX(caption))
+	fmt.Fprintf(b, "\\begin{%s}[htbp]\n  \\centering\n  \\small\n", env)
+	if caption != "" {
+		fmt.Fprintf(b, "  \\caption{%s}\n", EscapeLaTeX(caption))
 	}
-	if l := t.label(); l != "" {
-		fmt.Fprintf(&b, "  \\label{%s}\n", l)
+	if label != "" {
+		fmt.Fprintf(b, "  \\label{%s}\n", label)
 	}
 	b.WriteString("  \\resizebox{\\ifdim\\width>\\linewidth\\linewidth\\else\\width\\fi}{!}{%\n")
-	fmt.Fprintf(&b, "  \\begin{tabular}{%s}\n    \\toprule\n", align)
+	fmt.Fprintf(b, "  \\begin{tabular}{%s}\n    \\toprule\n", align)
 	hdr := make([]string, len(t.Columns))
 	for j, c := range t.Columns {
 		hdr[j] = latexHeader(c, align[j])
 	}
-	fmt.Fprintf(&b, "    %s \\\\\n    \\midrule\n", strings.Join(hdr, " & "))
-	for i := range t.Rows {
+	fmt.Fprintf(b, "    %s \\\\\n    \\midrule\n", strings.Join(hdr, " & "))
+	for i := lo; i < hi; i++ {
 		cells := make([]string, len(t.Columns))
 		for j := range t.Columns {
 			cells[j] = latexCell(t.cell(i, j))
 		}
-		fmt.Fprintf(&b, "    %s \\\\\n", strings.Join(cells, " & "))
+		fmt.Fprintf(b, "    %s \\\\\n", strings.Join(cells, " & "))
 	}
-	fmt.Fprintf(&b, "    \\bottomrule\n  \\end{tabular}}\n\\end{%s}\n", env)
-	_, err := io.WriteString(w, b.String())
-	return err
+	fmt.Fprintf(b, "    \\bottomrule\n  \\end{tabular}}\n\\end{%s}\n", env)
 }
 
 // caption is the title, CICaption when a cell has an interval, and the

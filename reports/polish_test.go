@@ -175,3 +175,39 @@ func TestWriteTextWidth(t *testing.T) {
 		}
 	}
 }
+
+// TestLaTeXLongTableSplit: 80 rows become 3 floats of at most
+// maxLaTeXRows rows, "part i of 3" in each caption, labels tab:x, tab:x-2,
+// tab:x-3; pdflatex sets them without a float too large for the page.
+func TestLaTeXLongTableSplit(t *testing.T) {
+	tb := &Table{Title: "long", Label: "tab:x", Columns: []string{"k", "cut rate"}}
+	for i := 0; i < 80; i++ {
+		tb.AddRow(Textf("%d", i), Value(Summary{N: 10, Mean: 0.5, CI95: 0.01}))
+	}
+	var b bytes.Buffer
+	if err := tb.WriteLaTeX(&b); err != nil {
+		t.Fatal(err)
+	}
+	tex := b.String()
+	for _, want := range []string{"(part 1 of 3)", "(part 3 of 3)", `\label{tab:x}`, `\label{tab:x-2}`, `\label{tab:x-3}`} {
+		if !strings.Contains(tex, want) {
+			t.Errorf("LaTeX lacks %q", want)
+		}
+	}
+	if n := strings.Count(tex, `\begin{table}`); n != 3 {
+		t.Errorf("%d floats, want 3", n)
+	}
+	if _, err := exec.LookPath("pdflatex"); err != nil {
+		t.Skip("pdflatex not installed (.ci/setup.sh installs texlive-latex-base and texlive-latex-recommended)")
+	}
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "doc.tex"), []byte("\\documentclass[twocolumn]{article}\n"+LaTeXPreamble+"\\begin{document}\n"+tex+"\\end{document}\n"), 0o644)
+	cmd := exec.Command("pdflatex", "-interaction=nonstopmode", "-halt-on-error", "doc.tex")
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("pdflatex: %v\n%s", err, out)
+	}
+	if log, _ := os.ReadFile(filepath.Join(dir, "doc.log")); strings.Contains(string(log), "Float too large") {
+		t.Errorf("a part is too tall for the page:\n%s", log)
+	}
+}

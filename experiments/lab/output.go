@@ -174,6 +174,40 @@ func (rep *Report) WriteNotes(w io.Writer) error {
 	return err
 }
 
+// writeTableTeX writes the LaTeX table; an experiment split into panels
+// gets one table per panel (each fits a page; together they would not).
+func (rep *Report) writeTableTeX(w io.Writer) error {
+	panels := rep.Aggregate.Panels()
+	if len(panels) < 2 {
+		return rep.Table().WriteLaTeX(w)
+	}
+	s := rep.Spec
+	for i, p := range panels {
+		sub := *rep.Aggregate
+		sub.Series = nil
+		for _, sa := range rep.Aggregate.Series {
+			if sa.Panel == p {
+				sub.Series = append(sub.Series, sa)
+			}
+		}
+		title := s.Name + ", " + p
+		if s.Source != "" {
+			title += " (" + s.Source + ")"
+		}
+		t := sub.Table(title, s.SeriesLabel, s.XName)
+		t.Label = "tab:" + slug(s.Name+" "+p)
+		if i > 0 {
+			if _, err := io.WriteString(w, "\n"); err != nil {
+				return err
+			}
+		}
+		if err := t.WriteLaTeX(w); err != nil {
+			return fmt.Errorf("table of %s: %w", p, err)
+		}
+	}
+	return nil
+}
+
 // outFile is one file of a result folder and its writer.
 type outFile struct {
 	name  string
@@ -259,7 +293,7 @@ func (rep *Report) Output(ctx context.Context, dir string, args []string, paperE
 		{"raw.csv", rep.Results.WriteRaw},
 		{"table.md", tbl.WriteMarkdown},
 		{"table.csv", tbl.WriteCSV},
-		{"table.tex", tbl.WriteLaTeX},
+		{"table.tex", rep.writeTableTeX},
 		{"refs.bib", WriteBib},
 	}
 	files = append(files, rep.figureFiles()...)
