@@ -69,6 +69,15 @@ func TestKPartMulTableOverGraphs(t *testing.T) {
 	if len(units) != 10 || abs(mean(units)-s.Mean) > 1e-12 {
 		t.Errorf("units %d, mean %v vs table %v", len(units), mean(units), s.Mean)
 	}
+	var note string
+	for _, c := range rep.Claims {
+		if strings.HasPrefix(c.Statement, "more iterations give a more balanced partition") {
+			note = c.Evidence
+		}
+	}
+	if !strings.Contains(note, "back-and-forth cycle (cycle of period 2") || !strings.Contains(note, "figure balance-trace") {
+		t.Errorf("the trend claim does not explain its verdict: %q", note)
+	}
 	if !strings.Contains(b.String(), "n graphs") || !strings.Contains(rep.Results.Knobs["balance_cycles"].(string), "period 2") {
 		t.Errorf("table or knobs:\n%s\n%v", b.String(), rep.Results.Knobs)
 	}
