@@ -102,7 +102,10 @@ type LinePlot struct {
 	Caption               string
 	// Unit names what n counts in the caption ("graphs", "runs"; default
 	// "runs").
-	Unit    string
+	Unit string
+	// Notes are sentences appended to the caption (a series that breaks
+	// the bound its name states).
+	Notes   []string
 	Series  []Series
 	entries []legendEntry // of the last Plot
 }
@@ -159,7 +162,7 @@ func (lp *LinePlot) CaptionText() string {
 	default:
 		c = fmt.Sprintf("%s; n = %d to %d %s per point.", ErrorBarCaption, lo, hi, unit)
 	}
-	return joinCaption(lp.Title, c)
+	return strings.TrimSpace(joinCaption(lp.Title, c) + " " + strings.Join(lp.Notes, " "))
 }
 
 // joinCaption puts a title and a caption into one paragraph.

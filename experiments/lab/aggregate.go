@@ -48,6 +48,8 @@ type Aggregate struct {
 	Series     []SeriesAgg // in order of first appearance in the rows
 	// Unit names the statistical unit: "graphs" or "runs".
 	Unit string
+	// XName names x in notes ("k", "Mul"); "" reads "x".
+	XName string
 }
 
 // UnitKey is the statistical unit of a row. A cluster row (one with an
@@ -249,6 +251,9 @@ func (a *Aggregate) Table(title, seriesLabel, xName string) *reports.Table {
 // TableWithPanels is Table with a first column panelLabel naming each
 // row's panel ("" for no such column).
 func (a *Aggregate) TableWithPanels(title, panelLabel, seriesLabel, xName string) *reports.Table {
+	if a.XName == "" {
+		a.XName = xName
+	}
 	cluster := a.Unit == "runs"
 	var cols []string
 	if panelLabel != "" {
@@ -366,8 +371,8 @@ func (a *Aggregate) boundNote(s SeriesAgg) string {
 	if len(at) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("* %s breaks its stated bound at x = %s: largest max dev %.3g, up to %.0f empty parts in a run.",
-		s.Name, ranges(at, s.Points), worst, empty)
+	return fmt.Sprintf("* %s breaks its stated bound at %s = %s: largest max dev %.3g, up to %.0f empty parts in a run.",
+		s.Name, OrStr(a.XName, "x"), ranges(at, s.Points), worst, empty)
 }
 
 // ranges joins the x values at, a subset of the points' x values, with
@@ -408,12 +413,15 @@ func (a *Aggregate) Plot(title, xLabel string, m Metric) *reports.LinePlot {
 
 // PanelPlot is Plot for the series of one panel. The figure carries no
 // title; its caption (for the .txt/.tex beside it) says what the error bars
-// are and n.
+// are and n, and which series break the bound their names state.
 func (a *Aggregate) PanelPlot(panel, xLabel string, m Metric) *reports.LinePlot {
 	lp := &reports.LinePlot{XLabel: xLabel, YLabel: m.Label, Unit: a.Unit}
 	for _, s := range a.Series {
 		if s.Panel != panel {
 			continue
+		}
+		if note := a.boundNote(s); note != "" {
+			lp.Notes = append(lp.Notes, strings.TrimPrefix(note, "* "))
 		}
 		rs := reports.Series{Name: s.Name}
 		for _, p := range s.Points {

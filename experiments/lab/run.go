@@ -220,6 +220,7 @@ func Run(ctx context.Context, spec *Spec, o Options) (*Report, error) {
 	if rep.Aggregate, err = SummarisePanels(res, spec.Panel); err != nil {
 		return nil, err
 	}
+	rep.Aggregate.XName = spec.XName
 	if spec.Claims != nil {
 		rep.Claims = spec.Claims(res, rep.Aggregate)
 		JudgeClaims(rep.Claims, res.NoVerdict)
