@@ -147,7 +147,7 @@ func checkFileSet(t *testing.T, files []string, metrics []Metric) {
 	}
 }
 
-// compileLaTeX compiles the folder's table.tex in a document with
+// compileLaTeX compiles the folder's table.tex and every figure's .tex in a document with
 // reports.LaTeXPreamble (a two-column article, so table* and the column
 // width are tried) with pdflatex, and fails on an error, an overfull box
 // or a float too tall for the page.
@@ -163,7 +163,28 @@ func compileLaTeX(t *testing.T, dir string) {
 		t.Fatal(err)
 	}
 	tmp := t.TempDir()
-	doc := "\\documentclass[twocolumn]{article}\n" + reports.LaTeXPreamble + "\\begin{document}\n" + string(tbl) + "\\end{document}\n"
+	// Every figure's .tex too: it includes the figure's PDF from dir.
+	figs, _ := filepath.Glob(filepath.Join(dir, "*.tex"))
+	var body strings.Builder
+	body.Write(tbl)
+	for i, f := range figs {
+		if filepath.Base(f) == "table.tex" {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body.Write(b)
+		if i%8 == 7 {
+			body.WriteString("\\clearpage\n") // LaTeX holds at most 18 floats in waiting
+		}
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := "\\documentclass[twocolumn]{article}\n" + reports.LaTeXPreamble + "\\graphicspath{{" + abs + "/}}\n\\begin{document}\n" + body.String() + "\\end{document}\n"
 	if err := os.WriteFile(filepath.Join(tmp, "doc.tex"), []byte(doc), 0o644); err != nil {
 		t.Fatal(err)
 	}
