@@ -526,6 +526,11 @@ func writeTimeSeries(dir, exp string, order []string, runs map[string][]*harness
 			}
 			files = append(files, name)
 		}
+		caps, err := lab.WriteCaptions(dir, "series-"+f.Metric.Name, "fig:"+exp+"-series-"+f.Metric.Name, tp.CaptionText())
+		if err != nil {
+			return files, err
+		}
+		files = append(files, caps...)
 	}
 	return files, nil
 }

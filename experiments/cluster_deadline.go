@@ -282,6 +282,9 @@ func writeLoadPlots(dir string, res *Results, topos []string) error {
 				return err
 			}
 		}
+		if _, err := lab.WriteCaptions(dir, "load-"+m.Name, "fig:deadline-load-"+m.Name, lp.CaptionText()); err != nil {
+			return err
+		}
 	}
 	return nil
 }

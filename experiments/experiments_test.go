@@ -4,12 +4,17 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+	"unicode/utf8"
+
+	"github.com/stormlab/stormlab/experiments/lab"
+	"github.com/stormlab/stormlab/reports"
 )
 
 // outBase is where experiment tests write: $STORMLAB_OUT if set, else the
@@ -68,7 +73,21 @@ func runForTest(t *testing.T, name string) *Report {
 		}
 	}
 	checkFileSet(t, rep.Files, spec.Metrics)
+	checkSummaryWidth(t, sum.String())
+	if rep.Spec.Run != nil && rep.Aggregate.Unit == "graphs" {
+		compileLaTeX(t, rep.Dir)
+	}
 	return rep
+}
+
+// checkSummaryWidth fails on a summary line wider than lab.SummaryWidth.
+func checkSummaryWidth(t *testing.T, sum string) {
+	t.Helper()
+	for i, l := range strings.Split(sum, "\n") {
+		if n := utf8.RuneCountInString(l); n > lab.SummaryWidth {
+			t.Errorf("summary line %d is %d columns wide (> %d): %s", i+1, n, lab.SummaryWidth, l)
+		}
+	}
 }
 
 func TestExperimentKPartMul(t *testing.T) { runForTest(t, "kpart-mul") }
@@ -80,10 +99,11 @@ func TestExperimentPartitionDensity(t *testing.T) { runForTest(t, "partition-den
 // TestExperimentSmoke needs a Docker engine (make test starts one).
 func TestExperimentSmoke(t *testing.T) { runForTest(t, "smoke") }
 
-// checkFileSet asserts the output folder's shape: the eight fixed files, and
-// per metric either the whole figure set (SVG, PDF and PNG, one- and
-// two-column) or none (a metric constant over the experiment gets no figure),
-// and nothing else.
+// checkFileSet asserts the output folder's shape: the eight fixed files,
+// and figures named after a metric (or metric-panel, or an extra figure
+// such as balance-trace), each either whole (SVG, PDF and PNG, one- and
+// two-column, and its caption as .txt and .tex) or absent (a metric
+// constant over the experiment gets no figure), and nothing else.
 func checkFileSet(t *testing.T, files []string, metrics []Metric) {
 	t.Helper()
 	have := map[string]bool{}
@@ -96,27 +116,88 @@ func checkFileSet(t *testing.T, files []string, metrics []Metric) {
 		}
 		delete(have, f)
 	}
-	figures := 0
-	for _, m := range metrics {
-		set := []string{m.Name + ".svg", m.Name + ".pdf", m.Name + ".png", m.Name + "-2col.pdf", m.Name + "-2col.png"}
-		n := 0
-		for _, f := range set {
-			if have[f] {
-				n++
-				delete(have, f)
-			}
+	figures := map[string]int{}
+	for f := range have {
+		if strings.HasSuffix(f, ".svg") {
+			figures[strings.TrimSuffix(f, ".svg")] = 0
 		}
-		if n != 0 && n != len(set) {
-			t.Errorf("metric %s: %d of the %d figure files written", m.Name, n, len(set))
-		}
-		figures += n
 	}
-	if figures == 0 {
+	for name := range figures {
+		known := name == "balance-trace"
+		for _, m := range metrics {
+			known = known || name == m.Name || strings.HasPrefix(name, m.Name+"-")
+		}
+		if !known {
+			t.Errorf("figure %s is neither a metric's nor a known extra figure", name)
+		}
+		for _, suf := range []string{".svg", ".pdf", ".png", "-2col.pdf", "-2col.png", ".txt", ".tex"} {
+			if !have[name+suf] {
+				t.Errorf("figure %s lacks %s%s", name, name, suf)
+			}
+			delete(have, name+suf)
+		}
+	}
+	if len(figures) == 0 {
 		t.Errorf("no figure written")
 	}
 	for f := range have {
 		if !strings.HasPrefix(f, "series") && !strings.HasPrefix(f, "runs") {
 			t.Errorf("unexpected output file %s", f)
+		}
+	}
+}
+
+// compileLaTeX compiles the folder's table.tex and every figure's .tex in a document with
+// reports.LaTeXPreamble (a two-column article, so table* and the column
+// width are tried) with pdflatex, and fails on an error, an overfull box
+// or a float too tall for the page.
+// Without pdflatex it skips, saying why (.ci/setup.sh installs it, so CI
+// compiles).
+func compileLaTeX(t *testing.T, dir string) {
+	t.Helper()
+	if _, err := exec.LookPath("pdflatex"); err != nil {
+		t.Skipf("pdflatex not installed (.ci/setup.sh installs texlive-latex-base and texlive-latex-recommended): %s/table.tex not compiled", dir)
+	}
+	tbl, err := os.ReadFile(filepath.Join(dir, "table.tex"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	// Every figure's .tex too: it includes the figure's PDF from dir.
+	figs, _ := filepath.Glob(filepath.Join(dir, "*.tex"))
+	var body strings.Builder
+	body.Write(tbl)
+	for i, f := range figs {
+		if filepath.Base(f) == "table.tex" {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body.Write(b)
+		if i%8 == 7 {
+			body.WriteString("\\clearpage\n") // LaTeX holds at most 18 floats in waiting
+		}
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := "\\documentclass[twocolumn]{article}\n" + reports.LaTeXPreamble + "\\graphicspath{{" + abs + "/}}\n\\begin{document}\n" + body.String() + "\\end{document}\n"
+	if err := os.WriteFile(filepath.Join(tmp, "doc.tex"), []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("pdflatex", "-interaction=nonstopmode", "-halt-on-error", "doc.tex")
+	cmd.Dir = tmp
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("pdflatex on %s/table.tex: %v\n%s", dir, err, out)
+	}
+	log, _ := os.ReadFile(filepath.Join(tmp, "doc.log"))
+	for _, bad := range []string{"Overfull \\hbox", "Float too large"} {
+		if strings.Contains(string(log), bad) {
+			t.Errorf("%s/table.tex does not fit (%s):\n%s", dir, bad, log)
 		}
 	}
 }

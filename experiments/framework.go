@@ -55,6 +55,8 @@ var (
 	PaperByKey  = lab.PaperByKey
 	// SummaryTable is the suite's one-line-per-experiment table.
 	SummaryTable = lab.SummaryTable
+	// WriteSuiteSummary is the suite's terminal summary (120 columns).
+	WriteSuiteSummary = lab.WriteSuiteSummary
 
 	graphUnits  = lab.GraphUnits
 	runUnits    = lab.RunUnits

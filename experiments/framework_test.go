@@ -89,6 +89,7 @@ func TestRunWritesEveryFile(t *testing.T) {
 		for _, ff := range reports.FigureFiles {
 			want = append(want, m.Name+ff.Suffix)
 		}
+		want = append(want, m.Name+".txt", m.Name+".tex")
 	}
 	for _, f := range want {
 		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {
@@ -125,9 +126,10 @@ func TestRunWritesEveryFile(t *testing.T) {
 	if !strings.Contains(string(notes), "stub holds** — **holds**") {
 		t.Errorf("notes.md lacks the claim verdict:\n%s", notes)
 	}
-	// Aggregation: the stub with k=2 puts the 8 vertices 4 and 4.
-	if s, ok := rep.Aggregate.Get("stub", 2, "empty_parts"); !ok || s.Mean != 0 || s.N != 6 {
-		t.Errorf("aggregate stub k=2 empty_parts = %+v, %v; want mean 0 over 6 runs", s, ok)
+	// Aggregation: the stub with k=2 puts the 8 vertices 4 and 4; n counts
+	// the 2 graphs (each the mean of its 3 repetitions), not the 6 rows.
+	if s, ok := rep.Aggregate.Get("stub", 2, "empty_parts"); !ok || s.Mean != 0 || s.N != 2 {
+		t.Errorf("aggregate stub k=2 empty_parts = %+v, %v; want mean 0 over 2 graphs", s, ok)
 	}
 	var buf bytes.Buffer
 	var cf ClaimsFile

@@ -3,6 +3,11 @@ package experiments
 import (
 	"context"
 	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/stormlab/stormlab/experiments/lab"
 
 	"github.com/stormlab/stormlab/reports"
 	"github.com/stormlab/stormlab/schedulers"
@@ -41,7 +46,11 @@ func KPartMul() *Spec {
 		SeriesLabel: "algorithm", XName: "Mul", XLabel: "iteration multiplier Mul",
 		Metrics: append(PartitionMetrics(), CutRatioMetric),
 		Run: func(ctx context.Context, env Env) (*Results, error) {
-			return sweep.Run(ctx, env, "kpart-mul")
+			res, err := sweep.Run(ctx, env, "kpart-mul")
+			if err != nil {
+				return nil, err
+			}
+			return res, addBalanceTrace(ctx, res, sweep)
 		},
 		Claims: kpartMulClaims,
 	}
@@ -89,10 +98,134 @@ func kpartMulClaims(r *Results, a *Aggregate) []Claim {
 	out = append(out, Claim{
 		Statement: "more iterations give a more balanced partition (std dev keeps falling over Mul = 1..9)",
 		Source:    Cite(paperKPart, "conclusion 3, Fig. 5b"),
-		Evidence:  fmt.Sprintf("per-Mul mean std dev over Mul=1..9: %s", floats(ys)),
+		Evidence:  fmt.Sprintf("per-Mul mean std dev over Mul=1..9: %s. %s", floats(ys), balanceCycleNote(r)),
 		Checks:    []reports.Check{reports.TrendCheck("std dev falls with Mul (per-Mul means, n = Mul values)", xs, ys, reports.Less)},
 	})
 	return out
+}
+
+// traceMul is the Mul of the traced balance adjustment: the largest of
+// the sweep, the longest run of moves.
+const traceMul = 9
+
+// balanceCycle is where the balance adjustment of one graph starts to
+// repeat itself: the partition after move Onset+Period equals the one after
+// move Onset (Period 0: no repeat within the moves run).
+type balanceCycle struct {
+	N             int       // vertices: moves per unit of Mul
+	Std           []float64 // population std dev of the subset weights after each move (index 0: before any)
+	Onset, Period int
+}
+
+// traceBalance runs K-PART with Mul = traceMul on g and records its
+// balance adjustment move by move (KPart.Trace).
+func traceBalance(ctx context.Context, g *topologies.Graph, k int, seed uint64) (balanceCycle, error) {
+	bc := balanceCycle{N: g.N()}
+	seen := map[string]int{}
+	kp := &schedulers.KPart{Seed: seed, Mul: traceMul, Trace: func(move int, part []int, w []float64) {
+		mean, ss := 0.0, 0.0
+		for _, x := range w {
+			mean += x / float64(len(w))
+		}
+		for _, x := range w {
+			ss += (x - mean) * (x - mean)
+		}
+		bc.Std = append(bc.Std, math.Sqrt(ss/float64(len(w))))
+		if bc.Period > 0 {
+			return
+		}
+		key := fmt.Sprint(part)
+		if first, ok := seen[key]; ok {
+			bc.Onset, bc.Period = first, move-first
+			return
+		}
+		seen[key] = move
+	}}
+	_, err := kp.Partition(ctx, g, k)
+	return bc, err
+}
+
+// addBalanceTrace traces the balance adjustment on every graph of the
+// sweep (first K-PART seed), keeps where each starts cycling in the
+// run's knobs (for the claim's note and manifest.json) and draws the
+// first graph's std dev per move as the figure balance-trace.
+func addBalanceTrace(ctx context.Context, res *Results, sweep PartitionSweep) error {
+	var cycles []balanceCycle
+	for i := 0; i < sweep.Graphs; i++ {
+		g, gseed, err := sweep.Graph(0, i)
+		if err != nil {
+			return err
+		}
+		bc, err := traceBalance(ctx, g, sweep.K(0), partitionSeed(gseed, 0))
+		if err != nil {
+			return fmt.Errorf("balance trace on graph %d: %w", i, err)
+		}
+		cycles = append(cycles, bc)
+	}
+	if res.Knobs == nil {
+		res.Knobs = map[string]any{}
+	}
+	res.Knobs["balance_cycles"] = cycleText(cycles)
+	first := cycles[0]
+	ts := reports.TimeSeries{Name: "K-PART, graph 1"}
+	// The first two units of Mul show the cycle; the rest repeats it.
+	for m, v := range first.Std[:min(len(first.Std), 2*first.N+1)] {
+		ts.T = append(ts.T, float64(m))
+		ts.Y = append(ts.Y, v)
+	}
+	res.Figures = append(res.Figures, lab.Figure{Name: "balance-trace", Plot: &reports.TimeSeriesPlot{
+		XLabel: fmt.Sprintf("balance-adjustment move (%d per unit of Mul)", first.N), YLabel: "std dev of subset weights", Series: []reports.TimeSeries{ts},
+		Title: fmt.Sprintf("kpart-mul: K-PART's balance adjustment on graph 1, k = 3, moves 0 to %d of the %d at Mul = %d", 2*first.N, traceMul*first.N, traceMul),
+		Caption: fmt.Sprintf("Each move takes the best-gain vertex of the heaviest subset to the lightest, as Jian, Lu and Zhang (2018) describe it, with no stopping rule. "+
+			"From move %d on, the partition repeats every %d moves, so every Mul >= 1 ends in the same few partitions. All %d graphs: %s.",
+			first.Onset, first.Period, len(cycles), cycleText(cycles)),
+	}})
+	return nil
+}
+
+// cycleText sums up the cycles: their periods and the latest onset.
+func cycleText(cs []balanceCycle) string {
+	periods := map[int]int{}
+	latest, none, moves := 0, 0, 0
+	for _, c := range cs {
+		moves = traceMul * c.N
+		if c.Period == 0 {
+			none++
+			continue
+		}
+		periods[c.Period]++
+		latest = max(latest, c.Onset)
+	}
+	var ps []int
+	for p := range periods {
+		ps = append(ps, p)
+	}
+	sort.Ints(ps)
+	var parts []string
+	for _, p := range ps {
+		parts = append(parts, fmt.Sprintf("period %d on %d", p, periods[p]))
+	}
+	s := fmt.Sprintf("cycle of %s of %d graphs, entered by move %d at the latest", strings.Join(parts, ", "), len(cs), latest)
+	if none > 0 {
+		s += fmt.Sprintf("; %d graphs without a repeat in %d moves", none, moves)
+	}
+	return s
+}
+
+// balanceCycleNote explains the trend claim's verdict from the traced
+// balance adjustment (the claim's note).
+func balanceCycleNote(r *Results) string {
+	return fmt.Sprintf("Why: the balance adjustment exactly as the paper describes it (always move the best-gain vertex of the heaviest "+
+		"subset to the lightest, Mul x |V| times, no stopping rule) falls into a back-and-forth cycle (%s; figure balance-trace), "+
+		"so every Mul >= 1 ends in the same partitions: a faithful implementation, not a bug", traced(r))
+}
+
+// traced is the run's balance_cycles knob, or "not traced".
+func traced(r *Results) string {
+	if s, ok := r.Knobs["balance_cycles"].(string); ok {
+		return s
+	}
+	return "not traced"
 }
 
 // floats prints values compactly.

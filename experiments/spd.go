@@ -44,6 +44,9 @@ func SPDAllocation() *Spec {
 			"c = 2, 4, 8, 16, 32 resources (c <= n); every scheduler partitions into c parts, one run per instance (kpart seeded per instance). "+
 			"Metric ratio = streaming cost d(G) / lower bound w(root)/c; proc_ratio uses d-hat(G) (transfer costs 0).", graphs),
 		SeriesLabel: "scheduler", XName: "tasks", XLabel: "tasks n",
+		// The claims keep the regimes and c apart; so do the table and figures.
+		Panel:      spdPanel,
+		PanelLabel: "regime, c",
 		Metrics: []Metric{
 			{Name: "ratio", Label: "streaming cost / lower bound"},
 			{Name: "proc_ratio", Label: "processing-only cost / lower bound"},
@@ -109,6 +112,13 @@ func SPDAllocation() *Spec {
 		},
 		Claims: spdClaims,
 	}
+}
+
+// spdPanel is a row's regime and number of resources, e.g.
+// "constrained, c = 4".
+func spdPanel(r Row) string {
+	reg, c := spdRowInfo(r)
+	return fmt.Sprintf("%s, c = %d", spdRegimes[reg].name, c)
 }
 
 // spdRowInfo decodes Row.Instance.

@@ -94,13 +94,20 @@ type Series struct {
 // LinePlot draws each series as a line through the means with 95% CI error
 // bars, the layout of the K-PART paper's Figs. 5-7 (metric over Mul, k or
 // edge count, one line per algorithm). Labels should carry units, e.g.
-// "latency (ms)". Caption, when empty, says what the error bars are and
-// the number of runs per point.
+// "latency (ms)". The image has no title and no caption (a paper sets its
+// own): Caption() is the text for a caption beside it (WriteCaptionFiles);
+// when Caption is empty it is Title, what the error bars are and n.
 type LinePlot struct {
 	Title, XLabel, YLabel string
 	Caption               string
-	Series                []Series
-	entries               []legendEntry // of the last Plot
+	// Unit names what n counts in the caption ("graphs", "runs"; default
+	// "runs").
+	Unit string
+	// Notes are sentences appended to the caption (a series that breaks
+	// the bound its name states).
+	Notes   []string
+	Series  []Series
+	entries []legendEntry // of the last Plot
 }
 
 // legendEntry is one legend line, kept so the figure can lay the legend
@@ -130,10 +137,15 @@ func (lp *LinePlot) Constant() bool {
 	return true
 }
 
-// caption is the caption line: the given one, or the error bars and n.
-func (lp *LinePlot) caption() string {
+// CaptionText is the figure's caption: Caption if set, else Title, what the
+// error bars are and n per point.
+func (lp *LinePlot) CaptionText() string {
 	if lp.Caption != "" {
 		return lp.Caption
+	}
+	unit := lp.Unit
+	if unit == "" {
+		unit = "runs"
 	}
 	lo, hi := math.MaxInt, 0
 	for _, s := range lp.Series {
@@ -141,14 +153,25 @@ func (lp *LinePlot) caption() string {
 			lo, hi = min(lo, y.N), max(hi, y.N)
 		}
 	}
+	var c string
 	switch {
 	case hi == 0:
-		return ErrorBarCaption + "."
+		c = ErrorBarCaption + "."
 	case lo == hi:
-		return fmt.Sprintf("%s; n = %d runs per point.", ErrorBarCaption, lo)
+		c = fmt.Sprintf("%s; n = %d %s per point.", ErrorBarCaption, lo, unit)
 	default:
-		return fmt.Sprintf("%s; n = %d to %d runs per point.", ErrorBarCaption, lo, hi)
+		c = fmt.Sprintf("%s; n = %d to %d %s per point.", ErrorBarCaption, lo, hi, unit)
 	}
+	return strings.TrimSpace(joinCaption(lp.Title, c) + " " + strings.Join(lp.Notes, " "))
+}
+
+// joinCaption puts a title and a caption into one paragraph.
+func joinCaption(title, caption string) string {
+	title = strings.TrimSpace(title)
+	if title != "" && !strings.HasSuffix(title, ".") {
+		title += "."
+	}
+	return strings.TrimSpace(title + " " + caption)
 }
 
 // ciPoints adapts a Series to gonum's XYer and YErrorer.
@@ -169,17 +192,17 @@ func checkXY(name string, x []float64, y []float64) error {
 
 // Font sizes for a figure printed at column width.
 const (
-	titleSize  = 10
 	labelSize  = 9
 	tickSize   = 8
 	legendSize = 8
-	notesSize  = 7
 )
 
-func newPlot(title, xl, yl string) *plot.Plot {
+// newPlot is a plot without a title (captions live beside the figure),
+// with tick labels that always differ (distinctTicks).
+func newPlot(xl, yl string) *plot.Plot {
 	p := plot.New()
-	p.Title.Text = title
-	p.Title.TextStyle.Font.Size = titleSize
+	p.X.Tick.Marker = distinctTicks{plot.DefaultTicks{}}
+	p.Y.Tick.Marker = distinctTicks{plot.DefaultTicks{}}
 	p.X.Label.Text = xl
 	p.Y.Label.Text = yl
 	for _, a := range []*plot.Axis{&p.X, &p.Y} {
@@ -201,7 +224,7 @@ func (lp *LinePlot) Plot() (*plot.Plot, error) {
 	if len(lp.Series) == 0 {
 		return nil, fmt.Errorf("plot %q has no series", lp.Title)
 	}
-	p := newPlot(lp.Title, lp.XLabel, lp.YLabel)
+	p := newPlot(lp.XLabel, lp.YLabel)
 	lp.entries = nil
 	for i, s := range lp.Series {
 		if len(s.X) != len(s.Y) {
@@ -236,9 +259,17 @@ func (lp *LinePlot) Plot() (*plot.Plot, error) {
 		p.Legend.Add(s.Name, line, points)
 		lp.entries = append(lp.entries, legendEntry{s.Name, []plot.Thumbnailer{line, points}})
 	}
-	pad(p)
-	if integral(lp.Series) {
+	switch {
+	case logX(lp.Series):
+		p.X.Scale = plot.LogScale{}
+		p.X.Tick.Marker = distinctTicks{plot.LogTicks{Prec: -1}}
+		padLog(&p.X)
+		pad(p, false)
+	case integral(lp.Series):
 		p.X.Tick.Marker = intTicks{}
+		pad(p, true)
+	default:
+		pad(p, true)
 	}
 	return p, nil
 }
@@ -293,10 +324,79 @@ func (intTicks) Ticks(lo, hi float64) []plot.Tick {
 	return ticks
 }
 
-// pad widens both axes by 4% of their span on each side, so no marker or
-// error bar cap at the edge of the data is clipped by the axes.
-func pad(p *plot.Plot) {
-	for _, a := range []*plot.Axis{&p.X, &p.Y} {
+// logX reports whether the x values are all positive and span two orders
+// of magnitude or more (task counts 10..1000): a log axis then keeps the
+// small ones apart.
+func logX(ss []Series) bool {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, s := range ss {
+		for _, x := range s.X {
+			lo, hi = math.Min(lo, x), math.Max(hi, x)
+		}
+	}
+	return lo > 0 && hi/lo >= 100
+}
+
+// padLog widens a log axis by 4% of its span in decades on each side.
+func padLog(a *plot.Axis) {
+	f := math.Pow(a.Max/a.Min, 0.04)
+	a.Min /= f
+	a.Max *= f
+}
+
+// distinctTicks labels the labelled ticks of Ticker with the fewest
+// decimals (the same for all) that print every tick value exactly, so
+// labels never repeat: gonum's default labels can ("1, 1.1, 1.1, 1.1" for
+// ticks 0.05 apart). Values beyond 1e6 or below 1e-4 keep Ticker's labels.
+type distinctTicks struct{ plot.Ticker }
+
+// Ticks implements plot.Ticker.
+func (d distinctTicks) Ticks(lo, hi float64) []plot.Tick {
+	ticks := d.Ticker.Ticks(lo, hi)
+	big := 0.0
+	for _, t := range ticks {
+		if t.Label != "" {
+			big = math.Max(big, math.Abs(t.Value))
+		}
+	}
+	if big >= 1e6 || big < 1e-4 {
+		return ticks
+	}
+	tol := 1e-9 * big
+	for dec := 0; dec <= 8; dec++ {
+		out := make([]plot.Tick, len(ticks))
+		ok := true
+		for i, t := range ticks {
+			out[i] = t
+			if t.Label == "" {
+				continue
+			}
+			v := t.Value
+			if math.Abs(v) <= tol {
+				v = 0 // no "-0.0" from a rounding error
+			}
+			l := strconv.FormatFloat(v, 'f', dec, 64)
+			if back, _ := strconv.ParseFloat(l, 64); math.Abs(back-v) > tol {
+				ok = false
+				break
+			}
+			out[i].Label = l
+		}
+		if ok {
+			return out
+		}
+	}
+	return ticks
+}
+
+// pad widens the axes (x only when x is set) by 4% of their span on each
+// side, so no marker or error bar cap at the edge of the data is clipped.
+func pad(p *plot.Plot, x bool) {
+	axes := []*plot.Axis{&p.Y}
+	if x {
+		axes = append(axes, &p.X)
+	}
+	for _, a := range axes {
 		span := a.Max - a.Min
 		if span <= 0 {
 			span = math.Max(math.Abs(a.Max), 1)
@@ -311,14 +411,14 @@ func (lp *LinePlot) Write(w io.Writer, format string) error {
 	return lp.WriteSize(w, format, DefaultWidth, DefaultHeight)
 }
 
-// WriteSize renders the plot in format at the given size, the legend to
-// the right of the data and the caption line under the figure.
+// WriteSize renders the plot in format at the given size, the legend
+// outside the data.
 func (lp *LinePlot) WriteSize(w io.Writer, format string, width, height vg.Length) error {
 	p, err := lp.Plot()
 	if err != nil {
 		return err
 	}
-	return writeFigure(w, p, lp.entries, lp.caption(), format, width, height)
+	return writeFigure(w, p, lp.entries, format, width, height)
 }
 
 // TimeSeries is one line of a TimeSeriesPlot: Y[i] measured at time T[i]
@@ -353,7 +453,7 @@ func (tp *TimeSeriesPlot) Plot() (*plot.Plot, error) {
 	if xl == "" {
 		xl = "time (s)"
 	}
-	p := newPlot(tp.Title, xl, tp.YLabel)
+	p := newPlot(xl, tp.YLabel)
 	tp.entries = nil
 	if err := tp.addWindows(p); err != nil {
 		return nil, err
@@ -382,7 +482,7 @@ func (tp *TimeSeriesPlot) Plot() (*plot.Plot, error) {
 		p.Legend.Add(s.Name, line)
 		tp.entries = append(tp.entries, legendEntry{s.Name, []plot.Thumbnailer{line}})
 	}
-	pad(p)
+	pad(p, true)
 	return p, nil
 }
 
@@ -425,15 +525,18 @@ func (tp *TimeSeriesPlot) Write(w io.Writer, format string) error {
 	return tp.WriteSize(w, format, DefaultWidth, DefaultHeight)
 }
 
-// WriteSize renders the plot in format at the given size, with Caption (if
-// any) under it.
+// WriteSize renders the plot in format at the given size, the legend
+// outside the data; the caption (CaptionText) is not drawn.
 func (tp *TimeSeriesPlot) WriteSize(w io.Writer, format string, width, height vg.Length) error {
 	p, err := tp.Plot()
 	if err != nil {
 		return err
 	}
-	return writeFigure(w, p, tp.entries, tp.Caption, format, width, height)
+	return writeFigure(w, p, tp.entries, format, width, height)
 }
+
+// CaptionText is the figure's caption: Title and Caption.
+func (tp *TimeSeriesPlot) CaptionText() string { return joinCaption(tp.Title, tp.Caption) }
 
 // WritePlot draws p (its legend where p puts it) on a canvas of the given
 // size and format and writes it to w.
@@ -450,14 +553,13 @@ func WritePlot(w io.Writer, p *plot.Plot, format string, width, height vg.Length
 // share of the figure's width; a wider one goes below the axes in columns.
 const legendRightShare = 0.3
 
-// writeFigure draws p with its legend outside the data and a caption line
-// along the bottom, and writes it to w in format ("png" at 300 dpi, "svg"
+// writeFigure draws p with its legend outside the data, and writes it to w in format ("png" at 300 dpi, "svg"
 // or "pdf"). A legend narrow enough goes to the right of the axes; a wider
 // one goes below them, in as many columns as fit, and the figure grows by
 // its height (the width is what a column fixes, and the axes keep theirs).
 // SVG output is deterministic (fonts are referenced, not embedded); PNG
 // depends on font rasterisation; PDF embeds its fonts.
-func writeFigure(w io.Writer, p *plot.Plot, entries []legendEntry, caption, format string, width, height vg.Length) error {
+func writeFigure(w io.Writer, p *plot.Plot, entries []legendEntry, format string, width, height vg.Length) error {
 	const margin = vg.Length(4)
 	style := p.Legend
 	p.Legend = plot.NewLegend() // the plot draws none; the legend goes outside
@@ -488,26 +590,12 @@ func writeFigure(w io.Writer, p *plot.Plot, entries []legendEntry, caption, form
 	}
 	dc := draw.New(c)
 	bottom := vg.Length(0)
-	if caption != "" {
-		sty := style.TextStyle
-		sty.Font.Size = notesSize
-		// Shrink a caption that would run past the edge.
-		for sty.Font.Size > 4 && sty.Rectangle(caption).Max.X > width-2*margin {
-			sty.Font.Size -= 0.5
-		}
-		bottom = sty.Rectangle(caption).Max.Y + 2*margin
-		dc.FillText(sty, vg.Point{X: dc.Min.X + margin, Y: dc.Min.Y + margin}, caption)
-	}
 	switch {
 	case len(entries) == 0:
-		p.Draw(draw.Crop(dc, 0, 0, bottom, 0))
+		p.Draw(draw.Crop(dc, 0, 0, bottom, -margin)) // -margin: no title above, keep the top tick label in
 	case right:
-		p.Draw(draw.Crop(dc, 0, -colW, bottom, 0))
-		titleH := vg.Length(0)
-		if p.Title.Text != "" {
-			titleH = p.Title.TextStyle.Rectangle(p.Title.Text).Max.Y + p.Title.Padding
-		}
-		all.Draw(draw.Crop(dc, width-colW+margin, -margin, bottom, -titleH-margin))
+		p.Draw(draw.Crop(dc, 0, -colW, bottom, -margin))
+		all.Draw(draw.Crop(dc, width-colW+margin, -margin, bottom, -margin))
 	default: // below the axes: columns of equal width, filled top to bottom
 		for k := 0; k < cols; k++ {
 			lo, hi := k*rows, min((k+1)*rows, len(entries))
@@ -518,7 +606,7 @@ func writeFigure(w io.Writer, p *plot.Plot, entries []legendEntry, caption, form
 			x := margin + vg.Length(k)*colW
 			l.Draw(draw.Crop(dc, x, -(width - x - colW), bottom, -(height - bottom - legH)))
 		}
-		p.Draw(draw.Crop(dc, 0, 0, bottom+legH, 0))
+		p.Draw(draw.Crop(dc, 0, 0, bottom+legH, -margin))
 	}
 	return writeCanvas(w, c, format)
 }
@@ -542,4 +630,22 @@ func writeCanvas(w io.Writer, c vg.CanvasWriterTo, format string) error {
 		return fmt.Errorf("write %s: %w", format, err)
 	}
 	return nil
+}
+
+// WriteCaptionText writes a figure's caption as plain text (the .txt
+// beside the figure).
+func WriteCaptionText(w io.Writer, caption string) error {
+	_, err := io.WriteString(w, strings.TrimSpace(caption)+"\n")
+	return err
+}
+
+// WriteFigureTeX writes a LaTeX figure environment that includes graphic
+// (a file name without extension: pdflatex picks the PDF) at the column
+// width, with the caption and \label{label} (the .tex beside the figure;
+// it needs \usepackage{graphicx}).
+func WriteFigureTeX(w io.Writer, graphic, caption, label string) error {
+	_, err := fmt.Fprintf(w, "%% Needs \\usepackage{graphicx} in the preamble.\n\\begin{figure}[htbp]\n  \\centering\n"+
+		"  \\includegraphics[width=\\linewidth]{%s}\n  \\caption{%s}\n  \\label{%s}\n\\end{figure}\n",
+		graphic, EscapeLaTeX(strings.TrimSpace(caption)), label)
+	return err
 }

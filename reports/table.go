@@ -62,6 +62,9 @@ type Table struct {
 	Columns []string
 	Rows    [][]Cell
 	Label   string // LaTeX \label; default "tab:" and a slug of Title
+	// Notes are sentences under the table (in the caption of LaTeX and
+	// terminal output): flags such as a broken bound, what n counts.
+	Notes []string
 }
 
 // AddRow appends a row.
@@ -161,18 +164,107 @@ func writeString(w io.Writer, s string) error {
 	return err
 }
 
+// notes is CICaption (when a cell has an interval) and the notes, one a
+// line.
+func (t *Table) notes() string {
+	var lines []string
+	if t.hasCI() {
+		lines = append(lines, CICaption)
+	}
+	return strings.Join(append(lines, t.Notes...), "\n")
+}
+
 // WriteText renders the table for a terminal (box-drawing lines).
 func (t *Table) WriteText(w io.Writer) error {
 	if err := t.check(); err != nil {
 		return err
 	}
 	tw := t.pretty()
-	if t.hasCI() {
-		tw.SetCaption("%s", CICaption)
+	if c := t.notes(); c != "" {
+		tw.SetCaption("%s", c)
 	}
 	tw.SetStyle(table.StyleLight)
 	tw.Style().Format.Header = text.FormatDefault // keep column names as written
 	return writeString(w, tw.Render())
+}
+
+// WriteTextWidth renders the table for a terminal of maxWidth columns:
+// the widest columns wrap (at spaces where they can) until every line
+// fits, and the title and notes wrap too.
+func (t *Table) WriteTextWidth(w io.Writer, maxWidth int) error {
+	if err := t.check(); err != nil {
+		return err
+	}
+	// floor: a value ("mean ± ci") stays on one line, text wraps at spaces.
+	widths, floor := make([]int, len(t.Columns)), make([]int, len(t.Columns))
+	for j, c := range t.Columns {
+		widths[j], floor[j] = text.StringWidth(c), longestWord(c)
+		for i := range t.Rows {
+			cell := t.cell(i, j)
+			widths[j] = max(widths[j], text.StringWidth(cell.String()))
+			if cell.Value != nil {
+				floor[j] = max(floor[j], text.StringWidth(cell.String()))
+			} else {
+				floor[j] = max(floor[j], longestWord(cell.Text))
+			}
+		}
+	}
+	total := func() int {
+		n := 3*len(widths) + 1 // "│ " before each column, " │" after the last
+		for _, x := range widths {
+			n += x
+		}
+		return n
+	}
+	const minCol = 6
+	for _, lim := range [][]int{floor, nil} {
+		for total() > maxWidth {
+			wide := -1
+			for j := range widths {
+				low := minCol
+				if lim != nil {
+					low = max(low, lim[j])
+				}
+				if widths[j] > low && (wide < 0 || widths[j] > widths[wide]) {
+					wide = j
+				}
+			}
+			if wide < 0 {
+				break
+			}
+			widths[wide]--
+		}
+	}
+	tw := t.pretty()
+	tw.SetTitle("%s", text.WrapSoft(t.Title, total()-4))
+	var cfg []table.ColumnConfig
+	for j := range t.Columns {
+		c := table.ColumnConfig{Number: j + 1, WidthMax: widths[j], WidthMaxEnforcer: text.WrapSoft}
+		if t.numericColumn(j) {
+			c.Align = text.AlignRight
+		}
+		cfg = append(cfg, c)
+	}
+	tw.SetColumnConfigs(cfg)
+	if c := t.notes(); c != "" {
+		var lines []string
+		for _, l := range strings.Split(c, "\n") {
+			lines = append(lines, text.WrapSoft(l, maxWidth))
+		}
+		tw.SetCaption("%s", strings.Join(lines, "\n"))
+	}
+	tw.SetStyle(table.StyleLight)
+	tw.Style().Format.Header = text.FormatDefault
+	return writeString(w, tw.Render())
+}
+
+// longestWord is the width of s's longest space-free run.
+func longestWord(s string) int {
+	n := 0
+	for _, w := range strings.Fields(s) {
+		n = max(n, text.StringWidth(w))
+	}
+	return n
 }
 
 // WriteMarkdown renders the table as GitHub Markdown, the title as a bold
@@ -184,8 +276,8 @@ func (t *Table) WriteMarkdown(w io.Writer) error {
 	tw := t.pretty()
 	tw.SetTitle("")
 	s := tw.RenderMarkdown()
-	if t.hasCI() {
-		s += "\n\n" + CICaption
+	if c := t.notes(); c != "" {
+		s += "\n\n" + strings.ReplaceAll(c, "\n", "\n\n")
 	}
 	if t.Title != "" {
 		s = "**" + t.Title + "**\n\n" + s

@@ -67,6 +67,12 @@ type KPart struct {
 	Seed  uint64
 	Mul   int
 	Alpha float64
+	// Trace, when set, hears the balance adjustment: once before the first
+	// move (move 0) and after every move, with the partition and the
+	// subset weights (both read-only, valid only during the call). It lets
+	// an experiment show how the adjustment behaves (kpart-mul's trace
+	// figure); nil costs one comparison per move.
+	Trace func(move int, part []int, weights []float64)
 }
 
 // NewKPart builds K-PART from Options.Seed, Options.Mul (>= 0) and
@@ -109,6 +115,10 @@ func (s *KPart) Partition(ctx context.Context, g *topologies.Graph, k int) ([]in
 	}
 	if s.Mul > 0 && k > 1 {
 		b := newKpartBalancer(adj, w, part, k)
+		b.trace = s.Trace
+		if b.trace != nil {
+			b.trace(0, b.part, b.pw)
+		}
 		if err := b.run(ctx, s.Mul*g.N()); err != nil {
 			return nil, err
 		}
@@ -214,6 +224,7 @@ type kpartBalancer struct {
 	acc      []float64 // per-subset scratch, indexed by subset
 	mark     []bool
 	touched  []int
+	trace    func(move int, part []int, weights []float64) // KPart.Trace
 }
 
 func newKpartBalancer(adj *topologies.Adjacency, w []float64, part []int, k int) *kpartBalancer {
@@ -333,6 +344,9 @@ func (b *kpartBalancer) run(ctx context.Context, iters int) error {
 		b.pw[mn] += b.w[v]
 		b.cnt[mx]--
 		b.cnt[mn]++
+		if b.trace != nil {
+			b.trace(it+1, b.part, b.pw)
+		}
 		if b.entries > b.limit {
 			b.rebuild()
 			continue

@@ -215,3 +215,35 @@ func TestNewKPartBadOptions(t *testing.T) {
 		t.Error("mul overflowing Mul·|V| accepted")
 	}
 }
+
+// TestKPartTraceChangesNothing: the trace hook hears move 0 and every move
+// of the balance adjustment (Mul x |V|), and the partition is the same with
+// and without it.
+func TestKPartTraceChangesNothing(t *testing.T) {
+	g, err := topologies.RandomGraph(24, 36, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, err := (&KPart{Seed: 7, Mul: 3}).Partition(context.Background(), g, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	moves := 0
+	traced, err := (&KPart{Seed: 7, Mul: 3, Trace: func(move int, part []int, w []float64) {
+		if move != moves || len(part) != 24 || len(w) != 3 {
+			t.Fatalf("trace call %d: move %d, %d vertices, %d weights", moves, move, len(part), len(w))
+		}
+		moves++
+	}}).Partition(context.Background(), g, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if moves != 3*24+1 {
+		t.Errorf("trace heard %d calls, want 73 (move 0 and 72 moves)", moves)
+	}
+	for v := range plain {
+		if plain[v] != traced[v] {
+			t.Fatalf("vertex %d: part %d without the trace, %d with it", v, plain[v], traced[v])
+		}
+	}
+}

@@ -817,5 +817,10 @@ func (r *mlRefiner) moveCut(v, to int32) {
 	r.move(v, to)
 }
 
-// BalanceBound is the max deviation rate MLFM aims for.
+// BalanceBound is the max deviation rate MLFM aims for. It is a target,
+// not a guarantee: when vertex weights are coarse next to w(V)/k (k near
+// |V|) no partition may keep it and MLFM can return one above it, even
+// with empty parts. Callers check (schedulers.Measure's MaxDev): `stormlab
+// partition` fails on a broken bound unless --allow-imbalance, and the
+// experiment tables flag the series.
 func (s *MLFM) BalanceBound() float64 { return s.Epsilon }

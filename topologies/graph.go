@@ -1,6 +1,7 @@
 package topologies
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -207,8 +208,14 @@ func (g *Graph) edgeEnds() [][2]int {
 
 // ReadGraph decodes and validates a graph in the JSON file format
 // {"vertices":[{"id":0,"weight":12}],"edges":[{"from":0,"to":1,"weight":5}]}.
+// Every vertex and edge must state its "weight": a missing one is an
+// error naming it, never a silent 0.
 func ReadGraph(r io.Reader) (*Graph, error) {
-	dec := json.NewDecoder(r)
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("read graph: %w", err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	var g Graph
 	if err := dec.Decode(&g); err != nil {
@@ -217,10 +224,37 @@ func ReadGraph(r io.Reader) (*Graph, error) {
 	if err := expectEOF(dec); err != nil {
 		return nil, fmt.Errorf("malformed graph JSON: %w", err)
 	}
+	if err := checkWeightsGiven(data); err != nil {
+		return nil, err
+	}
 	if err := g.Validate(); err != nil {
 		return nil, err
 	}
 	return &g, nil
+}
+
+// checkWeightsGiven reports the first vertex or edge of a graph JSON
+// document without a "weight" field (the document decodes: ReadGraph has
+// checked it).
+func checkWeightsGiven(data []byte) error {
+	var raw struct {
+		Vertices []map[string]json.RawMessage `json:"vertices"`
+		Edges    []map[string]json.RawMessage `json:"edges"`
+	}
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return fmt.Errorf("malformed graph JSON: %w", err)
+	}
+	for i, v := range raw.Vertices {
+		if _, ok := v["weight"]; !ok {
+			return fmt.Errorf("vertex %s (index %d) has no \"weight\": give every vertex its CPU weight, e.g. {\"id\":%s,\"weight\":1}", v["id"], i, v["id"])
+		}
+	}
+	for i, e := range raw.Edges {
+		if _, ok := e["weight"]; !ok {
+			return fmt.Errorf("edge %d (%s->%s) has no \"weight\": give every edge its traffic weight, e.g. {\"from\":%s,\"to\":%s,\"weight\":1}", i, e["from"], e["to"], e["from"], e["to"])
+		}
+	}
+	return nil
 }
 
 // ReadGraphFile reads a graph file; see ReadGraph.

@@ -76,6 +76,8 @@ func TestReadGraphRejects(t *testing.T) {
 		{"edge weights overflow", `{"vertices":[{"id":0,"weight":1},{"id":1,"weight":1}],"edges":[{"from":0,"to":1,"weight":1e308},{"from":1,"to":0,"weight":1e308}]}`, "edge weights sum to more than"},
 		{"trailing object", `{"vertices":[{"id":0,"weight":1}],"edges":[]} {"vertices":[]}`, "trailing data"},
 		{"trailing garbage", `{"vertices":[{"id":0,"weight":1}],"edges":[]} x`, "trailing data"},
+		{"vertex without weight", `{"vertices":[{"id":0,"weight":1},{"id":7}],"edges":[]}`, `vertex 7 (index 1) has no "weight": give every vertex its CPU weight`},
+		{"edge without weight", `{"vertices":[{"id":0,"weight":1},{"id":1,"weight":1}],"edges":[{"from":0,"to":1}]}`, `edge 0 (0->1) has no "weight"`},
 	} {
 		if _, err := ReadGraph(strings.NewReader(c.in)); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v, want one containing %q", c.name, err, c.want)

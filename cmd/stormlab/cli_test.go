@@ -43,6 +43,7 @@ func TestBadInput(t *testing.T) {
 		{"negative vertex weight", part("--graph", "testdata/negative-weight.json"), "vertex 0 has weight -1"},
 		{"negative edge weight", append([]string{"partition", "--scheduler", "kpart", "--k", "1"}, "--graph", "testdata/negative-edge.json"), "has weight -3"},
 		{"truncated JSON", part("--graph", "testdata/truncated.json"), "malformed graph JSON"},
+		{"vertex without weight", part("--graph", "testdata/no-weight.json"), `vertex 1 (index 1) has no "weight": give every vertex its CPU weight`},
 		{"unknown field", part("--graph", "testdata/unknown-field.json"), `unknown field "extra"`},
 		{"no vertices", part("--graph", "testdata/empty.json"), "graph has no vertices"},
 		{"no such file", part("--graph", "testdata/absent.json"), "no such file"},

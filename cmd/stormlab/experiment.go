@@ -172,18 +172,14 @@ func newExperimentCmd() *cobra.Command {
 			opts := experiments.Options{Out: out, Log: meter, Profile: profile, Progress: meter, Resume: resume, Reps: reps}
 			if isSuite {
 				reps, err := experiments.RunSuite(cmd.Context(), suite, opts)
-				for _, r := range reps {
-					fmt.Fprintf(stdout, "\n%s (%s): %s\n", r.Spec.Name, r.Spec.Source, r.Dir)
-					for _, c := range r.Claims {
-						fmt.Fprintf(stdout, "  %s\n", c.Line())
-					}
-				}
 				meter.Stop()
+				if werr := experiments.WriteSuiteSummary(stdout, "suite "+suite.Name, reps); werr != nil && err == nil {
+					err = werr
+				}
 				if err != nil {
 					return failed(err)
 				}
-				fmt.Fprintln(stdout)
-				return experiments.SummaryTable("suite "+suite.Name, reps).WriteText(stdout)
+				return nil
 			}
 			spec, err := experiments.Lookup(name)
 			if err != nil {

@@ -33,6 +33,11 @@ type partitionOutput struct {
 	Epsilon float64 `json:"epsilon,omitempty"`
 	// Status is exact's proof status: "optimal" or "not proven optimal: ...".
 	Status string `json:"status,omitempty"`
+	// EmptyParts counts the parts without a vertex.
+	EmptyParts int `json:"empty_parts"`
+	// BoundViolated says how the partition breaks Epsilon ("" when it keeps
+	// it, or when the scheduler states no bound).
+	BoundViolated string `json:"bound_violated,omitempty"`
 }
 
 func newPartitionCmd() *cobra.Command {
@@ -41,6 +46,7 @@ func newPartitionCmd() *cobra.Command {
 		k, mul                                int
 		seed                                  uint64
 		epsilon                               float64
+		allowImbalance                        bool
 	)
 	cmd := &cobra.Command{
 		Use:   "partition --graph FILE|random:N:M --k K --scheduler NAME [--mul M] [--epsilon E] [--seed S] [--options JSON] [--format json|table]",
@@ -117,10 +123,20 @@ func newPartitionCmd() *cobra.Command {
 			if e, ok := p.(interface{ BalanceBound() float64 }); ok {
 				out.Epsilon = e.BalanceBound()
 			}
+			out.EmptyParts, out.BoundViolated = boundViolation(out)
 			if format == "json" {
-				return writeJSON(cmd.OutOrStdout(), out)
+				err = writeJSON(cmd.OutOrStdout(), out)
+			} else {
+				err = writePartitionTable(cmd.OutOrStdout(), out)
 			}
-			return writePartitionTable(cmd.OutOrStdout(), out)
+			if err != nil || out.BoundViolated == "" {
+				return err
+			}
+			if allowImbalance {
+				fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s (allowed by --allow-imbalance)\n", out.BoundViolated)
+				return nil
+			}
+			return failed(fmt.Errorf("%s: the partition is printed but breaks its bound; rerun with --allow-imbalance to accept it, or a larger --epsilon", out.BoundViolated))
 		},
 	}
 	f := cmd.Flags()
@@ -132,7 +148,32 @@ func newPartitionCmd() *cobra.Command {
 	f.Float64Var(&epsilon, "epsilon", 0, fmt.Sprintf("balance bound of exact and mlfm: max deviation rate of part weights (0 = %v)", schedulers.DefaultEpsilon))
 	f.Uint64Var(&seed, "seed", 1, "seed for random graphs and randomised schedulers")
 	f.StringVar(&format, "format", "json", "output format: json or table")
+	f.BoolVar(&allowImbalance, "allow-imbalance", false, "accept a partition that breaks the scheduler's balance bound (epsilon) or leaves a part empty: warn, exit 0")
 	return cmd
+}
+
+// boundViolation counts the empty parts and, for a scheduler with a stated
+// balance bound (exact, mlfm), says how the partition breaks it.
+func boundViolation(out partitionOutput) (empty int, why string) {
+	for _, ids := range out.Parts {
+		if len(ids) == 0 {
+			empty++
+		}
+	}
+	if out.Epsilon <= 0 {
+		return empty, ""
+	}
+	var broken []string
+	if out.MaxDev > out.Epsilon+1e-9 {
+		broken = append(broken, fmt.Sprintf("max deviation rate %.4g > epsilon %g", out.MaxDev, out.Epsilon))
+	}
+	if empty > 0 {
+		broken = append(broken, fmt.Sprintf("%d of %d parts empty", empty, out.K))
+	}
+	if len(broken) == 0 {
+		return empty, ""
+	}
+	return empty, fmt.Sprintf("%s partition breaks its balance bound: %s", out.Scheduler, strings.Join(broken, ", "))
 }
 
 // newPartitioner builds the named scheduler as a Partitioner; one that only

@@ -1,6 +1,7 @@
 package lab
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -33,5 +34,141 @@ func TestTableMarksUnstableCells(t *testing.T) {
 	}
 	if strings.Contains(out, "UNSTABLE throughput") {
 		t.Errorf("stable throughput marked unstable:\n%s", out)
+	}
+}
+
+// graphRows: 2 graphs x 3 repetitions of "alg" at x = 0 and 1, and a
+// reference "ref (max dev <= 0.05)" identical at both x, breaking its bound
+// on one graph at x = 1 only if broken is set.
+func graphRows(broken bool) *Results {
+	r := &Results{Experiment: "g", Metrics: []Metric{{Name: "max_dev"}, {Name: "empty_parts"}}}
+	for _, x := range []float64{0, 1} {
+		for g := 0; g < 2; g++ {
+			for rep := 0; rep < 3; rep++ {
+				// graph means: 0.1 + 0.1*g + x/10 (reps 0.1 apart around it)
+				r.Add(Row{Series: "alg", X: x, Instance: g, InstanceSeed: uint64(g + 1), Rep: rep,
+					Values: map[string]float64{"max_dev": 0.1 + 0.1*float64(g) + x/10 + 0.1*float64(rep-1), "empty_parts": 0}})
+			}
+			dev := 0.04
+			if broken && g == 1 && x == 1 {
+				dev = 0.9
+			}
+			r.Add(Row{Series: "ref (max dev <= 0.05)", X: x, Instance: g, InstanceSeed: uint64(g + 1),
+				Values: map[string]float64{"max_dev": dev, "empty_parts": 0}})
+		}
+	}
+	return r
+}
+
+// TestSummaryOverGraphs: n counts graphs and the CI is over the graph
+// means: alg at x = 0 has graph means 0.1 and 0.2 (hand-computed), so mean
+// 0.15, sample std 0.0707107, CI = t(0.975, 1) * 0.0707107 / sqrt(2) =
+// 12.7062 * 0.05 = 0.63531 (t quantile: scipy.stats.t.ppf(0.975, 1)).
+func TestSummaryOverGraphs(t *testing.T) {
+	a, err := Summarise(graphRows(false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _ := a.Get("alg", 0, "max_dev")
+	if s.N != 2 || math.Abs(s.Mean-0.15) > 1e-12 || math.Abs(s.CI95-0.635310) > 1e-5 {
+		t.Errorf("alg x=0: %+v; want n 2, mean 0.15, CI 0.63531", s)
+	}
+	if a.Unit != "graphs" {
+		t.Errorf("unit %q", a.Unit)
+	}
+	var b strings.Builder
+	if err := a.Table("t", "algorithm", "x").WriteMarkdown(&b); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	if n := strings.Count(out, "| ref (max dev <= 0.05) | all |"); n != 1 {
+		t.Errorf("constant reference shown %d times, want once as x = all:\n%s", n, out)
+	}
+	if strings.Contains(out, "breaks its stated bound") || !strings.Contains(out, "n graphs") {
+		t.Errorf("table:\n%s", out)
+	}
+}
+
+// TestTableFlagsBrokenBound: a series whose name states "max dev <= 0.05"
+// and which breaks it in a run is starred, and the note names x and the
+// largest deviation.
+func TestTableFlagsBrokenBound(t *testing.T) {
+	a, err := Summarise(graphRows(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := a.Table("t", "algorithm", "x").WriteMarkdown(&b); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{"| ref (max dev <= 0.05) * | 0 |", "* ref (max dev <= 0.05) breaks its stated bound at x = 1: largest max dev 0.9"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// TestPanels: rows split by panel, panels in natural order (c = 4 before
+// c = 16), one figure per panel.
+func TestPanels(t *testing.T) {
+	r := &Results{Experiment: "p", Metrics: []Metric{{Name: "ratio"}}}
+	for _, c := range []int{16, 4} {
+		for i := 0; i < 2; i++ {
+			r.Add(Row{Series: "spd", X: 10, Instance: c*100 + i, InstanceSeed: 1, Values: map[string]float64{"ratio": float64(c + i)}})
+		}
+	}
+	a, err := SummarisePanels(r, func(row Row) string { return fmt.Sprintf("c = %d", row.Instance/100) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := a.Panels(); len(got) != 2 || got[0] != "c = 4" || got[1] != "c = 16" {
+		t.Errorf("panels %q", got)
+	}
+	if lp := a.PanelPlot("c = 16", "n", Metric{Name: "ratio"}); len(lp.Series) != 1 || lp.Series[0].Y[0].Mean != 16.5 {
+		t.Errorf("panel plot %+v", lp.Series)
+	}
+	var b strings.Builder
+	if err := a.TableWithPanels("t", "c", "scheduler", "n").WriteMarkdown(&b); err != nil {
+		t.Fatal(err)
+	}
+	if i, j := strings.Index(b.String(), "| c = 4 |"), strings.Index(b.String(), "| c = 16 |"); i < 0 || j < i {
+		t.Errorf("table:\n%s", b.String())
+	}
+}
+
+// TestSummariesFitWidth: the terminal summaries keep every line within
+// SummaryWidth, cite short ("Jian et al. 2018, Fig. 5") and wrap long
+// claims instead of cutting them.
+func TestSummariesFitWidth(t *testing.T) {
+	r := graphRows(true)
+	a, err := Summarise(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := strings.Repeat("a claim with many words ", 20)
+	rep := &Report{Spec: &Spec{Name: "kpart-mul", Paper: "jian2018kpart", Source: Cite("jian2018kpart", "Fig. 5"),
+		SeriesLabel: "algorithm", XName: "Mul"}, Results: r, Aggregate: a,
+		Claims: []Claim{{Statement: long, Evidence: long, Source: Cite("jian2018kpart", "Fig. 5a")}},
+		Dir:    "/results/kpart-mul", Files: []string{"raw.csv", "table.md", "a-very-long-file-name-of-a-figure-2col.png"}}
+	JudgeClaims(rep.Claims, "")
+	var b strings.Builder
+	if err := rep.WriteSummary(&b); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteSuiteSummary(&b, "suite default", []*Report{rep}); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for i, l := range strings.Split(out, "\n") {
+		if n := len([]rune(l)); n > SummaryWidth {
+			t.Errorf("line %d is %d wide: %s", i+1, n, l)
+		}
+	}
+	if !strings.Contains(out, "Jian et al. 2018, Fig. 5") || strings.Contains(out, "Storm heuristic") {
+		t.Errorf("summary does not cite short:\n%s", out)
+	}
+	if got := strings.Count(strings.Join(strings.Fields(out), " "), strings.TrimSpace(long)); got < 2 {
+		t.Errorf("long claim cut (%d whole copies):\n%s", got, out)
 	}
 }

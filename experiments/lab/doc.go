@@ -1,7 +1,9 @@
 // Package lab is the experiment framework, apart from the experiment
 // definitions (package experiments): a declarative Spec, running it
 // (Run), aggregating its rows (Summarise: mean, 95% CI and coefficient of
-// variation per series, x and metric), judging its claims (JudgeClaims:
+// variation per series, x and metric over the statistical units the claims
+// use: graph instances, each the mean of its repetitions, or cluster runs;
+// split by panel where the Spec says so), judging its claims (JudgeClaims:
 // three-valued verdicts by the rules of reports/inference.go, Holm's
 // correction over the experiment's difference checks, Jepsen-style merge
 // per claim) and writing its files (Output). A Spec's Run returns rows
@@ -10,8 +12,10 @@
 //
 // Flow: Spec.Run -> Results (raw rows: series, x, instance, repetition,
 // seeds, offered load, metric values) -> Aggregate -> Claims -> Output:
-// raw.csv, table.md, table.csv, table.tex, refs.bib, one PNG and SVG plot
-// per metric, claims.json, notes.md and manifest.json in
+// raw.csv, table.md, table.csv, table.tex, refs.bib, the figures (SVG,
+// PDF, PNG; per metric and panel that varies, and the run's extra figures)
+// each with its caption in a .txt and a .tex, claims.json, notes.md and
+// manifest.json in
 // <out>/<experiment>/, then the paper's summary-<paper>.md next to the
 // experiment folders. Each file is written atomically (temp file +
 // rename) and manifest.json last, so a folder whose manifest is present

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -97,16 +98,65 @@ func TestCiteAndBib(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, p := range Papers {
-		if !strings.Contains(b.String(), "@article{"+p.Key+",") {
-			t.Errorf("refs.bib lacks %s", p.Key)
+		if !strings.Contains(b.String(), "@"+p.Type+"{"+p.Key+",") {
+			t.Errorf("refs.bib lacks %s as @%s", p.Key, p.Type)
 		}
 		if strings.Contains(p.Title, ".txt") || strings.Contains(p.Authors, ".txt") {
 			t.Errorf("paper %s cites a file name", p.Key)
 		}
 	}
-	if !strings.Contains(b.String(), "author = {Eidenbenz and Locher}") {
-		t.Errorf("refs.bib authors:\n%s", b.String())
+	for _, want := range []string{"@inproceedings{eidenbenz2016spd,", "author = {Eidenbenz, Raphael and Locher, Thomas}",
+		"booktitle = {Proceedings of the 35th IEEE International Conference on Computer Communications (INFOCOM)}",
+		"author = {Jian, Chengfeng and Lu, Tao and Zhang, Meiyu}"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("refs.bib lacks %q:\n%s", want, b.String())
+		}
 	}
+	for i, r := range b.String() {
+		if r > 127 {
+			t.Fatalf("refs.bib has non-ASCII %q at byte %d", r, i)
+		}
+	}
+	if got := CiteShort("jian2018kpart", "Fig. 5"); got != "Jian et al. 2018, Fig. 5" {
+		t.Errorf("CiteShort = %q", got)
+	}
+	if got := CiteShort("eidenbenz2016spd", ""); got != "Eidenbenz and Locher 2016" {
+		t.Errorf("CiteShort = %q", got)
+	}
+	compileBib(t, b.String())
+}
+
+// compileBib runs pdflatex, bibtex, pdflatex on a document citing every
+// paper of refs.bib; bibtex must report no error or warning.
+func compileBib(t *testing.T, bib string) {
+	t.Helper()
+	for _, tool := range []string{"pdflatex", "bibtex"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s not installed (.ci/setup.sh installs texlive-latex-base): refs.bib not compiled", tool)
+		}
+	}
+	dir := t.TempDir()
+	var keys []string
+	for _, p := range Papers {
+		keys = append(keys, p.Key)
+	}
+	doc := "\\documentclass{article}\n\\begin{document}\n\\cite{" + strings.Join(keys, ",") + "}\n\\bibliographystyle{plain}\n\\bibliography{refs}\n\\end{document}\n"
+	os.WriteFile(filepath.Join(dir, "refs.bib"), []byte(bib), 0o644)
+	os.WriteFile(filepath.Join(dir, "doc.tex"), []byte(doc), 0o644)
+	run := func(name string, args ...string) string {
+		cmd := exec.Command(name, args...)
+		cmd.Dir = dir
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s %v: %v\n%s", name, args, err, out)
+		}
+		return string(out)
+	}
+	run("pdflatex", "-interaction=nonstopmode", "-halt-on-error", "doc.tex")
+	if out := run("bibtex", "doc"); strings.Contains(out, "Warning") || strings.Contains(out, "error") {
+		t.Errorf("bibtex:\n%s", out)
+	}
+	run("pdflatex", "-interaction=nonstopmode", "-halt-on-error", "doc.tex")
 }
 
 func TestResolveProfile(t *testing.T) {

@@ -143,7 +143,7 @@ func (rep *Report) WriteNotes(w io.Writer) error {
 	if s.Setup != "" {
 		fmt.Fprintf(&b, "Setup: %s\n\n", s.Setup)
 	}
-	fmt.Fprintf(&b, "Runs: %d rows, wall time %.1f s. Values in table.md are mean ± 95%% CI (Student's t) over all graphs and repetitions at each x.\n\n", len(rep.Results.Rows), rep.Wall.Seconds())
+	fmt.Fprintf(&b, "Runs: %d rows, wall time %.1f s. Values in table.md are mean ± 95%% CI (Student's t) over the statistical units at each x: graph instances (each the mean of its repetitions) in graph experiments, runs in cluster experiments; n counts them.\n\n", len(rep.Results.Rows), rep.Wall.Seconds())
 	if rep.Profile != "" {
 		fmt.Fprintf(&b, "Profile: %s.\n\n", rep.Profile)
 	}
@@ -174,9 +174,113 @@ func (rep *Report) WriteNotes(w io.Writer) error {
 	return err
 }
 
+// writeTableTeX writes the LaTeX table; an experiment split into panels
+// gets one table per panel (each fits a page; together they would not).
+func (rep *Report) writeTableTeX(w io.Writer) error {
+	panels := rep.Aggregate.Panels()
+	if len(panels) < 2 {
+		return rep.Table().WriteLaTeX(w)
+	}
+	s := rep.Spec
+	for i, p := range panels {
+		sub := *rep.Aggregate
+		sub.Series = nil
+		for _, sa := range rep.Aggregate.Series {
+			if sa.Panel == p {
+				sub.Series = append(sub.Series, sa)
+			}
+		}
+		title := s.Name + ", " + p
+		if s.Source != "" {
+			title += " (" + s.Source + ")"
+		}
+		t := sub.Table(title, s.SeriesLabel, s.XName)
+		t.Label = "tab:" + slug(s.Name+" "+p)
+		if i > 0 {
+			if _, err := io.WriteString(w, "\n"); err != nil {
+				return err
+			}
+		}
+		if err := t.WriteLaTeX(w); err != nil {
+			return fmt.Errorf("table of %s: %w", p, err)
+		}
+	}
+	return nil
+}
+
+// outFile is one file of a result folder and its writer.
+type outFile struct {
+	name  string
+	write func(io.Writer) error
+}
+
+// figureFiles are every figure's files: per metric (and panel) that
+// varies, and the run's extra figures; each in every reports.FigureFiles
+// format, with its caption in a .txt and a .tex beside it.
+func (rep *Report) figureFiles() []outFile {
+	var figs []Figure
+	for _, panel := range rep.Aggregate.Panels() {
+		for _, m := range rep.Spec.Metrics {
+			lp := rep.Aggregate.PanelPlot(panel, rep.Spec.XLabel, m)
+			if lp.Constant() {
+				continue // a flat metric: the table has its one value, a figure would show nothing
+			}
+			name, what := m.Name, m.Label
+			if panel != "" {
+				name += "-" + slug(panel)
+				what += ", " + panel
+			}
+			lp.Title = fmt.Sprintf("%s: %s over %s", rep.Spec.Name, what, rep.Spec.XLabel)
+			figs = append(figs, Figure{Name: name, Plot: lp})
+		}
+	}
+	figs = append(figs, rep.Results.Figures...)
+	var out []outFile
+	for _, f := range figs {
+		for _, ff := range reports.FigureFiles {
+			out = append(out, outFile{f.Name + ff.Suffix, func(w io.Writer) error { return f.Plot.WriteSize(w, ff.Format, ff.Width, ff.Height) }})
+		}
+		caption := f.Plot.CaptionText()
+		out = append(out, outFile{f.Name + ".txt", func(w io.Writer) error { return reports.WriteCaptionText(w, caption) }},
+			outFile{f.Name + ".tex", func(w io.Writer) error {
+				return reports.WriteFigureTeX(w, f.Name, caption, "fig:"+rep.Spec.Name+"-"+f.Name)
+			}})
+	}
+	return out
+}
+
+// WriteCaptions writes a figure's caption beside it in dir: name.txt
+// (plain text) and name.tex (a LaTeX figure including name, labelled
+// label), and returns their file names.
+func WriteCaptions(dir, name, label string, caption string) ([]string, error) {
+	txt, tex := name+".txt", name+".tex"
+	if err := WriteAtomic(filepath.Join(dir, txt), func(w io.Writer) error { return reports.WriteCaptionText(w, caption) }); err != nil {
+		return nil, err
+	}
+	if err := WriteAtomic(filepath.Join(dir, tex), func(w io.Writer) error { return reports.WriteFigureTeX(w, name, caption, label) }); err != nil {
+		return nil, err
+	}
+	return []string{txt, tex}, nil
+}
+
+// slug is s in lower-case letters, digits and dashes (a file name part).
+func slug(s string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(s) {
+		switch {
+		case r >= 'a' && r <= 'z' || r >= '0' && r <= '9':
+			b.WriteRune(r)
+		case b.Len() > 0 && !strings.HasSuffix(b.String(), "-"):
+			b.WriteByte('-')
+		}
+	}
+	return strings.TrimSuffix(b.String(), "-")
+}
+
 // Output writes the report's files into dir (created if needed):
-// raw.csv, table.md, table.csv, table.tex, refs.bib, <metric>.png and
-// <metric>.svg for every metric, claims.json, notes.md and, last,
+// raw.csv, table.md, table.csv, table.tex, refs.bib, the figures of every
+// metric (per panel) that varies and the run's extra figures, each with
+// its caption in <figure>.txt and <figure>.tex, claims.json, notes.md and, last,
 // manifest.json. When the experiment reproduces a paper, it then rebuilds
 // the paper's summary <dir>/../summary-<paper>.md from the claims.json of
 // every experiment of that paper found there.
@@ -185,35 +289,15 @@ func (rep *Report) Output(ctx context.Context, dir string, args []string, paperE
 		return fmt.Errorf("create output folder: %w", err)
 	}
 	tbl := rep.Table()
-	files := []struct {
-		name  string
-		write func(io.Writer) error
-	}{
+	files := []outFile{
 		{"raw.csv", rep.Results.WriteRaw},
 		{"table.md", tbl.WriteMarkdown},
 		{"table.csv", tbl.WriteCSV},
-		{"table.tex", tbl.WriteLaTeX},
+		{"table.tex", rep.writeTableTeX},
 		{"refs.bib", WriteBib},
 	}
-	for _, m := range rep.Spec.Metrics {
-		lp := rep.Aggregate.Plot(fmt.Sprintf("%s: %s", rep.Spec.Name, m.Label), rep.Spec.XLabel, m)
-		if lp.Constant() {
-			continue // a flat metric: the table has its one value, a figure would show nothing
-		}
-		for _, ff := range reports.FigureFiles {
-			files = append(files, struct {
-				name  string
-				write func(io.Writer) error
-			}{m.Name + ff.Suffix, func(w io.Writer) error { return lp.WriteSize(w, ff.Format, ff.Width, ff.Height) }})
-		}
-	}
-	files = append(files, struct {
-		name  string
-		write func(io.Writer) error
-	}{"notes.md", rep.WriteNotes}, struct {
-		name  string
-		write func(io.Writer) error
-	}{"claims.json", claimsFile(rep.Spec.Name, rep.Profile, rep.Claims).Write})
+	files = append(files, rep.figureFiles()...)
+	files = append(files, outFile{"notes.md", rep.WriteNotes}, outFile{"claims.json", claimsFile(rep.Spec.Name, rep.Profile, rep.Claims).Write})
 	var names []string
 	for _, f := range files {
 		if err := WriteAtomic(filepath.Join(dir, f.name), f.write); err != nil {

@@ -32,26 +32,98 @@ func (rep *Report) Table() *reports.Table {
 	if s.Source != "" {
 		title += " (" + s.Source + ")"
 	}
-	return rep.Aggregate.Table(title, s.SeriesLabel, s.XName)
+	t := rep.Aggregate.TableWithPanels(title, s.PanelLabel, s.SeriesLabel, s.XName)
+	t.Label = "tab:" + slug(s.Name)
+	return t
 }
 
+// SummaryWidth is the widest line of the terminal summaries (WriteSummary,
+// WriteSuiteSummary).
+const SummaryWidth = 120
+
 // WriteSummary prints the results table and the claims for a terminal or a
-// test log.
+// test log, no line wider than SummaryWidth (the paper cited short).
 func (rep *Report) WriteSummary(w io.Writer) error {
-	if err := rep.Table().WriteText(w); err != nil {
+	s := rep.Spec
+	title := s.Name
+	if s.Paper != "" {
+		title += " (" + CiteShort(s.Paper, SourceWhere(s.Paper, s.Source)) + ")"
+	}
+	if err := rep.Aggregate.TableWithPanels(title, s.PanelLabel, s.SeriesLabel, s.XName).WriteTextWidth(w, SummaryWidth); err != nil {
 		return err
 	}
-	for _, c := range rep.Claims {
-		if _, err := fmt.Fprintf(w, "%s\n    measured: %s\n", c.Line(), c.Evidence); err != nil {
-			return err
+	var b strings.Builder
+	writeClaimLines(&b, rep.Claims, "")
+	if rep.Dir != "" {
+		b.WriteString(Wrap(fmt.Sprintf("files in %s: %s", rep.Dir, strings.Join(rep.Files, ", ")), SummaryWidth, "    ") + "\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// writeClaimLines writes each claim's line and measurement, wrapped to
+// SummaryWidth after indent.
+func writeClaimLines(b *strings.Builder, claims []Claim, indent string) {
+	for _, c := range claims {
+		b.WriteString(Wrap(indent+c.Line(), SummaryWidth, indent+"    ") + "\n")
+		b.WriteString(Wrap(indent+"    measured: "+c.Evidence, SummaryWidth, indent+"      ") + "\n")
+	}
+}
+
+// WriteSuiteSummary prints, per experiment of a suite, its short citation,
+// folder and claim lines, then the suite's table; no line is wider than
+// SummaryWidth.
+func WriteSuiteSummary(w io.Writer, title string, reps []*Report) error {
+	var b strings.Builder
+	for _, r := range reps {
+		head := r.Spec.Name
+		if r.Spec.Paper != "" {
+			head += " (" + CiteShort(r.Spec.Paper, SourceWhere(r.Spec.Paper, r.Spec.Source)) + ")"
+		}
+		b.WriteString("\n" + Wrap(head+": "+r.Dir, SummaryWidth, "    ") + "\n")
+		writeClaimLines(&b, r.Claims, "  ")
+	}
+	b.WriteString("\n")
+	if _, err := io.WriteString(w, b.String()); err != nil {
+		return err
+	}
+	return SummaryTable(title, reps).WriteTextWidth(w, SummaryWidth)
+}
+
+// Wrap breaks s at spaces into lines of at most width characters, the
+// second and later lines starting with indent; a word longer than a line
+// is cut.
+func Wrap(s string, width int, indent string) string {
+	if len(indent) >= width/2 {
+		indent = ""
+	}
+	var lines []string
+	line := ""
+	for _, word := range strings.Fields(s) {
+		switch {
+		case line == "":
+			if len(lines) > 0 {
+				line = indent
+			} else {
+				line = leadingSpace(s)
+			}
+			line += word
+		case len([]rune(line))+1+len([]rune(word)) <= width:
+			line += " " + word
+		default:
+			lines = append(lines, line)
+			line = indent + word
+		}
+		for len([]rune(line)) > width {
+			r := []rune(line)
+			lines = append(lines, string(r[:width]))
+			line = indent + string(r[width:])
 		}
 	}
-	if rep.Dir != "" {
-		_, err := fmt.Fprintf(w, "files: %s/{%s}\n", rep.Dir, strings.Join(rep.Files, ","))
-		return err
-	}
-	return nil
+	return strings.Join(append(lines, line), "\n")
 }
+
+func leadingSpace(s string) string { return s[:len(s)-len(strings.TrimLeft(s, " "))] }
 
 // Options configure Run.
 type Options struct {
@@ -145,9 +217,10 @@ func Run(ctx context.Context, spec *Spec, o Options) (*Report, error) {
 		return nil, err
 	}
 	rep.Results = res
-	if rep.Aggregate, err = Summarise(res); err != nil {
+	if rep.Aggregate, err = SummarisePanels(res, spec.Panel); err != nil {
 		return nil, err
 	}
+	rep.Aggregate.XName = spec.XName
 	if spec.Claims != nil {
 		rep.Claims = spec.Claims(res, rep.Aggregate)
 		JudgeClaims(rep.Claims, res.NoVerdict)
@@ -164,7 +237,7 @@ func Run(ctx context.Context, spec *Spec, o Options) (*Report, error) {
 // that hold / do not hold / are inconclusive, sanity checks, output folder.
 func SummaryTable(title string, reps []*Report) *reports.Table {
 	t := &reports.Table{Title: title, Columns: []string{"experiment", "reproduces", "profile", "rows", "wall (s)",
-		"paper claims: holds / does not hold / inconclusive", "sanity checks holding", "output"}}
+		"paper claims: holds / not / inconclusive", "sanity checks holding", "output"}}
 	for _, r := range reps {
 		h, n, i, san := CountVerdicts(r.Claims)
 		sanOK := 0
@@ -173,7 +246,11 @@ func SummaryTable(title string, reps []*Report) *reports.Table {
 				sanOK++
 			}
 		}
-		t.AddRow(reports.Text(r.Spec.Name), reports.Text(r.Spec.Source), reports.Text(r.Profile), reports.Textf("%d", len(r.Results.Rows)),
+		src := r.Spec.Source
+		if r.Spec.Paper != "" {
+			src = CiteShort(r.Spec.Paper, SourceWhere(r.Spec.Paper, r.Spec.Source))
+		}
+		t.AddRow(reports.Text(r.Spec.Name), reports.Text(src), reports.Text(r.Profile), reports.Textf("%d", len(r.Results.Rows)),
 			reports.Textf("%.1f", r.Wall.Seconds()), reports.Textf("%d / %d / %d", h, n, i), reports.Textf("%d/%d", sanOK, san), reports.Text(r.Dir))
 	}
 	return t

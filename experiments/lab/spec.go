@@ -8,6 +8,7 @@ import (
 	"sort"
 
 	"github.com/stormlab/stormlab/reports"
+	"gonum.org/v1/plot/vg"
 )
 
 // Metric is one measured quantity of an experiment. Name is used in file
@@ -28,6 +29,11 @@ type Spec struct {
 	XName       string // table/CSV header for x, e.g. "k"
 	XLabel      string // plot x axis label
 	Metrics     []Metric
+	// Panel, when set, splits tables and figures by a key of the row (the
+	// spd experiment: regime and c, which its claims keep apart); its
+	// table column is headed PanelLabel.
+	Panel      func(Row) string
+	PanelLabel string
 	// Run produces the raw rows. It must honour ctx and return an error for
 	// anything that went wrong (a scheduler error), never partial results.
 	Run func(ctx context.Context, env Env) (*Results, error)
@@ -88,6 +94,16 @@ type Row struct {
 	NotMeasured []string
 }
 
+// Figure is an extra figure of a run: files Name + reports.FigureFiles
+// suffixes, and its caption in Name.txt and Name.tex.
+type Figure struct {
+	Name string
+	Plot interface {
+		WriteSize(w io.Writer, format string, width, height vg.Length) error
+		CaptionText() string
+	}
+}
+
 // Results are the raw rows of one experiment run.
 type Results struct {
 	Experiment string
@@ -100,6 +116,9 @@ type Results struct {
 	// (the ci profile's single repetition); every claim is then reported
 	// inconclusive with this reason.
 	NoVerdict string
+	// Figures are extra figures a run draws beside the per-metric ones
+	// (kpart-mul: the balance adjustment's trace on one graph).
+	Figures []Figure
 	// Knobs are the settings of the run (profile values, durations,
 	// offered load) for manifest.json.
 	Knobs map[string]any
