@@ -52,11 +52,11 @@ type Aggregate struct {
 	XName string
 }
 
-// UnitKey is the statistical unit of a row. A cluster row (one with an
+// rowUnit is the statistical unit of a row. A cluster row (one with an
 // offered load) is a run of its own; a graph row belongs to its graph
 // instance (InstanceSeed, Instance), whose repetitions are averaged: they
 // share the graph and are not independent.
-func unitKey(i int, row Row) [2]uint64 {
+func rowUnit(i int, row Row) [2]uint64 {
 	if row.Offered != "" {
 		return [2]uint64{math.MaxUint64, uint64(i)}
 	}
@@ -81,7 +81,7 @@ type cell struct {
 }
 
 // SummarisePanels builds the Aggregate of r with the rows split by panel
-// (nil: one panel). Every summary is over units (see unitKey).
+// (nil: one panel). Every summary is over units (see rowUnit).
 func SummarisePanels(r *Results, panel func(Row) string) (*Aggregate, error) {
 	cells := map[cellKey]*cell{}
 	type sp struct{ panel, s string }
@@ -107,7 +107,7 @@ func SummarisePanels(r *Results, panel func(Row) string) (*Aggregate, error) {
 			cells[k] = c
 			xs[s] = append(xs[s], row.X)
 		}
-		u := unitKey(i, row)
+		u := rowUnit(i, row)
 		if c.sums[u] == nil {
 			c.sums[u] = map[string][2]float64{}
 			c.units = append(c.units, u)
