@@ -102,7 +102,7 @@ func installFiles(root, dir, serviceURL string) (err error) {
 			os.RemoveAll(dir)
 		}
 	}()
-	if err := copyInto(bridge, filepath.Join(dir, installBridgeJar)); err != nil {
+	if err := assets.CopyFile(bridge, filepath.Join(dir, installBridgeJar)); err != nil {
 		return fmt.Errorf("cannot write into %s: %w: give a folder you can write to", dir, err)
 	}
 	if err := instrumentJar(topo, filepath.Join(dir, installInstrumentJar)); err != nil {

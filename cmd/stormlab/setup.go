@@ -101,7 +101,7 @@ func buildJars(ctx context.Context, src, home string, log io.Writer) error {
 		if err := runIn(ctx, src, nil, "mvn", "-q", "-B", "-DskipTests", "-f", pom, "package"); err != nil {
 			return err
 		}
-		if err := copyInto(assets.Path(src, jar), assets.Path(home, jar)); err != nil {
+		if err := assets.CopyFile(assets.Path(src, jar), assets.Path(home, jar)); err != nil {
 			return err
 		}
 	}
@@ -110,7 +110,7 @@ func buildJars(ctx context.Context, src, home string, log io.Writer) error {
 
 func copyBuiltJars(_ context.Context, src, home string, _ io.Writer) error {
 	for _, jar := range []string{assets.BridgeJar, assets.TopologiesJar} {
-		if err := copyInto(assets.Path(src, jar), assets.Path(home, jar)); err != nil {
+		if err := assets.CopyFile(assets.Path(src, jar), assets.Path(home, jar)); err != nil {
 			return fmt.Errorf("%w: build it first (make setup), or run setup without --use-built", err)
 		}
 	}
@@ -147,7 +147,7 @@ func copySelf(_ context.Context, _, home string, _ io.Writer) error {
 	if err != nil {
 		return err
 	}
-	return copyInto(exe, filepath.Join(home, "bin", "stormlab"))
+	return assets.CopyFile(exe, filepath.Join(home, "bin", "stormlab"))
 }
 
 // writeMarker marks the folder as a stormlab home, with the version that made it.
@@ -158,31 +158,6 @@ func writeMarker(_ context.Context, src, home string, _ io.Writer) error {
 		return err
 	}
 	return os.WriteFile(filepath.Join(home, assets.Marker), append(data, '\n'), 0o644)
-}
-
-// copyInto copies a file, creating dst's folder, keeping the mode (executables stay executable).
-func copyInto(src, dst string) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	info, err := in.Stat()
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-		return err
-	}
-	out, err := os.OpenFile(dst, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, info.Mode().Perm())
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
 }
 
 // lastLines returns the last n lines of s.

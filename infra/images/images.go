@@ -326,7 +326,7 @@ func (b *Builder) dockerBuild(ctx context.Context, sp *spec, ref string, args, h
 		return fmt.Errorf("stage context: %w", err)
 	}
 	for dst, src := range hostFiles {
-		if err := copyFile(src, filepath.Join(dir, filepath.FromSlash(dst))); err != nil {
+		if err := assets.CopyFile(src, filepath.Join(dir, filepath.FromSlash(dst))); err != nil {
 			return fmt.Errorf("stage context: %w", err)
 		}
 	}
@@ -437,30 +437,6 @@ func tarDir(dir string, w io.Writer) error {
 		return err
 	}
 	return tw.Close()
-}
-
-func copyFile(src, dst string) error {
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-		return err
-	}
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	info, err := in.Stat()
-	if err != nil {
-		return err
-	}
-	out, err := os.OpenFile(dst, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, info.Mode().Perm())
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
 }
 
 // Prune removes stormlab images (label LabelImage) whose tag is not in keep, children before parents.

@@ -101,7 +101,7 @@ func mavenStage(projects ...mavenProject) func(ctx context.Context, b *Builder, 
 			}
 			jars, _ := filepath.Glob(filepath.Join(dir, filepath.FromSlash(proj), "target", "*.jar"))
 			for _, j := range jars {
-				if err := copyFile(j, filepath.Join(dir, filepath.FromSlash(p.jar), filepath.Base(j))); err != nil {
+				if err := assets.CopyFile(j, filepath.Join(dir, filepath.FromSlash(p.jar), filepath.Base(j))); err != nil {
 					return err
 				}
 			}

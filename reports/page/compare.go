@@ -36,10 +36,10 @@ type CompareRow struct {
 	NewMean    *float64 `json:"new_mean"`
 	NewCI95    *float64 `json:"new_ci95"`
 	Ratio      *float64 `json:"new_over_base"`
-	P          *float64 `json:"p"`          // Welch's t-test, two-sided
+	P          *float64 `json:"p"`          // two-sided, of the test named in the compare output (moderated t, or Welch where a metric has too few series to pool)
 	PAdjusted  *float64 `json:"p_adjusted"` // Holm-corrected over all tested rows
 	Verdict    string   `json:"verdict"`
-	Changed    bool     `json:"changed"` // verdict other than "same" and "-"
+	Changed    bool     `json:"changed"` // a significant change: improved, regressed or (for a metric that should not change) changed
 	Regressed  bool     `json:"regressed"`
 }
 

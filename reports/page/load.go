@@ -220,12 +220,13 @@ func loadExperiment(dir string) (*Experiment, error) {
 			e.Figures = append(e.Figures, Figure{File: n, Caption: stem,
 				PNGData: template.URL("data:image/png;base64," + base64.StdEncoding.EncodeToString(b))})
 		case ext == ".png" || ext == ".pdf" || n == "manifest.json" || n == "claims.json" || n == "notes.md" ||
-			n == "table.md" || n == "index.html":
+			n == "table.md" || n == "index.html" || figureCompanion(names, n):
 			// shown on the page in another form
 		default:
 			e.OtherFiles = append(e.OtherFiles, n)
 		}
 	}
+	captionFigures(dir, e.Figures)
 	// The caption of table.csv is the title table.md carries.
 	if md, err := os.ReadFile(filepath.Join(dir, "table.md")); err == nil {
 		first, _, _ := strings.Cut(string(md), "\n")
@@ -369,4 +370,26 @@ func loadSVG(path string) (Figure, error) {
 	}
 	n := filepath.Base(path)
 	return Figure{File: n, SVG: template.HTML(b[i:]), Caption: strings.TrimSuffix(n, filepath.Ext(n))}, nil
+}
+
+// figureCompanion says whether n is the caption (.txt) or LaTeX snippet (.tex) written beside a
+// figure of the same stem: the page shows the caption under the figure instead of listing the file.
+func figureCompanion(names []string, n string) bool {
+	ext := filepath.Ext(n)
+	if ext != ".txt" && ext != ".tex" {
+		return false
+	}
+	stem := strings.TrimSuffix(n, ext)
+	return slices.Contains(names, stem+".svg") || slices.Contains(names, stem+".png")
+}
+
+// captionFigures replaces each figure's file-name caption with the text of <stem>.txt beside it,
+// where there is one (the images carry no caption inside since figures are publication-ready).
+func captionFigures(dir string, figs []Figure) {
+	for i := range figs {
+		stem := strings.TrimSuffix(strings.TrimSuffix(figs[i].File, filepath.Ext(figs[i].File)), "-2col")
+		if b, err := os.ReadFile(filepath.Join(dir, stem+".txt")); err == nil && len(bytes.TrimSpace(b)) > 0 {
+			figs[i].Caption = strings.TrimSpace(string(b))
+		}
+	}
 }
