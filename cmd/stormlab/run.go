@@ -16,6 +16,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/stormlab/stormlab/experiments/lab"
 	"github.com/stormlab/stormlab/harness"
 	"github.com/stormlab/stormlab/infra/docker"
 	"github.com/stormlab/stormlab/infra/images"
@@ -382,5 +383,11 @@ func writeFaultFigure(path string, r *harness.RunResult) error {
 	if err := tp.Write(&buf, "png"); err != nil {
 		return fmt.Errorf("timeline figure: %w", err)
 	}
-	return os.WriteFile(path, buf.Bytes(), 0o644)
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		return err
+	}
+	// The image carries no title or caption (publication figures); they go beside it.
+	stem := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	_, err := lab.WriteCaptions(filepath.Dir(path), stem, "fig:"+stem, tp.CaptionText())
+	return err
 }

@@ -185,4 +185,7 @@ func TestFaultFigure(t *testing.T) {
 	if err != nil || !bytes.HasPrefix(b, []byte("\x89PNG")) {
 		t.Errorf("timeline.png: %d bytes, %v; want a PNG", len(b), err)
 	}
+	if c, err := os.ReadFile(filepath.Join(filepath.Dir(path), "timeline.txt")); err != nil || !bytes.Contains(c, []byte("fault windows")) {
+		t.Errorf("timeline.txt: %q, %v; want the caption beside the figure", c, err)
+	}
 }
