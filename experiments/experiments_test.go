@@ -74,8 +74,8 @@ func runForTest(t *testing.T, name string) *Report {
 	}
 	checkFileSet(t, rep.Files, spec.Metrics)
 	checkSummaryWidth(t, sum.String())
-	if rep.Spec.Run != nil && rep.Aggregate.Unit == "graphs" {
-		compileLaTeX(t, rep.Dir)
+	if rep.Spec.Run != nil {
+		compileLaTeX(t, rep.Dir) // every experiment's table and figures, cluster ones included
 	}
 	return rep
 }
