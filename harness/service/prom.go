@@ -20,7 +20,8 @@ const PathPrometheus = "/metrics"
 // histogram's buckets, exposed in seconds. Up to 2047 ms the workers'
 // HdrHistograms hold every integer ms value exactly, so those buckets are
 // exact; above, an HdrHistogram bucket straddling a bound is counted by
-// its lowest value, off by at most 1 part in 2048 of the bound.
+// its lowest value, so a value less than 1 part in 1024 above the bound
+// may be counted below it.
 var latencyBoundsMs = []int64{1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 30000, 60000}
 
 // roundBoundsS are the buckets (s) of the scheduling round's duration.
