@@ -139,6 +139,9 @@ func (s *Service) promMetrics() metrics {
 // roundMetrics is the histogram of the kept round times; call with s.mu held.
 func (s *Service) roundMetrics(ms *metrics) {
 	buckets := make(map[float64]uint64, len(roundBoundsS))
+	for _, b := range roundBoundsS {
+		buckets[b] = 0 // every bucket from the first scrape on: a series appearing later breaks rate()
+	}
 	var sum float64
 	for _, rt := range s.roundTimes {
 		sec := rt.ServiceMs / 1000

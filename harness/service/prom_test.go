@@ -195,8 +195,9 @@ func TestPrometheusMetrics(t *testing.T) {
 	}
 	checkLatency(t, fams)
 	// The fake clock stands still during a round: both rounds took 0 s.
-	if h := series(fams, "stormlab_scheduling_round_duration_seconds").GetHistogram(); h.GetSampleCount() != 2 || h.GetSampleSum() != 0 {
-		t.Errorf("round durations: count %d sum %v, want 2 and 0", h.GetSampleCount(), h.GetSampleSum())
+	h := series(fams, "stormlab_scheduling_round_duration_seconds").GetHistogram()
+	if h.GetSampleCount() != 2 || h.GetSampleSum() != 0 || len(h.GetBucket()) < len(roundBoundsS) || h.GetBucket()[0].GetCumulativeCount() != 2 {
+		t.Errorf("round durations: count %d sum %v buckets %v, want 2, 0 and every bucket at 2", h.GetSampleCount(), h.GetSampleSum(), h.GetBucket())
 	}
 	if fams["go_goroutines"] == nil || fams["process_cpu_seconds_total"] == nil {
 		t.Errorf("Go runtime and process collectors missing: %d families", len(fams))
@@ -314,7 +315,12 @@ func TestPrometheusRegistryPerService(t *testing.T) {
 	if v := value(scrapeMetrics(t, sa.URL, ""), "stormlab_topology_tuples_acked_total", "topology", "ta"); v != 9 {
 		t.Errorf("service a: ta acked = %v, want 9", v)
 	}
-	if m := series(scrapeMetrics(t, sb.URL, ""), "stormlab_topology_tuples_acked_total", "topology", "ta"); m != nil {
+	fb := scrapeMetrics(t, sb.URL, "")
+	if m := series(fb, "stormlab_topology_tuples_acked_total", "topology", "ta"); m != nil {
 		t.Errorf("service b shows service a's topology: %v", m)
+	}
+	// Before any round every bucket is there (at 0), so rate() has a series from the first scrape.
+	if h := series(fb, "stormlab_scheduling_round_duration_seconds").GetHistogram(); len(h.GetBucket()) < len(roundBoundsS) {
+		t.Errorf("round duration buckets before any round: %v, want all %d bounds", h.GetBucket(), len(roundBoundsS))
 	}
 }
