@@ -7,7 +7,8 @@
 //
 // A non-loopback --addr needs --token (or $STORMLAB_SERVICE_TOKEN): every request but /v1/health
 // must then carry "Authorization: Bearer TOKEN"; refused ones are answered 401 and counted in
-// /v1/state (unauthorized).
+// /v1/state (unauthorized). GET /metrics serves Prometheus metrics (throughput, latency histogram, decisions,
+// fallbacks, node CPU; see docs/own-cluster.md) behind the same token.
 //
 // --options is the scheduler configuration (schedulers.Options as JSON, the
 // same fields and meanings as `stormlab partition --options`); --seed and

@@ -17,7 +17,8 @@ const TokenEnv = "STORMLAB_SERVICE_TOKEN"
 // WithToken makes every request but GET /v1/health carry "Authorization: Bearer <token>"; the
 // others are refused with 401 and counted (State.Unauthorized). "" means no token (the default).
 // Health stays open so that a load balancer or a container's wait strategy can probe the service;
-// it tells only the scheduler's name.
+// it tells only the scheduler's name. GET /metrics is not open: it names topologies and hosts, and
+// Prometheus carries the token (a scrape_config's authorization block).
 func WithToken(token string) Option {
 	return func(s *Service) {
 		s.auth.token = strings.TrimSpace(token)

@@ -14,7 +14,12 @@ import (
 	"testing"
 	"time"
 
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+
 	"github.com/stormlab/stormlab/harness"
+	"github.com/stormlab/stormlab/harness/service"
 	"github.com/stormlab/stormlab/infra/images"
 	"github.com/stormlab/stormlab/infra/protocol"
 )
@@ -28,7 +33,9 @@ import (
 // feeds each supervisor's whole-container CPU (cgroup usage, background
 // load included) to the service (POST /v1/nodes), the load table's CPU_use.
 //
-//   - rstorm: the first placement's first executor is on the reference node.
+//   - rstorm: the first placement's first executor is on the reference node;
+//     while it runs, GET /metrics parses with Prometheus's text parser and
+//     shows its acks, its decision, the rounds and the nodes' CPU.
 //   - deadline (theta 0.95), handed a round-robin placement (both nodes
 //     run tasks): before any background load, every round follows the
 //     rule on what it saw (no node past theta: the placement is kept; only
@@ -136,6 +143,7 @@ func TestClusterDecisions(t *testing.T) {
 			t.Errorf("first executor %v on %q, reference node %q", *rec.FirstExecutor, on, rec.Decision.Reference)
 		}
 		t.Logf("rstorm: first executor %v on reference node %s (%s)", *rec.FirstExecutor, rec.Decision.Reference, rec.Decision.Reason)
+		checkScrape(ctx, t, svc, rec.Topology)
 	})
 
 	t.Run("deadline", func(t *testing.T) {
@@ -436,4 +444,98 @@ func busyLoop(ctx context.Context, t *testing.T, s *harness.Session, host string
 			t.Errorf("stop busy loop on %s: exit %d %v %s", host, code, err, out)
 		}
 	}
+}
+
+// checkScrape scrapes GET /metrics while topology id runs, once the state
+// shows acks of it: the scrape parses with Prometheus's text parser, the
+// topology's counters are there with at least the acks the state showed
+// before, its first placement is counted, and so are the rounds and the
+// nodes' CPU (the sampler reports every 2 s).
+func checkScrape(ctx context.Context, t *testing.T, svc *svcClient, id string) {
+	t.Helper()
+	acked := func(st protocol.State) int64 {
+		for _, tp := range st.Topologies {
+			if tp.ID == id {
+				return tp.Acked
+			}
+		}
+		return 0
+	}
+	st, err := svc.waitFor(ctx, 2*time.Minute, func(st protocol.State) bool { return acked(st) > 0 })
+	if err != nil {
+		t.Errorf("%s: no acks reported: %v", id, err)
+		return
+	}
+	fams, err := svc.scrape(ctx)
+	if err != nil {
+		t.Error(err)
+		return
+	}
+	get := func(name string, labels ...string) (float64, bool) {
+		for _, m := range fams[name].GetMetric() {
+			ok := true
+			for i := 0; i+1 < len(labels); i += 2 {
+				ok = ok && labelOf(m, labels[i]) == labels[i+1]
+			}
+			if ok {
+				return m.GetCounter().GetValue() + m.GetGauge().GetValue(), true
+			}
+		}
+		return 0, false
+	}
+	if v, ok := get("stormlab_topology_tuples_acked_total", "topology", id); !ok || v <= 0 || v < float64(acked(st)) {
+		t.Errorf("scrape: %s acked = %v (present %v), want > 0 and >= %d (the state before)", id, v, ok, acked(st))
+	}
+	if _, ok := get("stormlab_topology_tuples_failed_total", "topology", id); !ok {
+		t.Errorf("scrape: no failed counter for %s", id)
+	}
+	if v, _ := get("stormlab_topology_decisions_total", "topology", id, "kind", "schedule"); v < 1 {
+		t.Errorf("scrape: %s schedule decisions = %v, want >= 1", id, v)
+	}
+	if v, _ := get("stormlab_scheduling_rounds_total"); v < 1 {
+		t.Errorf("scrape: rounds = %v, want >= 1", v)
+	}
+	if n := len(fams["stormlab_node_cpu_used_cores"].GetMetric()); n == 0 {
+		t.Errorf("scrape: no node CPU gauge")
+	}
+	lat := "absent (no latency measured yet)"
+	for _, m := range fams["stormlab_topology_complete_latency_seconds"].GetMetric() {
+		if labelOf(m, "topology") == id {
+			lat = fmt.Sprintf("%d tuples, sum %.3f s", m.GetHistogram().GetSampleCount(), m.GetHistogram().GetSampleSum())
+		}
+	}
+	v, _ := get("stormlab_topology_tuples_acked_total", "topology", id)
+	t.Logf("scrape of %s: %s acked %v, latency histogram %s", service.PathPrometheus, id, v, lat)
+}
+
+func labelOf(m *dto.Metric, name string) string {
+	for _, l := range m.GetLabel() {
+		if l.GetName() == name {
+			return l.GetValue()
+		}
+	}
+	return ""
+}
+
+// scrape GETs /metrics and parses it with Prometheus's text parser.
+func (c *svcClient) scrape(ctx context.Context) (map[string]*dto.MetricFamily, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.url+service.PathPrometheus, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("scrape: %w", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(resp.Body)
+		return nil, fmt.Errorf("GET %s: %d %s", service.PathPrometheus, resp.StatusCode, b)
+	}
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := p.TextToMetricFamilies(resp.Body)
+	if err != nil {
+		return nil, fmt.Errorf("parse %s: %w", service.PathPrometheus, err)
+	}
+	return fams, nil
 }

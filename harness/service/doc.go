@@ -8,7 +8,9 @@
 // the topologies it wants to change. The workers' metrics consumers POST
 // protocol.WorkerReport to /v1/metrics; the service keeps the load table
 // (per node and per executor) and the accumulated traffic matrix from them.
-// The harness reads everything back from GET /v1/state and /v1/reports.
+// The harness reads everything back from GET /v1/state and /v1/reports;
+// GET /metrics serves the same state to Prometheus (prom.go), read at
+// scrape time from the service's own registry.
 //
 // Choices where the papers and Storm leave room, in one place:
 //   - A topology is "placed for the first time" (Scheduler.Schedule) when

@@ -26,6 +26,7 @@ const maxBody = 64 << 20
 //	GET  /v1/health    {"status":"ok","scheduler":NAME}
 //	GET  /v1/state     State (?since_ms=T)
 //	GET  /v1/reports   []WorkerReport (?since_ms=T)
+//	GET  /metrics      Prometheus exposition format (prom.go); needs the token like every path but health
 //
 // Another method on a served path gets 405 with a JSON error naming the method to use.
 func (s *Service) Handler() http.Handler {
@@ -52,6 +53,7 @@ func (s *Service) Handler() http.Handler {
 	})
 	route(http.MethodGet, protocol.PathState, getSince(func(ms int64) any { return s.State(ms) }))
 	route(http.MethodGet, protocol.PathReports, getSince(func(ms int64) any { return s.Reports(ms) }))
+	route(http.MethodGet, PathPrometheus, s.promHandler().ServeHTTP)
 	return s.auth.wrap(mux)
 }
 

@@ -3,6 +3,8 @@ package service
 import (
 	"sort"
 
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
 	"github.com/stormlab/stormlab/infra/protocol"
 	"github.com/stormlab/stormlab/schedulers"
 )
@@ -31,6 +33,11 @@ type topoMeasure struct {
 	counts    []protocol.CountSample
 	latency   []protocol.LatencySample
 	workerCPU []protocol.WorkerSample
+	// latencyHist sums every complete-latency histogram the workers sent
+	// (nil until one arrives); latencyBad counts those that could not be
+	// merged exactly (malformed, another layout). GET /metrics reads both.
+	latencyHist *hdrhistogram.Histogram
+	latencyBad  int64
 }
 
 type measurements struct {
@@ -100,6 +107,36 @@ func (m *measurements) add(r *protocol.WorkerReport) {
 		t.latency = append(t.latency, protocol.LatencySample{TimeMs: r.TimeMs, Ms: r.CompleteLatencyMs})
 	}
 	t.workerCPU = append(t.workerCPU, protocol.WorkerSample{TimeMs: r.TimeMs, Host: r.Host, Port: r.Port, CPUPercent: r.WorkerCPUPercent, MemoryMB: r.WorkerMemoryMB})
+}
+
+// decodeLatency decodes r's complete-latency histogram; nil, nil when the
+// worker sent none. Called without s.mu: decoding is the costly part.
+func decodeLatency(r *protocol.WorkerReport) (*hdrhistogram.Histogram, error) {
+	if r.LatencyHist == "" || r.Lacks(protocol.FieldLatencyHist) {
+		return nil, nil
+	}
+	return protocol.DecodeHistogram(r.LatencyHist, protocol.LatencyHistHighest)
+}
+
+// mergeLatency adds one report's decoded latency histogram h (or its
+// decode error) to topology id's running sum; call after add. The sum is
+// kept as reports arrive so that a scrape does not decode every stored
+// report again.
+func (m *measurements) mergeLatency(id string, h *hdrhistogram.Histogram, err error) {
+	t := m.topos[id]
+	switch {
+	case t == nil || (h == nil && err == nil):
+		return
+	case err != nil:
+		t.latencyBad++
+		return
+	}
+	if t.latencyHist == nil {
+		t.latencyHist = protocol.NewHistogram(protocol.LatencyHistHighest)
+	}
+	if t.latencyHist.Merge(h) > 0 {
+		t.latencyBad++ // values outside the range: cannot happen with the checked layout
+	}
 }
 
 // fresh returns the newest report of every worker that is not stale: at

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/stormlab/stormlab/infra/protocol"
 	"github.com/stormlab/stormlab/schedulers"
 )
@@ -40,6 +42,8 @@ type Service struct {
 	snapshot    *protocol.Snapshot   // latest, for the load table's node mapping
 	m           *measurements
 	nodeCPU     map[string]protocol.NodeReport // host -> newest whole-node CPU report
+
+	reg *prometheus.Registry // this service's own, for GET /metrics (prom.go)
 }
 
 // Option configures a Service.
@@ -81,6 +85,7 @@ func NewWithScheduler(name string, sc schedulers.Scheduler, o ...Option) *Servic
 	for _, f := range o {
 		f(s)
 	}
+	s.reg = newRegistry(s)
 	return s
 }
 
@@ -441,9 +446,13 @@ func (s *Service) Report(r *protocol.WorkerReport) error {
 	if r.TimeMs == 0 {
 		r.TimeMs = s.now().UnixMilli()
 	}
+	// A histogram that does not decode is counted, not refused: the rest
+	// of the report is good, and the harness's merge names the bad one.
+	h, herr := decodeLatency(r)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.m.add(r)
+	s.m.mergeLatency(r.Topology, h, herr)
 	return nil
 }
 

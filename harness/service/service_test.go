@@ -476,6 +476,7 @@ func TestHTTP(t *testing.T) {
 // TestConcurrent runs rounds, reports and state reads at once (go test -race).
 func TestConcurrent(t *testing.T) {
 	s := NewWithScheduler("rr", &roundRobin{})
+	hist := latencyHist(t, map[int64]int64{5: 2})
 	var wg sync.WaitGroup
 	for i := 0; i < 4; i++ {
 		wg.Add(3)
@@ -491,19 +492,25 @@ func TestConcurrent(t *testing.T) {
 			defer wg.Done()
 			for j := 0; j < 20; j++ {
 				_ = s.Report(&protocol.WorkerReport{Topology: "t1", Host: "h1", Port: 6700 + i, TimeMs: int64(j + 1), IntervalS: 1,
-					CPU: []protocol.TaskCPU{{Task: 1, CPUNs: 1e6}}, Traffic: []protocol.TaskTraffic{{Src: 1, Dst: 2, Count: 3}}})
+					CPU: []protocol.TaskCPU{{Task: 1, CPUNs: 1e6}}, Traffic: []protocol.TaskTraffic{{Src: 1, Dst: 2, Count: 3}}, LatencyHist: hist})
 			}
 		}(i)
 		go func() {
 			defer wg.Done()
 			for j := 0; j < 20; j++ {
 				_ = s.State(0)
+				if _, err := s.reg.Gather(); err != nil { // a /metrics scrape
+					t.Error(err)
+				}
 			}
 		}()
 	}
 	wg.Wait()
 	if st := s.State(0); st.Rounds != 80 || st.Reports != 80 {
 		t.Errorf("rounds %d reports %d, want 80 80", st.Rounds, st.Reports)
+	}
+	if n := s.m.topos["t1"].latencyHist.TotalCount(); n != 160 { // 80 reports of 2 latencies
+		t.Errorf("merged latency count %d, want 160", n)
 	}
 }
 
