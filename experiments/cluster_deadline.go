@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -14,7 +13,6 @@ import (
 
 	"github.com/stormlab/stormlab/experiments/lab"
 	"github.com/stormlab/stormlab/harness"
-	"github.com/stormlab/stormlab/infra/images"
 	"github.com/stormlab/stormlab/reports"
 )
 
@@ -52,6 +50,44 @@ const deadlineProfile = "heterogeneous-4"
 // deadlineSpouts names the spout component of each bounded topology.
 var deadlineSpouts = map[string]string{"wordcount": "sentence", "kmeans": "points"}
 
+// deadlineKnobs are the deadline experiment's settings under one profile.
+type deadlineKnobs struct {
+	Profile               string
+	Reps                  int
+	Workers, Parallelism  int
+	WordCountMB, KMeansMB []float64 // data sizes (full: two each; quick: one)
+	LoadPercents          []float64 // background CPU loads
+	LoadMB                float64   // dataset of the load runs
+	// LoadTopos are the queries of the load runs: ci and quick use k-means
+	// alone (0.5 MB of k-means took 40-45 s under the deadline scheduler in
+	// a ci run, 0.5 MB of WordCount 105-180 s), full both.
+	LoadTopos  []string
+	DeadlineMs int
+	MaxRun     time.Duration // a run's longest wait for its dataset
+	WorkerOpts string        // extra worker JVM options
+}
+
+func (k *deadlineKnobs) reps() *int { return &k.Reps }
+
+// Manifest lists the knobs for manifest.json.
+func (k deadlineKnobs) Manifest() map[string]any {
+	return map[string]any{"profile": k.Profile, "reps": k.Reps,
+		"deadline_workers": k.Workers, "deadline_parallelism": k.Parallelism,
+		"wordcount_mb": k.WordCountMB, "kmeans_mb": k.KMeansMB, "load_percents": k.LoadPercents, "load_mb": k.LoadMB,
+		"load_topologies": k.LoadTopos, "deadline_ms": k.DeadlineMs, "deadline_max_run": k.MaxRun.String(), "worker_opts": k.WorkerOpts}
+}
+
+// deadlineProfiles: quick runs k-means only (the complex query carries
+// every claim) at one size.
+var deadlineProfiles = map[string]deadlineKnobs{
+	"ci": {Profile: "ci", Reps: 1, Workers: 4, Parallelism: 2, WordCountMB: []float64{0.5}, KMeansMB: []float64{0.5},
+		LoadPercents: []float64{20, 80}, LoadMB: 0.5, LoadTopos: []string{"kmeans"}, DeadlineMs: 1000, MaxRun: 4 * time.Minute, WorkerOpts: c1Only},
+	"quick": {Profile: "quick", Reps: 3, Workers: 4, Parallelism: 2, WordCountMB: nil, KMeansMB: []float64{0.5},
+		LoadPercents: []float64{20, 80}, LoadMB: 0.5, LoadTopos: []string{"kmeans"}, DeadlineMs: 1000, MaxRun: 4 * time.Minute, WorkerOpts: c1Only},
+	"full": {Profile: "full", Reps: 3, Workers: 8, Parallelism: 4, WordCountMB: []float64{8, 16}, KMeansMB: []float64{8, 16},
+		LoadPercents: []float64{20, 50, 80}, LoadMB: 8, LoadTopos: []string{"wordcount", "kmeans"}, DeadlineMs: 1000, MaxRun: 20 * time.Minute},
+}
+
 // Deadline reproduces Choi, Jeon, Lim, Bok and Yoo 2021, sec. 4, Figs. 7-10: the
 // deadline- and load-type-aware scheduler (Go, through the bridge) vs
 // Storm's ResourceAwareScheduler (R-Storm, native) vs Fan's adaptive
@@ -88,8 +124,16 @@ func Deadline() *Spec {
 		XName:       "size_mb_or_load_pct",
 		XLabel:      "dataset size (MB); background load (%) for the \"under load\" series",
 		Metrics:     deadlineMetrics,
-		Run:         runDeadline,
-		Claims:      deadlineClaims,
+		// Cost: the profile's runs times ~55 s per 0.5 MB k-means run
+		// (save to save) plus ~25 s per cluster start; quick measured
+		// 2026-12-01 (15.6 min).
+		Cost: lab.Cost{CI: "~10 min", Quick: "~16 min", Full: "~3 h"},
+		Needs: lab.Needs{Need: lab.NeedsContainers,
+			Why: "it loads the supervisors' CPUs with background processes and reads their whole-node CPU use inside its own containers"},
+		Profiles: profiles(deadlineProfiles),
+		Extra:    []string{"node-qos.md/csv (QoS per node, Fig. 10)", "load-*.png/svg (Figs. 7-8)"},
+		Run:      runDeadline,
+		Claims:   deadlineClaims,
 	}
 }
 
@@ -104,121 +148,169 @@ type nodeQoS struct {
 
 func loadSeries(topo string) string { return "deadline " + topo + " under load" }
 
+// deadlineRun is one run of the deadline experiment: a dataset of size
+// MB streamed once through topo, under a background load of load percent
+// of every node's CPU when load > 0.
+type deadlineRun struct {
+	sched, topo string
+	size        float64
+	rep         int
+	series      string
+	x           float64
+	tag         string
+	load        float64
+}
+
+// name is the run's topology name (Storm's must not contain '.', '/', ':' or '\\').
+func (d deadlineRun) name() string {
+	return strings.NewReplacer(".", "p", "/", "-", ":", "-").Replace(fmt.Sprintf("dl-%s-%s-%s-r%d", d.sched, d.topo, d.tag, d.rep))
+}
+
+// deadlineRunner runs the deadline experiment's runs and gathers their rows.
+type deadlineRunner struct {
+	env     Env
+	prof    deadlineKnobs
+	counter *runCounter
+	res     *Results
+	nodes   []nodeQoS
+}
+
 func runDeadline(ctx context.Context, env Env) (*Results, error) {
-	prof, err := profileOf(env)
+	_, prof, _, err := knobsOf(env, deadlineProfiles)
 	if err != nil {
 		return nil, err
 	}
-	res := &Results{Experiment: "deadline", Metrics: deadlineMetrics, Profile: prof.Name, NoVerdict: prof.NoVerdict(), Knobs: prof.Knobs()}
-	res.Knobs["storm_version"] = images.StormVersion
-	var nodes []nodeQoS
-	loadTopos := prof.LoadTopos
-	counter := newRunCounter(env, 0) // the number of runs depends on the branches below
+	d := &deadlineRunner{env: env, prof: prof, counter: newRunCounter(env, 0)} // the number of runs depends on the scheduler
+	d.res = &Results{Experiment: "deadline", Metrics: deadlineMetrics, Profile: prof.Profile, NoVerdict: noVerdict(prof.Profile, prof.Reps), Knobs: knobsManifest(prof)}
 	for _, sched := range deadlineSchedulers {
 		cs := harness.ClusterSpec{Profile: deadlineProfile, Seed: 1}
-		err := withSession(ctx, env, cs, sched, func(s *session) (err error) {
+		err := withSession(ctx, env, cs, sched, func(s *session) error {
 			if sched != "storm-ras" {
 				// The deadline and adaptive schedulers read CPU_use from the
 				// load table; only whole-node cgroup reports let them see
 				// the background load (workers' process CPU cannot).
 				s.onStart = func(s *harness.Session) (func() error, error) { return s.StartNodeCPUReports(ctx, 2*time.Second) }
 			}
-			// run runs one dataset, under a background load of load percent
-			// of every node's CPU when load > 0.
-			run := func(topo string, size float64, rep int, series string, x float64, tag string, load float64) error {
-				// Storm topology names must not contain '.', '/', ':' or '\\'.
-				name := strings.NewReplacer(".", "p", "/", "-", ":", "-").Replace(fmt.Sprintf("dl-%s-%s-%s-r%d", sched, topo, tag, rep))
-				args := []string{"--workers", strconv.Itoa(prof.DeadlineWorkers), "--parallelism", strconv.Itoa(prof.DeadlineParallelism),
-					"--size-mb", FormatX(size), "--deadline-ms", strconv.Itoa(prof.DeadlineMs), "--report-interval-secs", "1",
-					"--seed", strconv.Itoa(rep + 1),
-					"--conf", "topology.component.cpu.pcore.percent=5", "--conf", "topology.component.resources.onheap.memory.mb=64"}
-				args = append(args, prof.workerArgs()...)
-				t, err := harness.StormTopology(topo, name, args...)
-				if err != nil {
-					return err
-				}
-				fmt.Fprintf(env.Log, "deadline: %s %s %s, rep %d\n", sched, topo, tag, rep)
-				counter.start(fmt.Sprintf("%s %s %s rep %d", sched, topo, tag, rep), 0)
-				r, resumed, err := runOrResume(env, name, func() (r *harness.RunResult, err error) {
-					if load > 0 {
-						nem, nerr := s.Nemesis()
-						if nerr != nil {
-							return nil, nerr
-						}
-						if err := nem.StartLoad(ctx, load); err != nil {
-							return nil, err
-						}
-						defer func() { err = errors.Join(err, nem.StopLoad(ctx)) }()
-					}
-					return s.Run(ctx, harness.RunSpec{Topology: t, End: harness.Dataset{Spout: deadlineSpouts[topo], Quiet: 4 * time.Second, Max: prof.DeadlineMaxRun}})
-				})
-				if err := keepRun(env, name, r, err, resumed); err != nil {
-					return err
-				}
-				res.Knobs["images"] = r.Images
-				m := r.Measurement
-				if m.Deadlines == 0 || r.DatasetS <= 0 {
-					return fmt.Errorf("%s: no deadline records or no dataset time (deadline tuples %d, %.1f s)", name, m.Deadlines, r.DatasetS)
-				}
-				worst := 0.0
-				for n, q := range m.NodeQoS {
-					worst = math.Max(worst, 100*q)
-					nodes = append(nodes, nodeQoS{Series: series, X: x, Rep: rep, Node: n, QoS: 100 * q})
-				}
-				moved := migrations(r)
-				fmt.Fprintf(env.Log, "deadline: %s %s %s: dataset %.1f s, tuple %.1f ms, QoS %.1f%% (worst node %.1f%%), %d misses of %d, %d executors migrated, bridge rounds %d\n",
-					sched, topo, tag, r.DatasetS, m.ProcessingMs, 100*m.QoSRate, worst, m.DeadlineMisses, m.Deadlines, moved, len(r.RoundsMs))
-				res.Add(screened(Row{Series: series, X: x, Rep: rep, Seed: uint64(rep + 1), Offered: "bounded dataset, unpaced", Values: map[string]float64{
-					"dataset_s": r.DatasetS, "proc_ms": m.ProcessingMs, "qos_pct": 100 * m.QoSRate, "qos_node_max_pct": worst,
-					"misses": float64(m.DeadlineMisses), "throughput": float64(m.Acked) / r.DatasetS, "migrations": float64(moved),
-				}}, r))
-				return nil
-			}
-			for rep := 0; rep < prof.Reps; rep++ {
-				for _, topo := range []string{"wordcount", "kmeans"} {
-					sizes := prof.WordCountMB
-					if topo == "kmeans" {
-						sizes = prof.KMeansMB
-					}
-					for _, size := range sizes {
-						if err := run(topo, size, rep, sched+" "+topo, size, FormatX(size)+"mb", 0); err != nil {
-							return err
-						}
-					}
-				}
-			}
-			if sched != "deadline" {
-				return nil
-			}
-			for rep := 0; rep < prof.Reps; rep++ {
-				for _, topo := range loadTopos {
-					for _, load := range prof.LoadPercents {
-						if err := run(topo, prof.LoadMB, rep, loadSeries(topo), load, fmt.Sprintf("load%.0f", load), load); err != nil {
-							return err
-						}
-					}
-				}
-			}
-			return nil
+			return d.runAll(ctx, s, sched)
 		})
 		if err != nil {
 			return nil, err
 		}
 	}
-	if dir := expDir(env); dir != "" {
-		if err := writeNodeQoS(dir, nodes); err != nil {
-			return nil, err
-		}
-		if err := writeLoadPlots(dir, res, loadTopos); err != nil {
-			return nil, err
-		}
+	nq, err := nodeQoSFiles(d.nodes)
+	if err != nil {
+		return nil, err
 	}
-	return res, nil
+	lp, err := loadPlotFiles(d.res)
+	if err != nil {
+		return nil, err
+	}
+	d.res.Files = append(nq, lp...)
+	return d.res, nil
 }
 
-// writeNodeQoS writes node-qos.md and node-qos.csv: mean QoS rate per node
+// runs lists a scheduler's runs: both queries at every size, then (the
+// deadline scheduler only) the load runs.
+func (d *deadlineRunner) runs(sched string) []deadlineRun {
+	var out []deadlineRun
+	p := d.prof
+	for rep := 0; rep < p.Reps; rep++ {
+		for _, topo := range []string{"wordcount", "kmeans"} {
+			sizes := p.WordCountMB
+			if topo == "kmeans" {
+				sizes = p.KMeansMB
+			}
+			for _, size := range sizes {
+				out = append(out, deadlineRun{sched, topo, size, rep, sched + " " + topo, size, FormatX(size) + "mb", 0})
+			}
+		}
+	}
+	if sched != "deadline" {
+		return out
+	}
+	for rep := 0; rep < p.Reps; rep++ {
+		for _, topo := range p.LoadTopos {
+			for _, load := range p.LoadPercents {
+				out = append(out, deadlineRun{sched, topo, p.LoadMB, rep, loadSeries(topo), load, fmt.Sprintf("load%.0f", load), load})
+			}
+		}
+	}
+	return out
+}
+
+func (d *deadlineRunner) runAll(ctx context.Context, s *session, sched string) error {
+	for _, run := range d.runs(sched) {
+		if err := d.run(ctx, s, run); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// run runs (or reads back) one run and adds its row and node QoS rates.
+func (d *deadlineRunner) run(ctx context.Context, s *session, dr deadlineRun) error {
+	name := dr.name()
+	t, err := harness.StormTopology(dr.topo, name, d.args(dr)...)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(d.env.Log, "deadline: %s %s %s, rep %d\n", dr.sched, dr.topo, dr.tag, dr.rep)
+	d.counter.start(fmt.Sprintf("%s %s %s rep %d", dr.sched, dr.topo, dr.tag, dr.rep), 0)
+	r, resumed, err := runOrResume(d.env, name, func() (*harness.RunResult, error) {
+		return runUnderLoad(ctx, s, dr.load, harness.RunSpec{Topology: t, End: harness.Dataset{Spout: deadlineSpouts[dr.topo], Quiet: 4 * time.Second, Max: d.prof.MaxRun}})
+	})
+	if err := keepRun(d.env, name, r, err, resumed); err != nil {
+		return err
+	}
+	d.res.Knobs["images"] = r.Images
+	m := r.Measurement
+	if m.Deadlines == 0 || r.DatasetS <= 0 {
+		return fmt.Errorf("%s: no deadline records or no dataset time (deadline tuples %d, %.1f s)", name, m.Deadlines, r.DatasetS)
+	}
+	worst := 0.0
+	for n, q := range m.NodeQoS {
+		worst = math.Max(worst, 100*q)
+		d.nodes = append(d.nodes, nodeQoS{Series: dr.series, X: dr.x, Rep: dr.rep, Node: n, QoS: 100 * q})
+	}
+	moved := migrations(r)
+	fmt.Fprintf(d.env.Log, "deadline: %s %s %s: dataset %.1f s, tuple %.1f ms, QoS %.1f%% (worst node %.1f%%), %d misses of %d, %d executors migrated, bridge rounds %d\n",
+		dr.sched, dr.topo, dr.tag, r.DatasetS, m.ProcessingMs, 100*m.QoSRate, worst, m.DeadlineMisses, m.Deadlines, moved, len(r.RoundsMs))
+	d.res.Add(screened(Row{Series: dr.series, X: dr.x, Rep: dr.rep, Seed: uint64(dr.rep + 1), Offered: "bounded dataset, unpaced", Values: map[string]float64{
+		"dataset_s": r.DatasetS, "proc_ms": m.ProcessingMs, "qos_pct": 100 * m.QoSRate, "qos_node_max_pct": worst,
+		"misses": float64(m.DeadlineMisses), "throughput": float64(m.Acked) / r.DatasetS, "migrations": float64(moved),
+	}}, r))
+	return nil
+}
+
+// args are the topology flags of one run.
+func (d *deadlineRunner) args(dr deadlineRun) []string {
+	p := d.prof
+	args := []string{"--workers", strconv.Itoa(p.Workers), "--parallelism", strconv.Itoa(p.Parallelism),
+		"--size-mb", FormatX(dr.size), "--deadline-ms", strconv.Itoa(p.DeadlineMs), "--report-interval-secs", "1",
+		"--seed", strconv.Itoa(dr.rep + 1),
+		"--conf", "topology.component.cpu.pcore.percent=5", "--conf", "topology.component.resources.onheap.memory.mb=64"}
+	return append(args, workerArgs(p.WorkerOpts)...)
+}
+
+// runUnderLoad runs spec on s with a background load of load percent of
+// every node's CPU (none when load is 0), stopped after the run.
+func runUnderLoad(ctx context.Context, s *session, load float64, spec harness.RunSpec) (r *harness.RunResult, err error) {
+	if load > 0 {
+		nem, nerr := s.Nemesis()
+		if nerr != nil {
+			return nil, nerr
+		}
+		if err := nem.StartLoad(ctx, load); err != nil {
+			return nil, err
+		}
+		defer func() { err = errors.Join(err, nem.StopLoad(ctx)) }()
+	}
+	return s.Run(ctx, spec)
+}
+
+// nodeQoSFiles are node-qos.md and node-qos.csv: mean QoS rate per node
 // (over repetitions) for every series and x (Fig. 10).
-func writeNodeQoS(dir string, nodes []nodeQoS) error {
+func nodeQoSFiles(nodes []nodeQoS) ([]lab.File, error) {
 	type key struct {
 		s    string
 		x    float64
@@ -246,19 +338,17 @@ func writeNodeQoS(dir string, nodes []nodeQoS) error {
 	for _, k := range keys {
 		sum, err := reports.Summarize(vals[k])
 		if err != nil {
-			return err
+			return nil, err
 		}
 		t.AddRow(reports.Text(k.s), reports.Text(FormatX(k.x)), reports.Text(k.node), reports.Value(sum))
 	}
-	if err := writeAtomic(filepath.Join(dir, "node-qos.md"), t.WriteMarkdown); err != nil {
-		return err
-	}
-	return writeAtomic(filepath.Join(dir, "node-qos.csv"), t.WriteCSV)
+	return []lab.File{{Name: "node-qos.md", Write: t.WriteMarkdown}, {Name: "node-qos.csv", Write: t.WriteCSV}}, nil
 }
 
-// writeLoadPlots draws processing time and QoS rate against background
-// load (Figs. 7-8): load-dataset_s, load-qos_pct, load-proc_ms (.png/.svg).
-func writeLoadPlots(dir string, res *Results, topos []string) error {
+// loadPlotFiles draw processing time and QoS rate against background
+// load (Figs. 7-8): load-dataset_s, load-qos_pct, load-proc_ms (.png/.svg)
+// with their captions; none when no run was under load.
+func loadPlotFiles(res *Results) ([]lab.File, error) {
 	sub := &Results{Experiment: res.Experiment, Metrics: res.Metrics}
 	for _, row := range res.Rows {
 		if strings.HasSuffix(row.Series, " under load") {
@@ -266,27 +356,24 @@ func writeLoadPlots(dir string, res *Results, topos []string) error {
 		}
 	}
 	if len(sub.Rows) == 0 {
-		return nil
+		return nil, nil
 	}
 	a, err := Summarise(sub)
 	if err != nil {
-		return err
+		return nil, err
 	}
+	var files []lab.File
 	for _, m := range res.Metrics {
 		if m.Name != "dataset_s" && m.Name != "qos_pct" && m.Name != "proc_ms" {
 			continue
 		}
 		lp := a.Plot("deadline scheduler under background CPU load: "+m.Label, "background CPU load (% of each supervisor's quota)", m)
 		for _, format := range []string{"png", "svg"} {
-			if err := writeAtomic(filepath.Join(dir, "load-"+m.Name+"."+format), func(w io.Writer) error { return lp.Write(w, format) }); err != nil {
-				return err
-			}
+			files = append(files, lab.File{Name: "load-" + m.Name + "." + format, Write: func(w io.Writer) error { return lp.Write(w, format) }})
 		}
-		if _, err := lab.WriteCaptions(dir, "load-"+m.Name, "fig:deadline-load-"+m.Name, lp.CaptionText()); err != nil {
-			return err
-		}
+		files = append(files, lab.CaptionFiles("load-"+m.Name, "fig:deadline-load-"+m.Name, lp.CaptionText())...)
 	}
-	return nil
+	return files, nil
 }
 
 // deadlineClaims checks Figs. 7-10 over runs: per query and size cell,

@@ -3,6 +3,7 @@ package experiments
 import (
 	"context"
 	"fmt"
+	"github.com/stormlab/stormlab/experiments/lab"
 	"math"
 	"sort"
 	"time"
@@ -52,6 +53,10 @@ func SPDAllocation() *Spec {
 			{Name: "proc_ratio", Label: "processing-only cost / lower bound"},
 			{Name: "used", Label: "resources used / c"},
 		},
+		// Cost: measured with `stormlab experiment NAME --profile P` (the
+		// work does not depend on the profile), rounded up.
+		Cost:  lab.Cost{CI: "~25 s", Quick: "~25 s", Full: "~25 s"},
+		Needs: lab.Needs{Need: lab.NeedsNothing, Why: "it runs the schedulers in process on generated graphs"},
 		Run: func(ctx context.Context, env Env) (*Results, error) {
 			res := &Results{Experiment: "spd"}
 			for _, x := range ns {
