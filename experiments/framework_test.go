@@ -6,6 +6,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"errors"
+	"github.com/stormlab/stormlab/experiments/lab"
 	"math"
 	"os"
 	"path/filepath"
@@ -245,5 +246,20 @@ func TestRepsOverride(t *testing.T) {
 	ran = false
 	if _, err := Run(context.Background(), spec, Options{Profile: "quick", Reps: -1}); err == nil || !strings.Contains(err.Error(), "repetitions -1") || ran {
 		t.Errorf("Reps -1: err %v, experiment ran: %v", err, ran)
+	}
+}
+
+// Every registered experiment says what it needs from a cluster (and why)
+// and what it costs under each profile: `stormlab experiment list`,
+// --target and the README's table read them.
+func TestRegistryComplete(t *testing.T) {
+	for _, s := range List() {
+		if err := lab.CheckSpec(s); err != nil {
+			t.Error(err)
+		}
+	}
+	if err := lab.CheckSpec(&Spec{Name: "bare", Needs: lab.Needs{Need: lab.NeedsContainers}}); err == nil ||
+		!strings.Contains(err.Error(), "without a reason") || !strings.Contains(err.Error(), "no Cost for profile quick") {
+		t.Errorf("a spec with a need but no reason and no cost: %v", err)
 	}
 }
