@@ -60,6 +60,21 @@ func orUnknown(s string) string {
 	return s
 }
 
+// targetHelp names the experiments that run on a target and those that refuse.
+func targetHelp() string {
+	var ok, refuse []string
+	for _, s := range experiments.List() {
+		switch {
+		case !s.Needs.Docker():
+		case s.Needs.OnTarget() == nil:
+			ok = append(ok, s.Name)
+		default:
+			refuse = append(refuse, s.Name)
+		}
+	}
+	return strings.Join(ok, ", ") + "; " + strings.Join(refuse, ", ") + " need containers of their own and refuse, saying why"
+}
+
 // refuseTarget is the first of names that cannot run on a target, with
 // the reason its spec's needs give.
 func refuseTarget(names []string) error {
@@ -178,7 +193,7 @@ func newExperimentCmd() *cobra.Command {
 	}
 	cmd.Flags().StringVar(&out, "out", out, "results base folder, files go to DIR/NAME/ (or $STORMLAB_OUT when set)")
 	cmd.Flags().StringVar(&profile, "profile", profile, "cluster experiments' profile: ci (1 run per cell, no verdicts), quick (3 runs per cell), full (the papers' scale) (or $STORMLAB_PROFILE when set)")
-	cmd.Flags().StringVar(&targetFile, "target", "", "target file: run the cluster experiments on that existing Storm cluster instead of containers (or $STORMLAB_TARGET): smoke; comm-cost, kpart-cluster, deadline, recovery and observer need containers of their own and refuse, saying why")
+	cmd.Flags().StringVar(&targetFile, "target", "", "target file: run the cluster experiments on that existing Storm cluster instead of containers (or $STORMLAB_TARGET): "+targetHelp())
 	cmd.Flags().BoolVar(&force, "force", false, "replace the results already in DIR/NAME")
 	cmd.Flags().IntVar(&reps, "reps", 0, "runs per cell of the cluster experiments (observer: pairs) instead of the profile's; with --resume the kept runs count towards them, so a finished experiment can be extended")
 	cmd.Flags().BoolVar(&resume, "resume", false, "continue an interrupted experiment: cluster runs already kept in DIR/NAME/runs/ are read back, not run again")
