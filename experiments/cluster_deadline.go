@@ -386,102 +386,27 @@ func loadPlotFiles(res *Results) ([]lab.File, error) {
 // growing with load by a one-sided Welch test of the highest against the
 // lowest load.
 func deadlineClaims(r *Results, a *Aggregate) []Claim {
-	cellRuns := func(series string, x float64, m string) []float64 { return runUnits(r, series, m, atX(x)) }
-	var faster, rasSlow []reports.Check
-	var redRAS, redAd []string
-	var cmpSeries, dSeries []string // series the comparison claims and the "no miss" claim rest on
-	for _, topo := range []string{"wordcount", "kmeans"} {
-		if len(a.Xs("deadline "+topo)) > 0 {
-			cmpSeries = append(cmpSeries, "deadline "+topo, "storm-ras "+topo, "adaptive "+topo)
-			dSeries = append(dSeries, "deadline "+topo)
-		}
-		for _, x := range a.Xs("deadline " + topo) {
-			d := cellRuns("deadline "+topo, x, "dataset_s")
-			rs := cellRuns("storm-ras "+topo, x, "dataset_s")
-			ad := cellRuns("adaptive "+topo, x, "dataset_s")
-			cell := fmt.Sprintf("%s %s MB", topo, FormatX(x))
-			faster = append(faster,
-				reports.RatioCheck(cell+": T_deadline / T_R-Storm <= 0.89", d, rs, reports.Below(0.89)),
-				reports.RatioCheck(cell+": T_deadline / T_adaptive <= 0.89", d, ad, reports.Below(0.89)))
-			rasSlow = append(rasSlow,
-				reports.DifferenceCheck(cell+": R-Storm > deadline", rs, d, reports.Greater, "(s)"),
-				reports.DifferenceCheck(cell+": R-Storm > adaptive", rs, ad, reports.Greater, "(s)"))
-			redRAS = append(redRAS, fmt.Sprintf("%s %s", cell, pct(mean(rs), mean(d))))
-			redAd = append(redAd, fmt.Sprintf("%s %s", cell, pct(mean(ad), mean(d))))
-		}
-	}
-	if len(faster) == 0 {
-		faster = []reports.Check{reports.Missing("deadline scheduler runs", "no deadline-scheduler rows")}
-		rasSlow = faster
-	}
-	// Misses and worst node QoS of the proposed scheduler.
-	var missesD, missesLoad, worstD, worstLoad float64
-	var nD, nLoad int
-	var loadSeen bool
-	// A universal "no miss" holds only on >= MinVerdictReps runs in every
-	// cell: minD and minLoad are the fewest runs of one cell.
-	perCell := map[string]int{}
-	for _, row := range r.Rows {
-		if strings.HasPrefix(row.Series, "deadline ") && !row.SuspectFor("misses") {
-			perCell[row.Series+" "+FormatX(row.X)]++
-		}
-	}
-	minD, minLoad := math.MaxInt, math.MaxInt
-	for k, n := range perCell {
-		if strings.Contains(k, " under load ") {
-			minLoad = min(minLoad, n)
-		} else {
-			minD = min(minD, n)
-		}
-	}
-	for _, row := range r.Rows {
-		switch {
-		case row.SuspectFor("misses"):
-			// Left out (ScreenRuns names it): Storm's statistics contradict the run.
-		case strings.HasPrefix(row.Series, "deadline ") && strings.HasSuffix(row.Series, " under load"):
-			loadSeen = true
-			nLoad++
-			missesLoad += row.Values["misses"]
-			worstLoad = math.Max(worstLoad, row.Values["qos_node_max_pct"])
-		case strings.HasPrefix(row.Series, "deadline "):
-			nD++
-			missesD += row.Values["misses"]
-			worstD = math.Max(worstD, row.Values["qos_node_max_pct"])
-		}
-	}
-	var kmChecks []reports.Check
-	var kmEv, kmSeries []string
-	for _, s := range []string{"storm-ras kmeans", "adaptive kmeans"} {
-		if len(a.Xs(s)) > 0 {
-			kmSeries = append(kmSeries, s)
-		}
-		for _, x := range a.Xs(s) {
-			w := cellRuns(s, x, "qos_node_max_pct")
-			kmChecks = append(kmChecks, reports.MeanCheck(fmt.Sprintf("%s %s MB: worst-node QoS > 100%%", s, FormatX(x)), w, reports.Above(100), "(%)"))
-			kmEv = append(kmEv, fmt.Sprintf("%s %s MB %.1f%%", s, FormatX(x), mean(w)))
-		}
-	}
-	if len(kmChecks) == 0 {
-		kmChecks = []reports.Check{reports.Missing("baseline k-means runs", "no baseline k-means rows")}
-	}
+	c := deadlineComparisons(r, a)
+	t := deadlineMissTally(r)
+	kmChecks, kmEv, kmSeries := deadlineKMeansQoS(r, a)
 	src := func(where string) string { return Cite(paperDeadline, where) }
 	out := []Claim{
 		{
 			Statement: "the deadline scheduler processes the data 11-15% faster than both baselines (tested: at least 11% in every query/size cell)",
-			Source:    src("Fig. 9"), Checks: faster, Screen: lab.ScreenRuns(r, "dataset_s", nil, cmpSeries...),
-			Evidence: fmt.Sprintf("change of mean dataset time, deadline vs R-Storm: %s; vs adaptive: %s", list(redRAS), list(redAd)),
+			Source:    src("Fig. 9"), Checks: c.faster, Screen: lab.ScreenRuns(r, "dataset_s", nil, c.cmpSeries...),
+			Evidence: fmt.Sprintf("change of mean dataset time, deadline vs R-Storm: %s; vs adaptive: %s", list(c.redRAS), list(c.redAd)),
 		},
 		{
 			Statement: "R-Storm has the highest processing time",
-			Source:    src("Fig. 9"), Checks: rasSlow, Screen: lab.ScreenRuns(r, "dataset_s", nil, cmpSeries...),
-			Evidence: fmt.Sprintf("%d query/size cells", len(redRAS)),
+			Source:    src("Fig. 9"), Checks: c.rasSlow, Screen: lab.ScreenRuns(r, "dataset_s", nil, c.cmpSeries...),
+			Evidence: fmt.Sprintf("%d query/size cells", len(c.redRAS)),
 		},
 		{
 			Statement: "the deadline scheduler misses no deadline (QoS rate <= 100% on every node)",
-			Source:    src("Figs. 9-10"), Screen: lab.ScreenRuns(r, "misses", nil, dSeries...),
-			Evidence: fmt.Sprintf("%.0f misses over %d runs, worst node QoS %.1f%%", missesD, nD, worstD),
+			Source:    src("Figs. 9-10"), Screen: lab.ScreenRuns(r, "misses", nil, c.dSeries...),
+			Evidence: fmt.Sprintf("%.0f misses over %d runs, worst node QoS %.1f%%", t.missesD, t.nD, t.worstD),
 			Checks: []reports.Check{reports.ExactCheck("no miss in any run", "universal: one run with a missed deadline or a node's mean QoS rate > 100% refutes it",
-				missesD == 0 && worstD <= 100, nD, holdNeeds(nD, minD), fmt.Sprintf("%.0f misses, worst node %.1f%%", missesD, worstD))},
+				t.missesD == 0 && t.worstD <= 100, t.nD, holdNeeds(t.nD, t.minD), fmt.Sprintf("%.0f misses, worst node %.1f%%", t.missesD, t.worstD))},
 		},
 		{
 			Statement: "on the complex query the baselines exceed 100% QoS rate",
@@ -489,38 +414,150 @@ func deadlineClaims(r *Results, a *Aggregate) []Claim {
 			Evidence: "mean worst-node QoS rate over runs: " + list(kmEv),
 		},
 	}
-	if loadSeen {
-		var loadChecks []reports.Check
-		var loadEv, loadNames []string
-		for _, s := range a.Series {
-			if strings.HasSuffix(s.Name, " under load") {
-				loadNames = append(loadNames, s.Name)
-			}
-			if !strings.HasSuffix(s.Name, " under load") || len(s.Points) < 2 {
-				continue
-			}
-			lo, hi := s.Points[0].X, s.Points[len(s.Points)-1].X
-			tl, th := cellRuns(s.Name, lo, "dataset_s"), cellRuns(s.Name, hi, "dataset_s")
-			loadChecks = append(loadChecks, reports.DifferenceCheck(fmt.Sprintf("%s: %s%% > %s%%", s.Name, FormatX(hi), FormatX(lo)), th, tl, reports.Greater, "(s)"))
-			loadEv = append(loadEv, fmt.Sprintf("%s: %.1f s at %s%%, %.1f s at %s%%", s.Name, mean(tl), FormatX(lo), mean(th), FormatX(hi)))
-		}
-		if len(loadChecks) == 0 {
-			loadChecks = []reports.Check{reports.Missing("two load levels", "fewer than two background loads")}
-		}
-		out = append(out,
-			Claim{
-				Statement: "under 20-80% background CPU load every tuple meets its deadline",
-				Source:    src("Fig. 8"), Screen: lab.ScreenRuns(r, "misses", nil, loadNames...),
-				Evidence: fmt.Sprintf("%.0f misses over %d runs, worst node QoS %.1f%%", missesLoad, nLoad, worstLoad),
-				Checks: []reports.Check{reports.ExactCheck("no miss in any load run", "universal: one run with a missed deadline or a node's mean QoS rate > 100% refutes it",
-					missesLoad == 0 && worstLoad <= 100, nLoad, holdNeeds(nLoad, minLoad), fmt.Sprintf("%.0f misses, worst node %.1f%%", missesLoad, worstLoad))},
-			},
-			Claim{
-				Statement: "processing time grows with CPU load",
-				Source:    src("Fig. 7"), Checks: loadChecks, Evidence: list(loadEv), Screen: lab.ScreenRuns(r, "dataset_s", nil, loadNames...),
-			})
+	if t.loadSeen {
+		out = append(out, deadlineLoadClaims(r, a, t)...)
 	}
 	return out
+}
+
+// deadlineCellRuns are the run units of one series at one x.
+func deadlineCellRuns(r *Results, series string, x float64, m string) []float64 {
+	return runUnits(r, series, m, atX(x))
+}
+
+// deadlineCmp are the checks of the comparison claims (Fig. 9) per query
+// and size cell, their evidence and the series they rest on.
+type deadlineCmp struct {
+	faster, rasSlow    []reports.Check
+	redRAS, redAd      []string
+	cmpSeries, dSeries []string // series the comparison claims and the "no miss" claim rest on
+}
+
+func deadlineComparisons(r *Results, a *Aggregate) deadlineCmp {
+	var c deadlineCmp
+	for _, topo := range []string{"wordcount", "kmeans"} {
+		if len(a.Xs("deadline "+topo)) > 0 {
+			c.cmpSeries = append(c.cmpSeries, "deadline "+topo, "storm-ras "+topo, "adaptive "+topo)
+			c.dSeries = append(c.dSeries, "deadline "+topo)
+		}
+		for _, x := range a.Xs("deadline " + topo) {
+			d := deadlineCellRuns(r, "deadline "+topo, x, "dataset_s")
+			rs := deadlineCellRuns(r, "storm-ras "+topo, x, "dataset_s")
+			ad := deadlineCellRuns(r, "adaptive "+topo, x, "dataset_s")
+			cell := fmt.Sprintf("%s %s MB", topo, FormatX(x))
+			c.faster = append(c.faster,
+				reports.RatioCheck(cell+": T_deadline / T_R-Storm <= 0.89", d, rs, reports.Below(0.89)),
+				reports.RatioCheck(cell+": T_deadline / T_adaptive <= 0.89", d, ad, reports.Below(0.89)))
+			c.rasSlow = append(c.rasSlow,
+				reports.DifferenceCheck(cell+": R-Storm > deadline", rs, d, reports.Greater, "(s)"),
+				reports.DifferenceCheck(cell+": R-Storm > adaptive", rs, ad, reports.Greater, "(s)"))
+			c.redRAS = append(c.redRAS, fmt.Sprintf("%s %s", cell, pct(mean(rs), mean(d))))
+			c.redAd = append(c.redAd, fmt.Sprintf("%s %s", cell, pct(mean(ad), mean(d))))
+		}
+	}
+	if len(c.faster) == 0 {
+		c.faster = []reports.Check{reports.Missing("deadline scheduler runs", "no deadline-scheduler rows")}
+		c.rasSlow = c.faster
+	}
+	return c
+}
+
+// missTally are the proposed scheduler's misses and worst node QoS, apart
+// for the runs without and under background load, and the fewest runs of
+// one cell of each (a universal "no miss" holds only on >= MinVerdictReps
+// runs in every cell).
+type missTally struct {
+	missesD, missesLoad, worstD, worstLoad float64
+	nD, nLoad, minD, minLoad               int
+	loadSeen                               bool
+}
+
+func deadlineMissTally(r *Results) missTally {
+	t := missTally{minD: math.MaxInt, minLoad: math.MaxInt}
+	perCell := map[string]int{}
+	for _, row := range r.Rows {
+		if strings.HasPrefix(row.Series, "deadline ") && !row.SuspectFor("misses") {
+			perCell[row.Series+" "+FormatX(row.X)]++
+		}
+	}
+	for k, n := range perCell {
+		if strings.Contains(k, " under load ") {
+			t.minLoad = min(t.minLoad, n)
+		} else {
+			t.minD = min(t.minD, n)
+		}
+	}
+	for _, row := range r.Rows {
+		switch {
+		case row.SuspectFor("misses"):
+			// Left out (ScreenRuns names it): Storm's statistics contradict the run.
+		case strings.HasPrefix(row.Series, "deadline ") && strings.HasSuffix(row.Series, " under load"):
+			t.loadSeen = true
+			t.nLoad++
+			t.missesLoad += row.Values["misses"]
+			t.worstLoad = math.Max(t.worstLoad, row.Values["qos_node_max_pct"])
+		case strings.HasPrefix(row.Series, "deadline "):
+			t.nD++
+			t.missesD += row.Values["misses"]
+			t.worstD = math.Max(t.worstD, row.Values["qos_node_max_pct"])
+		}
+	}
+	return t
+}
+
+// deadlineKMeansQoS are the checks that the baselines' worst-node QoS rate
+// on k-means lies above 100%, their evidence and series.
+func deadlineKMeansQoS(r *Results, a *Aggregate) (checks []reports.Check, ev, series []string) {
+	for _, s := range []string{"storm-ras kmeans", "adaptive kmeans"} {
+		if len(a.Xs(s)) > 0 {
+			series = append(series, s)
+		}
+		for _, x := range a.Xs(s) {
+			w := deadlineCellRuns(r, s, x, "qos_node_max_pct")
+			checks = append(checks, reports.MeanCheck(fmt.Sprintf("%s %s MB: worst-node QoS > 100%%", s, FormatX(x)), w, reports.Above(100), "(%)"))
+			ev = append(ev, fmt.Sprintf("%s %s MB %.1f%%", s, FormatX(x), mean(w)))
+		}
+	}
+	if len(checks) == 0 {
+		checks = []reports.Check{reports.Missing("baseline k-means runs", "no baseline k-means rows")}
+	}
+	return checks, ev, series
+}
+
+// deadlineLoadClaims are the claims on the runs under background load
+// (Figs. 7-8): no miss, and processing time growing with load.
+func deadlineLoadClaims(r *Results, a *Aggregate, t missTally) []Claim {
+	var loadChecks []reports.Check
+	var loadEv, loadNames []string
+	for _, s := range a.Series {
+		if strings.HasSuffix(s.Name, " under load") {
+			loadNames = append(loadNames, s.Name)
+		}
+		if !strings.HasSuffix(s.Name, " under load") || len(s.Points) < 2 {
+			continue
+		}
+		lo, hi := s.Points[0].X, s.Points[len(s.Points)-1].X
+		tl, th := deadlineCellRuns(r, s.Name, lo, "dataset_s"), deadlineCellRuns(r, s.Name, hi, "dataset_s")
+		loadChecks = append(loadChecks, reports.DifferenceCheck(fmt.Sprintf("%s: %s%% > %s%%", s.Name, FormatX(hi), FormatX(lo)), th, tl, reports.Greater, "(s)"))
+		loadEv = append(loadEv, fmt.Sprintf("%s: %.1f s at %s%%, %.1f s at %s%%", s.Name, mean(tl), FormatX(lo), mean(th), FormatX(hi)))
+	}
+	if len(loadChecks) == 0 {
+		loadChecks = []reports.Check{reports.Missing("two load levels", "fewer than two background loads")}
+	}
+	src := func(where string) string { return Cite(paperDeadline, where) }
+	return []Claim{
+		{
+			Statement: "under 20-80% background CPU load every tuple meets its deadline",
+			Source:    src("Fig. 8"), Screen: lab.ScreenRuns(r, "misses", nil, loadNames...),
+			Evidence: fmt.Sprintf("%.0f misses over %d runs, worst node QoS %.1f%%", t.missesLoad, t.nLoad, t.worstLoad),
+			Checks: []reports.Check{reports.ExactCheck("no miss in any load run", "universal: one run with a missed deadline or a node's mean QoS rate > 100% refutes it",
+				t.missesLoad == 0 && t.worstLoad <= 100, t.nLoad, holdNeeds(t.nLoad, t.minLoad), fmt.Sprintf("%.0f misses, worst node %.1f%%", t.missesLoad, t.worstLoad))},
+		},
+		{
+			Statement: "processing time grows with CPU load",
+			Source:    src("Fig. 7"), Checks: loadChecks, Evidence: list(loadEv), Screen: lab.ScreenRuns(r, "dataset_s", nil, loadNames...),
+		},
+	}
 }
 
 // holdNeeds is the units a universal claim over n runs needs to hold when
