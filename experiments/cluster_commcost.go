@@ -95,7 +95,7 @@ func CommCost() *Spec {
 		// 2026-12-01 (10.1 min).
 		Cost: lab.Cost{CI: "~7 min", Quick: "~10 min", Full: "~70 min"},
 		Needs: lab.Needs{Need: lab.NeedsContainers,
-			Why: "it builds clusters of 1 to 4 supervisors of its own sizes (1 core, 4 slots each), which a target's fixed nodes cannot be; its delay is emulated in Storm's messaging layer, not by the network"},
+			Why: "it builds clusters of 1, 2 and 4 supervisors of its own (1 core, 4 slots each), which a target's fixed nodes cannot be (its network delay is emulated in Storm's messaging layer, not by tc netem)"},
 		Profiles: profiles(commCostProfiles),
 		Run:      runCommCost,
 		Claims:   commCostClaims,

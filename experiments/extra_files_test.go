@@ -9,6 +9,8 @@ import (
 	"github.com/stormlab/stormlab/harness"
 )
 
+// fixtureRuns are three repetitions of each kpart-cluster scheduler with
+// made-up windows of differing counts (the plot keeps the common ones).
 func fixtureRuns() map[string][]*harness.RunResult {
 	runs := map[string][]*harness.RunResult{}
 	for si, s := range kpartClusterSchedulers {
@@ -24,6 +26,8 @@ func fixtureRuns() map[string][]*harness.RunResult {
 	return runs
 }
 
+// fixtureDeadline are made-up QoS-per-node records and rows of the
+// deadline scheduler with and without background load.
 func fixtureDeadline() ([]nodeQoS, *Results) {
 	var nodes []nodeQoS
 	res := &Results{Experiment: "deadline", Metrics: deadlineMetrics}
