@@ -180,7 +180,12 @@ func runDeadline(ctx context.Context, env Env) (*Results, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &deadlineRunner{env: env, prof: prof, counter: newRunCounter(env, 0)} // the number of runs depends on the scheduler
+	d := &deadlineRunner{env: env, prof: prof}
+	total := 0
+	for _, sched := range deadlineSchedulers {
+		total += len(d.runs(sched))
+	}
+	d.counter = newRunCounter(env, total) // known ahead from the knobs, so progress shows an ETA
 	d.res = &Results{Experiment: "deadline", Metrics: deadlineMetrics, Profile: prof.Profile, NoVerdict: noVerdict(prof.Profile, prof.Reps), Knobs: knobsManifest(prof)}
 	for _, sched := range deadlineSchedulers {
 		cs := harness.ClusterSpec{Profile: deadlineProfile, Seed: 1}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -83,5 +84,42 @@ func TestProfileVerdicts(t *testing.T) {
 	}
 	if _, err := Run(context.Background(), CommCost(), Options{Profile: "huge"}); err == nil || !strings.Contains(err.Error(), "ci, quick or full") {
 		t.Errorf("unknown profile: err = %v, want one naming ci, quick or full", err)
+	}
+}
+
+// The deadline experiment's runs per profile follow from its knobs (the
+// progress line's total): 3 schedulers x reps x sizes, plus the deadline
+// scheduler's load runs.
+func TestDeadlineRunCount(t *testing.T) {
+	for _, c := range []struct {
+		profile string
+		want    int
+	}{
+		{"ci", 3*1*2 + 1*1*2},    // sizes: wordcount 0.5, kmeans 0.5; load: kmeans at 20, 80
+		{"quick", 3*3*1 + 3*1*2}, // sizes: kmeans 0.5; load: kmeans at 20, 80
+		{"full", 3*3*4 + 3*2*3},  // sizes: two per query; load: both queries at 20, 50, 80
+	} {
+		d := &deadlineRunner{prof: deadlineProfiles[c.profile]}
+		n := 0
+		for _, s := range deadlineSchedulers {
+			n += len(d.runs(s))
+		}
+		if n != c.want {
+			t.Errorf("%s: %d runs, want %d", c.profile, n, c.want)
+		}
+	}
+	// Run names are the kept runs' folders, which --resume reads back: unchanged.
+	runs := (&deadlineRunner{prof: deadlineProfiles["quick"]}).runs("deadline")
+	var names []string
+	for _, r := range runs {
+		names = append(names, r.name())
+	}
+	for _, want := range []string{"dl-deadline-kmeans-0p5mb-r0", "dl-deadline-kmeans-load80-r2"} {
+		if !slices.Contains(names, want) {
+			t.Errorf("deadline run names %v lack %s", names, want)
+		}
+	}
+	if names[0] != "dl-deadline-kmeans-0p5mb-r0" || runs[len(runs)-1].series != loadSeries("kmeans") {
+		t.Errorf("deadline runs: sizes first, then the load runs: %v", names)
 	}
 }
