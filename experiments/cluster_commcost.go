@@ -4,11 +4,11 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/stormlab/stormlab/experiments/lab"
 	"github.com/stormlab/stormlab/harness"
 	"github.com/stormlab/stormlab/infra/docker"
-	"github.com/stormlab/stormlab/infra/images"
 	"github.com/stormlab/stormlab/reports"
 )
 
@@ -40,6 +40,31 @@ func commCostSupervisors(n int) []docker.SupervisorSpec {
 	return out
 }
 
+// commKnobs are comm-cost's settings under one profile.
+type commKnobs struct {
+	Profile         string
+	Reps            int
+	WarmUp, Measure time.Duration
+	DelayMs         int    // 0: no delay series
+	WorkerOpts      string // extra worker JVM options
+}
+
+func (k *commKnobs) reps() *int { return &k.Reps }
+
+// Manifest lists the knobs for manifest.json.
+func (k commKnobs) Manifest() map[string]any {
+	return map[string]any{"profile": k.Profile, "reps": k.Reps, "comm_warmup": k.WarmUp.String(), "comm_measure": k.Measure.String(),
+		"comm_delay_ms": k.DelayMs, "worker_opts": k.WorkerOpts}
+}
+
+// commCostProfiles: quick drops the delay series (its claims are forced
+// anyway); full is the paper's windows.
+var commCostProfiles = map[string]commKnobs{
+	"ci":    {Profile: "ci", Reps: 1, WarmUp: 5 * time.Second, Measure: 15 * time.Second, DelayMs: 2, WorkerOpts: c1Only},
+	"quick": {Profile: "quick", Reps: 3, WarmUp: 5 * time.Second, Measure: 15 * time.Second, DelayMs: 0, WorkerOpts: c1Only},
+	"full":  {Profile: "full", Reps: 3, WarmUp: 60 * time.Second, Measure: 120 * time.Second, DelayMs: 2},
+}
+
 // CommCost reproduces Jian, Lu and Zhang 2018, sec. 2.1, Fig. 1: the
 // Throughput Test chain (spout + 3 bolts, parallelism 1, 4 workers, spout
 // every 5 ms) under Storm's EvenScheduler, with its 4 workers on 1, 2 and
@@ -65,8 +90,15 @@ func CommCost() *Spec {
 		XName:       "nodes",
 		XLabel:      "nodes holding the 4 workers",
 		Metrics:     commCostMetrics,
-		Run:         runCommCost,
-		Claims:      commCostClaims,
+		// Cost: the profile's runs times ~60 s per run (a 20 s window,
+		// save to save) plus ~25 s per cluster start; quick measured
+		// 2026-12-01 (10.1 min).
+		Cost: lab.Cost{CI: "~7 min", Quick: "~10 min", Full: "~70 min"},
+		Needs: lab.Needs{Need: lab.NeedsContainers,
+			Why: "it builds clusters of 1, 2 and 4 supervisors of its own (1 core, 4 slots each), which a target's fixed nodes cannot be (its network delay is emulated in Storm's messaging layer, not by tc netem)"},
+		Profiles: profiles(commCostProfiles),
+		Run:      runCommCost,
+		Claims:   commCostClaims,
 	}
 }
 
@@ -78,15 +110,14 @@ func commSeries(delayMs int) string {
 }
 
 func runCommCost(ctx context.Context, env Env) (*Results, error) {
-	prof, err := profileOf(env)
+	_, prof, _, err := knobsOf(env, commCostProfiles)
 	if err != nil {
 		return nil, err
 	}
-	res := &Results{Experiment: "comm-cost", Metrics: commCostMetrics, Profile: prof.Name, NoVerdict: prof.NoVerdict(), Knobs: prof.Knobs()}
-	res.Knobs["storm_version"] = images.StormVersion
+	res := &Results{Experiment: "comm-cost", Metrics: commCostMetrics, Profile: prof.Profile, NoVerdict: noVerdict(prof.Profile, prof.Reps), Knobs: knobsManifest(prof)}
 	delays := []int{0}
-	if prof.CommDelayMs > 0 {
-		delays = append(delays, prof.CommDelayMs)
+	if prof.DelayMs > 0 {
+		delays = append(delays, prof.DelayMs)
 	}
 	counter := newRunCounter(env, len(commCostNodes)*prof.Reps*len(delays))
 	for _, n := range commCostNodes {
@@ -96,7 +127,7 @@ func runCommCost(ctx context.Context, env Env) (*Results, error) {
 				for _, d := range delays {
 					name := fmt.Sprintf("comm-n%d-d%d-r%d", n, d, rep)
 					args := []string{"--workers", "4", "--parallelism", "1", "--interval-ms", "20", "--report-interval-secs", "2", "--seed", strconv.Itoa(rep + 1)}
-					args = append(args, prof.workerArgs()...)
+					args = append(args, workerArgs(prof.WorkerOpts)...)
 					if d > 0 {
 						args = append(args, "--conf", "storm.messaging.transport="+docker.DelayTransport, "--conf", docker.DelayConf+"="+strconv.Itoa(d))
 					}
@@ -105,9 +136,9 @@ func runCommCost(ctx context.Context, env Env) (*Results, error) {
 						return err
 					}
 					fmt.Fprintf(env.Log, "comm-cost: n%d, %s, rep %d\n", n, commSeries(d), rep)
-					counter.start(fmt.Sprintf("%d nodes %s rep %d", n, commSeries(d), rep), prof.CommWarmUp+prof.CommMeasure)
+					counter.start(fmt.Sprintf("%d nodes %s rep %d", n, commSeries(d), rep), prof.WarmUp+prof.Measure)
 					r, resumed, err := runOrResume(env, name, func() (*harness.RunResult, error) {
-						return s.Run(ctx, harness.RunSpec{Topology: topo, WarmUp: prof.CommWarmUp, Measure: prof.CommMeasure})
+						return s.Run(ctx, harness.RunSpec{Topology: topo, WarmUp: prof.WarmUp, Measure: prof.Measure})
 					})
 					if err := keepRun(env, name, r, err, resumed); err != nil {
 						return err

@@ -17,6 +17,7 @@ import (
 	"github.com/stormlab/stormlab/experiments/lab"
 	"github.com/stormlab/stormlab/harness"
 	"github.com/stormlab/stormlab/infra/docker"
+	"github.com/stormlab/stormlab/infra/images"
 	"github.com/stormlab/stormlab/reports"
 )
 
@@ -45,152 +46,67 @@ import (
 // not the workers, so we take the run as the unit and say so.
 //
 // The names, $STORMLAB_PROFILE, the default (ci) and the verdict rule
-// (MinVerdictReps) belong to package lab; the knobs are defined here.
+// (MinVerdictReps) belong to package lab; each experiment defines its own
+// knobs per profile in its file (its Spec's Profiles).
 
-// ClusterProfile holds the knobs a profile sets.
-type ClusterProfile struct {
-	Name string
-	Reps int
+// c1Only are the worker JVM options of ci and quick: the C1 compiler only
+// (-XX:TieredStopAtLevel=1). Worker start-up on 0.25-1 core quotas is
+// dominated by JIT compilation, and every scheduler gets the same JVM.
+const c1Only = "-XX:TieredStopAtLevel=1"
 
-	// comm-cost
-	CommWarmUp, CommMeasure time.Duration
-	CommDelayMs             int // 0: no delay series
-
-	// kpart-cluster
-	KPartWarmUp, KPartMeasure, KPartStep time.Duration
-	KPartWorkers, KPartParallelism       int
-	KPartReschedule                      time.Duration
-	// The steady-state table uses the second half of the window, which
-	// must start after the dynamic schedulers' first reschedule and worker
-	// restart (40 s windows with a 15 s reschedule period; 30 s windows
-	// left no acked tuple in the second half, measured in a ci run).
-	//
-	// KPartPacedIntervalMs, when > 0, adds a paced cell: every spout task
-	// emits one sentence per this many ms, so the offered load is
-	// parallelism * 1000 / interval sentences/s. Latency claims use this
-	// cell only if its measured throughput stayed below 70% of the slowest
-	// scheduler's saturated throughput (else they are inconclusive).
-	KPartPacedIntervalMs int
-	KPartPacedMeasure    time.Duration
-
-	// deadline
-	DeadlineWorkers, DeadlineParallelism int
-	WordCountMB, KMeansMB                []float64 // data sizes (full: two each; quick: one)
-	LoadPercents                         []float64 // background CPU loads
-	LoadMB                               float64   // dataset of the load runs
-	// LoadTopos are the queries of the load runs: ci and quick use k-means
-	// alone (0.5 MB of k-means took 40-45 s under the deadline scheduler in
-	// a ci run, 0.5 MB of WordCount 105-180 s), full both.
-	LoadTopos      []string
-	DeadlineMs     int
-	DeadlineMaxRun time.Duration
-
-	// WorkerOpts are extra worker JVM options. ci and quick use the C1
-	// compiler only (-XX:TieredStopAtLevel=1): worker start-up on 0.25-1
-	// core quotas is dominated by JIT compilation, and every scheduler gets
-	// the same JVM.
-	WorkerOpts string
+// workerArgs are the topology flags for extra worker JVM options.
+func workerArgs(opts string) []string {
+	if opts == "" {
+		return nil
+	}
+	return []string{"--worker-childopts", opts}
 }
 
-// NoVerdict is why claims on this profile's runs cannot be decided ("" if
+// noVerdict is why claims on a profile's runs cannot be decided ("" if
 // they can).
-func (p ClusterProfile) NoVerdict() string {
-	if p.Reps < MinVerdictReps {
-		return fmt.Sprintf("profile %s runs %d repetition(s) per cell; a verdict needs >= %d", p.Name, p.Reps, MinVerdictReps)
+func noVerdict(profile string, reps int) string {
+	if reps < MinVerdictReps {
+		return fmt.Sprintf("profile %s runs %d repetition(s) per cell; a verdict needs >= %d", profile, reps, MinVerdictReps)
 	}
 	return ""
 }
 
-// Knobs lists every setting for manifest.json.
-func (p ClusterProfile) Knobs() map[string]any {
-	return map[string]any{
-		"profile": p.Name, "reps": p.Reps,
-		"comm_warmup": p.CommWarmUp.String(), "comm_measure": p.CommMeasure.String(), "comm_delay_ms": p.CommDelayMs,
-		"kpart_warmup": p.KPartWarmUp.String(), "kpart_measure": p.KPartMeasure.String(), "kpart_step": p.KPartStep.String(),
-		"kpart_workers": p.KPartWorkers, "kpart_parallelism": p.KPartParallelism, "kpart_reschedule": p.KPartReschedule.String(),
-		"kpart_paced_interval_ms": p.KPartPacedIntervalMs, "kpart_paced_measure": p.KPartPacedMeasure.String(),
-		"deadline_workers": p.DeadlineWorkers, "deadline_parallelism": p.DeadlineParallelism,
-		"wordcount_mb": p.WordCountMB, "kmeans_mb": p.KMeansMB, "load_percents": p.LoadPercents, "load_mb": p.LoadMB,
-		"load_topologies": p.LoadTopos, "deadline_ms": p.DeadlineMs, "deadline_max_run": p.DeadlineMaxRun.String(), "worker_opts": p.WorkerOpts,
-	}
+// counted is a pointer to a knobs type with a repetition count, which
+// Env.Reps (--reps) replaces when > 0.
+type counted[K any] interface {
+	*K
+	reps() *int
 }
 
-// workerArgs are the topology flags for WorkerOpts.
-func (p ClusterProfile) workerArgs() []string {
-	if p.WorkerOpts == "" {
-		return nil
+// knobsOf resolves the profile a cluster experiment runs under and its
+// knobs in table, with env.Reps applied; ok is false when the experiment
+// has no such profile.
+func knobsOf[K any, P counted[K]](env Env, table map[string]K) (profile string, k K, ok bool, err error) {
+	if profile, err = lab.ResolveProfile(env.Profile); err != nil {
+		return "", k, false, err
 	}
-	return []string{"--worker-childopts", p.WorkerOpts}
+	k, ok = table[profile]
+	if ok && env.Reps > 0 {
+		*P(&k).reps() = env.Reps
+	}
+	return profile, k, ok, nil
 }
 
-// ClusterProfileNamed returns the named profile (ci, quick or full).
-func ClusterProfileNamed(name string) (ClusterProfile, error) {
-	switch name {
-	case "ci":
-		return ClusterProfile{
-			Name: "ci", Reps: 1,
-			CommWarmUp: 5 * time.Second, CommMeasure: 15 * time.Second, CommDelayMs: 2,
-			KPartWarmUp: 5 * time.Second, KPartMeasure: 40 * time.Second, KPartStep: 10 * time.Second,
-			KPartWorkers: 4, KPartParallelism: 2, KPartReschedule: 15 * time.Second,
-			// No paced cell: keeps make test's cluster time; the paced path
-			// is the same code as the unpaced one with --interval-ms.
-			DeadlineWorkers: 4, DeadlineParallelism: 2,
-			WordCountMB: []float64{0.5}, KMeansMB: []float64{0.5},
-			LoadPercents: []float64{20, 80}, LoadMB: 0.5, LoadTopos: []string{"kmeans"},
-			DeadlineMs: 1000, DeadlineMaxRun: 4 * time.Minute,
-			WorkerOpts: "-XX:TieredStopAtLevel=1",
-		}, nil
-	case "quick":
-		return ClusterProfile{
-			Name: "quick", Reps: 3,
-			CommWarmUp: 5 * time.Second, CommMeasure: 15 * time.Second, CommDelayMs: 0,
-			KPartWarmUp: 5 * time.Second, KPartMeasure: 40 * time.Second, KPartStep: 10 * time.Second,
-			KPartWorkers: 4, KPartParallelism: 2, KPartReschedule: 15 * time.Second,
-			// No paced cell: its 9 runs would add ~15 min; the latency
-			// claim is then inconclusive ("no paced runs in this profile").
-			DeadlineWorkers: 4, DeadlineParallelism: 2,
-			WordCountMB: nil, KMeansMB: []float64{0.5}, // the complex query carries every claim
-			LoadPercents: []float64{20, 80}, LoadMB: 0.5, LoadTopos: []string{"kmeans"},
-			DeadlineMs: 1000, DeadlineMaxRun: 4 * time.Minute,
-			WorkerOpts: "-XX:TieredStopAtLevel=1",
-		}, nil
-	case "full":
-		return ClusterProfile{
-			Name: "full", Reps: 3,
-			CommWarmUp: 60 * time.Second, CommMeasure: 120 * time.Second, CommDelayMs: 2,
-			KPartWarmUp: 30 * time.Second, KPartMeasure: 300 * time.Second, KPartStep: 10 * time.Second,
-			KPartWorkers: 8, KPartParallelism: 4, KPartReschedule: 30 * time.Second,
-			KPartPacedIntervalMs: 10, KPartPacedMeasure: 120 * time.Second,
-			DeadlineWorkers: 8, DeadlineParallelism: 4,
-			WordCountMB: []float64{8, 16}, KMeansMB: []float64{8, 16},
-			LoadPercents: []float64{20, 50, 80}, LoadMB: 8, LoadTopos: []string{"wordcount", "kmeans"},
-			DeadlineMs: 1000, DeadlineMaxRun: 20 * time.Minute,
-		}, nil
+// profiles is table as the Spec's Profiles.
+func profiles[K lab.ProfileKnobs](table map[string]K) map[string]lab.ProfileKnobs {
+	out := map[string]lab.ProfileKnobs{}
+	for p, k := range table {
+		out[p] = k
 	}
-	return ClusterProfile{}, fmt.Errorf("unknown profile %q: use ci, quick or full (in $%s or --profile)", name, ProfileEnv)
+	return out
 }
 
-// profileOf is the profile a cluster experiment runs under.
-func profileOf(env Env) (ClusterProfile, error) {
-	name, err := lab.ResolveProfile(env.Profile)
-	if err != nil {
-		return ClusterProfile{}, err
-	}
-	p, err := ClusterProfileNamed(name)
-	if err == nil && env.Reps > 0 {
-		p.Reps = env.Reps
-	}
-	return p, err
-}
-
-// expDir is the experiment's output folder (the parent of env.RawDir), or
-// "" when no files are kept. Files written there besides the framework's
-// (time series, per-node tables) are listed in notes.md, not in manifest.json.
-func expDir(env Env) string {
-	if env.RawDir == "" {
-		return ""
-	}
-	return filepath.Dir(env.RawDir)
+// knobsManifest is the manifest.json knobs of a cluster run: the
+// profile's knobs plus the Storm version.
+func knobsManifest(k lab.ProfileKnobs) map[string]any {
+	m := k.Manifest()
+	m["storm_version"] = images.StormVersion
+	return m
 }
 
 func logfOf(env Env) func(string, ...any) {
@@ -458,79 +374,72 @@ type seriesFigure struct {
 	Get    func(harness.Measurement) float64
 }
 
-// writeTimeSeries writes series.csv (every window of every run) and, per
-// figure, series-<metric>.png/.svg with the window means over repetitions.
-// runs maps a series name to its repetitions' results (in order).
-func writeTimeSeries(dir, exp string, order []string, runs map[string][]*harness.RunResult, step time.Duration, figs []seriesFigure) ([]string, error) {
-	if dir == "" {
-		return nil, nil
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
-	}
-	var files []string
-	if err := writeAtomic(filepath.Join(dir, "series.csv"), func(w io.Writer) error {
-		cw := csv.NewWriter(w)
-		hdr := []string{"series", "rep", "t_s"}
-		for _, f := range figs {
-			hdr = append(hdr, f.Metric.Name)
-		}
-		cw.Write(hdr)
-		for _, s := range order {
-			for rep, r := range runs[s] {
-				for i, m := range r.Series {
-					rec := []string{s, strconv.Itoa(rep), FormatX(float64(i+1) * step.Seconds())}
-					for _, f := range figs {
-						rec = append(rec, strconv.FormatFloat(f.Get(m), 'g', 6, 64))
-					}
-					cw.Write(rec)
-				}
-			}
-		}
-		cw.Flush()
-		return cw.Error()
-	}); err != nil {
-		return nil, err
-	}
-	files = append(files, "series.csv")
+// timeSeriesFiles are series.csv (every window of every run) and, per
+// figure, series-<metric>.png/.svg with the window means over repetitions
+// and their captions. runs maps a series name to its repetitions' results
+// (in order).
+func timeSeriesFiles(exp string, order []string, runs map[string][]*harness.RunResult, step time.Duration, figs []seriesFigure) []lab.File {
+	files := []lab.File{{Name: "series.csv", Write: func(w io.Writer) error { return writeSeriesCSV(w, order, runs, step, figs) }}}
 	for _, f := range figs {
-		tp := &reports.TimeSeriesPlot{Title: fmt.Sprintf("%s: %s every %s", exp, f.Metric.Label, step), XLabel: "time since measurement start (s)", YLabel: f.Metric.Label}
-		for _, s := range order {
-			var ts reports.TimeSeries
-			ts.Name = s
-			n := -1
-			for _, r := range runs[s] {
-				if n < 0 || len(r.Series) < n {
-					n = len(r.Series)
-				}
-			}
-			for i := 0; i < n; i++ {
-				var vals []float64
-				for _, r := range runs[s] {
-					vals = append(vals, f.Get(r.Series[i]))
-				}
-				ts.T = append(ts.T, float64(i+1)*step.Seconds())
-				ts.Y = append(ts.Y, mean(vals))
-			}
-			if len(ts.T) > 0 {
-				tp.Series = append(tp.Series, ts)
-			}
-		}
+		tp := seriesPlot(exp, order, runs, step, f)
 		if len(tp.Series) == 0 {
 			continue
 		}
 		for _, format := range []string{"png", "svg"} {
-			name := "series-" + f.Metric.Name + "." + format
-			if err := writeAtomic(filepath.Join(dir, name), func(w io.Writer) error { return tp.Write(w, format) }); err != nil {
-				return files, err
-			}
-			files = append(files, name)
+			files = append(files, lab.File{Name: "series-" + f.Metric.Name + "." + format, Write: func(w io.Writer) error { return tp.Write(w, format) }})
 		}
-		caps, err := lab.WriteCaptions(dir, "series-"+f.Metric.Name, "fig:"+exp+"-series-"+f.Metric.Name, tp.CaptionText())
-		if err != nil {
-			return files, err
-		}
-		files = append(files, caps...)
+		files = append(files, lab.CaptionFiles("series-"+f.Metric.Name, "fig:"+exp+"-series-"+f.Metric.Name, tp.CaptionText())...)
 	}
-	return files, nil
+	return files
+}
+
+// writeSeriesCSV writes every window of every run, one line each.
+func writeSeriesCSV(w io.Writer, order []string, runs map[string][]*harness.RunResult, step time.Duration, figs []seriesFigure) error {
+	cw := csv.NewWriter(w)
+	hdr := []string{"series", "rep", "t_s"}
+	for _, f := range figs {
+		hdr = append(hdr, f.Metric.Name)
+	}
+	cw.Write(hdr)
+	for _, s := range order {
+		for rep, r := range runs[s] {
+			for i, m := range r.Series {
+				rec := []string{s, strconv.Itoa(rep), FormatX(float64(i+1) * step.Seconds())}
+				for _, f := range figs {
+					rec = append(rec, strconv.FormatFloat(f.Get(m), 'g', 6, 64))
+				}
+				cw.Write(rec)
+			}
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// seriesPlot is one figure's window means over repetitions, per series,
+// over the windows every repetition has.
+func seriesPlot(exp string, order []string, runs map[string][]*harness.RunResult, step time.Duration, f seriesFigure) *reports.TimeSeriesPlot {
+	tp := &reports.TimeSeriesPlot{Title: fmt.Sprintf("%s: %s every %s", exp, f.Metric.Label, step), XLabel: "time since measurement start (s)", YLabel: f.Metric.Label}
+	for _, s := range order {
+		var ts reports.TimeSeries
+		ts.Name = s
+		n := -1
+		for _, r := range runs[s] {
+			if n < 0 || len(r.Series) < n {
+				n = len(r.Series)
+			}
+		}
+		for i := 0; i < n; i++ {
+			var vals []float64
+			for _, r := range runs[s] {
+				vals = append(vals, f.Get(r.Series[i]))
+			}
+			ts.T = append(ts.T, float64(i+1)*step.Seconds())
+			ts.Y = append(ts.Y, mean(vals))
+		}
+		if len(ts.T) > 0 {
+			tp.Series = append(tp.Series, ts)
+		}
+	}
+	return tp
 }

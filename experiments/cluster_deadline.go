@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -14,7 +13,6 @@ import (
 
 	"github.com/stormlab/stormlab/experiments/lab"
 	"github.com/stormlab/stormlab/harness"
-	"github.com/stormlab/stormlab/infra/images"
 	"github.com/stormlab/stormlab/reports"
 )
 
@@ -52,6 +50,44 @@ const deadlineProfile = "heterogeneous-4"
 // deadlineSpouts names the spout component of each bounded topology.
 var deadlineSpouts = map[string]string{"wordcount": "sentence", "kmeans": "points"}
 
+// deadlineKnobs are the deadline experiment's settings under one profile.
+type deadlineKnobs struct {
+	Profile               string
+	Reps                  int
+	Workers, Parallelism  int
+	WordCountMB, KMeansMB []float64 // data sizes (full: two each; quick: one)
+	LoadPercents          []float64 // background CPU loads
+	LoadMB                float64   // dataset of the load runs
+	// LoadTopos are the queries of the load runs: ci and quick use k-means
+	// alone (0.5 MB of k-means took 40-45 s under the deadline scheduler in
+	// a ci run, 0.5 MB of WordCount 105-180 s), full both.
+	LoadTopos  []string
+	DeadlineMs int
+	MaxRun     time.Duration // a run's longest wait for its dataset
+	WorkerOpts string        // extra worker JVM options
+}
+
+func (k *deadlineKnobs) reps() *int { return &k.Reps }
+
+// Manifest lists the knobs for manifest.json.
+func (k deadlineKnobs) Manifest() map[string]any {
+	return map[string]any{"profile": k.Profile, "reps": k.Reps,
+		"deadline_workers": k.Workers, "deadline_parallelism": k.Parallelism,
+		"wordcount_mb": k.WordCountMB, "kmeans_mb": k.KMeansMB, "load_percents": k.LoadPercents, "load_mb": k.LoadMB,
+		"load_topologies": k.LoadTopos, "deadline_ms": k.DeadlineMs, "deadline_max_run": k.MaxRun.String(), "worker_opts": k.WorkerOpts}
+}
+
+// deadlineProfiles: quick runs k-means only (the complex query carries
+// every claim) at one size.
+var deadlineProfiles = map[string]deadlineKnobs{
+	"ci": {Profile: "ci", Reps: 1, Workers: 4, Parallelism: 2, WordCountMB: []float64{0.5}, KMeansMB: []float64{0.5},
+		LoadPercents: []float64{20, 80}, LoadMB: 0.5, LoadTopos: []string{"kmeans"}, DeadlineMs: 1000, MaxRun: 4 * time.Minute, WorkerOpts: c1Only},
+	"quick": {Profile: "quick", Reps: 3, Workers: 4, Parallelism: 2, WordCountMB: nil, KMeansMB: []float64{0.5},
+		LoadPercents: []float64{20, 80}, LoadMB: 0.5, LoadTopos: []string{"kmeans"}, DeadlineMs: 1000, MaxRun: 4 * time.Minute, WorkerOpts: c1Only},
+	"full": {Profile: "full", Reps: 3, Workers: 8, Parallelism: 4, WordCountMB: []float64{8, 16}, KMeansMB: []float64{8, 16},
+		LoadPercents: []float64{20, 50, 80}, LoadMB: 8, LoadTopos: []string{"wordcount", "kmeans"}, DeadlineMs: 1000, MaxRun: 20 * time.Minute},
+}
+
 // Deadline reproduces Choi, Jeon, Lim, Bok and Yoo 2021, sec. 4, Figs. 7-10: the
 // deadline- and load-type-aware scheduler (Go, through the bridge) vs
 // Storm's ResourceAwareScheduler (R-Storm, native) vs Fan's adaptive
@@ -88,8 +124,16 @@ func Deadline() *Spec {
 		XName:       "size_mb_or_load_pct",
 		XLabel:      "dataset size (MB); background load (%) for the \"under load\" series",
 		Metrics:     deadlineMetrics,
-		Run:         runDeadline,
-		Claims:      deadlineClaims,
+		// Cost: the profile's runs times ~55 s per 0.5 MB k-means run
+		// (save to save) plus ~25 s per cluster start; quick measured
+		// 2026-12-01 (15.6 min).
+		Cost: lab.Cost{CI: "~10 min", Quick: "~16 min", Full: "~3 h"},
+		Needs: lab.Needs{Need: lab.NeedsContainers,
+			Why: "it loads the supervisors' CPUs with background processes and reads their whole-node CPU use inside its own containers"},
+		Profiles: profiles(deadlineProfiles),
+		Extra:    []string{"node-qos.md/csv (QoS per node, Fig. 10)", "load-*.png/svg (Figs. 7-8)"},
+		Run:      runDeadline,
+		Claims:   deadlineClaims,
 	}
 }
 
@@ -104,121 +148,174 @@ type nodeQoS struct {
 
 func loadSeries(topo string) string { return "deadline " + topo + " under load" }
 
+// deadlineRun is one run of the deadline experiment: a dataset of size
+// MB streamed once through topo, under a background load of load percent
+// of every node's CPU when load > 0.
+type deadlineRun struct {
+	sched, topo string
+	size        float64
+	rep         int
+	series      string
+	x           float64
+	tag         string
+	load        float64
+}
+
+// name is the run's topology name (Storm's must not contain '.', '/', ':' or '\\').
+func (d deadlineRun) name() string {
+	return strings.NewReplacer(".", "p", "/", "-", ":", "-").Replace(fmt.Sprintf("dl-%s-%s-%s-r%d", d.sched, d.topo, d.tag, d.rep))
+}
+
+// deadlineRunner runs the deadline experiment's runs and gathers their rows.
+type deadlineRunner struct {
+	env     Env
+	prof    deadlineKnobs
+	counter *runCounter
+	res     *Results
+	nodes   []nodeQoS
+}
+
 func runDeadline(ctx context.Context, env Env) (*Results, error) {
-	prof, err := profileOf(env)
+	_, prof, _, err := knobsOf(env, deadlineProfiles)
 	if err != nil {
 		return nil, err
 	}
-	res := &Results{Experiment: "deadline", Metrics: deadlineMetrics, Profile: prof.Name, NoVerdict: prof.NoVerdict(), Knobs: prof.Knobs()}
-	res.Knobs["storm_version"] = images.StormVersion
-	var nodes []nodeQoS
-	loadTopos := prof.LoadTopos
-	counter := newRunCounter(env, 0) // the number of runs depends on the branches below
+	d := &deadlineRunner{env: env, prof: prof}
+	total := 0
+	for _, sched := range deadlineSchedulers {
+		total += len(d.runs(sched))
+	}
+	d.counter = newRunCounter(env, total) // known ahead from the knobs, so progress shows an ETA
+	d.res = &Results{Experiment: "deadline", Metrics: deadlineMetrics, Profile: prof.Profile, NoVerdict: noVerdict(prof.Profile, prof.Reps), Knobs: knobsManifest(prof)}
 	for _, sched := range deadlineSchedulers {
 		cs := harness.ClusterSpec{Profile: deadlineProfile, Seed: 1}
-		err := withSession(ctx, env, cs, sched, func(s *session) (err error) {
+		err := withSession(ctx, env, cs, sched, func(s *session) error {
 			if sched != "storm-ras" {
 				// The deadline and adaptive schedulers read CPU_use from the
 				// load table; only whole-node cgroup reports let them see
 				// the background load (workers' process CPU cannot).
 				s.onStart = func(s *harness.Session) (func() error, error) { return s.StartNodeCPUReports(ctx, 2*time.Second) }
 			}
-			// run runs one dataset, under a background load of load percent
-			// of every node's CPU when load > 0.
-			run := func(topo string, size float64, rep int, series string, x float64, tag string, load float64) error {
-				// Storm topology names must not contain '.', '/', ':' or '\\'.
-				name := strings.NewReplacer(".", "p", "/", "-", ":", "-").Replace(fmt.Sprintf("dl-%s-%s-%s-r%d", sched, topo, tag, rep))
-				args := []string{"--workers", strconv.Itoa(prof.DeadlineWorkers), "--parallelism", strconv.Itoa(prof.DeadlineParallelism),
-					"--size-mb", FormatX(size), "--deadline-ms", strconv.Itoa(prof.DeadlineMs), "--report-interval-secs", "1",
-					"--seed", strconv.Itoa(rep + 1),
-					"--conf", "topology.component.cpu.pcore.percent=5", "--conf", "topology.component.resources.onheap.memory.mb=64"}
-				args = append(args, prof.workerArgs()...)
-				t, err := harness.StormTopology(topo, name, args...)
-				if err != nil {
-					return err
-				}
-				fmt.Fprintf(env.Log, "deadline: %s %s %s, rep %d\n", sched, topo, tag, rep)
-				counter.start(fmt.Sprintf("%s %s %s rep %d", sched, topo, tag, rep), 0)
-				r, resumed, err := runOrResume(env, name, func() (r *harness.RunResult, err error) {
-					if load > 0 {
-						nem, nerr := s.Nemesis()
-						if nerr != nil {
-							return nil, nerr
-						}
-						if err := nem.StartLoad(ctx, load); err != nil {
-							return nil, err
-						}
-						defer func() { err = errors.Join(err, nem.StopLoad(ctx)) }()
-					}
-					return s.Run(ctx, harness.RunSpec{Topology: t, End: harness.Dataset{Spout: deadlineSpouts[topo], Quiet: 4 * time.Second, Max: prof.DeadlineMaxRun}})
-				})
-				if err := keepRun(env, name, r, err, resumed); err != nil {
-					return err
-				}
-				res.Knobs["images"] = r.Images
-				m := r.Measurement
-				if m.Deadlines == 0 || r.DatasetS <= 0 {
-					return fmt.Errorf("%s: no deadline records or no dataset time (deadline tuples %d, %.1f s)", name, m.Deadlines, r.DatasetS)
-				}
-				worst := 0.0
-				for n, q := range m.NodeQoS {
-					worst = math.Max(worst, 100*q)
-					nodes = append(nodes, nodeQoS{Series: series, X: x, Rep: rep, Node: n, QoS: 100 * q})
-				}
-				moved := migrations(r)
-				fmt.Fprintf(env.Log, "deadline: %s %s %s: dataset %.1f s, tuple %.1f ms, QoS %.1f%% (worst node %.1f%%), %d misses of %d, %d executors migrated, bridge rounds %d\n",
-					sched, topo, tag, r.DatasetS, m.ProcessingMs, 100*m.QoSRate, worst, m.DeadlineMisses, m.Deadlines, moved, len(r.RoundsMs))
-				res.Add(screened(Row{Series: series, X: x, Rep: rep, Seed: uint64(rep + 1), Offered: "bounded dataset, unpaced", Values: map[string]float64{
-					"dataset_s": r.DatasetS, "proc_ms": m.ProcessingMs, "qos_pct": 100 * m.QoSRate, "qos_node_max_pct": worst,
-					"misses": float64(m.DeadlineMisses), "throughput": float64(m.Acked) / r.DatasetS, "migrations": float64(moved),
-				}}, r))
-				return nil
-			}
-			for rep := 0; rep < prof.Reps; rep++ {
-				for _, topo := range []string{"wordcount", "kmeans"} {
-					sizes := prof.WordCountMB
-					if topo == "kmeans" {
-						sizes = prof.KMeansMB
-					}
-					for _, size := range sizes {
-						if err := run(topo, size, rep, sched+" "+topo, size, FormatX(size)+"mb", 0); err != nil {
-							return err
-						}
-					}
-				}
-			}
-			if sched != "deadline" {
-				return nil
-			}
-			for rep := 0; rep < prof.Reps; rep++ {
-				for _, topo := range loadTopos {
-					for _, load := range prof.LoadPercents {
-						if err := run(topo, prof.LoadMB, rep, loadSeries(topo), load, fmt.Sprintf("load%.0f", load), load); err != nil {
-							return err
-						}
-					}
-				}
-			}
-			return nil
+			return d.runAll(ctx, s, sched)
 		})
 		if err != nil {
 			return nil, err
 		}
 	}
-	if dir := expDir(env); dir != "" {
-		if err := writeNodeQoS(dir, nodes); err != nil {
-			return nil, err
-		}
-		if err := writeLoadPlots(dir, res, loadTopos); err != nil {
-			return nil, err
-		}
+	nq, err := nodeQoSFiles(d.nodes)
+	if err != nil {
+		return nil, err
 	}
-	return res, nil
+	lp, err := loadPlotFiles(d.res)
+	if err != nil {
+		return nil, err
+	}
+	d.res.Files = append(nq, lp...)
+	return d.res, nil
 }
 
-// writeNodeQoS writes node-qos.md and node-qos.csv: mean QoS rate per node
+// runs lists a scheduler's runs: both queries at every size, then (the
+// deadline scheduler only) the load runs.
+func (d *deadlineRunner) runs(sched string) []deadlineRun {
+	var out []deadlineRun
+	p := d.prof
+	for rep := 0; rep < p.Reps; rep++ {
+		for _, topo := range []string{"wordcount", "kmeans"} {
+			sizes := p.WordCountMB
+			if topo == "kmeans" {
+				sizes = p.KMeansMB
+			}
+			for _, size := range sizes {
+				out = append(out, deadlineRun{sched, topo, size, rep, sched + " " + topo, size, FormatX(size) + "mb", 0})
+			}
+		}
+	}
+	if sched != "deadline" {
+		return out
+	}
+	for rep := 0; rep < p.Reps; rep++ {
+		for _, topo := range p.LoadTopos {
+			for _, load := range p.LoadPercents {
+				out = append(out, deadlineRun{sched, topo, p.LoadMB, rep, loadSeries(topo), load, fmt.Sprintf("load%.0f", load), load})
+			}
+		}
+	}
+	return out
+}
+
+func (d *deadlineRunner) runAll(ctx context.Context, s *session, sched string) error {
+	for _, run := range d.runs(sched) {
+		if err := d.run(ctx, s, run); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// run runs (or reads back) one run and adds its row and node QoS rates.
+func (d *deadlineRunner) run(ctx context.Context, s *session, dr deadlineRun) error {
+	name := dr.name()
+	t, err := harness.StormTopology(dr.topo, name, d.args(dr)...)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(d.env.Log, "deadline: %s %s %s, rep %d\n", dr.sched, dr.topo, dr.tag, dr.rep)
+	d.counter.start(fmt.Sprintf("%s %s %s rep %d", dr.sched, dr.topo, dr.tag, dr.rep), 0)
+	r, resumed, err := runOrResume(d.env, name, func() (*harness.RunResult, error) {
+		return runUnderLoad(ctx, s, dr.load, harness.RunSpec{Topology: t, End: harness.Dataset{Spout: deadlineSpouts[dr.topo], Quiet: 4 * time.Second, Max: d.prof.MaxRun}})
+	})
+	if err := keepRun(d.env, name, r, err, resumed); err != nil {
+		return err
+	}
+	d.res.Knobs["images"] = r.Images
+	m := r.Measurement
+	if m.Deadlines == 0 || r.DatasetS <= 0 {
+		return fmt.Errorf("%s: no deadline records or no dataset time (deadline tuples %d, %.1f s)", name, m.Deadlines, r.DatasetS)
+	}
+	worst := 0.0
+	for n, q := range m.NodeQoS {
+		worst = math.Max(worst, 100*q)
+		d.nodes = append(d.nodes, nodeQoS{Series: dr.series, X: dr.x, Rep: dr.rep, Node: n, QoS: 100 * q})
+	}
+	moved := migrations(r)
+	fmt.Fprintf(d.env.Log, "deadline: %s %s %s: dataset %.1f s, tuple %.1f ms, QoS %.1f%% (worst node %.1f%%), %d misses of %d, %d executors migrated, bridge rounds %d\n",
+		dr.sched, dr.topo, dr.tag, r.DatasetS, m.ProcessingMs, 100*m.QoSRate, worst, m.DeadlineMisses, m.Deadlines, moved, len(r.RoundsMs))
+	d.res.Add(screened(Row{Series: dr.series, X: dr.x, Rep: dr.rep, Seed: uint64(dr.rep + 1), Offered: "bounded dataset, unpaced", Values: map[string]float64{
+		"dataset_s": r.DatasetS, "proc_ms": m.ProcessingMs, "qos_pct": 100 * m.QoSRate, "qos_node_max_pct": worst,
+		"misses": float64(m.DeadlineMisses), "throughput": float64(m.Acked) / r.DatasetS, "migrations": float64(moved),
+	}}, r))
+	return nil
+}
+
+// args are the topology flags of one run.
+func (d *deadlineRunner) args(dr deadlineRun) []string {
+	p := d.prof
+	args := []string{"--workers", strconv.Itoa(p.Workers), "--parallelism", strconv.Itoa(p.Parallelism),
+		"--size-mb", FormatX(dr.size), "--deadline-ms", strconv.Itoa(p.DeadlineMs), "--report-interval-secs", "1",
+		"--seed", strconv.Itoa(dr.rep + 1),
+		"--conf", "topology.component.cpu.pcore.percent=5", "--conf", "topology.component.resources.onheap.memory.mb=64"}
+	return append(args, workerArgs(p.WorkerOpts)...)
+}
+
+// runUnderLoad runs spec on s with a background load of load percent of
+// every node's CPU (none when load is 0), stopped after the run.
+func runUnderLoad(ctx context.Context, s *session, load float64, spec harness.RunSpec) (r *harness.RunResult, err error) {
+	if load > 0 {
+		nem, nerr := s.Nemesis()
+		if nerr != nil {
+			return nil, nerr
+		}
+		if err := nem.StartLoad(ctx, load); err != nil {
+			return nil, err
+		}
+		defer func() { err = errors.Join(err, nem.StopLoad(ctx)) }()
+	}
+	return s.Run(ctx, spec)
+}
+
+// nodeQoSFiles are node-qos.md and node-qos.csv: mean QoS rate per node
 // (over repetitions) for every series and x (Fig. 10).
-func writeNodeQoS(dir string, nodes []nodeQoS) error {
+func nodeQoSFiles(nodes []nodeQoS) ([]lab.File, error) {
 	type key struct {
 		s    string
 		x    float64
@@ -246,19 +343,17 @@ func writeNodeQoS(dir string, nodes []nodeQoS) error {
 	for _, k := range keys {
 		sum, err := reports.Summarize(vals[k])
 		if err != nil {
-			return err
+			return nil, err
 		}
 		t.AddRow(reports.Text(k.s), reports.Text(FormatX(k.x)), reports.Text(k.node), reports.Value(sum))
 	}
-	if err := writeAtomic(filepath.Join(dir, "node-qos.md"), t.WriteMarkdown); err != nil {
-		return err
-	}
-	return writeAtomic(filepath.Join(dir, "node-qos.csv"), t.WriteCSV)
+	return []lab.File{{Name: "node-qos.md", Write: t.WriteMarkdown}, {Name: "node-qos.csv", Write: t.WriteCSV}}, nil
 }
 
-// writeLoadPlots draws processing time and QoS rate against background
-// load (Figs. 7-8): load-dataset_s, load-qos_pct, load-proc_ms (.png/.svg).
-func writeLoadPlots(dir string, res *Results, topos []string) error {
+// loadPlotFiles draw processing time and QoS rate against background
+// load (Figs. 7-8): load-dataset_s, load-qos_pct, load-proc_ms (.png/.svg)
+// with their captions; none when no run was under load.
+func loadPlotFiles(res *Results) ([]lab.File, error) {
 	sub := &Results{Experiment: res.Experiment, Metrics: res.Metrics}
 	for _, row := range res.Rows {
 		if strings.HasSuffix(row.Series, " under load") {
@@ -266,27 +361,24 @@ func writeLoadPlots(dir string, res *Results, topos []string) error {
 		}
 	}
 	if len(sub.Rows) == 0 {
-		return nil
+		return nil, nil
 	}
 	a, err := Summarise(sub)
 	if err != nil {
-		return err
+		return nil, err
 	}
+	var files []lab.File
 	for _, m := range res.Metrics {
 		if m.Name != "dataset_s" && m.Name != "qos_pct" && m.Name != "proc_ms" {
 			continue
 		}
 		lp := a.Plot("deadline scheduler under background CPU load: "+m.Label, "background CPU load (% of each supervisor's quota)", m)
 		for _, format := range []string{"png", "svg"} {
-			if err := writeAtomic(filepath.Join(dir, "load-"+m.Name+"."+format), func(w io.Writer) error { return lp.Write(w, format) }); err != nil {
-				return err
-			}
+			files = append(files, lab.File{Name: "load-" + m.Name + "." + format, Write: func(w io.Writer) error { return lp.Write(w, format) }})
 		}
-		if _, err := lab.WriteCaptions(dir, "load-"+m.Name, "fig:deadline-load-"+m.Name, lp.CaptionText()); err != nil {
-			return err
-		}
+		files = append(files, lab.CaptionFiles("load-"+m.Name, "fig:deadline-load-"+m.Name, lp.CaptionText())...)
 	}
-	return nil
+	return files, nil
 }
 
 // deadlineClaims checks Figs. 7-10 over runs: per query and size cell,
@@ -299,102 +391,27 @@ func writeLoadPlots(dir string, res *Results, topos []string) error {
 // growing with load by a one-sided Welch test of the highest against the
 // lowest load.
 func deadlineClaims(r *Results, a *Aggregate) []Claim {
-	cellRuns := func(series string, x float64, m string) []float64 { return runUnits(r, series, m, atX(x)) }
-	var faster, rasSlow []reports.Check
-	var redRAS, redAd []string
-	var cmpSeries, dSeries []string // series the comparison claims and the "no miss" claim rest on
-	for _, topo := range []string{"wordcount", "kmeans"} {
-		if len(a.Xs("deadline "+topo)) > 0 {
-			cmpSeries = append(cmpSeries, "deadline "+topo, "storm-ras "+topo, "adaptive "+topo)
-			dSeries = append(dSeries, "deadline "+topo)
-		}
-		for _, x := range a.Xs("deadline " + topo) {
-			d := cellRuns("deadline "+topo, x, "dataset_s")
-			rs := cellRuns("storm-ras "+topo, x, "dataset_s")
-			ad := cellRuns("adaptive "+topo, x, "dataset_s")
-			cell := fmt.Sprintf("%s %s MB", topo, FormatX(x))
-			faster = append(faster,
-				reports.RatioCheck(cell+": T_deadline / T_R-Storm <= 0.89", d, rs, reports.Below(0.89)),
-				reports.RatioCheck(cell+": T_deadline / T_adaptive <= 0.89", d, ad, reports.Below(0.89)))
-			rasSlow = append(rasSlow,
-				reports.DifferenceCheck(cell+": R-Storm > deadline", rs, d, reports.Greater, "(s)"),
-				reports.DifferenceCheck(cell+": R-Storm > adaptive", rs, ad, reports.Greater, "(s)"))
-			redRAS = append(redRAS, fmt.Sprintf("%s %s", cell, pct(mean(rs), mean(d))))
-			redAd = append(redAd, fmt.Sprintf("%s %s", cell, pct(mean(ad), mean(d))))
-		}
-	}
-	if len(faster) == 0 {
-		faster = []reports.Check{reports.Missing("deadline scheduler runs", "no deadline-scheduler rows")}
-		rasSlow = faster
-	}
-	// Misses and worst node QoS of the proposed scheduler.
-	var missesD, missesLoad, worstD, worstLoad float64
-	var nD, nLoad int
-	var loadSeen bool
-	// A universal "no miss" holds only on >= MinVerdictReps runs in every
-	// cell: minD and minLoad are the fewest runs of one cell.
-	perCell := map[string]int{}
-	for _, row := range r.Rows {
-		if strings.HasPrefix(row.Series, "deadline ") && !row.SuspectFor("misses") {
-			perCell[row.Series+" "+FormatX(row.X)]++
-		}
-	}
-	minD, minLoad := math.MaxInt, math.MaxInt
-	for k, n := range perCell {
-		if strings.Contains(k, " under load ") {
-			minLoad = min(minLoad, n)
-		} else {
-			minD = min(minD, n)
-		}
-	}
-	for _, row := range r.Rows {
-		switch {
-		case row.SuspectFor("misses"):
-			// Left out (ScreenRuns names it): Storm's statistics contradict the run.
-		case strings.HasPrefix(row.Series, "deadline ") && strings.HasSuffix(row.Series, " under load"):
-			loadSeen = true
-			nLoad++
-			missesLoad += row.Values["misses"]
-			worstLoad = math.Max(worstLoad, row.Values["qos_node_max_pct"])
-		case strings.HasPrefix(row.Series, "deadline "):
-			nD++
-			missesD += row.Values["misses"]
-			worstD = math.Max(worstD, row.Values["qos_node_max_pct"])
-		}
-	}
-	var kmChecks []reports.Check
-	var kmEv, kmSeries []string
-	for _, s := range []string{"storm-ras kmeans", "adaptive kmeans"} {
-		if len(a.Xs(s)) > 0 {
-			kmSeries = append(kmSeries, s)
-		}
-		for _, x := range a.Xs(s) {
-			w := cellRuns(s, x, "qos_node_max_pct")
-			kmChecks = append(kmChecks, reports.MeanCheck(fmt.Sprintf("%s %s MB: worst-node QoS > 100%%", s, FormatX(x)), w, reports.Above(100), "(%)"))
-			kmEv = append(kmEv, fmt.Sprintf("%s %s MB %.1f%%", s, FormatX(x), mean(w)))
-		}
-	}
-	if len(kmChecks) == 0 {
-		kmChecks = []reports.Check{reports.Missing("baseline k-means runs", "no baseline k-means rows")}
-	}
+	c := deadlineComparisons(r, a)
+	t := deadlineMissTally(r)
+	kmChecks, kmEv, kmSeries := deadlineKMeansQoS(r, a)
 	src := func(where string) string { return Cite(paperDeadline, where) }
 	out := []Claim{
 		{
 			Statement: "the deadline scheduler processes the data 11-15% faster than both baselines (tested: at least 11% in every query/size cell)",
-			Source:    src("Fig. 9"), Checks: faster, Screen: lab.ScreenRuns(r, "dataset_s", nil, cmpSeries...),
-			Evidence: fmt.Sprintf("change of mean dataset time, deadline vs R-Storm: %s; vs adaptive: %s", list(redRAS), list(redAd)),
+			Source:    src("Fig. 9"), Checks: c.faster, Screen: lab.ScreenRuns(r, "dataset_s", nil, c.cmpSeries...),
+			Evidence: fmt.Sprintf("change of mean dataset time, deadline vs R-Storm: %s; vs adaptive: %s", list(c.redRAS), list(c.redAd)),
 		},
 		{
 			Statement: "R-Storm has the highest processing time",
-			Source:    src("Fig. 9"), Checks: rasSlow, Screen: lab.ScreenRuns(r, "dataset_s", nil, cmpSeries...),
-			Evidence: fmt.Sprintf("%d query/size cells", len(redRAS)),
+			Source:    src("Fig. 9"), Checks: c.rasSlow, Screen: lab.ScreenRuns(r, "dataset_s", nil, c.cmpSeries...),
+			Evidence: fmt.Sprintf("%d query/size cells", len(c.redRAS)),
 		},
 		{
 			Statement: "the deadline scheduler misses no deadline (QoS rate <= 100% on every node)",
-			Source:    src("Figs. 9-10"), Screen: lab.ScreenRuns(r, "misses", nil, dSeries...),
-			Evidence: fmt.Sprintf("%.0f misses over %d runs, worst node QoS %.1f%%", missesD, nD, worstD),
+			Source:    src("Figs. 9-10"), Screen: lab.ScreenRuns(r, "misses", nil, c.dSeries...),
+			Evidence: fmt.Sprintf("%.0f misses over %d runs, worst node QoS %.1f%%", t.missesD, t.nD, t.worstD),
 			Checks: []reports.Check{reports.ExactCheck("no miss in any run", "universal: one run with a missed deadline or a node's mean QoS rate > 100% refutes it",
-				missesD == 0 && worstD <= 100, nD, holdNeeds(nD, minD), fmt.Sprintf("%.0f misses, worst node %.1f%%", missesD, worstD))},
+				t.missesD == 0 && t.worstD <= 100, t.nD, holdNeeds(t.nD, t.minD), fmt.Sprintf("%.0f misses, worst node %.1f%%", t.missesD, t.worstD))},
 		},
 		{
 			Statement: "on the complex query the baselines exceed 100% QoS rate",
@@ -402,38 +419,150 @@ func deadlineClaims(r *Results, a *Aggregate) []Claim {
 			Evidence: "mean worst-node QoS rate over runs: " + list(kmEv),
 		},
 	}
-	if loadSeen {
-		var loadChecks []reports.Check
-		var loadEv, loadNames []string
-		for _, s := range a.Series {
-			if strings.HasSuffix(s.Name, " under load") {
-				loadNames = append(loadNames, s.Name)
-			}
-			if !strings.HasSuffix(s.Name, " under load") || len(s.Points) < 2 {
-				continue
-			}
-			lo, hi := s.Points[0].X, s.Points[len(s.Points)-1].X
-			tl, th := cellRuns(s.Name, lo, "dataset_s"), cellRuns(s.Name, hi, "dataset_s")
-			loadChecks = append(loadChecks, reports.DifferenceCheck(fmt.Sprintf("%s: %s%% > %s%%", s.Name, FormatX(hi), FormatX(lo)), th, tl, reports.Greater, "(s)"))
-			loadEv = append(loadEv, fmt.Sprintf("%s: %.1f s at %s%%, %.1f s at %s%%", s.Name, mean(tl), FormatX(lo), mean(th), FormatX(hi)))
-		}
-		if len(loadChecks) == 0 {
-			loadChecks = []reports.Check{reports.Missing("two load levels", "fewer than two background loads")}
-		}
-		out = append(out,
-			Claim{
-				Statement: "under 20-80% background CPU load every tuple meets its deadline",
-				Source:    src("Fig. 8"), Screen: lab.ScreenRuns(r, "misses", nil, loadNames...),
-				Evidence: fmt.Sprintf("%.0f misses over %d runs, worst node QoS %.1f%%", missesLoad, nLoad, worstLoad),
-				Checks: []reports.Check{reports.ExactCheck("no miss in any load run", "universal: one run with a missed deadline or a node's mean QoS rate > 100% refutes it",
-					missesLoad == 0 && worstLoad <= 100, nLoad, holdNeeds(nLoad, minLoad), fmt.Sprintf("%.0f misses, worst node %.1f%%", missesLoad, worstLoad))},
-			},
-			Claim{
-				Statement: "processing time grows with CPU load",
-				Source:    src("Fig. 7"), Checks: loadChecks, Evidence: list(loadEv), Screen: lab.ScreenRuns(r, "dataset_s", nil, loadNames...),
-			})
+	if t.loadSeen {
+		out = append(out, deadlineLoadClaims(r, a, t)...)
 	}
 	return out
+}
+
+// deadlineCellRuns are the run units of one series at one x.
+func deadlineCellRuns(r *Results, series string, x float64, m string) []float64 {
+	return runUnits(r, series, m, atX(x))
+}
+
+// deadlineCmp are the checks of the comparison claims (Fig. 9) per query
+// and size cell, their evidence and the series they rest on.
+type deadlineCmp struct {
+	faster, rasSlow    []reports.Check
+	redRAS, redAd      []string
+	cmpSeries, dSeries []string // series the comparison claims and the "no miss" claim rest on
+}
+
+func deadlineComparisons(r *Results, a *Aggregate) deadlineCmp {
+	var c deadlineCmp
+	for _, topo := range []string{"wordcount", "kmeans"} {
+		if len(a.Xs("deadline "+topo)) > 0 {
+			c.cmpSeries = append(c.cmpSeries, "deadline "+topo, "storm-ras "+topo, "adaptive "+topo)
+			c.dSeries = append(c.dSeries, "deadline "+topo)
+		}
+		for _, x := range a.Xs("deadline " + topo) {
+			d := deadlineCellRuns(r, "deadline "+topo, x, "dataset_s")
+			rs := deadlineCellRuns(r, "storm-ras "+topo, x, "dataset_s")
+			ad := deadlineCellRuns(r, "adaptive "+topo, x, "dataset_s")
+			cell := fmt.Sprintf("%s %s MB", topo, FormatX(x))
+			c.faster = append(c.faster,
+				reports.RatioCheck(cell+": T_deadline / T_R-Storm <= 0.89", d, rs, reports.Below(0.89)),
+				reports.RatioCheck(cell+": T_deadline / T_adaptive <= 0.89", d, ad, reports.Below(0.89)))
+			c.rasSlow = append(c.rasSlow,
+				reports.DifferenceCheck(cell+": R-Storm > deadline", rs, d, reports.Greater, "(s)"),
+				reports.DifferenceCheck(cell+": R-Storm > adaptive", rs, ad, reports.Greater, "(s)"))
+			c.redRAS = append(c.redRAS, fmt.Sprintf("%s %s", cell, pct(mean(rs), mean(d))))
+			c.redAd = append(c.redAd, fmt.Sprintf("%s %s", cell, pct(mean(ad), mean(d))))
+		}
+	}
+	if len(c.faster) == 0 {
+		c.faster = []reports.Check{reports.Missing("deadline scheduler runs", "no deadline-scheduler rows")}
+		c.rasSlow = c.faster
+	}
+	return c
+}
+
+// missTally are the proposed scheduler's misses and worst node QoS, apart
+// for the runs without and under background load, and the fewest runs of
+// one cell of each (a universal "no miss" holds only on >= MinVerdictReps
+// runs in every cell).
+type missTally struct {
+	missesD, missesLoad, worstD, worstLoad float64
+	nD, nLoad, minD, minLoad               int
+	loadSeen                               bool
+}
+
+func deadlineMissTally(r *Results) missTally {
+	t := missTally{minD: math.MaxInt, minLoad: math.MaxInt}
+	perCell := map[string]int{}
+	for _, row := range r.Rows {
+		if strings.HasPrefix(row.Series, "deadline ") && !row.SuspectFor("misses") {
+			perCell[row.Series+" "+FormatX(row.X)]++
+		}
+	}
+	for k, n := range perCell {
+		if strings.Contains(k, " under load ") {
+			t.minLoad = min(t.minLoad, n)
+		} else {
+			t.minD = min(t.minD, n)
+		}
+	}
+	for _, row := range r.Rows {
+		switch {
+		case row.SuspectFor("misses"):
+			// Left out (ScreenRuns names it): Storm's statistics contradict the run.
+		case strings.HasPrefix(row.Series, "deadline ") && strings.HasSuffix(row.Series, " under load"):
+			t.loadSeen = true
+			t.nLoad++
+			t.missesLoad += row.Values["misses"]
+			t.worstLoad = math.Max(t.worstLoad, row.Values["qos_node_max_pct"])
+		case strings.HasPrefix(row.Series, "deadline "):
+			t.nD++
+			t.missesD += row.Values["misses"]
+			t.worstD = math.Max(t.worstD, row.Values["qos_node_max_pct"])
+		}
+	}
+	return t
+}
+
+// deadlineKMeansQoS are the checks that the baselines' worst-node QoS rate
+// on k-means lies above 100%, their evidence and series.
+func deadlineKMeansQoS(r *Results, a *Aggregate) (checks []reports.Check, ev, series []string) {
+	for _, s := range []string{"storm-ras kmeans", "adaptive kmeans"} {
+		if len(a.Xs(s)) > 0 {
+			series = append(series, s)
+		}
+		for _, x := range a.Xs(s) {
+			w := deadlineCellRuns(r, s, x, "qos_node_max_pct")
+			checks = append(checks, reports.MeanCheck(fmt.Sprintf("%s %s MB: worst-node QoS > 100%%", s, FormatX(x)), w, reports.Above(100), "(%)"))
+			ev = append(ev, fmt.Sprintf("%s %s MB %.1f%%", s, FormatX(x), mean(w)))
+		}
+	}
+	if len(checks) == 0 {
+		checks = []reports.Check{reports.Missing("baseline k-means runs", "no baseline k-means rows")}
+	}
+	return checks, ev, series
+}
+
+// deadlineLoadClaims are the claims on the runs under background load
+// (Figs. 7-8): no miss, and processing time growing with load.
+func deadlineLoadClaims(r *Results, a *Aggregate, t missTally) []Claim {
+	var loadChecks []reports.Check
+	var loadEv, loadNames []string
+	for _, s := range a.Series {
+		if strings.HasSuffix(s.Name, " under load") {
+			loadNames = append(loadNames, s.Name)
+		}
+		if !strings.HasSuffix(s.Name, " under load") || len(s.Points) < 2 {
+			continue
+		}
+		lo, hi := s.Points[0].X, s.Points[len(s.Points)-1].X
+		tl, th := deadlineCellRuns(r, s.Name, lo, "dataset_s"), deadlineCellRuns(r, s.Name, hi, "dataset_s")
+		loadChecks = append(loadChecks, reports.DifferenceCheck(fmt.Sprintf("%s: %s%% > %s%%", s.Name, FormatX(hi), FormatX(lo)), th, tl, reports.Greater, "(s)"))
+		loadEv = append(loadEv, fmt.Sprintf("%s: %.1f s at %s%%, %.1f s at %s%%", s.Name, mean(tl), FormatX(lo), mean(th), FormatX(hi)))
+	}
+	if len(loadChecks) == 0 {
+		loadChecks = []reports.Check{reports.Missing("two load levels", "fewer than two background loads")}
+	}
+	src := func(where string) string { return Cite(paperDeadline, where) }
+	return []Claim{
+		{
+			Statement: "under 20-80% background CPU load every tuple meets its deadline",
+			Source:    src("Fig. 8"), Screen: lab.ScreenRuns(r, "misses", nil, loadNames...),
+			Evidence: fmt.Sprintf("%.0f misses over %d runs, worst node QoS %.1f%%", t.missesLoad, t.nLoad, t.worstLoad),
+			Checks: []reports.Check{reports.ExactCheck("no miss in any load run", "universal: one run with a missed deadline or a node's mean QoS rate > 100% refutes it",
+				t.missesLoad == 0 && t.worstLoad <= 100, t.nLoad, holdNeeds(t.nLoad, t.minLoad), fmt.Sprintf("%.0f misses, worst node %.1f%%", t.missesLoad, t.worstLoad))},
+		},
+		{
+			Statement: "processing time grows with CPU load",
+			Source:    src("Fig. 7"), Checks: loadChecks, Evidence: list(loadEv), Screen: lab.ScreenRuns(r, "dataset_s", nil, loadNames...),
+		},
+	}
 }
 
 // holdNeeds is the units a universal claim over n runs needs to hold when

@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"time"
 
 	"github.com/stormlab/stormlab/experiments/lab"
 	"github.com/stormlab/stormlab/harness"
-	"github.com/stormlab/stormlab/infra/images"
 	"github.com/stormlab/stormlab/reports"
 )
 
@@ -28,6 +28,51 @@ var kpartClusterSchedulers = []string{"kpart-dynamic", "online", "storm-even"}
 // kpartProfile is the cluster of kpart-cluster: four identical nodes (the
 // paper's VMs were identical: 4 cores, 4 GB each).
 const kpartProfile = "homogeneous-4"
+
+// kpartKnobs are kpart-cluster's settings under one profile.
+type kpartKnobs struct {
+	Profile               string
+	Reps                  int
+	WarmUp, Measure, Step time.Duration
+	Workers, Parallelism  int
+	Reschedule            time.Duration // the service's rescheduling period
+	// The steady-state table uses the second half of the window, which
+	// must start after the dynamic schedulers' first reschedule and worker
+	// restart (40 s windows with a 15 s reschedule period; 30 s windows
+	// left no acked tuple in the second half, measured in a ci run).
+	//
+	// PacedIntervalMs, when > 0, adds a paced cell: every spout task emits
+	// one sentence per this many ms, so the offered load is parallelism *
+	// 1000 / interval sentences/s. Latency claims use this cell only if its
+	// measured throughput stayed below 70% of the slowest scheduler's
+	// saturated throughput (else they are inconclusive).
+	PacedIntervalMs int
+	PacedMeasure    time.Duration
+	WorkerOpts      string // extra worker JVM options
+}
+
+func (k *kpartKnobs) reps() *int { return &k.Reps }
+
+// Manifest lists the knobs for manifest.json.
+func (k kpartKnobs) Manifest() map[string]any {
+	return map[string]any{"profile": k.Profile, "reps": k.Reps,
+		"kpart_warmup": k.WarmUp.String(), "kpart_measure": k.Measure.String(), "kpart_step": k.Step.String(),
+		"kpart_workers": k.Workers, "kpart_parallelism": k.Parallelism, "kpart_reschedule": k.Reschedule.String(),
+		"kpart_paced_interval_ms": k.PacedIntervalMs, "kpart_paced_measure": k.PacedMeasure.String(), "worker_opts": k.WorkerOpts}
+}
+
+// kpartClusterProfiles: ci and quick have no paced cell (ci: keeps make
+// test's cluster time, the paced path is the same code with
+// --interval-ms; quick: its 9 runs would add ~15 min, and the latency
+// claim is then inconclusive, "no paced runs in this profile").
+var kpartClusterProfiles = map[string]kpartKnobs{
+	"ci": {Profile: "ci", Reps: 1, WarmUp: 5 * time.Second, Measure: 40 * time.Second, Step: 10 * time.Second,
+		Workers: 4, Parallelism: 2, Reschedule: 15 * time.Second, WorkerOpts: c1Only},
+	"quick": {Profile: "quick", Reps: 3, WarmUp: 5 * time.Second, Measure: 40 * time.Second, Step: 10 * time.Second,
+		Workers: 4, Parallelism: 2, Reschedule: 15 * time.Second, WorkerOpts: c1Only},
+	"full": {Profile: "full", Reps: 3, WarmUp: 30 * time.Second, Measure: 300 * time.Second, Step: 10 * time.Second,
+		Workers: 8, Parallelism: 4, Reschedule: 30 * time.Second, PacedIntervalMs: 10, PacedMeasure: 120 * time.Second},
+}
 
 // KPartCluster reproduces Jian, Lu and Zhang 2018, sec. 4, Figs. 8-11:
 // the dynamic K-PART scheduler vs the traffic-based online scheduler
@@ -57,73 +102,46 @@ func KPartCluster() *Spec {
 		XName:       "spout_interval_ms",
 		XLabel:      "spout interval (ms; 0 = unpaced)",
 		Metrics:     kpartClusterMetrics,
-		Run:         runKPartCluster,
-		Claims:      kpartClusterClaims,
+		// Cost: the profile's runs times ~100 s per run (a 45 s window,
+		// save to save) plus ~25 s per cluster start; quick measured
+		// 2026-12-01 (13.3 min).
+		Cost: lab.Cost{CI: "~6 min", Quick: "~13 min", Full: "~90 min"},
+		Needs: lab.Needs{Need: lab.NeedsContainers,
+			Why: "it sets the scheduler service's rescheduling period (a flag of the service it starts) and checks for leftover worker JVMs inside its own supervisor containers between runs"},
+		Profiles: profiles(kpartClusterProfiles),
+		Extra:    []string{"series.csv", "series-*.png/svg (time series of the unpaced runs)"},
+		Run:      runKPartCluster,
+		Claims:   kpartClusterClaims,
 	}
 }
 
 func runKPartCluster(ctx context.Context, env Env) (*Results, error) {
-	prof, err := profileOf(env)
+	_, prof, _, err := knobsOf(env, kpartClusterProfiles)
 	if err != nil {
 		return nil, err
 	}
-	res := &Results{Experiment: "kpart-cluster", Metrics: kpartClusterMetrics, Profile: prof.Name, NoVerdict: prof.NoVerdict(), Knobs: prof.Knobs()}
-	res.Knobs["storm_version"] = images.StormVersion
+	res := &Results{Experiment: "kpart-cluster", Metrics: kpartClusterMetrics, Profile: prof.Profile, NoVerdict: noVerdict(prof.Profile, prof.Reps), Knobs: knobsManifest(prof)}
 	runs := map[string][]*harness.RunResult{}
 	intervals := []int{0}
-	if prof.KPartPacedIntervalMs > 0 {
-		intervals = append(intervals, prof.KPartPacedIntervalMs)
+	if prof.PacedIntervalMs > 0 {
+		intervals = append(intervals, prof.PacedIntervalMs)
 	}
 	counter := newRunCounter(env, len(kpartClusterSchedulers)*prof.Reps*len(intervals))
 	for _, sched := range kpartClusterSchedulers {
 		// Mul 5: K-PART with its balance adjustment, as the paper's balanced
 		// variant (Fig. 6); with Mul 0 the growth step can leave a worker
 		// empty and a node idle (seen in a quick run: 3 of 4 workers used).
-		cs := harness.ClusterSpec{Profile: kpartProfile, Seed: 1, Mul: 5, ServiceArgs: []string{"--reschedule-every", prof.KPartReschedule.String()}}
+		cs := harness.ClusterSpec{Profile: kpartProfile, Seed: 1, Mul: 5, ServiceArgs: []string{"--reschedule-every", prof.Reschedule.String()}}
 		err := withSession(ctx, env, cs, sched, func(s *session) error {
 			for rep := 0; rep < prof.Reps; rep++ {
 				for _, iv := range intervals {
-					name := fmt.Sprintf("kpc-%s-i%d-r%d", sched, iv, rep)
-					topo, err := harness.StormTopology("wordcount", name, "--workers", strconv.Itoa(prof.KPartWorkers),
-						"--parallelism", strconv.Itoa(prof.KPartParallelism), "--seed", strconv.Itoa(rep+1), "--report-interval-secs", "2",
-						"--interval-ms", strconv.Itoa(iv))
+					r, err := kpartRun(ctx, env, s, prof, counter, res, sched, rep, iv)
 					if err != nil {
 						return err
 					}
-					topo.Args = append(topo.Args, prof.workerArgs()...)
-					measure, offered := prof.KPartMeasure, "unpaced (saturation)"
-					if iv > 0 {
-						measure = prof.KPartPacedMeasure
-						offered = fmt.Sprintf("paced: %d sentences/s", prof.KPartParallelism*1000/iv)
-					}
-					fmt.Fprintf(env.Log, "kpart-cluster: %s, %s, rep %d\n", sched, offered, rep)
-					counter.start(fmt.Sprintf("%s %s rep %d", sched, offered, rep), prof.KPartWarmUp+measure)
-					r, resumed, err := runOrResume(env, name, func() (*harness.RunResult, error) {
-						return s.Run(ctx, harness.RunSpec{Topology: topo, WarmUp: prof.KPartWarmUp, Measure: measure, Step: prof.KPartStep})
-					})
-					if err := keepRun(env, name, r, err, resumed); err != nil {
-						return err
-					}
-					res.Knobs["images"] = r.Images
-					// Steady state: the second half of the window.
-					mid := r.MeasureFrom + (r.MeasureTo-r.MeasureFrom)/2
-					capacity, err := s.Capacity()
-					if err != nil {
-						return err
-					}
-					m := harness.Measure(r.Reports, harness.PlacementOf(r.Executors), capacity, mid, r.MeasureTo)
-					if m.Throughput <= 0 {
-						return fmt.Errorf("%s: no tuple acked in the second half of the window", name)
-					}
-					fmt.Fprintf(env.Log, "kpart-cluster: %s: %.1f tuples/s, latency %.1f ms, cut rate %.3f, %.1f inter-node tuples/s, CPU std dev %.1f, bridge rounds %d\n",
-						sched, m.Throughput, m.LatencyMean, m.CutRate, m.InterNodeRate, m.Balance, len(r.RoundsMs))
 					if iv == 0 {
 						runs[sched] = append(runs[sched], r)
 					}
-					res.Add(screened(Row{Series: sched, X: float64(iv), Rep: rep, Seed: uint64(rep + 1), Offered: offered, Values: map[string]float64{
-						"throughput": m.Throughput, "latency_mean_ms": m.LatencyMean, "latency_p99_ms": m.LatencyP99,
-						"cut_rate": m.CutRate, "inter_node_tps": m.InterNodeRate, "balance": m.Balance,
-					}}, r))
 				}
 			}
 			return nil
@@ -132,21 +150,61 @@ func runKPartCluster(ctx context.Context, env Env) (*Results, error) {
 			return nil, err
 		}
 	}
-	figs := []seriesFigure{
-		{Metric{Name: "balance", Label: "node CPU std dev (% of capacity)"}, func(m harness.Measurement) float64 { return m.Balance }},
-		{Metric{Name: "cut_rate", Label: "inter-node tuples / all tuples"}, func(m harness.Measurement) float64 { return m.CutRate }},
-		{Metric{Name: "inter_node_tps", Label: "inter-node tuples/s"}, func(m harness.Measurement) float64 { return m.InterNodeRate }},
-		{Metric{Name: "latency_mean_ms", Label: "complete latency mean (ms)"}, func(m harness.Measurement) float64 { return m.LatencyMean }},
-		{Metric{Name: "throughput", Label: "throughput (acked tuples/s)"}, func(m harness.Measurement) float64 { return m.Throughput }},
-	}
-	files, err := writeTimeSeries(expDir(env), "kpart-cluster", kpartClusterSchedulers, runs, prof.KPartStep, figs)
-	if err != nil {
-		return nil, fmt.Errorf("time series: %w", err)
-	}
-	if len(files) > 0 {
-		fmt.Fprintf(env.Log, "kpart-cluster: time series: %v\n", files)
-	}
+	res.Files = timeSeriesFiles("kpart-cluster", kpartClusterSchedulers, runs, prof.Step, kpartSeriesFigures)
 	return res, nil
+}
+
+// kpartSeriesFigures are the time-series figures of the unpaced runs.
+var kpartSeriesFigures = []seriesFigure{
+	{Metric{Name: "balance", Label: "node CPU std dev (% of capacity)"}, func(m harness.Measurement) float64 { return m.Balance }},
+	{Metric{Name: "cut_rate", Label: "inter-node tuples / all tuples"}, func(m harness.Measurement) float64 { return m.CutRate }},
+	{Metric{Name: "inter_node_tps", Label: "inter-node tuples/s"}, func(m harness.Measurement) float64 { return m.InterNodeRate }},
+	{Metric{Name: "latency_mean_ms", Label: "complete latency mean (ms)"}, func(m harness.Measurement) float64 { return m.LatencyMean }},
+	{Metric{Name: "throughput", Label: "throughput (acked tuples/s)"}, func(m harness.Measurement) float64 { return m.Throughput }},
+}
+
+// kpartRun runs (or reads back) one kpart-cluster run at spout interval
+// iv (0: unpaced) and adds its steady-state row to res.
+func kpartRun(ctx context.Context, env Env, s *session, prof kpartKnobs, counter *runCounter, res *Results, sched string, rep, iv int) (*harness.RunResult, error) {
+	name := fmt.Sprintf("kpc-%s-i%d-r%d", sched, iv, rep)
+	topo, err := harness.StormTopology("wordcount", name, "--workers", strconv.Itoa(prof.Workers),
+		"--parallelism", strconv.Itoa(prof.Parallelism), "--seed", strconv.Itoa(rep+1), "--report-interval-secs", "2",
+		"--interval-ms", strconv.Itoa(iv))
+	if err != nil {
+		return nil, err
+	}
+	topo.Args = append(topo.Args, workerArgs(prof.WorkerOpts)...)
+	measure, offered := prof.Measure, "unpaced (saturation)"
+	if iv > 0 {
+		measure = prof.PacedMeasure
+		offered = fmt.Sprintf("paced: %d sentences/s", prof.Parallelism*1000/iv)
+	}
+	fmt.Fprintf(env.Log, "kpart-cluster: %s, %s, rep %d\n", sched, offered, rep)
+	counter.start(fmt.Sprintf("%s %s rep %d", sched, offered, rep), prof.WarmUp+measure)
+	r, resumed, err := runOrResume(env, name, func() (*harness.RunResult, error) {
+		return s.Run(ctx, harness.RunSpec{Topology: topo, WarmUp: prof.WarmUp, Measure: measure, Step: prof.Step})
+	})
+	if err := keepRun(env, name, r, err, resumed); err != nil {
+		return nil, err
+	}
+	res.Knobs["images"] = r.Images
+	// Steady state: the second half of the window.
+	mid := r.MeasureFrom + (r.MeasureTo-r.MeasureFrom)/2
+	capacity, err := s.Capacity()
+	if err != nil {
+		return nil, err
+	}
+	m := harness.Measure(r.Reports, harness.PlacementOf(r.Executors), capacity, mid, r.MeasureTo)
+	if m.Throughput <= 0 {
+		return nil, fmt.Errorf("%s: no tuple acked in the second half of the window", name)
+	}
+	fmt.Fprintf(env.Log, "kpart-cluster: %s: %.1f tuples/s, latency %.1f ms, cut rate %.3f, %.1f inter-node tuples/s, CPU std dev %.1f, bridge rounds %d\n",
+		sched, m.Throughput, m.LatencyMean, m.CutRate, m.InterNodeRate, m.Balance, len(r.RoundsMs))
+	res.Add(screened(Row{Series: sched, X: float64(iv), Rep: rep, Seed: uint64(rep + 1), Offered: offered, Values: map[string]float64{
+		"throughput": m.Throughput, "latency_mean_ms": m.LatencyMean, "latency_p99_ms": m.LatencyP99,
+		"cut_rate": m.CutRate, "inter_node_tps": m.InterNodeRate, "balance": m.Balance,
+	}}, r))
+	return r, nil
 }
 
 // kpartClusterClaims checks Figs. 8-11 with one-sided Welch tests over

@@ -9,7 +9,6 @@ import (
 
 	"github.com/stormlab/stormlab/experiments/lab"
 	"github.com/stormlab/stormlab/harness"
-	"github.com/stormlab/stormlab/infra/images"
 	"github.com/stormlab/stormlab/reports"
 	"github.com/stormlab/stormlab/schedulers"
 )
@@ -35,20 +34,35 @@ const (
 	recoveryKilled  = "sup4"
 )
 
-// recoveryKnobs are the recovery experiment's settings per profile. ci has none: five clusters cost
-// far more than the 3 minutes make test allows an experiment (the harness's TestClusterFaults covers
-// the fault path in make test).
-var recoveryKnobs = map[string]struct {
-	warmUp, measure, at, down time.Duration
-}{
-	// quick: the supervisor is down 10 s from 10 s into a 60 s window (two 5 s intervals give the
-	// pre-fault level), which leaves 50 s after the fault: tuples sent to the dead workers only time
-	// out (and are replayed) after the topology's 30 s message timeout. The warm-up waits for steady
-	// throughput and a settled placement (RunSpec.Settle), at most 90 s: with a 15 s reschedule period,
-	// a dynamic scheduler's first offer comes about 15 s after the submit, and after a migration the
-	// next comes once every restarted worker has reported a period of work (about 30-45 s later).
-	"quick": {90 * time.Second, 60 * time.Second, 10 * time.Second, 10 * time.Second},
-	"full":  {150 * time.Second, 180 * time.Second, 60 * time.Second, 30 * time.Second},
+// recoveryKnobs are the recovery experiment's settings under one profile.
+type recoveryKnobs struct {
+	Profile                   string
+	Reps                      int
+	WarmUp, Measure, At, Down time.Duration // the supervisor is down from At into the window for Down
+	WorkerOpts                string        // extra worker JVM options
+}
+
+func (k *recoveryKnobs) reps() *int { return &k.Reps }
+
+// Manifest lists the knobs for manifest.json.
+func (k recoveryKnobs) Manifest() map[string]any {
+	return map[string]any{"profile": k.Profile, "reps": k.Reps, "worker_opts": k.WorkerOpts, "recovery_warmup": k.WarmUp.String(),
+		"recovery_measure": k.Measure.String(), "recovery_at": k.At.String(), "recovery_down": k.Down.String()}
+}
+
+// recoveryProfiles: ci has none: five clusters cost far more than the 3
+// minutes make test allows an experiment (the harness's TestClusterFaults
+// covers the fault path in make test).
+//
+// quick: the supervisor is down 10 s from 10 s into a 60 s window (two 5 s intervals give the
+// pre-fault level), which leaves 50 s after the fault: tuples sent to the dead workers only time
+// out (and are replayed) after the topology's 30 s message timeout. The warm-up waits for steady
+// throughput and a settled placement (RunSpec.Settle), at most 90 s: with a 15 s reschedule period,
+// a dynamic scheduler's first offer comes about 15 s after the submit, and after a migration the
+// next comes once every restarted worker has reported a period of work (about 30-45 s later).
+var recoveryProfiles = map[string]recoveryKnobs{
+	"quick": {Profile: "quick", Reps: 3, WarmUp: 90 * time.Second, Measure: 60 * time.Second, At: 10 * time.Second, Down: 10 * time.Second, WorkerOpts: c1Only},
+	"full":  {Profile: "full", Reps: 3, WarmUp: 150 * time.Second, Measure: 180 * time.Second, At: 60 * time.Second, Down: 30 * time.Second},
 }
 
 // Recovery measures how each scheduler's topology comes through losing a supervisor mid-run: the
@@ -71,109 +85,46 @@ func Recovery() *Spec {
 		XName:       "fault_at_s",
 		XLabel:      "supervisor killed at (s into the window)",
 		Metrics:     recoveryMetrics,
-		Run:         runRecovery,
-		Claims:      recoveryClaims,
+		// Cost: about 7 min per scheduler in a quick run (2026-12-01).
+		Cost: lab.Cost{CI: "not run (quick/full only)", Quick: "~35 min", Full: "~70 min"},
+		Needs: lab.Needs{Need: lab.NeedsFaultControl,
+			Why: "it kills and restarts a supervisor container (a Docker fault) in the middle of each run"},
+		Profiles: profiles(recoveryProfiles),
+		Run:      runRecovery,
+		Claims:   recoveryClaims,
 	}
 }
 
+// recoveryRunner runs the recovery experiment's runs and gathers their rows.
+type recoveryRunner struct {
+	env                    Env
+	k                      recoveryKnobs
+	fault                  harness.Fault
+	counter                *runCounter
+	res                    *Results
+	notMeasured, unsettled []string
+}
+
 func runRecovery(ctx context.Context, env Env) (*Results, error) {
-	prof, err := profileOf(env)
+	profile, k, ok, err := knobsOf(env, recoveryProfiles)
 	if err != nil {
 		return nil, err
 	}
-	k, ok := recoveryKnobs[prof.Name]
 	if !ok {
-		return nil, fmt.Errorf("recovery has no %s profile (five clusters of several minutes each): run it with --profile quick or full", prof.Name)
+		return nil, fmt.Errorf("recovery has no %s profile (five clusters of several minutes each): run it with --profile quick or full", profile)
 	}
-	fault := harness.Fault{Kind: harness.KillSupervisor, At: k.at, Duration: k.down, Target: recoveryKilled}
-	res := &Results{Experiment: "recovery", Metrics: recoveryMetrics, Profile: prof.Name, NoVerdict: prof.NoVerdict(), Knobs: prof.Knobs()}
-	res.Knobs["storm_version"] = images.StormVersion
-	res.Knobs["fault"] = fault.String()
-	res.Knobs["recovery_measure"] = k.measure.String()
-	counter := newRunCounter(env, len(recoverySchedulers)*prof.Reps)
-	var notMeasured, unsettled []string
-	// record checks one run's fault and adds its row.
-	record := func(sched, name string, rep int, r *harness.RunResult) error {
-		if w := r.WarmUp; w.Settle && !r.SettledAtWindow(schedulers.IsDynamic(sched)) {
-			// Kept and measured: a scheduler that never stops migrating is what it is; the
-			// manifest says which runs met a moving placement. (Judged from the run's kept
-			// decisions, so runs read back with --resume are judged the same way.)
-			unsettled = append(unsettled, fmt.Sprintf("%s: placement still moving after %.0f s of warm-up", name, w.S))
-			res.Knobs["recovery_unsettled"] = unsettled
-			fmt.Fprintf(env.Log, "recovery: %s\n", unsettled[len(unsettled)-1])
-		}
-		if len(r.Faults) != 1 || r.Faults[0].Error != "" {
-			return fmt.Errorf("%s: the fault did not happen as asked: %+v", name, r.Faults)
-		}
-		if rc := r.Faults[0].Recovery; !rc.Measured || rc.PreTput <= 0 { // PreTput 0: kept by a harness before that counted as not measured
-			// The fault happened, but nothing flowed before it (the scheduler's own migration
-			// restarted the workers in the pre-fault intervals): there is no recovery to measure.
-			// The run gets no row (its zeros would read as recovered in 0 s in the table's means);
-			// it is named in the manifest, and its cell has fewer runs for the claims to screen.
-			why := fmt.Sprintf("%s: no throughput before the fault (workers restarting), recovery not measured", name)
-			if r.Measurement.Throughput <= 0 {
-				why = fmt.Sprintf("%s: no tuple acked in the whole window (workers restarting through it), recovery not measured", name)
-			}
-			fmt.Fprintf(env.Log, "recovery: %s\n", why)
-			notMeasured = append(notMeasured, why)
-			res.Knobs["recovery_not_measured"] = notMeasured
-			return nil
-		}
-		f := r.Faults[0]
-		rc := f.Recovery
-		span := rc.RecoveryS
-		recovered := 1.0
-		if !rc.Recovered {
-			recovered, span = 0, float64(r.MeasureTo-f.StartMs)/1000
-		}
-		lostPct := 0.0
-		if rc.PreTput > 0 && span > 0 {
-			lostPct = 100 * rc.LostTuples / (rc.PreTput * span)
-		}
-		fmt.Fprintf(env.Log, "recovery: %s: %s after %.0f s, %.0f tuples lost (%.0f%%), %d failed, %d executors moved\n",
-			sched, rc.Verdict(), span, rc.LostTuples, lostPct, rc.FailedTuples, rc.ExecutorsMoved)
-		res.Add(Row{Series: sched, X: k.at.Seconds(), Rep: rep, Seed: uint64(rep + 1), Offered: "unpaced (saturation)", Values: map[string]float64{
-			"recovery_s": span, "recovered": recovered, "lost_pct": lostPct, "lost_tuples": rc.LostTuples,
-			"failed_tuples": float64(rc.FailedTuples), "executors_moved": float64(rc.ExecutorsMoved), "pre_tput": rc.PreTput,
-		}})
-		return nil
-	}
+	rr := &recoveryRunner{env: env, k: k, counter: newRunCounter(env, len(recoverySchedulers)*k.Reps),
+		fault: harness.Fault{Kind: harness.KillSupervisor, At: k.At, Duration: k.Down, Target: recoveryKilled}}
+	rr.res = &Results{Experiment: "recovery", Metrics: recoveryMetrics, Profile: k.Profile, NoVerdict: noVerdict(k.Profile, k.Reps), Knobs: knobsManifest(k)}
+	rr.res.Knobs["fault"] = rr.fault.String()
 	for _, sched := range recoverySchedulers {
 		cs := harness.ClusterSpec{Profile: recoveryProfile, Seed: 1, Mul: 5, ServiceArgs: []string{"--reschedule-every", "15s"}}
 		err := withSession(ctx, env, cs, sched, func(s *session) error {
 			if _, bridged := harness.StormSchedulerClass(sched); bridged {
-				s.onStart = func(s *harness.Session) (func() error, error) {
-					stop, err := s.StartNodeCPUReports(ctx, 2*time.Second)
-					if err != nil {
-						return nil, err
-					}
-					// The killed supervisor makes the sampler's exec fail while it is down: expected
-					// here, so its error is logged, not returned.
-					return func() error {
-						if err := stop(); err != nil {
-							fmt.Fprintf(env.Log, "recovery: node CPU reports for %s: %v\n", sched, err)
-						}
-						return nil
-					}, nil
-				}
+				s.onStart = rr.nodeCPUReports(ctx, sched)
 			}
-			for rep := 0; rep < prof.Reps; rep++ {
-				name := fmt.Sprintf("rec-%s-r%d", sched, rep)
-				topo, err := harness.StormTopology("wordcount", name, "--workers", "4", "--parallelism", "2", "--seed", strconv.Itoa(rep+1),
-					"--report-interval-secs", "2", "--conf", "topology.component.cpu.pcore.percent=5", "--conf", "topology.component.resources.onheap.memory.mb=64")
-				if err != nil {
-					return err
-				}
-				topo.Args = append(topo.Args, prof.workerArgs()...)
-				fmt.Fprintf(env.Log, "recovery: %s, %s, rep %d\n", sched, fault, rep)
-				counter.start(fmt.Sprintf("%s rep %d", sched, rep), k.warmUp+k.measure)
-				r, resumed, err := runOrResumeAccepting(env, name, nothingFlowed, func() (*harness.RunResult, error) {
-					return s.Run(ctx, harness.RunSpec{Topology: topo, WarmUp: k.warmUp, Settle: true, Measure: k.measure, Step: 5 * time.Second, Faults: []harness.Fault{fault}})
-				})
-				if err := keepRun(env, name, r, err, resumed); err != nil && !nothingFlowed(r, err) {
-					return err
-				}
-				if err := record(sched, name, rep, r); err != nil {
+			for rep := 0; rep < k.Reps; rep++ {
+				if err := rr.run(ctx, s, sched, rep); err != nil {
 					return err
 				}
 			}
@@ -183,7 +134,94 @@ func runRecovery(ctx context.Context, env Env) (*Results, error) {
 			return nil, err
 		}
 	}
-	return res, nil
+	return rr.res, nil
+}
+
+// nodeCPUReports starts the whole-node CPU reports a bridged scheduler
+// reads. The killed supervisor makes the sampler's exec fail while it is
+// down: expected here, so its error is logged, not returned.
+func (rr *recoveryRunner) nodeCPUReports(ctx context.Context, sched string) func(*harness.Session) (func() error, error) {
+	return func(s *harness.Session) (func() error, error) {
+		stop, err := s.StartNodeCPUReports(ctx, 2*time.Second)
+		if err != nil {
+			return nil, err
+		}
+		return func() error {
+			if err := stop(); err != nil {
+				fmt.Fprintf(rr.env.Log, "recovery: node CPU reports for %s: %v\n", sched, err)
+			}
+			return nil
+		}, nil
+	}
+}
+
+// run runs (or reads back) one run with the fault and records it.
+func (rr *recoveryRunner) run(ctx context.Context, s *session, sched string, rep int) error {
+	k := rr.k
+	name := fmt.Sprintf("rec-%s-r%d", sched, rep)
+	topo, err := harness.StormTopology("wordcount", name, "--workers", "4", "--parallelism", "2", "--seed", strconv.Itoa(rep+1),
+		"--report-interval-secs", "2", "--conf", "topology.component.cpu.pcore.percent=5", "--conf", "topology.component.resources.onheap.memory.mb=64")
+	if err != nil {
+		return err
+	}
+	topo.Args = append(topo.Args, workerArgs(k.WorkerOpts)...)
+	fmt.Fprintf(rr.env.Log, "recovery: %s, %s, rep %d\n", sched, rr.fault, rep)
+	rr.counter.start(fmt.Sprintf("%s rep %d", sched, rep), k.WarmUp+k.Measure)
+	r, resumed, err := runOrResumeAccepting(rr.env, name, nothingFlowed, func() (*harness.RunResult, error) {
+		return s.Run(ctx, harness.RunSpec{Topology: topo, WarmUp: k.WarmUp, Settle: true, Measure: k.Measure, Step: 5 * time.Second, Faults: []harness.Fault{rr.fault}})
+	})
+	if err := keepRun(rr.env, name, r, err, resumed); err != nil && !nothingFlowed(r, err) {
+		return err
+	}
+	return rr.record(sched, name, rep, r)
+}
+
+// record checks one run's fault and adds its row.
+func (rr *recoveryRunner) record(sched, name string, rep int, r *harness.RunResult) error {
+	res, env := rr.res, rr.env
+	if w := r.WarmUp; w.Settle && !r.SettledAtWindow(schedulers.IsDynamic(sched)) {
+		// Kept and measured: a scheduler that never stops migrating is what it is; the
+		// manifest says which runs met a moving placement. (Judged from the run's kept
+		// decisions, so runs read back with --resume are judged the same way.)
+		rr.unsettled = append(rr.unsettled, fmt.Sprintf("%s: placement still moving after %.0f s of warm-up", name, w.S))
+		res.Knobs["recovery_unsettled"] = rr.unsettled
+		fmt.Fprintf(env.Log, "recovery: %s\n", rr.unsettled[len(rr.unsettled)-1])
+	}
+	if len(r.Faults) != 1 || r.Faults[0].Error != "" {
+		return fmt.Errorf("%s: the fault did not happen as asked: %+v", name, r.Faults)
+	}
+	if rc := r.Faults[0].Recovery; !rc.Measured || rc.PreTput <= 0 { // PreTput 0: kept by a harness before that counted as not measured
+		// The fault happened, but nothing flowed before it (the scheduler's own migration
+		// restarted the workers in the pre-fault intervals): there is no recovery to measure.
+		// The run gets no row (its zeros would read as recovered in 0 s in the table's means);
+		// it is named in the manifest, and its cell has fewer runs for the claims to screen.
+		why := fmt.Sprintf("%s: no throughput before the fault (workers restarting), recovery not measured", name)
+		if r.Measurement.Throughput <= 0 {
+			why = fmt.Sprintf("%s: no tuple acked in the whole window (workers restarting through it), recovery not measured", name)
+		}
+		fmt.Fprintf(env.Log, "recovery: %s\n", why)
+		rr.notMeasured = append(rr.notMeasured, why)
+		res.Knobs["recovery_not_measured"] = rr.notMeasured
+		return nil
+	}
+	f := r.Faults[0]
+	rc := f.Recovery
+	span := rc.RecoveryS
+	recovered := 1.0
+	if !rc.Recovered {
+		recovered, span = 0, float64(r.MeasureTo-f.StartMs)/1000
+	}
+	lostPct := 0.0
+	if rc.PreTput > 0 && span > 0 {
+		lostPct = 100 * rc.LostTuples / (rc.PreTput * span)
+	}
+	fmt.Fprintf(env.Log, "recovery: %s: %s after %.0f s, %.0f tuples lost (%.0f%%), %d failed, %d executors moved\n",
+		sched, rc.Verdict(), span, rc.LostTuples, lostPct, rc.FailedTuples, rc.ExecutorsMoved)
+	res.Add(Row{Series: sched, X: rr.k.At.Seconds(), Rep: rep, Seed: uint64(rep + 1), Offered: "unpaced (saturation)", Values: map[string]float64{
+		"recovery_s": span, "recovered": recovered, "lost_pct": lostPct, "lost_tuples": rc.LostTuples,
+		"failed_tuples": float64(rc.FailedTuples), "executors_moved": float64(rc.ExecutorsMoved), "pre_tput": rc.PreTput,
+	}})
+	return nil
 }
 
 // nothingFlowed: the only reason the run does not count is that no tuple was acked in its window.

@@ -53,17 +53,18 @@ var (
 	FormatX     = lab.FormatX
 	WriteBib    = lab.WriteBib
 	PaperByKey  = lab.PaperByKey
+	// CheckProfile reports whether a name is a profile (ci, quick, full).
+	CheckProfile = lab.CheckProfile
 	// SummaryTable is the suite's one-line-per-experiment table.
 	SummaryTable = lab.SummaryTable
 	// WriteSuiteSummary is the suite's terminal summary (120 columns).
 	WriteSuiteSummary = lab.WriteSuiteSummary
 
-	graphUnits  = lab.GraphUnits
-	runUnits    = lab.RunUnits
-	xMeans      = lab.XMeans
-	atX         = lab.AtX
-	orStr       = lab.OrStr
-	writeAtomic = lab.WriteAtomic
+	graphUnits = lab.GraphUnits
+	runUnits   = lab.RunUnits
+	xMeans     = lab.XMeans
+	atX        = lab.AtX
+	orStr      = lab.OrStr
 )
 
 // Paper keys of the Papers table used by the experiments.

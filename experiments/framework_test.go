@@ -6,6 +6,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"errors"
+	"github.com/stormlab/stormlab/experiments/lab"
 	"math"
 	"os"
 	"path/filepath"
@@ -212,14 +213,15 @@ func TestPartitionSeedDistinct(t *testing.T) {
 	}
 }
 
-// Options.Reps reaches a cluster experiment's profile (and only replaces the
+// Options.Reps reaches a cluster experiment's knobs (and only replaces the
 // profile's repetitions when > 0); a negative count is refused before
 // anything runs.
 func TestRepsOverride(t *testing.T) {
-	var seen ClusterProfile
+	var seen commKnobs
+	ran := false
 	spec := &Spec{Name: "reps", Metrics: []Metric{{Name: "m"}}, Run: func(_ context.Context, env Env) (*Results, error) {
-		p, err := profileOf(env)
-		seen = p
+		_, k, _, err := knobsOf(env, commCostProfiles)
+		seen, ran = k, true
 		r := &Results{}
 		r.Add(Row{Series: "s", Values: map[string]float64{"m": 1}})
 		return r, err
@@ -230,12 +232,34 @@ func TestRepsOverride(t *testing.T) {
 		if _, err := Run(context.Background(), spec, Options{Profile: "quick", Reps: c.reps}); err != nil {
 			t.Fatal(err)
 		}
-		if seen.Reps != c.want || seen.Name != "quick" {
-			t.Errorf("Reps %d: profile %s with %d reps, want quick with %d", c.reps, seen.Name, seen.Reps, c.want)
+		if seen.Reps != c.want || seen.Profile != "quick" {
+			t.Errorf("Reps %d: profile %s with %d reps, want quick with %d", c.reps, seen.Profile, seen.Reps, c.want)
 		}
 	}
-	seen = ClusterProfile{}
-	if _, err := Run(context.Background(), spec, Options{Profile: "quick", Reps: -1}); err == nil || !strings.Contains(err.Error(), "repetitions -1") || seen.Name != "" {
-		t.Errorf("Reps -1: err %v, experiment ran: %v", err, seen.Name != "")
+	if commCostProfiles["quick"].Reps != 3 {
+		t.Errorf("an override changed the profile table: %+v", commCostProfiles["quick"])
+	}
+	_, k, _, _ := knobsOf(Env{Profile: "full", Reps: 5}, observerProfiles)
+	if k.Pairs != 5 {
+		t.Errorf("observer: Reps 5 gave %d pairs", k.Pairs)
+	}
+	ran = false
+	if _, err := Run(context.Background(), spec, Options{Profile: "quick", Reps: -1}); err == nil || !strings.Contains(err.Error(), "repetitions -1") || ran {
+		t.Errorf("Reps -1: err %v, experiment ran: %v", err, ran)
+	}
+}
+
+// Every registered experiment says what it needs from a cluster (and why)
+// and what it costs under each profile: `stormlab experiment list`,
+// --target and the README's table read them.
+func TestRegistryComplete(t *testing.T) {
+	for _, s := range List() {
+		if err := lab.CheckSpec(s); err != nil {
+			t.Error(err)
+		}
+	}
+	if err := lab.CheckSpec(&Spec{Name: "bare", Needs: lab.Needs{Need: lab.NeedsContainers}}); err == nil ||
+		!strings.Contains(err.Error(), "without a reason") || !strings.Contains(err.Error(), "no Cost for profile quick") {
+		t.Errorf("a spec with a need but no reason and no cost: %v", err)
 	}
 }

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/stormlab/stormlab/experiments/lab"
 	"github.com/stormlab/stormlab/harness"
-	"github.com/stormlab/stormlab/infra/images"
 	"github.com/stormlab/stormlab/reports"
 	"github.com/stormlab/stormlab/topologies"
 )
@@ -35,15 +35,29 @@ const (
 	observerProfile = "heterogeneous-2"
 )
 
-// observerKnobs are the observer experiment's settings per profile: pairs (one run each, both arms side
-// by side), fixed warm-up and window. ci has none (make test is near its budget; the claim logic is
-// unit-tested).
-var observerKnobs = map[string]struct {
-	reps            int
-	warmUp, measure time.Duration
-}{
-	"quick": {6, 20 * time.Second, 45 * time.Second},
-	"full":  {10, 30 * time.Second, 120 * time.Second},
+// observerKnobs are the observer experiment's settings under one
+// profile: pairs (one run each, both arms side by side), fixed warm-up
+// and window.
+type observerKnobs struct {
+	Profile         string
+	Pairs           int
+	WarmUp, Measure time.Duration
+	WorkerOpts      string // extra worker JVM options
+}
+
+func (k *observerKnobs) reps() *int { return &k.Pairs }
+
+// Manifest lists the knobs for manifest.json.
+func (k observerKnobs) Manifest() map[string]any {
+	return map[string]any{"profile": k.Profile, "worker_opts": k.WorkerOpts, "observer_pairs": k.Pairs,
+		"observer_warmup": k.WarmUp.String(), "observer_measure": k.Measure.String(), "observer_max_spout_pending": observerPending}
+}
+
+// observerProfiles: ci has none (make test is near its budget; the claim
+// logic is unit-tested).
+var observerProfiles = map[string]observerKnobs{
+	"quick": {Profile: "quick", Pairs: 6, WarmUp: 20 * time.Second, Measure: 45 * time.Second, WorkerOpts: c1Only},
+	"full":  {Profile: "full", Pairs: 10, WarmUp: 30 * time.Second, Measure: 120 * time.Second},
 }
 
 // Observer measures the observer effect of the harness's own instrumentation (the task hook in every
@@ -80,8 +94,13 @@ func Observer() *Spec {
 		XName:       "max_spout_pending",
 		XLabel:      "max spout pending per spout task",
 		Metrics:     observerMetrics,
-		Run:         runObserver,
-		Claims:      observerClaims,
+		// Cost: quick measured 2026-12-01 (15.0 min).
+		Cost: lab.Cost{CI: "not run (quick/full only)", Quick: "~15 min", Full: "~40 min"},
+		Needs: lab.Needs{Need: lab.NeedsContainers,
+			Why: "its back-to-back saturation runs share one cluster session that checks for leftover worker JVMs inside its own supervisor containers between runs"},
+		Profiles: profiles(observerProfiles),
+		Run:      runObserver,
+		Claims:   observerClaims,
 	}
 }
 
@@ -90,12 +109,12 @@ func Observer() *Spec {
 func observerMainOn(i int) bool { return i%2 == 0 }
 
 // observerArgs are the Throughput topology's flags for one arm (after its defaults).
-func observerArgs(on bool, seed int, prof ClusterProfile) []string {
+func observerArgs(on bool, seed int, prof observerKnobs) []string {
 	// Two workers per copy: with both copies side by side each supervisor runs one worker of each, the
 	// four workers the cluster's memory holds (sup1: 1,024 MB less the daemons' reserve).
 	a := []string{"--workers", "2", "--interval-ms", "0", "--max-spout-pending", strconv.Itoa(observerPending), "--seed", strconv.Itoa(seed)}
 	a = append(a, topologies.InstrumentationArgs(on)...)
-	return append(a, prof.workerArgs()...)
+	return append(a, workerArgs(prof.WorkerOpts)...)
 }
 
 func arm(on bool) string {
@@ -106,33 +125,24 @@ func arm(on bool) string {
 }
 
 func runObserver(ctx context.Context, env Env) (*Results, error) {
-	prof, err := profileOf(env)
+	profile, k, ok, err := knobsOf(env, observerProfiles)
 	if err != nil {
 		return nil, err
 	}
-	k, ok := observerKnobs[prof.Name]
 	if !ok {
-		return nil, fmt.Errorf("observer has no %s profile (%d cluster runs of a minute or more): run it with --profile quick or full", prof.Name, 6)
+		return nil, fmt.Errorf("observer has no %s profile (%d cluster runs of a minute or more): run it with --profile quick or full", profile, 6)
 	}
-	if env.Reps > 0 {
-		k.reps = env.Reps
+	res := &Results{Experiment: "observer", Metrics: observerMetrics, Profile: k.Profile, Knobs: knobsManifest(k)}
+	if k.Pairs < MinVerdictReps {
+		res.NoVerdict = fmt.Sprintf("%d pairs; a verdict needs >= %d", k.Pairs, MinVerdictReps)
 	}
-	res := &Results{Experiment: "observer", Metrics: observerMetrics, Profile: prof.Name, Knobs: prof.Knobs()}
-	if k.reps < MinVerdictReps {
-		res.NoVerdict = fmt.Sprintf("%d pairs; a verdict needs >= %d", k.reps, MinVerdictReps)
-	}
-	res.Knobs["storm_version"] = images.StormVersion
-	res.Knobs["observer_pairs"] = k.reps
-	res.Knobs["observer_warmup"] = k.warmUp.String()
-	res.Knobs["observer_measure"] = k.measure.String()
-	res.Knobs["observer_max_spout_pending"] = observerPending
-	counter := newRunCounter(env, k.reps)
+	counter := newRunCounter(env, k.Pairs)
 	cs := harness.ClusterSpec{Profile: observerProfile, Seed: 1}
 	err = withSession(ctx, env, cs, "storm-even", func(s *session) error {
-		for i := 0; i < k.reps; i++ {
+		for i := 0; i < k.Pairs; i++ {
 			mainOn := observerMainOn(i)
 			topo := func(on bool) (harness.TopologyRun, error) {
-				return harness.StormTopology("throughput", fmt.Sprintf("obs-%s-r%d", arm(on), i), observerArgs(on, i+1, prof)...)
+				return harness.StormTopology("throughput", fmt.Sprintf("obs-%s-r%d", arm(on), i), observerArgs(on, i+1, k)...)
 			}
 			main, err := topo(mainOn)
 			if err != nil {
@@ -143,9 +153,9 @@ func runObserver(ctx context.Context, env Env) (*Results, error) {
 				return err
 			}
 			name := fmt.Sprintf("obs-pair-r%d", i)
-			counter.start(fmt.Sprintf("pair %d (instrumented and not, side by side)", i), k.warmUp+k.measure)
+			counter.start(fmt.Sprintf("pair %d (instrumented and not, side by side)", i), k.WarmUp+k.Measure)
 			r, resumed, err := runOrResume(env, name, func() (*harness.RunResult, error) {
-				return s.Run(ctx, harness.RunSpec{Topology: main, WarmUp: k.warmUp, Measure: k.measure,
+				return s.Run(ctx, harness.RunSpec{Topology: main, WarmUp: k.WarmUp, Measure: k.Measure,
 					End: harness.StormCounted{Uninstrumented: !mainOn, Beside: &beside}})
 			})
 			if err := keepRun(env, name, r, err, resumed); err != nil {

@@ -94,8 +94,8 @@ func TestObserverSpec(t *testing.T) {
 	if spec.Run == nil || spec.Claims == nil || len(spec.Metrics) == 0 {
 		t.Fatalf("observer spec incomplete: %+v", spec)
 	}
-	for prof, k := range observerKnobs {
-		if k.reps < MinVerdictReps || k.warmUp <= 0 || k.measure <= 0 {
+	for prof, k := range observerProfiles {
+		if k.Pairs < MinVerdictReps || k.WarmUp <= 0 || k.Measure <= 0 {
 			t.Errorf("profile %s: %+v; want >= %d pairs and positive windows", prof, k, MinVerdictReps)
 		}
 	}
@@ -106,10 +106,7 @@ func TestObserverSpec(t *testing.T) {
 	if want := []bool{true, false, true, false}; !slices.Equal(roles, want) {
 		t.Errorf("the run's own topology is the instrumented one in pairs 0-3: %v, want alternating %v", roles, want)
 	}
-	prof, err := ClusterProfileNamed("quick")
-	if err != nil {
-		t.Fatal(err)
-	}
+	prof := observerProfiles["quick"]
 	for _, on := range []bool{true, false} {
 		a := strings.Join(observerArgs(on, 1, prof), " ")
 		for _, w := range []string{"--interval-ms 0", "--max-spout-pending 1000", strings.Join(topologies.InstrumentationArgs(on), " ")} {

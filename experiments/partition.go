@@ -184,46 +184,56 @@ func (ps PartitionSweep) Run(ctx context.Context, env Env, name string) (*Result
 				res.Add(row)
 			}
 			for _, alg := range ps.Algorithms {
-				var o schedulers.Options
-				if alg.Options != nil {
-					o = alg.Options(x)
-				}
-				reps := ps.Reps
-				if alg.Deterministic {
-					reps = 1
-				}
-				for r := 0; r < reps; r++ {
-					if err := ctx.Err(); err != nil {
-						return nil, err
-					}
-					o.Seed = partitionSeed(gseed, r)
-					p, err := alg.partitioner(o)
-					if err != nil {
-						return nil, fmt.Errorf("%s: %w", alg.Label, err)
-					}
-					parts, err := p.Partition(ctx, g, k)
-					if err != nil {
-						return nil, fmt.Errorf("%s on graph %d (seed %d) at x=%v, k=%d, rep %d: %w", alg.Label, i, gseed, x, k, r, err)
-					}
-					if err := checkParts(parts, g.N(), k); err != nil {
-						return nil, fmt.Errorf("%s on graph %d (seed %d) at x=%v, k=%d, rep %d: %w", alg.Label, i, gseed, x, k, r, err)
-					}
-					m := schedulers.Measure(g, parts, k)
-					row := Row{Series: alg.Label, X: x, Instance: i, InstanceSeed: gseed, Rep: r, Seed: o.Seed,
-						Values: map[string]float64{
-							"cut_rate": m.CutRate, "std": m.Std, "max_dev": m.MaxDev, "max_over": m.MaxOver,
-							"empty_parts": float64(emptyParts(parts, k)),
-						}}
-					if ratio {
-						row.Values[CutRatioMetric.Name] = schedulers.CutWeight(g, parts) / optCut
-					}
-					res.Add(row)
+				if err := ps.runAlgorithm(ctx, res, alg, g, gseed, x, i, k, optCut); err != nil {
+					return nil, err
 				}
 			}
 		}
 		fmt.Fprintf(env.Log, "%s: x=%v k=%d done in %v\n", name, x, k, time.Since(start).Round(time.Millisecond))
 	}
 	return res, nil
+}
+
+// runAlgorithm partitions graph i (seed gseed) at x into k parts with
+// alg, once per repetition (once if it is deterministic), and adds a row
+// each; optCut is the optimum's cut weight when the sweep has a cut ratio.
+func (ps PartitionSweep) runAlgorithm(ctx context.Context, res *Results, alg Algorithm, g *topologies.Graph, gseed uint64, x float64, i, k int, optCut float64) error {
+	var o schedulers.Options
+	if alg.Options != nil {
+		o = alg.Options(x)
+	}
+	reps := ps.Reps
+	if alg.Deterministic {
+		reps = 1
+	}
+	for r := 0; r < reps; r++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		o.Seed = partitionSeed(gseed, r)
+		p, err := alg.partitioner(o)
+		if err != nil {
+			return fmt.Errorf("%s: %w", alg.Label, err)
+		}
+		parts, err := p.Partition(ctx, g, k)
+		if err != nil {
+			return fmt.Errorf("%s on graph %d (seed %d) at x=%v, k=%d, rep %d: %w", alg.Label, i, gseed, x, k, r, err)
+		}
+		if err := checkParts(parts, g.N(), k); err != nil {
+			return fmt.Errorf("%s on graph %d (seed %d) at x=%v, k=%d, rep %d: %w", alg.Label, i, gseed, x, k, r, err)
+		}
+		m := schedulers.Measure(g, parts, k)
+		row := Row{Series: alg.Label, X: x, Instance: i, InstanceSeed: gseed, Rep: r, Seed: o.Seed,
+			Values: map[string]float64{
+				"cut_rate": m.CutRate, "std": m.Std, "max_dev": m.MaxDev, "max_over": m.MaxOver,
+				"empty_parts": float64(emptyParts(parts, k)),
+			}}
+		if ps.ratio() {
+			row.Values[CutRatioMetric.Name] = schedulers.CutWeight(g, parts) / optCut
+		}
+		res.Add(row)
+	}
+	return nil
 }
 
 // checkParts rejects a partition that does not give every vertex a part in

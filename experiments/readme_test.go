@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"unicode"
+
+	"github.com/stormlab/stormlab/experiments/lab"
 )
 
 // The README's experiment table is generated from the registry, so that a
@@ -29,18 +31,18 @@ var errNoTableMarkers = errors.New("experiment table markers missing")
 
 // readmeTable renders the experiment table: one row per registered
 // experiment with its description, what it reproduces (authors, title, year,
-// figure) and the suites it belongs to. What an experiment needs from a
-// cluster and its expected cost belong here too once Spec declares them
-// (today they are in cmd/stormlab, out of this package's reach).
+// figure), what it needs from a cluster, its expected wall time per profile
+// (ci / quick / full) and the suites it belongs to, all from its Spec.
 func readmeTable(specs []*Spec, suites []Suite) string {
 	var b strings.Builder
-	b.WriteString("| experiment | what it runs | reproduces | suite |\n|---|---|---|---|\n")
+	b.WriteString("| experiment | what it runs | reproduces | needs | wall time ci / quick / full | suite |\n|---|---|---|---|---|---|\n")
 	for _, s := range specs {
 		src := s.Source
 		if src == "" {
 			src = "this project's own question"
 		}
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", s.Name, mdCell(s.Description), mdCell(src), suitesOf(s.Name, suites))
+		cost := s.Cost.CI + " / " + s.Cost.Quick + " / " + s.Cost.Full
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s | %s |\n", s.Name, mdCell(s.Description), mdCell(src), s.Needs.Need, mdCell(cost), suitesOf(s.Name, suites))
 	}
 	return b.String()
 }
@@ -99,14 +101,14 @@ func TestReadmeTable(t *testing.T) {
 
 func TestReadmeTableRendering(t *testing.T) {
 	specs := []*Spec{
-		{Name: "a", Description: "x | y", Source: `Doe, "T", 2020, Fig. 1`},
-		{Name: "b", Description: "own"},
+		{Name: "a", Description: "x | y", Source: `Doe, "T", 2020, Fig. 1`, Needs: lab.Needs{Need: lab.NeedsContainers, Why: "w"}, Cost: lab.Cost{CI: "1 s", Quick: "2 s", Full: "3 s"}},
+		{Name: "b", Description: "own", Needs: lab.Needs{Need: lab.NeedsNothing}, Cost: lab.Cost{CI: "4 s", Quick: "4 s", Full: "4 s"}},
 	}
 	suites := []Suite{{Name: "default", Experiments: []string{"b"}}, {Name: "all", Experiments: []string{"a", "b"}}}
 	got := readmeTable(specs, suites)
-	want := "| experiment | what it runs | reproduces | suite |\n|---|---|---|---|\n" +
-		"| `a` | x \\| y | Doe, \"T\", 2020, Fig. 1 | all |\n" +
-		"| `b` | own | this project's own question | default, all |\n"
+	want := "| experiment | what it runs | reproduces | needs | wall time ci / quick / full | suite |\n|---|---|---|---|---|---|\n" +
+		"| `a` | x \\| y | Doe, \"T\", 2020, Fig. 1 | containers | 1 s / 2 s / 3 s | all |\n" +
+		"| `b` | own | this project's own question | none | 4 s / 4 s / 4 s | default, all |\n"
 	if got != want {
 		t.Errorf("readmeTable:\n%s\nwant:\n%s", got, want)
 	}

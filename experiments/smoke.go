@@ -3,6 +3,7 @@ package experiments
 import (
 	"context"
 	"fmt"
+	"github.com/stormlab/stormlab/experiments/lab"
 	"path/filepath"
 	"time"
 
@@ -47,6 +48,9 @@ func Smoke() *Spec {
 		XName:       "run",
 		XLabel:      "run",
 		Metrics:     clusterMetrics,
+		// Cost: two runs of ~80 s save to save plus the cluster start (ci measured).
+		Cost:  lab.Cost{CI: "~4 min", Quick: "~4 min", Full: "~4 min"},
+		Needs: lab.Needs{Need: lab.NeedsCluster, Why: "it submits the Throughput chain under two schedulers to a Storm cluster: its own containers, or a target"},
 		Run: func(ctx context.Context, env Env) (*Results, error) {
 			res := &Results{Metrics: clusterMetrics}
 			counter := newRunCounter(env, len(scheds))

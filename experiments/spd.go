@@ -3,6 +3,7 @@ package experiments
 import (
 	"context"
 	"fmt"
+	"github.com/stormlab/stormlab/experiments/lab"
 	"math"
 	"sort"
 	"time"
@@ -31,9 +32,6 @@ var spdAlgorithms = []string{"spd", "spd-shares", "kpart", "mpart", "even", "onl
 // tasks, c = 2..32 resources, computationally constrained and
 // transfer-heavy graphs.
 func SPDAllocation() *Spec {
-	ns := []float64{10, 30, 100, 300, 1000}
-	cs := []int{2, 4, 8, 16, 32}
-	const graphs = 8
 	return &Spec{
 		Name:        "spd",
 		Description: "SPD allocation: streaming cost over the continuous lower bound, A^disc against the graph partitioners",
@@ -42,7 +40,7 @@ func SPDAllocation() *Spec {
 		Setup: fmt.Sprintf("random SPD graphs (topologies.RandomSPD: task weights 1..100, fan-out 2..4), n = 10, 30, 100, 300, 1000 tasks; "+
 			"%d graphs per n and regime (seeds 7000 + 100*regime + i, 7100 + ...), regimes: constrained b(e) in 1..5 and transfer-heavy b(e) in 1..1000; "+
 			"c = 2, 4, 8, 16, 32 resources (c <= n); every scheduler partitions into c parts, one run per instance (kpart seeded per instance). "+
-			"Metric ratio = streaming cost d(G) / lower bound w(root)/c; proc_ratio uses d-hat(G) (transfer costs 0).", graphs),
+			"Metric ratio = streaming cost d(G) / lower bound w(root)/c; proc_ratio uses d-hat(G) (transfer costs 0).", spdGraphs),
 		SeriesLabel: "scheduler", XName: "tasks", XLabel: "tasks n",
 		// The claims keep the regimes and c apart; so do the table and figures.
 		Panel:      spdPanel,
@@ -52,66 +50,89 @@ func SPDAllocation() *Spec {
 			{Name: "proc_ratio", Label: "processing-only cost / lower bound"},
 			{Name: "used", Label: "resources used / c"},
 		},
-		Run: func(ctx context.Context, env Env) (*Results, error) {
-			res := &Results{Experiment: "spd"}
-			for _, x := range ns {
-				start := time.Now()
-				n := int(x)
-				for ri, reg := range spdRegimes {
-					for i := 0; i < graphs; i++ {
-						seed := uint64(7000 + 100*ri + i)
-						s, err := topologies.RandomSPD(n, seed, topologies.SPDOptions{MaxEdgeWeight: reg.maxEdge})
-						if err != nil {
-							return nil, err
-						}
-						for _, c := range cs {
-							if c > n {
-								continue
-							}
-							lb, err := schedulers.LowerBound(s, c)
-							if err != nil {
-								return nil, err
-							}
-							for _, name := range spdAlgorithms {
-								if err := ctx.Err(); err != nil {
-									return nil, err
-								}
-								aseed := partitionSeed(seed, c)
-								sch, err := schedulers.New(name, schedulers.Options{Seed: aseed})
-								if err != nil {
-									return nil, err
-								}
-								p, ok := sch.(schedulers.Partitioner)
-								if !ok {
-									return nil, fmt.Errorf("scheduler %s does not partition graphs", name)
-								}
-								parts, err := p.Partition(ctx, s.Graph, c)
-								if err != nil {
-									return nil, fmt.Errorf("%s on SPD graph n=%d seed=%d c=%d: %w", name, n, seed, c, err)
-								}
-								if err := checkParts(parts, n, c); err != nil {
-									return nil, fmt.Errorf("%s on SPD graph n=%d seed=%d c=%d: %w", name, n, seed, c, err)
-								}
-								d, err := schedulers.StreamingCost(s.Graph, parts)
-								if err != nil {
-									return nil, err
-								}
-								dh, _ := schedulers.ProcessingCost(s.Graph, parts)
-								// Instance encodes regime, graph and c so the claims can filter:
-								// regime*10000 + graph*100 + c.
-								res.Add(Row{Series: name, X: x, Instance: ri*10000 + i*100 + c, InstanceSeed: seed, Seed: aseed,
-									Values: map[string]float64{"ratio": d / lb, "proc_ratio": dh / lb,
-										"used": float64(c-emptyParts(parts, c)) / float64(c)}})
-							}
-						}
-					}
-				}
-				fmt.Fprintf(env.Log, "spd: n=%d done in %v\n", n, time.Since(start).Round(time.Millisecond))
-			}
-			return res, nil
-		},
+		// Cost: measured with `stormlab experiment NAME --profile P` (the
+		// work does not depend on the profile), rounded up.
+		Cost:   lab.Cost{CI: "~25 s", Quick: "~25 s", Full: "~25 s"},
+		Needs:  lab.Needs{Need: lab.NeedsNothing, Why: "it runs the schedulers in process on generated graphs"},
+		Run:    runSPD,
 		Claims: spdClaims,
 	}
+}
+
+// The spd experiment's sizes, resource counts and graphs per size and regime.
+var (
+	spdNs     = []float64{10, 30, 100, 300, 1000}
+	spdCs     = []int{2, 4, 8, 16, 32}
+	spdGraphs = 8
+)
+
+func runSPD(ctx context.Context, env Env) (*Results, error) {
+	res := &Results{Experiment: "spd"}
+	for _, x := range spdNs {
+		start := time.Now()
+		n := int(x)
+		for ri, reg := range spdRegimes {
+			for i := 0; i < spdGraphs; i++ {
+				seed := uint64(7000 + 100*ri + i)
+				s, err := topologies.RandomSPD(n, seed, topologies.SPDOptions{MaxEdgeWeight: reg.maxEdge})
+				if err != nil {
+					return nil, err
+				}
+				for _, c := range spdCs {
+					if c > n {
+						continue
+					}
+					if err := spdAllocate(ctx, res, s, x, seed, ri, i, c); err != nil {
+						return nil, err
+					}
+				}
+			}
+		}
+		fmt.Fprintf(env.Log, "spd: n=%d done in %v\n", n, time.Since(start).Round(time.Millisecond))
+	}
+	return res, nil
+}
+
+// spdAllocate runs every allocator on SPD graph s (graph i of regime ri,
+// n = x tasks) with c resources and adds a row each.
+func spdAllocate(ctx context.Context, res *Results, s *topologies.SPD, x float64, seed uint64, ri, i, c int) error {
+	n := int(x)
+	lb, err := schedulers.LowerBound(s, c)
+	if err != nil {
+		return err
+	}
+	for _, name := range spdAlgorithms {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		aseed := partitionSeed(seed, c)
+		sch, err := schedulers.New(name, schedulers.Options{Seed: aseed})
+		if err != nil {
+			return err
+		}
+		p, ok := sch.(schedulers.Partitioner)
+		if !ok {
+			return fmt.Errorf("scheduler %s does not partition graphs", name)
+		}
+		parts, err := p.Partition(ctx, s.Graph, c)
+		if err != nil {
+			return fmt.Errorf("%s on SPD graph n=%d seed=%d c=%d: %w", name, n, seed, c, err)
+		}
+		if err := checkParts(parts, n, c); err != nil {
+			return fmt.Errorf("%s on SPD graph n=%d seed=%d c=%d: %w", name, n, seed, c, err)
+		}
+		d, err := schedulers.StreamingCost(s.Graph, parts)
+		if err != nil {
+			return err
+		}
+		dh, _ := schedulers.ProcessingCost(s.Graph, parts)
+		// Instance encodes regime, graph and c so the claims can filter:
+		// regime*10000 + graph*100 + c.
+		res.Add(Row{Series: name, X: x, Instance: ri*10000 + i*100 + c, InstanceSeed: seed, Seed: aseed,
+			Values: map[string]float64{"ratio": d / lb, "proc_ratio": dh / lb,
+				"used": float64(c-emptyParts(parts, c)) / float64(c)}})
+	}
+	return nil
 }
 
 // spdPanel is a row's regime and number of resources, e.g.
@@ -164,7 +185,13 @@ func spdUnits(r *Results, series string, keep func(Row) bool) []float64 {
 // between two c values are paired by graph (spdPaired); sizes against
 // sizes are different graphs (unpaired).
 func spdClaims(r *Results, a *Aggregate) []Claim {
-	var out []Claim
+	out := []Claim{spdBoundClaim(r)}
+	out = append(out, spdRegimeClaims(r)...)
+	return append(out, spdConstantClaim(r), spdByCClaim(r))
+}
+
+// spdBoundClaim: the continuous lower bound holds on every row (a theorem).
+func spdBoundClaim(r *Results) Claim {
 	minRatio := math.Inf(1)
 	var minAt string
 	for _, row := range r.Rows {
@@ -173,13 +200,18 @@ func spdClaims(r *Results, a *Aggregate) []Claim {
 			minAt = fmt.Sprintf("%s n=%v", row.Series, row.X)
 		}
 	}
-	out = append(out, Claim{
+	return Claim{
 		Statement: "A^cont's cost w(root)/c is a lower bound on the streaming cost of every discrete allocation",
 		Source:    Cite(paperSPD, "sec. III"), Kind: SanityCheck,
 		Evidence: fmt.Sprintf("smallest ratio %.4f (%s)", minRatio, minAt),
 		Checks: []reports.Check{reports.ExactCheck("every ratio >= 1", "every row's ratio >= 1 - 1e-9 (a theorem: one violation is a bug)",
 			minRatio >= 1-1e-9, len(r.Rows), 2, fmt.Sprintf("smallest ratio %.4f", minRatio))},
-	})
+	}
+}
+
+// spdRegimeClaims: per regime, A^disc against every graph partitioner.
+func spdRegimeClaims(r *Results) []Claim {
+	var out []Claim
 	partitioners := []string{"kpart", "mpart", "even", "online"}
 	for ri, reg := range spdRegimes {
 		keep := func(row Row) bool { g, _ := spdRowInfo(row); return g == ri }
@@ -199,7 +231,11 @@ func spdClaims(r *Results, a *Aggregate) []Claim {
 			Evidence: fmt.Sprintf("mean ratio over %d graphs: %s", len(sp), list(ev)),
 		})
 	}
-	// The approximation guarantee: constrained graphs, c >= log2 n.
+	return out
+}
+
+// spdConstantClaim: the approximation guarantee on constrained graphs with c >= log2 n.
+func spdConstantClaim(r *Results) Claim {
 	keep := func(lo bool) func(Row) bool {
 		return func(row Row) bool {
 			g, c := spdRowInfo(row)
@@ -211,13 +247,16 @@ func spdClaims(r *Results, a *Aggregate) []Claim {
 		}
 	}
 	small, large := spdUnits(r, "spd", keep(true)), spdUnits(r, "spd", keep(false))
-	out = append(out, Claim{
+	return Claim{
 		Statement: "on computationally constrained graphs with c >= log n, A^disc is within a constant factor of the optimum (read: its ratio on n = 300..1000 is at most 2x that on n = 10..100)",
 		Source:    Cite(paperSPD, "abstract"),
 		Evidence:  fmt.Sprintf("n <= 100: %.3f (%d graphs); n >= 300: %.3f (%d graphs)", mean(small), len(small), mean(large), len(large)),
 		Checks:    []reports.Check{reports.RatioCheck("ratio large n / small n <= 2", large, small, reports.Below(2))},
-	})
-	// Per c: where A^disc stands (the factor 2 n^(2/c) shrinks with c).
+	}
+}
+
+// spdByCClaim: per c, where A^disc stands (the factor 2 n^(2/c) shrinks with c).
+func spdByCClaim(r *Results) Claim {
 	cs := map[int]bool{}
 	for _, row := range r.Rows {
 		_, c := spdRowInfo(row)
@@ -244,10 +283,9 @@ func spdClaims(r *Results, a *Aggregate) []Claim {
 	} else {
 		check = reports.Missing("ratio at the largest c < at c = 2", "fewer than two values of c")
 	}
-	out = append(out, Claim{
+	return Claim{
 		Statement: "A^disc's gap to the lower bound narrows as c grows (our expectation: its group size 2 n^(2/c)/x shrinks with c; the paper states no such claim)",
 		Source:    Cite(paperSPD, "A^disc"), Kind: ProjectClaim, Checks: []reports.Check{check},
 		Evidence: "mean ratio by c: " + list(byC),
-	})
-	return out
+	}
 }

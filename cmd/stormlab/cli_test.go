@@ -12,7 +12,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stormlab/stormlab/experiments"
 	"github.com/stormlab/stormlab/schedulers"
 )
 
@@ -246,10 +245,8 @@ func TestExperimentListCosts(t *testing.T) {
 	if code != exitOK || !strings.Contains(out, "NAME") || !strings.Contains(out, "DOCKER") {
 		t.Fatalf("experiment list: exit %d\n%s", code, out)
 	}
-	for _, s := range experiments.List() {
-		if _, ok := experimentCosts[s.Name]; !ok {
-			t.Errorf("experiment %s has no entry in experimentCosts (Docker, wall time per profile)", s.Name)
-		}
+	if strings.Contains(out, "?") {
+		t.Errorf("an experiment lacks a cost or a need:\n%s", out)
 	}
 	for _, line := range strings.Split(out, "\n") {
 		if f := strings.Fields(line); len(f) > 1 && (f[0] == "smoke" || f[0] == "kpart-mul") {

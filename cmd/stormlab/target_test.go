@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/stormlab/stormlab/experiments"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -100,17 +101,19 @@ func TestTargetBadFile(t *testing.T) {
 // Cluster experiments that need containers of their own refuse a target, one line saying why, before
 // anything runs; every cluster experiment but smoke is among them.
 func TestExperimentTargetRefusals(t *testing.T) {
-	for name, c := range experimentCosts {
-		_, refused := targetRefusals[name]
-		if c.docker && name != "smoke" && !refused {
-			t.Errorf("cluster experiment %s neither runs on a target nor says why it cannot (targetRefusals)", name)
-		}
-	}
 	file := fakeTarget(t, harness.BridgeClass)
-	for name := range targetRefusals {
+	for _, s := range experiments.List() {
+		why := s.Needs.OnTarget()
+		if s.Needs.Docker() && s.Name != "smoke" && why == nil {
+			t.Errorf("cluster experiment %s neither runs on a target nor says why it cannot (Spec.Needs)", s.Name)
+		}
+		if why == nil {
+			continue
+		}
+		name := s.Name
 		code, out, errs := cli(t, "experiment", name, "--target", file, "--out", t.TempDir())
 		if code != exitBadInput || out != "" || strings.Count(errs, "\n") != 1 ||
-			!strings.Contains(errs, name+" cannot run on a target: ") || !strings.Contains(errs, targetRefusals[name]) {
+			!strings.Contains(errs, name+" cannot run on a target: ") || !strings.Contains(errs, why.Error()) {
 			t.Errorf("experiment %s --target: exit %d stdout %q stderr %q, want exit 2 and one line saying why", name, code, out, errs)
 		}
 	}

@@ -6,16 +6,19 @@
 // split by panel where the Spec says so), judging its claims (JudgeClaims:
 // three-valued verdicts by the rules of reports/inference.go, Holm's
 // correction over the experiment's difference checks, Jepsen-style merge
-// per claim) and writing its files (Output). A Spec's Run returns rows
-// only; judging happens only in Spec.Claims + JudgeClaims; rendering only
-// here and in package reports.
+// per claim) and writing its files (Output). A Spec also declares what
+// the experiment needs from a cluster (Needs), its expected wall time per
+// profile (Cost) and its typed knobs per profile (Profiles). A Spec's Run
+// returns rows (and extra files as Results.Files) and writes nothing;
+// judging happens only in Spec.Claims + JudgeClaims; writing only in
+// Output, rendering only here and in package reports.
 //
 // Flow: Spec.Run -> Results (raw rows: series, x, instance, repetition,
 // seeds, offered load, metric values) -> Aggregate -> Claims -> Output:
 // raw.csv, table.md, table.csv, table.tex, refs.bib, the figures (SVG,
 // PDF, PNG; per metric and panel that varies, and the run's extra figures)
-// each with its caption in a .txt and a .tex, claims.json, notes.md and
-// manifest.json in
+// each with its caption in a .txt and a .tex, the run's extra files,
+// claims.json, notes.md and manifest.json in
 // <out>/<experiment>/, then the paper's summary-<paper>.md next to the
 // experiment folders. Each file is written atomically (temp file +
 // rename) and manifest.json last, so a folder whose manifest is present

@@ -249,18 +249,13 @@ func (rep *Report) figureFiles() []outFile {
 	return out
 }
 
-// WriteCaptions writes a figure's caption beside it in dir: name.txt
-// (plain text) and name.tex (a LaTeX figure including name, labelled
-// label), and returns their file names.
-func WriteCaptions(dir, name, label string, caption string) ([]string, error) {
-	txt, tex := name+".txt", name+".tex"
-	if err := WriteAtomic(filepath.Join(dir, txt), func(w io.Writer) error { return reports.WriteCaptionText(w, caption) }); err != nil {
-		return nil, err
+// CaptionFiles are a figure's captions beside it: name.txt (plain
+// text) and name.tex (a LaTeX figure including name, labelled label).
+func CaptionFiles(name, label, caption string) []File {
+	return []File{
+		{name + ".txt", func(w io.Writer) error { return reports.WriteCaptionText(w, caption) }},
+		{name + ".tex", func(w io.Writer) error { return reports.WriteFigureTeX(w, name, caption, label) }},
 	}
-	if err := WriteAtomic(filepath.Join(dir, tex), func(w io.Writer) error { return reports.WriteFigureTeX(w, name, caption, label) }); err != nil {
-		return nil, err
-	}
-	return []string{txt, tex}, nil
 }
 
 // slug is s in lower-case letters, digits and dashes (a file name part).
@@ -297,6 +292,9 @@ func (rep *Report) Output(ctx context.Context, dir string, args []string, paperE
 		{"refs.bib", WriteBib},
 	}
 	files = append(files, rep.figureFiles()...)
+	for _, f := range rep.Results.Files {
+		files = append(files, outFile{f.Name, f.Write})
+	}
 	files = append(files, outFile{"notes.md", rep.WriteNotes}, outFile{"claims.json", claimsFile(rep.Spec.Name, rep.Profile, rep.Claims).Write})
 	var names []string
 	for _, f := range files {

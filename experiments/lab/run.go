@@ -171,12 +171,10 @@ func ResolveProfile(name string) (string, error) {
 	if name == "" {
 		name = DefaultProfile
 	}
-	for _, p := range ProfileNames {
-		if p == name {
-			return name, nil
-		}
+	if err := CheckProfile(name); err != nil {
+		return "", err
 	}
-	return "", fmt.Errorf("unknown profile %q: use ci, quick or full (in $%s or --profile)", name, ProfileEnv)
+	return name, nil
 }
 
 // Run runs spec, checks its rows (every metric present and finite),
@@ -201,6 +199,9 @@ func Run(ctx context.Context, spec *Spec, o Options) (*Report, error) {
 	env := Env{Log: log, Profile: prof, Progress: o.Progress, Resume: o.Resume, Reps: o.Reps}
 	if o.Out != "" {
 		env.RawDir = filepath.Join(o.Out, spec.Name, "runs")
+	}
+	if c := spec.Cost.For(prof); c != "" && c != "?" {
+		fmt.Fprintf(log, "%s: expected wall time under profile %s: %s\n", spec.Name, prof, c)
 	}
 	res, err := spec.Run(ctx, env)
 	if err != nil {

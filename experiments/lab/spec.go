@@ -34,6 +34,17 @@ type Spec struct {
 	// table column is headed PanelLabel.
 	Panel      func(Row) string
 	PanelLabel string
+	// Needs is what it needs from a cluster and why; Cost its expected
+	// wall time per profile. `stormlab experiment list`, --target and
+	// the README's table read them; CheckSpec requires both.
+	Needs Needs
+	Cost  Cost
+	// Profiles are its typed knobs per profile (nil: the same work under
+	// every profile); a profile missing here is one it does not run under.
+	Profiles map[string]ProfileKnobs
+	// Extra names the files it writes beside the framework's (time
+	// series, per-node tables, extra figures), for the README and notes.
+	Extra []string
 	// Run produces the raw rows. It must honour ctx and return an error for
 	// anything that went wrong (a scheduler error), never partial results.
 	Run func(ctx context.Context, env Env) (*Results, error)
@@ -122,6 +133,9 @@ type Results struct {
 	// Knobs are the settings of the run (profile values, durations,
 	// offered load) for manifest.json.
 	Knobs map[string]any
+	// Files are extra files (time series, per-node tables, extra figures)
+	// that Output writes with the others and lists in manifest.json.
+	Files []File
 }
 
 // Add appends a row, filling in the experiment name.

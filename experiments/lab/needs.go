@@ -1,0 +1,112 @@
+package lab
+
+import (
+	"errors"
+	"fmt"
+	"io"
+)
+
+// Need is what an experiment needs from a Storm cluster; the zero value
+// means the spec did not say (CheckSpec refuses it).
+type Need int
+
+// Needs, from least to most. An experiment above NeedsCluster cannot run on
+// a target (an existing cluster used through its endpoints only).
+const (
+	NeedsNothing      Need = iota + 1 // runs in process, no cluster
+	NeedsCluster                      // any Storm cluster: containers it starts, or a target
+	NeedsContainers                   // containers of its own (Docker-only features)
+	NeedsFaultControl                 // a control layer that stops and starts nodes (faults)
+)
+
+// String is the need as `stormlab experiment list` and the README show it.
+func (n Need) String() string {
+	switch n {
+	case NeedsNothing:
+		return "none"
+	case NeedsCluster:
+		return "cluster"
+	case NeedsContainers:
+		return "containers"
+	case NeedsFaultControl:
+		return "fault control"
+	}
+	return "?"
+}
+
+// Needs is an experiment's need and why it has it.
+type Needs struct {
+	Need Need
+	Why  string // what in the experiment needs it, as the --target refusal says it
+}
+
+// Docker reports whether the experiment starts containers when no target is given.
+func (n Needs) Docker() bool { return n.Need >= NeedsCluster }
+
+// OnTarget is nil when the experiment can run on a target, else why not.
+func (n Needs) OnTarget() error {
+	if n.Need <= NeedsCluster {
+		return nil
+	}
+	return errors.New(n.Why)
+}
+
+// Cost is an experiment's expected wall time per profile on the reference
+// machine (2 shared cores): a guide for planning, not a limit.
+type Cost struct{ CI, Quick, Full string }
+
+// For is the cost under the named profile ("?" for an unknown one).
+func (c Cost) For(profile string) string {
+	switch profile {
+	case "ci":
+		return c.CI
+	case "quick":
+		return c.Quick
+	case "full":
+		return c.Full
+	}
+	return "?"
+}
+
+// ProfileKnobs are an experiment's typed settings under one profile; each
+// experiment defines its own type. Manifest lists them for manifest.json.
+type ProfileKnobs interface {
+	Manifest() map[string]any
+}
+
+// File is an extra output file of a run (time series, per-node tables,
+// extra figures): Run returns it and Output writes it with the others.
+type File struct {
+	Name  string
+	Write func(io.Writer) error
+}
+
+// CheckSpec reports what a spec lacks that the registry requires: a need
+// with its reason and a cost for every profile.
+func CheckSpec(s *Spec) error {
+	var errs []error
+	if s.Needs.Need < NeedsNothing || s.Needs.Need > NeedsFaultControl {
+		errs = append(errs, fmt.Errorf("no Needs: say what it needs from a cluster (lab.NeedsNothing, NeedsCluster, NeedsContainers or NeedsFaultControl) and why"))
+	} else if s.Needs.Need > NeedsNothing && s.Needs.Why == "" {
+		errs = append(errs, fmt.Errorf("Needs %s without a reason (Needs.Why)", s.Needs.Need))
+	}
+	for _, p := range ProfileNames {
+		if s.Cost.For(p) == "" {
+			errs = append(errs, fmt.Errorf("no Cost for profile %s: give its expected wall time", p))
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("experiment %s: %w", s.Name, err)
+	}
+	return nil
+}
+
+// CheckProfile reports whether name is a profile (ci, quick or full).
+func CheckProfile(name string) error {
+	for _, p := range ProfileNames {
+		if p == name {
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown profile %q: use ci, quick or full (in $%s or --profile)", name, ProfileEnv)
+}

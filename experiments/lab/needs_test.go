@@ -1,0 +1,84 @@
+package lab
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// A run's extra files are written by Output with the framework's own,
+// listed in manifest.json, and nothing is written when the run fails.
+func TestRunWritesExtraFiles(t *testing.T) {
+	out := t.TempDir()
+	var log strings.Builder
+	spec := &Spec{Name: "extra", Metrics: []Metric{{Name: "m", Label: "m"}}, XName: "x", XLabel: "x",
+		Cost: Cost{CI: "~1 s", Quick: "~2 s", Full: "~3 s"},
+		Run: func(_ context.Context, env Env) (*Results, error) {
+			r := &Results{Files: []File{{Name: "extra.csv", Write: func(w io.Writer) error { _, err := io.WriteString(w, "a,b\n"); return err }}}}
+			r.Add(Row{Series: "s", Values: map[string]float64{"m": 1}})
+			return r, nil
+		}}
+	if _, err := Run(context.Background(), spec, Options{Out: out, Log: &log, Profile: "quick"}); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(filepath.Join(out, "extra", "extra.csv")); err != nil || string(b) != "a,b\n" {
+		t.Errorf("extra.csv: %q, %v", b, err)
+	}
+	b, err := os.ReadFile(filepath.Join(out, "extra", "manifest.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var man Manifest
+	if err := json.Unmarshal(b, &man); err != nil || !slices.Contains(man.Files, "extra.csv") {
+		t.Errorf("manifest files %v (%v): want extra.csv listed", man.Files, err)
+	}
+	if !strings.Contains(log.String(), "expected wall time under profile quick: ~2 s") {
+		t.Errorf("log %q does not announce the spec's cost for the profile", log.String())
+	}
+	spec.Name = "broken"
+	inner := spec.Run
+	spec.Run = func(ctx context.Context, env Env) (*Results, error) {
+		r, _ := inner(ctx, env)
+		r.Rows[0].Values["m"] = 0 * r.Rows[0].Values["m"] / 0 // NaN: Validate fails
+		return r, nil
+	}
+	if _, err := Run(context.Background(), spec, Options{Out: out, Log: io.Discard}); err == nil {
+		t.Fatal("a NaN metric must fail the run")
+	}
+	if _, err := os.Stat(filepath.Join(out, "broken", "extra.csv")); err == nil {
+		t.Error("a failed run wrote its extra file")
+	}
+}
+
+func TestNeeds(t *testing.T) {
+	for _, c := range []struct {
+		n              Needs
+		docker, target bool
+		str            string
+	}{
+		{Needs{Need: NeedsNothing}, false, true, "none"},
+		{Needs{Need: NeedsCluster, Why: "w"}, true, true, "cluster"},
+		{Needs{Need: NeedsContainers, Why: "sizes its own nodes"}, true, false, "containers"},
+		{Needs{Need: NeedsFaultControl, Why: "stops a node"}, true, false, "fault control"},
+		{Needs{}, false, true, "?"},
+	} {
+		err := c.n.OnTarget()
+		if c.n.Docker() != c.docker || (err == nil) != c.target || c.n.Need.String() != c.str {
+			t.Errorf("%+v: docker %v, on target %v, %q; want %v, %v, %q", c.n, c.n.Docker(), err, c.n.Need, c.docker, c.target, c.str)
+		}
+		if err != nil && err.Error() != c.n.Why {
+			t.Errorf("%+v: refusal %q, want the reason %q", c.n, err, c.n.Why)
+		}
+	}
+	if err := CheckProfile("huge"); err == nil || !strings.Contains(err.Error(), "ci, quick or full") {
+		t.Errorf("CheckProfile(huge): %v", err)
+	}
+	if err := CheckProfile(""); err == nil {
+		t.Error("CheckProfile(\"\") must fail: an empty --profile is not a profile")
+	}
+}
