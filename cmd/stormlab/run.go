@@ -388,6 +388,10 @@ func writeFaultFigure(path string, r *harness.RunResult) error {
 	}
 	// The image carries no title or caption (publication figures); they go beside it.
 	stem := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
-	_, err := lab.WriteCaptions(filepath.Dir(path), stem, "fig:"+stem, tp.CaptionText())
-	return err
+	for _, f := range lab.CaptionFiles(stem, "fig:"+stem, tp.CaptionText()) {
+		if err := lab.WriteAtomic(filepath.Join(filepath.Dir(path), f.Name), f.Write); err != nil {
+			return err
+		}
+	}
+	return nil
 }
