@@ -175,36 +175,8 @@ func alignSeeds(a, b map[uint64]float64) (x, y []float64) {
 // graph number), so that a[i] and b[i] are one graph (averaged over the c
 // values each side's keep accepts).
 func spdPaired(r *Results, sa, sb string, keepA, keepB func(Row) bool) (a, b []float64) {
-	type key struct {
-		x         float64
-		g, regime int
-	}
-	means := func(series string, keep func(Row) bool) ([]key, map[key]float64) {
-		sum := map[key][2]float64{}
-		var order []key
-		for _, row := range r.Rows {
-			if row.Series != series || !keep(row) {
-				continue
-			}
-			reg, _ := spdRowInfo(row)
-			k := key{row.X, (row.Instance % 10000) / 100, reg}
-			if _, ok := sum[k]; !ok {
-				order = append(order, k)
-			}
-			v, ok := row.Values["ratio"]
-			if !ok {
-				v = math.NaN()
-			}
-			sum[k] = [2]float64{sum[k][0] + v, sum[k][1] + 1}
-		}
-		m := map[key]float64{}
-		for _, k := range order {
-			m[k] = sum[k][0] / sum[k][1]
-		}
-		return order, m
-	}
-	ka, ma := means(sa, keepA)
-	_, mb := means(sb, keepB)
+	ka, ma := spdGraphMeans(r, sa, keepA)
+	_, mb := spdGraphMeans(r, sb, keepB)
 	for _, k := range ka {
 		if v, ok := mb[k]; ok {
 			a, b = append(a, ma[k]), append(b, v)

@@ -3,10 +3,11 @@ package experiments
 import (
 	"context"
 	"fmt"
-	"github.com/stormlab/stormlab/experiments/lab"
 	"math"
 	"sort"
 	"time"
+
+	"github.com/stormlab/stormlab/experiments/lab"
 
 	"github.com/stormlab/stormlab/reports"
 	"github.com/stormlab/stormlab/schedulers"
@@ -149,19 +150,31 @@ func spdRowInfo(r Row) (regime, c int) { return r.Instance / 10000, r.Instance %
 // over the c values keep accepts. Every scheduler runs once per instance
 // (kpart is seeded per instance), so there are no repetitions to average.
 func spdUnits(r *Results, series string, keep func(Row) bool) []float64 {
-	type key struct {
-		x     float64
-		g     int
-		regim int
+	order, means := spdGraphMeans(r, series, keep)
+	out := make([]float64, len(order))
+	for i, k := range order {
+		out[i] = means[k]
 	}
-	sum := map[key][2]float64{}
-	var order []key
+	return out
+}
+
+// spdGraph names one SPD graph: its size x, graph number and regime.
+type spdGraph struct {
+	x         float64
+	g, regime int
+}
+
+// spdGraphMeans is the mean ratio per SPD graph of series over the rows keep accepts, with the
+// graphs in the order of their first row.
+func spdGraphMeans(r *Results, series string, keep func(Row) bool) ([]spdGraph, map[spdGraph]float64) {
+	sum := map[spdGraph][2]float64{}
+	var order []spdGraph
 	for _, row := range r.Rows {
 		if row.Series != series || !keep(row) {
 			continue
 		}
 		reg, _ := spdRowInfo(row)
-		k := key{row.X, (row.Instance % 10000) / 100, reg}
+		k := spdGraph{row.X, (row.Instance % 10000) / 100, reg}
 		if _, ok := sum[k]; !ok {
 			order = append(order, k)
 		}
@@ -169,14 +182,13 @@ func spdUnits(r *Results, series string, keep func(Row) bool) []float64 {
 		if !ok {
 			v = math.NaN()
 		}
-		s := sum[k]
-		sum[k] = [2]float64{s[0] + v, s[1] + 1}
+		sum[k] = [2]float64{sum[k][0] + v, sum[k][1] + 1}
 	}
-	out := make([]float64, len(order))
-	for i, k := range order {
-		out[i] = sum[k][0] / sum[k][1]
+	means := make(map[spdGraph]float64, len(order))
+	for _, k := range order {
+		means[k] = sum[k][0] / sum[k][1]
 	}
-	return out
+	return order, means
 }
 
 // spdClaims: the unit is one SPD graph (mean ratio over its c values), n

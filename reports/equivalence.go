@@ -148,15 +148,9 @@ func EquivalenceRatioCheck(label string, a, b []float64, lo, hi float64, paired 
 // pairedLogRatio is the mean of log(a[i]/b[i]) with its standard error and
 // n - 1 degrees of freedom (PairedRatioCI); within rounding it is exact.
 func pairedLogRatio(a, b []float64) (l, se, df float64, err error) {
-	if len(a) != len(b) {
-		return nan(), nan(), nan(), fmt.Errorf("paired ratio: %d and %d values, need one of each per pair", len(a), len(b))
-	}
-	logs := make([]float64, len(a))
-	for i := range a {
-		if !(a[i] > 0) || !(b[i] > 0) || math.IsInf(a[i], 0) || math.IsInf(b[i], 0) {
-			return nan(), nan(), nan(), fmt.Errorf("paired ratio: pair %d has %v and %v, need positive finite values", i, a[i], b[i])
-		}
-		logs[i] = math.Log(a[i] / b[i])
+	logs, err := pairedLogs(a, b)
+	if err != nil {
+		return nan(), nan(), nan(), err
 	}
 	m, v := stat.MeanVariance(logs, nil)
 	n := float64(len(logs))

@@ -637,21 +637,31 @@ func RatioCheck(label string, a, b []float64, band Band) Check {
 // interval then reflects only how the ratio varies, not how each arm does.
 // Needs >= 2 pairs, equal lengths and positive values.
 func PairedRatioCI(a, b []float64) (ratio, lo, hi float64, err error) {
-	if len(a) != len(b) {
-		return nan(), nan(), nan(), fmt.Errorf("paired ratio: %d and %d values, need one of each per pair", len(a), len(b))
-	}
-	logs := make([]float64, len(a))
-	for i := range a {
-		if !(a[i] > 0) || !(b[i] > 0) || math.IsInf(a[i], 0) || math.IsInf(b[i], 0) {
-			return nan(), nan(), nan(), fmt.Errorf("paired ratio: pair %d has %v and %v, need positive finite values", i, a[i], b[i])
-		}
-		logs[i] = math.Log(a[i] / b[i])
+	logs, err := pairedLogs(a, b)
+	if err != nil {
+		return nan(), nan(), nan(), err
 	}
 	m, l, h, err := MeanCI(logs)
 	if err != nil {
 		return nan(), nan(), nan(), fmt.Errorf("paired ratio: %w", err)
 	}
 	return math.Exp(m), math.Exp(l), math.Exp(h), nil
+}
+
+// pairedLogs is log(a[i]/b[i]) for each pair; unequal lengths or a value that is not positive and
+// finite is an error naming the pair.
+func pairedLogs(a, b []float64) ([]float64, error) {
+	if len(a) != len(b) {
+		return nil, fmt.Errorf("paired ratio: %d and %d values, need one of each per pair", len(a), len(b))
+	}
+	logs := make([]float64, len(a))
+	for i := range a {
+		if !(a[i] > 0) || !(b[i] > 0) || math.IsInf(a[i], 0) || math.IsInf(b[i], 0) {
+			return nil, fmt.Errorf("paired ratio: pair %d has %v and %v, need positive finite values", i, a[i], b[i])
+		}
+		logs[i] = math.Log(a[i] / b[i])
+	}
+	return logs, nil
 }
 
 // PairedRatioCheck tests that the geometric mean of the per-pair ratios
