@@ -120,7 +120,7 @@ func warmUp(ctx context.Context, r *running, sinceMs int64) (WarmUp, error) {
 		if w.Steady && (w.Settled || !r.spec.Settle) {
 			break
 		}
-		if err := pause(ctx, min(time.Second, time.Until(limit))); err != nil {
+		if err := pause(ctx, min(pollEvery, time.Until(limit))); err != nil {
 			return w, err
 		}
 	}

@@ -23,6 +23,11 @@ type Phases struct {
 	TotalS float64 `json:"total_s"` // all of the above
 }
 
+// pollEvery is how often the run loop's waits look again whether their condition holds: the
+// conditions are cheap reads of the UI, the service or a container, and a coarser poll adds half its
+// period to every wait on average.
+const pollEvery = 250 * time.Millisecond
+
 // stageStormRead is the phase of reading Storm's statistics at a window's end; on error the run's
 // stage is reported as the window's.
 const stageStormRead = "storm reading"

@@ -401,7 +401,7 @@ func reportsCovering(ctx context.Context, svc *ServiceClient, id string, sinceMs
 		if covered || time.Now().After(deadline) {
 			return all, nil
 		}
-		if err := pause(ctx, 500*time.Millisecond); err != nil {
+		if err := pause(ctx, pollEvery); err != nil {
 			return nil, err
 		}
 	}
@@ -461,7 +461,7 @@ func invalid(asked, serviceRuns string, fallbacks []protocol.Fallback, decisions
 func waitRunning(ctx context.Context, ui *stormui.Client, name string, timeout time.Duration) (string, []ExecutorPlace, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	tick := time.NewTicker(time.Second)
+	tick := time.NewTicker(pollEvery)
 	defer tick.Stop()
 	var (
 		id      string

@@ -173,7 +173,7 @@ func (s *Session) WaitIdle(ctx context.Context, timeout time.Duration) error {
 				lingering = time.Time{}
 			}
 		}
-		if err := pause(ctx, time.Second); err != nil {
+		if err := pause(ctx, pollEvery); err != nil {
 			return errors.Join(fmt.Errorf("%w after %s: %w", ErrNotIdle, timeout, why), killErr)
 		}
 	}

@@ -122,7 +122,7 @@ func waitSpoutsAcking(ctx context.Context, ui *stormui.Client, id string, timeou
 		} else {
 			why = w
 		}
-		if perr := pause(ctx, time.Second); perr != nil {
+		if perr := pause(ctx, pollEvery); perr != nil {
 			return fmt.Errorf("topology %s: spouts not acking in Storm's statistics after %s (%s): %w", id, timeout, why, perr)
 		}
 	}
