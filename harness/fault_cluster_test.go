@@ -79,6 +79,7 @@ func TestClusterFaults(t *testing.T) {
 	if err != nil {
 		t.Fatalf("run with faults: %v\n%s", err, logsOf(err))
 	}
+	checkPhases(t, "faults", r, 113*time.Second)
 	dir := t.TempDir()
 	if err := Save(dir, r); err != nil {
 		t.Fatal(err)

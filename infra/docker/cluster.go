@@ -234,7 +234,9 @@ func Run(ctx context.Context, opts ...Option) (*Cluster, error) {
 	cfg.logf("cluster %s: zookeeper up", c.ID)
 
 	// Nimbus, UI and supervisors start together: supervisors only need ZooKeeper to register.
-	nimbusConf := stormConf(NimbusAlias, nil)
+	// Topology defaults go into Nimbus's storm.yaml: the submitter (run in Nimbus's container) and
+	// Nimbus put them into the topology's conf, which overrides the supervisors' storm.yaml.
+	nimbusConf := stormConf(NimbusAlias, map[string]any{LogWriterOptsConf: LogWriterOpts})
 	if cfg.scheduler != "" {
 		nimbusConf["storm.scheduler"] = cfg.scheduler
 	}
@@ -296,14 +298,10 @@ const RoleSupervisor = "supervisor"
 
 func (c *Cluster) startSupervisor(ctx context.Context, cfg *config, s SupervisorSpec, base []testcontainers.ContainerCustomizer) error {
 	extra := map[string]any{
-		"supervisor.slots.ports":        s.Ports(),
-		"supervisor.cpu.capacity":       s.CapacityCPU(),
-		"supervisor.memory.capacity.mb": float64(s.CapacityMemoryMB()),
-		"worker.childopts":              "-Xmx%HEAP-MEM%m -XX:+UseSerialGC -XX:+HeapDumpOnOutOfMemoryError -XX:HeapDumpPath=artifacts/heapdump",
-		// The LogWriter JVM only pipes a worker's output to its log, and starts before the worker on
-		// the same fraction of a core: C1 only makes it start sooner (the worker's own JIT is kept, its
-		// throughput is what is measured).
-		LogWriterOptsConf:                      LogWriterOpts,
+		"supervisor.slots.ports":               s.Ports(),
+		"supervisor.cpu.capacity":              s.CapacityCPU(),
+		"supervisor.memory.capacity.mb":        float64(s.CapacityMemoryMB()),
+		"worker.childopts":                     "-Xmx%HEAP-MEM%m -XX:+UseSerialGC -XX:+HeapDumpOnOutOfMemoryError -XX:HeapDumpPath=artifacts/heapdump",
 		"supervisor.worker.start.timeout.secs": 120,
 	}
 	if len(s.Meta) > 0 {
@@ -415,8 +413,10 @@ const (
 	ExecutorStatsSecs = 3
 )
 
-// LogWriterOptsConf is the JVM options of the process that starts each worker and writes its output
-// to the worker's log (Storm's default: -Xmx64m); LogWriterOpts is the value every supervisor gets.
+// LogWriterOptsConf is the JVM options of the process that starts each worker and pipes its output to
+// the worker's log (Storm's default: -Xmx64m); LogWriterOpts is the value every topology gets. It
+// starts before its worker on the same fraction of a core: C1 only makes it start sooner, and its
+// work is not what is measured (the worker keeps its own JIT settings).
 const (
 	LogWriterOptsConf = "topology.worker.logwriter.childopts"
 	LogWriterOpts     = "-Xmx64m -XX:+UseSerialGC -XX:TieredStopAtLevel=1"
