@@ -42,6 +42,7 @@ func (c *Cluster) Terminate(ctx context.Context) error {
 	c.lock = nil
 	c.mu.Unlock()
 	defer machineUnlock(lock)
+	t0 := time.Now()
 
 	// The containers are thrown away with everything in them: they are killed, not stopped (a Storm
 	// daemon's graceful stop took about 2 s each), and all at once.
@@ -69,6 +70,9 @@ func (c *Cluster) Terminate(ctx context.Context) error {
 	if err := removeLabelled(ctx, LabelRun+"="+c.ID); err != nil {
 		errs = append(errs, err)
 		return fmt.Errorf("terminate cluster %s: %w", c.ID, errors.Join(errs...))
+	}
+	if c.logf != nil && len(order) > 0 {
+		c.logf("cluster %s: removed in %s", c.ID, time.Since(t0).Round(time.Millisecond))
 	}
 	return nil
 }
