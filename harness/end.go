@@ -65,18 +65,18 @@ func checkWindow(kind string, spec RunSpec) error {
 }
 
 func (Timed) window(ctx context.Context, r *running) error {
-	r.stage = StageWorkers
+	r.enter(StageWorkers)
 	running := time.Now().UnixMilli()
 	if err := r.cl.Service().WaitWorkers(ctx, r.id, r.res.StartedAt.UnixMilli(), workerSlots(r.res.Executors), r.spec.StartTimeout); err != nil {
 		return err
 	}
-	r.stage = StageWarmUp
+	r.enter(StageWarmUp)
 	w, err := warmUp(ctx, r, running)
 	r.res.WarmUp = w
 	if err != nil {
 		return err
 	}
-	r.stage = StageWindow
+	r.enter(StageWindow)
 	r.open(ctx)
 	var faults chan []FaultRecord
 	if len(r.spec.Faults) > 0 {
@@ -120,7 +120,7 @@ func warmUp(ctx context.Context, r *running, sinceMs int64) (WarmUp, error) {
 		if w.Steady && (w.Settled || !r.spec.Settle) {
 			break
 		}
-		if err := pause(ctx, min(time.Second, time.Until(limit))); err != nil {
+		if err := pause(ctx, min(pollEvery, time.Until(limit))); err != nil {
 			return w, err
 		}
 	}
@@ -243,7 +243,7 @@ func (d Dataset) check(spec RunSpec) error {
 }
 
 func (d Dataset) window(ctx context.Context, r *running) error {
-	r.stage = StageWindow
+	r.enter(StageWindow)
 	res := r.res
 	// The window is the whole run; Storm has counted nothing before the submit.
 	res.MeasureFrom = res.StartedAt.UnixMilli()

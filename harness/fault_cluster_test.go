@@ -22,7 +22,7 @@ import (
 // and ended without error and is in the saved timeline, that its recovery was measured (a time or
 // "not recovered", never "not measured": every fault starts after some intervals of the window), that
 // the delay fault raised the complete latency while it lasted, and that nothing is left behind.
-// Cluster time: about 4 minutes.
+// Cluster time: about 2.5 minutes.
 func TestClusterFaults(t *testing.T) {
 	if testing.Short() {
 		t.Skip("cluster test: skipped with -short")
@@ -79,6 +79,7 @@ func TestClusterFaults(t *testing.T) {
 	if err != nil {
 		t.Fatalf("run with faults: %v\n%s", err, logsOf(err))
 	}
+	checkPhases(t, "faults", r, 113*time.Second)
 	dir := t.TempDir()
 	if err := Save(dir, r); err != nil {
 		t.Fatal(err)

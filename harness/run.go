@@ -119,6 +119,8 @@ type RunResult struct {
 	FaultFallbacks []protocol.Fallback `json:"fault_fallbacks,omitempty"`
 	// Rounds are the bridge's scheduling rounds seen by the service during the run (for the timeline).
 	Rounds []protocol.RoundTime `json:"rounds,omitempty"`
+	// Phases is where the run's wall time went.
+	Phases Phases `json:"phases"`
 }
 
 // FaultGrace is how long after a restart-service or restart-zookeeper fault ended a bridge fallback is
@@ -152,6 +154,9 @@ type running struct {
 	res   *RunResult
 	id    string
 	stage string
+	// phase is the run loop's current phase (a stage, or stageStormRead) since phaseAt (see enter).
+	phase   string
+	phaseAt time.Time
 	// Storm's statistics at the window's ends (see crosscheck.go).
 	stormFrom, stormTo *stormSnapshot
 	// Reports and state kept before a fault stopped the scheduler service (which holds them in memory).
@@ -217,12 +222,15 @@ const stormFresh = 5 * time.Second
 // open starts the window now and takes Storm's first statistics sent after it.
 func (r *running) open(ctx context.Context) {
 	r.res.MeasureFrom = time.Now().UnixMilli()
+	r.enter(stageStormRead)
 	r.stormFrom = freshSnapshot(ctx, r.cl.UI(), r.id, stormFresh)
+	r.enter(StageWindow)
 }
 
 // close ends the window now and takes Storm's first statistics sent after it.
 func (r *running) close(ctx context.Context) {
 	r.res.MeasureTo = time.Now().UnixMilli()
+	r.enter(stageStormRead)
 	r.stormTo = freshSnapshot(ctx, r.cl.UI(), r.id, stormFresh)
 }
 
@@ -259,7 +267,7 @@ func Run(ctx context.Context, cl Cluster, spec RunSpec) (res *RunResult, err err
 			return res, err
 		}
 	}
-	r.stage = StageSubmit
+	r.enter(StageSubmit)
 	args := append(slices.Clone(spec.Topology.Args), DelayTopologyArgs(spec.Faults)...)
 	if err := cl.Submit(ctx, spec.Topology.Jar, spec.Topology.MainClass, args...); err != nil {
 		return res, err
@@ -269,14 +277,20 @@ func Run(ctx context.Context, cl Cluster, spec RunSpec) (res *RunResult, err err
 		// (the next run would share the cluster with it).
 		kctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 		defer cancel()
-		if kerr := cl.UI().Kill(kctx, spec.Topology.Name, 0); kerr != nil {
+		stage := r.stage // a failed run's error names the stage it failed in
+		r.enter(StageKill)
+		kerr := cl.UI().Kill(kctx, spec.Topology.Name, 0)
+		r.enter("")
+		res.Phases.TotalS = time.Since(res.StartedAt).Seconds()
+		r.stage = stage
+		if kerr != nil {
 			if err == nil {
 				r.stage = StageKill
 			}
 			err = errors.Join(err, kerr)
 		}
 	}()
-	r.stage = StageStart
+	r.enter(StageStart)
 	id, execs, err := waitRunning(ctx, cl.UI(), spec.Topology.Name, spec.StartTimeout)
 	r.id, res.TopologyID, res.Executors = id, id, execs
 	if err != nil {
@@ -290,7 +304,7 @@ func Run(ctx context.Context, cl Cluster, spec RunSpec) (res *RunResult, err err
 	if err := end.window(ctx, r); err != nil {
 		return res, err
 	}
-	r.stage = StageCollect
+	r.enter(StageCollect)
 	return res, collect(ctx, r)
 }
 
@@ -387,7 +401,7 @@ func reportsCovering(ctx context.Context, svc *ServiceClient, id string, sinceMs
 		if covered || time.Now().After(deadline) {
 			return all, nil
 		}
-		if err := pause(ctx, 500*time.Millisecond); err != nil {
+		if err := pause(ctx, pollEvery); err != nil {
 			return nil, err
 		}
 	}
@@ -447,7 +461,7 @@ func invalid(asked, serviceRuns string, fallbacks []protocol.Fallback, decisions
 func waitRunning(ctx context.Context, ui *stormui.Client, name string, timeout time.Duration) (string, []ExecutorPlace, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	tick := time.NewTicker(time.Second)
+	tick := time.NewTicker(pollEvery)
 	defer tick.Stop()
 	var (
 		id      string

@@ -94,7 +94,7 @@ func (s *ServiceClient) ReportsUntil(ctx context.Context, sinceMs, untilMs int64
 		if time.Now().After(deadline) {
 			return r, nil
 		}
-		if err := pause(ctx, time.Second); err != nil {
+		if err := pause(ctx, pollEvery); err != nil {
 			return nil, err
 		}
 	}
@@ -124,7 +124,7 @@ func (s *ServiceClient) WaitWorkers(ctx context.Context, id string, sinceMs int6
 		if err == nil && missing == 0 {
 			return nil
 		}
-		if perr := pause(ctx, time.Second); perr != nil {
+		if perr := pause(ctx, pollEvery); perr != nil {
 			return fmt.Errorf("%d of %d workers of %s have not reported work after %s (last error: %v): %w", missing, len(slots), id, timeout, err, perr)
 		}
 	}

@@ -25,6 +25,7 @@ type Session struct {
 	dc        *dockerCluster
 	nemesis   *Nemesis
 	runs      int
+	startS    float64 // the cluster's start-up wall time (Phases.ClusterS of the first run)
 }
 
 // StartSession starts a cluster whose Nimbus uses scheduler (native, or the bridge to the Go service
@@ -67,11 +68,12 @@ func StartSession(ctx context.Context, cs ClusterSpec, scheduler string) (*Sessi
 		opts = append(opts, docker.WithNetworkDelay(cs.DelayMs))
 	}
 	opts = append(opts, cs.Options...)
+	t0 := time.Now()
 	c, err := docker.Run(ctx, opts...)
 	if c == nil {
 		return nil, err
 	}
-	s := &Session{Scheduler: scheduler, c: c, dc: &dockerCluster{c: c}, logf: cs.Logf}
+	s := &Session{Scheduler: scheduler, c: c, dc: &dockerCluster{c: c}, logf: cs.Logf, startS: time.Since(t0).Seconds()}
 	if s.logf == nil {
 		s.logf = func(string, ...any) {}
 	}
@@ -115,13 +117,20 @@ func (s *Session) Run(ctx context.Context, spec RunSpec) (*RunResult, error) {
 		return nil, &RunError{Topology: spec.Topology.Name, Stage: StageSpec,
 			Err: fmt.Errorf("session runs %s, not %s: start another session for another scheduler", s.Scheduler, spec.Scheduler)}
 	}
+	t0 := time.Now()
 	if err := s.waitIdleAfterRun(ctx); err != nil {
 		return nil, &RunError{Topology: spec.Topology.Name, Stage: StageIdle, Err: err, Logs: Tails(ctx, s.c, 20)}
 	}
+	idle := time.Since(t0).Seconds()
 	s.runs++
 	res, err := Run(ctx, s.dc, spec)
 	if res != nil {
 		s.stamp(res)
+		res.Phases.IdleS = idle
+		if s.runs == 1 {
+			res.Phases.ClusterS = s.startS
+		}
+		res.Phases.TotalS += res.Phases.IdleS + res.Phases.ClusterS
 	}
 	if re := (*RunError)(nil); errors.As(err, &re) {
 		re.Logs = Tails(ctx, s.c, 20)
@@ -164,7 +173,7 @@ func (s *Session) WaitIdle(ctx context.Context, timeout time.Duration) error {
 				lingering = time.Time{}
 			}
 		}
-		if err := pause(ctx, time.Second); err != nil {
+		if err := pause(ctx, pollEvery); err != nil {
 			return errors.Join(fmt.Errorf("%w after %s: %w", ErrNotIdle, timeout, why), killErr)
 		}
 	}

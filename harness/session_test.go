@@ -65,6 +65,10 @@ func TestSessionEnds(t *testing.T) {
 	if !r.Storm.Compared || r.Storm.Acked <= 0 {
 		t.Errorf("timed run not cross-checked against Storm's statistics: %s", r.Storm.Note)
 	}
+	checkPhases(t, "timed", r, 15*time.Second)
+	if r.Phases.ClusterS <= 0 || r.Phases.IdleS > 0.1 {
+		t.Errorf("timed run, the session's first: cluster start %.1f s, idle wait %.1f s; want > 0 and none", r.Phases.ClusterS, r.Phases.IdleS)
+	}
 
 	topo, err = StormTopology("wordcount", "ends-dataset", append([]string{"--workers", "2", "--parallelism", "1", "--size-mb", "0.05",
 		"--report-interval-secs", "1"}, jvm...)...)
@@ -82,6 +86,10 @@ func TestSessionEnds(t *testing.T) {
 	if !r.Storm.Compared || r.Storm.Quantity != "acked" {
 		t.Errorf("dataset run not cross-checked by count: %+v", r.Storm)
 	}
+	checkPhases(t, "dataset", r, 0)
+	if r.Phases.ClusterS != 0 || r.Phases.IdleS <= 0 {
+		t.Errorf("dataset run, the session's second: cluster start %.1f s, idle wait %.1f s; want none and > 0 (the timed run's topology had to go)", r.Phases.ClusterS, r.Phases.IdleS)
+	}
 
 	// A refused spec: a typed error naming the stage; nothing was submitted.
 	_, err = s.Run(ctx, RunSpec{Topology: topo, End: Dataset{Spout: "sentence"}})
@@ -97,4 +105,20 @@ func logsOf(err error) string {
 		return FormatTails(re.Logs)
 	}
 	return ""
+}
+
+// checkPhases asserts that a finished run's phases are measured and add up to its total (within
+// 0.5 s: the total also holds the loop's bookkeeping between phases), and that its window lasted at
+// least window.
+func checkPhases(t *testing.T, name string, r *RunResult, window time.Duration) {
+	t.Helper()
+	p := r.Phases
+	t.Logf("%s phases: %+v", name, p)
+	sum := p.ClusterS + p.IdleS + p.SubmitS + p.StartS + p.WorkersS + p.WarmUpS + p.StormReadS + p.WindowS + p.CollectS + p.KillS + p.GoneS
+	if p.SubmitS <= 0 || p.StartS <= 0 || p.WindowS < window.Seconds() || p.CollectS <= 0 || p.KillS <= 0 {
+		t.Errorf("%s run: phases %+v; want submit, start, collect and kill measured and a window of at least %s", name, p, window)
+	}
+	if p.TotalS < sum-0.01 || p.TotalS > sum+0.5 {
+		t.Errorf("%s run: phases add up to %.2f s, total %.2f s; want the total within [sum, sum+0.5 s]", name, sum, p.TotalS)
+	}
 }

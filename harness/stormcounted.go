@@ -62,7 +62,7 @@ func (e StormCounted) window(ctx context.Context, r *running) (err error) {
 		}
 		besideID, besideExecs = id, execs
 	}
-	r.stage = StageWorkers
+	r.enter(StageWorkers)
 	if err := waitSpoutsAcking(ctx, r.cl.UI(), r.id, r.spec.StartTimeout); err != nil {
 		return err
 	}
@@ -71,13 +71,13 @@ func (e StormCounted) window(ctx context.Context, r *running) (err error) {
 			return fmt.Errorf("topology beside the run: %w", err)
 		}
 	}
-	r.stage = StageWarmUp
+	r.enter(StageWarmUp)
 	start := time.Now()
 	if err := pause(ctx, r.spec.WarmUp); err != nil {
 		return err
 	}
 	r.res.WarmUp = WarmUp{MaxS: r.spec.WarmUp.Seconds(), S: time.Since(start).Seconds()}
-	r.stage = StageWindow
+	r.enter(StageWindow)
 	r.open(ctx)
 	var besideFrom, besideTo *stormSnapshot
 	if besideID != "" {
@@ -122,7 +122,7 @@ func waitSpoutsAcking(ctx context.Context, ui *stormui.Client, id string, timeou
 		} else {
 			why = w
 		}
-		if perr := pause(ctx, time.Second); perr != nil {
+		if perr := pause(ctx, pollEvery); perr != nil {
 			return fmt.Errorf("topology %s: spouts not acking in Storm's statistics after %s (%s): %w", id, timeout, why, perr)
 		}
 	}

@@ -307,8 +307,13 @@ func RunOnTarget(ctx context.Context, tc *TargetCluster, schedulerOptions string
 	// from the cluster as it was.
 	gctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 90*time.Second)
 	defer cancel()
+	t0 := time.Now()
 	if gerr := waitGone(gctx, tc.ui, spec.Topology.Name); gerr != nil {
 		err = errors.Join(err, gerr)
+	}
+	if res != nil {
+		res.Phases.GoneS = time.Since(t0).Seconds()
+		res.Phases.TotalS += res.Phases.GoneS
 	}
 	return res, err
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"sync"
 	"time"
 
 	dcontainer "github.com/docker/docker/api/types/container"
@@ -19,7 +21,7 @@ import (
 const cleanupTimeout = 2 * time.Minute
 
 // Terminate removes every container and the network of the cluster: first the ones Run recorded
-// (supervisors before Nimbus before ZooKeeper), then anything still labelled with the run id, so that a
+// (killed together), then anything still labelled with the run id, so that a
 // container created by a Run that failed half-way is removed too. It is safe on a nil or partial
 // Cluster, may be called more than once, and ignores ctx's cancellation (it keeps ctx's values).
 func (c *Cluster) Terminate(ctx context.Context) error {
@@ -40,15 +42,25 @@ func (c *Cluster) Terminate(ctx context.Context) error {
 	c.lock = nil
 	c.mu.Unlock()
 	defer machineUnlock(lock)
+	t0 := time.Now()
 
-	var errs []error
-	for i := len(order) - 1; i >= 0; i-- {
-		if ctr := ctrs[order[i]]; ctr != nil {
-			if err := ctr.Terminate(ctx, testcontainers.StopTimeout(5*time.Second)); err != nil {
-				errs = append(errs, fmt.Errorf("remove %s: %w", order[i], err))
-			}
+	// The containers are thrown away with everything in them: they are killed, not stopped (a Storm
+	// daemon's graceful stop took about 2 s each), and all at once.
+	errs := make([]error, len(order))
+	var wg sync.WaitGroup
+	for i, role := range order {
+		if ctr := ctrs[role]; ctr != nil {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if err := ctr.Terminate(ctx, testcontainers.StopTimeout(0)); err != nil {
+					errs[i] = fmt.Errorf("remove %s: %w", role, err)
+				}
+			}()
 		}
 	}
+	wg.Wait()
+	errs = slices.DeleteFunc(errs, func(e error) bool { return e == nil })
 	if nw != nil {
 		if err := nw.Remove(ctx); err != nil {
 			errs = append(errs, fmt.Errorf("remove network: %w", err))
@@ -58,6 +70,9 @@ func (c *Cluster) Terminate(ctx context.Context) error {
 	if err := removeLabelled(ctx, LabelRun+"="+c.ID); err != nil {
 		errs = append(errs, err)
 		return fmt.Errorf("terminate cluster %s: %w", c.ID, errors.Join(errs...))
+	}
+	if c.logf != nil && len(order) > 0 {
+		c.logf("cluster %s: removed in %s", c.ID, time.Since(t0).Round(time.Millisecond))
 	}
 	return nil
 }

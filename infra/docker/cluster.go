@@ -234,7 +234,9 @@ func Run(ctx context.Context, opts ...Option) (*Cluster, error) {
 	cfg.logf("cluster %s: zookeeper up", c.ID)
 
 	// Nimbus, UI and supervisors start together: supervisors only need ZooKeeper to register.
-	nimbusConf := stormConf(NimbusAlias, nil)
+	// Topology defaults go into Nimbus's storm.yaml: the submitter (run in Nimbus's container) and
+	// Nimbus put them into the topology's conf, which overrides the supervisors' storm.yaml.
+	nimbusConf := stormConf(NimbusAlias, map[string]any{LogWriterOptsConf: LogWriterOpts})
 	if cfg.scheduler != "" {
 		nimbusConf["storm.scheduler"] = cfg.scheduler
 	}
@@ -411,6 +413,15 @@ const (
 	ExecutorStatsSecs = 3
 )
 
+// LogWriterOptsConf is the JVM options of the process that starts each worker and pipes its output to
+// the worker's log (Storm's default: -Xmx64m); LogWriterOpts is the value every topology gets. It
+// starts before its worker on the same fraction of a core: C1 only makes it start sooner, and its
+// work is not what is measured (the worker keeps its own JIT settings).
+const (
+	LogWriterOptsConf = "topology.worker.logwriter.childopts"
+	LogWriterOpts     = "-Xmx64m -XX:+UseSerialGC -XX:TieredStopAtLevel=1"
+)
+
 // stormConf is the per-node storm.yaml: cluster addresses, local dir and hostname, plus extra entries.
 func stormConf(host string, extra map[string]any) map[string]any {
 	conf := map[string]any{
@@ -559,7 +570,7 @@ func (c *Cluster) Submit(ctx context.Context, jarPath, mainClass string, args ..
 	if err := nimbus.CopyFileToContainer(ctx, jarPath, dst, 0o644); err != nil {
 		return fmt.Errorf("submit topology: copy jar: %w", err)
 	}
-	cmd := []string{"java", "-Xmx256m", "-XX:+UseSerialGC",
+	cmd := []string{"java", "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
 		"-Dstorm.home=" + StormHome, "-Dstorm.jar=" + dst,
 		"-Dlog4j.configurationFile=" + StormHome + "/log4j2/cluster.xml",
 		"-Dstorm.log.dir=/tmp/stormlab-submit", "-Dlogfile.name=submit.log",
