@@ -95,6 +95,8 @@ type Measurement struct {
 	// Warnings are measured-but-partial notes (e.g. a worker whose acks
 	// could not be rated), one line each.
 	Warnings []string `json:"warnings,omitempty"`
+
+	OpenLoop *OpenLoop `json:"open_loop,omitempty"` // open-loop spouts only (openloop.go)
 }
 
 // notMeasured records that metric was not measured, keeping the first
@@ -162,6 +164,7 @@ func Measure(reports []protocol.WorkerReport, place Placement, capacity map[stri
 			m.Measured = append(m.Measured, metric)
 		}
 	}
+	measureOpenLoop(&m, reports, fromMs, toMs)
 	sort.Strings(m.Measured)
 	return m
 }

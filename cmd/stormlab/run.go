@@ -6,10 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -37,7 +39,14 @@ type runOptions struct {
 	extra                        []string // topology flags after "--"
 	faultArgs                    []string // --fault, in harness.FaultSyntax
 	faults                       []harness.Fault
+	rate                         float64 // --rate: open-loop tuples/s of the topology; 0 = closed loop
+	rateSet                      bool
+	arrivals                     string
 }
+
+// maxOpenLoopRate is the highest --rate accepted, tuples/s: the spouts' own stated bound
+// (OpenLoop.MAX_RATE in topologies/storm).
+const maxOpenLoopRate = 100_000
 
 // validate checks everything that can be checked without Docker, so that bad
 // input is reported (exit 2) before any container starts.
@@ -94,7 +103,40 @@ func (o *runOptions) validate() error {
 			return errors.New("topology flag --name is set by stormlab run (the topology is named stormlab-TOPOLOGY): leave it out")
 		}
 	}
+	return o.validateRate()
+}
+
+// validateRate checks --rate and --arrivals (open loop) before anything starts.
+func (o *runOptions) validateRate() error {
+	if o.arrivals != "constant" && o.arrivals != "poisson" {
+		return fmt.Errorf("unknown --arrivals %q: use constant or poisson", o.arrivals)
+	}
+	if !o.rateSet {
+		return nil
+	}
+	switch {
+	case math.IsNaN(o.rate) || o.rate <= 0:
+		return fmt.Errorf("--rate %v is not a rate: give the tuples/s the spouts offer, above 0 and at most %d (leave --rate out for the closed loop)", o.rate, maxOpenLoopRate)
+	case o.rate > maxOpenLoopRate:
+		return fmt.Errorf("--rate %v is above %d tuples/s, the most the spouts can generate: give a lower rate", o.rate, maxOpenLoopRate)
+	}
+	for _, a := range o.extra {
+		for _, f := range []string{"--rate", "--arrivals"} {
+			if a == f || strings.HasPrefix(a, f+"=") {
+				return fmt.Errorf("%s is given twice (before and after `--`): keep the one before `--`", f)
+			}
+		}
+	}
 	return nil
+}
+
+// topologyArgs are the topology flags: those after `--`, and the open-loop ones.
+func (o *runOptions) topologyArgs() []string {
+	args := slices.Clone(o.extra)
+	if o.rateSet {
+		args = append(args, "--rate", strconv.FormatFloat(o.rate, 'g', -1, 64), "--arrivals", o.arrivals)
+	}
+	return args
 }
 
 // runSchedulerNames are the Go schedulers (through the bridge) and the
@@ -114,7 +156,7 @@ func stormTopologyNames() []string {
 }
 
 func newRunCmd() *cobra.Command {
-	o := runOptions{profile: docker.DefaultProfile, warmup: 20 * time.Second, measure: 60 * time.Second, seed: 1, format: "table"}
+	o := runOptions{profile: docker.DefaultProfile, warmup: 20 * time.Second, measure: 60 * time.Second, seed: 1, format: "table", arrivals: "constant"}
 	cmd := &cobra.Command{
 		Use:   "run --scheduler NAME --topology throughput|wordcount|kmeans [flags] [-- topology flags]",
 		Short: "One measured run of a scheduler on a fresh containerized Storm cluster",
@@ -137,6 +179,7 @@ func newRunCmd() *cobra.Command {
 			if cmd.ArgsLenAtDash() >= 0 {
 				o.extra = args[cmd.ArgsLenAtDash():]
 			}
+			o.rateSet = cmd.Flags().Changed("rate")
 			if err := o.validate(); err != nil {
 				return err
 			}
@@ -164,6 +207,8 @@ func newRunCmd() *cobra.Command {
 	f.StringVar(&o.out, "out", "", "folder for the raw run (run.json, reports.jsonl, storm-stats.json); none when empty")
 	f.StringVar(&o.format, "format", o.format, "output format: table or json")
 	f.StringArrayVar(&o.faultArgs, "fault", nil, "inject a fault into the measurement window (repeatable): "+harness.FaultSyntax+"; kinds: kill-supervisor and pause-worker (TARGET: a supervisor host of the profile), restart-zookeeper, restart-service, delay (TARGET: NODE_A-NODE_B=DELAY)")
+	f.Float64Var(&o.rate, "rate", 0, fmt.Sprintf("open loop: the tuples/s the spouts offer on a schedule fixed at start, divided over the spout tasks (at most %d); latency is then also reported from each tuple's intended send time, with the send lag; default: closed loop", maxOpenLoopRate))
+	f.StringVar(&o.arrivals, "arrivals", o.arrivals, "with --rate: constant or poisson (seeded by the topology's --seed)")
 	f.StringVar(&o.target, "target", "", "target file: run on that existing Storm cluster (no containers are started; --profile and --delay-ms do not apply)")
 	return cmd
 }
@@ -181,7 +226,7 @@ func runOnce(ctx context.Context, o runOptions, tg *target.Target, stdout, stder
 		cli.Close()
 	}
 	name := "stormlab-" + o.topology
-	topo, err := harness.StormTopology(o.topology, name, o.extra...)
+	topo, err := harness.StormTopology(o.topology, name, o.topologyArgs()...)
 	if err != nil {
 		return failed(err)
 	}
@@ -263,6 +308,32 @@ type runRow struct {
 	// Faults injected into the window, with their recovery: a run with faults is never a fault-free
 	// result.
 	Faults []harness.FaultRecord `json:"faults,omitempty"`
+	// Open loop only (--rate): latency from the actual emit and from the intended send time, the send
+	// lag, and the offered and achieved (emitted) rates, tuples/s.
+	LatencyMs             *quantilesMs `json:"latency_ms,omitempty"`
+	LatencyFromIntendedMs *quantilesMs `json:"latency_from_intended_ms,omitempty"`
+	SendLagMs             *quantilesMs `json:"send_lag_ms,omitempty"`
+	OfferedRate           *float64     `json:"offered_rate,omitempty"`
+	AchievedRate          *float64     `json:"achieved_rate,omitempty"`
+}
+
+// quantilesMs are a latency's p50, p99 and max, ms.
+type quantilesMs struct {
+	P50 float64 `json:"p50"`
+	P99 float64 `json:"p99"`
+	Max float64 `json:"max"`
+}
+
+// addOpenLoop fills the open-loop fields from an open-loop measurement.
+func (row *runRow) addOpenLoop(m harness.Measurement) {
+	ol := m.OpenLoop
+	if ol == nil {
+		return
+	}
+	row.LatencyMs = &quantilesMs{m.LatencyP50, m.LatencyP99, m.LatencyMax}
+	row.LatencyFromIntendedMs = &quantilesMs{ol.IntendedP50, ol.IntendedP99, ol.IntendedMax}
+	row.SendLagMs = &quantilesMs{ol.SendLagP50, ol.SendLagP99, ol.SendLagMax}
+	row.OfferedRate, row.AchievedRate = &ol.OfferedRate, &ol.EmittedRate
 }
 
 func newRunRow(o runOptions, r *harness.RunResult) runRow {
@@ -280,6 +351,7 @@ func newRunRow(o runOptions, r *harness.RunResult) runRow {
 		q := m.QoSRate
 		row.QoSRate = &q
 	}
+	row.addOpenLoop(m)
 	if cerr := harness.Check(r); cerr != nil {
 		row.Invalid = oneLine(cerr.Error())
 	} else {
@@ -323,7 +395,10 @@ func (row runRow) write(w io.Writer, format string) error {
 	t.AddRow(reports.Text(row.Scheduler), reports.Number(row.Throughput), reports.Number(row.LatencyMeanMs),
 		reports.Number(row.LatencyP99Ms), reports.Number(row.CutRate), reports.Number(row.Balance), qos,
 		reports.Text(roundsText(row.RoundsMs)), valid)
-	if err := t.WriteText(w); err != nil || len(row.Faults) == 0 {
+	if err := t.WriteText(w); err != nil {
+		return err
+	}
+	if err := row.writeOpenLoop(w); err != nil || len(row.Faults) == 0 {
 		return err
 	}
 	ft := &reports.Table{
@@ -343,6 +418,28 @@ func (row runRow) write(w io.Writer, format string) error {
 			reports.Text(orDefaultStr(f.Error, "-")))
 	}
 	return ft.WriteText(w)
+}
+
+// writeOpenLoop writes the open-loop table (nothing for a closed-loop run).
+func (row runRow) writeOpenLoop(w io.Writer) error {
+	if row.LatencyFromIntendedMs == nil {
+		return nil
+	}
+	t := &reports.Table{
+		Title:   "open loop: latency from the actual emit and from the intended send time",
+		Columns: []string{"quantity", "p50 (ms)", "p99 (ms)", "max (ms)"},
+	}
+	for _, q := range []struct {
+		name string
+		v    *quantilesMs
+	}{{"latency from emit", row.LatencyMs}, {"latency from intended", row.LatencyFromIntendedMs}, {"send lag", row.SendLagMs}} {
+		t.AddRow(reports.Text(q.name), reports.Number(q.v.P50), reports.Number(q.v.P99), reports.Number(q.v.Max))
+	}
+	if err := t.WriteText(w); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintf(w, "offered %.1f tuples/s, achieved (emitted) %.1f tuples/s\n", *row.OfferedRate, *row.AchievedRate)
+	return err
 }
 
 // runTarget runs spec on a target cluster, through its endpoints only (no Docker).

@@ -198,6 +198,15 @@ type TaskTupleSize struct {
 	OutBytes   int64 `json:"out_bytes"`
 }
 
+// SpoutLoad is one open-loop spout task's load since the task started
+// (never reset): the tuples its send schedule made due (offered) and the
+// tuples it emitted. Offered minus emitted is its backlog.
+type SpoutLoad struct {
+	Task         int   `json:"task"`
+	OfferedTotal int64 `json:"offered_total"`
+	EmittedTotal int64 `json:"emitted_total"`
+}
+
 // WorkerReport is pushed by each worker's metrics consumer, once per
 // metrics interval. Counts and CPU times are deltas over the interval
 // (TimeMs-IntervalS, TimeMs], except the *_total counters.
@@ -233,6 +242,16 @@ type WorkerReport struct {
 	// encodeIntoCompressedByteBuffer); see DecodeHistogram. "" = not sent.
 	LatencyHist    string `json:"latency_hist,omitempty"`
 	ProcessingHist string `json:"processing_hist,omitempty"`
+	// Open-loop spouts only (topology flag --rate; absent otherwise):
+	// LatencyIntendedHist is the complete latency from each acked
+	// tuple's intended send time (ms: Storm's complete latency plus the
+	// tuple's send lag), SendLagHist the send lag (actual emit time minus
+	// intended send time, ms) of every tuple emitted in the interval; same
+	// encoding and layout as LatencyHist. SpoutLoad gives each open-loop
+	// spout task's offered and emitted tuples since the task started.
+	LatencyIntendedHist string      `json:"latency_intended_hist,omitempty"`
+	SendLagHist         string      `json:"send_lag_hist,omitempty"`
+	SpoutLoad           []SpoutLoad `json:"spout_load,omitempty"`
 	// TupleSizes are the sampled serialized tuple sizes per task;
 	// SizeSampleEvery is the sampling period (1 in N tuples per task).
 	TupleSizes      []TaskTupleSize `json:"tuple_sizes,omitempty"`
@@ -253,6 +272,9 @@ const (
 	FieldTupleSizes   = "tuple_sizes"
 	FieldLatencyHist  = "latency_hist"
 	FieldProcHist     = "processing_hist"
+	// Open-loop spouts only.
+	FieldLatencyIntendedHist = "latency_intended_hist"
+	FieldSendLagHist         = "send_lag_hist"
 )
 
 // Lacks reports whether the worker said it could not measure field.

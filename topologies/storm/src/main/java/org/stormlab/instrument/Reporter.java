@@ -252,6 +252,9 @@ final class Reporter implements Runnable {
         j.field("failed_total", w.failedTotal.sum());
         j.field("latency_hist", w.drainLatencyHist());
         j.field("processing_hist", w.drainProcessingHist());
+        if (w.openLoop) {
+            openLoop(j, w, tasks);
+        }
         j.beginArray("tuple_sizes");
         for (TaskStats t : tasks) {
             long inS = t.inSamples.sumThenReset();
@@ -271,6 +274,23 @@ final class Reporter implements Runnable {
         }
         j.endArray();
         return j.endObject().toString();
+    }
+
+    /**
+     * The open-loop fields: latency from the intended send time and send lag (interval histograms) and
+     * each open-loop spout task's offered and emitted totals (since the task started, never reset).
+     */
+    private static void openLoop(Json j, WorkerStats w, List<TaskStats> tasks) {
+        j.field("latency_intended_hist", w.drainIntendedHist());
+        j.field("send_lag_hist", w.drainSendLagHist());
+        j.beginArray("spout_load");
+        for (TaskStats t : tasks) {
+            if (t.openLoop) {
+                j.beginObject().field("task", t.task).field("offered_total", t.offeredTotal)
+                    .field("emitted_total", t.emittedTotal.sum()).endObject();
+            }
+        }
+        j.endArray();
     }
 
     private void post(String body) {

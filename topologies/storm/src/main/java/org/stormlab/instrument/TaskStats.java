@@ -38,6 +38,11 @@ final class TaskStats {
     final LongAdder inBytes = new LongAdder();
     final LongAdder outSamples = new LongAdder();
     final LongAdder outBytes = new LongAdder();
+    /** Open-loop spout tasks only: tuples offered by the schedule and emitted, since the task started. */
+    volatile boolean openLoop;
+    volatile long offeredTotal;
+    final LongAdder emittedTotal = new LongAdder();
+
     /** Tuples seen for sampling; written by the executor thread only. */
     long inSeen;
     long outSeen;

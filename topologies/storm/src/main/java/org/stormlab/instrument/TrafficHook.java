@@ -221,6 +221,10 @@ public class TrafficHook extends BaseTaskHook {
             Long ms = info.completeLatencyMs;
             if (ms != null && ms >= 0) {
                 w.latency(ms);
+                if (info.messageId instanceof IntendedId) {
+                    // From the intended send time: Storm's latency from the emit plus the send lag.
+                    w.latencyIntended(ms + Math.round(Math.max(0, ((IntendedId) info.messageId).lagUs) / 1000.0));
+                }
             }
         } catch (Throwable t) {
             // never propagate

@@ -39,6 +39,16 @@ final class WorkerStats {
     private final Recorder latencyHist = new Recorder(1, Instrument.LATENCY_HIST_HIGHEST, Instrument.HIST_DIGITS);
     private final Recorder processingHist = new Recorder(1, Instrument.PROCESSING_HIST_HIGHEST, Instrument.HIST_DIGITS);
     private Histogram latencyReuse;
+    /**
+     * Open-loop spouts only ({@link OpenLoopStats}): complete latency from the intended send time (ms) and
+     * send lag (ms), same layout as the complete latency. Reported only when openLoop is set, so closed-loop
+     * reports are unchanged.
+     */
+    volatile boolean openLoop;
+    private final Recorder intendedHist = new Recorder(1, Instrument.LATENCY_HIST_HIGHEST, Instrument.HIST_DIGITS);
+    private final Recorder sendLagHist = new Recorder(1, Instrument.LATENCY_HIST_HIGHEST, Instrument.HIST_DIGITS);
+    private Histogram intendedReuse;
+    private Histogram sendLagReuse;
     private Histogram processingReuse;
 
     private final int latencyCap;
@@ -95,6 +105,28 @@ final class WorkerStats {
                 }
             }
         }
+    }
+
+    /** Adds one complete latency from the intended send time, ms. */
+    void latencyIntended(long ms) {
+        intendedHist.recordValue(clamp(ms, Instrument.LATENCY_HIST_HIGHEST));
+    }
+
+    /** Adds one send lag, µs (recorded in ms, rounded, like the complete latency). */
+    void sendLag(long us) {
+        sendLagHist.recordValue(clamp(Math.round(us / 1000.0), Instrument.LATENCY_HIST_HIGHEST));
+    }
+
+    /** The interval's latency-from-intended histogram, encoded; starts a new interval. */
+    String drainIntendedHist() {
+        intendedReuse = intendedHist.getIntervalHistogram(intendedReuse);
+        return encode(intendedReuse);
+    }
+
+    /** The interval's send-lag histogram, encoded; starts a new interval. */
+    String drainSendLagHist() {
+        sendLagReuse = sendLagHist.getIntervalHistogram(sendLagReuse);
+        return encode(sendLagReuse);
     }
 
     /** Adds one processing time of a tuple at a sink task, µs. */

@@ -66,7 +66,7 @@ public final class KMeansTopology {
         }
         conf.registerSerialization(double[].class);
         TopologyBuilder b = new TopologyBuilder();
-        b.setSpout(SPOUT, new PointSpout(interval, (long) (size * 1e6), seed, k, d, sigma),
+        b.setSpout(SPOUT, new PointSpout(interval, (long) (size * 1e6), seed, k, d, sigma).openLoop(TopologySetup.openLoop(a)),
             TopologySetup.parallelism(a, SPOUT));
         b.setBolt(ASSIGN, new AssignBolt(seed, k, d), TopologySetup.parallelism(a, ASSIGN))
             .shuffleGrouping(SPOUT)

@@ -6,6 +6,7 @@ import org.apache.storm.task.TopologyContext;
 import org.apache.storm.topology.base.BaseRichSpout;
 import org.apache.storm.tuple.Values;
 import org.stormlab.instrument.Instrument;
+import org.stormlab.instrument.IntendedId;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -24,6 +25,14 @@ import org.slf4j.LoggerFactory;
  * so the stream is the same) and goes on from there, and a task that had finished stays finished
  * and does not log its done line again. Subclasses generate values in {@link #next}; this class
  * appends the T_start field and emits.
+ *
+ * <p>Open loop ({@link #openLoop}, from --rate): the task follows a send schedule fixed at start
+ * ({@link SendSchedule}: constant or seeded Poisson arrivals) instead of the interval. A tuple due is
+ * emitted at once however late (up to 1000 per nextTuple call, the rest on the next call), nothing is
+ * dropped, and its message id ({@link IntendedId}) carries its send lag, the actual emit time minus the
+ * intended send time, from which the hook derives the complete latency from the intended time. When
+ * nothing is due nextTuple returns without emitting, and Storm's spout wait strategy sleeps. T_start stays
+ * the actual emit time (the deadlines are the bolts' processing times).
  */
 public abstract class PacedSpout extends BaseRichSpout {
     private static final Logger LOG = LoggerFactory.getLogger(PacedSpout.class);
@@ -41,6 +50,12 @@ public abstract class PacedSpout extends BaseRichSpout {
     private boolean done;
     private transient Offsets offsets;
     private transient Map<String, String> memOffsets;
+    private OpenLoop openLoop;
+    private transient SendSchedule schedule;
+    private transient SendSchedule offeredCursor;
+    private transient long nextIntendedNs;
+    private transient long nextOfferedNs;
+    private transient org.stormlab.instrument.OpenLoopStats openStats;
 
     /**
      * @param intervalMs time between tuples of one spout task, in ms; 0 = no pacing
@@ -61,10 +76,32 @@ public abstract class PacedSpout extends BaseRichSpout {
         this.startNs = System.nanoTime();
         this.nextDue = startNs;
         prepare(conf, context);
+        if (openLoop != null) {
+            openSchedule(conf, context, tasks);
+        }
         if (myBudget > 0) {
             offsets = openOffsets(conf, context);
             resume(offsets.load());
         }
+    }
+
+    /** Switches the spout to the open-loop schedule (null: keep the interval); returns this. */
+    PacedSpout openLoop(OpenLoop ol) {
+        this.openLoop = ol;
+        return this;
+    }
+
+    private void openSchedule(Map<String, Object> conf, TopologyContext context, int tasks) {
+        int index = context.getThisTaskIndex();
+        schedule = openLoop.schedule(tasks, index);
+        // A second cursor over the same seeded schedule counts the tuples offered so far, also those a
+        // spout behind its schedule has not sent yet.
+        offeredCursor = openLoop.schedule(tasks, index);
+        nextIntendedNs = startNs + schedule.next();
+        nextOfferedNs = startNs + offeredCursor.next();
+        openStats = org.stormlab.instrument.OpenLoopStats.of(conf, context);
+        LOG.info("stormlab spout {} task {}: open loop, {} arrivals at {} tuples/s", context.getThisComponentId(),
+            context.getThisTaskId(), openLoop.arrivals.name().toLowerCase(), String.format("%.3f", openLoop.ratePerTask(tasks)));
     }
 
     /** Tests: keep positions in mem instead of the cluster's ZooKeeper. */
@@ -114,8 +151,12 @@ public abstract class PacedSpout extends BaseRichSpout {
         if (done) {
             return;
         }
+        if (schedule != null) {
+            nextOpen();
+            return;
+        }
         if (intervalNs <= 0) {
-            emitCounted();
+            emitCounted(seq);
             return;
         }
         long now = System.nanoTime();
@@ -124,17 +165,40 @@ public abstract class PacedSpout extends BaseRichSpout {
         }
         int n = 0;
         while (now >= nextDue && n < 1000 && !done) {
-            emitCounted();
+            emitCounted(seq);
             nextDue += intervalNs;
             n++;
         }
     }
 
-    private void emitCounted() {
+    /** Open loop: emits every tuple due by now (at most 1000 per call), never drops. */
+    private void nextOpen() {
+        long now = System.nanoTime();
+        long offered = offeredCursor.count() - 1;
+        while (nextOfferedNs <= now) {
+            nextOfferedNs = startNs + offeredCursor.next();
+            offered++;
+        }
+        if (openStats != null) {
+            openStats.offered(offered);
+        }
+        int n = 0;
+        while (nextIntendedNs <= now && n < 1000 && !done) {
+            long lagUs = (System.nanoTime() - nextIntendedNs) / 1000;
+            emitCounted(new IntendedId(seq, lagUs));
+            if (openStats != null) {
+                openStats.emitted(lagUs);
+            }
+            nextIntendedNs = startNs + schedule.next();
+            n++;
+        }
+    }
+
+    private void emitCounted(Object msgId) {
         Values v = next(seq);
         sentBytes += bytes(v);
         v.add(Instrument.nowMicros());
-        collector.emit(v, seq);
+        collector.emit(v, msgId);
         seq++;
         if (myBudget > 0 && sentBytes >= myBudget) {
             done = true;

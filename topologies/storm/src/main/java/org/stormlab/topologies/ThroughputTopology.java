@@ -43,7 +43,7 @@ public final class ThroughputTopology {
             throw new IllegalArgumentException("--interval-ms, --payload-bytes and --work-us must be >= 0");
         }
         TopologyBuilder b = new TopologyBuilder();
-        b.setSpout(SPOUT, new ChainSpout(interval, payload, a.longValue("seed")), TopologySetup.parallelism(a, SPOUT));
+        b.setSpout(SPOUT, new ChainSpout(interval, payload, a.longValue("seed")).openLoop(TopologySetup.openLoop(a)), TopologySetup.parallelism(a, SPOUT));
         String prev = SPOUT;
         for (int i = 0; i < BOLTS.length; i++) {
             b.setBolt(BOLTS[i], new ChainBolt(work, i == BOLTS.length - 1), TopologySetup.parallelism(a, BOLTS[i]))

@@ -16,6 +16,9 @@ import org.stormlab.instrument.Instrument;
 public final class TopologySetup {
     /** Line printed on stdout after a successful submit, followed by the topology name. */
     public static final String SUBMITTED = "submitted topology ";
+    /** For the record in the topology conf: the open-loop rate (tuples/s, per --rate-per) and arrivals. */
+    public static final String CONF_OPEN_LOOP_RATE = "stormlab.openloop.rate";
+    public static final String CONF_OPEN_LOOP_ARRIVALS = "stormlab.openloop.arrivals";
 
     private TopologySetup() {
     }
@@ -31,7 +34,12 @@ public final class TopologySetup {
             .flag("worker-heap-mb", 256, "worker JVM -Xmx in MB (topology.worker.childopts)")
             .flag("worker-childopts", "", "extra JVM options for workers")
             .flag("message-timeout-secs", 30, "topology.message.timeout.secs")
-            .flag("max-spout-pending", 1000, "topology.max.spout.pending per spout task; 0 = unlimited")
+            .flag("max-spout-pending", 1000, "topology.max.spout.pending per spout task; 0 = unlimited; with --rate "
+                + "unset (unlimited) unless given")
+            .flag("rate", 0.0, "open loop: tuples/s the spouts offer on a schedule fixed at start, whatever the "
+                + "topology keeps up with (overrides --interval-ms); 0 = closed loop")
+            .flag("rate-per", "topology", "with --rate: topology (divided over the spout tasks) or task")
+            .flag("arrivals", "constant", "with --rate: constant or poisson (seeded by --seed)")
             .flag("metrics-url", Instrument.DEFAULT_METRICS_URL, "where workers POST reports (stormlab.metrics.url)")
             .flag("report-interval-secs", Instrument.DEFAULT_REPORT_INTERVAL_SECS, "seconds between reports")
             .flag("instrumentation", "on", "on: every task runs the stormlab hook and every worker its reporter; "
@@ -43,6 +51,11 @@ public final class TopologySetup {
             .prefix("deadline-ms.", "deadline of one component in ms, overrides --deadlines")
             .flag("nimbus", "", "Nimbus host(s), comma separated (nimbus.seeds); empty = storm.yaml / localhost")
             .flag("dry-run", false, "build and print the topology and conf, do not submit");
+    }
+
+    /** The open-loop settings of the spouts, or null for the closed loop (--rate 0). */
+    static OpenLoop openLoop(Args a) {
+        return OpenLoop.from(a);
     }
 
     /** Parallelism of one component: --parallelism.NAME if given, else --parallelism; at least 1. */
@@ -82,8 +95,16 @@ public final class TopologySetup {
         }
         conf.setMessageTimeoutSecs(a.integer("message-timeout-secs"));
         int pending = a.integer("max-spout-pending");
-        if (pending > 0) {
+        OpenLoop ol = OpenLoop.from(a);
+        // Open loop: max spout pending would stop the spout when as many tuples are unacked, so it would
+        // cap the offered rate; it stays unset (Storm's default, unlimited) unless given explicitly.
+        boolean capped = ol == null || a.optional("max-spout-pending") != null;
+        if (pending > 0 && capped) {
             conf.setMaxSpoutPending(pending);
+        }
+        if (ol != null) {
+            conf.put(CONF_OPEN_LOOP_RATE, ol.rate);
+            conf.put(CONF_OPEN_LOOP_ARRIVALS, ol.arrivals.name().toLowerCase());
         }
         String childopts = ("-Xmx" + heap + "m " + a.string("worker-childopts")).trim();
         conf.put(Config.TOPOLOGY_WORKER_CHILDOPTS, childopts);

@@ -46,7 +46,7 @@ public final class WordCountTopology {
             throw new IllegalArgumentException("--size-mb, --interval-ms and --work-us must be >= 0");
         }
         TopologyBuilder b = new TopologyBuilder();
-        b.setSpout(SPOUT, new SentenceSpout(interval, (long) (size * 1e6), a.longValue("seed")),
+        b.setSpout(SPOUT, new SentenceSpout(interval, (long) (size * 1e6), a.longValue("seed")).openLoop(TopologySetup.openLoop(a)),
             TopologySetup.parallelism(a, SPOUT));
         b.setBolt(SPLIT, new SplitBolt(work), TopologySetup.parallelism(a, SPLIT)).shuffleGrouping(SPOUT);
         b.setBolt(COUNT, new CountBolt(work), TopologySetup.parallelism(a, COUNT)).fieldsGrouping(SPLIT, new Fields("word"));
