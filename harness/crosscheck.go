@@ -67,8 +67,8 @@ func spoutUptimes(s *stormSnapshot) string {
 	return b.String()
 }
 
-// SpoutStats is what Storm counted for one spout component over a run's window.
-type SpoutStats struct {
+// spoutStats is what Storm counted for one spout component over a run's window.
+type spoutStats struct {
 	Component         string  `json:"component"`
 	Executors         int     `json:"executors"`
 	Acked             int64   `json:"acked"`
@@ -103,7 +103,7 @@ type StormCheck struct {
 	Compared          bool         `json:"compared"`
 	Note              string       `json:"note,omitempty"` // why not compared (or what was not)
 	Quantity          string       `json:"quantity"`       // "throughput" (timed) or "acked" (dataset)
-	Spouts            []SpoutStats `json:"spouts,omitempty"`
+	Spouts            []spoutStats `json:"spouts,omitempty"`
 	Acked             int64        `json:"acked"`               // Storm: acked over its readings' span
 	Throughput        float64      `json:"throughput"`          // Storm: acked tuples/s (timed runs)
 	CompleteLatencyMs float64      `json:"complete_latency_ms"` // Storm: mean complete latency
@@ -121,8 +121,8 @@ type StormCheck struct {
 	From, To *stormSnapshot `json:"-"` // raw readings, saved in storm-stats.json
 }
 
-// Suspect says why the run's figures disagree with Storm's beyond StormTolerance, or "".
-func (c StormCheck) Suspect() string {
+// suspectText says why the run's figures disagree with Storm's beyond StormTolerance, or "".
+func (c StormCheck) suspectText() string {
 	if !c.Compared {
 		return ""
 	}
@@ -238,7 +238,7 @@ func crossCheck(from, to *stormSnapshot, m Measurement, reports []protocol.Worke
 	}
 	var latSum float64
 	for comp, a := range spouts {
-		s := SpoutStats{Component: comp, Executors: int(a.n), Acked: a.acked, Failed: a.failed, Throughput: a.rate}
+		s := spoutStats{Component: comp, Executors: int(a.n), Acked: a.acked, Failed: a.failed, Throughput: a.rate}
 		if a.acked > 0 {
 			s.CompleteLatencyMs = a.latSum / float64(a.acked)
 		}
@@ -251,7 +251,7 @@ func crossCheck(from, to *stormSnapshot, m Measurement, reports []protocol.Worke
 	if c.Acked > 0 {
 		c.CompleteLatencyMs = latSum / float64(c.Acked)
 	}
-	if why, no := m.NotMeasured[MetricThroughput]; no {
+	if why, no := m.NotMeasured[metricThroughput]; no {
 		// Storm's figures stay (an uninstrumented run is measured by them alone); nothing to compare.
 		c.Note = "the harness did not measure throughput: " + why
 		return c
@@ -261,7 +261,7 @@ func crossCheck(from, to *stormSnapshot, m Measurement, reports []protocol.Worke
 	} else {
 		c.Diff = relDiff(c.OurThroughput, c.Throughput)
 	}
-	if why, no := m.NotMeasured[MetricLatency]; no {
+	if why, no := m.NotMeasured[metricLatency]; no {
 		// Nothing to compare: a metric not measured is not a disagreement (the run says so itself).
 		c.Note = "latency not compared: the harness did not measure it: " + why
 	} else {

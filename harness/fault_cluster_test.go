@@ -46,7 +46,7 @@ func TestClusterFaults(t *testing.T) {
 		if s == nil {
 			return
 		}
-		left, err := docker.Leftovers(context.Background(), docker.LabelRun+"="+s.Cluster().ID)
+		left, err := docker.Leftovers(context.Background(), docker.LabelRun+"="+s.containers().ID)
 		if err != nil || len(left) > 0 {
 			t.Errorf("left after Close: %v %v", left, err)
 		}

@@ -56,7 +56,7 @@ func recheck(dir string, r *RunResult) error {
 		return nil
 	}
 	r.Storm = movedInDataset(crossCheck(raw.From, raw.To, r.Measurement, r.Reports), r.Decisions, r.MeasureTo)
-	r.Suspect = r.Storm.Suspect()
+	r.Suspect = r.Storm.suspectText()
 	return nil
 }
 

@@ -49,9 +49,9 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 // TestCrossCheckLatencyOverStormSpan), and one kept without readings keeps its comparison.
 func TestLoadRechecksStorm(t *testing.T) {
 	reports, from, to := spanRun(t)
-	m := Measure(reports, nil, nil, 97_000, 107_000)
+	m := measureWindow(reports, nil, nil, 97_000, 107_000)
 	old := crossCheck(from, to, m, nil) // the window's latency: 8.75 vs 6.2 ms
-	r := &RunResult{Measurement: m, Reports: reports, MeasureFrom: 97_000, MeasureTo: 107_000, Storm: old, Suspect: old.Suspect()}
+	r := &RunResult{Measurement: m, Reports: reports, MeasureFrom: 97_000, MeasureTo: 107_000, Storm: old, Suspect: old.suspectText()}
 	if r.Suspect == "" {
 		t.Fatal("the run as saved should be suspect")
 	}

@@ -12,21 +12,21 @@ import (
 	"github.com/stormlab/stormlab/infra/protocol"
 )
 
-// Placement is where each task ran, read from Nimbus: task id -> node
+// taskPlacement is where each task ran, read from Nimbus: task id -> node
 // (supervisor host name). Tasks of system components are left out, so
 // traffic to ackers and metrics tasks does not count towards the cut rate.
-type Placement map[int]string
+type taskPlacement map[int]string
 
 // Metric names used in Measurement.Measured and Measurement.NotMeasured.
 const (
-	MetricThroughput = "throughput"
-	MetricLatency    = "latency"    // complete latency percentiles
-	MetricProcessing = "processing" // per-tuple processing time percentiles
-	MetricDeadlines  = "deadlines"  // QoS rate, misses, mean processing time
-	MetricCutRate    = "cut_rate"
-	MetricNodeCPU    = "node_cpu" // NodeCPU, NodeUtil, Balance
-	MetricMemory     = "memory"
-	MetricTupleSize  = "tuple_size"
+	metricThroughput = "throughput"
+	metricLatency    = "latency"    // complete latency percentiles
+	metricProcessing = "processing" // per-tuple processing time percentiles
+	metricDeadlines  = "deadlines"  // QoS rate, misses, mean processing time
+	metricCutRate    = "cut_rate"
+	metricNodeCPU    = "node_cpu" // NodeCPU, NodeUtil, Balance
+	metricMemory     = "memory"
+	metricTupleSize  = "tuple_size"
 )
 
 // Measurement is what one run (or one window of it) measured. A metric
@@ -108,8 +108,8 @@ func (m *Measurement) notMeasured(metric, reason string) {
 	}
 }
 
-// IsMeasured reports whether metric was measured in the window.
-func (m *Measurement) IsMeasured(metric string) bool {
+// isMeasured reports whether metric was measured in the window.
+func (m *Measurement) isMeasured(metric string) bool {
 	for _, x := range m.Measured {
 		if x == metric {
 			return true
@@ -118,7 +118,7 @@ func (m *Measurement) IsMeasured(metric string) bool {
 	return false
 }
 
-// Measure folds the reports received in [fromMs, toMs] into a Measurement.
+// measureWindow folds the reports received in [fromMs, toMs] into a Measurement.
 // capacity maps every node to its CPU capacity (percent, 100 = one core);
 // nodes without reports count as idle, which is what balance must see.
 //
@@ -147,7 +147,7 @@ func (m *Measurement) IsMeasured(metric string) bool {
 //
 // Node CPU, traffic, memory, tuple sizes and deadline records come from
 // the reports whose TimeMs lies in [fromMs, toMs).
-func Measure(reports []protocol.WorkerReport, place Placement, capacity map[string]float64, fromMs, toMs int64) Measurement {
+func measureWindow(reports []protocol.WorkerReport, place taskPlacement, capacity map[string]float64, fromMs, toMs int64) Measurement {
 	m := Measurement{WindowS: float64(toMs-fromMs) / 1000, NodeCPU: map[string]float64{}, NodeUtil: map[string]float64{}}
 	in := inWindow(reports, fromMs, toMs)
 	measureAcks(&m, reports, fromMs, toMs)
@@ -156,8 +156,8 @@ func Measure(reports []protocol.WorkerReport, place Placement, capacity map[stri
 	measureDeadlines(&m, in)
 	measureMemory(&m, in)
 	measureSizes(&m, in)
-	for _, metric := range []string{MetricThroughput, MetricLatency, MetricProcessing, MetricDeadlines,
-		MetricCutRate, MetricNodeCPU, MetricMemory, MetricTupleSize} {
+	for _, metric := range []string{metricThroughput, metricLatency, metricProcessing, metricDeadlines,
+		metricCutRate, metricNodeCPU, metricMemory, metricTupleSize} {
 		if _, no := m.NotMeasured[metric]; !no {
 			m.Measured = append(m.Measured, metric)
 		}
@@ -324,10 +324,10 @@ func measureAcks(m *Measurement, reports []protocol.WorkerReport, fromMs, toMs i
 		}
 	}
 	if rated == 0 {
-		m.notMeasured(MetricThroughput, "no worker has two counter readings inside the window (window shorter than a report interval, or no reports)")
+		m.notMeasured(metricThroughput, "no worker has two counter readings inside the window (window shorter than a report interval, or no reports)")
 	}
 	if h, why := lat.result(); h == nil {
-		m.notMeasured(MetricLatency, why)
+		m.notMeasured(metricLatency, why)
 	} else {
 		m.LatencyCount = h.TotalCount()
 		m.LatencyMean = h.Mean()
@@ -338,7 +338,7 @@ func measureAcks(m *Measurement, reports []protocol.WorkerReport, fromMs, toMs i
 		m.LatencyMax = float64(h.Max())
 	}
 	if h, why := proc.result(); h == nil {
-		m.notMeasured(MetricProcessing, why)
+		m.notMeasured(metricProcessing, why)
 	} else {
 		const us = 1000.0 // the histogram holds µs
 		m.ProcessingCount = h.TotalCount()
@@ -404,13 +404,13 @@ func measureCPU(m *Measurement, in []*protocol.WorkerReport, capacity map[string
 	cpuSec := map[string]float64{} // CPU-seconds per node, in units of one core
 	for _, r := range in {
 		if r.Lacks(protocol.FieldWorkerCPU) {
-			m.notMeasured(MetricNodeCPU, fmt.Sprintf("worker %s:%d could not measure its process CPU", r.Host, r.Port))
+			m.notMeasured(metricNodeCPU, fmt.Sprintf("worker %s:%d could not measure its process CPU", r.Host, r.Port))
 			continue
 		}
 		cpuSec[r.Host] += r.WorkerCPUPercent / 100 * r.IntervalS
 	}
 	if len(in) == 0 {
-		m.notMeasured(MetricNodeCPU, "no report in the window")
+		m.notMeasured(metricNodeCPU, "no report in the window")
 	}
 	nodes := make([]string, 0, len(capacity))
 	for n := range capacity {
@@ -435,7 +435,7 @@ func measureCPU(m *Measurement, in []*protocol.WorkerReport, capacity map[string
 }
 
 // measureTraffic sets the cut rate from the task-to-task counts.
-func measureTraffic(m *Measurement, in []*protocol.WorkerReport, place Placement) {
+func measureTraffic(m *Measurement, in []*protocol.WorkerReport, place taskPlacement) {
 	for _, r := range in {
 		for _, t := range r.Traffic {
 			a, okA := place[t.Src]
@@ -455,7 +455,7 @@ func measureTraffic(m *Measurement, in []*protocol.WorkerReport, place Placement
 	if m.Tuples > 0 {
 		m.CutRate = float64(m.CrossTuples) / float64(m.Tuples)
 	} else {
-		m.notMeasured(MetricCutRate, "no tuples between placed tasks in the window")
+		m.notMeasured(metricCutRate, "no tuples between placed tasks in the window")
 	}
 }
 
@@ -481,12 +481,12 @@ func measureDeadlines(m *Measurement, in []*protocol.WorkerReport) {
 		}
 	}
 	if m.Deadlines == 0 {
-		m.notMeasured(MetricDeadlines, "no sink task reported a tuple carrying T_start in the window")
+		m.notMeasured(metricDeadlines, "no sink task reported a tuple carrying T_start in the window")
 		return
 	}
 	m.ProcessingMs = procSum / float64(m.Deadlines)
 	if withDeadline == 0 {
-		m.notMeasured(MetricDeadlines, "the sinks' tuples carry T_start but the topology set no deadline for them")
+		m.notMeasured(metricDeadlines, "the sinks' tuples carry T_start but the topology set no deadline for them")
 		return
 	}
 	m.QoSRate = qosAll / float64(withDeadline)
@@ -518,7 +518,7 @@ func measureMemory(m *Measurement, in []*protocol.WorkerReport) {
 		byWorker[k].n++
 	}
 	if len(byWorker) == 0 {
-		m.notMeasured(MetricMemory, "no worker reported its memory in the window")
+		m.notMeasured(metricMemory, "no worker reported its memory in the window")
 		return
 	}
 	m.NodeMemoryMB = map[string]float64{}
@@ -532,7 +532,7 @@ func measureSizes(m *Measurement, in []*protocol.WorkerReport) {
 	var samples, bytes int64
 	for _, r := range in {
 		if r.Lacks(protocol.FieldTupleSizes) {
-			m.notMeasured(MetricTupleSize, fmt.Sprintf("worker %s:%d could not serialize tuples for their size", r.Host, r.Port))
+			m.notMeasured(metricTupleSize, fmt.Sprintf("worker %s:%d could not serialize tuples for their size", r.Host, r.Port))
 			return
 		}
 		for _, s := range r.TupleSizes {
@@ -541,7 +541,7 @@ func measureSizes(m *Measurement, in []*protocol.WorkerReport) {
 		}
 	}
 	if samples == 0 {
-		m.notMeasured(MetricTupleSize, "no tuple size sampled in the window")
+		m.notMeasured(metricTupleSize, "no tuple size sampled in the window")
 		return
 	}
 	m.TupleBytes = float64(bytes) / float64(samples)
@@ -549,10 +549,16 @@ func measureSizes(m *Measurement, in []*protocol.WorkerReport) {
 
 // Series splits [fromMs, toMs) into windows of stepMs and measures each,
 // for the papers' time-series figures (e.g. every 10 s).
-func Series(reports []protocol.WorkerReport, place Placement, capacity map[string]float64, fromMs, toMs, stepMs int64) []Measurement {
+func measureSeries(reports []protocol.WorkerReport, place taskPlacement, capacity map[string]float64, fromMs, toMs, stepMs int64) []Measurement {
 	var out []Measurement
 	for t := fromMs; t+stepMs <= toMs; t += stepMs {
-		out = append(out, Measure(reports, place, capacity, t, t+stepMs))
+		out = append(out, measureWindow(reports, place, capacity, t, t+stepMs))
 	}
 	return out
+}
+
+// MeasureWindow folds r's reports received in [fromMs, toMs] into a Measurement, with r's placement
+// and the given supervisor capacities (a window other than the run's own, e.g. its second half).
+func (r *RunResult) MeasureWindow(capacity map[string]float64, fromMs, toMs int64) Measurement {
+	return measureWindow(r.Reports, placementOf(r.Executors), capacity, fromMs, toMs)
 }

@@ -61,8 +61,8 @@ func (s *ServiceClient) get(ctx context.Context, path string, sinceMs int64, v a
 	return nil
 }
 
-// Reports returns the worker reports with TimeMs >= sinceMs (0: all).
-func (s *ServiceClient) Reports(ctx context.Context, sinceMs int64) ([]protocol.WorkerReport, error) {
+// reports returns the worker reports with TimeMs >= sinceMs (0: all).
+func (s *ServiceClient) reports(ctx context.Context, sinceMs int64) ([]protocol.WorkerReport, error) {
 	var out []protocol.WorkerReport
 	err := s.get(ctx, protocol.PathReports, sinceMs, &out)
 	return out, err
@@ -77,12 +77,12 @@ func (s *ServiceClient) State(ctx context.Context, sinceMs int64) (*protocol.Sta
 	return &st, nil
 }
 
-// ReportsUntil waits until some report at or after untilMs has arrived (so the last interval of a
+// reportsUntil waits until some report at or after untilMs has arrived (so the last interval of a
 // window is in) or maxWait passes, then returns the reports since sinceMs.
-func (s *ServiceClient) ReportsUntil(ctx context.Context, sinceMs, untilMs int64, maxWait time.Duration) ([]protocol.WorkerReport, error) {
+func (s *ServiceClient) reportsUntil(ctx context.Context, sinceMs, untilMs int64, maxWait time.Duration) ([]protocol.WorkerReport, error) {
 	deadline := time.Now().Add(maxWait)
 	for {
-		r, err := s.Reports(ctx, sinceMs)
+		r, err := s.reports(ctx, sinceMs)
 		if err != nil {
 			return nil, err
 		}
@@ -100,13 +100,13 @@ func (s *ServiceClient) ReportsUntil(ctx context.Context, sinceMs, untilMs int64
 	}
 }
 
-// WaitWorkers waits until every worker slot ("host:port") of topology id has sent a report with
+// waitWorkers waits until every worker slot ("host:port") of topology id has sent a report with
 // traffic or acks, i.e. its executors really run.
-func (s *ServiceClient) WaitWorkers(ctx context.Context, id string, sinceMs int64, slots []string, timeout time.Duration) error {
+func (s *ServiceClient) waitWorkers(ctx context.Context, id string, sinceMs int64, slots []string, timeout time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	for {
-		r, err := s.Reports(ctx, sinceMs)
+		r, err := s.reports(ctx, sinceMs)
 		seen := map[string]bool{}
 		if err == nil {
 			for _, x := range r {

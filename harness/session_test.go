@@ -36,7 +36,7 @@ func TestSessionEnds(t *testing.T) {
 		if s == nil {
 			return
 		}
-		left, err := docker.Leftovers(context.Background(), docker.LabelRun+"="+s.Cluster().ID)
+		left, err := docker.Leftovers(context.Background(), docker.LabelRun+"="+s.containers().ID)
 		if err != nil || len(left) > 0 {
 			t.Errorf("left after Close: %v %v", left, err)
 		}
@@ -94,7 +94,7 @@ func TestSessionEnds(t *testing.T) {
 func logsOf(err error) string {
 	var re *RunError
 	if errors.As(err, &re) {
-		return FormatTails(re.Logs)
+		return formatTails(re.Logs)
 	}
 	return ""
 }

@@ -213,7 +213,7 @@ func runOnce(ctx context.Context, o runOptions, tg *target.Target, stdout, stder
 		// A failed run carries the daemons' last log lines as data; they go to stderr, the error
 		// itself stays one line.
 		if re := (*harness.RunError)(nil); errors.As(err, &re) && len(re.Logs) > 0 {
-			fmt.Fprintf(stderr, "--- last log lines ---\n%s", harness.FormatTails(re.Logs))
+			fmt.Fprintf(stderr, "--- last log lines ---\n%s", re.LogText())
 		}
 		// A target that cannot take the run (unreachable, another scheduler in Nimbus) is bad input:
 		// nothing was submitted.
@@ -348,7 +348,7 @@ func (row runRow) write(w io.Writer, format string) error {
 // runTarget runs spec on a target cluster, through its endpoints only (no Docker).
 func runTarget(ctx context.Context, tg *target.Target, cs harness.ClusterSpec, spec harness.RunSpec, logf func(string, ...any)) (*harness.RunResult, error) {
 	cs.Target, cs.Logf = tg, logf
-	return harness.RunOnTargetSpec(ctx, cs, spec)
+	return harness.RunOnNewCluster(ctx, cs, spec)
 }
 
 func orDefaultStr(s, d string) string {

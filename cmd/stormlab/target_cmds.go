@@ -185,13 +185,9 @@ func checkTarget(ctx context.Context, t *target.Target, probe bool, w io.Writer)
 	return nil
 }
 
-// probeReports runs harness.ProbeReports on the target.
+// probeReports runs harness.ProbeTarget on the target.
 func probeReports(ctx context.Context, t *target.Target) (string, error) {
-	tc, err := harness.OpenTarget(ctx, t, nil)
-	if err != nil {
-		return "", err
-	}
-	return harness.ProbeReports(ctx, tc, fmt.Sprintf("stormlab-check-%d", time.Now().Unix()), 3*time.Minute)
+	return harness.ProbeTarget(ctx, t, fmt.Sprintf("stormlab-check-%d", time.Now().Unix()), 3*time.Minute)
 }
 
 func orDash(s string) string {
