@@ -242,8 +242,34 @@ func segments(rs []*protocol.WorkerReport) [][]reading {
 }
 
 // measureAcks sets Acked, Failed, Throughput, Restarts and the latency and
-// processing histograms (see Measure).
+// processing histograms (see measureWindow).
 func measureAcks(m *Measurement, reports []protocol.WorkerReport, fromMs, toMs int64) {
+	keys, byWorker := reportsByWorker(reports)
+	lat := newMerger(protocol.LatencyHistHighest, protocol.FieldLatencyHist)
+	proc := newMerger(protocol.ProcessingHistHighest, protocol.FieldProcHist)
+	rated := 0
+	for _, k := range keys {
+		rs := byWorker[k]
+		sort.SliceStable(rs, func(i, j int) bool { return rs[i].TimeMs < rs[j].TimeMs })
+		w := tallyWorker(m, k, rs, fromMs, toMs, lat, proc)
+		if w.last > w.first {
+			m.Acked += w.acked
+			m.Failed += w.failed
+			m.Throughput += float64(w.acked) / (float64(w.last-w.first) / 1000)
+			rated++
+		}
+		if w.unrated {
+			m.Warnings = append(m.Warnings, fmt.Sprintf("worker %s acked tuples in the window but has fewer than two counter readings in it: its acks are not counted", k))
+		}
+	}
+	if rated == 0 {
+		m.notMeasured(metricThroughput, "no worker has two counter readings inside the window (window shorter than a report interval, or no reports)")
+	}
+	setHistograms(m, lat, proc)
+}
+
+// reportsByWorker groups the reports by worker (topology, host, port), the workers in that order.
+func reportsByWorker(reports []protocol.WorkerReport) ([]workerKey, map[workerKey][]*protocol.WorkerReport) {
 	byWorker := map[workerKey][]*protocol.WorkerReport{}
 	var keys []workerKey
 	for i := range reports {
@@ -264,68 +290,67 @@ func measureAcks(m *Measurement, reports []protocol.WorkerReport, fromMs, toMs i
 		}
 		return a.port < b.port
 	})
-	lat := newMerger(protocol.LatencyHistHighest, protocol.FieldLatencyHist)
-	proc := newMerger(protocol.ProcessingHistHighest, protocol.FieldProcHist)
-	rated := 0
-	for _, k := range keys {
-		rs := byWorker[k]
-		sort.SliceStable(rs, func(i, j int) bool { return rs[i].TimeMs < rs[j].TimeMs })
-		var acked, failed int64
-		first, last := int64(math.MaxInt64), int64(math.MinInt64)
-		segLast := int64(math.MinInt64)
-		unrated := false
-		prevLast := int64(math.MinInt64) // last reading of the previous incarnation
-		for si, seg := range segments(rs) {
-			if si > 0 {
-				prevLast = segLast
+	return keys, byWorker
+}
+
+// workerTally is one worker's acks in the window, over the span [first, last] its counters cover;
+// unrated: it acked in the window but some incarnation has fewer than two readings in it.
+type workerTally struct {
+	acked, failed int64
+	first, last   int64
+	unrated       bool
+}
+
+// tallyWorker counts one worker's acks over its incarnations (segments), adds the histograms of its
+// reports whose interval lies in the window and counts its restarts in the window into m.
+func tallyWorker(m *Measurement, k workerKey, rs []*protocol.WorkerReport, fromMs, toMs int64, lat, proc *merger) workerTally {
+	w := workerTally{first: math.MaxInt64, last: math.MinInt64}
+	segLast := int64(math.MinInt64)
+	prevLast := int64(math.MinInt64) // last reading of the previous incarnation
+	for si, seg := range segments(rs) {
+		if si > 0 {
+			prevLast = segLast
+		}
+		segLast = seg[len(seg)-1].t
+		var pts []reading
+		for _, p := range seg {
+			if p.t >= fromMs && p.t <= toMs {
+				pts = append(pts, p)
 			}
-			segLast = seg[len(seg)-1].t
-			var pts []reading
-			for _, p := range seg {
-				if p.t >= fromMs && p.t <= toMs {
-					pts = append(pts, p)
-				}
+		}
+		if si > 0 && seg[0].t >= fromMs && seg[0].t <= toMs {
+			m.Restarts++
+		}
+		for _, p := range pts {
+			if p.r != nil && p.intervalBegins >= fromMs {
+				lat.add(k, p.r, p.r.LatencyHist)
+				proc.add(k, p.r, p.r.ProcessingHist)
 			}
-			if si > 0 && seg[0].t >= fromMs && seg[0].t <= toMs {
-				m.Restarts++
-			}
+		}
+		if len(pts) < 2 {
 			for _, p := range pts {
-				if p.r != nil && p.intervalBegins >= fromMs {
-					lat.add(k, p.r, p.r.LatencyHist)
-					proc.add(k, p.r, p.r.ProcessingHist)
-				}
+				w.unrated = w.unrated || (p.r != nil && p.r.Acked > 0)
 			}
-			if len(pts) < 2 {
-				for _, p := range pts {
-					unrated = unrated || (p.r != nil && p.r.Acked > 0)
-				}
-				continue
-			}
-			acked += pts[len(pts)-1].acked - pts[0].acked
-			failed += pts[len(pts)-1].failed - pts[0].failed
-			begin := pts[0].t
-			if si > 0 && pts[0].r == nil {
-				// A restart inside the window: the worker was down since
-				// its previous incarnation's last reading (or the window's
-				// start), time that counts with no acks.
-				begin = max(fromMs, min(begin, prevLast))
-			}
-			first = min(first, begin)
-			last = max(last, pts[len(pts)-1].t)
+			continue
 		}
-		if last > first {
-			m.Acked += acked
-			m.Failed += failed
-			m.Throughput += float64(acked) / (float64(last-first) / 1000)
-			rated++
+		w.acked += pts[len(pts)-1].acked - pts[0].acked
+		w.failed += pts[len(pts)-1].failed - pts[0].failed
+		begin := pts[0].t
+		if si > 0 && pts[0].r == nil {
+			// A restart inside the window: the worker was down since
+			// its previous incarnation's last reading (or the window's
+			// start), time that counts with no acks.
+			begin = max(fromMs, min(begin, prevLast))
 		}
-		if unrated {
-			m.Warnings = append(m.Warnings, fmt.Sprintf("worker %s acked tuples in the window but has fewer than two counter readings in it: its acks are not counted", k))
-		}
+		w.first = min(w.first, begin)
+		w.last = max(w.last, pts[len(pts)-1].t)
 	}
-	if rated == 0 {
-		m.notMeasured(metricThroughput, "no worker has two counter readings inside the window (window shorter than a report interval, or no reports)")
-	}
+	return w
+}
+
+// setHistograms sets the latency and processing-time figures from the merged histograms, or marks
+// each not measured with the reason.
+func setHistograms(m *Measurement, lat, proc *merger) {
 	if h, why := lat.result(); h == nil {
 		m.notMeasured(metricLatency, why)
 	} else {
