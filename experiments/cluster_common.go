@@ -289,7 +289,7 @@ func loadKept(env Env, name string, accept func(*harness.RunResult, error) bool)
 	if err != nil {
 		return nil, fmt.Errorf("resume %s: %w (remove that folder to run it again)", name, err)
 	}
-	if cerr := harness.Check(r); cerr != nil && (accept == nil || !accept(r, cerr)) {
+	if cerr := r.Validity.Err(); cerr != nil && (accept == nil || !accept(r, cerr)) {
 		fmt.Fprintf(env.Log, "%s: the kept run does not count (%v): running it again\n", name, cerr)
 		if err := os.RemoveAll(dir); err != nil {
 			return nil, fmt.Errorf("resume %s: remove the run that does not count: %w", name, err)
@@ -350,7 +350,7 @@ func keepRun(env Env, name string, r *harness.RunResult, runErr error, resumed b
 	if runErr != nil {
 		return fmt.Errorf("%s: %w", name, runErr)
 	}
-	if err := harness.Check(r); err != nil {
+	if err := r.Validity.Err(); err != nil {
 		return fmt.Errorf("%s: run does not count: %w", name, err)
 	}
 	return nil

@@ -12,9 +12,9 @@ import (
 	"github.com/stormlab/stormlab/infra/stormui"
 )
 
-// StormTolerance is the largest relative difference between the harness's figures and Storm's own
+// stormTolerance is the largest relative difference between the harness's figures and Storm's own
 // statistics (throughput and mean complete latency) that leaves a run's figures unsuspected.
-const StormTolerance = 0.05
+const stormTolerance = 0.05
 
 // stormSnapshot is Storm's all-time executor statistics (from Nimbus's TopologyInfo over Thrift, read
 // through the UI) at one instant.
@@ -121,26 +121,34 @@ type StormCheck struct {
 	From, To *stormSnapshot `json:"-"` // raw readings, saved in storm-stats.json
 }
 
-// suspectText says why the run's figures disagree with Storm's beyond StormTolerance, or "".
-func (c StormCheck) suspectText() string {
+// reasons are the run's disagreements with Storm's statistics beyond stormTolerance (suspect): the
+// quantity (storm-counts) and the mean latency (storm-latency); none when not compared.
+func (c StormCheck) reasons() []Reason {
 	if !c.Compared {
-		return ""
+		return nil
 	}
-	var why []string
-	if c.Diff > StormTolerance {
+	const lead = "disagrees with Storm's statistics beyond 5%%: "
+	var out []Reason
+	if c.Diff > stormTolerance {
 		if c.Quantity == "acked" {
-			why = append(why, fmt.Sprintf("acked %d vs Storm's %d (%.1f%% apart)", c.OurAcked, c.Acked, 100*c.Diff))
+			out = append(out, Reason{ReasonStormCounts, Suspect, fmt.Sprintf(lead+"acked %d vs Storm's %d (%.1f%% apart)", c.OurAcked, c.Acked, 100*c.Diff)})
 		} else {
-			why = append(why, fmt.Sprintf("throughput %.1f/s vs Storm's %.1f/s (%.1f%% apart)", c.OurThroughput, c.Throughput, 100*c.Diff))
+			out = append(out, Reason{ReasonStormCounts, Suspect, fmt.Sprintf(lead+"throughput %.1f/s vs Storm's %.1f/s (%.1f%% apart)", c.OurThroughput, c.Throughput, 100*c.Diff)})
 		}
 	}
-	if c.LatencyDiff > StormTolerance {
-		why = append(why, fmt.Sprintf("mean complete latency %.2f ms vs Storm's %.2f ms (%.1f%% apart)", c.OurLatencyMs, c.CompleteLatencyMs, 100*c.LatencyDiff))
+	if c.LatencyDiff > stormTolerance {
+		out = append(out, Reason{ReasonStormLatency, Suspect, fmt.Sprintf(lead+"mean complete latency %.2f ms vs Storm's %.2f ms (%.1f%% apart)", c.OurLatencyMs, c.CompleteLatencyMs, 100*c.LatencyDiff)})
 	}
-	if len(why) == 0 {
-		return ""
+	return out
+}
+
+// suspectText joins the reasons' texts ("" when none).
+func (c StormCheck) suspectText() string {
+	var texts []string
+	for _, r := range c.reasons() {
+		texts = append(texts, r.Text)
 	}
-	return "disagrees with Storm's statistics beyond 5%: " + strings.Join(why, "; ")
+	return strings.Join(texts, "; ")
 }
 
 // uptimeSlackS is how much less than the wall clock between two readings an executor's uptime may grow

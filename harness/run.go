@@ -78,9 +78,9 @@ type RunSpec struct {
 	Faults []Fault `json:"faults,omitempty"`
 }
 
-// RunResult is everything one run produced. Invalid is non-empty when the run must not be reported
-// (the bridge fell back to EvenScheduler, the service ran another scheduler, ...); Suspect is non-empty
-// when its figures disagree with Storm's own statistics (see StormCheck).
+// RunResult is everything one run produced. Validity is its one judgement (judge): invalid when the
+// run must not be reported (the bridge fell back to EvenScheduler, the service ran another scheduler,
+// ...), suspect when its figures disagree with Storm's own statistics (see StormCheck).
 type RunResult struct {
 	Spec         RunSpec                   `json:"spec"`
 	EndKind      string                    `json:"end"` // "timed" or "dataset"
@@ -95,8 +95,7 @@ type RunResult struct {
 	Fallbacks    []protocol.Fallback       `json:"fallbacks,omitempty"`
 	Decisions    []protocol.DecisionRecord `json:"decisions,omitempty"`
 	Unassigned   int                       `json:"unassigned"`
-	Invalid      string                    `json:"invalid,omitempty"`
-	Suspect      string                    `json:"suspect,omitempty"`
+	Validity     Validity                  `json:"validity"`
 	Reports      []protocol.WorkerReport   `json:"-"` // raw samples, written separately
 	StartedAt    time.Time                 `json:"started_at"`
 	Cluster      string                    `json:"cluster,omitempty"` // profile
@@ -116,6 +115,8 @@ type RunResult struct {
 	FaultFallbacks []protocol.Fallback `json:"fault_fallbacks,omitempty"`
 	// Rounds are the bridge's scheduling rounds seen by the service during the run (for the timeline).
 	Rounds []protocol.RoundTime `json:"rounds,omitempty"`
+	// ServiceScheduler is the scheduler the service ran (its state), a record validity is judged from.
+	ServiceScheduler string `json:"service_scheduler,omitempty"`
 }
 
 // faultGrace is how long after a restart-service or restart-zookeeper fault ended a bridge fallback is
@@ -337,7 +338,7 @@ func collect(ctx context.Context, r *running) error {
 	res.RoundsMs, res.Fallbacks, res.Decisions = fromState(st, r.id)
 	res.Rounds = st.RoundTimes
 	res.FaultFallbacks, res.Fallbacks = duringFaults(res.Fallbacks, res.Faults)
-	res.Invalid = invalid(r.spec.Scheduler, st.Scheduler, res.Fallbacks, res.Decisions)
+	res.ServiceScheduler = st.Scheduler
 	step := recoveryStepMs(r.spec.Step.Milliseconds(), res.Reports)
 	for i := range res.Faults {
 		f := &res.Faults[i]
@@ -349,7 +350,7 @@ func collect(ctx context.Context, r *running) error {
 		f.Recovery.PreLatencyMs, f.Recovery.FaultLatencyMs = faultLatency(res.Reports, res.MeasureFrom, f.StartMs, f.EndMs)
 	}
 	res.Storm = movedInDataset(crossCheck(r.stormFrom, r.stormTo, res.Measurement, res.Reports), res.Decisions, res.MeasureTo)
-	res.Suspect = res.Storm.suspectText()
+	res.Validity = judge(res)
 	return nil
 }
 
@@ -519,29 +520,4 @@ func pause(ctx context.Context, d time.Duration) error {
 	case <-t.C:
 		return nil
 	}
-}
-
-// ErrNoThroughput is Check's reason for a run in whose window no tuple was acked (errors.Is finds it).
-var ErrNoThroughput = errors.New("throughput is zero: no tuple was acked in the measurement window")
-
-// Check judges a run for the smoke test: it returns every reason the run cannot count (zero
-// throughput, unassigned executors, bridge fallback, another scheduler than asked).
-func Check(r *RunResult) error {
-	var errs []error
-	if r.Invalid != "" {
-		errs = append(errs, errors.New(r.Invalid))
-	}
-	if r.Unassigned > 0 {
-		errs = append(errs, fmt.Errorf("%d executors stayed unassigned", r.Unassigned))
-	}
-	switch {
-	case r.EndKind == kindStormCounted && !r.Storm.Compared && len(r.Storm.Spouts) == 0:
-		// Storm's counters are this run's yardstick.
-		errs = append(errs, fmt.Errorf("Storm's statistics did not cover the window: %s", r.Storm.Note))
-	case r.EndKind == kindStormCounted && r.Storm.Throughput <= 0:
-		errs = append(errs, errors.New("throughput is zero: Storm counted no acked tuple in the measurement window"))
-	case r.EndKind != kindStormCounted && r.Measurement.Throughput <= 0:
-		errs = append(errs, ErrNoThroughput)
-	}
-	return errors.Join(errs...)
 }

@@ -44,7 +44,7 @@ func TestCheckStormCounted(t *testing.T) {
 		{"timed run without reports", &RunResult{EndKind: "timed", Storm: StormCheck{Throughput: 1200}}, "no tuple was acked"},
 	}
 	for _, tc := range tests {
-		err := Check(tc.r)
+		err := judge(tc.r).Err()
 		if (tc.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.want)) {
 			t.Errorf("%s: Check = %v, want %q", tc.name, err, tc.want)
 		}

@@ -302,8 +302,9 @@ func runOnTarget(ctx context.Context, tc *targetCluster, schedulerOptions string
 		res.Cluster = orDefault(tc.T.Name, "target")
 		// A native scheduler on a bridged Nimbus: the service must not have placed the topology (an
 		// older bridge, without per-topology choice, sends every topology to the service).
-		if !bridged && have == BridgeClass && len(res.Decisions) > 0 && res.Invalid == "" {
-			res.Invalid = fmt.Sprintf("the bridge on Nimbus sent %s's topology to the service instead of running %s in Nimbus: install the current bridge jar (stormlab bridge install-files)", spec.Scheduler, spec.Scheduler)
+		if !bridged && have == BridgeClass && len(res.Decisions) > 0 && res.Validity.Level != Invalid {
+			// Nimbus's conf is not a record of the run: this reason is merged here.
+			res.Validity = res.Validity.merge(Reason{ReasonScheduler, Invalid, fmt.Sprintf("the bridge on Nimbus sent %s's topology to the service instead of running %s in Nimbus: install the current bridge jar (stormlab bridge install-files)", spec.Scheduler, spec.Scheduler)})
 		}
 	}
 	// Run killed the topology; wait (bounded) until Nimbus has removed it, so the next run starts

@@ -239,7 +239,7 @@ func runOnce(ctx context.Context, o runOptions, tg *target.Target, stdout, stder
 	if err := row.write(stdout, o.format); err != nil {
 		return failed(err)
 	}
-	if cerr := harness.Check(res); cerr != nil {
+	if cerr := res.Validity.Err(); cerr != nil {
 		return failed(fmt.Errorf("the run does not count: %w", cerr))
 	}
 	return nil
@@ -270,7 +270,7 @@ func newRunRow(o runOptions, r *harness.RunResult) runRow {
 	row := runRow{
 		Scheduler: o.scheduler, Topology: o.topology, Profile: o.profile,
 		Throughput: m.Throughput, LatencyMeanMs: m.LatencyMean, LatencyP99Ms: m.LatencyP99,
-		CutRate: m.CutRate, Balance: m.Balance, RoundsMs: r.RoundsMs, Suspect: r.Suspect,
+		CutRate: m.CutRate, Balance: m.Balance, RoundsMs: r.RoundsMs, Suspect: r.Validity.Text(harness.Suspect),
 		Faults: r.Faults,
 	}
 	if row.RoundsMs == nil {
@@ -280,7 +280,7 @@ func newRunRow(o runOptions, r *harness.RunResult) runRow {
 		q := m.QoSRate
 		row.QoSRate = &q
 	}
-	if cerr := harness.Check(r); cerr != nil {
+	if cerr := r.Validity.Err(); cerr != nil {
 		row.Invalid = oneLine(cerr.Error())
 	} else {
 		row.Valid = true
