@@ -40,12 +40,12 @@ type ClusterSpec struct {
 type dockerCluster struct {
 	c       *docker.Cluster
 	ui      *stormui.Client
-	svc     *ServiceClient
+	svc     *serviceClient
 	nemesis *Nemesis
 }
 
 func (d *dockerCluster) UI() *stormui.Client     { return d.ui }
-func (d *dockerCluster) Service() *ServiceClient { return d.svc }
+func (d *dockerCluster) Service() *serviceClient { return d.svc }
 
 func (d *dockerCluster) Capacity() map[string]float64 {
 	m := map[string]float64{}

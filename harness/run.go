@@ -17,7 +17,7 @@ import (
 // dockerCluster in cluster.go). Methods take the context first.
 type runCluster interface {
 	UI() *stormui.Client
-	Service() *ServiceClient
+	Service() *serviceClient
 	// Capacity maps each supervisor host to its CPU capacity (100 = one core).
 	Capacity() map[string]float64
 	// Hosts lists the supervisor hostnames.
@@ -365,7 +365,7 @@ const aliveMs = 10_000
 
 // reportsCovering returns every report since sinceMs once each worker of topology id that reported
 // at or after aliveFromMs has a report at or after untilMs, or after coverWait.
-func reportsCovering(ctx context.Context, svc *ServiceClient, id string, sinceMs, untilMs, aliveFromMs int64) ([]protocol.WorkerReport, error) {
+func reportsCovering(ctx context.Context, svc *serviceClient, id string, sinceMs, untilMs, aliveFromMs int64) ([]protocol.WorkerReport, error) {
 	deadline := time.Now().Add(coverWait)
 	for {
 		all, err := svc.reports(ctx, sinceMs)

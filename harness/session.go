@@ -85,7 +85,7 @@ func StartSession(ctx context.Context, cs ClusterSpec, scheduler string) (*Sessi
 	if err := errors.Join(uerr, serr); err != nil {
 		return s, err
 	}
-	s.dc.ui, s.dc.svc = ui, &ServiceClient{BaseURL: svc}
+	s.dc.ui, s.dc.svc = ui, &serviceClient{BaseURL: svc}
 	return s, nil
 }
 

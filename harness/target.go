@@ -31,7 +31,7 @@ import (
 type targetCluster struct {
 	T        *target.Target
 	ui       *stormui.Client
-	svc      *ServiceClient
+	svc      *serviceClient
 	hosts    []string
 	capacity map[string]float64
 	logf     func(string, ...any)
@@ -43,7 +43,7 @@ func openTarget(ctx context.Context, t *target.Target, logf func(string, ...any)
 	if logf == nil {
 		logf = func(string, ...any) {}
 	}
-	tc := &targetCluster{T: t, ui: stormui.New(t.UI), svc: &ServiceClient{BaseURL: target.Trim(t.Service.Harness), Token: t.Token}, logf: logf}
+	tc := &targetCluster{T: t, ui: stormui.New(t.UI), svc: &serviceClient{BaseURL: target.Trim(t.Service.Harness), Token: t.Token}, logf: logf}
 	sups, err := tc.ui.Supervisors(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("target UI %s does not answer: %w (check ui in the target file and that the Storm UI runs)", t.UI, err)
@@ -76,7 +76,7 @@ func openTarget(ctx context.Context, t *target.Target, logf func(string, ...any)
 }
 
 func (tc *targetCluster) UI() *stormui.Client          { return tc.ui }
-func (tc *targetCluster) Service() *ServiceClient      { return tc.svc }
+func (tc *targetCluster) Service() *serviceClient      { return tc.svc }
 func (tc *targetCluster) Hosts() []string              { return append([]string(nil), tc.hosts...) }
 func (tc *targetCluster) Capacity() map[string]float64 { return maps(tc.capacity) }
 
@@ -208,7 +208,7 @@ func resolveClasspath(dir, cp string) string {
 
 // setServiceScheduler makes the service run scheduler with options (JSON of schedulers.Options)
 // from the next scheduling round on.
-func setServiceScheduler(ctx context.Context, svc *ServiceClient, scheduler, options string) error {
+func setServiceScheduler(ctx context.Context, svc *serviceClient, scheduler, options string) error {
 	body, err := json.Marshal(protocol.SchedulerChoice{Scheduler: scheduler, Options: json.RawMessage(options)})
 	if err != nil {
 		return err
@@ -247,7 +247,8 @@ func NimbusScheduler(conf map[string]any) string {
 	return nativeSchedulers["storm-default"]
 }
 
-// Configuration keys and the class of the bridge, as a Nimbus, its supervisors and a topology read them.
+// Configuration keys and the class of the bridge, as a Nimbus, its supervisors and a topology read
+// them, and the environment variable naming a target.
 const (
 	// BridgeClass is the Nimbus-side IScheduler that calls the Go service.
 	BridgeClass = "org.stormlab.bridge.BridgeScheduler"
@@ -261,6 +262,9 @@ const (
 	// DefaultSchedulerConf is the Nimbus conf key naming the scheduler of topologies that name none
 	// (BridgeScheduler's Delegates.CONF_DEFAULT; without it, storm-default: Nimbus's own behaviour).
 	DefaultSchedulerConf = "stormlab.scheduler.default"
+	// TargetEnv names the environment variable holding a target file: experiments (and `go test
+	// ./experiments`) run on that cluster instead of containers when it is set.
+	TargetEnv = "STORMLAB_TARGET"
 )
 
 // runOnTarget runs spec on a target cluster. A Nimbus running the bridge runs every scheduler: the
@@ -340,10 +344,6 @@ func waitGone(ctx context.Context, ui *stormui.Client, name string) error {
 		}
 	}
 }
-
-// TargetEnv names the environment variable holding a target file: experiments (and `go test
-// ./experiments`) run on that cluster instead of containers when it is set.
-const TargetEnv = "STORMLAB_TARGET"
 
 // TargetFromEnv loads the target file named by $STORMLAB_TARGET, or returns nil when it is unset.
 func TargetFromEnv() (*target.Target, error) {

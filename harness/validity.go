@@ -11,16 +11,15 @@ import (
 // beats Valid, so a run is as bad as its worst reason.
 type Level string
 
+// ReasonKind says what a Reason is about, so that readers act on kinds, not on texts.
+type ReasonKind string
+
+// The levels of a Validity and the kinds of a Reason.
 const (
 	Valid   Level = "valid"   // the run counts
 	Suspect Level = "suspect" // some figures are in doubt (see the reasons' kinds); it stays in tables
 	Invalid Level = "invalid" // the run must not be reported
-)
 
-// ReasonKind says what a Reason is about, so that readers act on kinds, not on texts.
-type ReasonKind string
-
-const (
 	ReasonScheduler    ReasonKind = "scheduler"     // another scheduler than asked placed the topology (invalid)
 	ReasonUnassigned   ReasonKind = "unassigned"    // executors stayed unassigned (invalid)
 	ReasonNoThroughput ReasonKind = "no-throughput" // no tuple acked in the window (invalid)

@@ -151,8 +151,7 @@ func checkTarget(ctx context.Context, t *target.Target, probe bool, w io.Writer)
 		}
 	}
 
-	svc := &harness.ServiceClient{BaseURL: target.Trim(t.Service.Harness), Token: t.Token}
-	st, err := svc.State(ctx, time.Now().UnixMilli())
+	st, err := harness.ServiceState(ctx, t, time.Now().UnixMilli())
 	if err != nil {
 		item(false, "service", "", fmt.Sprintf("the scheduler service at %s does not answer (%v): start stormlab-service where the cluster and this machine reach it, or fix service.harness", t.Service.Harness, err))
 	} else {
