@@ -12,5 +12,6 @@
 //
 // Measurement is split the etcd-benchmark way: the workers' raw reports (protocol.WorkerReport,
 // collected by the scheduler service) and the actual placement read from Nimbus are plain values;
-// Measure folds them into a Measurement; judging (Check) and rendering (package reports) are separate.
+// measureWindow folds them into a Measurement; judging (judge, into RunResult.Validity) and rendering
+// (package reports) are separate.
 package harness

@@ -15,8 +15,10 @@ import (
 // FaultKind names what a fault does to the run's own cluster.
 type FaultKind string
 
-// The fault kinds. Each acts at Fault.At for Fault.Duration, then is undone.
+// The fault kinds (each acts at Fault.At for Fault.Duration, then is undone) and the syntax of a fault.
 const (
+	// FaultSyntax is the --fault syntax, for help texts and errors.
+	FaultSyntax = "KIND@AT+DURATION[:TARGET], e.g. kill-supervisor@30s+20s:sup1, restart-zookeeper@40s+10s or delay@30s+20s:sup1-sup2=50ms (AT counts from the opening of the measurement window)"
 	// KillSupervisor stops a supervisor's container (its worker JVMs die with it) and starts it again
 	// after the duration. Target: the supervisor's hostname.
 	KillSupervisor FaultKind = "kill-supervisor"
@@ -136,9 +138,6 @@ type Fault struct {
 	Duration time.Duration `json:"duration_ns"`
 	Target   string        `json:"target,omitempty"`
 }
-
-// FaultSyntax is the --fault syntax, for help texts and errors.
-const FaultSyntax = "KIND@AT+DURATION[:TARGET], e.g. kill-supervisor@30s+20s:sup1, restart-zookeeper@40s+10s or delay@30s+20s:sup1-sup2=50ms (AT counts from the opening of the measurement window)"
 
 func (f Fault) String() string {
 	s := fmt.Sprintf("%s@%s+%s", f.Kind, f.At, f.Duration)
