@@ -249,7 +249,7 @@ func runOrResume(env Env, name string, run func() (*harness.RunResult, error)) (
 
 // runOrResumeAccepting is runOrResume for an experiment to which some runs
 // that do not count are results (recovery: a run in which nothing flowed):
-// a kept run whose harness.Check error accept takes is read back, not run
+// a kept run whose Validity.Err() error accept takes is read back, not run
 // again.
 func runOrResumeAccepting(env Env, name string, accept func(*harness.RunResult, error) bool, run func() (*harness.RunResult, error)) (r *harness.RunResult, resumed bool, err error) {
 	if env.Resume && env.RawDir != "" {
@@ -276,7 +276,7 @@ func markResumed(env Env) {
 }
 
 // loadKept gives the finished run kept under env.RawDir/name, or nil when
-// there is none or the kept one does not count (harness.Check fails, e.g. a
+// there is none or the kept one does not count (its Validity.Err() is not nil, e.g. a
 // run whose collect step failed, and accept, if set, does not take the
 // error): such a folder is removed, with a note, so --resume measures that
 // run again instead of failing on it.
@@ -289,7 +289,7 @@ func loadKept(env Env, name string, accept func(*harness.RunResult, error) bool)
 	if err != nil {
 		return nil, fmt.Errorf("resume %s: %w (remove that folder to run it again)", name, err)
 	}
-	if cerr := harness.Check(r); cerr != nil && (accept == nil || !accept(r, cerr)) {
+	if cerr := r.Validity.Err(); cerr != nil && (accept == nil || !accept(r, cerr)) {
 		fmt.Fprintf(env.Log, "%s: the kept run does not count (%v): running it again\n", name, cerr)
 		if err := os.RemoveAll(dir); err != nil {
 			return nil, fmt.Errorf("resume %s: remove the run that does not count: %w", name, err)
@@ -350,7 +350,7 @@ func keepRun(env Env, name string, r *harness.RunResult, runErr error, resumed b
 	if runErr != nil {
 		return fmt.Errorf("%s: %w", name, runErr)
 	}
-	if err := harness.Check(r); err != nil {
+	if err := r.Validity.Err(); err != nil {
 		return fmt.Errorf("%s: run does not count: %w", name, err)
 	}
 	return nil

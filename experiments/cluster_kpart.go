@@ -194,7 +194,7 @@ func kpartRun(ctx context.Context, env Env, s *session, prof kpartKnobs, counter
 	if err != nil {
 		return nil, err
 	}
-	m := harness.Measure(r.Reports, harness.PlacementOf(r.Executors), capacity, mid, r.MeasureTo)
+	m := r.MeasureWindow(capacity, mid, r.MeasureTo)
 	if m.Throughput <= 0 {
 		return nil, fmt.Errorf("%s: no tuple acked in the second half of the window", name)
 	}

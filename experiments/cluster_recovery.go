@@ -2,7 +2,6 @@ package experiments
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -229,7 +228,15 @@ func (rr *recoveryRunner) record(sched, name string, rep int, r *harness.RunResu
 // broken run; there is no recovery to measure, so record names it in the manifest and gives it no
 // row, as for a run with nothing before the fault, instead of stopping the experiment.
 func nothingFlowed(r *harness.RunResult, err error) bool {
-	return r != nil && errors.Is(err, harness.ErrNoThroughput) && r.Invalid == "" && r.Unassigned == 0
+	if r == nil || err == nil || r.Validity.Level != harness.Invalid {
+		return false
+	}
+	for _, x := range r.Validity.Reasons {
+		if x.Level == harness.Invalid && x.Kind != harness.ReasonNoThroughput {
+			return false
+		}
+	}
+	return true
 }
 
 // recoveryClaims are this project's hypotheses (no paper states them), judged like the papers' claims:

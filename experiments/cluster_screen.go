@@ -8,12 +8,12 @@ import (
 )
 
 // screened copies into row what makes its run unfit for a claim: the
-// harness's cross-check with Storm's own statistics (r.Suspect) and the
+// harness's cross-check with Storm's own statistics (its validity's suspect reasons) and the
 // inputs its scheduler decided without (inputsNotMeasured). The claims
 // screen rows with lab.ScreenRuns.
 func screened(row Row, r *harness.RunResult) Row {
-	row.Suspect = r.Suspect
-	if r.Suspect != "" && r.Storm.Diff <= harness.StormTolerance {
+	row.Suspect = r.Validity.Text(harness.Suspect)
+	if row.Suspect != "" && !hasSuspect(r.Validity, func(k harness.ReasonKind) bool { return k != harness.ReasonStormLatency }) {
 		// Counts agree, only the mean latency does not: the span each side
 		// averages over differs by up to a report interval at each end, and
 		// where latency still changes in the window (after start-up, at a
@@ -23,6 +23,11 @@ func screened(row Row, r *harness.RunResult) Row {
 	}
 	row.NotMeasured = inputsNotMeasured(r)
 	return row
+}
+
+// hasSuspect reports whether v has a suspect reason whose kind is.
+func hasSuspect(v harness.Validity, is func(harness.ReasonKind) bool) bool {
+	return slices.ContainsFunc(v.Reasons, func(x harness.Reason) bool { return x.Level == harness.Suspect && is(x.Kind) })
 }
 
 // latencyMetrics are the cluster metrics computed from complete latency.

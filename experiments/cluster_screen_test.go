@@ -20,8 +20,10 @@ func TestScreenedSuspectMetrics(t *testing.T) {
 		thr  bool     // SuspectFor("throughput")
 	}{
 		{"agrees", harness.RunResult{}, nil, false, false},
-		{"latency only", harness.RunResult{Suspect: "mean complete latency 20% apart", Storm: harness.StormCheck{Compared: true, Diff: 0.02, LatencyDiff: 0.2}}, latencyMetrics, true, false},
-		{"counts off", harness.RunResult{Suspect: "throughput 10% apart", Storm: harness.StormCheck{Compared: true, Diff: 0.1, LatencyDiff: 0.01}}, nil, true, true},
+		{"latency only", harness.RunResult{Validity: harness.Validity{Level: harness.Suspect, Reasons: []harness.Reason{{Kind: harness.ReasonStormLatency, Level: harness.Suspect, Text: "mean complete latency 20% apart"}}}}, latencyMetrics, true, false},
+		{"counts off", harness.RunResult{Validity: harness.Validity{Level: harness.Suspect, Reasons: []harness.Reason{{Kind: harness.ReasonStormCounts, Level: harness.Suspect, Text: "throughput 10% apart"}}}}, nil, true, true},
+		{"invalid and latency", harness.RunResult{Validity: harness.Validity{Level: harness.Invalid, Reasons: []harness.Reason{{Kind: harness.ReasonScheduler, Level: harness.Invalid, Text: "fell back"}, {Kind: harness.ReasonStormLatency, Level: harness.Suspect, Text: "latency 20% apart"}}}}, latencyMetrics, true, false},
+		{"could not judge", harness.RunResult{Validity: harness.Validity{Level: harness.Suspect, Reasons: []harness.Reason{{Kind: harness.ReasonUnknown, Level: harness.Suspect, Text: "judging failed"}}}}, nil, true, true},
 	} {
 		row := screened(Row{}, &tc.r)
 		if !slices.Equal(row.SuspectMetrics, tc.want) || row.SuspectFor("latency_mean_ms") != tc.lat || row.SuspectFor("throughput") != tc.thr {

@@ -75,10 +75,11 @@ func TestNothingFlowed(t *testing.T) {
 		r    *harness.RunResult
 		want bool
 	}{
-		{"nothing acked", &harness.RunResult{}, true},
-		{"acked", &harness.RunResult{Measurement: harness.Measurement{Throughput: 5}}, false},
-		{"nothing acked and executors unassigned", &harness.RunResult{Unassigned: 2}, false},
-		{"nothing acked and invalid", &harness.RunResult{Invalid: "bridge fell back"}, false},
+		{"nothing acked", invalidRun(nothingAcked), true},
+		{"acked", &harness.RunResult{Measurement: harness.Measurement{Throughput: 5}, Validity: harness.Validity{Level: harness.Valid}}, false},
+		{"nothing acked and executors unassigned", invalidRun(nothingAcked, harness.Reason{Kind: harness.ReasonUnassigned, Level: harness.Invalid, Text: "2 executors stayed unassigned"}), false},
+		{"nothing acked and invalid", invalidRun(nothingAcked, harness.Reason{Kind: harness.ReasonScheduler, Level: harness.Invalid, Text: "bridge fell back"}), false},
+		{"nothing acked, latency suspect", invalidRun(nothingAcked, harness.Reason{Kind: harness.ReasonStormLatency, Level: harness.Suspect, Text: "latency"}), true},
 	} {
 		err := keepRun(Env{}, "rec-x-r0", c.r, nil, false)
 		if got := err != nil && nothingFlowed(c.r, err); got != c.want {
@@ -88,4 +89,12 @@ func TestNothingFlowed(t *testing.T) {
 	if err := keepRun(Env{}, "rec-x-r0", nil, errors.New("cluster gone"), false); nothingFlowed(nil, err) {
 		t.Error("a failed run read as nothing flowed")
 	}
+}
+
+// nothingAcked is the reason of a run in whose window no tuple was acked.
+var nothingAcked = harness.Reason{Kind: harness.ReasonNoThroughput, Level: harness.Invalid, Text: "throughput is zero: no tuple was acked in the measurement window"}
+
+// invalidRun is a run judged invalid (harness's judge) for the given reasons.
+func invalidRun(rs ...harness.Reason) *harness.RunResult {
+	return &harness.RunResult{Validity: harness.Validity{Level: harness.Invalid, Reasons: rs}}
 }

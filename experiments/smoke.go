@@ -76,7 +76,7 @@ func Smoke() *Spec {
 				if err != nil {
 					return nil, fmt.Errorf("%s: %w", s, err)
 				}
-				if err := harness.Check(r); err != nil {
+				if err := r.Validity.Err(); err != nil {
 					return nil, fmt.Errorf("%s: run does not count: %w", s, err)
 				}
 				fmt.Fprintf(env.Log, "smoke: %s: %.1f tuples/s, latency %.2f ms, cut rate %.3f, balance %.1f, bridge rounds %v\n",

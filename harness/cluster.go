@@ -40,12 +40,12 @@ type ClusterSpec struct {
 type dockerCluster struct {
 	c       *docker.Cluster
 	ui      *stormui.Client
-	svc     *ServiceClient
+	svc     *serviceClient
 	nemesis *Nemesis
 }
 
 func (d *dockerCluster) UI() *stormui.Client     { return d.ui }
-func (d *dockerCluster) Service() *ServiceClient { return d.svc }
+func (d *dockerCluster) Service() *serviceClient { return d.svc }
 
 func (d *dockerCluster) Capacity() map[string]float64 {
 	m := map[string]float64{}
@@ -76,7 +76,7 @@ func (d *dockerCluster) Exec(ctx context.Context, host string, cmd ...string) (i
 // made, also when the run fails or ctx is cancelled (interrupt).
 func RunOnNewCluster(ctx context.Context, cs ClusterSpec, spec RunSpec) (res *RunResult, err error) {
 	if cs.Target != nil {
-		return RunOnTargetSpec(ctx, cs, spec)
+		return runOnTargetSpec(ctx, cs, spec)
 	}
 	s, err := StartSession(ctx, cs, spec.Scheduler)
 	defer func() {
@@ -118,7 +118,7 @@ func StormTopology(name, topologyName string, args ...string) (TopologyRun, erro
 
 // Inject starts a fault on this cluster's own containers (see Nemesis.Inject).
 func (d *dockerCluster) Inject(ctx context.Context, f Fault) (func(context.Context) error, error) {
-	return d.nemesis.Inject(ctx, f)
+	return d.nemesis.inject(ctx, f)
 }
 
 // refresh reads the service's and UI's host ports again: a container started again after a fault gets

@@ -12,9 +12,9 @@ import (
 	"github.com/stormlab/stormlab/infra/stormui"
 )
 
-// StormTolerance is the largest relative difference between the harness's figures and Storm's own
+// stormTolerance is the largest relative difference between the harness's figures and Storm's own
 // statistics (throughput and mean complete latency) that leaves a run's figures unsuspected.
-const StormTolerance = 0.05
+const stormTolerance = 0.05
 
 // stormSnapshot is Storm's all-time executor statistics (from Nimbus's TopologyInfo over Thrift, read
 // through the UI) at one instant.
@@ -67,8 +67,8 @@ func spoutUptimes(s *stormSnapshot) string {
 	return b.String()
 }
 
-// SpoutStats is what Storm counted for one spout component over a run's window.
-type SpoutStats struct {
+// spoutStats is what Storm counted for one spout component over a run's window.
+type spoutStats struct {
 	Component         string  `json:"component"`
 	Executors         int     `json:"executors"`
 	Acked             int64   `json:"acked"`
@@ -103,7 +103,7 @@ type StormCheck struct {
 	Compared          bool         `json:"compared"`
 	Note              string       `json:"note,omitempty"` // why not compared (or what was not)
 	Quantity          string       `json:"quantity"`       // "throughput" (timed) or "acked" (dataset)
-	Spouts            []SpoutStats `json:"spouts,omitempty"`
+	Spouts            []spoutStats `json:"spouts,omitempty"`
 	Acked             int64        `json:"acked"`               // Storm: acked over its readings' span
 	Throughput        float64      `json:"throughput"`          // Storm: acked tuples/s (timed runs)
 	CompleteLatencyMs float64      `json:"complete_latency_ms"` // Storm: mean complete latency
@@ -121,26 +121,34 @@ type StormCheck struct {
 	From, To *stormSnapshot `json:"-"` // raw readings, saved in storm-stats.json
 }
 
-// Suspect says why the run's figures disagree with Storm's beyond StormTolerance, or "".
-func (c StormCheck) Suspect() string {
+// reasons are the run's disagreements with Storm's statistics beyond stormTolerance (suspect): the
+// quantity (storm-counts) and the mean latency (storm-latency); none when not compared.
+func (c StormCheck) reasons() []Reason {
 	if !c.Compared {
-		return ""
+		return nil
 	}
-	var why []string
-	if c.Diff > StormTolerance {
+	const lead = "disagrees with Storm's statistics beyond 5%%: "
+	var out []Reason
+	if c.Diff > stormTolerance {
 		if c.Quantity == "acked" {
-			why = append(why, fmt.Sprintf("acked %d vs Storm's %d (%.1f%% apart)", c.OurAcked, c.Acked, 100*c.Diff))
+			out = append(out, Reason{ReasonStormCounts, Suspect, fmt.Sprintf(lead+"acked %d vs Storm's %d (%.1f%% apart)", c.OurAcked, c.Acked, 100*c.Diff)})
 		} else {
-			why = append(why, fmt.Sprintf("throughput %.1f/s vs Storm's %.1f/s (%.1f%% apart)", c.OurThroughput, c.Throughput, 100*c.Diff))
+			out = append(out, Reason{ReasonStormCounts, Suspect, fmt.Sprintf(lead+"throughput %.1f/s vs Storm's %.1f/s (%.1f%% apart)", c.OurThroughput, c.Throughput, 100*c.Diff)})
 		}
 	}
-	if c.LatencyDiff > StormTolerance {
-		why = append(why, fmt.Sprintf("mean complete latency %.2f ms vs Storm's %.2f ms (%.1f%% apart)", c.OurLatencyMs, c.CompleteLatencyMs, 100*c.LatencyDiff))
+	if c.LatencyDiff > stormTolerance {
+		out = append(out, Reason{ReasonStormLatency, Suspect, fmt.Sprintf(lead+"mean complete latency %.2f ms vs Storm's %.2f ms (%.1f%% apart)", c.OurLatencyMs, c.CompleteLatencyMs, 100*c.LatencyDiff)})
 	}
-	if len(why) == 0 {
-		return ""
+	return out
+}
+
+// suspectText joins the reasons' texts ("" when none).
+func (c StormCheck) suspectText() string {
+	var texts []string
+	for _, r := range c.reasons() {
+		texts = append(texts, r.Text)
 	}
-	return "disagrees with Storm's statistics beyond 5%: " + strings.Join(why, "; ")
+	return strings.Join(texts, "; ")
 }
 
 // uptimeSlackS is how much less than the wall clock between two readings an executor's uptime may grow
@@ -158,15 +166,7 @@ type execKey struct {
 // are the run's worker reports, for the latency over Storm's span (nil: the window's, m's).
 func crossCheck(from, to *stormSnapshot, m Measurement, reports []protocol.WorkerReport) StormCheck {
 	c := StormCheck{From: from, To: to, OurAcked: m.Acked, OurThroughput: m.Throughput, OurLatencyMs: m.LatencyMean}
-	switch {
-	case from == nil || to == nil:
-		c.Note = "no reading of Storm's statistics"
-		return c
-	case from.Err != "":
-		c.Note = "reading Storm's statistics at the window start failed: " + from.Err
-		return c
-	case to.Err != "":
-		c.Note = "reading Storm's statistics at the window end failed: " + to.Err
+	if c.Note = readingsNote(from, to); c.Note != "" {
 		return c
 	}
 	dataset := len(from.Executors) == 0
@@ -185,43 +185,66 @@ func crossCheck(from, to *stormSnapshot, m Measurement, reports []protocol.Worke
 			return c
 		}
 	}
+	spouts, note := spoutTotals(from, to, dataset)
+	if note != "" {
+		c.Note = note
+		return c
+	}
+	if len(spouts) == 0 {
+		c.Note = "Storm reported no spout statistics"
+		return c
+	}
+	c.addSpouts(spouts)
+	if why, no := m.NotMeasured[metricThroughput]; no {
+		// Storm's figures stay (an uninstrumented run is measured by them alone); nothing to compare.
+		c.Note = "the harness did not measure throughput: " + why
+		return c
+	}
+	c.compare(m, from, to, reports, dataset)
+	return c
+}
+
+// readingsNote says why Storm's readings at the window's ends cannot be compared, or "".
+func readingsNote(from, to *stormSnapshot) string {
+	switch {
+	case from == nil || to == nil:
+		return "no reading of Storm's statistics"
+	case from.Err != "":
+		return "reading Storm's statistics at the window start failed: " + from.Err
+	case to.Err != "":
+		return "reading Storm's statistics at the window end failed: " + to.Err
+	}
+	return ""
+}
+
+// spoutAcc sums Storm's counters of one spout component's executors over the window.
+type spoutAcc struct {
+	n, acked, failed int64
+	latSum, rate     float64
+}
+
+// spoutTotals sums, per spout component, the change of Storm's counters between the readings (a
+// dataset run: the counters at the end). A note says why an executor's counters do not compare.
+func spoutTotals(from, to *stormSnapshot, dataset bool) (map[string]*spoutAcc, string) {
 	wallS := float64(to.TimeMs-from.TimeMs) / 1000
 	before := map[execKey]stormui.Executor{}
 	for _, e := range from.Executors {
 		before[execKey{e.Component, e.TaskStart}] = e
 	}
-	type acc struct {
-		n, acked, failed int64
-		latSum, rate     float64
-	}
-	spouts := map[string]*acc{}
+	spouts := map[string]*spoutAcc{}
 	for _, e := range to.Executors {
 		if e.Type != "spout" {
 			continue
 		}
 		b := before[execKey{e.Component, e.TaskStart}]
 		if !dataset {
-			switch {
-			case b.Type != "spout":
-				c.Note = fmt.Sprintf("Storm had no statistics of spout executor %s [%d-%d] at the window start", e.Component, e.TaskStart, e.TaskEnd)
-				return c
-			case e.UptimeSeconds < b.UptimeSeconds || e.Acked < b.Acked:
-				c.Note = fmt.Sprintf("spout executor %s [%d-%d] restarted in the window (Storm's counters started again)", e.Component, e.TaskStart, e.TaskEnd)
-				return c
-			case e.UptimeSeconds == b.UptimeSeconds:
-				c.Note = fmt.Sprintf("Storm's statistics of spout executor %s [%d-%d] did not change in the window", e.Component, e.TaskStart, e.TaskEnd)
-				return c
-			case wallS-float64(e.UptimeSeconds-b.UptimeSeconds) > uptimeSlackS:
-				// Restarted in the window and already past its old uptime and
-				// acked count: its uptime grew less than the clock did.
-				c.Note = fmt.Sprintf("spout executor %s [%d-%d] restarted in the window: its uptime grew %d s in %.0f s (Storm's counters started again)",
-					e.Component, e.TaskStart, e.TaskEnd, e.UptimeSeconds-b.UptimeSeconds, wallS)
-				return c
+			if note := spoutChanged(e, b, wallS); note != "" {
+				return nil, note
 			}
 		}
 		a := spouts[e.Component]
 		if a == nil {
-			a = &acc{}
+			a = &spoutAcc{}
 			spouts[e.Component] = a
 		}
 		a.n++
@@ -232,13 +255,33 @@ func crossCheck(from, to *stormSnapshot, m Measurement, reports []protocol.Worke
 			a.rate += float64(e.Acked-b.Acked) / float64(e.UptimeSeconds-b.UptimeSeconds)
 		}
 	}
-	if len(spouts) == 0 {
-		c.Note = "Storm reported no spout statistics"
-		return c
+	return spouts, ""
+}
+
+// spoutChanged says why spout executor e's counters (b at the window start) do not cover the window
+// of a timed run wallS seconds long, or "".
+func spoutChanged(e, b stormui.Executor, wallS float64) string {
+	switch {
+	case b.Type != "spout":
+		return fmt.Sprintf("Storm had no statistics of spout executor %s [%d-%d] at the window start", e.Component, e.TaskStart, e.TaskEnd)
+	case e.UptimeSeconds < b.UptimeSeconds || e.Acked < b.Acked:
+		return fmt.Sprintf("spout executor %s [%d-%d] restarted in the window (Storm's counters started again)", e.Component, e.TaskStart, e.TaskEnd)
+	case e.UptimeSeconds == b.UptimeSeconds:
+		return fmt.Sprintf("Storm's statistics of spout executor %s [%d-%d] did not change in the window", e.Component, e.TaskStart, e.TaskEnd)
+	case wallS-float64(e.UptimeSeconds-b.UptimeSeconds) > uptimeSlackS:
+		// Restarted in the window and already past its old uptime and
+		// acked count: its uptime grew less than the clock did.
+		return fmt.Sprintf("spout executor %s [%d-%d] restarted in the window: its uptime grew %d s in %.0f s (Storm's counters started again)",
+			e.Component, e.TaskStart, e.TaskEnd, e.UptimeSeconds-b.UptimeSeconds, wallS)
 	}
+	return ""
+}
+
+// addSpouts fills Storm's per-spout figures and their totals.
+func (c *StormCheck) addSpouts(spouts map[string]*spoutAcc) {
 	var latSum float64
 	for comp, a := range spouts {
-		s := SpoutStats{Component: comp, Executors: int(a.n), Acked: a.acked, Failed: a.failed, Throughput: a.rate}
+		s := spoutStats{Component: comp, Executors: int(a.n), Acked: a.acked, Failed: a.failed, Throughput: a.rate}
 		if a.acked > 0 {
 			s.CompleteLatencyMs = a.latSum / float64(a.acked)
 		}
@@ -251,17 +294,17 @@ func crossCheck(from, to *stormSnapshot, m Measurement, reports []protocol.Worke
 	if c.Acked > 0 {
 		c.CompleteLatencyMs = latSum / float64(c.Acked)
 	}
-	if why, no := m.NotMeasured[MetricThroughput]; no {
-		// Storm's figures stay (an uninstrumented run is measured by them alone); nothing to compare.
-		c.Note = "the harness did not measure throughput: " + why
-		return c
-	}
+}
+
+// compare sets the differences of the quantity and of the latency and marks the run compared. In a
+// timed run our latency is taken over the worker reports matching Storm's span (stormSpan).
+func (c *StormCheck) compare(m Measurement, from, to *stormSnapshot, reports []protocol.WorkerReport, dataset bool) {
 	if dataset {
 		c.Diff = relDiff(float64(c.OurAcked), float64(c.Acked))
 	} else {
 		c.Diff = relDiff(c.OurThroughput, c.Throughput)
 	}
-	if why, no := m.NotMeasured[MetricLatency]; no {
+	if why, no := m.NotMeasured[metricLatency]; no {
 		// Nothing to compare: a metric not measured is not a disagreement (the run says so itself).
 		c.Note = "latency not compared: the harness did not measure it: " + why
 	} else {
@@ -277,7 +320,6 @@ func crossCheck(from, to *stormSnapshot, m Measurement, reports []protocol.Worke
 		c.LatencyDiff = relDiff(c.OurLatencyMs, c.CompleteLatencyMs)
 	}
 	c.Compared = true
-	return c
 }
 
 // stormLagMs is how long before a fresh reading (freshSnapshot) the statistics it holds were sent, on

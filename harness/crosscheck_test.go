@@ -51,9 +51,9 @@ func TestCrossCheckTimed(t *testing.T) {
 		if len(c.Spouts) != 1 || c.Spouts[0].Acked != 2500 || c.Spouts[0].Executors != 2 {
 			t.Errorf("%s: spouts = %+v, want one spout s with 2500 acked over 2 executors", tc.name, c.Spouts)
 		}
-		got := c.Suspect()
+		got := c.suspectText()
 		if (tc.wantSuspect == "") != (got == "") || !strings.Contains(got, tc.wantSuspect) {
-			t.Errorf("%s: Suspect() = %q, want containing %q", tc.name, got, tc.wantSuspect)
+			t.Errorf("%s: suspectText() = %q, want containing %q", tc.name, got, tc.wantSuspect)
 		}
 	}
 }
@@ -65,7 +65,7 @@ func TestCrossCheckTimed(t *testing.T) {
 // 102-110 s: 30 at 5 ms, 20 at 8 ms). stormSpan: (100,000 - 250 - 1,000, 110,000 - 250 + 1,000).
 func TestCrossCheckLatencyOverStormSpan(t *testing.T) {
 	reports, from, to := spanRun(t)
-	window := Measure(reports, nil, nil, 97_000, 107_000)
+	window := measureWindow(reports, nil, nil, 97_000, 107_000)
 	if math.Abs(window.LatencyMean-8.75) > 0.01 {
 		t.Fatalf("window mean latency %.3f ms, want 8.75 (hand computation)", window.LatencyMean)
 	}
@@ -76,13 +76,13 @@ func TestCrossCheckLatencyOverStormSpan(t *testing.T) {
 	if c.OurLatencyCount != 50 || math.Abs(c.OurLatencyMs-6.2) > 0.01 || !slices.Equal(c.OurLatencySpanMs, []int64{98_750, 110_750}) {
 		t.Errorf("ours over Storm's span: %.3f ms over %d tuples in %v; want 6.2 ms, 50, [98750 110750]", c.OurLatencyMs, c.OurLatencyCount, c.OurLatencySpanMs)
 	}
-	if c.Suspect() != "" {
-		t.Errorf("Suspect() = %q, want none (the window's 8.75 ms is not what Storm counted)", c.Suspect())
+	if c.suspectText() != "" {
+		t.Errorf("suspectText() = %q, want none (the window's 8.75 ms is not what Storm counted)", c.suspectText())
 	}
 	// Without reports (a run kept before this rule, or the topology beside a StormCounted run) the
 	// window's figure is compared: 41% apart.
-	if c := crossCheck(from, to, window, nil); !strings.Contains(c.Suspect(), "latency") {
-		t.Errorf("without reports: Suspect() = %q, want the window's latency suspect", c.Suspect())
+	if c := crossCheck(from, to, window, nil); !strings.Contains(c.suspectText(), "latency") {
+		t.Errorf("without reports: suspectText() = %q, want the window's latency suspect", c.suspectText())
 	}
 }
 
@@ -108,17 +108,17 @@ func TestCrossCheckDataset(t *testing.T) {
 	to := &stormSnapshot{TimeMs: 10_000, Executors: []stormui.Executor{spout("s", 1, 9, 500, 2), spout("s", 2, 9, 300, 4)}}
 	c := crossCheck(&stormSnapshot{TimeMs: 0}, to, Measurement{Acked: 790, LatencyMean: 2.7}, nil)
 	// Storm: 800 acked, latency (1,000 + 1,200) / 800 = 2.75 ms; ours 790 (1.25% apart), 2.7 (1.8%).
-	if !c.Compared || c.Quantity != "acked" || c.Acked != 800 || math.Abs(c.CompleteLatencyMs-2.75) > 1e-9 || c.Suspect() != "" {
-		t.Errorf("dataset run: %+v, suspect %q; want compared by acked, 800, 2.75 ms, not suspect", c, c.Suspect())
+	if !c.Compared || c.Quantity != "acked" || c.Acked != 800 || math.Abs(c.CompleteLatencyMs-2.75) > 1e-9 || c.suspectText() != "" {
+		t.Errorf("dataset run: %+v, suspect %q; want compared by acked, 800, 2.75 ms, not suspect", c, c.suspectText())
 	}
 	c = crossCheck(&stormSnapshot{TimeMs: 0}, to, Measurement{Acked: 700, LatencyMean: 2.75}, nil)
-	if !strings.Contains(c.Suspect(), "acked 700 vs Storm's 800") {
-		t.Errorf("dataset run 12.5%% short: Suspect() = %q", c.Suspect())
+	if !strings.Contains(c.suspectText(), "acked 700 vs Storm's 800") {
+		t.Errorf("dataset run 12.5%% short: suspectText() = %q", c.suspectText())
 	}
 	// Latency the harness did not measure is left out, not a disagreement.
-	c = crossCheck(&stormSnapshot{TimeMs: 0}, to, Measurement{Acked: 800, NotMeasured: map[string]string{MetricLatency: "no histograms"}}, nil)
-	if !c.Compared || c.Suspect() != "" || !strings.Contains(c.Note, "no histograms") {
-		t.Errorf("latency not measured: compared %v, suspect %q, note %q; want compared on acked only", c.Compared, c.Suspect(), c.Note)
+	c = crossCheck(&stormSnapshot{TimeMs: 0}, to, Measurement{Acked: 800, NotMeasured: map[string]string{metricLatency: "no histograms"}}, nil)
+	if !c.Compared || c.suspectText() != "" || !strings.Contains(c.Note, "no histograms") {
+		t.Errorf("latency not measured: compared %v, suspect %q, note %q; want compared on acked only", c.Compared, c.suspectText(), c.Note)
 	}
 }
 
@@ -163,11 +163,11 @@ func TestCrossCheckNotCompared(t *testing.T) {
 			m = Measurement{Acked: 3908, Restarts: 1}
 		}
 		if tc.name == "throughput not measured" {
-			m.NotMeasured = map[string]string{MetricThroughput: "no ack counters"}
+			m.NotMeasured = map[string]string{metricThroughput: "no ack counters"}
 		}
 		c := crossCheck(tc.from, tc.to, m, nil)
-		if c.Compared || !strings.Contains(c.Note, tc.note) || c.Suspect() != "" {
-			t.Errorf("%s: compared %v, note %q, suspect %q; want not compared, note with %q, not suspect", tc.name, c.Compared, c.Note, c.Suspect(), tc.note)
+		if c.Compared || !strings.Contains(c.Note, tc.note) || c.suspectText() != "" {
+			t.Errorf("%s: compared %v, note %q, suspect %q; want not compared, note with %q, not suspect", tc.name, c.Compared, c.Note, c.suspectText(), tc.note)
 		}
 	}
 }
@@ -215,8 +215,8 @@ func TestMovedInDataset(t *testing.T) {
 		{"timed run: the uptime rule decides", timed, []protocol.DecisionRecord{moved(10, true, 3)}, true},
 	} {
 		c := movedInDataset(tc.c, tc.ds, 100)
-		if c.Compared != tc.compared || (!c.Compared && (c.Suspect() != "" || !strings.Contains(c.Note, "moved 3 executor(s)"))) {
-			t.Errorf("%s: compared %v, suspect %q, note %q; want compared %v", tc.name, c.Compared, c.Suspect(), c.Note, tc.compared)
+		if c.Compared != tc.compared || (!c.Compared && (c.suspectText() != "" || !strings.Contains(c.Note, "moved 3 executor(s)"))) {
+			t.Errorf("%s: compared %v, suspect %q, note %q; want compared %v", tc.name, c.Compared, c.suspectText(), c.Note, tc.compared)
 		}
 	}
 }

@@ -4,7 +4,7 @@
 // -> collect -> kill -> tear down, always tearing down.
 //
 // The roles are apart, Jepsen style: Session starts a cluster, waits until it is idle, exposes the
-// daemons' logs as data (LogFiles) and closes it; Run is the one run loop; Nemesis disturbs the
+// daemons' logs as data (logFiles) and closes it; Run is the one run loop; Nemesis disturbs the
 // cluster on purpose (background load, straggling workers). The bridge's rounds and fallbacks and the
 // scheduler's decisions come from the scheduler service's state endpoint; every run is cross-checked
 // against Storm's own statistics (StormCheck). Errors are typed (*RunError with its stage and the
@@ -12,5 +12,6 @@
 //
 // Measurement is split the etcd-benchmark way: the workers' raw reports (protocol.WorkerReport,
 // collected by the scheduler service) and the actual placement read from Nimbus are plain values;
-// Measure folds them into a Measurement; judging (Check) and rendering (package reports) are separate.
+// measureWindow folds them into a Measurement; judging (judge, into RunResult.Validity) and rendering
+// (package reports) are separate.
 package harness

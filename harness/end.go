@@ -24,13 +24,13 @@ type End interface {
 }
 
 // Steady state: the window of a Timed run opens once the topology's throughput was stable over
-// SteadyIntervals consecutive report intervals, i.e. (max - min) <= SteadyTolerance * mean of their
+// steadyIntervals consecutive report intervals, i.e. (max - min) <= steadyTolerance * mean of their
 // throughputs (and the mean > 0), or when the maximum warm-up (RunSpec.WarmUp) has passed, whichever
 // comes first. An interval's throughput sums over the workers each one's acked tuples divided by the
 // length of its own report interval, so report times need not be aligned across workers.
 const (
-	SteadyIntervals = 3
-	SteadyTolerance = 0.10
+	steadyIntervals = 3
+	steadyTolerance = 0.10
 )
 
 // WarmUp records how a run's warm-up ended.
@@ -45,7 +45,7 @@ type WarmUp struct {
 	Settled bool `json:"settled,omitempty"`
 }
 
-// Timed measures a window of RunSpec.Measure after the warm-up (see SteadyIntervals).
+// Timed measures a window of RunSpec.Measure after the warm-up (see steadyIntervals).
 type Timed struct{}
 
 func (Timed) kind() string { return "timed" }
@@ -67,7 +67,7 @@ func checkWindow(kind string, spec RunSpec) error {
 func (Timed) window(ctx context.Context, r *running) error {
 	r.enter(StageWorkers)
 	running := time.Now().UnixMilli()
-	if err := r.cl.Service().WaitWorkers(ctx, r.id, r.res.StartedAt.UnixMilli(), workerSlots(r.res.Executors), r.spec.StartTimeout); err != nil {
+	if err := r.cl.Service().waitWorkers(ctx, r.id, r.res.StartedAt.UnixMilli(), workerSlots(r.res.Executors), r.spec.StartTimeout); err != nil {
 		return err
 	}
 	r.enter(StageWarmUp)
@@ -106,9 +106,9 @@ func warmUp(ctx context.Context, r *running, sinceMs int64) (WarmUp, error) {
 		if err != nil {
 			return w, err
 		}
-		if rates, ok := intervalRates(reps, SteadyIntervals); ok {
+		if rates, ok := intervalRates(reps, steadyIntervals); ok {
 			w.Rates = rates
-			w.Steady = steady(rates, SteadyTolerance)
+			w.Steady = steady(rates, steadyTolerance)
 		}
 		if r.spec.Settle {
 			st, err := r.cl.Service().State(ctx, r.res.StartedAt.UnixMilli())
@@ -212,21 +212,21 @@ func steady(rates []float64, tol float64) bool {
 // position (PacedSpout keeps it in the cluster's ZooKeeper), so it emits the tuples after that
 // position a second time, and tuples lost with a worker are never acked nor failed. Otherwise, and
 // as a bound, a run ends once no tuple has been acked for Quiet plus the topology's message timeout
-// (DatasetMessageTimeout; by then Storm has failed every tuple still in flight, give or take one
+// (datasetMessageTimeout; by then Storm has failed every tuple still in flight, give or take one
 // more timeout period). Quiet alone is not enough: a busy 0.25-core supervisor's reports reach the harness seconds late, and an ack
 // that has not arrived reads as quiet (measured: three k-means runs of the adaptive scheduler ended
 // with 2,615-3,120 of 3,908 tuples acked, and Storm's own count was short too). The window is
 // [submit, end) with no warm-up; Max bounds the whole run (an unfinished dataset is an error wrapping
-// ErrDatasetUnfinished). RunResult.DatasetS is the time from the first to the last acked tuple.
+// errDatasetUnfinished). RunResult.DatasetS is the time from the first to the last acked tuple.
 type Dataset struct {
 	Spout string
 	Quiet time.Duration
 	Max   time.Duration
 }
 
-// DatasetMessageTimeout is the topologies' topology.message.timeout.secs (the --message-timeout-secs
+// datasetMessageTimeout is the topologies' topology.message.timeout.secs (the --message-timeout-secs
 // default of TopologySetup.java): after it, every tuple still in flight has been failed by Storm.
-const DatasetMessageTimeout = 30 * time.Second
+const datasetMessageTimeout = 30 * time.Second
 
 func (Dataset) kind() string { return "dataset" }
 
@@ -288,13 +288,13 @@ func (d Dataset) window(ctx context.Context, r *running) error {
 			}
 			counted = !restarted(reps) && !moved
 		}
-		if ready && (counted || quietMs >= (d.Quiet+DatasetMessageTimeout).Milliseconds()) {
+		if ready && (counted || quietMs >= (d.Quiet+datasetMessageTimeout).Milliseconds()) {
 			res.DatasetS = float64(last-first) / 1000
 			break
 		}
 		now := time.Now()
 		if now.After(limit) {
-			err := fmt.Errorf("dataset run of %s: %w within %s (%d of %d spout tasks done)", r.spec.Topology.Name, ErrDatasetUnfinished, d.Max, done, tasks)
+			err := fmt.Errorf("dataset run of %s: %w within %s (%d of %d spout tasks done)", r.spec.Topology.Name, errDatasetUnfinished, d.Max, done, tasks)
 			return errors.Join(err, countErr)
 		}
 	}
@@ -360,7 +360,7 @@ func ackedOrFailed(reports []protocol.WorkerReport) int64 {
 // a worker log of some supervisor, and sums their N (the tuples those tasks emitted). A task's line is
 // counted once: a resumed task does not log it again, but a restart between saving its position and
 // logging could, and the line stays in the log of a slot the task has left.
-func spoutsDone(ctx context.Context, cl Cluster, id string) (tasks int, emitted int64, err error) {
+func spoutsDone(ctx context.Context, cl runCluster, id string) (tasks int, emitted int64, err error) {
 	cmd := fmt.Sprintf(`grep -rh 'stormlab spout .* done:' /opt/storm/logs/workers-artifacts/%s 2>/dev/null; true`, id)
 	var all strings.Builder
 	for _, h := range cl.Hosts() {

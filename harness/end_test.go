@@ -89,7 +89,7 @@ func TestSteady(t *testing.T) {
 		{[]float64{}, false},
 	}
 	for _, tc := range tests {
-		if got := steady(tc.rates, SteadyTolerance); got != tc.want {
+		if got := steady(tc.rates, steadyTolerance); got != tc.want {
 			t.Errorf("steady(%v) = %v, want %v", tc.rates, got, tc.want)
 		}
 	}

@@ -25,7 +25,7 @@ type RunError struct {
 	Topology string
 	Stage    string
 	Err      error
-	Logs     []LogTail
+	Logs     []logTail
 }
 
 func (e *RunError) Error() string {
@@ -34,8 +34,11 @@ func (e *RunError) Error() string {
 
 func (e *RunError) Unwrap() error { return e.Err }
 
-// ErrNotIdle is wrapped by WaitIdle's error when the cluster did not become idle in time.
-var ErrNotIdle = errors.New("cluster not idle")
+// LogText renders Logs for a terminal, one header per daemon log ("" when there are none).
+func (e *RunError) LogText() string { return formatTails(e.Logs) }
 
-// ErrDatasetUnfinished is wrapped when a bounded run's dataset was not processed within its limit.
-var ErrDatasetUnfinished = errors.New("dataset not processed in time")
+// errNotIdle is wrapped by waitIdle's error when the cluster did not become idle in time.
+var errNotIdle = errors.New("cluster not idle")
+
+// errDatasetUnfinished is wrapped when a bounded run's dataset was not processed within its limit.
+var errDatasetUnfinished = errors.New("dataset not processed in time")

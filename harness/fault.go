@@ -15,8 +15,10 @@ import (
 // FaultKind names what a fault does to the run's own cluster.
 type FaultKind string
 
-// The fault kinds. Each acts at Fault.At for Fault.Duration, then is undone.
+// The fault kinds (each acts at Fault.At for Fault.Duration, then is undone) and the syntax of a fault.
 const (
+	// FaultSyntax is the --fault syntax, for help texts and errors.
+	FaultSyntax = "KIND@AT+DURATION[:TARGET], e.g. kill-supervisor@30s+20s:sup1, restart-zookeeper@40s+10s or delay@30s+20s:sup1-sup2=50ms (AT counts from the opening of the measurement window)"
 	// KillSupervisor stops a supervisor's container (its worker JVMs die with it) and starts it again
 	// after the duration. Target: the supervisor's hostname.
 	KillSupervisor FaultKind = "kill-supervisor"
@@ -29,12 +31,12 @@ const (
 	RestartService FaultKind = "restart-service"
 	// Delay sets the emulated network delay between two supervisors (both directions) for the duration,
 	// then restores the cluster's own (WithNetworkDelay, usually none). Target: NODE_A-NODE_B=DELAY,
-	// e.g. sup1-sup2=50ms (whole milliseconds, at most 10s). See DelayFile for how.
+	// e.g. sup1-sup2=50ms (whole milliseconds, at most 10s). See delayFile for how.
 	Delay FaultKind = "delay"
 )
 
-// FaultKinds lists the kinds a Fault can have.
-func FaultKinds() []FaultKind {
+// faultKinds lists the kinds a Fault can have.
+func faultKinds() []FaultKind {
 	return []FaultKind{KillSupervisor, PauseWorker, RestartZooKeeper, RestartService, Delay}
 }
 
@@ -43,21 +45,21 @@ func (k FaultKind) needsTarget() bool { return k == KillSupervisor || k == Pause
 
 // The delay fault's mechanism. The emulated delay lives in Storm's messaging layer (the kernels here
 // lack sch_netem; see docker.DelayTransport), and a worker reads the cluster's fixed delay once at start.
-// A run with a delay fault submits its topology with the delaying transport and DelayFileConf =
-// DelayFile; the transport then re-reads DelayFile (lines "HOST MS": the delay of messages to HOST) in
+// A run with a delay fault submits its topology with the delaying transport and delayFileConf =
+// delayFile; the transport then re-reads delayFile (lines "HOST MS": the delay of messages to HOST) in
 // its own container at most every 100 ms. The fault writes that file into the two supervisors'
 // containers with docker exec (write and rename, so a worker never reads half a file) and its undo
 // removes it. Chosen over a signal or an RPC into the worker: it touches nothing but this harness's own
 // containers, needs no port, and a worker that (re)starts during the fault reads the same file.
 const (
-	DelayFile     = "/tmp/stormlab-delay"
-	DelayFileConf = "stormlab.net.delay.file"
+	delayFile     = "/tmp/stormlab-delay"
+	delayFileConf = "stormlab.net.delay.file"
 	// maxDelay is the largest delay a delay fault sets (as docker.WithNetworkDelay's).
 	maxDelay = 10 * time.Second
 )
 
-// DelayTarget is a delay fault's target: the delay between supervisors A and B.
-type DelayTarget struct {
+// delayTarget is a delay fault's target: the delay between supervisors A and B.
+type delayTarget struct {
 	A, B  string
 	Delay time.Duration
 }
@@ -65,21 +67,21 @@ type DelayTarget struct {
 // delayTargetSyntax is the target of a delay fault, for errors.
 const delayTargetSyntax = "NODE_A-NODE_B=DELAY, e.g. delay@30s+20s:sup1-sup2=50ms"
 
-// ParseDelayTarget reads a delay fault's target. With hosts (the cluster's supervisors) both nodes must
+// parseDelayTarget reads a delay fault's target. With hosts (the cluster's supervisors) both nodes must
 // be two different ones of them, and a node name holding '-' is split where both halves are known;
 // without hosts it splits at the first '-' and checks only the shape.
-func ParseDelayTarget(target string, hosts []string) (DelayTarget, error) {
+func parseDelayTarget(target string, hosts []string) (delayTarget, error) {
 	nodes, d, ok := strings.Cut(target, "=")
 	if !ok {
-		return DelayTarget{}, fmt.Errorf("delay target %q has no =DELAY", target)
+		return delayTarget{}, fmt.Errorf("delay target %q has no =DELAY", target)
 	}
-	var t DelayTarget
+	var t delayTarget
 	var err error
 	if t.Delay, err = time.ParseDuration(d); err != nil {
-		return DelayTarget{}, fmt.Errorf("delay target %q: DELAY %q is not a duration", target, d)
+		return delayTarget{}, fmt.Errorf("delay target %q: DELAY %q is not a duration", target, d)
 	}
 	if t.Delay < 0 || t.Delay > maxDelay || t.Delay%time.Millisecond != 0 {
-		return DelayTarget{}, fmt.Errorf("delay target %q: DELAY %s must be whole milliseconds in [0, %s]", target, t.Delay, maxDelay)
+		return delayTarget{}, fmt.Errorf("delay target %q: DELAY %s must be whole milliseconds in [0, %s]", target, t.Delay, maxDelay)
 	}
 	found := false
 	for i := 0; i < len(nodes); i++ {
@@ -94,13 +96,13 @@ func ParseDelayTarget(target string, hosts []string) (DelayTarget, error) {
 	}
 	switch {
 	case !found && !strings.Contains(nodes, "-"):
-		return DelayTarget{}, fmt.Errorf("delay target %q: no NODE_A-NODE_B", target)
+		return delayTarget{}, fmt.Errorf("delay target %q: no NODE_A-NODE_B", target)
 	case !found:
-		return DelayTarget{}, fmt.Errorf("delay target %q: %q is not two supervisors of this cluster joined by '-' (supervisors: %s)", target, nodes, strings.Join(hosts, ", "))
+		return delayTarget{}, fmt.Errorf("delay target %q: %q is not two supervisors of this cluster joined by '-' (supervisors: %s)", target, nodes, strings.Join(hosts, ", "))
 	case t.A == "" || t.B == "":
-		return DelayTarget{}, fmt.Errorf("delay target %q: a node name is empty", target)
+		return delayTarget{}, fmt.Errorf("delay target %q: a node name is empty", target)
 	case t.A == t.B:
-		return DelayTarget{}, fmt.Errorf("delay target %q: both nodes are %s; a delay is between two different supervisors", target, t.A)
+		return delayTarget{}, fmt.Errorf("delay target %q: both nodes are %s; a delay is between two different supervisors", target, t.A)
 	}
 	return t, nil
 }
@@ -116,15 +118,15 @@ func delayFaults(faults []Fault) []Fault {
 	return out
 }
 
-// DelayTopologyArgs are the topology flags a run with a delay fault submits with: the delaying
-// transport (also when the cluster has no fixed delay) reading DelayFile. nil without delay faults, so
+// delayTopologyArgs are the topology flags a run with a delay fault submits with: the delaying
+// transport (also when the cluster has no fixed delay) reading delayFile. nil without delay faults, so
 // fault-free runs keep Storm's own transport. They are topology conf entries (--conf of the stormlab
 // topologies): a worker's conf is the supervisor's with the topology's on top.
-func DelayTopologyArgs(faults []Fault) []string {
+func delayTopologyArgs(faults []Fault) []string {
 	if len(delayFaults(faults)) == 0 {
 		return nil
 	}
-	return []string{"--conf", "storm.messaging.transport=" + docker.DelayTransport, "--conf", DelayFileConf + "=" + DelayFile}
+	return []string{"--conf", "storm.messaging.transport=" + docker.DelayTransport, "--conf", delayFileConf + "=" + delayFile}
 }
 
 // Fault is one fault of a run, as data: Kind at At after the measurement window opened, undone
@@ -136,9 +138,6 @@ type Fault struct {
 	Duration time.Duration `json:"duration_ns"`
 	Target   string        `json:"target,omitempty"`
 }
-
-// FaultSyntax is the --fault syntax, for help texts and errors.
-const FaultSyntax = "KIND@AT+DURATION[:TARGET], e.g. kill-supervisor@30s+20s:sup1, restart-zookeeper@40s+10s or delay@30s+20s:sup1-sup2=50ms (AT counts from the opening of the measurement window)"
 
 func (f Fault) String() string {
 	s := fmt.Sprintf("%s@%s+%s", f.Kind, f.At, f.Duration)
@@ -158,9 +157,9 @@ func ParseFault(s string) (Fault, error) {
 		return bad("no @AT")
 	}
 	f := Fault{Kind: FaultKind(kind)}
-	if !slices.Contains(FaultKinds(), f.Kind) {
-		names := make([]string, 0, len(FaultKinds()))
-		for _, k := range FaultKinds() {
+	if !slices.Contains(faultKinds(), f.Kind) {
+		names := make([]string, 0, len(faultKinds()))
+		for _, k := range faultKinds() {
 			names = append(names, string(k))
 		}
 		return bad(fmt.Sprintf("unknown kind %q (known: %s)", kind, strings.Join(names, ", ")))
@@ -178,7 +177,7 @@ func ParseFault(s string) (Fault, error) {
 		return bad(fmt.Sprintf("DURATION %q is not a duration", dur))
 	}
 	if f.Kind == Delay {
-		if _, err := ParseDelayTarget(f.Target, nil); err != nil {
+		if _, err := parseDelayTarget(f.Target, nil); err != nil {
 			return bad(err.Error())
 		}
 	}
@@ -192,11 +191,11 @@ func ValidateFaults(faults []Fault, hosts []string, measure time.Duration) error
 	var errs []error
 	for _, f := range faults {
 		switch {
-		case !slices.Contains(FaultKinds(), f.Kind):
+		case !slices.Contains(faultKinds(), f.Kind):
 			errs = append(errs, fmt.Errorf("fault %s: unknown kind %q", f, f.Kind))
 			continue
 		case f.Kind == Delay:
-			if _, err := ParseDelayTarget(f.Target, hosts); err != nil {
+			if _, err := parseDelayTarget(f.Target, hosts); err != nil {
 				errs = append(errs, fmt.Errorf("fault %s: %w; write %s", f, err, delayTargetSyntax))
 			}
 		case f.Kind.needsTarget() && !slices.Contains(hosts, f.Target):
@@ -213,12 +212,12 @@ func ValidateFaults(faults []Fault, hosts []string, measure time.Duration) error
 	// Two delays on one node at once: its delay file holds one state, so the first undo would end both.
 	ds := delayFaults(faults)
 	for i, f := range ds {
-		ft, err := ParseDelayTarget(f.Target, hosts)
+		ft, err := parseDelayTarget(f.Target, hosts)
 		if err != nil {
 			continue
 		}
 		for _, g := range ds[i+1:] {
-			gt, err := ParseDelayTarget(g.Target, hosts)
+			gt, err := parseDelayTarget(g.Target, hosts)
 			if err != nil || !(f.At < g.At+g.Duration && g.At < f.At+f.Duration) {
 				continue
 			}
@@ -258,14 +257,14 @@ type FaultRecord struct {
 	before []ExecutorPlace
 }
 
-// Faulter is a Cluster that can inject faults into itself (the docker cluster does, through its
+// faulter is a Cluster that can inject faults into itself (the docker cluster does, through its
 // Nemesis). Inject starts f and returns how to undo it.
-type Faulter interface {
+type faulter interface {
 	Inject(ctx context.Context, f Fault) (undo func(context.Context) error, err error)
 }
 
-// Inject starts f on the session's own containers and returns its undo.
-func (n *Nemesis) Inject(ctx context.Context, f Fault) (func(context.Context) error, error) {
+// inject starts f on the session's own containers and returns its undo.
+func (n *Nemesis) inject(ctx context.Context, f Fault) (func(context.Context) error, error) {
 	switch f.Kind {
 	case KillSupervisor:
 		return n.stopContainer(ctx, f.Target)
@@ -292,14 +291,14 @@ func (n *Nemesis) Inject(ctx context.Context, f Fault) (func(context.Context) er
 	return nil, fmt.Errorf("fault %s: unknown kind", f)
 }
 
-// setDelay writes DelayFile into both nodes of a delay fault (each names the other); the undo removes
+// setDelay writes delayFile into both nodes of a delay fault (each names the other); the undo removes
 // both files, so the cluster's own delay applies again.
 func (n *Nemesis) setDelay(ctx context.Context, f Fault) (func(context.Context) error, error) {
 	var hosts []string
 	for _, s := range n.c.Supervisors() {
 		hosts = append(hosts, s.Host())
 	}
-	t, err := ParseDelayTarget(f.Target, hosts)
+	t, err := parseDelayTarget(f.Target, hosts)
 	if err != nil {
 		return nil, err
 	}
@@ -307,7 +306,7 @@ func (n *Nemesis) setDelay(ctx context.Context, f Fault) (func(context.Context) 
 	undo := func(ctx context.Context) error {
 		var errs []error
 		for _, h := range []string{t.A, t.B} {
-			errs = append(errs, n.shell(ctx, h, "rm -f "+DelayFile))
+			errs = append(errs, n.shell(ctx, h, "rm -f "+delayFile))
 		}
 		if err := errors.Join(errs...); err != nil {
 			return err
@@ -317,7 +316,7 @@ func (n *Nemesis) setDelay(ctx context.Context, f Fault) (func(context.Context) 
 	}
 	for _, p := range [][2]string{{t.A, t.B}, {t.B, t.A}} {
 		// Host names are the cluster's own supervisors (checked above), so they are safe in the script.
-		script := fmt.Sprintf("printf '%%s %%d\\n' %s %d > %s.tmp && mv -f %s.tmp %s", p[1], ms, DelayFile, DelayFile, DelayFile)
+		script := fmt.Sprintf("printf '%%s %%d\\n' %s %d > %s.tmp && mv -f %s.tmp %s", p[1], ms, delayFile, delayFile, delayFile)
 		if err := n.shell(ctx, p[0], script); err != nil {
 			return nil, errors.Join(err, undo(context.WithoutCancel(ctx)))
 		}
@@ -375,7 +374,7 @@ func (n *Nemesis) stopContainer(ctx context.Context, role string) (func(context.
 // returns their records once all are undone (undo also runs when ctx ends). Before the scheduler
 // service is stopped, its reports and state so far are kept in r (the service keeps them in memory).
 func injectFaults(ctx context.Context, r *running, openMs int64) []FaultRecord {
-	fl, _ := r.cl.(Faulter)
+	fl, _ := r.cl.(faulter)
 	recs := make([]FaultRecord, len(r.spec.Faults))
 	done := make(chan struct{}, len(r.spec.Faults))
 	for i, f := range r.spec.Faults {

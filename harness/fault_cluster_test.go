@@ -102,7 +102,7 @@ func TestClusterFaults(t *testing.T) {
 			inTimeline[e.Fault+" "+e.Event]++
 		}
 	}
-	t.Logf("timeline events: %v; throughput %.1f tuples/s; invalid %q", events, r.Measurement.Throughput, r.Invalid)
+	t.Logf("timeline events: %v; throughput %.1f tuples/s; validity %+v", events, r.Measurement.Throughput, r.Validity)
 	if events["throughput"] == 0 || events["worker-start"] == 0 {
 		t.Errorf("timeline without throughput series or worker starts: %v", events)
 	}

@@ -115,7 +115,7 @@ func TestRecover(t *testing.T) {
 		// 20 s); dip in (20,25]; back in (30,35] -> recovery 35-20 = 15 s; lost = 100*5 + 50*5 = 750.
 		reps := base(map[int64]int64{25: 0, 30: 250})
 		reps = append(reps, rep("s2", 30, 0, 7, 26_000), rep("s2", 60, 0, 3, 26_000))
-		r := Recover(reps, 0, 60_000, 20_000, 5000)
+		r := recoveryOf(reps, 0, 60_000, 20_000, 5000)
 		if !r.Measured || !r.Dip || !r.Recovered || math.Abs(r.RecoveryS-15) > tol || math.Abs(r.PreTput-100) > tol || math.Abs(r.LostTuples-750) > tol {
 			t.Errorf("got %+v", r)
 		}
@@ -130,7 +130,7 @@ func TestRecover(t *testing.T) {
 		// The four intervals before 20 s ack 0 (workers restarting), 500 each after: the pre-fault
 		// level is 0, so there is nothing to recover to. It used to read "no dip below 90% of 0":
 		// recovered in 0 s.
-		r := Recover(base(map[int64]int64{5: 0, 10: 0, 15: 0, 20: 0}), 0, 60_000, 20_000, 5000)
+		r := recoveryOf(base(map[int64]int64{5: 0, 10: 0, 15: 0, 20: 0}), 0, 60_000, 20_000, 5000)
 		if r.Measured || r.Recovered || r.Verdict() != "not measured" {
 			t.Errorf("got %+v (%s), want not measured", r, r.Verdict())
 		}
@@ -141,20 +141,20 @@ func TestRecover(t *testing.T) {
 		for s := int64(25); s <= 60; s += 5 {
 			m[s] = 400
 		}
-		r := Recover(base(m), 0, 60_000, 20_000, 5000)
+		r := recoveryOf(base(m), 0, 60_000, 20_000, 5000)
 		if !r.Dip || r.Recovered || math.Abs(r.LostTuples-800) > tol || r.Verdict() != "not recovered" {
 			t.Errorf("got %+v", r)
 		}
 	})
 	t.Run("no dip", func(t *testing.T) {
 		// 460 per interval = 92/s >= 90/s: no dip, recovered at once.
-		r := Recover(base(map[int64]int64{25: 460}), 0, 60_000, 20_000, 5000)
+		r := recoveryOf(base(map[int64]int64{25: 460}), 0, 60_000, 20_000, 5000)
 		if r.Dip || !r.Recovered || r.RecoveryS != 0 {
 			t.Errorf("got %+v", r)
 		}
 	})
 	t.Run("fault at the window's start", func(t *testing.T) {
-		r := Recover(base(nil), 0, 60_000, 0, 5000)
+		r := recoveryOf(base(nil), 0, 60_000, 0, 5000)
 		if r.Measured || r.Verdict() != "not measured" {
 			t.Errorf("got %+v", r)
 		}
@@ -215,7 +215,7 @@ func TestRecoverLostReport(t *testing.T) {
 		x.AckedTotal = 100 * s
 		reps = append(reps, x)
 	}
-	r := Recover(reps, 0, 60_000, 20_000, 5000)
+	r := recoveryOf(reps, 0, 60_000, 20_000, 5000)
 	if !r.Measured || r.Dip || !r.Recovered || r.LostTuples != 0 {
 		t.Errorf("got %+v, want no dip", r)
 	}
@@ -234,39 +234,39 @@ func TestParseDelayTarget(t *testing.T) {
 	hosts := []string{"sup-1", "sup-2", "sup3"}
 	for _, tc := range []struct {
 		in   string
-		want DelayTarget
+		want delayTarget
 		err  string
 	}{
-		{"sup-1-sup-2=50ms", DelayTarget{"sup-1", "sup-2", 50 * time.Millisecond}, ""},
-		{"sup3-sup-1=0s", DelayTarget{"sup3", "sup-1", 0}, ""},
-		{"sup3-sup-1=1s", DelayTarget{"sup3", "sup-1", time.Second}, ""},
-		{"sup3-sup4=1ms", DelayTarget{}, `"sup3-sup4" is not two supervisors of this cluster joined by '-' (supervisors: sup-1, sup-2, sup3)`},
-		{"sup3=1ms", DelayTarget{}, "no NODE_A-NODE_B"},
-		{"-sup3=1ms", DelayTarget{}, "is not two supervisors"},
-		{"sup3-sup3=1ms", DelayTarget{}, "both nodes are sup3"},
+		{"sup-1-sup-2=50ms", delayTarget{"sup-1", "sup-2", 50 * time.Millisecond}, ""},
+		{"sup3-sup-1=0s", delayTarget{"sup3", "sup-1", 0}, ""},
+		{"sup3-sup-1=1s", delayTarget{"sup3", "sup-1", time.Second}, ""},
+		{"sup3-sup4=1ms", delayTarget{}, `"sup3-sup4" is not two supervisors of this cluster joined by '-' (supervisors: sup-1, sup-2, sup3)`},
+		{"sup3=1ms", delayTarget{}, "no NODE_A-NODE_B"},
+		{"-sup3=1ms", delayTarget{}, "is not two supervisors"},
+		{"sup3-sup3=1ms", delayTarget{}, "both nodes are sup3"},
 	} {
-		got, err := ParseDelayTarget(tc.in, hosts)
+		got, err := parseDelayTarget(tc.in, hosts)
 		if tc.err != "" {
 			if err == nil || !strings.Contains(err.Error(), tc.err) {
-				t.Errorf("ParseDelayTarget(%q) error %v, want one containing %q", tc.in, err, tc.err)
+				t.Errorf("parseDelayTarget(%q) error %v, want one containing %q", tc.in, err, tc.err)
 			}
 			continue
 		}
 		if err != nil || got != tc.want {
-			t.Errorf("ParseDelayTarget(%q) = %+v, %v; want %+v", tc.in, got, err, tc.want)
+			t.Errorf("parseDelayTarget(%q) = %+v, %v; want %+v", tc.in, got, err, tc.want)
 		}
 	}
 }
 
 // TestDelayTopologyArgs: only a run with a delay fault changes the topology's transport.
 func TestDelayTopologyArgs(t *testing.T) {
-	if a := DelayTopologyArgs([]Fault{{Kind: KillSupervisor, Target: "s1"}}); a != nil {
+	if a := delayTopologyArgs([]Fault{{Kind: KillSupervisor, Target: "s1"}}); a != nil {
 		t.Errorf("without a delay fault: %q, want none", a)
 	}
-	got := strings.Join(DelayTopologyArgs([]Fault{{Kind: RestartService}, {Kind: Delay, Target: "a-b=1ms"}}), " ")
+	got := strings.Join(delayTopologyArgs([]Fault{{Kind: RestartService}, {Kind: Delay, Target: "a-b=1ms"}}), " ")
 	want := "--conf storm.messaging.transport=org.stormlab.net.DelayContext --conf stormlab.net.delay.file=/tmp/stormlab-delay"
 	if got != want {
-		t.Errorf("DelayTopologyArgs = %q, want %q", got, want)
+		t.Errorf("delayTopologyArgs = %q, want %q", got, want)
 	}
 }
 
@@ -277,11 +277,11 @@ func TestFaultLatency(t *testing.T) {
 		return protocol.WorkerReport{TimeMs: ms, CompleteLatencyMs: lat}
 	}
 	reps := []protocol.WorkerReport{r(1000, 999), r(3000, 10), r(5000, 20), r(7000, 200, 400), r(9000), r(12000, 999)}
-	pre, during := FaultLatency(reps, 1000, 5000, 11000)
+	pre, during := faultLatency(reps, 1000, 5000, 11000)
 	if math.Abs(pre-15) > 1e-9 || math.Abs(during-300) > 1e-9 {
-		t.Errorf("FaultLatency = %v, %v; want 15, 300", pre, during)
+		t.Errorf("faultLatency = %v, %v; want 15, 300", pre, during)
 	}
-	if pre, during := FaultLatency(nil, 0, 1, 2); pre != 0 || during != 0 {
+	if pre, during := faultLatency(nil, 0, 1, 2); pre != 0 || during != 0 {
 		t.Errorf("no reports: %v, %v; want 0, 0", pre, during)
 	}
 }

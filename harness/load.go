@@ -16,7 +16,7 @@ import (
 // its presence means the run finished and was saved whole) and every worker
 // report of reports.jsonl, so a resumed experiment measures a kept run as it
 // measured it the first time. The comparison with Storm's statistics
-// (Storm, Suspect) is made again from Storm's raw readings in
+// (Storm, and so Validity) is made again from Storm's raw readings in
 // storm-stats.json, so kept runs are judged by the same rule as new ones
 // (crossCheck). A dir without run.json gives an error wrapping
 // fs.ErrNotExist.
@@ -35,6 +35,7 @@ func Load(dir string) (*RunResult, error) {
 	if err := recheck(dir, &r); err != nil {
 		return nil, err
 	}
+	r.Validity = judge(&r) // by today's rules, also for runs saved by earlier versions
 	return &r, nil
 }
 
@@ -56,7 +57,6 @@ func recheck(dir string, r *RunResult) error {
 		return nil
 	}
 	r.Storm = movedInDataset(crossCheck(raw.From, raw.To, r.Measurement, r.Reports), r.Decisions, r.MeasureTo)
-	r.Suspect = r.Storm.Suspect()
 	return nil
 }
 

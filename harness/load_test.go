@@ -49,10 +49,11 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 // TestCrossCheckLatencyOverStormSpan), and one kept without readings keeps its comparison.
 func TestLoadRechecksStorm(t *testing.T) {
 	reports, from, to := spanRun(t)
-	m := Measure(reports, nil, nil, 97_000, 107_000)
+	m := measureWindow(reports, nil, nil, 97_000, 107_000)
 	old := crossCheck(from, to, m, nil) // the window's latency: 8.75 vs 6.2 ms
-	r := &RunResult{Measurement: m, Reports: reports, MeasureFrom: 97_000, MeasureTo: 107_000, Storm: old, Suspect: old.Suspect()}
-	if r.Suspect == "" {
+	r := &RunResult{Measurement: m, Reports: reports, MeasureFrom: 97_000, MeasureTo: 107_000, Storm: old}
+	r.Validity = judge(r)
+	if !hasKind(r.Validity, ReasonStormLatency) {
 		t.Fatal("the run as saved should be suspect")
 	}
 	dir := filepath.Join(t.TempDir(), "run")
@@ -63,8 +64,8 @@ func TestLoadRechecksStorm(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Suspect != "" || got.Storm.OurLatencyCount != 50 {
-		t.Errorf("loaded: suspect %q, our latency over %d tuples; want not suspect, 50 (Storm's span)", got.Suspect, got.Storm.OurLatencyCount)
+	if hasKind(got.Validity, ReasonStormLatency) || got.Storm.OurLatencyCount != 50 {
+		t.Errorf("loaded: validity %+v, our latency over %d tuples; want not suspect on latency, 50 (Storm's span)", got.Validity, got.Storm.OurLatencyCount)
 	}
 	// Kept without Storm's readings: as saved.
 	r.Storm.From, r.Storm.To = nil, nil
@@ -72,7 +73,7 @@ func TestLoadRechecksStorm(t *testing.T) {
 	if err := Save(dir2, r); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := Load(dir2); err != nil || got.Suspect != r.Suspect {
-		t.Errorf("loaded without readings: suspect %q, err %v; want as saved (%q)", got.Suspect, err, r.Suspect)
+	if got, err := Load(dir2); err != nil || got.Storm.suspectText() != r.Storm.suspectText() || !hasKind(got.Validity, ReasonStormLatency) {
+		t.Errorf("loaded without readings: validity %+v, err %v; want as saved (%+v)", got.Validity, err, r.Validity)
 	}
 }

@@ -7,29 +7,29 @@ import (
 	"time"
 )
 
-// LogFiles is where a cluster keeps its daemons' logs, as data (Jepsen's db/LogFiles protocol, kept
+// logFiles is where a cluster keeps its daemons' logs, as data (Jepsen's db/logFiles protocol, kept
 // apart from the lifecycle): the names of the logs and each one's text. infra/docker.Cluster has it.
-type LogFiles interface {
+type logFiles interface {
 	LogNames() []string
 	Log(ctx context.Context, name string) (string, error)
 }
 
-// LogTail is the end of one daemon's log.
-type LogTail struct {
+// logTail is the end of one daemon's log.
+type logTail struct {
 	Name  string `json:"name"`
 	Lines string `json:"lines"`
 	Err   string `json:"error,omitempty"` // the log could not be read
 }
 
-// Tails returns the last n lines of every log (bounded by 10 s each, on a context that survives
+// logTails returns the last n lines of every log (bounded by 10 s each, on a context that survives
 // cancellation, so a failed or interrupted run still gets them).
-func Tails(ctx context.Context, lf LogFiles, n int) []LogTail {
-	var out []LogTail
+func logTails(ctx context.Context, lf logFiles, n int) []logTail {
+	var out []logTail
 	for _, name := range lf.LogNames() {
 		tctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 		text, err := lf.Log(tctx, name)
 		cancel()
-		t := LogTail{Name: name, Lines: lastLines(text, n)}
+		t := logTail{Name: name, Lines: lastLines(text, n)}
 		if err != nil {
 			t.Err = err.Error()
 		}
@@ -38,8 +38,8 @@ func Tails(ctx context.Context, lf LogFiles, n int) []LogTail {
 	return out
 }
 
-// FormatTails renders the tails for a terminal, one header per log.
-func FormatTails(tails []LogTail) string {
+// formatTails renders the tails for a terminal, one header per log.
+func formatTails(tails []logTail) string {
 	var b strings.Builder
 	for _, t := range tails {
 		fmt.Fprintf(&b, "--- %s ---\n", t.Name)

@@ -12,21 +12,21 @@ import (
 	"github.com/stormlab/stormlab/infra/protocol"
 )
 
-// Placement is where each task ran, read from Nimbus: task id -> node
+// taskPlacement is where each task ran, read from Nimbus: task id -> node
 // (supervisor host name). Tasks of system components are left out, so
 // traffic to ackers and metrics tasks does not count towards the cut rate.
-type Placement map[int]string
+type taskPlacement map[int]string
 
 // Metric names used in Measurement.Measured and Measurement.NotMeasured.
 const (
-	MetricThroughput = "throughput"
-	MetricLatency    = "latency"    // complete latency percentiles
-	MetricProcessing = "processing" // per-tuple processing time percentiles
-	MetricDeadlines  = "deadlines"  // QoS rate, misses, mean processing time
-	MetricCutRate    = "cut_rate"
-	MetricNodeCPU    = "node_cpu" // NodeCPU, NodeUtil, Balance
-	MetricMemory     = "memory"
-	MetricTupleSize  = "tuple_size"
+	metricThroughput = "throughput"
+	metricLatency    = "latency"    // complete latency percentiles
+	metricProcessing = "processing" // per-tuple processing time percentiles
+	metricDeadlines  = "deadlines"  // QoS rate, misses, mean processing time
+	metricCutRate    = "cut_rate"
+	metricNodeCPU    = "node_cpu" // NodeCPU, NodeUtil, Balance
+	metricMemory     = "memory"
+	metricTupleSize  = "tuple_size"
 )
 
 // Measurement is what one run (or one window of it) measured. A metric
@@ -110,8 +110,8 @@ func (m *Measurement) notMeasured(metric, reason string) {
 	}
 }
 
-// IsMeasured reports whether metric was measured in the window.
-func (m *Measurement) IsMeasured(metric string) bool {
+// isMeasured reports whether metric was measured in the window.
+func (m *Measurement) isMeasured(metric string) bool {
 	for _, x := range m.Measured {
 		if x == metric {
 			return true
@@ -120,7 +120,7 @@ func (m *Measurement) IsMeasured(metric string) bool {
 	return false
 }
 
-// Measure folds the reports received in [fromMs, toMs] into a Measurement.
+// measureWindow folds the reports received in [fromMs, toMs] into a Measurement.
 // capacity maps every node to its CPU capacity (percent, 100 = one core);
 // nodes without reports count as idle, which is what balance must see.
 //
@@ -149,7 +149,7 @@ func (m *Measurement) IsMeasured(metric string) bool {
 //
 // Node CPU, traffic, memory, tuple sizes and deadline records come from
 // the reports whose TimeMs lies in [fromMs, toMs).
-func Measure(reports []protocol.WorkerReport, place Placement, capacity map[string]float64, fromMs, toMs int64) Measurement {
+func measureWindow(reports []protocol.WorkerReport, place taskPlacement, capacity map[string]float64, fromMs, toMs int64) Measurement {
 	m := Measurement{WindowS: float64(toMs-fromMs) / 1000, NodeCPU: map[string]float64{}, NodeUtil: map[string]float64{}}
 	in := inWindow(reports, fromMs, toMs)
 	measureAcks(&m, reports, fromMs, toMs)
@@ -158,8 +158,8 @@ func Measure(reports []protocol.WorkerReport, place Placement, capacity map[stri
 	measureDeadlines(&m, in)
 	measureMemory(&m, in)
 	measureSizes(&m, in)
-	for _, metric := range []string{MetricThroughput, MetricLatency, MetricProcessing, MetricDeadlines,
-		MetricCutRate, MetricNodeCPU, MetricMemory, MetricTupleSize} {
+	for _, metric := range []string{metricThroughput, metricLatency, metricProcessing, metricDeadlines,
+		metricCutRate, metricNodeCPU, metricMemory, metricTupleSize} {
 		if _, no := m.NotMeasured[metric]; !no {
 			m.Measured = append(m.Measured, metric)
 		}
@@ -245,8 +245,34 @@ func segments(rs []*protocol.WorkerReport) [][]reading {
 }
 
 // measureAcks sets Acked, Failed, Throughput, Restarts and the latency and
-// processing histograms (see Measure).
+// processing histograms (see measureWindow).
 func measureAcks(m *Measurement, reports []protocol.WorkerReport, fromMs, toMs int64) {
+	keys, byWorker := reportsByWorker(reports)
+	lat := newMerger(protocol.LatencyHistHighest, protocol.FieldLatencyHist)
+	proc := newMerger(protocol.ProcessingHistHighest, protocol.FieldProcHist)
+	rated := 0
+	for _, k := range keys {
+		rs := byWorker[k]
+		sort.SliceStable(rs, func(i, j int) bool { return rs[i].TimeMs < rs[j].TimeMs })
+		w := tallyWorker(m, k, rs, fromMs, toMs, lat, proc)
+		if w.last > w.first {
+			m.Acked += w.acked
+			m.Failed += w.failed
+			m.Throughput += float64(w.acked) / (float64(w.last-w.first) / 1000)
+			rated++
+		}
+		if w.unrated {
+			m.Warnings = append(m.Warnings, fmt.Sprintf("worker %s acked tuples in the window but has fewer than two counter readings in it: its acks are not counted", k))
+		}
+	}
+	if rated == 0 {
+		m.notMeasured(metricThroughput, "no worker has two counter readings inside the window (window shorter than a report interval, or no reports)")
+	}
+	setHistograms(m, lat, proc)
+}
+
+// reportsByWorker groups the reports by worker (topology, host, port), the workers in that order.
+func reportsByWorker(reports []protocol.WorkerReport) ([]workerKey, map[workerKey][]*protocol.WorkerReport) {
 	byWorker := map[workerKey][]*protocol.WorkerReport{}
 	var keys []workerKey
 	for i := range reports {
@@ -267,70 +293,69 @@ func measureAcks(m *Measurement, reports []protocol.WorkerReport, fromMs, toMs i
 		}
 		return a.port < b.port
 	})
-	lat := newMerger(protocol.LatencyHistHighest, protocol.FieldLatencyHist)
-	proc := newMerger(protocol.ProcessingHistHighest, protocol.FieldProcHist)
-	rated := 0
-	for _, k := range keys {
-		rs := byWorker[k]
-		sort.SliceStable(rs, func(i, j int) bool { return rs[i].TimeMs < rs[j].TimeMs })
-		var acked, failed int64
-		first, last := int64(math.MaxInt64), int64(math.MinInt64)
-		segLast := int64(math.MinInt64)
-		unrated := false
-		prevLast := int64(math.MinInt64) // last reading of the previous incarnation
-		for si, seg := range segments(rs) {
-			if si > 0 {
-				prevLast = segLast
+	return keys, byWorker
+}
+
+// workerTally is one worker's acks in the window, over the span [first, last] its counters cover;
+// unrated: it acked in the window but some incarnation has fewer than two readings in it.
+type workerTally struct {
+	acked, failed int64
+	first, last   int64
+	unrated       bool
+}
+
+// tallyWorker counts one worker's acks over its incarnations (segments), adds the histograms of its
+// reports whose interval lies in the window and counts its restarts in the window into m.
+func tallyWorker(m *Measurement, k workerKey, rs []*protocol.WorkerReport, fromMs, toMs int64, lat, proc *merger) workerTally {
+	w := workerTally{first: math.MaxInt64, last: math.MinInt64}
+	segLast := int64(math.MinInt64)
+	prevLast := int64(math.MinInt64) // last reading of the previous incarnation
+	for si, seg := range segments(rs) {
+		if si > 0 {
+			prevLast = segLast
+		}
+		segLast = seg[len(seg)-1].t
+		var pts []reading
+		for _, p := range seg {
+			if p.t >= fromMs && p.t <= toMs {
+				pts = append(pts, p)
 			}
-			segLast = seg[len(seg)-1].t
-			var pts []reading
-			for _, p := range seg {
-				if p.t >= fromMs && p.t <= toMs {
-					pts = append(pts, p)
-				}
+		}
+		if si > 0 && seg[0].t >= fromMs && seg[0].t <= toMs {
+			m.Restarts++
+		}
+		for _, p := range pts {
+			if p.r != nil && p.intervalBegins >= fromMs {
+				lat.add(k, p.r, p.r.LatencyHist)
+				proc.add(k, p.r, p.r.ProcessingHist)
 			}
-			if si > 0 && seg[0].t >= fromMs && seg[0].t <= toMs {
-				m.Restarts++
-			}
+		}
+		if len(pts) < 2 {
 			for _, p := range pts {
-				if p.r != nil && p.intervalBegins >= fromMs {
-					lat.add(k, p.r, p.r.LatencyHist)
-					proc.add(k, p.r, p.r.ProcessingHist)
-				}
+				w.unrated = w.unrated || (p.r != nil && p.r.Acked > 0)
 			}
-			if len(pts) < 2 {
-				for _, p := range pts {
-					unrated = unrated || (p.r != nil && p.r.Acked > 0)
-				}
-				continue
-			}
-			acked += pts[len(pts)-1].acked - pts[0].acked
-			failed += pts[len(pts)-1].failed - pts[0].failed
-			begin := pts[0].t
-			if si > 0 && pts[0].r == nil {
-				// A restart inside the window: the worker was down since
-				// its previous incarnation's last reading (or the window's
-				// start), time that counts with no acks.
-				begin = max(fromMs, min(begin, prevLast))
-			}
-			first = min(first, begin)
-			last = max(last, pts[len(pts)-1].t)
+			continue
 		}
-		if last > first {
-			m.Acked += acked
-			m.Failed += failed
-			m.Throughput += float64(acked) / (float64(last-first) / 1000)
-			rated++
+		w.acked += pts[len(pts)-1].acked - pts[0].acked
+		w.failed += pts[len(pts)-1].failed - pts[0].failed
+		begin := pts[0].t
+		if si > 0 && pts[0].r == nil {
+			// A restart inside the window: the worker was down since
+			// its previous incarnation's last reading (or the window's
+			// start), time that counts with no acks.
+			begin = max(fromMs, min(begin, prevLast))
 		}
-		if unrated {
-			m.Warnings = append(m.Warnings, fmt.Sprintf("worker %s acked tuples in the window but has fewer than two counter readings in it: its acks are not counted", k))
-		}
+		w.first = min(w.first, begin)
+		w.last = max(w.last, pts[len(pts)-1].t)
 	}
-	if rated == 0 {
-		m.notMeasured(MetricThroughput, "no worker has two counter readings inside the window (window shorter than a report interval, or no reports)")
-	}
+	return w
+}
+
+// setHistograms sets the latency and processing-time figures from the merged histograms, or marks
+// each not measured with the reason.
+func setHistograms(m *Measurement, lat, proc *merger) {
 	if h, why := lat.result(); h == nil {
-		m.notMeasured(MetricLatency, why)
+		m.notMeasured(metricLatency, why)
 	} else {
 		m.LatencyCount = h.TotalCount()
 		m.LatencyMean = h.Mean()
@@ -341,7 +366,7 @@ func measureAcks(m *Measurement, reports []protocol.WorkerReport, fromMs, toMs i
 		m.LatencyMax = float64(h.Max())
 	}
 	if h, why := proc.result(); h == nil {
-		m.notMeasured(MetricProcessing, why)
+		m.notMeasured(metricProcessing, why)
 	} else {
 		const us = 1000.0 // the histogram holds µs
 		m.ProcessingCount = h.TotalCount()
@@ -407,13 +432,13 @@ func measureCPU(m *Measurement, in []*protocol.WorkerReport, capacity map[string
 	cpuSec := map[string]float64{} // CPU-seconds per node, in units of one core
 	for _, r := range in {
 		if r.Lacks(protocol.FieldWorkerCPU) {
-			m.notMeasured(MetricNodeCPU, fmt.Sprintf("worker %s:%d could not measure its process CPU", r.Host, r.Port))
+			m.notMeasured(metricNodeCPU, fmt.Sprintf("worker %s:%d could not measure its process CPU", r.Host, r.Port))
 			continue
 		}
 		cpuSec[r.Host] += r.WorkerCPUPercent / 100 * r.IntervalS
 	}
 	if len(in) == 0 {
-		m.notMeasured(MetricNodeCPU, "no report in the window")
+		m.notMeasured(metricNodeCPU, "no report in the window")
 	}
 	nodes := make([]string, 0, len(capacity))
 	for n := range capacity {
@@ -438,7 +463,7 @@ func measureCPU(m *Measurement, in []*protocol.WorkerReport, capacity map[string
 }
 
 // measureTraffic sets the cut rate from the task-to-task counts.
-func measureTraffic(m *Measurement, in []*protocol.WorkerReport, place Placement) {
+func measureTraffic(m *Measurement, in []*protocol.WorkerReport, place taskPlacement) {
 	for _, r := range in {
 		for _, t := range r.Traffic {
 			a, okA := place[t.Src]
@@ -458,7 +483,7 @@ func measureTraffic(m *Measurement, in []*protocol.WorkerReport, place Placement
 	if m.Tuples > 0 {
 		m.CutRate = float64(m.CrossTuples) / float64(m.Tuples)
 	} else {
-		m.notMeasured(MetricCutRate, "no tuples between placed tasks in the window")
+		m.notMeasured(metricCutRate, "no tuples between placed tasks in the window")
 	}
 }
 
@@ -484,12 +509,12 @@ func measureDeadlines(m *Measurement, in []*protocol.WorkerReport) {
 		}
 	}
 	if m.Deadlines == 0 {
-		m.notMeasured(MetricDeadlines, "no sink task reported a tuple carrying T_start in the window")
+		m.notMeasured(metricDeadlines, "no sink task reported a tuple carrying T_start in the window")
 		return
 	}
 	m.ProcessingMs = procSum / float64(m.Deadlines)
 	if withDeadline == 0 {
-		m.notMeasured(MetricDeadlines, "the sinks' tuples carry T_start but the topology set no deadline for them")
+		m.notMeasured(metricDeadlines, "the sinks' tuples carry T_start but the topology set no deadline for them")
 		return
 	}
 	m.QoSRate = qosAll / float64(withDeadline)
@@ -521,7 +546,7 @@ func measureMemory(m *Measurement, in []*protocol.WorkerReport) {
 		byWorker[k].n++
 	}
 	if len(byWorker) == 0 {
-		m.notMeasured(MetricMemory, "no worker reported its memory in the window")
+		m.notMeasured(metricMemory, "no worker reported its memory in the window")
 		return
 	}
 	m.NodeMemoryMB = map[string]float64{}
@@ -535,7 +560,7 @@ func measureSizes(m *Measurement, in []*protocol.WorkerReport) {
 	var samples, bytes int64
 	for _, r := range in {
 		if r.Lacks(protocol.FieldTupleSizes) {
-			m.notMeasured(MetricTupleSize, fmt.Sprintf("worker %s:%d could not serialize tuples for their size", r.Host, r.Port))
+			m.notMeasured(metricTupleSize, fmt.Sprintf("worker %s:%d could not serialize tuples for their size", r.Host, r.Port))
 			return
 		}
 		for _, s := range r.TupleSizes {
@@ -544,7 +569,7 @@ func measureSizes(m *Measurement, in []*protocol.WorkerReport) {
 		}
 	}
 	if samples == 0 {
-		m.notMeasured(MetricTupleSize, "no tuple size sampled in the window")
+		m.notMeasured(metricTupleSize, "no tuple size sampled in the window")
 		return
 	}
 	m.TupleBytes = float64(bytes) / float64(samples)
@@ -552,10 +577,16 @@ func measureSizes(m *Measurement, in []*protocol.WorkerReport) {
 
 // Series splits [fromMs, toMs) into windows of stepMs and measures each,
 // for the papers' time-series figures (e.g. every 10 s).
-func Series(reports []protocol.WorkerReport, place Placement, capacity map[string]float64, fromMs, toMs, stepMs int64) []Measurement {
+func measureSeries(reports []protocol.WorkerReport, place taskPlacement, capacity map[string]float64, fromMs, toMs, stepMs int64) []Measurement {
 	var out []Measurement
 	for t := fromMs; t+stepMs <= toMs; t += stepMs {
-		out = append(out, Measure(reports, place, capacity, t, t+stepMs))
+		out = append(out, measureWindow(reports, place, capacity, t, t+stepMs))
 	}
 	return out
+}
+
+// MeasureWindow folds r's reports received in [fromMs, toMs] into a Measurement, with r's placement
+// and the given supervisor capacities (a window other than the run's own, e.g. its second half).
+func (r *RunResult) MeasureWindow(capacity map[string]float64, fromMs, toMs int64) Measurement {
+	return measureWindow(r.Reports, placementOf(r.Executors), capacity, fromMs, toMs)
 }

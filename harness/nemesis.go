@@ -107,8 +107,8 @@ func (n *Nemesis) StopLoad(ctx context.Context) error {
 // line holds the pattern, from matching.
 const workerProbe = `pgrep -f '[o]rg.apache.storm.daemon.worker.Worker'; true`
 
-// StragglerGrace is how long WaitIdle lets a worker JVM outlive its topology before killing it.
-const StragglerGrace = 30 * time.Second
+// stragglerGrace is how long waitIdle lets a worker JVM outlive its topology before killing it.
+const stragglerGrace = 30 * time.Second
 
 func (n *Nemesis) workerPids(ctx context.Context, host string) ([]string, error) {
 	code, out, err := n.c.Exec(ctx, host, "sh", "-c", workerProbe)
@@ -121,9 +121,9 @@ func (n *Nemesis) workerPids(ctx context.Context, host string) ([]string, error)
 	return strings.Fields(out), nil
 }
 
-// KillStragglers kills (SIGKILL, by pid) the worker JVMs left on any supervisor after their
+// killStragglers kills (SIGKILL, by pid) the worker JVMs left on any supervisor after their
 // topology is gone.
-func (n *Nemesis) KillStragglers(ctx context.Context) error {
+func (n *Nemesis) killStragglers(ctx context.Context) error {
 	var errs []error
 	for _, sup := range n.c.Supervisors() {
 		h := sup.Host()

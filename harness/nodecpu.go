@@ -48,7 +48,7 @@ func (s *Session) StartNodeCPUReports(ctx context.Context, every time.Duration) 
 			first = err
 		}
 	}
-	for _, h := range s.Hosts() {
+	for _, h := range s.hosts() {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

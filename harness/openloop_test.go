@@ -43,7 +43,7 @@ func TestOpenLoopMergeHandComputed(t *testing.T) {
 		openReport(t, "b", 6000, 5000, 220, 220, []int64{9}, []int64{0}),
 		openReport(t, "b", 11000, 5000, 420, 400, []int64{4, 1800}, []int64{3, 1700}),
 	}
-	m := Measure(reports, Placement{}, map[string]float64{"a": 100, "b": 100}, 1000, 11000)
+	m := measureWindow(reports, taskPlacement{}, map[string]float64{"a": 100, "b": 100}, 1000, 11000)
 	ol := m.OpenLoop
 	if ol == nil {
 		t.Fatalf("no open-loop measurement: %v", m.NotMeasured)
@@ -54,7 +54,7 @@ func TestOpenLoopMergeHandComputed(t *testing.T) {
 	if *ol != want {
 		t.Errorf("open loop:\n got %+v\nwant %+v", *ol, want)
 	}
-	if !m.IsMeasured(MetricOpenLoop) {
+	if !m.isMeasured(MetricOpenLoop) {
 		t.Errorf("measured %v: want %s in it", m.Measured, MetricOpenLoop)
 	}
 }
@@ -67,8 +67,8 @@ func TestOpenLoopAbsentInClosedLoop(t *testing.T) {
 		{Topology: "t", Host: "a", Port: 6700, TimeMs: 6000, IntervalS: 5, WorkerStartMs: 100, AckedTotal: 10,
 			LatencyHist: hist(t, protocol.LatencyHistHighest, 3)},
 	}
-	m := Measure(reports, Placement{}, map[string]float64{"a": 100}, 1000, 11000)
-	if m.OpenLoop != nil || m.IsMeasured(MetricOpenLoop) {
+	m := measureWindow(reports, taskPlacement{}, map[string]float64{"a": 100}, 1000, 11000)
+	if m.OpenLoop != nil || m.isMeasured(MetricOpenLoop) {
 		t.Errorf("closed loop got an open-loop measurement: %+v", m.OpenLoop)
 	}
 	if _, ok := m.NotMeasured[MetricOpenLoop]; ok {
@@ -80,7 +80,7 @@ func TestOpenLoopAbsentInClosedLoop(t *testing.T) {
 // with the reason.
 func TestOpenLoopNotMeasured(t *testing.T) {
 	reports := []protocol.WorkerReport{openReport(t, "a", 1000, 900, 10, 10, []int64{1}, []int64{1})}
-	m := Measure(reports, Placement{}, map[string]float64{"a": 100}, 1000, 11000)
+	m := measureWindow(reports, taskPlacement{}, map[string]float64{"a": 100}, 1000, 11000)
 	why, ok := m.NotMeasured[MetricOpenLoop]
 	if m.OpenLoop != nil || !ok || !strings.Contains(why, "intended") {
 		t.Errorf("got %+v, not measured %q", m.OpenLoop, why)

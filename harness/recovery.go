@@ -8,16 +8,16 @@ import (
 	"github.com/stormlab/stormlab/infra/protocol"
 )
 
-// RecoveryTolerance: throughput is back when an interval's throughput is at least (1 - tolerance)
+// recoveryTolerance: throughput is back when an interval's throughput is at least (1 - tolerance)
 // times the pre-fault level. A burst above the level (replays catching up) counts as back.
-const RecoveryTolerance = 0.10
+const recoveryTolerance = 0.10
 
 // Recovery is how a topology came through one fault, from the worker reports of its window.
 //
 // Definitions (chosen here; no paper fixes them). Throughput is bucketed into intervals of StepS by
 // each report's time (acked tuples / StepS). PreTput is the mean of the intervals that end before the
 // fault starts; when it is 0 (nothing flowed before the fault) the recovery is not measured. The fault hurt throughput when some interval starting at or after the fault's start
-// is below (1-RecoveryTolerance)*PreTput (the dip); RecoveryS is then the time from the fault's start
+// is below (1-recoveryTolerance)*PreTput (the dip); RecoveryS is then the time from the fault's start
 // to the end of the first later interval back at that level, or Recovered is false if none is before
 // the window closes. No dip: Recovered, RecoveryS = 0. LostTuples sums (PreTput - rate) * StepS over
 // the intervals from the fault's start to the recovery (or the window's last whole interval) where the rate is below
@@ -38,16 +38,16 @@ type Recovery struct {
 	ExecutorsMoved int     `json:"executors_moved"`
 	// PreLatencyMs and FaultLatencyMs are the mean sampled complete latencies of the reports timed in
 	// the window before the fault's start and from its start to its end (0: no sample); what a delay
-	// fault changes, see FaultLatency.
+	// fault changes, see faultLatency.
 	PreLatencyMs   float64 `json:"pre_latency_ms"`
 	FaultLatencyMs float64 `json:"fault_latency_ms"`
 }
 
-// FaultLatency is the mean of the complete-latency samples of the reports timed in (fromMs, startMs]
+// faultLatency is the mean of the complete-latency samples of the reports timed in (fromMs, startMs]
 // (before the fault) and in (startMs, endMs] (during it); 0 where there is none. A report covers the
 // interval before its time, so the first report after the start still holds some samples from before
 // it: the during mean is diluted by at most one report interval, never inflated.
-func FaultLatency(reports []protocol.WorkerReport, fromMs, startMs, endMs int64) (pre, during float64) {
+func faultLatency(reports []protocol.WorkerReport, fromMs, startMs, endMs int64) (pre, during float64) {
 	var sp, sd float64
 	var np, nd int
 	for _, x := range reports {
@@ -84,9 +84,9 @@ func (r Recovery) Verdict() string {
 	return "recovered"
 }
 
-// Recover computes the Recovery of a fault that started at startMs, from the reports of the window
+// recoveryOf computes the Recovery of a fault that started at startMs, from the reports of the window
 // [fromMs, toMs) in intervals of step ms.
-func Recover(reports []protocol.WorkerReport, fromMs, toMs, startMs, stepMs int64) Recovery {
+func recoveryOf(reports []protocol.WorkerReport, fromMs, toMs, startMs, stepMs int64) Recovery {
 	rec := Recovery{StepS: float64(stepMs) / 1000}
 	if stepMs <= 0 || toMs <= fromMs {
 		return rec
@@ -130,7 +130,7 @@ func Recover(reports []protocol.WorkerReport, fromMs, toMs, startMs, stepMs int6
 		return rec
 	}
 	rec.Measured = true
-	level := (1 - RecoveryTolerance) * rec.PreTput
+	level := (1 - recoveryTolerance) * rec.PreTput
 	last := n
 	for i := first; i < n; i++ {
 		rate := acked[i] / stepS

@@ -13,11 +13,11 @@ import (
 	"github.com/stormlab/stormlab/infra/stormui"
 )
 
-// Cluster is what a run needs from a provisioned Storm cluster; infra/docker provides it (see
+// runCluster is what a run needs from a provisioned Storm cluster; infra/docker provides it (see
 // dockerCluster in cluster.go). Methods take the context first.
-type Cluster interface {
+type runCluster interface {
 	UI() *stormui.Client
-	Service() *ServiceClient
+	Service() *serviceClient
 	// Capacity maps each supervisor host to its CPU capacity (100 = one core).
 	Capacity() map[string]float64
 	// Hosts lists the supervisor hostnames.
@@ -34,9 +34,6 @@ var nativeSchedulers = map[string]string{
 	"storm-default": "org.apache.storm.scheduler.DefaultScheduler",
 	"storm-ras":     "org.apache.storm.scheduler.resource.ResourceAwareScheduler",
 }
-
-// BridgeClass is the Nimbus-side IScheduler that calls the Go service.
-const BridgeClass = "org.stormlab.bridge.BridgeScheduler"
 
 // StormSchedulerClass returns the storm.scheduler class for a run's scheduler
 // name and whether the Go service decides (true: through the bridge).
@@ -81,9 +78,9 @@ type RunSpec struct {
 	Faults []Fault `json:"faults,omitempty"`
 }
 
-// RunResult is everything one run produced. Invalid is non-empty when the run must not be reported
-// (the bridge fell back to EvenScheduler, the service ran another scheduler, ...); Suspect is non-empty
-// when its figures disagree with Storm's own statistics (see StormCheck).
+// RunResult is everything one run produced. Validity is its one judgement (judge): invalid when the
+// run must not be reported (the bridge fell back to EvenScheduler, the service ran another scheduler,
+// ...), suspect when its figures disagree with Storm's own statistics (see StormCheck).
 type RunResult struct {
 	Spec         RunSpec                   `json:"spec"`
 	EndKind      string                    `json:"end"` // "timed" or "dataset"
@@ -93,13 +90,12 @@ type RunResult struct {
 	Series       []Measurement             `json:"series,omitempty"`
 	WarmUp       WarmUp                    `json:"warm_up"`
 	Storm        StormCheck                `json:"storm_check"`
-	Beside       *BesideRun                `json:"beside,omitempty"` // StormCounted.Beside
+	Beside       *besideRun                `json:"beside,omitempty"` // StormCounted.Beside
 	RoundsMs     []float64                 `json:"bridge_rounds_ms,omitempty"`
 	Fallbacks    []protocol.Fallback       `json:"fallbacks,omitempty"`
 	Decisions    []protocol.DecisionRecord `json:"decisions,omitempty"`
 	Unassigned   int                       `json:"unassigned"`
-	Invalid      string                    `json:"invalid,omitempty"`
-	Suspect      string                    `json:"suspect,omitempty"`
+	Validity     Validity                  `json:"validity"`
 	Reports      []protocol.WorkerReport   `json:"-"` // raw samples, written separately
 	StartedAt    time.Time                 `json:"started_at"`
 	Cluster      string                    `json:"cluster,omitempty"` // profile
@@ -112,29 +108,31 @@ type RunResult struct {
 	// to the last report with acks, i.e. the time to process the whole dataset (resolution: one report
 	// interval).
 	DatasetS float64 `json:"dataset_s,omitempty"`
-	// Faults are the run's injected faults as they happened, with their recovery (see Recover).
+	// Faults are the run's injected faults as they happened, with their recovery (see recoveryOf).
 	Faults []FaultRecord `json:"faults,omitempty"`
 	// FaultFallbacks are the bridge's fallbacks while a fault had the scheduler service or ZooKeeper
-	// down (and FaultGrace after): expected, counted, and not a reason to invalidate the run.
+	// down (and faultGrace after): expected, counted, and not a reason to invalidate the run.
 	FaultFallbacks []protocol.Fallback `json:"fault_fallbacks,omitempty"`
 	// Rounds are the bridge's scheduling rounds seen by the service during the run (for the timeline).
 	Rounds []protocol.RoundTime `json:"rounds,omitempty"`
 	// Phases is where the run's wall time went.
 	Phases Phases `json:"phases"`
+	// ServiceScheduler is the scheduler the service ran (its state), a record validity is judged from.
+	ServiceScheduler string `json:"service_scheduler,omitempty"`
 }
 
-// FaultGrace is how long after a restart-service or restart-zookeeper fault ended a bridge fallback is
+// faultGrace is how long after a restart-service or restart-zookeeper fault ended a bridge fallback is
 // still put down to the fault.
-const FaultGrace = 30 * time.Second
+const faultGrace = 30 * time.Second
 
-// duringFaults splits fallbacks into those inside a service or ZooKeeper fault (plus FaultGrace) and
+// duringFaults splits fallbacks into those inside a service or ZooKeeper fault (plus faultGrace) and
 // the rest.
 func duringFaults(fallbacks []protocol.Fallback, faults []FaultRecord) (during, rest []protocol.Fallback) {
 	for _, fb := range fallbacks {
 		in := false
 		for _, f := range faults {
 			if (f.Kind == RestartService || f.Kind == RestartZooKeeper) && f.StartMs > 0 &&
-				fb.TimeMs >= f.StartMs && fb.TimeMs <= f.EndMs+FaultGrace.Milliseconds() {
+				fb.TimeMs >= f.StartMs && fb.TimeMs <= f.EndMs+faultGrace.Milliseconds() {
 				in = true
 			}
 		}
@@ -149,7 +147,7 @@ func duringFaults(fallbacks []protocol.Fallback, faults []FaultRecord) (during, 
 
 // running is one submitted topology during a run: what the end conditions work with.
 type running struct {
-	cl    Cluster
+	cl    runCluster
 	spec  RunSpec
 	res   *RunResult
 	id    string
@@ -166,7 +164,7 @@ type running struct {
 
 // keepServiceData keeps the service's reports and state so far (before a restart-service fault).
 func (r *running) keepServiceData(ctx context.Context) {
-	if reps, err := r.cl.Service().Reports(ctx, r.res.StartedAt.UnixMilli()); err == nil {
+	if reps, err := r.cl.Service().reports(ctx, r.res.StartedAt.UnixMilli()); err == nil {
 		r.keptReports = mergeReports(r.keptReports, reps)
 	}
 	if st, err := r.cl.Service().State(ctx, r.res.StartedAt.UnixMilli()); err == nil {
@@ -202,7 +200,7 @@ func mergeReports(a, b []protocol.WorkerReport) []protocol.WorkerReport {
 
 // reports returns the topology's reports since sinceMs.
 func (r *running) reports(ctx context.Context, sinceMs int64) ([]protocol.WorkerReport, error) {
-	all, err := r.cl.Service().Reports(ctx, sinceMs)
+	all, err := r.cl.Service().reports(ctx, sinceMs)
 	if err != nil {
 		return nil, err
 	}
@@ -234,11 +232,11 @@ func (r *running) close(ctx context.Context) {
 	r.stormTo = freshSnapshot(ctx, r.cl.UI(), r.id, stormFresh)
 }
 
-// Run submits the topology, waits until every executor runs, lets spec.End open and close the
+// runOn submits the topology, waits until every executor runs, lets spec.End open and close the
 // measurement window, collects, judges validity, cross-checks against Storm's statistics and kills
 // the topology (also on failure or cancellation). The cluster itself is the caller's (see Session).
 // On error the partial result is returned with a *RunError.
-func Run(ctx context.Context, cl Cluster, spec RunSpec) (res *RunResult, err error) {
+func runOn(ctx context.Context, cl runCluster, spec RunSpec) (res *RunResult, err error) {
 	if spec.StartTimeout == 0 {
 		spec.StartTimeout = 3 * time.Minute
 	}
@@ -260,7 +258,7 @@ func Run(ctx context.Context, cl Cluster, spec RunSpec) (res *RunResult, err err
 		if _, ok := end.(Timed); !ok {
 			return res, fmt.Errorf("faults need a timed run (AT counts from the window's opening)")
 		}
-		if _, ok := cl.(Faulter); !ok {
+		if _, ok := cl.(faulter); !ok {
 			return res, fmt.Errorf("this cluster cannot inject faults (only the harness's own containerized cluster can)")
 		}
 		if err := ValidateFaults(spec.Faults, cl.Hosts(), spec.Measure); err != nil {
@@ -268,7 +266,7 @@ func Run(ctx context.Context, cl Cluster, spec RunSpec) (res *RunResult, err err
 		}
 	}
 	r.enter(StageSubmit)
-	args := append(slices.Clone(spec.Topology.Args), DelayTopologyArgs(spec.Faults)...)
+	args := append(slices.Clone(spec.Topology.Args), delayTopologyArgs(spec.Faults)...)
 	if err := cl.Submit(ctx, spec.Topology.Jar, spec.Topology.MainClass, args...); err != nil {
 		return res, err
 	}
@@ -312,7 +310,7 @@ func Run(ctx context.Context, cl Cluster, spec RunSpec) (res *RunResult, err err
 func collect(ctx context.Context, r *running) error {
 	res, cl := r.res, r.cl
 	// Reports of the last interval arrive up to one interval late.
-	all, err := cl.Service().ReportsUntil(ctx, res.StartedAt.UnixMilli(), res.MeasureTo, reportWait(r.spec))
+	all, err := cl.Service().reportsUntil(ctx, res.StartedAt.UnixMilli(), res.MeasureTo, reportWait(r.spec))
 	if err != nil {
 		return fmt.Errorf("worker reports: %w", err)
 	}
@@ -336,11 +334,11 @@ func collect(ctx context.Context, r *running) error {
 		return fmt.Errorf("final placement: %w", err)
 	}
 	res.Executors = placesOf(top)
-	place := PlacementOf(res.Executors)
+	place := placementOf(res.Executors)
 	capacity := cl.Capacity()
-	res.Measurement = Measure(res.Reports, place, capacity, res.MeasureFrom, res.MeasureTo)
+	res.Measurement = measureWindow(res.Reports, place, capacity, res.MeasureFrom, res.MeasureTo)
 	if r.spec.Step > 0 {
-		res.Series = Series(res.Reports, place, capacity, res.MeasureFrom, res.MeasureTo, r.spec.Step.Milliseconds())
+		res.Series = measureSeries(res.Reports, place, capacity, res.MeasureFrom, res.MeasureTo, r.spec.Step.Milliseconds())
 	}
 	st, err := cl.Service().State(ctx, res.StartedAt.UnixMilli())
 	if err != nil {
@@ -354,19 +352,19 @@ func collect(ctx context.Context, r *running) error {
 	res.RoundsMs, res.Fallbacks, res.Decisions = fromState(st, r.id)
 	res.Rounds = st.RoundTimes
 	res.FaultFallbacks, res.Fallbacks = duringFaults(res.Fallbacks, res.Faults)
-	res.Invalid = invalid(r.spec.Scheduler, st.Scheduler, res.Fallbacks, res.Decisions)
+	res.ServiceScheduler = st.Scheduler
 	step := recoveryStepMs(r.spec.Step.Milliseconds(), res.Reports)
 	for i := range res.Faults {
 		f := &res.Faults[i]
 		if f.StartMs == 0 {
 			continue
 		}
-		f.Recovery = Recover(res.Reports, res.MeasureFrom, res.MeasureTo, f.StartMs, step)
+		f.Recovery = recoveryOf(res.Reports, res.MeasureFrom, res.MeasureTo, f.StartMs, step)
 		f.Recovery.ExecutorsMoved = movedExecutors(f.before, res.Executors)
-		f.Recovery.PreLatencyMs, f.Recovery.FaultLatencyMs = FaultLatency(res.Reports, res.MeasureFrom, f.StartMs, f.EndMs)
+		f.Recovery.PreLatencyMs, f.Recovery.FaultLatencyMs = faultLatency(res.Reports, res.MeasureFrom, f.StartMs, f.EndMs)
 	}
 	res.Storm = movedInDataset(crossCheck(r.stormFrom, r.stormTo, res.Measurement, res.Reports), res.Decisions, res.MeasureTo)
-	res.Suspect = res.Storm.Suspect()
+	res.Validity = judge(res)
 	return nil
 }
 
@@ -381,10 +379,10 @@ const aliveMs = 10_000
 
 // reportsCovering returns every report since sinceMs once each worker of topology id that reported
 // at or after aliveFromMs has a report at or after untilMs, or after coverWait.
-func reportsCovering(ctx context.Context, svc *ServiceClient, id string, sinceMs, untilMs, aliveFromMs int64) ([]protocol.WorkerReport, error) {
+func reportsCovering(ctx context.Context, svc *serviceClient, id string, sinceMs, untilMs, aliveFromMs int64) ([]protocol.WorkerReport, error) {
 	deadline := time.Now().Add(coverWait)
 	for {
-		all, err := svc.Reports(ctx, sinceMs)
+		all, err := svc.reports(ctx, sinceMs)
 		if err != nil {
 			return nil, err
 		}
@@ -536,29 +534,4 @@ func pause(ctx context.Context, d time.Duration) error {
 	case <-t.C:
 		return nil
 	}
-}
-
-// ErrNoThroughput is Check's reason for a run in whose window no tuple was acked (errors.Is finds it).
-var ErrNoThroughput = errors.New("throughput is zero: no tuple was acked in the measurement window")
-
-// Check judges a run for the smoke test: it returns every reason the run cannot count (zero
-// throughput, unassigned executors, bridge fallback, another scheduler than asked).
-func Check(r *RunResult) error {
-	var errs []error
-	if r.Invalid != "" {
-		errs = append(errs, errors.New(r.Invalid))
-	}
-	if r.Unassigned > 0 {
-		errs = append(errs, fmt.Errorf("%d executors stayed unassigned", r.Unassigned))
-	}
-	switch {
-	case r.EndKind == KindStormCounted && !r.Storm.Compared && len(r.Storm.Spouts) == 0:
-		// Storm's counters are this run's yardstick.
-		errs = append(errs, fmt.Errorf("Storm's statistics did not cover the window: %s", r.Storm.Note))
-	case r.EndKind == KindStormCounted && r.Storm.Throughput <= 0:
-		errs = append(errs, errors.New("throughput is zero: Storm counted no acked tuple in the measurement window"))
-	case r.EndKind != KindStormCounted && r.Measurement.Throughput <= 0:
-		errs = append(errs, ErrNoThroughput)
-	}
-	return errors.Join(errs...)
 }

@@ -72,7 +72,7 @@ func TestReportsCovering(t *testing.T) {
 		json.NewEncoder(w).Encode(reps)
 	}))
 	defer srv.Close()
-	all, err := reportsCovering(context.Background(), &ServiceClient{BaseURL: srv.URL}, "t", 0, 10_000, 5_000)
+	all, err := reportsCovering(context.Background(), &serviceClient{BaseURL: srv.URL}, "t", 0, 10_000, 5_000)
 	if err != nil || len(all) != 5 || calls.Load() != 2 {
 		t.Errorf("reportsCovering: %d reports after %d reads, err %v; want 5 after 2", len(all), calls.Load(), err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/stormlab/stormlab/infra/target"
 	"io"
 	"net/http"
 	"strconv"
@@ -13,9 +14,9 @@ import (
 	"github.com/stormlab/stormlab/infra/protocol"
 )
 
-// ServiceClient reads the scheduler service: the workers' raw reports and the service's state (its
+// serviceClient reads the scheduler service: the workers' raw reports and the service's state (its
 // rounds, decisions and the bridge's fallbacks, as the bridge posted them).
-type ServiceClient struct {
+type serviceClient struct {
 	BaseURL string
 	Client  *http.Client
 	// Token, when set, is sent as "Authorization: Bearer <token>" (a service started with --token).
@@ -23,13 +24,13 @@ type ServiceClient struct {
 }
 
 // authorize adds the token to a request to the service.
-func (s *ServiceClient) authorize(req *http.Request) {
+func (s *serviceClient) authorize(req *http.Request) {
 	if s.Token != "" {
 		req.Header.Set("Authorization", "Bearer "+s.Token)
 	}
 }
 
-func (s *ServiceClient) get(ctx context.Context, path string, sinceMs int64, v any) error {
+func (s *serviceClient) get(ctx context.Context, path string, sinceMs int64, v any) error {
 	c := s.Client
 	if c == nil {
 		c = &http.Client{Timeout: 30 * time.Second}
@@ -61,15 +62,15 @@ func (s *ServiceClient) get(ctx context.Context, path string, sinceMs int64, v a
 	return nil
 }
 
-// Reports returns the worker reports with TimeMs >= sinceMs (0: all).
-func (s *ServiceClient) Reports(ctx context.Context, sinceMs int64) ([]protocol.WorkerReport, error) {
+// reports returns the worker reports with TimeMs >= sinceMs (0: all).
+func (s *serviceClient) reports(ctx context.Context, sinceMs int64) ([]protocol.WorkerReport, error) {
 	var out []protocol.WorkerReport
 	err := s.get(ctx, protocol.PathReports, sinceMs, &out)
 	return out, err
 }
 
 // State returns the service's state, its time series cut to sinceMs (0: all).
-func (s *ServiceClient) State(ctx context.Context, sinceMs int64) (*protocol.State, error) {
+func (s *serviceClient) State(ctx context.Context, sinceMs int64) (*protocol.State, error) {
 	var st protocol.State
 	if err := s.get(ctx, protocol.PathState, sinceMs, &st); err != nil {
 		return nil, err
@@ -77,12 +78,12 @@ func (s *ServiceClient) State(ctx context.Context, sinceMs int64) (*protocol.Sta
 	return &st, nil
 }
 
-// ReportsUntil waits until some report at or after untilMs has arrived (so the last interval of a
+// reportsUntil waits until some report at or after untilMs has arrived (so the last interval of a
 // window is in) or maxWait passes, then returns the reports since sinceMs.
-func (s *ServiceClient) ReportsUntil(ctx context.Context, sinceMs, untilMs int64, maxWait time.Duration) ([]protocol.WorkerReport, error) {
+func (s *serviceClient) reportsUntil(ctx context.Context, sinceMs, untilMs int64, maxWait time.Duration) ([]protocol.WorkerReport, error) {
 	deadline := time.Now().Add(maxWait)
 	for {
-		r, err := s.Reports(ctx, sinceMs)
+		r, err := s.reports(ctx, sinceMs)
 		if err != nil {
 			return nil, err
 		}
@@ -100,13 +101,13 @@ func (s *ServiceClient) ReportsUntil(ctx context.Context, sinceMs, untilMs int64
 	}
 }
 
-// WaitWorkers waits until every worker slot ("host:port") of topology id has sent a report with
+// waitWorkers waits until every worker slot ("host:port") of topology id has sent a report with
 // traffic or acks, i.e. its executors really run.
-func (s *ServiceClient) WaitWorkers(ctx context.Context, id string, sinceMs int64, slots []string, timeout time.Duration) error {
+func (s *serviceClient) waitWorkers(ctx context.Context, id string, sinceMs int64, slots []string, timeout time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	for {
-		r, err := s.Reports(ctx, sinceMs)
+		r, err := s.reports(ctx, sinceMs)
 		seen := map[string]bool{}
 		if err == nil {
 			for _, x := range r {
@@ -128,4 +129,10 @@ func (s *ServiceClient) WaitWorkers(ctx context.Context, id string, sinceMs int6
 			return fmt.Errorf("%d of %d workers of %s have not reported work after %s (last error: %v): %w", missing, len(slots), id, timeout, err, perr)
 		}
 	}
+}
+
+// ServiceState reads the state of target t's scheduler service (rounds, decisions, fallbacks, refused
+// requests) since sinceMs, with t's token.
+func ServiceState(ctx context.Context, t *target.Target, sinceMs int64) (*protocol.State, error) {
+	return (&serviceClient{BaseURL: target.Trim(t.Service.Harness), Token: t.Token}).State(ctx, sinceMs)
 }

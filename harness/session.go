@@ -14,7 +14,7 @@ import (
 
 // Session is one containerized cluster kept for several sequential runs of the same scheduler
 // (cluster start-up is paid once). It only starts the cluster, waits until it is idle between runs,
-// exposes the daemons' logs as data (LogFiles) and closes; the run loop is Run, and whatever disturbs
+// exposes the daemons' logs as data (logFiles) and closes; the run loop is Run, and whatever disturbs
 // the cluster on purpose (background load, stragglers) is its Nemesis.
 //
 // Always Close a Session, also after an error: Close removes every container and the network.
@@ -87,21 +87,21 @@ func StartSession(ctx context.Context, cs ClusterSpec, scheduler string) (*Sessi
 	if err := errors.Join(uerr, serr); err != nil {
 		return s, err
 	}
-	s.dc.ui, s.dc.svc = ui, &ServiceClient{BaseURL: svc}
+	s.dc.ui, s.dc.svc = ui, &serviceClient{BaseURL: svc}
 	return s, nil
 }
 
-// Cluster is the underlying docker cluster (for Exec into supervisors).
+// Cluster is the underlying docker cluster (submit, kill, exec into supervisors: cluster tests).
 func (s *Session) Cluster() *docker.Cluster { return s.c }
 
 // Capacity maps each supervisor host to its CPU capacity (100 = one core).
 func (s *Session) Capacity() map[string]float64 { return s.dc.Capacity() }
 
-// Hosts lists the supervisor hostnames in spec order.
-func (s *Session) Hosts() []string { return s.dc.Hosts() }
+// hosts lists the supervisor hostnames in spec order.
+func (s *Session) hosts() []string { return s.dc.Hosts() }
 
-// LogFiles is the cluster's daemon logs, as data.
-func (s *Session) LogFiles() LogFiles { return s.c }
+// logs is the cluster's daemon logs, as data.
+func (s *Session) logs() logFiles { return s.c }
 
 // Nemesis is what disturbs this session's cluster on purpose.
 func (s *Session) Nemesis() *Nemesis { return s.nemesis }
@@ -119,11 +119,11 @@ func (s *Session) Run(ctx context.Context, spec RunSpec) (*RunResult, error) {
 	}
 	t0 := time.Now()
 	if err := s.waitIdleAfterRun(ctx); err != nil {
-		return nil, &RunError{Topology: spec.Topology.Name, Stage: StageIdle, Err: err, Logs: Tails(ctx, s.c, 20)}
+		return nil, &RunError{Topology: spec.Topology.Name, Stage: StageIdle, Err: err, Logs: logTails(ctx, s.c, 20)}
 	}
 	idle := time.Since(t0).Seconds()
 	s.runs++
-	res, err := Run(ctx, s.dc, spec)
+	res, err := runOn(ctx, s.dc, spec)
 	if res != nil {
 		s.stamp(res)
 		res.Phases.IdleS = idle
@@ -133,7 +133,7 @@ func (s *Session) Run(ctx context.Context, spec RunSpec) (*RunResult, error) {
 		res.Phases.TotalS += res.Phases.IdleS + res.Phases.ClusterS
 	}
 	if re := (*RunError)(nil); errors.As(err, &re) {
-		re.Logs = Tails(ctx, s.c, 20)
+		re.Logs = logTails(ctx, s.c, 20)
 	}
 	return res, err
 }
@@ -149,9 +149,9 @@ func (s *Session) waitIdleAfterRun(ctx context.Context) error {
 	return nil
 }
 
-// WaitIdle waits until Nimbus lists no topology, no slot is used and no worker JVM runs in any
-// supervisor container. A worker JVM that outlives its topology by StragglerGrace is killed (the
-// Nemesis's KillStragglers). The error wraps ErrNotIdle and the last reason.
+// waitIdle waits until Nimbus lists no topology, no slot is used and no worker JVM runs in any
+// supervisor container. A worker JVM that outlives its topology by stragglerGrace is killed (the
+// Nemesis's killStragglers). The error wraps errNotIdle and the last reason.
 func (s *Session) WaitIdle(ctx context.Context, timeout time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -164,17 +164,17 @@ func (s *Session) WaitIdle(ctx context.Context, timeout time.Duration) error {
 		}
 		// Nimbus has forgotten the topology but a worker JVM is still up (seen on a 0.25-core
 		// supervisor after a migration): the supervisor should have killed it; after
-		// StragglerGrace we do, by pid, so the next run does not share the node with it.
+		// stragglerGrace we do, by pid, so the next run does not share the node with it.
 		if errors.Is(why, errStragglers) {
 			if lingering.IsZero() {
 				lingering = time.Now()
-			} else if time.Since(lingering) > StragglerGrace {
-				killErr = s.nemesis.KillStragglers(ctx)
+			} else if time.Since(lingering) > stragglerGrace {
+				killErr = s.nemesis.killStragglers(ctx)
 				lingering = time.Time{}
 			}
 		}
 		if err := pause(ctx, pollEvery); err != nil {
-			return errors.Join(fmt.Errorf("%w after %s: %w", ErrNotIdle, timeout, why), killErr)
+			return errors.Join(fmt.Errorf("%w after %s: %w", errNotIdle, timeout, why), killErr)
 		}
 	}
 }
@@ -197,7 +197,7 @@ func (s *Session) idle(ctx context.Context) error {
 	if cl.SlotsUsed > 0 {
 		return fmt.Errorf("%d slots still used", cl.SlotsUsed)
 	}
-	for _, h := range s.Hosts() {
+	for _, h := range s.hosts() {
 		pids, err := s.nemesis.workerPids(ctx, h)
 		if err != nil {
 			return err

@@ -55,10 +55,10 @@ func TestSessionEnds(t *testing.T) {
 	if err != nil {
 		t.Fatalf("timed run: %v\n%s", err, logsOf(err))
 	}
-	if err := Check(r); err != nil {
+	if err := r.Validity.Err(); err != nil {
 		t.Errorf("timed run does not count: %v", err)
 	}
-	t.Logf("timed: %.1f tuples/s; warm-up %+v; Storm %+v; suspect %q", r.Measurement.Throughput, r.WarmUp, r.Storm, r.Suspect)
+	t.Logf("timed: %.1f tuples/s; warm-up %+v; Storm %+v; validity %+v", r.Measurement.Throughput, r.WarmUp, r.Storm, r.Validity)
 	if r.EndKind != "timed" || r.WarmUp.MaxS != 30 || r.WarmUp.S <= 0 || r.WarmUp.S > 31 {
 		t.Errorf("timed run: end %q, warm-up %+v; want timed, max 30 s, waited (0, 31] s", r.EndKind, r.WarmUp)
 	}
@@ -79,7 +79,7 @@ func TestSessionEnds(t *testing.T) {
 	if err != nil {
 		t.Fatalf("dataset run: %v\n%s", err, logsOf(err))
 	}
-	t.Logf("dataset: %d acked in %.1f s; Storm %+v; suspect %q", r.Measurement.Acked, r.DatasetS, r.Storm, r.Suspect)
+	t.Logf("dataset: %d acked in %.1f s; Storm %+v; validity %+v", r.Measurement.Acked, r.DatasetS, r.Storm, r.Validity)
 	if r.EndKind != "dataset" || r.DatasetS <= 0 || r.Measurement.Acked <= 0 {
 		t.Errorf("dataset run: end %q, %.1f s, %d acked; want a dataset time and acks", r.EndKind, r.DatasetS, r.Measurement.Acked)
 	}
@@ -102,7 +102,7 @@ func TestSessionEnds(t *testing.T) {
 func logsOf(err error) string {
 	var re *RunError
 	if errors.As(err, &re) {
-		return FormatTails(re.Logs)
+		return formatTails(re.Logs)
 	}
 	return ""
 }

@@ -35,10 +35,10 @@ type StormCounted struct {
 	Beside         *TopologyRun
 }
 
-// KindStormCounted is RunResult.EndKind of a StormCounted run.
-const KindStormCounted = "storm-counted"
+// kindStormCounted is RunResult.EndKind of a StormCounted run.
+const kindStormCounted = "storm-counted"
 
-func (StormCounted) kind() string { return KindStormCounted }
+func (StormCounted) kind() string { return kindStormCounted }
 
 func (StormCounted) check(spec RunSpec) error { return checkWindow("storm-counted", spec) }
 
@@ -90,7 +90,7 @@ func (e StormCounted) window(ctx context.Context, r *running) (err error) {
 	if besideID != "" {
 		besideTo = freshSnapshot(ctx, r.cl.UI(), besideID, stormFresh)
 		c := crossCheck(besideFrom, besideTo, Measurement{}, nil)
-		r.res.Beside = &BesideRun{Name: e.Beside.Name, TopologyID: besideID, Executors: besideExecs, Storm: c}
+		r.res.Beside = &besideRun{Name: e.Beside.Name, TopologyID: besideID, Executors: besideExecs, Storm: c}
 		if c.Throughput <= 0 {
 			return fmt.Errorf("topology beside the run (%s): Storm counted no acked tuple in the window (%s)", e.Beside.Name, c.Note)
 		}
@@ -98,9 +98,9 @@ func (e StormCounted) window(ctx context.Context, r *running) (err error) {
 	return nil
 }
 
-// BesideRun is the topology that ran beside a StormCounted run (StormCounted.Beside): Storm's
+// besideRun is the topology that ran beside a StormCounted run (StormCounted.Beside): Storm's
 // counters over the same window.
-type BesideRun struct {
+type besideRun struct {
 	Name       string          `json:"name"`
 	TopologyID string          `json:"topology_id"`
 	Executors  []ExecutorPlace `json:"executors"` // placement once it ran

@@ -15,10 +15,10 @@ import (
 func TestCrossCheckUninstrumented(t *testing.T) {
 	from := &stormSnapshot{TimeMs: 100_000, Executors: []stormui.Executor{spout("s", 1, 60, 1000, 4), spout("s", 2, 62, 500, 6)}}
 	to := &stormSnapshot{TimeMs: 110_000, Executors: []stormui.Executor{spout("s", 1, 70, 3000, 5), spout("s", 2, 67, 1000, 6)}}
-	m := Measure(nil, nil, nil, 100_000, 110_000)
+	m := measureWindow(nil, nil, nil, 100_000, 110_000)
 	c := crossCheck(from, to, m, nil)
-	if c.Compared || !strings.Contains(c.Note, "did not measure throughput") || c.Suspect() != "" {
-		t.Errorf("compared %v, note %q, suspect %q; want not compared, not suspect", c.Compared, c.Note, c.Suspect())
+	if c.Compared || !strings.Contains(c.Note, "did not measure throughput") || c.suspectText() != "" {
+		t.Errorf("compared %v, note %q, suspect %q; want not compared, not suspect", c.Compared, c.Note, c.suspectText())
 	}
 	if math.Abs(c.Throughput-300) > 1e-9 || math.Abs(c.CompleteLatencyMs-5.6) > 1e-9 || c.Acked != 2500 || len(c.Spouts) != 1 {
 		t.Errorf("Storm's figures %.3f/s, %.4f ms, %d acked, %d spouts; want 300, 5.6, 2500, 1", c.Throughput, c.CompleteLatencyMs, c.Acked, len(c.Spouts))
@@ -27,9 +27,9 @@ func TestCrossCheckUninstrumented(t *testing.T) {
 
 func TestCheckStormCounted(t *testing.T) {
 	counted := func(thr float64, spouts int, note string) *RunResult {
-		r := &RunResult{EndKind: KindStormCounted, Storm: StormCheck{Throughput: thr, Note: note}}
+		r := &RunResult{EndKind: kindStormCounted, Storm: StormCheck{Throughput: thr, Note: note}}
 		for i := 0; i < spouts; i++ {
-			r.Storm.Spouts = append(r.Storm.Spouts, SpoutStats{Component: "spout"})
+			r.Storm.Spouts = append(r.Storm.Spouts, spoutStats{Component: "spout"})
 		}
 		return r
 	}
@@ -44,7 +44,7 @@ func TestCheckStormCounted(t *testing.T) {
 		{"timed run without reports", &RunResult{EndKind: "timed", Storm: StormCheck{Throughput: 1200}}, "no tuple was acked"},
 	}
 	for _, tc := range tests {
-		err := Check(tc.r)
+		err := judge(tc.r).Err()
 		if (tc.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.want)) {
 			t.Errorf("%s: Check = %v, want %q", tc.name, err, tc.want)
 		}

@@ -23,10 +23,10 @@ func placesOf(t *stormui.Topology) []ExecutorPlace {
 	return out
 }
 
-// PlacementOf turns executor places into task -> host, leaving out system components (__acker,
+// placementOf turns executor places into task -> host, leaving out system components (__acker,
 // __system, ...): the cut rate counts topology tuples.
-func PlacementOf(execs []ExecutorPlace) Placement {
-	p := Placement{}
+func placementOf(execs []ExecutorPlace) taskPlacement {
+	p := taskPlacement{}
 	for _, e := range execs {
 		if strings.HasPrefix(e.Component, "__") {
 			continue

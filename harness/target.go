@@ -22,28 +22,28 @@ import (
 	"github.com/stormlab/stormlab/topologies"
 )
 
-// TargetCluster is an existing Storm cluster reached only through its endpoints (a target file): the
+// targetCluster is an existing Storm cluster reached only through its endpoints (a target file): the
 // topology is submitted by Storm's own submitter (the topology's main class, run with the local java
 // against Nimbus's Thrift port), placement and supervisors come from the UI's REST API, decisions and
 // fallbacks from the scheduler service. It never calls Docker and never touches the cluster's hosts,
 // so Exec is not available (dataset runs, which count finished spouts in worker logs, cannot run on
 // a target).
-type TargetCluster struct {
+type targetCluster struct {
 	T        *target.Target
 	ui       *stormui.Client
-	svc      *ServiceClient
+	svc      *serviceClient
 	hosts    []string
 	capacity map[string]float64
 	logf     func(string, ...any)
 }
 
-// OpenTarget reads the target's supervisors and capacities through the UI and checks that the service
+// openTarget reads the target's supervisors and capacities through the UI and checks that the service
 // answers. It changes nothing on the cluster.
-func OpenTarget(ctx context.Context, t *target.Target, logf func(string, ...any)) (*TargetCluster, error) {
+func openTarget(ctx context.Context, t *target.Target, logf func(string, ...any)) (*targetCluster, error) {
 	if logf == nil {
 		logf = func(string, ...any) {}
 	}
-	tc := &TargetCluster{T: t, ui: stormui.New(t.UI), svc: &ServiceClient{BaseURL: target.Trim(t.Service.Harness), Token: t.Token}, logf: logf}
+	tc := &targetCluster{T: t, ui: stormui.New(t.UI), svc: &serviceClient{BaseURL: target.Trim(t.Service.Harness), Token: t.Token}, logf: logf}
 	sups, err := tc.ui.Supervisors(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("target UI %s does not answer: %w (check ui in the target file and that the Storm UI runs)", t.UI, err)
@@ -75,10 +75,10 @@ func OpenTarget(ctx context.Context, t *target.Target, logf func(string, ...any)
 	return tc, nil
 }
 
-func (tc *TargetCluster) UI() *stormui.Client          { return tc.ui }
-func (tc *TargetCluster) Service() *ServiceClient      { return tc.svc }
-func (tc *TargetCluster) Hosts() []string              { return append([]string(nil), tc.hosts...) }
-func (tc *TargetCluster) Capacity() map[string]float64 { return maps(tc.capacity) }
+func (tc *targetCluster) UI() *stormui.Client          { return tc.ui }
+func (tc *targetCluster) Service() *serviceClient      { return tc.svc }
+func (tc *targetCluster) Hosts() []string              { return append([]string(nil), tc.hosts...) }
+func (tc *targetCluster) Capacity() map[string]float64 { return maps(tc.capacity) }
 
 func maps(m map[string]float64) map[string]float64 {
 	out := make(map[string]float64, len(m))
@@ -88,16 +88,16 @@ func maps(m map[string]float64) map[string]float64 {
 	return out
 }
 
-// ErrNoExec is Exec's error on a target: the harness does not touch a target's hosts.
-var ErrNoExec = errors.New("not available on a target cluster: the harness does not run commands on its hosts")
+// errNoExec is Exec's error on a target: the harness does not touch a target's hosts.
+var errNoExec = errors.New("not available on a target cluster: the harness does not run commands on its hosts")
 
-// Exec is not available on a target (see ErrNoExec).
-func (tc *TargetCluster) Exec(ctx context.Context, host string, cmd ...string) (int, string, error) {
-	return -1, "", fmt.Errorf("exec on %s: %w", host, ErrNoExec)
+// Exec is not available on a target (see errNoExec).
+func (tc *targetCluster) Exec(ctx context.Context, host string, cmd ...string) (int, string, error) {
+	return -1, "", fmt.Errorf("exec on %s: %w", host, errNoExec)
 }
 
 // NimbusConf is Nimbus's configuration as the UI serves it (/api/v1/cluster/configuration).
-func (tc *TargetCluster) NimbusConf(ctx context.Context) (map[string]any, error) {
+func (tc *targetCluster) NimbusConf(ctx context.Context) (map[string]any, error) {
 	return tc.ui.NimbusConf(ctx)
 }
 
@@ -105,7 +105,7 @@ func (tc *TargetCluster) NimbusConf(ctx context.Context) (map[string]any, error)
 // and its dependencies from the Maven build on the classpath, a storm.yaml naming the target's Nimbus
 // first on it, -Dstorm.jar the topology jar. The workers' reports go to the service as the cluster
 // reaches it (--metrics-url, unless args set it).
-func (tc *TargetCluster) Submit(ctx context.Context, jar, mainClass string, args ...string) error {
+func (tc *targetCluster) Submit(ctx context.Context, jar, mainClass string, args ...string) error {
 	cp, err := submitClasspath(ctx, jar)
 	if err != nil {
 		return fmt.Errorf("submit topology: %w", err)
@@ -206,9 +206,9 @@ func resolveClasspath(dir, cp string) string {
 	return strings.Join(parts, string(os.PathListSeparator))
 }
 
-// SetServiceScheduler makes the service run scheduler with options (JSON of schedulers.Options)
+// setServiceScheduler makes the service run scheduler with options (JSON of schedulers.Options)
 // from the next scheduling round on.
-func SetServiceScheduler(ctx context.Context, svc *ServiceClient, scheduler, options string) error {
+func setServiceScheduler(ctx context.Context, svc *serviceClient, scheduler, options string) error {
 	body, err := json.Marshal(protocol.SchedulerChoice{Scheduler: scheduler, Options: json.RawMessage(options)})
 	if err != nil {
 		return err
@@ -235,38 +235,45 @@ func SetServiceScheduler(ctx context.Context, svc *ServiceClient, scheduler, opt
 	return nil
 }
 
-// StormSchedulerConf is the Nimbus storm.yaml key naming its scheduler; Nimbus without it uses
+// stormSchedulerConf is the Nimbus storm.yaml key naming its scheduler; Nimbus without it uses
 // DefaultScheduler.
-const StormSchedulerConf = "storm.scheduler"
+const stormSchedulerConf = "storm.scheduler"
 
 // NimbusScheduler is the storm.scheduler class of a Nimbus configuration.
 func NimbusScheduler(conf map[string]any) string {
-	if s, ok := conf[StormSchedulerConf].(string); ok && s != "" {
+	if s, ok := conf[stormSchedulerConf].(string); ok && s != "" {
 		return s
 	}
 	return nativeSchedulers["storm-default"]
 }
 
-// TopologySchedulerConf is the topology conf key naming the topology's scheduler for the bridge on
-// Nimbus (BridgeScheduler's Delegates.TOPOLOGY_CONF): storm-even, storm-default and storm-ras run in
-// Nimbus's process, any other name is a Go scheduler the service runs.
-const TopologySchedulerConf = "stormlab.scheduler"
+// Configuration keys and the class of the bridge, as a Nimbus, its supervisors and a topology read
+// them, and the environment variable naming a target.
+const (
+	// BridgeClass is the Nimbus-side IScheduler that calls the Go service.
+	BridgeClass = "org.stormlab.bridge.BridgeScheduler"
+	// TopologySchedulerConf is the topology conf key naming the topology's scheduler for the bridge on
+	// Nimbus (BridgeScheduler's Delegates.TOPOLOGY_CONF): storm-even, storm-default and storm-ras run in
+	// Nimbus's process, any other name is a Go scheduler the service runs.
+	TopologySchedulerConf = "stormlab.scheduler"
+	// TokenConf is the storm.yaml key of the service's token: the bridge reads it from Nimbus's conf, the
+	// workers' reporter from the supervisors' (it reaches the workers' conf, not the topology's).
+	TokenConf = "stormlab.scheduler.token"
+	// DefaultSchedulerConf is the Nimbus conf key naming the scheduler of topologies that name none
+	// (BridgeScheduler's Delegates.CONF_DEFAULT; without it, storm-default: Nimbus's own behaviour).
+	DefaultSchedulerConf = "stormlab.scheduler.default"
+	// TargetEnv names the environment variable holding a target file: experiments (and `go test
+	// ./experiments`) run on that cluster instead of containers when it is set.
+	TargetEnv = "STORMLAB_TARGET"
+)
 
-// TokenConf is the storm.yaml key of the service's token: the bridge reads it from Nimbus's conf, the
-// workers' reporter from the supervisors' (it reaches the workers' conf, not the topology's).
-const TokenConf = "stormlab.scheduler.token"
-
-// DefaultSchedulerConf is the Nimbus conf key naming the scheduler of topologies that name none
-// (BridgeScheduler's Delegates.CONF_DEFAULT; without it, storm-default: Nimbus's own behaviour).
-const DefaultSchedulerConf = "stormlab.scheduler.default"
-
-// RunOnTarget runs spec on a target cluster. A Nimbus running the bridge runs every scheduler: the
+// runOnTarget runs spec on a target cluster. A Nimbus running the bridge runs every scheduler: the
 // topology names spec.Scheduler in its conf (TopologySchedulerConf), and the bridge places it with
 // Storm's own scheduler in Nimbus or asks the service (switched to spec.Scheduler first). A Nimbus
 // running a native storm.scheduler runs only that one. No topology of the same name may run; after
 // the run it waits until the submitted topology is gone again, so the cluster is left as it was
 // found. The topology is killed also on failure and interrupt (Run does).
-func RunOnTarget(ctx context.Context, tc *TargetCluster, schedulerOptions string, spec RunSpec) (*RunResult, error) {
+func runOnTarget(ctx context.Context, tc *targetCluster, schedulerOptions string, spec RunSpec) (*RunResult, error) {
 	fail := func(stage string, err error) (*RunResult, error) {
 		return nil, &RunError{Topology: spec.Topology.Name, Stage: stage, Err: err}
 	}
@@ -280,7 +287,7 @@ func RunOnTarget(ctx context.Context, tc *TargetCluster, schedulerOptions string
 		return fail(StageSpec, fmt.Errorf("the target's Nimbus runs storm.scheduler %s, which runs only itself, but %s needs %s: install the bridge (storm.scheduler: %s), which runs every scheduler, or run a scheduler that fits this Nimbus", have, spec.Scheduler, want, BridgeClass))
 	}
 	if bridged {
-		if err := SetServiceScheduler(ctx, tc.svc, spec.Scheduler, orDefault(schedulerOptions, "{}")); err != nil {
+		if err := setServiceScheduler(ctx, tc.svc, spec.Scheduler, orDefault(schedulerOptions, "{}")); err != nil {
 			return fail(StageSpec, err)
 		}
 	}
@@ -294,13 +301,14 @@ func RunOnTarget(ctx context.Context, tc *TargetCluster, schedulerOptions string
 			return fail(StageSpec, fmt.Errorf("a topology named %s already runs on the target (%s): kill it or choose another name", t.Name, t.Status))
 		}
 	}
-	res, err := Run(ctx, tc, spec)
+	res, err := runOn(ctx, tc, spec)
 	if res != nil {
 		res.Cluster = orDefault(tc.T.Name, "target")
 		// A native scheduler on a bridged Nimbus: the service must not have placed the topology (an
 		// older bridge, without per-topology choice, sends every topology to the service).
-		if !bridged && have == BridgeClass && len(res.Decisions) > 0 && res.Invalid == "" {
-			res.Invalid = fmt.Sprintf("the bridge on Nimbus sent %s's topology to the service instead of running %s in Nimbus: install the current bridge jar (stormlab bridge install-files)", spec.Scheduler, spec.Scheduler)
+		if !bridged && have == BridgeClass && len(res.Decisions) > 0 && res.Validity.Level != Invalid {
+			// Nimbus's conf is not a record of the run: this reason is merged here.
+			res.Validity = res.Validity.merge(Reason{ReasonScheduler, Invalid, fmt.Sprintf("the bridge on Nimbus sent %s's topology to the service instead of running %s in Nimbus: install the current bridge jar (stormlab bridge install-files)", spec.Scheduler, spec.Scheduler)})
 		}
 	}
 	// Run killed the topology; wait (bounded) until Nimbus has removed it, so the next run starts
@@ -342,10 +350,6 @@ func waitGone(ctx context.Context, ui *stormui.Client, name string) error {
 	}
 }
 
-// TargetEnv names the environment variable holding a target file: experiments (and `go test
-// ./experiments`) run on that cluster instead of containers when it is set.
-const TargetEnv = "STORMLAB_TARGET"
-
 // TargetFromEnv loads the target file named by $STORMLAB_TARGET, or returns nil when it is unset.
 func TargetFromEnv() (*target.Target, error) {
 	f := os.Getenv(TargetEnv)
@@ -359,10 +363,10 @@ func TargetFromEnv() (*target.Target, error) {
 	return t, nil
 }
 
-// RunOnTargetSpec runs spec on cs.Target with the scheduler options of cs (as StartSession gives them
+// runOnTargetSpec runs spec on cs.Target with the scheduler options of cs (as StartSession gives them
 // to the service).
-func RunOnTargetSpec(ctx context.Context, cs ClusterSpec, spec RunSpec) (*RunResult, error) {
-	tc, err := OpenTarget(ctx, cs.Target, cs.Logf)
+func runOnTargetSpec(ctx context.Context, cs ClusterSpec, spec RunSpec) (*RunResult, error) {
+	tc, err := openTarget(ctx, cs.Target, cs.Logf)
 	if err != nil {
 		return nil, &RunError{Topology: spec.Topology.Name, Stage: StageSpec, Err: err}
 	}
@@ -377,14 +381,24 @@ func RunOnTargetSpec(ctx context.Context, cs ClusterSpec, spec RunSpec) (*RunRes
 	if err != nil {
 		return nil, err
 	}
-	return RunOnTarget(ctx, tc, opts, spec)
+	return runOnTarget(ctx, tc, opts, spec)
 }
 
-// ProbeReports checks the workers -> service path of a target: it submits a one-worker Throughput
+// ProbeTarget opens target t (reading only) and probes its workers -> service path (see probeReports),
+// returning the reporting worker's host:port.
+func ProbeTarget(ctx context.Context, t *target.Target, name string, timeout time.Duration) (worker string, err error) {
+	tc, err := openTarget(ctx, t, nil)
+	if err != nil {
+		return "", err
+	}
+	return probeReports(ctx, tc, name, timeout)
+}
+
+// probeReports checks the workers -> service path of a target: it submits a one-worker Throughput
 // topology named name (placed by storm-default on a bridged Nimbus, so the service's scheduler does
 // not matter), waits until the service holds a report of it, and always kills it and waits until it
 // is gone. It returns the reporting worker's host:port.
-func ProbeReports(ctx context.Context, tc *TargetCluster, name string, timeout time.Duration) (worker string, err error) {
+func probeReports(ctx context.Context, tc *targetCluster, name string, timeout time.Duration) (worker string, err error) {
 	topo, err := StormTopology("throughput", name, "--workers", "1", "--interval-ms", "50", "--report-interval-secs", "2")
 	if err != nil {
 		return "", err
@@ -406,7 +420,7 @@ func ProbeReports(ctx context.Context, tc *TargetCluster, name string, timeout t
 	wctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	for {
-		reps, rerr := tc.svc.Reports(wctx, start)
+		reps, rerr := tc.svc.reports(wctx, start)
 		for _, r := range reps {
 			if strings.HasPrefix(r.Topology, name) {
 				return fmt.Sprintf("%s:%d", r.Host, r.Port), nil

@@ -47,7 +47,7 @@ func Timeline(r *RunResult) []TimelineEvent {
 	for _, d := range r.Decisions {
 		add(d.TimeMs, "decision", "", fmt.Sprintf("%s %s applied=%t executors=%d nodes=%d %s", d.Scheduler, d.Kind, d.Applied, d.Executors, d.Nodes, d.Error))
 	}
-	for _, f := range append(append([]FallbackOf(nil), fallbacksOf(r.Fallbacks, false)...), fallbacksOf(r.FaultFallbacks, true)...) {
+	for _, f := range append(append([]fallbackOf(nil), fallbacksOf(r.Fallbacks, false)...), fallbacksOf(r.FaultFallbacks, true)...) {
 		add(f.TimeMs, "fallback", "", f.Reason)
 	}
 	seen := map[string]bool{}
@@ -90,20 +90,20 @@ func Timeline(r *RunResult) []TimelineEvent {
 	return ev
 }
 
-// FallbackOf is a bridge fallback with whether a fault explains it.
-type FallbackOf struct {
+// fallbackOf is a bridge fallback with whether a fault explains it.
+type fallbackOf struct {
 	TimeMs int64
 	Reason string
 }
 
-func fallbacksOf(fbs []protocol.Fallback, fault bool) []FallbackOf {
-	var out []FallbackOf
+func fallbacksOf(fbs []protocol.Fallback, fault bool) []fallbackOf {
+	var out []fallbackOf
 	for _, f := range fbs {
 		r := f.Reason
 		if fault {
 			r = "during a fault: " + r
 		}
-		out = append(out, FallbackOf{f.TimeMs, r})
+		out = append(out, fallbackOf{f.TimeMs, r})
 	}
 	return out
 }

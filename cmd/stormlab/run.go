@@ -258,7 +258,7 @@ func runOnce(ctx context.Context, o runOptions, tg *target.Target, stdout, stder
 		// A failed run carries the daemons' last log lines as data; they go to stderr, the error
 		// itself stays one line.
 		if re := (*harness.RunError)(nil); errors.As(err, &re) && len(re.Logs) > 0 {
-			fmt.Fprintf(stderr, "--- last log lines ---\n%s", harness.FormatTails(re.Logs))
+			fmt.Fprintf(stderr, "--- last log lines ---\n%s", re.LogText())
 		}
 		// A target that cannot take the run (unreachable, another scheduler in Nimbus) is bad input:
 		// nothing was submitted.
@@ -284,7 +284,7 @@ func runOnce(ctx context.Context, o runOptions, tg *target.Target, stdout, stder
 	if err := row.write(stdout, o.format); err != nil {
 		return failed(err)
 	}
-	if cerr := harness.Check(res); cerr != nil {
+	if cerr := res.Validity.Err(); cerr != nil {
 		return failed(fmt.Errorf("the run does not count: %w", cerr))
 	}
 	return nil
@@ -341,7 +341,7 @@ func newRunRow(o runOptions, r *harness.RunResult) runRow {
 	row := runRow{
 		Scheduler: o.scheduler, Topology: o.topology, Profile: o.profile,
 		Throughput: m.Throughput, LatencyMeanMs: m.LatencyMean, LatencyP99Ms: m.LatencyP99,
-		CutRate: m.CutRate, Balance: m.Balance, RoundsMs: r.RoundsMs, Suspect: r.Suspect,
+		CutRate: m.CutRate, Balance: m.Balance, RoundsMs: r.RoundsMs, Suspect: r.Validity.Text(harness.Suspect),
 		Faults: r.Faults,
 	}
 	if row.RoundsMs == nil {
@@ -352,7 +352,7 @@ func newRunRow(o runOptions, r *harness.RunResult) runRow {
 		row.QoSRate = &q
 	}
 	row.addOpenLoop(m)
-	if cerr := harness.Check(r); cerr != nil {
+	if cerr := r.Validity.Err(); cerr != nil {
 		row.Invalid = oneLine(cerr.Error())
 	} else {
 		row.Valid = true
@@ -445,7 +445,7 @@ func (row runRow) writeOpenLoop(w io.Writer) error {
 // runTarget runs spec on a target cluster, through its endpoints only (no Docker).
 func runTarget(ctx context.Context, tg *target.Target, cs harness.ClusterSpec, spec harness.RunSpec, logf func(string, ...any)) (*harness.RunResult, error) {
 	cs.Target, cs.Logf = tg, logf
-	return harness.RunOnTargetSpec(ctx, cs, spec)
+	return harness.RunOnNewCluster(ctx, cs, spec)
 }
 
 func orDefaultStr(s, d string) string {

@@ -104,7 +104,9 @@ func TestRunRow(t *testing.T) {
 
 	// Deadlines give a QoS rate; zero throughput makes the row invalid.
 	res.Measurement = harness.Measurement{Deadlines: 10, QoSRate: 0.5}
-	res.Invalid = "bridge fell back to EvenScheduler: service unreachable"
+	res.Validity = harness.Validity{Level: harness.Invalid, Reasons: []harness.Reason{
+		{Kind: harness.ReasonScheduler, Level: harness.Invalid, Text: "bridge fell back to EvenScheduler: service unreachable"},
+		{Kind: harness.ReasonNoThroughput, Level: harness.Invalid, Text: "throughput is zero: no tuple was acked in the measurement window"}}}
 	row = newRunRow(o, res)
 	if row.Valid || row.QoSRate == nil || *row.QoSRate != 0.5 ||
 		!strings.Contains(row.Invalid, "fell back") || !strings.Contains(row.Invalid, "throughput is zero") {

@@ -156,7 +156,7 @@ func TestStandingClusterTarget(t *testing.T) {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	st, err := (&harness.ServiceClient{BaseURL: target.Trim(tg.Service.Harness), Token: tg.Token}).State(ctx, 0)
+	st, err := harness.ServiceState(ctx, tg, 0)
 	if tg.Token == "" || resp.StatusCode != http.StatusUnauthorized || err != nil || st.Unauthorized < 1 {
 		t.Errorf("token %q: state without it answered %d, with it: %v, unauthorized %v; want a token, 401, and the refusal counted", tg.Token, resp.StatusCode, err, st)
 	}

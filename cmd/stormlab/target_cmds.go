@@ -151,8 +151,7 @@ func checkTarget(ctx context.Context, t *target.Target, probe bool, w io.Writer)
 		}
 	}
 
-	svc := &harness.ServiceClient{BaseURL: target.Trim(t.Service.Harness), Token: t.Token}
-	st, err := svc.State(ctx, time.Now().UnixMilli())
+	st, err := harness.ServiceState(ctx, t, time.Now().UnixMilli())
 	if err != nil {
 		item(false, "service", "", fmt.Sprintf("the scheduler service at %s does not answer (%v): start stormlab-service where the cluster and this machine reach it, or fix service.harness", t.Service.Harness, err))
 	} else {
@@ -185,13 +184,9 @@ func checkTarget(ctx context.Context, t *target.Target, probe bool, w io.Writer)
 	return nil
 }
 
-// probeReports runs harness.ProbeReports on the target.
+// probeReports runs harness.ProbeTarget on the target.
 func probeReports(ctx context.Context, t *target.Target) (string, error) {
-	tc, err := harness.OpenTarget(ctx, t, nil)
-	if err != nil {
-		return "", err
-	}
-	return harness.ProbeReports(ctx, tc, fmt.Sprintf("stormlab-check-%d", time.Now().Unix()), 3*time.Minute)
+	return harness.ProbeTarget(ctx, t, fmt.Sprintf("stormlab-check-%d", time.Now().Unix()), 3*time.Minute)
 }
 
 func orDash(s string) string {

@@ -106,30 +106,49 @@ func (c *Cluster) StartDuration() time.Duration {
 }
 
 // setEnv makes testcontainers-go reach mapped ports on loopback (this machine has /.dockerenv, so it
-// would otherwise use the default gateway) and keeps it from starting Ryuk, which needs a pulled image.
+// would otherwise use the default gateway) and keeps it from starting Ryuk, which needs a pulled image
+// and would reap a standing cluster when its process exits. testcontainers-go reads these settings only
+// from the environment (once, at its first use), so they cannot be passed per call; a value the caller
+// set (the Makefile and .ci/run set both) wins, and the defaults are applied once per process.
 func setEnv() {
-	for k, v := range map[string]string{"TESTCONTAINERS_HOST_OVERRIDE": "127.0.0.1", "TESTCONTAINERS_RYUK_DISABLED": "true"} {
-		if os.Getenv(k) == "" {
-			os.Setenv(k, v)
+	envOnce.Do(func() {
+		for k, v := range map[string]string{"TESTCONTAINERS_HOST_OVERRIDE": "127.0.0.1", "TESTCONTAINERS_RYUK_DISABLED": "true"} {
+			if os.Getenv(k) == "" {
+				os.Setenv(k, v)
+			}
 		}
-	}
+	})
 }
+
+var envOnce sync.Once
+
+// StartError is a container of the cluster that did not start: its role (the hostname for a
+// supervisor), the cause (wrapped) and the last lines of its log, if the container was created.
+type StartError struct {
+	Role string
+	Err  error
+	Log  string
+}
+
+func (e *StartError) Error() string {
+	msg := fmt.Sprintf("start %s: %v", e.Role, e.Err)
+	if e.Log != "" {
+		msg += "\n--- last lines of the " + e.Role + " log ---\n" + e.Log
+	}
+	return msg
+}
+
+func (e *StartError) Unwrap() error { return e.Err }
 
 // Run builds (or finds) the images and starts a cluster: network, ZooKeeper, the scheduler service (if
 // asked), Nimbus, UI and the supervisors, each with its wait strategy, then waits until Nimbus lists
-// every supervisor. On error the partial cluster is returned with it: always call Terminate.
+// every supervisor. On error the partial cluster is returned with it: always call Terminate. A
+// container that did not start is a *StartError in the error's chain.
 func Run(ctx context.Context, opts ...Option) (*Cluster, error) {
 	setEnv()
-	cfg := defaults()
-	for _, o := range opts {
-		if err := o(cfg); err != nil {
-			return nil, fmt.Errorf("storm cluster: %w", err)
-		}
-	}
-	if cfg.runID == "" {
-		var b [4]byte
-		rand.Read(b[:])
-		cfg.runID = hex.EncodeToString(b[:])
+	cfg, err := configure(opts)
+	if err != nil {
+		return nil, fmt.Errorf("storm cluster: %w", err)
 	}
 	lock, err := machineLock(ctx, cfg.logf)
 	if err != nil {
@@ -142,155 +161,202 @@ func Run(ctx context.Context, opts ...Option) (*Cluster, error) {
 		return nil, fmt.Errorf("storm cluster: %w", err)
 	}
 	c := &Cluster{ID: cfg.runID, Profile: cfg.profile, containers: map[string]*testcontainers.DockerContainer{}, logf: cfg.logf, lock: lock}
+	if err := c.run(ctx, cfg); err != nil {
+		return c, fmt.Errorf("storm cluster: %w", err)
+	}
+	return c, nil
+}
 
+// configure applies the options to the defaults and draws a run id if none was given.
+func configure(opts []Option) (*config, error) {
+	cfg := defaults()
+	for _, o := range opts {
+		if err := o(cfg); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.runID == "" {
+		var b [4]byte
+		if _, err := rand.Read(b[:]); err != nil {
+			return nil, fmt.Errorf("run id: %w", err)
+		}
+		cfg.runID = hex.EncodeToString(b[:])
+	}
+	return cfg, nil
+}
+
+// run starts the roles in order: ZooKeeper and the service first (Nimbus needs the one, the bridge in
+// Nimbus the other), then Nimbus, UI and supervisors together (supervisors need only ZooKeeper).
+func (c *Cluster) run(ctx context.Context, cfg *config) error {
+	if err := c.resolveImages(ctx, cfg); err != nil {
+		return err
+	}
+	r := &roles{c: c, cfg: cfg, owner: selfOwner()}
+	nw, err := network.New(ctx, network.WithLabels(r.labels("network")))
+	if err != nil {
+		return fmt.Errorf("create network: %w", err)
+	}
+	c.network, r.nw = nw, nw
+	cfg.logf("cluster %s: network %s", c.ID, nw.Name)
+	starts := []func(context.Context) error{r.zooKeeper}
+	if cfg.service {
+		starts = append(starts, r.service)
+	}
+	if err := together(ctx, starts); err != nil {
+		return err
+	}
+	cfg.logf("cluster %s: zookeeper up", c.ID)
+	starts = []func(context.Context) error{r.nimbus}
+	if cfg.ui {
+		starts = append(starts, r.ui)
+	}
+	for _, s := range cfg.supervisors {
+		starts = append(starts, func(ctx context.Context) error { return r.supervisor(ctx, s) })
+	}
+	if err := together(ctx, starts); err != nil {
+		return err
+	}
+	if err := c.waitRegistered(ctx, cfg); err != nil {
+		return err
+	}
+	c.Registered = time.Now()
+	cfg.logf("cluster %s: %d supervisors registered %s after zookeeper", c.ID, len(cfg.supervisors), c.StartDuration().Round(time.Millisecond))
+	return nil
+}
+
+// together runs the starts concurrently and joins their errors.
+func together(ctx context.Context, starts []func(context.Context) error) error {
+	errs := make([]error, len(starts))
+	var wg sync.WaitGroup
+	for i, start := range starts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = start(ctx)
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// resolveImages takes the given images or builds each one once, and settles the service's image.
+func (c *Cluster) resolveImages(ctx context.Context, cfg *config) error {
 	if cfg.images != nil {
 		c.Images = *cfg.images
-	} else {
-		b, err := images.New(ctx, images.WithLogf(cfg.logf))
-		if err != nil {
-			return c, fmt.Errorf("storm cluster: %w", err)
-		}
-		for _, name := range []string{images.ZooKeeper, images.Storm} {
-			if _, err := b.Build(ctx, name); err != nil {
-				b.Close()
-				return c, fmt.Errorf("storm cluster: %w", err)
-			}
-		}
-		c.Images.ZooKeeper, _ = b.Build(ctx, images.ZooKeeper)
-		c.Images.Storm, _ = b.Build(ctx, images.Storm)
-		if cfg.service && cfg.serviceImage == "" {
-			ref, err := b.Build(ctx, images.Service)
-			if err != nil {
-				b.Close()
-				return c, fmt.Errorf("storm cluster: %w", err)
-			}
-			c.Images.Service = ref
-		}
-		b.Close()
+	} else if err := c.buildImages(ctx, cfg); err != nil {
+		return err
 	}
 	if cfg.service && cfg.serviceImage == "" {
 		cfg.serviceImage = c.Images.Service
 		if cfg.serviceImage == "" {
-			return c, errors.New("storm cluster: WithService(\"\") needs the service image; build it (make images) or pass an image")
+			return errors.New("WithService(\"\") needs the service image; build it (make images) or pass an image")
 		}
 	}
+	return nil
+}
 
-	owner := selfOwner()
-	labels := func(role string) map[string]string {
-		l := map[string]string{LabelRun: c.ID, LabelRole: role, LabelAll: "true",
-			LabelOwnerPID: strconv.Itoa(owner.PID), LabelOwnerStart: owner.Start}
-		if cfg.standing {
-			l[LabelStanding] = "true"
-		}
-		return l
-	}
-	nw, err := network.New(ctx, network.WithLabels(labels("network")))
+func (c *Cluster) buildImages(ctx context.Context, cfg *config) (err error) {
+	b, err := images.New(ctx, images.WithLogf(cfg.logf))
 	if err != nil {
-		return c, fmt.Errorf("storm cluster: create network: %w", err)
+		return err
 	}
-	c.network = nw
-	cfg.logf("cluster %s: network %s", c.ID, nw.Name)
-
-	base := func(role, alias, image string) []testcontainers.ContainerCustomizer {
-		return []testcontainers.ContainerCustomizer{
-			testcontainers.WithName(fmt.Sprintf("stormlab-%s-%s", c.ID, alias)),
-			testcontainers.WithLabels(labels(role)),
-			network.WithNetwork([]string{alias}, nw),
-			testcontainers.WithConfigModifier(func(cc *container.Config) { cc.Hostname = alias }),
+	defer b.Close()
+	if c.Images.ZooKeeper, err = b.Build(ctx, images.ZooKeeper); err != nil {
+		return err
+	}
+	if c.Images.Storm, err = b.Build(ctx, images.Storm); err != nil {
+		return err
+	}
+	if cfg.service && cfg.serviceImage == "" {
+		if c.Images.Service, err = b.Build(ctx, images.Service); err != nil {
+			return err
 		}
 	}
+	return nil
+}
 
-	// ZooKeeper and the service first: Nimbus needs the one, the bridge in Nimbus the other.
-	var wg sync.WaitGroup
-	var zkErr, svcErr error
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		o := append(base(RoleZooKeeper, ZooKeeperAlias, c.Images.ZooKeeper),
-			limits(1, ZooKeeperMemoryMB),
-			testcontainers.WithWaitStrategy(wait.ForLog("PrepRequestProcessor (sid:0) started").WithStartupTimeout(cfg.timeout).WithPollInterval(100*time.Millisecond)))
-		zkErr = c.start(ctx, RoleZooKeeper, c.Images.ZooKeeper, o...)
-		if zkErr == nil {
-			c.ZooKeeperUp = time.Now()
-		}
-	}()
-	if cfg.service {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			o := append(base(RoleService, ServiceAlias, cfg.serviceImage),
-				limits(0, ServiceMemoryMB),
-				publish(ServicePort),
-				testcontainers.WithCmd(cfg.serviceArgs...),
-				testcontainers.WithWaitStrategy(wait.ForHTTP(protocol.PathHealth).WithPort(portName(ServicePort)).
-					WithStartupTimeout(cfg.timeout).WithPollInterval(200*time.Millisecond)))
-			svcErr = c.start(ctx, RoleService, cfg.serviceImage, o...)
-		}()
-	}
-	wg.Wait()
-	if err := errors.Join(zkErr, svcErr); err != nil {
-		return c, fmt.Errorf("storm cluster: %w", err)
-	}
-	cfg.logf("cluster %s: zookeeper up", c.ID)
+// roles starts the cluster's containers, one method per role (as testcontainers-go modules do).
+type roles struct {
+	c     *Cluster
+	cfg   *config
+	owner Owner
+	nw    *testcontainers.DockerNetwork
+}
 
-	// Nimbus, UI and supervisors start together: supervisors only need ZooKeeper to register.
+func (r *roles) labels(role string) map[string]string {
+	l := map[string]string{LabelRun: r.c.ID, LabelRole: role, LabelAll: "true",
+		LabelOwnerPID: strconv.Itoa(r.owner.PID), LabelOwnerStart: r.owner.Start}
+	if r.cfg.standing {
+		l[LabelStanding] = "true"
+	}
+	return l
+}
+
+// base is what every container of the cluster has: its name, labels, network alias and hostname.
+func (r *roles) base(role, alias string) []testcontainers.ContainerCustomizer {
+	return []testcontainers.ContainerCustomizer{
+		testcontainers.WithName(fmt.Sprintf("stormlab-%s-%s", r.c.ID, alias)),
+		testcontainers.WithLabels(r.labels(role)),
+		network.WithNetwork([]string{alias}, r.nw),
+		testcontainers.WithConfigModifier(func(cc *container.Config) { cc.Hostname = alias }),
+	}
+}
+
+// waitLog waits for line in the container's log, within the cluster's start timeout.
+func (r *roles) waitLog(line string, poll time.Duration) testcontainers.CustomizeRequestOption {
+	return testcontainers.WithWaitStrategy(wait.ForLog(line).WithStartupTimeout(r.cfg.timeout).WithPollInterval(poll))
+}
+
+func (r *roles) zooKeeper(ctx context.Context) error {
+	o := append(r.base(RoleZooKeeper, ZooKeeperAlias), limits(1, ZooKeeperMemoryMB),
+		r.waitLog("PrepRequestProcessor (sid:0) started", 100*time.Millisecond))
+	if err := r.c.start(ctx, RoleZooKeeper, r.c.Images.ZooKeeper, o...); err != nil {
+		return err
+	}
+	r.c.ZooKeeperUp = time.Now()
+	return nil
+}
+
+func (r *roles) service(ctx context.Context) error {
+	o := append(r.base(RoleService, ServiceAlias), limits(0, ServiceMemoryMB), publish(ServicePort),
+		testcontainers.WithCmd(r.cfg.serviceArgs...),
+		testcontainers.WithWaitStrategy(wait.ForHTTP(protocol.PathHealth).WithPort(portName(ServicePort)).
+			WithStartupTimeout(r.cfg.timeout).WithPollInterval(200*time.Millisecond)))
+	return r.c.start(ctx, RoleService, r.cfg.serviceImage, o...)
+}
+
+func (r *roles) nimbus(ctx context.Context) error {
+	cfg := r.cfg
 	// Topology defaults go into Nimbus's storm.yaml: the submitter (run in Nimbus's container) and
 	// Nimbus put them into the topology's conf, which overrides the supervisors' storm.yaml.
-	nimbusConf := stormConf(NimbusAlias, map[string]any{LogWriterOptsConf: LogWriterOpts})
+	conf := stormConf(NimbusAlias, map[string]any{LogWriterOptsConf: LogWriterOpts})
 	if cfg.scheduler != "" {
-		nimbusConf["storm.scheduler"] = cfg.scheduler
+		conf["storm.scheduler"] = cfg.scheduler
 	}
 	if cfg.service {
-		nimbusConf[ServiceURLConf] = fmt.Sprintf("http://%s:%d%s", ServiceAlias, ServicePort, protocol.PathSchedule)
+		conf[ServiceURLConf] = fmt.Sprintf("http://%s:%d%s", ServiceAlias, ServicePort, protocol.PathSchedule)
 	}
 	for k, v := range delayConf(cfg.delayMS) {
-		nimbusConf[k] = v
+		conf[k] = v
 	}
 	for k, v := range cfg.nimbusConf {
-		nimbusConf[k] = v
+		conf[k] = v
 	}
-	errs := make([]error, 2+len(cfg.supervisors))
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		o := append(base(RoleNimbus, NimbusAlias, c.Images.Storm),
-			limits(0, NimbusMemoryMB),
-			publishAt(NimbusPort, nimbusHostPort(cfg)),
-			confFile(nimbusConf),
-			testcontainers.WithCmd("nimbus"),
-			testcontainers.WithWaitStrategy(wait.ForLog("Starting nimbus server").WithStartupTimeout(cfg.timeout).WithPollInterval(200*time.Millisecond)))
-		errs[0] = c.start(ctx, RoleNimbus, c.Images.Storm, o...)
-	}()
-	if cfg.ui {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			o := append(base(RoleUI, UIAlias, c.Images.Storm),
-				limits(0, UIMemoryMB),
-				publish(UIPort),
-				confFile(stormConf(UIAlias, map[string]any{"ui.port": UIPort})),
-				testcontainers.WithCmd("ui"),
-				testcontainers.WithWaitStrategy(wait.ForLog("stormlab-ui listening").WithStartupTimeout(cfg.timeout).WithPollInterval(200*time.Millisecond)))
-			errs[1] = c.start(ctx, RoleUI, c.Images.Storm, o...)
-		}()
-	}
-	for i, s := range cfg.supervisors {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs[2+i] = c.startSupervisor(ctx, cfg, s, base(RoleSupervisor, s.Host, c.Images.Storm))
-		}()
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return c, fmt.Errorf("storm cluster: %w", err)
-	}
-	if err := c.waitRegistered(ctx, cfg); err != nil {
-		return c, fmt.Errorf("storm cluster: %w", err)
-	}
-	c.Registered = time.Now()
-	cfg.logf("cluster %s: %d supervisors registered %s after zookeeper", c.ID, len(cfg.supervisors), c.StartDuration().Round(time.Millisecond))
-	return c, nil
+	o := append(r.base(RoleNimbus, NimbusAlias), limits(0, NimbusMemoryMB),
+		publishAt(NimbusPort, nimbusHostPort(cfg)), confFile(conf), testcontainers.WithCmd("nimbus"),
+		r.waitLog("Starting nimbus server", 200*time.Millisecond))
+	return r.c.start(ctx, RoleNimbus, r.c.Images.Storm, o...)
+}
+
+func (r *roles) ui(ctx context.Context) error {
+	o := append(r.base(RoleUI, UIAlias), limits(0, UIMemoryMB), publish(UIPort),
+		confFile(stormConf(UIAlias, map[string]any{"ui.port": UIPort})), testcontainers.WithCmd("ui"),
+		r.waitLog("stormlab-ui listening", 200*time.Millisecond))
+	return r.c.start(ctx, RoleUI, r.c.Images.Storm, o...)
+}
+
+func (r *roles) supervisor(ctx context.Context, s SupervisorSpec) error {
+	return r.c.startSupervisor(ctx, r.cfg, s, r.base(RoleSupervisor, s.Host))
 }
 
 // RoleSupervisor is the role label of supervisor containers (Logs and Exec take the hostname instead).
@@ -337,11 +403,11 @@ func (c *Cluster) start(ctx context.Context, role, image string, opts ...testcon
 	}
 	c.mu.Unlock()
 	if err != nil {
-		msg := fmt.Sprintf("start %s: %v", role, err)
+		se := &StartError{Role: role, Err: err}
 		if ctr != nil {
-			msg += "\n--- last lines of the " + role + " log ---\n" + tailLogs(context.WithoutCancel(ctx), ctr, 30)
+			se.Log = tailLogs(context.WithoutCancel(ctx), ctr, 30)
 		}
-		return errors.New(msg)
+		return se
 	}
 	c.logf("cluster %s: %s up in %s", c.ID, role, time.Since(t0).Round(time.Millisecond))
 	return nil

@@ -167,6 +167,10 @@ func TestTerminateAfterFailedRun(t *testing.T) {
 	if !strings.Contains(msg, "NoSuchScheduler") {
 		t.Errorf("error does not show the cause from the nimbus log:\n%s", msg)
 	}
+	var se *StartError
+	if !errors.As(err, &se) || se.Role != RoleNimbus || se.Err == nil || !strings.Contains(se.Log, "NoSuchScheduler") {
+		t.Errorf("error chain has no *StartError for nimbus with its cause and log: %#v", se)
+	}
 	// The cleanup registered by runCluster checks that nothing labelled with c.ID remains.
 }
 

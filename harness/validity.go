@@ -1,0 +1,176 @@
+package harness
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Level is how far a run can be trusted. Levels merge as Jepsen's merge-valid: Invalid beats Suspect
+// beats Valid, so a run is as bad as its worst reason.
+type Level string
+
+// ReasonKind says what a Reason is about, so that readers act on kinds, not on texts.
+type ReasonKind string
+
+// The levels of a Validity and the kinds of a Reason.
+const (
+	Valid   Level = "valid"   // the run counts
+	Suspect Level = "suspect" // some figures are in doubt (see the reasons' kinds); it stays in tables
+	Invalid Level = "invalid" // the run must not be reported
+
+	ReasonScheduler    ReasonKind = "scheduler"     // another scheduler than asked placed the topology (invalid)
+	ReasonUnassigned   ReasonKind = "unassigned"    // executors stayed unassigned (invalid)
+	ReasonNoThroughput ReasonKind = "no-throughput" // no tuple acked in the window (invalid)
+	ReasonStormUnread  ReasonKind = "storm-unread"  // Storm's counters, the yardstick, did not cover the window (invalid)
+	ReasonStormCounts  ReasonKind = "storm-counts"  // acked or throughput disagree with Storm's (suspect)
+	ReasonStormLatency ReasonKind = "storm-latency" // mean latency disagrees with Storm's, counts agree (suspect)
+	ReasonUnknown      ReasonKind = "unknown"       // the run could not be judged (suspect: never valid)
+)
+
+// Reason is one cause of a run's Level.
+type Reason struct {
+	Kind  ReasonKind `json:"kind"`
+	Level Level      `json:"level"`
+	Text  string     `json:"text"`
+}
+
+// Validity is the one judgement of a run (judge), saved in run.json as "validity".
+type Validity struct {
+	Level   Level    `json:"level"`
+	Reasons []Reason `json:"reasons,omitempty"`
+}
+
+// Err is nil unless the run is invalid; then it is the invalid reasons' texts, one a line (what keeps
+// the run from counting). A suspect run counts: read its reasons with Text(Suspect).
+func (v Validity) Err() error {
+	if v.Level != Invalid {
+		return nil
+	}
+	return errors.New(strings.Join(v.texts(Invalid), "\n"))
+}
+
+// Text joins the texts of the reasons at level l with "; " ("" when none).
+func (v Validity) Text(l Level) string { return strings.Join(v.texts(l), "; ") }
+
+func (v Validity) texts(l Level) []string {
+	var out []string
+	for _, r := range v.Reasons {
+		if r.Level == l {
+			out = append(out, r.Text)
+		}
+	}
+	return out
+}
+
+// rank orders levels for merge; an unknown level ranks as Suspect (never as Valid).
+func rank(l Level) int {
+	switch l {
+	case Valid, "":
+		return 0
+	case Invalid:
+		return 2
+	}
+	return 1
+}
+
+// merge adds reasons to v; its level becomes the worst of all (merge-valid).
+func (v Validity) merge(reasons ...Reason) Validity {
+	out := Validity{Level: Valid, Reasons: append(append([]Reason(nil), v.Reasons...), reasons...)}
+	for _, r := range out.Reasons {
+		if rank(r.Level) > rank(out.Level) {
+			out.Level = r.Level
+			if rank(r.Level) == 1 {
+				out.Level = Suspect
+			}
+		}
+	}
+	return out
+}
+
+// judge is the one place a run's validity is computed, from its records: the scheduler service's
+// state (which scheduler ran, fallbacks, decisions), Nimbus's assignment, the measurement and the
+// cross-check with Storm's statistics. A panic while judging becomes an "unknown" reason at Suspect
+// (like Jepsen's check-safe): a run that could not be judged is never valid.
+func judge(r *RunResult) (v Validity) {
+	defer func() {
+		if p := recover(); p != nil {
+			v = Validity{Level: Valid}.merge(Reason{ReasonUnknown, Suspect, fmt.Sprintf("judging the run failed: %v", p)})
+		}
+	}()
+	rs := schedulerReasons(r)
+	if r.Unassigned > 0 {
+		rs = append(rs, Reason{ReasonUnassigned, Invalid, fmt.Sprintf("%d executors stayed unassigned", r.Unassigned)})
+	}
+	rs = append(rs, throughputReasons(r)...)
+	rs = append(rs, r.Storm.reasons()...)
+	return Validity{Level: Valid}.merge(rs...)
+}
+
+// schedulerReasons: a bridged run counts only if the service ran the scheduler asked, the bridge never
+// fell back and a placement was applied. A run saved before the service's scheduler was recorded keeps
+// the scheduler reasons it was saved with.
+func schedulerReasons(r *RunResult) []Reason {
+	if _, bridged := StormSchedulerClass(r.Spec.Scheduler); bridged && r.ServiceScheduler == "" {
+		var kept []Reason
+		for _, x := range r.Validity.Reasons {
+			if x.Kind == ReasonScheduler {
+				kept = append(kept, x)
+			}
+		}
+		return kept
+	}
+	if why := invalid(r.Spec.Scheduler, r.ServiceScheduler, r.Fallbacks, r.Decisions); why != "" {
+		return []Reason{{ReasonScheduler, Invalid, why}}
+	}
+	return nil
+}
+
+// throughputReasons: a run whose window saw no acked tuple (by its yardstick) does not count.
+func throughputReasons(r *RunResult) []Reason {
+	switch {
+	case r.EndKind == kindStormCounted && !r.Storm.Compared && len(r.Storm.Spouts) == 0:
+		// Storm's counters are this run's yardstick.
+		return []Reason{{ReasonStormUnread, Invalid, "Storm's statistics did not cover the window: " + r.Storm.Note}}
+	case r.EndKind == kindStormCounted && r.Storm.Throughput <= 0:
+		return []Reason{{ReasonNoThroughput, Invalid, "throughput is zero: Storm counted no acked tuple in the measurement window"}}
+	case r.EndKind != kindStormCounted && r.Measurement.Throughput <= 0:
+		return []Reason{{ReasonNoThroughput, Invalid, "throughput is zero: no tuple was acked in the measurement window"}}
+	}
+	return nil
+}
+
+// UnmarshalJSON reads run.json of this version ("validity") and of earlier ones, whose "invalid" and
+// "suspect" strings become reasons (kind scheduler, and storm-counts or storm-latency by the saved
+// differences). Load judges a kept run again from its records in any case.
+func (r *RunResult) UnmarshalJSON(b []byte) error {
+	type plain RunResult
+	aux := struct {
+		*plain
+		Invalid string `json:"invalid"`
+		Suspect string `json:"suspect"`
+	}{plain: (*plain)(r)}
+	if err := json.Unmarshal(b, &aux); err != nil {
+		return err
+	}
+	if r.Validity.Level != "" || (aux.Invalid == "" && aux.Suspect == "") {
+		if r.Validity.Level == "" {
+			r.Validity.Level = Valid
+		}
+		return nil
+	}
+	var rs []Reason
+	if aux.Invalid != "" {
+		rs = append(rs, Reason{ReasonScheduler, Invalid, aux.Invalid})
+	}
+	if aux.Suspect != "" {
+		kind := ReasonStormCounts
+		if r.Storm.Diff <= stormTolerance {
+			kind = ReasonStormLatency
+		}
+		rs = append(rs, Reason{kind, Suspect, aux.Suspect})
+	}
+	r.Validity = Validity{Level: Valid}.merge(rs...)
+	return nil
+}

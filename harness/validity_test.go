@@ -1,0 +1,82 @@
+package harness
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stormlab/stormlab/infra/protocol"
+)
+
+func hasKind(v Validity, k ReasonKind) bool {
+	return slices.ContainsFunc(v.Reasons, func(r Reason) bool { return r.Kind == k })
+}
+
+// TestJudge: one judgement from a run's records, merged as merge-valid (invalid beats suspect beats
+// valid), and a run that cannot be judged is suspect ("unknown"), never valid.
+func TestJudge(t *testing.T) {
+	applied := []protocol.DecisionRecord{{Applied: true}}
+	ok := Measurement{Throughput: 100}
+	latencyOff := StormCheck{Compared: true, Quantity: "throughput", Diff: 0.01, LatencyDiff: 0.2}
+	countsOff := StormCheck{Compared: true, Quantity: "throughput", Diff: 0.2}
+	for _, tc := range []struct {
+		name  string
+		r     *RunResult
+		level Level
+		kinds []ReasonKind
+	}{
+		{"valid native", &RunResult{Spec: RunSpec{Scheduler: "storm-even"}, Measurement: ok}, Valid, nil},
+		{"valid bridged", &RunResult{Spec: RunSpec{Scheduler: "kpart"}, ServiceScheduler: "kpart", Decisions: applied, Measurement: ok}, Valid, nil},
+		{"latency only", &RunResult{Spec: RunSpec{Scheduler: "storm-even"}, Measurement: ok, Storm: latencyOff}, Suspect, []ReasonKind{ReasonStormLatency}},
+		{"counts", &RunResult{Spec: RunSpec{Scheduler: "storm-even"}, Measurement: ok, Storm: countsOff}, Suspect, []ReasonKind{ReasonStormCounts}},
+		{"invalid beats suspect", &RunResult{Spec: RunSpec{Scheduler: "kpart"}, ServiceScheduler: "r-storm", Decisions: applied, Measurement: ok, Storm: countsOff},
+			Invalid, []ReasonKind{ReasonScheduler, ReasonStormCounts}},
+		{"no throughput, unassigned", &RunResult{Spec: RunSpec{Scheduler: "storm-even"}, Unassigned: 2}, Invalid, []ReasonKind{ReasonUnassigned, ReasonNoThroughput}},
+		{"cannot judge", nil, Suspect, []ReasonKind{ReasonUnknown}},
+	} {
+		v := judge(tc.r)
+		var kinds []ReasonKind
+		for _, r := range v.Reasons {
+			kinds = append(kinds, r.Kind)
+		}
+		if v.Level != tc.level || !slices.Equal(kinds, tc.kinds) {
+			t.Errorf("%s: judge = %+v; want %s with kinds %v", tc.name, v, tc.level, tc.kinds)
+		}
+		if (v.Err() == nil) != (tc.level != Invalid) {
+			t.Errorf("%s: Err() = %v for level %s", tc.name, v.Err(), v.Level)
+		}
+	}
+}
+
+// TestValidityFromOldRunJSON: run.json of earlier versions has "invalid" and "suspect" strings; they
+// load as reasons (a suspect whose counts agreed with Storm's is suspect on latency only).
+func TestValidityFromOldRunJSON(t *testing.T) {
+	for _, tc := range []struct {
+		name, json string
+		level      Level
+		kinds      []ReasonKind
+	}{
+		{"valid", `{"measurement":{"throughput":5}}`, Valid, nil},
+		{"invalid", `{"invalid":"bridge fell back to EvenScheduler 2 times"}`, Invalid, []ReasonKind{ReasonScheduler}},
+		{"latency", `{"suspect":"disagrees: mean complete latency","storm_check":{"diff":0.01,"latency_diff":0.3}}`, Suspect, []ReasonKind{ReasonStormLatency}},
+		{"counts", `{"suspect":"disagrees: throughput","storm_check":{"diff":0.2}}`, Suspect, []ReasonKind{ReasonStormCounts}},
+		{"new", `{"validity":{"level":"suspect","reasons":[{"kind":"unknown","level":"suspect","text":"x"}]}}`, Suspect, []ReasonKind{ReasonUnknown}},
+	} {
+		var r RunResult
+		if err := json.Unmarshal([]byte(tc.json), &r); err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		var kinds []ReasonKind
+		for _, x := range r.Validity.Reasons {
+			kinds = append(kinds, x.Kind)
+		}
+		if r.Validity.Level != tc.level || !slices.Equal(kinds, tc.kinds) {
+			t.Errorf("%s: validity %+v; want %s with %v", tc.name, r.Validity, tc.level, tc.kinds)
+		}
+	}
+	b, err := json.Marshal(&RunResult{Validity: Validity{Level: Suspect, Reasons: []Reason{{ReasonStormCounts, Suspect, "t"}}}})
+	if err != nil || !strings.Contains(string(b), `"validity":{"level":"suspect","reasons":[{"kind":"storm-counts"`) || strings.Contains(string(b), `"invalid"`) {
+		t.Errorf("saved run.json %s, %v; want a validity object and no invalid string", b, err)
+	}
+}
