@@ -72,7 +72,7 @@ func runForTest(t *testing.T, name string) *Report {
 			t.Errorf("output %s: %v", f, err)
 		}
 	}
-	checkFileSet(t, rep.Files, spec.Metrics)
+	checkFileSet(t, rep.Files, spec.Metrics, extraFiles(rep))
 	checkSummaryWidth(t, sum.String())
 	if rep.Spec.Run != nil {
 		compileLaTeX(t, rep.Dir) // every experiment's table and figures, cluster ones included
@@ -99,16 +99,35 @@ func TestExperimentPartitionDensity(t *testing.T) { runForTest(t, "partition-den
 // TestExperimentSmoke needs a Docker engine (make test starts one).
 func TestExperimentSmoke(t *testing.T) { runForTest(t, "smoke") }
 
+// extraFiles names the files the experiment's Run returned besides its rows.
+func extraFiles(rep *Report) []string {
+	var out []string
+	if rep.Results != nil {
+		for _, f := range rep.Results.Files {
+			out = append(out, f.Name)
+		}
+	}
+	return out
+}
+
 // checkFileSet asserts the output folder's shape: the eight fixed files,
 // and figures named after a metric (or metric-panel, or an extra figure
 // such as balance-trace), each either whole (SVG, PDF and PNG, one- and
 // two-column, and its caption as .txt and .tex) or absent (a metric
 // constant over the experiment gets no figure), and nothing else.
-func checkFileSet(t *testing.T, files []string, metrics []Metric) {
+func checkFileSet(t *testing.T, files []string, metrics []Metric, extras []string) {
 	t.Helper()
 	have := map[string]bool{}
 	for _, f := range files {
 		have[f] = true
+	}
+	// The experiment's own extra files (Results.Files: time series, per-node tables, their figures
+	// with captions) are its to name; they only have to have been written.
+	for _, f := range extras {
+		if !have[f] {
+			t.Errorf("extra output %s missing", f)
+		}
+		delete(have, f)
 	}
 	for _, f := range []string{"raw.csv", "table.md", "table.csv", "table.tex", "refs.bib", "notes.md", "claims.json", "manifest.json"} {
 		if !have[f] {
