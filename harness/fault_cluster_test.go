@@ -4,16 +4,13 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
 
 	"github.com/stormlab/stormlab/infra/docker"
-	"github.com/stormlab/stormlab/infra/images"
 )
 
 // TestClusterFaults injects each fault kind once into one timed run on one small cluster
@@ -24,20 +21,8 @@ import (
 // the delay fault raised the complete latency while it lasted, and that nothing is left behind.
 // Cluster time: about 2.5 minutes.
 func TestClusterFaults(t *testing.T) {
-	if testing.Short() {
-		t.Skip("cluster test: skipped with -short")
-	}
-	cli, err := images.NewClient(context.Background())
-	if errors.Is(err, images.ErrNoEngine) {
-		t.Skipf("skipping: %v", err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	cli.Close()
+	ctx := clusterTest(t)
 	t0 := time.Now()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
 	s, err := StartSession(ctx, ClusterSpec{Profile: "heterogeneous-2", Seed: 1, Logf: t.Logf}, "storm-even")
 	t.Cleanup(func() {
 		if err := s.Close(context.Background()); err != nil {

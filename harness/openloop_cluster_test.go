@@ -1,14 +1,8 @@
 package harness
 
 import (
-	"context"
-	"errors"
-	"os"
-	"os/signal"
 	"testing"
 	"time"
-
-	"github.com/stormlab/stormlab/infra/images"
 )
 
 // TestClusterOpenLoopPause runs the Throughput chain open loop at a modest constant rate (200 tuples/s)
@@ -25,21 +19,9 @@ import (
 // latency equals the emit latency and the send lag is near 0, so the test fails.
 // Cluster time: about 2 minutes (cluster start, a steady window, 12 s measured).
 func TestClusterOpenLoopPause(t *testing.T) {
-	if testing.Short() {
-		t.Skip("cluster test: skipped with -short")
-	}
-	cli, err := images.NewClient(context.Background())
-	if errors.Is(err, images.ErrNoEngine) {
-		t.Skipf("skipping: %v", err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	cli.Close()
+	ctx := clusterTest(t)
 	t0 := time.Now()
 	defer func() { t.Logf("wall time: %s", time.Since(t0).Round(time.Second)) }()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
 	const rate = 200.0
 	var faults []Fault
 	for _, f := range []string{"pause-worker@4s+2s:sup1", "pause-worker@4s+2s:sup2"} {

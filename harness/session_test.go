@@ -3,13 +3,10 @@ package harness
 import (
 	"context"
 	"errors"
-	"os"
-	"os/signal"
 	"testing"
 	"time"
 
 	"github.com/stormlab/stormlab/infra/docker"
-	"github.com/stormlab/stormlab/infra/images"
 )
 
 // TestSessionEnds runs both end conditions on one small cluster (native storm-even, so no bridge):
@@ -17,17 +14,8 @@ import (
 // the warm-up, Storm's cross-check, the dataset time, typed errors with the daemons' logs, and that
 // nothing is left behind.
 func TestSessionEnds(t *testing.T) {
-	cli, err := images.NewClient(context.Background())
-	if errors.Is(err, images.ErrNoEngine) {
-		t.Skipf("skipping: %v", err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	cli.Close()
+	ctx := clusterTest(t)
 	t0 := time.Now()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
 	s, err := StartSession(ctx, ClusterSpec{Profile: "homogeneous-2", Seed: 1, Logf: t.Logf}, "storm-even")
 	t.Cleanup(func() {
 		if err := s.Close(context.Background()); err != nil {
