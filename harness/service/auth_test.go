@@ -28,17 +28,8 @@ func TestTokenAuth(t *testing.T) {
 		{"health is open", http.MethodGet, protocol.PathHealth, "", http.StatusOK},
 		{"right token", http.MethodGet, protocol.PathState, "Bearer " + token, http.StatusOK},
 	} {
-		req, _ := http.NewRequest(c.method, srv.URL+c.path, strings.NewReader("{}"))
-		if c.auth != "" {
-			req.Header.Set("Authorization", c.auth)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		if resp.StatusCode != c.want {
-			t.Errorf("%s: %s %s: status %d, want %d", c.name, c.method, c.path, resp.StatusCode, c.want)
+		if got := statusOf(t, c.method, srv.URL+c.path, c.auth); got != c.want {
+			t.Errorf("%s: %s %s: status %d, want %d", c.name, c.method, c.path, got, c.want)
 		}
 	}
 	req, _ := http.NewRequest(http.MethodGet, srv.URL+protocol.PathState, nil)
@@ -70,4 +61,23 @@ func TestNoTokenServesAll(t *testing.T) {
 	if resp.StatusCode != http.StatusOK || s.State(0).Unauthorized != 0 {
 		t.Errorf("status %d unauthorized %d, want 200 and 0", resp.StatusCode, s.State(0).Unauthorized)
 	}
+}
+
+// statusOf sends method to url with a "{}" body and the Authorization header auth (none when empty),
+// and returns the response's status code.
+func statusOf(t *testing.T, method, url, auth string) int {
+	t.Helper()
+	req, err := http.NewRequest(method, url, strings.NewReader("{}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if auth != "" {
+		req.Header.Set("Authorization", auth)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
 }

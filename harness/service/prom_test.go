@@ -282,17 +282,8 @@ func TestPrometheusAuth(t *testing.T) {
 		{http.MethodGet, "Bearer " + token, http.StatusOK},
 		{http.MethodPost, "Bearer " + token, http.StatusMethodNotAllowed},
 	} {
-		req, _ := http.NewRequest(c.method, srv.URL+PathPrometheus, nil)
-		if c.auth != "" {
-			req.Header.Set("Authorization", c.auth)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		if resp.StatusCode != c.want {
-			t.Errorf("%s %s with %q: status %d, want %d", c.method, PathPrometheus, c.auth, resp.StatusCode, c.want)
+		if got := statusOf(t, c.method, srv.URL+PathPrometheus, c.auth); got != c.want {
+			t.Errorf("%s %s with %q: status %d, want %d", c.method, PathPrometheus, c.auth, got, c.want)
 		}
 	}
 	fams := scrapeMetrics(t, srv.URL, token)
