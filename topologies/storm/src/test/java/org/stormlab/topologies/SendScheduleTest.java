@@ -5,18 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicBoolean;
-import org.apache.storm.generated.StormTopology;
-import org.apache.storm.spout.ISpoutOutputCollector;
 import org.apache.storm.spout.SpoutOutputCollector;
 import org.apache.storm.task.TopologyContext;
-import org.apache.storm.topology.TopologyBuilder;
 import org.apache.storm.tuple.Fields;
-import org.apache.storm.utils.Utils;
 import org.junit.jupiter.api.Test;
 import org.stormlab.instrument.IntendedId;
 
@@ -105,41 +98,8 @@ class SendScheduleTest {
         assertEquals(50, ((Number) TopologySetup.config(given).get("topology.max.spout.pending")).intValue());
     }
 
-    /** Records message ids. */
-    static final class Ids implements ISpoutOutputCollector {
-        final List<Object> ids = new ArrayList<>();
-
-        @Override
-        public List<Integer> emit(String stream, List<Object> tuple, Object messageId) {
-            ids.add(messageId);
-            return List.of();
-        }
-
-        @Override
-        public void emitDirect(int taskId, String stream, List<Object> tuple, Object messageId) {}
-
-        @Override
-        public long getPendingCount() {
-            return 0;
-        }
-
-        @Override
-        public void flush() {}
-
-        @Override
-        public void reportError(Throwable error) {}
-    }
-
     private static TopologyContext context() {
-        TopologyBuilder b = new TopologyBuilder();
-        b.setSpout("spout", new ThroughputTopology.ChainSpout(0, 10, 1));
-        StormTopology topo = b.createTopology();
-        Map<String, Object> conf = new HashMap<>(Utils.readDefaultConfig());
-        Map<String, Map<String, Fields>> fields = new HashMap<>();
-        fields.put("spout", new HashMap<>(Map.of("default", new Fields("seq", "payload", "t_start"))));
-        return new TopologyContext(topo, conf, new HashMap<>(Map.of(1, "spout")), new HashMap<>(Map.of("spout", List.of(1))),
-            fields, new HashMap<>(), "openloop-1-1", null, null, 1, 6700, new ArrayList<>(List.of(1)), new HashMap<>(),
-            new HashMap<>(), new HashMap<>(), new HashMap<>(), new AtomicBoolean(false), null);
+        return SpoutFixture.context("spout", new ThroughputTopology.ChainSpout(0, 10, 1), new Fields("seq", "payload", "t_start"), "openloop-1-1");
     }
 
     /**
@@ -150,7 +110,7 @@ class SendScheduleTest {
     void lateSpoutSendsBacklogWithLag() throws Exception {
         PacedSpout s = new ThroughputTopology.ChainSpout(0, 10, 1)
             .openLoop(new OpenLoop(1000, false, SendSchedule.Arrivals.CONSTANT, 1));
-        Ids rec = new Ids();
+        SpoutFixture.Recorder rec = new SpoutFixture.Recorder();
         Map<String, Object> conf = new HashMap<>(Map.of("stormlab.instrumentation", "off"));
         long t0 = System.nanoTime();
         s.open(conf, context(), new SpoutOutputCollector(rec));
