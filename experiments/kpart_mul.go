@@ -3,8 +3,9 @@ package experiments
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/stormlab/stormlab/experiments/lab"
@@ -200,13 +201,8 @@ func cycleText(cs []balanceCycle) string {
 		periods[c.Period]++
 		latest = max(latest, c.Onset)
 	}
-	var ps []int
-	for p := range periods {
-		ps = append(ps, p)
-	}
-	sort.Ints(ps)
 	var parts []string
-	for _, p := range ps {
+	for _, p := range slices.Sorted(maps.Keys(periods)) {
 		parts = append(parts, fmt.Sprintf("period %d on %d", p, periods[p]))
 	}
 	s := fmt.Sprintf("cycle of %s of %d graphs, entered by move %d at the latest", strings.Join(parts, ", "), len(cs), latest)

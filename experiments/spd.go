@@ -3,8 +3,9 @@ package experiments
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
-	"sort"
+	"slices"
 	"time"
 
 	"github.com/stormlab/stormlab/experiments/lab"
@@ -274,11 +275,7 @@ func spdByCClaim(r *Results) Claim {
 		_, c := spdRowInfo(row)
 		cs[c] = true
 	}
-	var cl []int
-	for c := range cs {
-		cl = append(cl, c)
-	}
-	sort.Ints(cl)
+	cl := slices.Sorted(maps.Keys(cs))
 	var byC []string
 	for _, c := range cl {
 		kc := func(row Row) bool { _, cc := spdRowInfo(row); return cc == c }
