@@ -57,6 +57,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 		newExperimentCmd(),
 		newSPDCmd(),
 		newRunCmd(),
+		newCapacityCmd(),
 		newCompareCmd(),
 		newReportCmd(),
 		newImagesCmd(),
