@@ -47,3 +47,12 @@ func logPaperSummary(t *testing.T, rep *Report) {
 	}
 	t.Logf("%s:\n%s", path, data)
 }
+
+// TestExperimentLoadCurve runs load-curve under quick or full only (or ci when asked by name with
+// STORMLAB_LOAD_CURVE=1): a capacity search and 12 or more open-loop runs are beyond make test's budget.
+func TestExperimentLoadCurve(t *testing.T) {
+	if p := os.Getenv(ProfileEnv); p != "quick" && p != "full" && os.Getenv("STORMLAB_LOAD_CURVE") == "" {
+		t.Skipf("load-curve: a capacity search and 12+ cluster runs; not run under the ci profile (set %s=quick, or STORMLAB_LOAD_CURVE=1 for ci)", ProfileEnv)
+	}
+	runForTest(t, "load-curve")
+}

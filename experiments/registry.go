@@ -21,6 +21,7 @@ func List() []*Spec {
 		Deadline(),
 		Recovery(),
 		Observer(),
+		LoadCurve(),
 		// Add new experiments here (one constructor per experiment file).
 	}
 	sort.Slice(l, func(i, j int) bool { return l[i].Name < l[j].Name })

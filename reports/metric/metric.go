@@ -83,6 +83,12 @@ var registry = []Metric{
 	{"failed_tuples", "tuples", LowerBetter, UnitRun, Mean},
 	{"executors_moved", "executors", Stable, UnitRun, Mean},
 	{"pre_tput", "tuples/s", HigherBetter, UnitRun, Mean},
+	// load-curve: open-loop runs
+	{"offered_tps", "tuples/s", Stable, UnitRun, Mean},
+	{"latency_intended_p50_ms", "ms", LowerBetter, UnitRun, Mean},
+	{"latency_intended_p99_ms", "ms", LowerBetter, UnitRun, Mean},
+	{"send_lag_p99_ms", "ms", LowerBetter, UnitRun, Mean},
+	{"sustainable", "1", HigherBetter, UnitRun, Mean},
 	// observer
 	{"failed", "tuples", LowerBetter, UnitRun, Mean},
 	// partition experiments

@@ -1,0 +1,309 @@
+package experiments
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/stormlab/stormlab/experiments/lab"
+	"github.com/stormlab/stormlab/harness"
+	"github.com/stormlab/stormlab/harness/capacity"
+	"github.com/stormlab/stormlab/reports"
+)
+
+// loadCurveMetrics are one open-loop run's values.
+var loadCurveMetrics = []Metric{
+	{Name: "offered_tps", Label: "offered (tuples/s)"},
+	{Name: "throughput", Label: "throughput (acked tuples/s)"},
+	{Name: "latency_intended_p50_ms", Label: "latency p50 from the intended send time (ms)"},
+	{Name: "latency_intended_p99_ms", Label: "latency p99 from the intended send time (ms)"},
+	{Name: "latency_mean_ms", Label: "complete latency mean, from emit (ms)"},
+	{Name: "send_lag_p99_ms", Label: "send lag p99 (ms)"},
+	{Name: "sustainable", Label: "sustainable (1 = every window met the capacity criteria)"},
+}
+
+// loadCurveSchedulers: the reference (Storm's EvenScheduler, whose capacity sets the offered loads)
+// first, then K-PART through the bridge.
+var loadCurveSchedulers = []string{"storm-even", "kpart"}
+
+// loadCurveProfile is its cluster: heterogeneous-2, the supervisors of 0.5 and 1.0 cores.
+const loadCurveProfile = "heterogeneous-2"
+
+// loadCurveKnobs are load-curve's settings under one profile.
+type loadCurveKnobs struct {
+	Profile         string
+	Reps            int
+	Fractions       []float64 // offered loads, fractions of the reference's capacity
+	WarmUp, Measure time.Duration
+	// Windows: each run's window is split in this many for the sustainability criteria.
+	Windows int
+	// Search is the reference's capacity search (its window length and count are Measure/Windows and Windows).
+	Start, Precision float64
+}
+
+func (k *loadCurveKnobs) reps() *int { return &k.Reps }
+
+// Manifest lists the knobs for manifest.json.
+func (k loadCurveKnobs) Manifest() map[string]any {
+	return map[string]any{"profile": k.Profile, "reps": k.Reps, "load_fractions": k.Fractions,
+		"load_warmup": k.WarmUp.String(), "load_measure": k.Measure.String(), "load_windows": k.Windows,
+		"capacity_start": k.Start, "capacity_precision": k.Precision, "worker_opts": ""}
+}
+
+// loadCurveProfiles: ci has two loads (below saturation and 110%) so that both claims can be decided
+// in about 20 minutes; quick has the seven loads of the design (20-110%); full longer windows, 5 runs.
+var loadCurveProfiles = map[string]loadCurveKnobs{
+	"ci": {Profile: "ci", Reps: 3, Fractions: []float64{0.5, 1.1}, WarmUp: 15 * time.Second, Measure: 20 * time.Second,
+		Windows: 2, Start: 50, Precision: 0.2},
+	"quick": {Profile: "quick", Reps: 3, Fractions: []float64{0.2, 0.4, 0.6, 0.8, 0.9, 1.0, 1.1}, WarmUp: 15 * time.Second,
+		Measure: 20 * time.Second, Windows: 2, Start: 50, Precision: 0.1},
+	"full": {Profile: "full", Reps: 5, Fractions: []float64{0.2, 0.4, 0.6, 0.8, 0.9, 1.0, 1.1}, WarmUp: 30 * time.Second,
+		Measure: 60 * time.Second, Windows: 3, Start: 50, Precision: 0.05},
+}
+
+// LoadCurve measures latency against offered load, as the field's benchmarks do (OpenMessaging
+// Benchmark, Theodolite): first the maximum sustainable throughput of Storm's EvenScheduler
+// (harness/capacity: double from Start, bisect to Precision), then per scheduler open-loop runs at
+// fractions of it (constant arrivals), latency measured from each tuple's intended send time.
+//
+// Choices: the loads are fractions of the reference's capacity so that every scheduler is compared at
+// the same offered rate (matched loads); each scheduler's own capacity is marked as the highest load at
+// which every run met the capacity criteria (no second search: the curve already probes it). The
+// latency claim is judged at the highest load below 90% of the reference's capacity (below saturation);
+// the throughput claim at the highest load (110%: above the reference's capacity, where a scheduler with
+// more capacity acks more). The search's steps are not kept for --resume: a resumed run searches again.
+func LoadCurve() *Spec {
+	return &Spec{
+		Name:        "load-curve",
+		Description: "latency against open-loop offered load (fractions of EvenScheduler's measured capacity), EvenScheduler vs K-PART on WordCount",
+		Paper:       paperKPart,
+		Source:      Cite(paperKPart, "sec. 4, Figs. 10-11") + ", judged at matched offered loads",
+		Setup: "profile " + loadCurveProfile + " (supervisors of 0.5 and 1.0 cores); WordCount (defaults: 4 workers, parallelism 1, reports every second); " +
+			"capacity of storm-even by search (98% acked, p99 from the intended send time < 1 s, send lag growth <= 100 ms, every window), then open-loop runs at " +
+			"fractions of it (ci: 50% and 110%, quick and full: 20, 40, 60, 80, 90, 100, 110%), constant arrivals; ci and quick: 3 runs per point, 15 s warm-up, " +
+			"20 s window in 2 halves; full: 5 runs, 60 s in 3. One cluster per scheduler (storm-even's also runs the search); the unit is one run.",
+		SeriesLabel: "scheduler",
+		XName:       "offered_fraction",
+		XLabel:      "offered load (fraction of EvenScheduler's capacity)",
+		Metrics:     loadCurveMetrics,
+		Cost:        lab.Cost{CI: "~25 min", Quick: "~50 min", Full: "~2 h"},
+		Needs: lab.Needs{Need: lab.NeedsCluster,
+			Why: "it submits open-loop WordCount under two schedulers: its own containers, or a target"},
+		Profiles: profiles(loadCurveProfiles),
+		Extra:    []string{"capacity.json (the reference's search)", "latency-vs-throughput.png/svg/pdf"},
+		Run:      runLoadCurve,
+		Claims:   loadCurveClaims,
+	}
+}
+
+func runLoadCurve(ctx context.Context, env Env) (*Results, error) {
+	_, k, ok, err := knobsOf(env, loadCurveProfiles)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, fmt.Errorf("load-curve has no profile %q: use ci, quick or full", env.Profile)
+	}
+	res := &Results{Experiment: "load-curve", Metrics: loadCurveMetrics, Profile: k.Profile, NoVerdict: noVerdict(k.Profile, k.Reps), Knobs: knobsManifest(k)}
+	counter := newRunCounter(env, len(loadCurveSchedulers)*len(k.Fractions)*k.Reps)
+	var ref *capacity.Result
+	for _, sched := range loadCurveSchedulers {
+		cs := harness.ClusterSpec{Profile: loadCurveProfile, Seed: 1}
+		err := withSession(ctx, env, cs, sched, func(s *session) error {
+			if ref == nil {
+				if ref, err = searchReference(ctx, env, s, k); err != nil {
+					return err
+				}
+				res.Files = append(res.Files, lab.File{Name: "capacity.json", Write: func(w io.Writer) error { enc := json.NewEncoder(w); enc.SetIndent("", "  "); return enc.Encode(ref) }})
+				res.Knobs["reference_capacity_tps"] = ref.Capacity
+			}
+			return loadCurvePoints(ctx, env, s, k, counter, res, sched, ref.Capacity)
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	res.Figures = append(res.Figures, lab.Figure{Name: "latency-vs-throughput", Plot: latencyThroughputPlot(res, ref.Capacity)})
+	return res, nil
+}
+
+// searchReference finds the reference scheduler's capacity on its session.
+func searchReference(ctx context.Context, env Env, s *session, k loadCurveKnobs) (*capacity.Result, error) {
+	progressOf(env).Phase("capacity search of "+loadCurveSchedulers[0], 0)
+	p := &capacity.StormProber{
+		Run: s.Run, Spec: harness.RunSpec{WarmUp: k.WarmUp}, Window: k.Measure / time.Duration(k.Windows), Windows: k.Windows,
+		Topology: func(rate float64) (harness.TopologyRun, error) { return loadCurveTopology("lc-search", rate, 1) },
+	}
+	r, err := capacity.Search(ctx, p, capacity.Options{Start: k.Start, Precision: k.Precision, Logf: func(f string, a ...any) {
+		fmt.Fprintf(env.Log, "load-curve: capacity search: "+f+"\n", a...)
+	}})
+	if err != nil {
+		return nil, fmt.Errorf("capacity search: %w", err)
+	}
+	if r.BelowFirstStep {
+		return nil, fmt.Errorf("capacity search: %.0f tuples/s, the first step, was not sustainable (%s): lower the profile's start rate", r.Failed, r.Steps[0].Why)
+	}
+	fmt.Fprintf(env.Log, "load-curve: capacity of %s: %.0f tuples/s (first unsustainable %.0f), %d steps in %.0f s\n",
+		loadCurveSchedulers[0], r.Capacity, r.Failed, len(r.Steps), r.WallS)
+	return r, nil
+}
+
+func loadCurveTopology(name string, rate float64, seed int) (harness.TopologyRun, error) {
+	return harness.StormTopology("wordcount", name, "--report-interval-secs", "1", "--seed", strconv.Itoa(seed),
+		"--rate", strconv.FormatFloat(rate, 'f', 2, 64), "--arrivals", "constant")
+}
+
+// loadCurvePoints runs every load of one scheduler, reps times, repetitions outermost so that a drift
+// of the cluster over time spreads over every load.
+func loadCurvePoints(ctx context.Context, env Env, s *session, k loadCurveKnobs, counter *runCounter, res *Results, sched string, ref float64) error {
+	for rep := range k.Reps {
+		for _, f := range k.Fractions {
+			name := fmt.Sprintf("lc-%s-f%s-r%d", sched, FormatX(f), rep)
+			rate := f * ref
+			topo, err := loadCurveTopology(name, rate, rep+1)
+			if err != nil {
+				return err
+			}
+			offered := fmt.Sprintf("open loop: %.0f tuples/s (%.0f%% of %s's capacity)", rate, 100*f, loadCurveSchedulers[0])
+			counter.start(fmt.Sprintf("%s %s rep %d", sched, offered, rep), k.WarmUp+k.Measure)
+			r, resumed, err := runOrResume(env, name, func() (*harness.RunResult, error) {
+				return s.Run(ctx, harness.RunSpec{Topology: topo, WarmUp: k.WarmUp, Measure: k.Measure, Step: k.Measure / time.Duration(k.Windows)})
+			})
+			if err := keepRun(env, name, r, err, resumed); err != nil {
+				return err
+			}
+			row, err := loadCurveRow(r, sched, f, rep, offered, k.Windows)
+			if err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
+			fmt.Fprintf(env.Log, "load-curve: %s at %.0f%%: offered %.0f, acked %.0f tuples/s, p99 from intended %.0f ms, sustainable %v\n",
+				sched, 100*f, row.Values["offered_tps"], row.Values["throughput"], row.Values["latency_intended_p99_ms"], row.Values["sustainable"] == 1)
+			res.Add(row)
+		}
+	}
+	return nil
+}
+
+// loadCurveRow is one run's row; the sustainability verdict uses the capacity search's criteria.
+func loadCurveRow(r *harness.RunResult, sched string, f float64, rep int, offered string, windows int) (Row, error) {
+	m := r.Measurement
+	if m.OpenLoop == nil {
+		return Row{}, fmt.Errorf("no open-loop measurement: %s", orStr(m.NotMeasured[harness.MetricOpenLoop], "the spouts reported none"))
+	}
+	ws, err := capacity.WindowsOf(r, windows)
+	if err != nil {
+		return Row{}, err
+	}
+	sustainable, _ := capacity.DefaultCriteria.Judge(ws)
+	return screened(Row{Series: sched, X: f, Rep: rep, Seed: uint64(rep + 1), Offered: offered, Values: map[string]float64{
+		"offered_tps": m.OpenLoop.OfferedRate, "throughput": m.Throughput,
+		"latency_intended_p50_ms": m.OpenLoop.IntendedP50, "latency_intended_p99_ms": m.OpenLoop.IntendedP99,
+		"latency_mean_ms": m.LatencyMean, "send_lag_p99_ms": m.OpenLoop.SendLagP99, "sustainable": b2f(sustainable),
+	}}, r), nil
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// latencyThroughputPlot draws latency p50 and p99 from the intended send time against the achieved
+// (acked) throughput, one curve per scheduler and quantile, 95% CIs over runs on the latency; the
+// caption marks each scheduler's capacity (the highest load every run sustained) and the reference's.
+func latencyThroughputPlot(res *Results, ref float64) *reports.LinePlot {
+	lp := &reports.LinePlot{XLabel: "achieved throughput (acked tuples/s, mean over runs)", YLabel: "latency from the intended send time (ms)",
+		Title: "load-curve: latency against throughput"}
+	notes := []string{fmt.Sprintf("EvenScheduler's searched capacity: %.0f tuples/s.", ref)}
+	for _, s := range loadCurveSchedulers {
+		for _, q := range []string{"p50", "p99"} {
+			ser := reports.Series{Name: s + " " + q}
+			for _, f := range xsOf(res, s) {
+				lat, thr := unitsAt(res, s, f, "latency_intended_"+q+"_ms"), unitsAt(res, s, f, "throughput")
+				ls, err1 := reports.Summarize(lat)
+				ts, err2 := reports.Summarize(thr)
+				if err1 != nil || err2 != nil {
+					continue
+				}
+				ser.X, ser.Y = append(ser.X, ts.Mean), append(ser.Y, ls)
+			}
+			lp.Series = append(lp.Series, ser)
+		}
+		notes = append(notes, capacityNote(res, s, ref))
+	}
+	lp.Caption = "Latency p50 and p99 from each tuple's intended send time against the achieved throughput, one point per offered load; 95% CIs over runs. " + strings.Join(notes, " ")
+	return lp
+}
+
+// capacityNote names the highest load at which every run of s was sustainable.
+func capacityNote(res *Results, s string, ref float64) string {
+	best := -1.0
+	for _, f := range xsOf(res, s) {
+		if u := unitsAt(res, s, f, "sustainable"); len(u) > 0 && !slices.Contains(u, 0) {
+			best = max(best, f)
+		}
+	}
+	if best < 0 {
+		return fmt.Sprintf("%s sustained none of the loads.", s)
+	}
+	return fmt.Sprintf("%s sustained up to %.0f%% (%.0f tuples/s).", s, 100*best, best*ref)
+}
+
+// xsOf are the loads with rows of s, ascending.
+func xsOf(res *Results, s string) []float64 {
+	var xs []float64
+	for _, r := range res.Rows {
+		if r.Series == s && !slices.Contains(xs, r.X) {
+			xs = append(xs, r.X)
+		}
+	}
+	slices.Sort(xs)
+	return xs
+}
+
+func unitsAt(res *Results, s string, f float64, metric string) []float64 {
+	return runUnits(res, s, metric, atX(f))
+}
+
+// loadCurveClaims judges K-PART's latency claim at the highest load below 90% of the reference's
+// capacity and its throughput claim at the highest load, with one-sided Welch tests over runs.
+func loadCurveClaims(r *Results, a *Aggregate) []Claim {
+	kp, ev := "kpart", "storm-even"
+	xs := xsOf(r, ev)
+	below, top := -1.0, -1.0
+	for _, f := range xs {
+		if f < 0.9 {
+			below = f
+		}
+		top = f
+	}
+	lat := Claim{Statement: "K-PART has a lower tuple latency than EvenScheduler below saturation (the paper: 1-2 ms lower)",
+		Source: Cite(paperKPart, "Fig. 10")}
+	if below < 0 {
+		lat.Checks = []reports.Check{reports.Missing("load below saturation", "no offered load below 90% of EvenScheduler's capacity")}
+	} else {
+		lk, le := unitsAt(r, kp, below, "latency_intended_p99_ms"), unitsAt(r, ev, below, "latency_intended_p99_ms")
+		mk, me := unitsAt(r, kp, below, "latency_mean_ms"), unitsAt(r, ev, below, "latency_mean_ms")
+		lat.Evidence = fmt.Sprintf("at %.0f%% of EvenScheduler's capacity: p99 from the intended send time K-PART %.1f ms, Even %.1f ms; mean from emit K-PART %.1f ms, Even %.1f ms",
+			100*below, mean(lk), mean(le), mean(mk), mean(me))
+		lat.Checks = []reports.Check{reports.DifferenceCheck("mean latency K-PART < Even", mk, me, reports.Less, "(ms)")}
+		lat.Screen = lab.ScreenRuns(r, "latency_mean_ms", atX(below), kp, ev)
+	}
+	thr := Claim{Statement: "K-PART sustains a higher throughput than EvenScheduler (the paper: about +20%; tested: more acked tuples/s when offered more than EvenScheduler's capacity)",
+		Source: Cite(paperKPart, "Fig. 11")}
+	if top < 1 {
+		thr.Checks = []reports.Check{reports.Missing("load above capacity", "no offered load above EvenScheduler's capacity")}
+	} else {
+		tk, te := unitsAt(r, kp, top, "throughput"), unitsAt(r, ev, top, "throughput")
+		thr.Evidence = fmt.Sprintf("offered %.0f%% of EvenScheduler's capacity: K-PART %.0f, Even %.0f acked tuples/s (%s)", 100*top, mean(tk), mean(te), pct(mean(te), mean(tk)))
+		thr.Checks = []reports.Check{reports.DifferenceCheck("throughput K-PART > Even", tk, te, reports.Greater, "(tuples/s)")}
+		thr.Screen = lab.ScreenRuns(r, "throughput", atX(top), kp, ev)
+	}
+	return []Claim{lat, thr}
+}
