@@ -189,4 +189,3 @@ func (r *Results) Seeds() (instance, algorithm []uint64) {
 	sort.Slice(algorithm, func(i, j int) bool { return algorithm[i] < algorithm[j] })
 	return instance, algorithm
 }
-
