@@ -313,6 +313,9 @@ func (a *Aggregate) TableWithPanels(title, panelLabel, seriesLabel, xName string
 	if a.Unit == "graphs" {
 		t.Notes = append(t.Notes, "n = graphs: each graph counts once, as the mean of its repetitions.")
 	}
+	if c := a.Runs.String(); c != "" {
+		t.Notes = append(t.Notes, "Validity: "+c+" (suspect runs are kept in n; raw.csv names every run with its reasons).")
+	}
 	return t
 }
 

@@ -159,3 +159,21 @@ func TestValidityInTables(t *testing.T) {
 		t.Errorf("raw.csv:\n%s\nwant:\n%s", b.String(), want)
 	}
 }
+
+// TestValidityTableNote: the table says how many runs were left out or are suspect, from the counts.
+func TestValidityTableNote(t *testing.T) {
+	r := runsOf(run{s: "a", v: 1}, run{s: "a", v: 2, val: fellBack}, run{s: "a", v: 3, val: latencyOff})
+	r.Metrics = []Metric{{Name: "m"}}
+	for i := range r.Rows {
+		r.Rows[i].Offered = "paced"
+	}
+	a, err := Summarise(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab := a.Table("t", "series", "x")
+	want := "Validity: 1 invalid run(s) left out, 1 suspect (suspect runs are kept in n; raw.csv names every run with its reasons)."
+	if !ContainsStr(tab.Notes, want) || tab.Rows[0][3].String() != "2" {
+		t.Errorf("notes %q, n %v; want %q and n 2", tab.Notes, tab.Rows[0][3], want)
+	}
+}
