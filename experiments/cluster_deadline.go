@@ -481,7 +481,7 @@ func deadlineMissTally(r *Results) missTally {
 	t := missTally{minD: math.MaxInt, minLoad: math.MaxInt}
 	perCell := map[string]int{}
 	for _, row := range r.Rows {
-		if strings.HasPrefix(row.Series, "deadline ") && !row.SuspectFor("misses") {
+		if strings.HasPrefix(row.Series, "deadline ") && row.Validity.Counts("misses") {
 			perCell[row.Series+" "+FormatX(row.X)]++
 		}
 	}
@@ -494,8 +494,8 @@ func deadlineMissTally(r *Results) missTally {
 	}
 	for _, row := range r.Rows {
 		switch {
-		case row.SuspectFor("misses"):
-			// Left out (ScreenRuns names it): Storm's statistics contradict the run.
+		case !row.Validity.Counts("misses"):
+			// Left out (ScreenRuns names it): invalid, or Storm's statistics contradict the run.
 		case strings.HasPrefix(row.Series, "deadline ") && strings.HasSuffix(row.Series, " under load"):
 			t.loadSeen = true
 			t.nLoad++

@@ -8,30 +8,15 @@ import (
 )
 
 // screened copies into row what makes its run unfit for a claim: the
-// harness's cross-check with Storm's own statistics (its validity's suspect reasons) and the
+// harness's judgement of the run (its validity: invalid, or suspect for
+// some metrics by the cross-check with Storm's own statistics) and the
 // inputs its scheduler decided without (inputsNotMeasured). The claims
 // screen rows with lab.ScreenRuns.
 func screened(row Row, r *harness.RunResult) Row {
-	row.Suspect = r.Validity.Text(harness.Suspect)
-	if row.Suspect != "" && !hasSuspect(r.Validity, func(k harness.ReasonKind) bool { return k != harness.ReasonStormLatency }) {
-		// Counts agree, only the mean latency does not: the span each side
-		// averages over differs by up to a report interval at each end, and
-		// where latency still changes in the window (after start-up, at a
-		// paced load whose throughput is steady from the start) that moves
-		// the mean. The latency figures are in doubt, the counts are not.
-		row.SuspectMetrics = latencyMetrics
-	}
+	row.Validity = r.Validity
 	row.NotMeasured = inputsNotMeasured(r)
 	return row
 }
-
-// hasSuspect reports whether v has a suspect reason whose kind is.
-func hasSuspect(v harness.Validity, is func(harness.ReasonKind) bool) bool {
-	return slices.ContainsFunc(v.Reasons, func(x harness.Reason) bool { return x.Level == harness.Suspect && is(x.Kind) })
-}
-
-// latencyMetrics are the cluster metrics computed from complete latency.
-var latencyMetrics = []string{"latency_mean_ms", "latency_p99_ms"}
 
 // waitingInputs are what a scheduler lacks before the first worker report
 // of a topology: a round that kept the placement for want of them only is

@@ -11,23 +11,29 @@ import (
 	"github.com/stormlab/stormlab/schedulers"
 )
 
-func TestScreenedSuspectMetrics(t *testing.T) {
+// suspectOf is a run's validity with one suspect reason of kind (storm-counts: every metric in
+// doubt; storm-latency: the latency metrics only).
+func suspectOf(kind harness.ReasonKind, text string) harness.Validity {
+	return harness.Validity{Level: harness.Suspect, Reasons: []harness.Reason{{Kind: kind, Level: harness.Suspect, Text: text}}}
+}
+
+// TestScreened: a row carries its run's validity as judged, and which of its metrics count follows
+// from the reasons' kinds.
+func TestScreened(t *testing.T) {
 	for _, tc := range []struct {
-		name string
-		r    harness.RunResult
-		want []string // SuspectMetrics; nil with a suspect run: all metrics
-		lat  bool     // SuspectFor("latency_mean_ms")
-		thr  bool     // SuspectFor("throughput")
+		name     string
+		r        harness.RunResult
+		lat, thr bool // Validity.Counts("latency_mean_ms"), Counts("throughput")
 	}{
-		{"agrees", harness.RunResult{}, nil, false, false},
-		{"latency only", harness.RunResult{Validity: harness.Validity{Level: harness.Suspect, Reasons: []harness.Reason{{Kind: harness.ReasonStormLatency, Level: harness.Suspect, Text: "mean complete latency 20% apart"}}}}, latencyMetrics, true, false},
-		{"counts off", harness.RunResult{Validity: harness.Validity{Level: harness.Suspect, Reasons: []harness.Reason{{Kind: harness.ReasonStormCounts, Level: harness.Suspect, Text: "throughput 10% apart"}}}}, nil, true, true},
-		{"invalid and latency", harness.RunResult{Validity: harness.Validity{Level: harness.Invalid, Reasons: []harness.Reason{{Kind: harness.ReasonScheduler, Level: harness.Invalid, Text: "fell back"}, {Kind: harness.ReasonStormLatency, Level: harness.Suspect, Text: "latency 20% apart"}}}}, latencyMetrics, true, false},
-		{"could not judge", harness.RunResult{Validity: harness.Validity{Level: harness.Suspect, Reasons: []harness.Reason{{Kind: harness.ReasonUnknown, Level: harness.Suspect, Text: "judging failed"}}}}, nil, true, true},
+		{"agrees", harness.RunResult{}, true, true},
+		{"latency only", harness.RunResult{Validity: suspectOf(harness.ReasonStormLatency, "mean complete latency 20% apart")}, false, true},
+		{"counts off", harness.RunResult{Validity: suspectOf(harness.ReasonStormCounts, "throughput 10% apart")}, false, false},
+		{"invalid and latency", harness.RunResult{Validity: harness.Validity{Level: harness.Invalid, Reasons: []harness.Reason{{Kind: harness.ReasonScheduler, Level: harness.Invalid, Text: "fell back"}, {Kind: harness.ReasonStormLatency, Level: harness.Suspect, Text: "latency 20% apart"}}}}, false, false},
+		{"could not judge", harness.RunResult{Validity: suspectOf(harness.ReasonUnknown, "judging failed")}, false, false},
 	} {
 		row := screened(Row{}, &tc.r)
-		if !slices.Equal(row.SuspectMetrics, tc.want) || row.SuspectFor("latency_mean_ms") != tc.lat || row.SuspectFor("throughput") != tc.thr {
-			t.Errorf("%s: metrics %q, latency %v, throughput %v; want %q, %v, %v", tc.name, row.SuspectMetrics, row.SuspectFor("latency_mean_ms"), row.SuspectFor("throughput"), tc.want, tc.lat, tc.thr)
+		if row.Validity.Level != tc.r.Validity.Level || row.Validity.Counts("latency_mean_ms") != tc.lat || row.Validity.Counts("throughput") != tc.thr {
+			t.Errorf("%s: %+v counts latency %v, throughput %v; want %v, %v", tc.name, row.Validity, row.Validity.Counts("latency_mean_ms"), row.Validity.Counts("throughput"), tc.lat, tc.thr)
 		}
 	}
 }
@@ -138,14 +144,14 @@ func TestKPartClusterScreen(t *testing.T) {
 		{"clean", kpartRows(t, 3, nil), all(reports.Holds), ""},
 		{"one K-PART run suspect of 3: 2 left", kpartRows(t, 3, func(r *Row) {
 			if r.Series == "kpart-dynamic" && r.X == 0 && r.Rep == 1 {
-				r.Suspect = "mean complete latency 20% apart"
+				r.Validity = suspectOf(harness.ReasonStormCounts, "mean complete latency 20% apart")
 			}
 		}), map[string]reports.Verdict{kpCut: reports.Inconclusive, kpThr: reports.Inconclusive, kpBal: reports.Inconclusive, kpLat: reports.Holds},
-			"kpart-dynamic x=0: 2 valid run(s) (1 suspect left out)"}, // the latency claim rests on the paced cell
+			"kpart-dynamic x=0: 2 valid run(s) (1 invalid or suspect left out)"}, // the latency claim rests on the paced cell
 		// The suspect run's figures say the opposite; left out, they change nothing.
 		{"one wild K-PART run suspect of 4: 3 left, its figures unused", kpartRows(t, 4, func(r *Row) {
 			if r.Series == "kpart-dynamic" && r.X == 0 && r.Rep == 3 {
-				r.Suspect = "throughput 40% apart"
+				r.Validity = suspectOf(harness.ReasonStormCounts, "throughput 40% apart")
 				r.Values["throughput"], r.Values["cut_rate"], r.Values["balance"] = 10, 0.99, 50
 			}
 		}), all(reports.Holds), ""},
@@ -153,10 +159,10 @@ func TestKPartClusterScreen(t *testing.T) {
 		// balance still count; the paced cell's latency claim loses it.
 		{"one paced K-PART run suspect on latency only", kpartRows(t, 3, func(r *Row) {
 			if r.Series == "kpart-dynamic" && r.Rep == 1 {
-				r.Suspect, r.SuspectMetrics = "mean complete latency 20% apart", latencyMetrics
+				r.Validity = suspectOf(harness.ReasonStormLatency, "mean complete latency 20% apart")
 			}
 		}), map[string]reports.Verdict{kpCut: reports.Holds, kpThr: reports.Holds, kpBal: reports.Holds, kpLat: reports.Inconclusive},
-			"kpart-dynamic x=10: 2 valid run(s) (1 suspect left out)"},
+			"kpart-dynamic x=10: 2 valid run(s) (1 invalid or suspect left out)"},
 		{"online decided without traffic", kpartRows(t, 3, func(r *Row) {
 			if r.Series == "online" && r.X == 0 && r.Rep == 0 {
 				r.NotMeasured = []string{"traffic"}
@@ -194,12 +200,12 @@ func TestCommCostScreen(t *testing.T) {
 		{"clean", rows(3, nil), map[string]reports.Verdict{grow: reports.Holds, band: reports.Holds}, ""},
 		{"n2 run suspect: growth claim short, n4/n1 claim untouched", rows(3, func(r *Row) {
 			if r.X == 2 && r.Rep == 0 {
-				r.Suspect = "latency 20% apart"
+				r.Validity = suspectOf(harness.ReasonStormCounts, "latency 20% apart")
 			}
 		}), map[string]reports.Verdict{grow: reports.Inconclusive, band: reports.Holds}, "no delay x=2: 2 valid run(s)"},
 		{"wild suspect n4 run left out of 4", rows(4, func(r *Row) {
 			if r.X == 4 && r.Rep == 3 {
-				r.Suspect, r.Values["latency_mean_ms"] = "latency 90% apart", 1
+				r.Validity, r.Values["latency_mean_ms"] = suspectOf(harness.ReasonStormCounts, "latency 90% apart"), 1
 			}
 		}), map[string]reports.Verdict{grow: reports.Holds, band: reports.Holds}, ""},
 	})
@@ -244,9 +250,9 @@ func TestDeadlineScreen(t *testing.T) {
 		// A suspect run with a miss is left out: it neither refutes "no miss" nor counts.
 		{"suspect load run with misses", rows(func(r *Row) {
 			if r.Series == loadSeries("wordcount") && r.X == 80 && r.Rep == 0 {
-				r.Suspect, r.Values["misses"] = "acked 30% apart", 5
+				r.Validity, r.Values["misses"] = suspectOf(harness.ReasonStormCounts, "acked 30% apart"), 5
 			}
 		}), map[string]reports.Verdict{faster: reports.Holds, km: reports.Holds, loadMiss: reports.Inconclusive, loadGrow: reports.Inconclusive},
-			"x=80: 2 valid run(s) (1 suspect left out)"},
+			"x=80: 2 valid run(s) (1 invalid or suspect left out)"},
 	})
 }

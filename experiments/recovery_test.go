@@ -31,7 +31,7 @@ func TestRecoveryClaimVerdicts(t *testing.T) {
 		}
 	}
 	// Three good runs each (deadline back in 60 s, every other scheduler in 40 s) plus a fourth deadline
-	// run marked as not measurable (no throughput before the fault), whose zeros would read as recovered
+	// run judged invalid (nothing acked before the fault), whose zeros would read as recovered
 	// in 0 s: it is left out, so deadline's claim is judged on its three good runs (does not hold:
 	// slower than storm-even); with the zeros in, the spread would leave it inconclusive.
 	withUnmeasured := func() (*Results, *Aggregate) {
@@ -48,7 +48,7 @@ func TestRecoveryClaimVerdicts(t *testing.T) {
 			}
 		}
 		row := clusterRow("deadline", 30, 3, map[string]float64{"recovery_s": 0, "recovered": 1, "lost_pct": 0, "pre_tput": 0})
-		row.Suspect = "recovery not measurable: no throughput before the fault (workers restarting)"
+		row.Validity = invalidRun(harness.Reason{Kind: harness.ReasonNoThroughput, Level: harness.Invalid, Text: "no throughput before the fault (workers restarting)"}).Validity
 		r.Add(row)
 		return agg(t, r)
 	}

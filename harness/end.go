@@ -65,18 +65,18 @@ func checkWindow(kind string, spec RunSpec) error {
 }
 
 func (Timed) window(ctx context.Context, r *running) error {
-	r.enter(StageWorkers)
+	r.enter(stageWorkers)
 	running := time.Now().UnixMilli()
 	if err := r.cl.Service().waitWorkers(ctx, r.id, r.res.StartedAt.UnixMilli(), workerSlots(r.res.Executors), r.spec.StartTimeout); err != nil {
 		return err
 	}
-	r.enter(StageWarmUp)
+	r.enter(stageWarmUp)
 	w, err := warmUp(ctx, r, running)
 	r.res.WarmUp = w
 	if err != nil {
 		return err
 	}
-	r.enter(StageWindow)
+	r.enter(stageWindow)
 	r.open(ctx)
 	var faults chan []FaultRecord
 	if len(r.spec.Faults) > 0 {
@@ -243,7 +243,7 @@ func (d Dataset) check(spec RunSpec) error {
 }
 
 func (d Dataset) window(ctx context.Context, r *running) error {
-	r.enter(StageWindow)
+	r.enter(stageWindow)
 	res := r.res
 	// The window is the whole run; Storm has counted nothing before the submit.
 	res.MeasureFrom = res.StartedAt.UnixMilli()

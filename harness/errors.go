@@ -5,15 +5,16 @@ import (
 	"fmt"
 )
 
-// Stages of a run, for RunError.
+// Stages of a run, for RunError.Stage. Exported are those callers act on (a refused spec, a cluster
+// that did not become idle); the others only name, in the error text, where a run failed.
 const (
-	StageSubmit  = "submit"       // copying the jar and running its main class in Nimbus
-	StageStart   = "start"        // waiting until every executor runs
-	StageWorkers = "workers"      // waiting until every worker reports work
-	StageWarmUp  = "warm-up"      // waiting for steady throughput
-	StageWindow  = "window"       // the measurement window (or the dataset)
-	StageCollect = "collect"      // reading reports, placement, service state and Storm's statistics
-	StageKill    = "kill"         // killing the topology afterwards
+	stageSubmit  = "submit"       // copying the jar and running its main class in Nimbus
+	stageStart   = "start"        // waiting until every executor runs
+	stageWorkers = "workers"      // waiting until every worker reports work
+	stageWarmUp  = "warm-up"      // waiting for steady throughput
+	stageWindow  = "window"       // the measurement window (or the dataset)
+	stageCollect = "collect"      // reading reports, placement, service state and Storm's statistics
+	stageKill    = "kill"         // killing the topology afterwards
 	StageIdle    = "wait idle"    // before the run: the previous topology and workers must be gone
 	StageSpec    = "bad run spec" // the spec was refused before anything started
 )

@@ -35,21 +35,21 @@ const stageStormRead = "storm reading"
 // slot is the field of phase stage.
 func (p *Phases) slot(stage string) *float64 {
 	switch stage {
-	case StageSubmit:
+	case stageSubmit:
 		return &p.SubmitS
-	case StageStart:
+	case stageStart:
 		return &p.StartS
-	case StageWorkers:
+	case stageWorkers:
 		return &p.WorkersS
-	case StageWarmUp:
+	case stageWarmUp:
 		return &p.WarmUpS
 	case stageStormRead:
 		return &p.StormReadS
-	case StageWindow:
+	case stageWindow:
 		return &p.WindowS
-	case StageCollect:
+	case stageCollect:
 		return &p.CollectS
-	case StageKill:
+	case stageKill:
 		return &p.KillS
 	}
 	return nil

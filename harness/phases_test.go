@@ -13,20 +13,20 @@ import (
 func TestPhasesEnter(t *testing.T) {
 	r := &running{res: &RunResult{}}
 	ago := func(d time.Duration) { r.phaseAt = time.Now().Add(-d) }
-	r.enter(StageSubmit)
+	r.enter(stageSubmit)
 	ago(2 * time.Second)
-	r.enter(StageStart)
+	r.enter(stageStart)
 	ago(3 * time.Second)
 	r.enter(stageStormRead)
-	if r.stage != StageStart {
-		t.Errorf("stage during a Storm reading = %q, want %q (the stage it interrupts)", r.stage, StageStart)
+	if r.stage != stageStart {
+		t.Errorf("stage during a Storm reading = %q, want %q (the stage it interrupts)", r.stage, stageStart)
 	}
 	ago(time.Second)
-	r.enter(StageWindow)
+	r.enter(stageWindow)
 	ago(30 * time.Second)
 	r.enter(stageStormRead)
 	ago(time.Second)
-	r.enter(StageCollect)
+	r.enter(stageCollect)
 	p := r.res.Phases
 	for _, c := range []struct {
 		name      string
@@ -39,8 +39,8 @@ func TestPhasesEnter(t *testing.T) {
 			t.Errorf("%s = %.3f, want %.0f (+0.5)", c.name, c.got, c.want)
 		}
 	}
-	if r.stage != StageCollect {
-		t.Errorf("stage = %q, want %q", r.stage, StageCollect)
+	if r.stage != stageCollect {
+		t.Errorf("stage = %q, want %q", r.stage, stageCollect)
 	}
 }
 

@@ -222,7 +222,7 @@ func (r *running) open(ctx context.Context) {
 	r.res.MeasureFrom = time.Now().UnixMilli()
 	r.enter(stageStormRead)
 	r.stormFrom = freshSnapshot(ctx, r.cl.UI(), r.id, stormFresh)
-	r.enter(StageWindow)
+	r.enter(stageWindow)
 }
 
 // close ends the window now and takes Storm's first statistics sent after it.
@@ -265,7 +265,7 @@ func runOn(ctx context.Context, cl runCluster, spec RunSpec) (res *RunResult, er
 			return res, err
 		}
 	}
-	r.enter(StageSubmit)
+	r.enter(stageSubmit)
 	args := append(slices.Clone(spec.Topology.Args), delayTopologyArgs(spec.Faults)...)
 	if err := cl.Submit(ctx, spec.Topology.Jar, spec.Topology.MainClass, args...); err != nil {
 		return res, err
@@ -276,19 +276,19 @@ func runOn(ctx context.Context, cl runCluster, spec RunSpec) (res *RunResult, er
 		kctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 		defer cancel()
 		stage := r.stage // a failed run's error names the stage it failed in
-		r.enter(StageKill)
+		r.enter(stageKill)
 		kerr := cl.UI().Kill(kctx, spec.Topology.Name, 0)
 		r.enter("")
 		res.Phases.TotalS = time.Since(res.StartedAt).Seconds()
 		r.stage = stage
 		if kerr != nil {
 			if err == nil {
-				r.stage = StageKill
+				r.stage = stageKill
 			}
 			err = errors.Join(err, kerr)
 		}
 	}()
-	r.enter(StageStart)
+	r.enter(stageStart)
 	id, execs, err := waitRunning(ctx, cl.UI(), spec.Topology.Name, spec.StartTimeout)
 	r.id, res.TopologyID, res.Executors = id, id, execs
 	if err != nil {
@@ -302,7 +302,7 @@ func runOn(ctx context.Context, cl runCluster, spec RunSpec) (res *RunResult, er
 	if err := end.window(ctx, r); err != nil {
 		return res, err
 	}
-	r.enter(StageCollect)
+	r.enter(stageCollect)
 	return res, collect(ctx, r)
 }
 

@@ -62,7 +62,7 @@ func (e StormCounted) window(ctx context.Context, r *running) (err error) {
 		}
 		besideID, besideExecs = id, execs
 	}
-	r.enter(StageWorkers)
+	r.enter(stageWorkers)
 	if err := waitSpoutsAcking(ctx, r.cl.UI(), r.id, r.spec.StartTimeout); err != nil {
 		return err
 	}
@@ -71,13 +71,13 @@ func (e StormCounted) window(ctx context.Context, r *running) (err error) {
 			return fmt.Errorf("topology beside the run: %w", err)
 		}
 	}
-	r.enter(StageWarmUp)
+	r.enter(stageWarmUp)
 	start := time.Now()
 	if err := pause(ctx, r.spec.WarmUp); err != nil {
 		return err
 	}
 	r.res.WarmUp = WarmUp{MaxS: r.spec.WarmUp.Seconds(), S: time.Since(start).Seconds()}
-	r.enter(StageWindow)
+	r.enter(stageWindow)
 	r.open(ctx)
 	var besideFrom, besideTo *stormSnapshot
 	if besideID != "" {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -63,6 +64,27 @@ func (v Validity) texts(l Level) []string {
 	}
 	return out
 }
+
+// Doubts reports whether a suspect reason of v concerns metric (a Measurement field's JSON name or
+// an experiment's metric): a storm-latency reason concerns the latency metrics only (the counts
+// agreed with Storm's), every other suspect reason concerns every metric.
+func (v Validity) Doubts(metric string) bool {
+	for _, r := range v.Reasons {
+		if rank(r.Level) == 1 && (r.Kind != ReasonStormLatency || slices.Contains(latencyMetrics, metric)) {
+			return true
+		}
+	}
+	return false
+}
+
+// Counts reports whether the run's figure for metric may feed a statistic or a claim: the run is not
+// invalid and no suspect reason concerns metric. The zero Validity (a run never judged: the graph
+// experiments') counts.
+func (v Validity) Counts(metric string) bool { return v.Level != Invalid && !v.Doubts(metric) }
+
+// latencyMetrics are the metrics computed from complete latency (Measurement's JSON names), the
+// ones a storm-latency reason puts in doubt.
+var latencyMetrics = []string{"latency_mean_ms", "latency_p99_ms"}
 
 // rank orders levels for merge; an unknown level ranks as Suspect (never as Valid).
 func rank(l Level) int {

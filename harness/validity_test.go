@@ -80,3 +80,27 @@ func TestValidityFromOldRunJSON(t *testing.T) {
 		t.Errorf("saved run.json %s, %v; want a validity object and no invalid string", b, err)
 	}
 }
+
+// TestCounts: which metrics of a run may feed a statistic. A storm-latency reason puts only the
+// latency metrics in doubt; any other suspect reason every metric; an invalid run none.
+func TestCounts(t *testing.T) {
+	latency := Reason{ReasonStormLatency, Suspect, "latency 20% apart"}
+	counts := Reason{ReasonStormCounts, Suspect, "throughput 10% apart"}
+	fell := Reason{ReasonScheduler, Invalid, "fell back"}
+	for _, tc := range []struct {
+		name     string
+		v        Validity
+		lat, thr bool // Counts("latency_mean_ms"), Counts("throughput")
+	}{
+		{"never judged", Validity{}, true, true},
+		{"valid", Validity{Level: Valid}, true, true},
+		{"latency only", Validity{}.merge(latency), false, true},
+		{"counts off", Validity{}.merge(counts), false, false},
+		{"could not judge", Validity{}.merge(Reason{ReasonUnknown, Suspect, "panic"}), false, false},
+		{"invalid", Validity{}.merge(fell, latency), false, false},
+	} {
+		if got := [2]bool{tc.v.Counts("latency_mean_ms"), tc.v.Counts("throughput")}; got != [2]bool{tc.lat, tc.thr} {
+			t.Errorf("%s: counts latency, throughput = %v; want %v, %v", tc.name, got, tc.lat, tc.thr)
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/stormlab/stormlab/harness"
 	"github.com/stormlab/stormlab/reports"
 )
 
@@ -50,6 +51,8 @@ type Aggregate struct {
 	Unit string
 	// XName names x in notes ("k", "Mul"); "" reads "x".
 	XName string
+	// Runs counts the rows by validity; the invalid ones are in no cell.
+	Runs RunCount
 }
 
 // rowUnit is the statistical unit of a row. A cluster row (one with an
@@ -87,8 +90,11 @@ func SummarisePanels(r *Results, panel func(Row) string) (*Aggregate, error) {
 	type sp struct{ panel, s string }
 	var order []sp
 	xs := map[sp][]float64{}
-	a := &Aggregate{Experiment: r.Experiment, Metrics: r.Metrics, Unit: "graphs"}
+	a := &Aggregate{Experiment: r.Experiment, Metrics: r.Metrics, Unit: "graphs", Runs: CountRuns(r.Rows)}
 	for i, row := range r.Rows {
+		if row.Validity.Level == harness.Invalid {
+			continue // an invalid run must not be reported
+		}
 		p := ""
 		if panel != nil {
 			p = panel(row)
@@ -306,6 +312,9 @@ func (a *Aggregate) TableWithPanels(title, panelLabel, seriesLabel, xName string
 	}
 	if a.Unit == "graphs" {
 		t.Notes = append(t.Notes, "n = graphs: each graph counts once, as the mean of its repetitions.")
+	}
+	if c := a.Runs.String(); c != "" {
+		t.Notes = append(t.Notes, "Validity: "+c+" (suspect runs are kept in n; raw.csv names every run with its reasons).")
 	}
 	return t
 }

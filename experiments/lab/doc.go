@@ -13,8 +13,16 @@
 // judging happens only in Spec.Claims + JudgeClaims; writing only in
 // Output, rendering only here and in package reports.
 //
+// Each Row carries its run's validity as the harness judged it
+// (harness.Validity; graph rows are never judged and count as valid): an
+// invalid run is in no table and no claim, a suspect one stays in the
+// tables and feeds no claim on the metrics its reasons doubt
+// (harness.Validity.Counts); tables, notes and ScreenRuns count them from
+// the typed value (CountRuns), and raw.csv records each row's level and
+// reasons for the readers of a results folder (stormlab compare, the page).
+//
 // Flow: Spec.Run -> Results (raw rows: series, x, instance, repetition,
-// seeds, offered load, metric values) -> Aggregate -> Claims -> Output:
+// seeds, offered load, validity, metric values) -> Aggregate -> Claims -> Output:
 // raw.csv, table.md, table.csv, table.tex, refs.bib, the figures (SVG,
 // PDF, PNG; per metric and panel that varies, and the run's extra figures)
 // each with its caption in a .txt and a .tex, the run's extra files,

@@ -107,10 +107,13 @@ func vcsRevision(ctx context.Context) (rev string, modified bool, from string) {
 }
 
 // WriteRaw writes every row as CSV: experiment, series, x, instance,
-// instance_seed, rep, seed, then one column per metric.
+// instance_seed, rep, seed, validity (valid, suspect or invalid), reasons
+// ("kind: text; ..."), then one column per metric. Invalid runs are written
+// too: raw.csv is the record, and its readers (stormlab compare, the page)
+// leave them out by the validity column.
 func (r *Results) WriteRaw(w io.Writer) error {
 	cw := csv.NewWriter(w)
-	hdr := []string{"experiment", "series", "x", "instance", "instance_seed", "rep", "seed"}
+	hdr := []string{"experiment", "series", "x", "instance", "instance_seed", "rep", "seed", "validity", "reasons"}
 	for _, m := range r.Metrics {
 		hdr = append(hdr, m.Name)
 	}
@@ -119,7 +122,8 @@ func (r *Results) WriteRaw(w io.Writer) error {
 	}
 	for _, row := range r.Rows {
 		rec := []string{row.Experiment, row.Series, FormatX(row.X), strconv.Itoa(row.Instance),
-			strconv.FormatUint(row.InstanceSeed, 10), strconv.Itoa(row.Rep), strconv.FormatUint(row.Seed, 10)}
+			strconv.FormatUint(row.InstanceSeed, 10), strconv.Itoa(row.Rep), strconv.FormatUint(row.Seed, 10),
+			levelText(row.Validity), reasonsText(row.Validity)}
 		for _, m := range r.Metrics {
 			rec = append(rec, strconv.FormatFloat(row.Values[m.Name], 'g', -1, 64))
 		}
@@ -144,6 +148,9 @@ func (rep *Report) WriteNotes(w io.Writer) error {
 		fmt.Fprintf(&b, "Setup: %s\n\n", s.Setup)
 	}
 	fmt.Fprintf(&b, "Runs: %d rows, wall time %.1f s. Values in table.md are mean ± 95%% CI (Student's t) over the statistical units at each x: graph instances (each the mean of its repetitions) in graph experiments, runs in cluster experiments; n counts them.\n\n", len(rep.Results.Rows), rep.Wall.Seconds())
+	if c := CountRuns(rep.Results.Rows); c.String() != "" {
+		fmt.Fprintf(&b, "Validity: %s (raw.csv names each with its reasons); invalid runs are in no table and no claim, suspect ones in no claim on the metrics they concern.\n\n", c)
+	}
 	if rep.Profile != "" {
 		fmt.Fprintf(&b, "Profile: %s.\n\n", rep.Profile)
 	}

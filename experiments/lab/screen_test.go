@@ -1,29 +1,41 @@
 package lab
 
 import (
+	"math"
 	"strings"
 	"testing"
 
+	"github.com/stormlab/stormlab/harness"
 	"github.com/stormlab/stormlab/reports"
 )
 
-// run is one synthetic cluster run: series, x, rep, value, suspect reason
-// and inputs not measured.
+// run is one synthetic cluster run: series, x, value, validity and inputs
+// not measured.
 type run struct {
-	s       string
-	x       float64
-	v       float64
-	suspect string
-	only    []string // SuspectMetrics
-	nm      []string
+	s   string
+	x   float64
+	v   float64
+	val harness.Validity
+	nm  []string
 }
+
+// judged is a validity with one reason.
+func judged(kind harness.ReasonKind, l harness.Level, text string) harness.Validity {
+	return harness.Validity{Level: l, Reasons: []harness.Reason{{Kind: kind, Level: l, Text: text}}}
+}
+
+var (
+	countsOff  = judged(harness.ReasonStormCounts, harness.Suspect, "throughput 20% apart") // every metric in doubt
+	latencyOff = judged(harness.ReasonStormLatency, harness.Suspect, "latency 20% apart")   // latency metrics only
+	fellBack   = judged(harness.ReasonScheduler, harness.Invalid, "bridge fell back")
+)
 
 func runsOf(rs ...run) *Results {
 	r := &Results{Experiment: "t"}
 	reps := map[string]int{}
 	for _, x := range rs {
 		k := x.s + FormatX(x.x)
-		r.Add(Row{Series: x.s, X: x.x, Rep: reps[k], Values: map[string]float64{"m": x.v}, Suspect: x.suspect, SuspectMetrics: x.only, NotMeasured: x.nm})
+		r.Add(Row{Series: x.s, X: x.x, Rep: reps[k], Values: map[string]float64{"m": x.v}, Validity: x.val, NotMeasured: x.nm})
 		reps[k]++
 	}
 	return r
@@ -31,7 +43,7 @@ func runsOf(rs ...run) *Results {
 
 func TestScreenRuns(t *testing.T) {
 	ok := func(s string, x float64) run { return run{s: s, x: x, v: 1} }
-	bad := run{s: "a", x: 0, v: 1, suspect: "latency 20% apart"}
+	bad := run{s: "a", x: 0, v: 1, val: countsOff}
 	for _, tc := range []struct {
 		name         string
 		r            *Results
@@ -43,15 +55,18 @@ func TestScreenRuns(t *testing.T) {
 	}{
 		{"3 valid runs per cell", runsOf(ok("a", 0), ok("a", 0), ok("a", 0), ok("b", 0), ok("b", 0), ok("b", 0)), nil, []string{"a", "b"}, 0, nil, 3, 0},
 		{"1 of 3 suspect: 2 left, too few", runsOf(ok("a", 0), ok("a", 0), bad, ok("b", 0), ok("b", 0), ok("b", 0)), nil, []string{"a", "b"}, 1,
-			[]string{"a x=0: 2 valid run(s) (1 suspect left out), a verdict needs >= 3"}, 2, 0},
+			[]string{"a x=0: 2 valid run(s) (1 invalid or suspect left out), a verdict needs >= 3"}, 2, 0},
 		{"1 of 4 suspect: 3 left, enough", runsOf(ok("a", 0), ok("a", 0), ok("a", 0), bad, ok("b", 0), ok("b", 0), ok("b", 0)), nil, []string{"a", "b"}, 1, nil, 3, 0},
 		{"input not measured on a valid run", runsOf(ok("a", 0), ok("a", 0), run{s: "a", v: 1, nm: []string{"deadline", "tuple_size"}}), nil, []string{"a"}, 0,
 			[]string{"a x=0 rep 2: the scheduler decided without deadline, tuple_size (not measured)"}, 3, 0},
-		{"input not measured on a suspect run: left out, counted once", runsOf(ok("a", 0), ok("a", 0), ok("a", 0), run{s: "a", v: 1, suspect: "x", nm: []string{"deadline"}}), nil, []string{"a"}, 1, nil, 3, 0},
+		{"input not measured on a suspect run: left out, counted once", runsOf(ok("a", 0), ok("a", 0), ok("a", 0), run{s: "a", v: 1, val: countsOff, nm: []string{"deadline"}}), nil, []string{"a"}, 1, nil, 3, 0},
 		{"series without runs", runsOf(ok("a", 0), ok("a", 0), ok("a", 0)), nil, []string{"a", "c"}, 0, []string{"no runs of c"}, 3, 0},
-		{"keep screens only its cells", runsOf(ok("a", 0), ok("a", 0), ok("a", 0), run{s: "a", x: 10, v: 1, suspect: "x"}), func(x float64) bool { return x == 0 }, []string{"a"}, 0, nil, 3, 0},
-		{"suspect for another metric only: stays", runsOf(ok("a", 0), ok("a", 0), run{s: "a", v: 1, suspect: "latency 20% apart", only: []string{"lat"}}), nil, []string{"a"}, 0, nil, 3, 0},
-		{"suspect for this metric among others: left out", runsOf(ok("a", 0), ok("a", 0), ok("a", 0), run{s: "a", v: 1, suspect: "x", only: []string{"lat", "m"}}), nil, []string{"a"}, 1, nil, 3, 0},
+		{"keep screens only its cells", runsOf(ok("a", 0), ok("a", 0), ok("a", 0), run{s: "a", x: 10, v: 1, val: countsOff}), func(x float64) bool { return x == 0 }, []string{"a"}, 0, nil, 3, 0},
+		{"suspect for latency only: stays", runsOf(ok("a", 0), ok("a", 0), run{s: "a", v: 1, val: latencyOff}), nil, []string{"a"}, 0, nil, 3, 0},
+		{"suspect for every metric: left out", runsOf(ok("a", 0), ok("a", 0), ok("a", 0), run{s: "a", v: 1, val: countsOff}), nil, []string{"a"}, 1, nil, 3, 0},
+		{"invalid: left out", runsOf(ok("a", 0), ok("a", 0), ok("a", 0), run{s: "a", v: 1, val: fellBack}), nil, []string{"a"}, 1, nil, 3, 0},
+		{"invalid of 3: 2 left, too few", runsOf(ok("a", 0), ok("a", 0), run{s: "a", v: 1, val: fellBack}), nil, []string{"a"}, 1,
+			[]string{"a x=0: 2 valid run(s) (1 invalid or suspect left out)"}, 2, 0},
 		{"each short cell named", runsOf(ok("a", 0), ok("a", 10), ok("a", 10), ok("a", 10)), nil, []string{"a"}, 0, []string{"a x=0: 1 valid run(s)"}, 1, 0},
 	} {
 		sc := ScreenRuns(tc.r, "m", tc.keep, tc.series...)
@@ -78,7 +93,7 @@ func TestScreenRuns(t *testing.T) {
 func TestJudgeClaimsScreen(t *testing.T) {
 	hi := []float64{10, 11, 12, 10.5, 11.5}
 	lo := []float64{5, 6, 5.5, 6.5, 5}
-	blocked := Screen{Excluded: []string{"a x=0 rep 2: latency 20% apart"}, Blockers: []string{"a x=0: 2 valid run(s) (1 suspect left out), a verdict needs >= 3"}}
+	blocked := Screen{Excluded: []string{"a x=0 rep 2: latency 20% apart"}, Blockers: []string{"a x=0: 2 valid run(s) (1 invalid or suspect left out), a verdict needs >= 3"}}
 	leftOut := Screen{Excluded: []string{"a x=0 rep 3: latency 20% apart"}}
 	for _, tc := range []struct {
 		name   string
@@ -110,5 +125,55 @@ func TestJudgeClaimsScreen(t *testing.T) {
 	JudgeClaims(cs, "profile ci runs 1 repetition(s)")
 	if cs[0].Verdict != reports.Inconclusive || !strings.HasPrefix(cs[0].Reason, "profile ci") {
 		t.Errorf("no-verdict profile with a blocked screen: %q %q", cs[0].Verdict, cs[0].Reason)
+	}
+}
+
+// TestValidityInTables: an invalid run is in no table cell and no unit, a suspect one stays in the
+// tables; raw.csv keeps both with their level and reasons, and notes.md counts them.
+func TestValidityInTables(t *testing.T) {
+	r := runsOf(run{s: "a", v: 1}, run{s: "a", v: 3}, run{s: "a", v: 100, val: fellBack}, run{s: "a", v: 5, val: countsOff})
+	r.Metrics = []Metric{{Name: "m", Label: "m"}}
+	for i := range r.Rows {
+		r.Rows[i].Offered = "paced" // cluster rows: each run is a unit
+	}
+	a, err := Summarise(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Mean over the valid runs (1, 3) and the suspect one (5): 3; the invalid 100 is out.
+	if s, ok := a.Get("a", 0, "m"); !ok || s.N != 3 || math.Abs(s.Mean-3) > 1e-12 {
+		t.Errorf("table cell %+v (found %v), want n 3, mean 3 (invalid run left out)", s, ok)
+	}
+	if a.Runs != (RunCount{Valid: 2, Suspect: 1, Invalid: 1}) || a.Runs.String() != "1 invalid run(s) left out, 1 suspect" {
+		t.Errorf("runs %+v %q, want 2 valid, 1 suspect, 1 invalid", a.Runs, a.Runs)
+	}
+	var b strings.Builder
+	if err := r.WriteRaw(&b); err != nil {
+		t.Fatal(err)
+	}
+	want := "experiment,series,x,instance,instance_seed,rep,seed,validity,reasons,m\n" +
+		"t,a,0,0,0,0,0,valid,,1\nt,a,0,0,0,1,0,valid,,3\n" +
+		"t,a,0,0,0,2,0,invalid,scheduler: bridge fell back,100\n" +
+		"t,a,0,0,0,3,0,suspect,storm-counts: throughput 20% apart,5\n"
+	if b.String() != want {
+		t.Errorf("raw.csv:\n%s\nwant:\n%s", b.String(), want)
+	}
+}
+
+// TestValidityTableNote: the table says how many runs were left out or are suspect, from the counts.
+func TestValidityTableNote(t *testing.T) {
+	r := runsOf(run{s: "a", v: 1}, run{s: "a", v: 2, val: fellBack}, run{s: "a", v: 3, val: latencyOff})
+	r.Metrics = []Metric{{Name: "m"}}
+	for i := range r.Rows {
+		r.Rows[i].Offered = "paced"
+	}
+	a, err := Summarise(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab := a.Table("t", "series", "x")
+	want := "Validity: 1 invalid run(s) left out, 1 suspect (suspect runs are kept in n; raw.csv names every run with its reasons)."
+	if !ContainsStr(tab.Notes, want) || tab.Rows[0][3].String() != "2" {
+		t.Errorf("notes %q, n %v; want %q and n 2", tab.Notes, tab.Rows[0][3], want)
 	}
 }

@@ -311,7 +311,7 @@ func graphUnitMeans(r *Results, series, metric string, keep func(Row) bool, perX
 	sums := map[unitKey][2]float64{}
 	var order []unitKey
 	for _, row := range r.Rows {
-		if row.Series != series || (keep != nil && !keep(row)) {
+		if row.Series != series || (keep != nil && !keep(row)) || !row.Validity.Counts(metric) {
 			continue
 		}
 		v, ok := row.Values[metric]
@@ -338,14 +338,15 @@ func graphUnitMeans(r *Results, series, metric string, keep func(Row) bool, perX
 }
 
 // RunUnits returns one value per run (row) of series at the x values keep
-// accepts (nil: all): the unit of the cluster experiments. Suspect runs
-// (Row.Suspect) are left out: a figure Storm's own statistics contradict
-// feeds no verdict. ScreenRuns says which were left out and whether enough
-// remain. A run suspect for other metrics only (Row.SuspectMetrics) stays.
+// accepts (nil: all): the unit of the cluster experiments. A run whose
+// figure for metric does not count (invalid, or suspect for metric:
+// harness.Validity.Counts) is left out: a figure Storm's own statistics
+// contradict feeds no verdict. ScreenRuns says which were left out and
+// whether enough remain. A run suspect for other metrics only stays.
 func RunUnits(r *Results, series, metric string, keep func(x float64) bool) []float64 {
 	var out []float64
 	for _, row := range r.Rows {
-		if row.Series == series && (keep == nil || keep(row.X)) && !row.SuspectFor(metric) {
+		if row.Series == series && (keep == nil || keep(row.X)) && row.Validity.Counts(metric) {
 			v, ok := row.Values[metric]
 			if !ok {
 				v = math.NaN()
@@ -381,6 +382,7 @@ func XMeans(r *Results, series, metric string, keep func(Row) bool, perX bool) (
 // suspect runs left out of the claim's units (RunUnits drops them), one
 // "series x=.. rep ..: why" each. Blockers are reasons no verdict may be
 // drawn; JudgeClaims then reports the claim inconclusive with them.
+// Excluded names invalid runs too ("...: invalid: why").
 type Screen struct {
 	Excluded []string
 	Blockers []string
@@ -390,9 +392,10 @@ type Screen struct {
 // accepts (nil: all), the cells a cluster claim on metric compares. The
 // rule:
 //
-//   - a run suspect for metric (its figures disagree with Storm's own
-//     statistics beyond the harness's tolerance; Row.SuspectFor) is left
-//     out and named;
+//   - a run whose figure for metric does not count (invalid, or suspect
+//     for metric: its figures disagree with Storm's own statistics beyond
+//     the harness's tolerance; harness.Validity.Counts) is left out and
+//     named with its reasons;
 //   - a cell (series, x) with fewer than MinVerdictReps runs left is a
 //     blocker: the verdict would rest on too few independent runs;
 //   - a run left in whose scheduler decided without an input it needs
@@ -402,7 +405,7 @@ type Screen struct {
 func ScreenRuns(r *Results, metric string, keep func(x float64) bool, series ...string) Screen {
 	var sc Screen
 	for _, s := range series {
-		type cell struct{ valid, suspect int }
+		type cell struct{ valid, left int }
 		cells := map[float64]*cell{}
 		var xs []float64
 		for _, row := range r.Rows {
@@ -416,9 +419,9 @@ func ScreenRuns(r *Results, metric string, keep func(x float64) bool, series ...
 				xs = append(xs, row.X)
 			}
 			where := fmt.Sprintf("%s x=%s rep %d", s, FormatX(row.X), row.Rep)
-			if row.SuspectFor(metric) {
-				c.suspect++
-				sc.Excluded = append(sc.Excluded, where+": "+row.Suspect)
+			if why := whyLeftOut(row, metric); why != "" {
+				c.left++
+				sc.Excluded = append(sc.Excluded, where+": "+why)
 				continue
 			}
 			c.valid++
@@ -432,8 +435,8 @@ func ScreenRuns(r *Results, metric string, keep func(x float64) bool, series ...
 		sort.Float64s(xs)
 		for _, x := range xs {
 			if c := cells[x]; c.valid < MinVerdictReps {
-				sc.Blockers = append(sc.Blockers, fmt.Sprintf("%s x=%s: %d valid run(s) (%d suspect left out), a verdict needs >= %d",
-					s, FormatX(x), c.valid, c.suspect, MinVerdictReps))
+				sc.Blockers = append(sc.Blockers, fmt.Sprintf("%s x=%s: %d valid run(s) (%d invalid or suspect left out), a verdict needs >= %d",
+					s, FormatX(x), c.valid, c.left, MinVerdictReps))
 			}
 		}
 	}

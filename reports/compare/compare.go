@@ -10,6 +10,7 @@ import (
 
 	"github.com/stormlab/stormlab/reports"
 	"github.com/stormlab/stormlab/reports/metric"
+	"github.com/stormlab/stormlab/reports/page"
 )
 
 // Alpha is the family-wise significance level of the verdicts.
@@ -44,13 +45,16 @@ type Options struct {
 // Row is one compared quantity.
 type Row struct {
 	Key
-	NBase, NNew      int
-	Base, New, Ratio float64 // means and new/base; NaN when a side has none
-	BaseCI, NewCI    float64 // 95% CI half widths; NaN below 2 values
-	P, PAdj          float64 // two-sided p and its Holm correction; NaN untested
-	Test             string  // TestModerated, TestWelch, or "" (a side below 2 values)
-	Verdict          string
-	Fails            bool // counts against the gate: regressed, or changed
+	NBase, NNew int
+	// SuspectBase and SuspectNew count the suspect runs among the values
+	// (kept in the test, marked in the output).
+	SuspectBase, SuspectNew int
+	Base, New, Ratio        float64 // means and new/base; NaN when a side has none
+	BaseCI, NewCI           float64 // 95% CI half widths; NaN below 2 values
+	P, PAdj                 float64 // two-sided p and its Holm correction; NaN untested
+	Test                    string  // TestModerated, TestWelch, or "" (a side below 2 values)
+	Verdict                 string
+	Fails                   bool // counts against the gate: regressed, or changed
 
 	base, new []float64
 	beyond    bool // the relative change exceeds the threshold
@@ -72,6 +76,10 @@ type Result struct {
 	Missing, Added []string
 	Untested       []string // metrics not in the registry: shown, not judged
 	Tests          int      // rows in the Holm family
+	// Invalid are the runs of either side left out of every row (and so of
+	// the gate: a cell whose new runs are all invalid is missing); Suspect
+	// the runs kept but marked. Side says which folder.
+	Invalid, Suspect []page.RunNote
 }
 
 // Compare compares every key present in base or new.
@@ -86,7 +94,7 @@ func Compare(base, new *Samples, o Options) Result {
 		}
 		ps = append(ps, p)
 	}
-	res := Result{Rows: rows}
+	res := Result{Rows: rows, Invalid: sided(base.Invalid, new.Invalid), Suspect: sided(base.Suspect, new.Suspect)}
 	for i, p := range reports.Holm(ps) {
 		rows[i].PAdj = p
 		if !math.IsNaN(p) {
@@ -124,7 +132,8 @@ func rowsOf(base, new *Samples, metrics []string) []Row {
 			continue
 		}
 		a, b := base.Values[k], new.Values[k]
-		r := Row{Key: k, base: a, new: b, NBase: len(a), NNew: len(b), Base: mean(a), New: mean(b), Ratio: math.NaN(),
+		r := Row{Key: k, base: a, new: b, NBase: len(a), NNew: len(b), SuspectBase: base.SuspectN[k], SuspectNew: new.SuspectN[k],
+			Base: mean(a), New: mean(b), Ratio: math.NaN(),
 			BaseCI: ci95(a), NewCI: ci95(b), P: math.NaN(), PAdj: math.NaN()}
 		if len(a) > 0 && len(b) > 0 && r.Base != 0 {
 			r.Ratio = r.New / r.Base
@@ -144,6 +153,20 @@ func rowsOf(base, new *Samples, metrics []string) []Row {
 		return cmp.Compare(slices.Index(order, x.Metric), slices.Index(order, y.Metric))
 	})
 	return rows
+}
+
+// sided is base's notes then new's, each with its side.
+func sided(base, new []page.RunNote) []page.RunNote {
+	var out []page.RunNote
+	for _, n := range base {
+		n.Side = "base"
+		out = append(out, n)
+	}
+	for _, n := range new {
+		n.Side = "new"
+		out = append(out, n)
+	}
+	return out
 }
 
 func mean(xs []float64) float64 {

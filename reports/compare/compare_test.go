@@ -296,7 +296,7 @@ func TestReadRunFaults(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := s.readRun(bytes.NewReader(b)); err != nil {
+		if err := s.readRun("run.json", bytes.NewReader(b)); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -4,6 +4,13 @@
 // and names a verdict per row, and lists what one side has and the other
 // lacks. The command in cmd/stormlab only parses flags and prints.
 //
+// Each run's validity is read from the folder (run.json "validity", raw.csv's
+// validity and reasons columns), never judged again here: an invalid run adds
+// no value to any row, so the gate never counts it (a cell whose new runs are
+// all invalid is missing, which fails the gate), and it is listed with its
+// reasons under the output; a suspect run is kept, counted per row in an
+// extra column, and listed.
+//
 // A metric's direction comes from the registry (reports/metric); a metric
 // not in it is shown as "untested", never dropped. A nightly gate fails on a
 // significant regression beyond the threshold, on a significant change of a

@@ -17,6 +17,7 @@ import (
 
 	"github.com/stormlab/stormlab/harness"
 	"github.com/stormlab/stormlab/reports"
+	"github.com/stormlab/stormlab/reports/page"
 )
 
 // rawFixed are the leading columns of raw.csv (experiments.Results.WriteRaw);
@@ -28,20 +29,58 @@ var rawFixed = []string{"experiment", "series", "x", "instance", "instance_seed"
 type Key struct{ Experiment, Series, X, Metric string }
 
 // Samples holds every value of one results folder by key, and the metric
-// order of its files (for a stable, readable row order).
+// order of its files (for a stable, readable row order). Invalid runs
+// (harness's judgement, saved in run.json and raw.csv) add no value: they
+// are listed in Invalid. Suspect runs add their values and are listed in
+// Suspect; SuspectN counts them per key (a run whose figures the
+// cross-check with Storm's statistics doubts, for the metrics it doubts).
 type Samples struct {
-	Values  map[Key][]float64
-	Metrics []string
-	Files   int
+	Values   map[Key][]float64
+	Metrics  []string
+	Files    int
+	Invalid  []page.RunNote
+	Suspect  []page.RunNote
+	SuspectN map[Key]int
 }
 
-func newSamples() *Samples { return &Samples{Values: map[Key][]float64{}} }
+func newSamples() *Samples { return &Samples{Values: map[Key][]float64{}, SuspectN: map[Key]int{}} }
 
 func (s *Samples) add(k Key, v float64) {
 	if !slices.Contains(s.Metrics, k.Metric) {
 		s.Metrics = append(s.Metrics, k.Metric)
 	}
 	s.Values[k] = append(s.Values[k], v)
+}
+
+// addRun adds a value of a run, counting it in SuspectN when suspect.
+func (s *Samples) addRun(k Key, v float64, suspect bool) {
+	s.add(k, v)
+	if suspect {
+		s.SuspectN[k]++
+	}
+}
+
+// note lists a run that is not valid; it reports whether the run's values
+// count (suspect: yes, invalid: no).
+func (s *Samples) note(where string, l harness.Level, reasons string) bool {
+	n := page.RunNote{Where: where, Level: string(l), Reasons: reasons}
+	switch l {
+	case harness.Invalid:
+		s.Invalid = append(s.Invalid, n)
+		return false
+	case harness.Suspect:
+		s.Suspect = append(s.Suspect, n)
+	}
+	return true
+}
+
+// reasonsText is "kind: text; ..." as raw.csv's reasons column has it.
+func reasonsText(v harness.Validity) string {
+	out := make([]string, len(v.Reasons))
+	for i, r := range v.Reasons {
+		out[i] = string(r.Kind) + ": " + r.Text
+	}
+	return strings.Join(out, "; ")
 }
 
 // ReadDir reads every raw.csv in dir or below it (a suite writes one folder
@@ -80,9 +119,10 @@ func isDir(dir, holds string) error {
 	return nil
 }
 
-// walkFiles calls read on every file called name in dir or below, in
-// lexical order, and returns how many it read. An error names the file.
-func walkFiles(dir, name string, read func(io.Reader) error) (int, error) {
+// walkFiles calls read on every file called name in dir or below (with its
+// path relative to dir), in lexical order, and returns how many it read. An
+// error names the file.
+func walkFiles(dir, name string, read func(rel string, r io.Reader) error) (int, error) {
 	n := 0
 	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || d.Name() != name {
@@ -94,7 +134,11 @@ func walkFiles(dir, name string, read func(io.Reader) error) (int, error) {
 		}
 		defer f.Close()
 		n++
-		if err := read(f); err != nil {
+		rel, err := filepath.Rel(dir, path)
+		if err != nil {
+			rel = path
+		}
+		if err := read(rel, f); err != nil {
 			return fmt.Errorf("%s: %w", path, err)
 		}
 		return nil
@@ -106,10 +150,12 @@ func walkFiles(dir, name string, read func(io.Reader) error) (int, error) {
 // metric name (harness.Measurement's JSON names).
 var runFields = []string{"throughput", "latency_mean_ms", "latency_p99_ms", "cut_rate", "balance", "inter_node_rate", "processing_ms", "qos_rate"}
 
-// readRun adds one `stormlab run` result (run.json) as a sample. A file
-// without a spec naming the scheduler and a measurement with a throughput is
-// refused: it would otherwise read as a run with every metric 0.
-func (s *Samples) readRun(r io.Reader) error {
+// readRun adds one `stormlab run` result (run.json, at rel) as a sample. A
+// file without a spec naming the scheduler and a measurement with a
+// throughput is refused: it would otherwise read as a run with every metric
+// 0. An invalid run adds no value (Samples.Invalid names it); a suspect one
+// is marked on the metrics its reasons doubt (harness.Validity.Doubts).
+func (s *Samples) readRun(rel string, r io.Reader) error {
 	b, err := io.ReadAll(r)
 	if err != nil {
 		return err
@@ -138,9 +184,13 @@ func (s *Samples) readRun(r io.Reader) error {
 	if i := strings.LastIndexByte(x, '.'); i >= 0 {
 		x = x[i+1:]
 	}
+	exp := runExperiment(res.Spec.Faults)
+	if !s.note(fmt.Sprintf("%s/%s/x=%s (%s)", exp, res.Spec.Scheduler, x, rel), res.Validity.Level, reasonsText(res.Validity)) {
+		return nil
+	}
 	for _, name := range runFields {
 		if v, ok := vals[name]; ok && !math.IsNaN(v) {
-			s.add(Key{runExperiment(res.Spec.Faults), res.Spec.Scheduler, x, name}, v)
+			s.addRun(Key{exp, res.Spec.Scheduler, x, name}, v, res.Validity.Doubts(name))
 		}
 	}
 	return nil
@@ -159,16 +209,26 @@ func runExperiment(faults []harness.Fault) string {
 	return "run with faults " + strings.Join(fs, " ")
 }
 
-func (s *Samples) readRaw(r io.Reader) error {
+// readRaw adds the rows of one raw.csv (experiments' Results.WriteRaw). A
+// file with the validity and reasons columns leaves its invalid rows out
+// (Samples.Invalid names them) and marks its suspect rows on every metric
+// (raw.csv does not say which metrics a reason doubts); a file written
+// before those columns reads as all valid.
+func (s *Samples) readRaw(_ string, r io.Reader) error {
 	cr := csv.NewReader(r)
 	hdr, err := cr.Read()
 	if err != nil {
 		return fmt.Errorf("read header: %w", err)
 	}
-	if len(hdr) <= len(rawFixed) || !slices.Equal(hdr[:len(rawFixed)], rawFixed) {
-		return fmt.Errorf("header %q is not %s followed by metrics: not a raw.csv of stormlab experiments", strings.Join(hdr, ","), strings.Join(rawFixed, ","))
+	first := len(rawFixed)
+	if len(hdr) > first+1 && slices.Equal(hdr[first:first+2], rawValidity) {
+		first += 2
 	}
-	metrics := hdr[len(rawFixed):]
+	if len(hdr) <= first || !slices.Equal(hdr[:len(rawFixed)], rawFixed) {
+		return fmt.Errorf("header %q is not %s (then %s) followed by metrics: not a raw.csv of stormlab experiments",
+			strings.Join(hdr, ","), strings.Join(rawFixed, ","), strings.Join(rawValidity, ","))
+	}
+	metrics := hdr[first:]
 	for _, m := range metrics {
 		if !slices.Contains(s.Metrics, m) {
 			s.Metrics = append(s.Metrics, m)
@@ -182,20 +242,42 @@ func (s *Samples) readRaw(r io.Reader) error {
 		if err != nil {
 			return err
 		}
-		for j, m := range metrics {
-			cell := rec[len(rawFixed)+j]
-			if cell == "" {
-				continue
-			}
-			v, err := strconv.ParseFloat(cell, 64)
-			if err != nil {
-				return fmt.Errorf("line %d, column %s: %q is not a number", line, m, cell)
-			}
-			if !math.IsNaN(v) {
-				s.add(Key{rec[0], rec[1], rec[2], m}, v)
-			}
+		if err := s.readRawRow(rec, first, metrics, line); err != nil {
+			return err
 		}
 	}
+}
+
+// rawValidity are the columns after rawFixed that hold a row's validity.
+var rawValidity = []string{"validity", "reasons"}
+
+// readRawRow adds one raw.csv record whose metrics start at column first.
+func (s *Samples) readRawRow(rec []string, first int, metrics []string, line int) error {
+	suspect := false
+	if first > len(rawFixed) {
+		lvl := harness.Level(rec[len(rawFixed)])
+		if lvl != harness.Valid && lvl != harness.Suspect && lvl != harness.Invalid {
+			return fmt.Errorf("line %d, column validity: %q is not valid, suspect or invalid", line, rec[len(rawFixed)])
+		}
+		if !s.note(fmt.Sprintf("%s/%s/x=%s rep %s", rec[0], rec[1], rec[2], rec[5]), lvl, rec[len(rawFixed)+1]) {
+			return nil
+		}
+		suspect = lvl == harness.Suspect
+	}
+	for j, m := range metrics {
+		cell := rec[first+j]
+		if cell == "" {
+			continue
+		}
+		v, err := strconv.ParseFloat(cell, 64)
+		if err != nil {
+			return fmt.Errorf("line %d, column %s: %q is not a number", line, m, cell)
+		}
+		if !math.IsNaN(v) {
+			s.addRun(Key{rec[0], rec[1], rec[2], m}, v, suspect)
+		}
+	}
+	return nil
 }
 
 // ReadClaimsDir reads every claims.json in dir or below it with
@@ -205,7 +287,7 @@ func ReadClaimsDir(dir string) ([]reports.ClaimsFile, error) {
 		return nil, err
 	}
 	var out []reports.ClaimsFile
-	n, err := walkFiles(dir, "claims.json", func(r io.Reader) error {
+	n, err := walkFiles(dir, "claims.json", func(_ string, r io.Reader) error {
 		cf, err := reports.ReadClaimsFile(r)
 		out = append(out, cf)
 		return err

@@ -3,6 +3,7 @@ package compare
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -44,8 +45,26 @@ func (res Result) Summary() string {
 	if len(res.Untested) > 0 {
 		lines = append(lines, "untested (metric not in the registry, reports/metric): "+strings.Join(res.Untested, ", "))
 	}
+	lines = append(lines, runLines("invalid runs, left out of every row and of the gate:", res.Invalid)...)
+	lines = append(lines, runLines("suspect runs, kept (marked in column \""+suspectColumn+"\"):", res.Suspect)...)
 	return strings.Join(lines, "\n") + "\n"
 }
+
+// runLines is head and one indented line per run ("side where: reasons"),
+// none when there is no run.
+func runLines(head string, runs []page.RunNote) []string {
+	if len(runs) == 0 {
+		return nil
+	}
+	out := []string{head}
+	for _, r := range runs {
+		out = append(out, fmt.Sprintf("  %s %s: %s", r.Side, r.Where, r.Reasons))
+	}
+	return out
+}
+
+// suspectColumn is the column Table adds when a row holds suspect runs.
+const suspectColumn = "suspect runs (base/new)"
 
 // Table renders rows (all of res.Rows or a selection) with the reports
 // package.
@@ -63,6 +82,17 @@ func Table(title string, rows []Row) *reports.Table {
 		t.AddRow(reports.Text(r.Experiment), reports.Text(r.Series), reports.Text(r.X), reports.Text(r.Metric),
 			reports.Textf("%d", r.NBase), meanCell(r.Base, r.BaseCI), reports.Textf("%d", r.NNew), meanCell(r.New, r.NewCI),
 			ratio, reports.Text(orDash(r.Test)), pText(r.P), pText(r.PAdj), reports.Text(r.Verdict))
+	}
+	if slices.ContainsFunc(rows, func(r Row) bool { return r.SuspectBase+r.SuspectNew > 0 }) {
+		// Only then: the column marks which rows' values include suspect runs.
+		t.Columns = append(t.Columns, suspectColumn)
+		for i, r := range rows {
+			c := reports.Text("")
+			if r.SuspectBase+r.SuspectNew > 0 {
+				c = reports.Textf("%d/%d", r.SuspectBase, r.SuspectNew)
+			}
+			t.Rows[i] = append(t.Rows[i], c)
+		}
 	}
 	return t
 }
@@ -114,12 +144,13 @@ type JSON struct {
 func (res Result) ToJSON(base, new string, threshold float64, onlyChanged bool, shown []Row) JSON {
 	changed, failing := res.Counts()
 	out := JSON{Comparison: page.Comparison{Base: base, New: new, Threshold: threshold, Alpha: Alpha, Test: res.Method(),
-		Compared: len(res.Rows), Changed: changed, Regressed: failing, OnlyChange: onlyChanged, Rows: []page.CompareRow{}},
+		Compared: len(res.Rows), Changed: changed, Regressed: failing, OnlyChange: onlyChanged, Rows: []page.CompareRow{},
+		Invalid: res.Invalid, Suspect: res.Suspect},
 		Missing: nonNil(res.Missing), Added: nonNil(res.Added), Untested: nonNil(res.Untested)}
 	for _, r := range shown {
 		out.Rows = append(out.Rows, page.CompareRow{
 			Experiment: r.Experiment, Series: r.Series, X: r.X, Metric: r.Metric,
-			NBase: r.NBase, BaseMean: ptr(r.Base), BaseCI95: ptr(r.BaseCI), NNew: r.NNew, NewMean: ptr(r.New), NewCI95: ptr(r.NewCI),
+			NBase: r.NBase, SuspectBase: r.SuspectBase, SuspectNew: r.SuspectNew, BaseMean: ptr(r.Base), BaseCI95: ptr(r.BaseCI), NNew: r.NNew, NewMean: ptr(r.New), NewCI95: ptr(r.NewCI),
 			Ratio: ptr(r.Ratio), P: ptr(r.P), PAdjusted: ptr(r.PAdj), Verdict: r.Verdict, Changed: r.IsChanged(), Regressed: r.Fails,
 		})
 	}

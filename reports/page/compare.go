@@ -21,26 +21,41 @@ type Comparison struct {
 	Regressed  int          `json:"regressed"`
 	Rows       []CompareRow `json:"rows"`
 	OnlyChange bool         `json:"only_changed"` // rows holds the changed ones only
+	// Invalid are the runs left out of every statistic and of the gate;
+	// Suspect the runs kept but marked (their rows' suspect counts).
+	Invalid []RunNote `json:"invalid_runs,omitempty"`
+	Suspect []RunNote `json:"suspect_runs,omitempty"`
+}
+
+// RunNote is one run that is not valid, as a results folder records it
+// (run.json "validity", raw.csv's validity and reasons columns).
+type RunNote struct {
+	Side    string `json:"side,omitempty"` // "base" or "new" in a comparison
+	Where   string `json:"where"`          // experiment/series/x=X rep R, or the run.json's path
+	Level   string `json:"level"`          // suspect or invalid
+	Reasons string `json:"reasons"`        // "kind: text; ..."
 }
 
 // CompareRow is one compared quantity. Numbers a side lacks are null.
 type CompareRow struct {
-	Experiment string   `json:"experiment"`
-	Series     string   `json:"series"`
-	X          string   `json:"x"`
-	Metric     string   `json:"metric"`
-	NBase      int      `json:"n_base"`
-	BaseMean   *float64 `json:"base_mean"`
-	BaseCI95   *float64 `json:"base_ci95"`
-	NNew       int      `json:"n_new"`
-	NewMean    *float64 `json:"new_mean"`
-	NewCI95    *float64 `json:"new_ci95"`
-	Ratio      *float64 `json:"new_over_base"`
-	P          *float64 `json:"p"`          // two-sided, of the test named in the compare output (moderated t, or Welch where a metric has too few series to pool)
-	PAdjusted  *float64 `json:"p_adjusted"` // Holm-corrected over all tested rows
-	Verdict    string   `json:"verdict"`
-	Changed    bool     `json:"changed"` // a significant change: improved, regressed or (for a metric that should not change) changed
-	Regressed  bool     `json:"regressed"`
+	Experiment  string   `json:"experiment"`
+	Series      string   `json:"series"`
+	X           string   `json:"x"`
+	Metric      string   `json:"metric"`
+	NBase       int      `json:"n_base"`
+	BaseMean    *float64 `json:"base_mean"`
+	BaseCI95    *float64 `json:"base_ci95"`
+	NNew        int      `json:"n_new"`
+	NewMean     *float64 `json:"new_mean"`
+	NewCI95     *float64 `json:"new_ci95"`
+	Ratio       *float64 `json:"new_over_base"`
+	P           *float64 `json:"p"`                      // two-sided, of the test named in the compare output (moderated t, or Welch where a metric has too few series to pool)
+	PAdjusted   *float64 `json:"p_adjusted"`             // Holm-corrected over all tested rows
+	SuspectBase int      `json:"suspect_base,omitempty"` // suspect runs among the base values
+	SuspectNew  int      `json:"suspect_new,omitempty"`
+	Verdict     string   `json:"verdict"`
+	Changed     bool     `json:"changed"` // a significant change: improved, regressed or (for a metric that should not change) changed
+	Regressed   bool     `json:"regressed"`
 }
 
 func loadCompare(path string) (*Comparison, error) {

@@ -10,6 +10,12 @@
 // Content-Security-Policy allows only inline styles and data: images, and it
 // has no script, so a browser shows it offline exactly as written.
 //
+// Runs that do not count are named, never judged again here: an
+// experiment's raw.csv records each run's validity (its tables, table.csv,
+// were computed without the invalid runs), and compare.json lists the
+// invalid runs compare left out and the suspect ones it kept. The page lists
+// both with their reasons and marks a comparison row's suspect runs in its n.
+//
 // A folder without claims.json (written before the verdicts had their own
 // file) shows its notes.md instead.
 package page

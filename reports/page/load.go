@@ -49,6 +49,9 @@ type Experiment struct {
 	Notes                      string
 	OtherFiles                 []string // files not shown on the page (raw.csv, runs/, long CSVs)
 	Held, Failed, Inconclusive int
+	// Invalid are the runs raw.csv records as invalid (in no table and no
+	// claim), Suspect those it records as suspect (kept in the tables).
+	Invalid, Suspect []RunNote
 }
 
 // KV is one manifest entry, value already formatted.
@@ -173,6 +176,9 @@ func loadExperiment(dir string) (*Experiment, error) {
 	}
 	if b, err := os.ReadFile(filepath.Join(dir, "notes.md")); err == nil {
 		e.Notes = string(b)
+	}
+	if err := e.loadRuns(filepath.Join(dir, "raw.csv")); err != nil {
+		return nil, err
 	}
 	ents, err := os.ReadDir(dir)
 	if err != nil {
