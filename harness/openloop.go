@@ -8,10 +8,10 @@ import (
 	"github.com/stormlab/stormlab/infra/protocol"
 )
 
-// metricOpenLoop names the open-loop measurement (OpenLoop) in
+// MetricOpenLoop names the open-loop measurement (OpenLoop) in
 // Measurement.Measured and NotMeasured; it appears only in runs whose
 // spouts ran open loop (topology flag --rate).
-const metricOpenLoop = "open_loop"
+const MetricOpenLoop = "open_loop"
 
 // OpenLoop is what an open-loop run measured in the window besides the
 // closed-loop metrics: the complete latency from each tuple's intended
@@ -48,9 +48,9 @@ func measureOpenLoop(m *Measurement, reports []protocol.WorkerReport, fromMs, to
 	switch {
 	case ol != nil:
 		m.OpenLoop = ol
-		m.Measured = append(m.Measured, metricOpenLoop)
+		m.Measured = append(m.Measured, MetricOpenLoop)
 	case why != "":
-		m.notMeasured(metricOpenLoop, why)
+		m.notMeasured(MetricOpenLoop, why)
 	}
 }
 
