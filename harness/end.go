@@ -26,7 +26,8 @@ type End interface {
 // Steady state: the window of a Timed run opens once the topology's throughput was stable over
 // steadyIntervals consecutive report intervals, i.e. (max - min) <= steadyTolerance * mean of their
 // throughputs (and the mean > 0), or when the maximum warm-up (RunSpec.WarmUp) has passed, whichever
-// comes first. An interval's throughput sums over the workers each one's acked tuples divided by the
+// comes first; in an open-loop run steady also needs the acked rate within steadyTolerance of the
+// spouts' offered rate (drained). An interval's throughput sums over the workers each one's acked tuples divided by the
 // length of its own report interval, so report times need not be aligned across workers.
 const (
 	steadyIntervals = 3
@@ -39,6 +40,9 @@ type WarmUp struct {
 	S      float64   `json:"s"`               // waited: every worker reporting work -> window open
 	Steady bool      `json:"steady"`          // the window opened on steady throughput, not on the maximum
 	Rates  []float64 `json:"rates,omitempty"` // the last interval throughputs seen (tuples/s), oldest first
+	// OfferedRate is the open-loop spouts' offered rate over those intervals (tuples/s); in an open-loop
+	// run steady also needs the acked rate within steadyTolerance of it (the start-up backlog drained).
+	OfferedRate float64 `json:"offered_rate,omitempty"`
 	// Settle: the run asked for a settled placement too (RunSpec.Settle); Settled: it had one when the
 	// window opened (false with Settle: the maximum came first, the scheduler was still moving).
 	Settle  bool `json:"settle,omitempty"`
@@ -109,6 +113,11 @@ func warmUp(ctx context.Context, r *running, sinceMs int64) (WarmUp, error) {
 		if rates, ok := intervalRates(reps, steadyIntervals); ok {
 			w.Rates = rates
 			w.Steady = steady(rates, steadyTolerance)
+			if offered, open := offeredRate(reps, steadyIntervals); open {
+				// Open loop: steady also means the start-up backlog has drained (acked ~ offered).
+				w.OfferedRate = offered
+				w.Steady = w.Steady && drained(rates, offered, steadyTolerance)
+			}
 		}
 		if r.spec.Settle {
 			st, err := r.cl.Service().State(ctx, r.res.StartedAt.UnixMilli())
@@ -189,6 +198,53 @@ func intervalRates(reports []protocol.WorkerReport, n int) (rates []float64, ok 
 		}
 	}
 	return rates, true
+}
+
+// offeredRate is the open-loop spouts' offered rate (tuples/s) over the n newest report intervals:
+// per worker, the growth of its spout tasks' offered totals between its (n+1)-th newest and newest
+// report, over the time between them, summed over workers. open is false when no report has spout
+// load (a closed-loop run) or no worker with spout load has n+1 reports yet.
+func offeredRate(reports []protocol.WorkerReport, n int) (rate float64, open bool) {
+	byWorker := map[string][]protocol.WorkerReport{}
+	for _, x := range reports {
+		if len(x.SpoutLoad) > 0 {
+			k := x.Host + ":" + strconv.Itoa(x.Port)
+			byWorker[k] = append(byWorker[k], x)
+		}
+	}
+	for _, reps := range byWorker {
+		if len(reps) < n+1 {
+			return 0, false
+		}
+		sort.Slice(reps, func(i, j int) bool { return reps[i].TimeMs < reps[j].TimeMs })
+		first, last := reps[len(reps)-n-1], reps[len(reps)-1]
+		if dt := float64(last.TimeMs-first.TimeMs) / 1000; dt > 0 && offeredTotal(last) >= offeredTotal(first) {
+			rate += float64(offeredTotal(last)-offeredTotal(first)) / dt
+		}
+	}
+	return rate, len(byWorker) > 0
+}
+
+func offeredTotal(r protocol.WorkerReport) int64 {
+	var n int64
+	for _, l := range r.SpoutLoad {
+		n += l.OfferedTotal
+	}
+	return n
+}
+
+// drained reports whether the mean acked rate is within tol of the offered rate: below it the cluster
+// is not keeping up; above it, it is still working off the backlog that built up while the workers
+// started (the spouts offer from the moment their own worker runs).
+func drained(rates []float64, offered, tol float64) bool {
+	if offered <= 0 || len(rates) == 0 {
+		return false
+	}
+	sum := 0.0
+	for _, x := range rates {
+		sum += x
+	}
+	return math.Abs(sum/float64(len(rates))-offered) <= tol*offered
 }
 
 // steady reports whether (max - min) <= tol * mean over rates, with a positive mean.

@@ -95,6 +95,58 @@ func TestSteady(t *testing.T) {
 	}
 }
 
+// TestOfferedRate: the growth of the spout tasks' offered totals over the n newest intervals, per
+// worker, summed (hand-computed: sup1 two tasks 2 x 300 tuples in 3 s = 200/s, sup2 one task 150 in
+// 3 s = 50/s); workers without spout load do not count; too few reports is not open.
+func TestOfferedRate(t *testing.T) {
+	load := func(totals ...int64) []protocol.SpoutLoad {
+		var l []protocol.SpoutLoad
+		for i, n := range totals {
+			l = append(l, protocol.SpoutLoad{Task: i, OfferedTotal: n, EmittedTotal: n})
+		}
+		return l
+	}
+	reports := []protocol.WorkerReport{
+		{Host: "sup1", Port: 6700, TimeMs: 1000, SpoutLoad: load(100, 100)},
+		{Host: "sup1", Port: 6700, TimeMs: 2000, SpoutLoad: load(200, 200)},
+		{Host: "sup1", Port: 6700, TimeMs: 3000, SpoutLoad: load(300, 300)},
+		{Host: "sup1", Port: 6700, TimeMs: 4000, SpoutLoad: load(400, 400)},
+		{Host: "sup2", Port: 6700, TimeMs: 1500, SpoutLoad: load(0)},
+		{Host: "sup2", Port: 6700, TimeMs: 2500, SpoutLoad: load(50)},
+		{Host: "sup2", Port: 6700, TimeMs: 3500, SpoutLoad: load(100)},
+		{Host: "sup2", Port: 6700, TimeMs: 4500, SpoutLoad: load(150)},
+		{Host: "sup2", Port: 6701, TimeMs: 4500, Acked: 10}, // a bolt-only worker
+	}
+	rate, open := offeredRate(reports, 3)
+	if !open || math.Abs(rate-250) > 1e-9 {
+		t.Errorf("offeredRate = %v, %v; want 250, true", rate, open)
+	}
+	if _, open := offeredRate(reports[:7], 3); open {
+		t.Error("open although sup2 has only three reports")
+	}
+	if _, open := offeredRate(reports[8:], 3); open {
+		t.Error("open although no report has spout load")
+	}
+}
+
+// TestDrained: within 10% of the offered rate either way; draining a backlog (above) is not drained.
+func TestDrained(t *testing.T) {
+	for _, tc := range []struct {
+		rates   []float64
+		offered float64
+		want    bool
+	}{
+		{[]float64{95, 100, 105}, 100, true},
+		{[]float64{150, 160, 155}, 100, false}, // working off the start-up backlog
+		{[]float64{80, 85, 82}, 100, false},    // not keeping up
+		{[]float64{100, 100, 100}, 0, false},
+	} {
+		if got := drained(tc.rates, tc.offered, steadyTolerance); got != tc.want {
+			t.Errorf("drained(%v, %v) = %v, want %v", tc.rates, tc.offered, got, tc.want)
+		}
+	}
+}
+
 // The dataset end reads the spouts' done lines (PacedSpout's format) and sums their tuple counts.
 func TestParseSpoutsDone(t *testing.T) {
 	out := "2026-12-01 16:01:02.345 o.s.t.PacedSpout Thread-7 [INFO] stormlab spout points task 9 done: 1954 tuples, 262144 bytes in 3.1 s\n" +

@@ -74,7 +74,7 @@ func (o *capacityOptions) validate() error {
 
 func newCapacityCmd() *cobra.Command {
 	o := capacityOptions{profile: docker.DefaultProfile, arrivals: "constant", format: "table", seed: 1,
-		window: 10 * time.Second, windows: 3, reps: 1, warmup: 20 * time.Second, search: capacity.DefaultOptions}
+		window: 10 * time.Second, windows: 3, reps: 1, warmup: 60 * time.Second, search: capacity.DefaultOptions}
 	cmd := &cobra.Command{
 		Use:   "capacity --scheduler NAME --topology throughput|wordcount|kmeans [flags] [-- topology flags]",
 		Short: "Search the maximum sustainable throughput of a topology under a scheduler (open-loop load)",
@@ -118,7 +118,7 @@ func newCapacityCmd() *cobra.Command {
 	f.DurationVar(&o.search.Criteria.MaxLagGrowth, "max-lag-growth", o.search.Criteria.MaxLagGrowth, "how much the send lag p50 may grow from the first window to the last")
 	f.DurationVar(&o.window, "window", o.window, "length of one measurement window")
 	f.IntVar(&o.windows, "windows", o.windows, "windows per step; every one must pass")
-	f.DurationVar(&o.warmup, "warmup", o.warmup, "maximum warm-up of each step's run (its window opens once throughput is steady)")
+	f.DurationVar(&o.warmup, "warmup", o.warmup, "maximum warm-up of each step's run: its window opens once the acked rate is steady and within 10% of the offered (the start-up backlog drained)")
 	f.IntVar(&o.reps, "reps", o.reps, "independent searches on the same cluster; with 2 or more the CI is over their capacities")
 	f.StringVar(&o.arrivals, "arrivals", o.arrivals, "constant or poisson (seeded by --seed)")
 	f.Uint64Var(&o.seed, "seed", o.seed, "scheduler seed")

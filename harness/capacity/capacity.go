@@ -23,11 +23,11 @@ type Criteria struct {
 	MaxLagGrowth time.Duration // send lag p50, last window minus first
 }
 
-// DefaultCriteria are the stated defaults: 98% of the offered rate acked, p99 under 1 s, send lag
-// growing by at most 100 ms over the step. One second is well above this harness's unloaded complete
-// latency (tens of ms) and well below Storm's 30 s message timeout, so it separates a keeping-up
-// cluster from a queueing one without being tight enough to fail on a GC pause.
-var DefaultCriteria = Criteria{MinAchieved: 0.98, P99Bound: time.Second, MaxLagGrowth: 100 * time.Millisecond}
+// DefaultCriteria are the stated defaults: 98% of the offered rate acked, p99 under 2 s, send lag
+// growing by at most 100 ms over the step. Two seconds is well below Storm's 30 s message timeout and
+// above what a cluster that keeps up shows here: WordCount on heterogeneous-2 (0.5 and 1 core) has a
+// p99 near 1 s even at 50 tuples/s, from CPU-quota throttling on every hop (docs/results-log.md).
+var DefaultCriteria = Criteria{MinAchieved: 0.98, P99Bound: 2 * time.Second, MaxLagGrowth: 100 * time.Millisecond}
 
 // Judge reports whether ws show a sustainable rate and, when not, why (the first broken criterion).
 func (c Criteria) Judge(ws []Window) (ok bool, why string) {

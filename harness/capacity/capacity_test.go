@@ -123,7 +123,7 @@ func TestJudge(t *testing.T) {
 		{"nothing offered", []Window{with(func(w *Window) { w.OfferedRate = 0 })}, "nothing offered"},
 		{"acked 97.9%", []Window{ok, with(func(w *Window) { w.AckedRate = 979 })}, "window 2: acked 979 of 1000"},
 		{"acked exactly 98%", []Window{with(func(w *Window) { w.AckedRate = 980 })}, ""},
-		{"p99 over bound", []Window{ok, ok, with(func(w *Window) { w.LatencyP99Ms = 1001 })}, "window 3: latency p99"},
+		{"p99 over bound", []Window{ok, ok, with(func(w *Window) { w.LatencyP99Ms = 2001 })}, "window 3: latency p99"},
 		{"lag grows 101 ms", []Window{ok, ok, with(func(w *Window) { w.SendLagP50Ms = 103 })}, "send lag p50 grew by 101 ms"},
 		{"lag high but flat", []Window{with(func(w *Window) { w.SendLagP50Ms = 500 }), with(func(w *Window) { w.SendLagP50Ms = 550 })}, ""},
 	} {
