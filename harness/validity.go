@@ -27,6 +27,7 @@ const (
 	ReasonStormUnread  ReasonKind = "storm-unread"  // Storm's counters, the yardstick, did not cover the window (invalid)
 	ReasonStormCounts  ReasonKind = "storm-counts"  // acked or throughput disagree with Storm's (suspect)
 	ReasonStormLatency ReasonKind = "storm-latency" // mean latency disagrees with Storm's, counts agree (suspect)
+	ReasonUnsteady     ReasonKind = "unsteady"      // the window opened at the maximum warm-up, throughput not steady (suspect)
 	ReasonUnknown      ReasonKind = "unknown"       // the run could not be judged (suspect: never valid)
 )
 
@@ -127,7 +128,34 @@ func judge(r *RunResult) (v Validity) {
 	}
 	rs = append(rs, throughputReasons(r)...)
 	rs = append(rs, r.Storm.reasons()...)
+	rs = append(rs, warmUpReasons(r)...)
 	return Validity{Level: Valid}.merge(rs...)
+}
+
+// warmUpReasons: a timed run whose window opened at its maximum warm-up, before throughput was steady
+// (open loop: before the start-up backlog drained), measured a transient; its figures are in doubt.
+// A run that asked for no warm-up (WarmUp 0) measures from the start on purpose.
+func warmUpReasons(r *RunResult) []Reason {
+	w := r.WarmUp
+	if r.EndKind != "timed" || w.Steady || w.MaxS == 0 {
+		return nil
+	}
+	text := fmt.Sprintf("the window opened at the maximum warm-up (%.0f s) before throughput was steady (last intervals %s tuples/s)", w.MaxS, ratesText(w.Rates))
+	if w.OfferedRate > 0 {
+		text += fmt.Sprintf(", offered %.0f tuples/s", w.OfferedRate)
+	}
+	return []Reason{{ReasonUnsteady, Suspect, text}}
+}
+
+func ratesText(rates []float64) string {
+	if len(rates) == 0 {
+		return "none"
+	}
+	parts := make([]string, len(rates))
+	for i, x := range rates {
+		parts[i] = fmt.Sprintf("%.0f", x)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // schedulerReasons: a bridged run counts only if the service ran the scheduler asked, the bridge never

@@ -34,6 +34,11 @@ func TestJudge(t *testing.T) {
 			Invalid, []ReasonKind{ReasonScheduler, ReasonStormCounts}},
 		{"no throughput, unassigned", &RunResult{Spec: RunSpec{Scheduler: "storm-even"}, Unassigned: 2}, Invalid, []ReasonKind{ReasonUnassigned, ReasonNoThroughput}},
 		{"cannot judge", nil, Suspect, []ReasonKind{ReasonUnknown}},
+		{"window opened unsteady", &RunResult{Spec: RunSpec{Scheduler: "storm-even"}, EndKind: "timed", Measurement: ok,
+			WarmUp: WarmUp{MaxS: 5, Rates: []float64{449, 1280, 2122}}}, Suspect, []ReasonKind{ReasonUnsteady}},
+		{"steady window", &RunResult{Spec: RunSpec{Scheduler: "storm-even"}, EndKind: "timed", Measurement: ok,
+			WarmUp: WarmUp{MaxS: 5, Steady: true}}, Valid, nil},
+		{"no warm-up asked", &RunResult{Spec: RunSpec{Scheduler: "storm-even"}, EndKind: "timed", Measurement: ok}, Valid, nil},
 	} {
 		v := judge(tc.r)
 		var kinds []ReasonKind
