@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -254,6 +255,35 @@ func TestExperimentListCosts(t *testing.T) {
 				t.Errorf("%s: DOCKER %s, want %s", f[0], f[1], want)
 			}
 		}
+	}
+}
+
+// TestExperimentListLastRun: the LAST RUN column reads each experiment's manifest.json in --out and
+// says "over" when the wall time is above the declared cost by more than x1.5 (smoke: ~4 min).
+func TestExperimentListLastRun(t *testing.T) {
+	dir := t.TempDir()
+	for name, wall := range map[string]float64{"smoke": 7 * 60, "kpart-mul": 2} {
+		os.MkdirAll(filepath.Join(dir, name), 0o755)
+		m := fmt.Sprintf(`{"experiment": %q, "profile": "ci", "wall_seconds": %v}`, name, wall)
+		if err := os.WriteFile(filepath.Join(dir, name, "manifest.json"), []byte(m), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, out, _ := cli(t, "experiment", "list", "--out", dir)
+	if code != exitOK {
+		t.Fatalf("exit %d", code)
+	}
+	want := map[string]string{"smoke": "7m0s (ci) over", "kpart-mul": "2s (ci)", "spd": " - "}
+	for _, line := range strings.Split(out, "\n") {
+		if f := strings.Fields(line); len(f) > 0 && want[f[0]] != "" {
+			if !strings.Contains(line, want[f[0]]) {
+				t.Errorf("%s: %q lacks %q", f[0], line, want[f[0]])
+			}
+			delete(want, f[0])
+		}
+	}
+	if len(want) > 0 {
+		t.Errorf("not listed: %v", want)
 	}
 }
 

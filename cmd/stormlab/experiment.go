@@ -1,17 +1,20 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
 	"github.com/stormlab/stormlab/experiments"
+	"github.com/stormlab/stormlab/experiments/lab"
 	"github.com/stormlab/stormlab/harness"
 	"github.com/stormlab/stormlab/infra/target"
 	"github.com/stormlab/stormlab/reports"
@@ -23,26 +26,44 @@ var listExperiments = experiments.List
 
 // writeExperimentList is `stormlab experiment list`: each experiment's
 // needs and expected wall time per profile, from its Spec.
-func writeExperimentList(w io.Writer) error {
+func writeExperimentList(w io.Writer, results string) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tDOCKER\tNEEDS\tCI\tQUICK\tFULL\tDESCRIPTION\tREPRODUCES")
+	fmt.Fprintln(tw, "NAME\tDOCKER\tNEEDS\tCI\tQUICK\tFULL\tLAST RUN\tDESCRIPTION\tREPRODUCES")
 	docker := map[string]bool{}
 	for _, s := range listExperiments() {
 		docker[s.Name] = s.Needs.Docker()
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", s.Name, yesNo(s.Needs.Docker()), s.Needs.Need, orUnknown(s.Cost.CI), orUnknown(s.Cost.Quick), orUnknown(s.Cost.Full), s.Description, s.Source)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", s.Name, yesNo(s.Needs.Docker()), s.Needs.Need, orUnknown(s.Cost.CI), orUnknown(s.Cost.Quick), orUnknown(s.Cost.Full), lastRun(results, s), s.Description, s.Source)
 	}
 	for _, s := range experiments.Suites() {
 		d := false
 		for _, e := range s.Experiments {
 			d = d || docker[e]
 		}
-		fmt.Fprintf(tw, "%s\t%s\t\t\t\t\tsuite: %s\t%s\n", s.Name, yesNo(d), s.Description, strings.Join(s.Experiments, ", "))
+		fmt.Fprintf(tw, "%s\t%s\t\t\t\t\t\tsuite: %s\t%s\n", s.Name, yesNo(d), s.Description, strings.Join(s.Experiments, ", "))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintln(w, "\nNEEDS: none (in process), cluster (containers or --target), containers (its own), fault control (stops nodes).\nCI, QUICK, FULL: expected wall time per --profile on a 2-core machine (cluster experiments: estimates).")
+	_, err := fmt.Fprintln(w, "\nNEEDS: none (in process), cluster (containers or --target), containers (its own), fault control (stops nodes).\nCI, QUICK, FULL: expected wall time per --profile on a 2-core machine (cluster experiments: estimates).\nLAST RUN: the wall time of the run in --out (profile, and \"over\" when above its cost by more than x1.5).")
 	return err
+}
+
+// lastRun is the wall time of the experiment's run kept under results (its manifest.json), against
+// its declared cost: "-" when there is none.
+func lastRun(results string, s *experiments.Spec) string {
+	b, err := os.ReadFile(filepath.Join(results, s.Name, "manifest.json"))
+	if err != nil {
+		return "-"
+	}
+	var m experiments.Manifest
+	if json.Unmarshal(b, &m) != nil || m.WallSeconds <= 0 {
+		return "-"
+	}
+	txt := fmt.Sprintf("%s (%s)", time.Duration(m.WallSeconds*float64(time.Second)).Round(time.Second), m.Profile)
+	if d, ok := s.Cost.Budget(m.Profile); ok && m.WallSeconds > lab.OverBudget*d.Seconds() {
+		txt += " over"
+	}
+	return txt
 }
 
 func yesNo(b bool) string {
@@ -122,7 +143,7 @@ func newExperimentCmd() *cobra.Command {
 			stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
 			name := args[0]
 			if name == "list" {
-				return writeExperimentList(stdout)
+				return writeExperimentList(stdout, out)
 			}
 			suite, isSuite := experiments.LookupSuite(name)
 			if !isSuite {

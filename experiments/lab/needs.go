@@ -4,6 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
+	"time"
 )
 
 // Need is what an experiment needs from a Storm cluster; the zero value
@@ -55,6 +58,26 @@ func (n Needs) OnTarget() error {
 // machine (2 shared cores): a guide for planning, not a limit.
 type Cost struct{ CI, Quick, Full string }
 
+// Budget is the cost under profile as a duration: "~25 s", "< 1 s", "~13 min", "~2 h" (the number
+// and unit after an optional "~" or "<"). ok is false for a profile the experiment does not run under
+// ("not run ...") or a cost that is not declared.
+func (c Cost) Budget(profile string) (d time.Duration, ok bool) {
+	f := strings.Fields(strings.TrimLeft(c.For(profile), "~< "))
+	if len(f) != 2 {
+		return 0, false
+	}
+	n, err := strconv.ParseFloat(f[0], 64)
+	unit := map[string]time.Duration{"s": time.Second, "min": time.Minute, "h": time.Hour}[f[1]]
+	if err != nil || n <= 0 || unit == 0 {
+		return 0, false
+	}
+	return time.Duration(n * float64(unit)), true
+}
+
+// OverBudget is how far a measured wall time may exceed the declared cost before the run says so: the
+// costs are estimates on a shared 2-core machine.
+const OverBudget = 1.5
+
 // For is the cost under the named profile ("?" for an unknown one).
 func (c Cost) For(profile string) string {
 	switch profile {
@@ -91,8 +114,11 @@ func CheckSpec(s *Spec) error {
 		errs = append(errs, fmt.Errorf("Needs %s without a reason (Needs.Why)", s.Needs.Need))
 	}
 	for _, p := range ProfileNames {
-		if s.Cost.For(p) == "" {
+		c := s.Cost.For(p)
+		if _, ok := s.Cost.Budget(p); c == "" {
 			errs = append(errs, fmt.Errorf("no Cost for profile %s: give its expected wall time", p))
+		} else if !ok && !strings.HasPrefix(c, "not run") {
+			errs = append(errs, fmt.Errorf("Cost %q for profile %s is not a wall time: write it as \"~N s\", \"~N min\" or \"~N h\" (or \"not run ...\")", c, p))
 		}
 	}
 	if err := errors.Join(errs...); err != nil {

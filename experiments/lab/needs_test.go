@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // A run's extra files are written by Output with the framework's own,
@@ -80,5 +81,33 @@ func TestNeeds(t *testing.T) {
 	}
 	if err := CheckProfile(""); err == nil {
 		t.Error("CheckProfile(\"\") must fail: an empty --profile is not a profile")
+	}
+}
+
+// TestCostBudget: the cost strings the specs use, as durations.
+func TestCostBudget(t *testing.T) {
+	c := Cost{CI: "~25 s", Quick: "~13 min", Full: "~2 h"}
+	for _, tc := range []struct {
+		cost string
+		want time.Duration
+		ok   bool
+	}{
+		{"~25 s", 25 * time.Second, true},
+		{"< 1 s", time.Second, true},
+		{"~13 min", 13 * time.Minute, true},
+		{"~2 h", 2 * time.Hour, true},
+		{"4 s", 4 * time.Second, true},
+		{"not run (quick/full only)", 0, false},
+		{"soon", 0, false},
+		{"~5 days", 0, false},
+		{"", 0, false},
+	} {
+		c.CI = tc.cost
+		if d, ok := c.Budget("ci"); d != tc.want || ok != tc.ok {
+			t.Errorf("Budget(%q) = %v, %v; want %v, %v", tc.cost, d, ok, tc.want, tc.ok)
+		}
+	}
+	if _, ok := c.Budget("nightly"); ok {
+		t.Error("a profile that does not exist has a budget")
 	}
 }

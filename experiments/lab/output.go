@@ -40,11 +40,15 @@ type Manifest struct {
 	GoVersion     string         `json:"go_version"`
 	Started       string         `json:"started"` // RFC 3339, UTC
 	WallSeconds   float64        `json:"wall_seconds"`
-	ClaimsHold    int            `json:"paper_claims_hold"`
-	ClaimsNot     int            `json:"paper_claims_do_not_hold"`
-	ClaimsUnknown int            `json:"paper_claims_inconclusive"`
-	SanityChecks  int            `json:"sanity_checks"`
-	Files         []string       `json:"files"`
+	// DeclaredCost is the spec's cost under the profile; BudgetRatio the wall time over it (0 when
+	// the cost is not a duration).
+	DeclaredCost  string   `json:"declared_cost,omitempty"`
+	BudgetRatio   float64  `json:"budget_ratio,omitempty"`
+	ClaimsHold    int      `json:"paper_claims_hold"`
+	ClaimsNot     int      `json:"paper_claims_do_not_hold"`
+	ClaimsUnknown int      `json:"paper_claims_inconclusive"`
+	SanityChecks  int      `json:"sanity_checks"`
+	Files         []string `json:"files"`
 }
 
 // WriteAtomic writes path through a temp file in the same folder and a
@@ -323,6 +327,10 @@ func (rep *Report) Output(ctx context.Context, dir string, args []string, paperE
 		VCSRevision: rev, VCSModified: dirty, VCSFrom: from, GoVersion: runtime.Version(),
 		Started: rep.Start.UTC().Format(time.RFC3339), WallSeconds: rep.Wall.Seconds(),
 		ClaimsHold: h, ClaimsNot: n, ClaimsUnknown: i, SanityChecks: san, Files: append(names, "manifest.json"),
+		DeclaredCost: rep.Spec.Cost.For(rep.Profile),
+	}
+	if b, ok := rep.Spec.Cost.Budget(rep.Profile); ok {
+		man.BudgetRatio = rep.Wall.Seconds() / b.Seconds()
 	}
 	if err := WriteAtomic(filepath.Join(dir, "manifest.json"), func(w io.Writer) error {
 		enc := json.NewEncoder(w)

@@ -208,6 +208,10 @@ func Run(ctx context.Context, spec *Spec, o Options) (*Report, error) {
 		return nil, fmt.Errorf("experiment %s: %w", spec.Name, err)
 	}
 	rep.Wall = time.Since(rep.Start)
+	if b, ok := spec.Cost.Budget(prof); ok && rep.Wall.Seconds() > OverBudget*b.Seconds() {
+		fmt.Fprintf(log, "%s: took %s, over its declared cost under profile %s (%s) by more than x%.1f: update the spec's Cost or find what got slower\n",
+			spec.Name, rep.Wall.Round(time.Second), prof, spec.Cost.For(prof), OverBudget)
+	}
 	if res.Experiment == "" {
 		res.Experiment = spec.Name
 	}
