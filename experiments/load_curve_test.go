@@ -1,0 +1,70 @@
+package experiments
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/stormlab/stormlab/reports"
+)
+
+// loadCurveRows builds load-curve rows: per scheduler a latency and throughput per load, 1% noise.
+func loadCurveRows(t *testing.T, reps int, fractions []float64, kp, ev func(f float64) (lat, thr float64)) func() (*Results, *Aggregate) {
+	return func() (*Results, *Aggregate) {
+		n := newNoise(7)
+		r := &Results{Experiment: "load-curve", Metrics: loadCurveMetrics}
+		for _, s := range loadCurveSchedulers {
+			curve := map[string]func(float64) (float64, float64){"kpart": kp, "storm-even": ev}[s]
+			for rep := 0; rep < reps; rep++ {
+				for _, f := range fractions {
+					lat, thr := curve(f)
+					r.Add(clusterRow(s, f, rep, map[string]float64{
+						"offered_tps": 400 * f, "throughput": n.rel(thr, 0.01), "latency_intended_p50_ms": n.rel(lat, 0.01),
+						"latency_intended_p99_ms": n.rel(3*lat, 0.01), "latency_mean_ms": n.rel(lat, 0.01), "send_lag_p99_ms": 5,
+						"sustainable": b2f(thr >= 0.98*400*f)}))
+				}
+			}
+		}
+		return agg(t, r)
+	}
+}
+
+// TestLoadCurveClaimVerdicts: K-PART faster below saturation and acking more above the reference's
+// capacity holds; the opposite does not; one run per point is inconclusive; without a load above
+// capacity the throughput claim is inconclusive and says why.
+func TestLoadCurveClaimVerdicts(t *testing.T) {
+	fr := []float64{0.5, 1.1}
+	better := func(f float64) (float64, float64) { return 50, 400 * f }           // keeps up at 110%
+	worse := func(f float64) (float64, float64) { return 80, 400 * min(f, 0.99) } // saturates at its capacity
+	runClaimCases(t, loadCurveClaims, []claimCase{
+		{"paper-like", loadCurveRows(t, 3, fr, better, worse), reports.Holds},
+		{"opposite", loadCurveRows(t, 3, fr, worse, better), reports.DoesNotHold},
+		{"one run per point", loadCurveRows(t, 1, fr, better, worse), reports.Inconclusive},
+	})
+	r, a := loadCurveRows(t, 3, []float64{0.5}, better, worse)()
+	for _, c := range judged(loadCurveClaims(r, a), "") {
+		if strings.Contains(c.Statement, "throughput") && (c.Verdict != reports.Inconclusive || !strings.Contains(c.Reason, "above EvenScheduler's capacity")) {
+			t.Errorf("no load above capacity: %q (%s), want inconclusive", c.Verdict, c.Reason)
+		}
+	}
+}
+
+// TestLoadCurveFigure: one curve per scheduler and quantile, x the mean achieved throughput; the
+// caption marks each scheduler's sustained load and the reference capacity.
+func TestLoadCurveFigure(t *testing.T) {
+	r, _ := loadCurveRows(t, 3, []float64{0.5, 1.1}, func(f float64) (float64, float64) { return 50, 400 * f },
+		func(f float64) (float64, float64) { return 80, 400 * min(f, 0.99) })()
+	lp := latencyThroughputPlot(r, 400)
+	if len(lp.Series) != 4 || len(lp.Series[0].X) != 2 {
+		t.Fatalf("series %+v", lp.Series)
+	}
+	for _, want := range []string{"searched capacity: 400 tuples/s", "kpart sustained up to 110% (440 tuples/s)", "storm-even sustained up to 50% (200 tuples/s)"} {
+		if !strings.Contains(lp.Caption, want) {
+			t.Errorf("caption %q lacks %q", lp.Caption, want)
+		}
+	}
+	var b bytes.Buffer
+	if err := lp.WriteSize(&b, "svg", 400, 300); err != nil || b.Len() == 0 {
+		t.Errorf("render: %v", err)
+	}
+}
