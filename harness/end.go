@@ -2,13 +2,10 @@ package harness
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
-	"regexp"
 	"sort"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/stormlab/stormlab/infra/protocol"
@@ -261,8 +258,8 @@ func steady(rates []float64, tol float64) bool {
 }
 
 // Dataset runs a topology that reads a finite dataset (--size-mb > 0) until the whole dataset is
-// processed: every task of the Spout component has logged "stormlab spout ... done: N tuples"
-// (PacedSpout, in the worker logs of the supervisors) and the workers' reports count as many tuples
+// processed: the workers' reports say every task of the Spout component is done ("spout_done", sent by
+// PacedSpout through the instrumentation, so no worker log is read and it works on any cluster) and count as many tuples
 // acked or failed as the spouts emitted. That count is only trusted while no worker has restarted
 // and the scheduler has moved no executor: a restarted spout task resumes from its last saved
 // position (PacedSpout keeps it in the cluster's ZooKeeper), so it emits the tuples after that
@@ -314,10 +311,6 @@ func (d Dataset) window(ctx context.Context, r *running) error {
 		return fmt.Errorf("dataset run of %s: no executor of spout component %q", r.spec.Topology.Name, d.Spout)
 	}
 	limit := res.StartedAt.Add(d.Max)
-	done, emitted := 0, int64(0)
-	// A failed count (an exec into a busy 0.25-core supervisor can fail) is retried at the next poll;
-	// it is reported if the dataset does not finish in time.
-	var countErr error
 	for {
 		if err := pause(ctx, 2*time.Second); err != nil {
 			return err
@@ -326,13 +319,7 @@ func (d Dataset) window(ctx context.Context, r *running) error {
 		if err != nil {
 			return fmt.Errorf("worker reports: %w", err)
 		}
-		if done < tasks {
-			if n, e, err := spoutsDone(ctx, r.cl, r.id); err != nil {
-				countErr = err
-			} else {
-				done, emitted = n, e
-			}
-		}
+		done, emitted := spoutsDone(reps)
 		first, last, newest := ackSpan(reps)
 		quietMs := time.Now().UnixMilli() - last
 		ready := done >= tasks && last > 0 && newest > last
@@ -350,8 +337,7 @@ func (d Dataset) window(ctx context.Context, r *running) error {
 		}
 		now := time.Now()
 		if now.After(limit) {
-			err := fmt.Errorf("dataset run of %s: %w within %s (%d of %d spout tasks done)", r.spec.Topology.Name, errDatasetUnfinished, d.Max, done, tasks)
-			return errors.Join(err, countErr)
+			return fmt.Errorf("dataset run of %s: %w within %s (%d of %d spout tasks done)", r.spec.Topology.Name, errDatasetUnfinished, d.Max, done, tasks)
 		}
 	}
 	r.close(ctx)
@@ -412,56 +398,19 @@ func ackedOrFailed(reports []protocol.WorkerReport) int64 {
 	return n
 }
 
-// spoutsDone counts the spout tasks of topology id whose "stormlab spout ... done: N tuples" line is in
-// a worker log of some supervisor, and sums their N (the tuples those tasks emitted). A task's line is
-// counted once: a resumed task does not log it again, but a restart between saving its position and
-// logging could, and the line stays in the log of a slot the task has left.
-func spoutsDone(ctx context.Context, cl runCluster, id string) (tasks int, emitted int64, err error) {
-	cmd := fmt.Sprintf(`grep -rh 'stormlab spout .* done:' /opt/storm/logs/workers-artifacts/%s 2>/dev/null; true`, id)
-	var all strings.Builder
-	for _, h := range cl.Hosts() {
-		code, out, err := cl.Exec(ctx, h, "sh", "-c", cmd)
-		if err != nil {
-			return 0, 0, fmt.Errorf("count finished spouts on %s: %w", h, err)
+// spoutsDone counts the spout tasks whose reports say they are done (SpoutDone) and sums their tuples
+// (the tuples those tasks emitted). A task is counted once, with its largest count: a task that
+// resumes done after a restart reports it again from its new worker.
+func spoutsDone(reports []protocol.WorkerReport) (tasks int, emitted int64) {
+	perTask := map[int]int64{}
+	for _, r := range reports {
+		for _, d := range r.SpoutDone {
+			perTask[d.Task] = max(perTask[d.Task], d.Tuples)
 		}
-		if code != 0 {
-			return 0, 0, fmt.Errorf("count finished spouts on %s: exit %d: %q", h, code, strings.TrimSpace(out))
-		}
-		all.WriteString(out)
-		all.WriteString("\n")
-	}
-	tasks, emitted, err = parseSpoutsDone(all.String())
-	if err != nil {
-		return 0, 0, fmt.Errorf("count finished spouts: %w", err)
-	}
-	return tasks, emitted, nil
-}
-
-// doneLine matches PacedSpout's "stormlab spout <component> task <id> done: <n> tuples, ..." line.
-var doneLine = regexp.MustCompile(`stormlab spout (\S+) task (\d+) done: (\d+) tuples`)
-
-// parseSpoutsDone counts the distinct tasks with a done line in out and sums their tuple counts (the
-// largest, if a task logged more than one); a done line it cannot read is an error (a changed log
-// format must not read as "nothing emitted").
-func parseSpoutsDone(out string) (tasks int, emitted int64, err error) {
-	perTask := map[string]int64{}
-	for _, line := range strings.Split(out, "\n") {
-		if !strings.Contains(line, "done:") {
-			continue
-		}
-		m := doneLine.FindStringSubmatch(line)
-		if m == nil {
-			return 0, 0, fmt.Errorf("unreadable spout done line %q", strings.TrimSpace(line))
-		}
-		n, err := strconv.ParseInt(m[3], 10, 64)
-		if err != nil {
-			return 0, 0, fmt.Errorf("spout done line %q: %w", strings.TrimSpace(line), err)
-		}
-		k := m[1] + "/" + m[2]
-		perTask[k] = max(perTask[k], n)
 	}
 	for _, n := range perTask {
 		emitted += n
 	}
-	return len(perTask), emitted, nil
+	return len(perTask), emitted
 }
+

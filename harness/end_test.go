@@ -147,27 +147,20 @@ func TestDrained(t *testing.T) {
 	}
 }
 
-// The dataset end reads the spouts' done lines (PacedSpout's format) and sums their tuple counts.
-func TestParseSpoutsDone(t *testing.T) {
-	out := "2026-12-01 16:01:02.345 o.s.t.PacedSpout Thread-7 [INFO] stormlab spout points task 9 done: 1954 tuples, 262144 bytes in 3.1 s\n" +
-		"2026-12-01 16:01:02.999 o.s.t.PacedSpout Thread-8 [INFO] stormlab spout points task 10 done: 1954 tuples, 262144 bytes in 3.2 s\n"
-	tasks, emitted, err := parseSpoutsDone(out)
-	if err != nil || tasks != 2 || emitted != 3908 {
-		t.Errorf("parseSpoutsDone = %d tasks, %d tuples, %v; want 2, 3908, nil", tasks, emitted, err)
+// The dataset end reads the spouts' done tasks from the reports: each task once, with its largest
+// count (a task that resumed done reports it again from its new worker); 475 + 475 = 950.
+func TestSpoutsDone(t *testing.T) {
+	reports := []protocol.WorkerReport{
+		{Host: "sup1", Port: 6700, TimeMs: 1000},
+		{Host: "sup1", Port: 6700, TimeMs: 2000, SpoutDone: []protocol.SpoutDone{{Task: 9, Tuples: 475}}},
+		{Host: "sup1", Port: 6700, TimeMs: 3000, SpoutDone: []protocol.SpoutDone{{Task: 9, Tuples: 475}}},
+		{Host: "sup2", Port: 6701, TimeMs: 3500, SpoutDone: []protocol.SpoutDone{{Task: 10, Tuples: 475}, {Task: 9, Tuples: 475}}},
 	}
-	// A task's line twice (a restart right after it was logged; or on two supervisors) counts once.
-	if tasks, emitted, err := parseSpoutsDone(out + "\n" + out); err != nil || tasks != 2 || emitted != 3908 {
-		t.Errorf("done lines twice: %d tasks, %d tuples, %v; want 2, 3908, nil", tasks, emitted, err)
+	if tasks, emitted := spoutsDone(reports); tasks != 2 || emitted != 950 {
+		t.Errorf("spoutsDone = %d tasks, %d tuples; want 2, 950", tasks, emitted)
 	}
-	if tasks, emitted, err := parseSpoutsDone(""); err != nil || tasks != 0 || emitted != 0 {
-		t.Errorf("no done line: %d, %d, %v; want 0, 0, nil", tasks, emitted, err)
-	}
-	if _, _, err := parseSpoutsDone("stormlab spout points task 9 done: many tuples\n"); err == nil {
-		t.Error("an unreadable done line gave no error")
-	}
-	reports := []protocol.WorkerReport{{Acked: 1000, Failed: 2}, {Acked: 2900}, {Failed: 6}}
-	if n := ackedOrFailed(reports); n != 3908 {
-		t.Errorf("ackedOrFailed = %d, want 3908", n)
+	if tasks, emitted := spoutsDone(reports[:1]); tasks != 0 || emitted != 0 {
+		t.Errorf("no done task: %d, %d", tasks, emitted)
 	}
 }
 

@@ -207,6 +207,13 @@ type SpoutLoad struct {
 	EmittedTotal int64 `json:"emitted_total"`
 }
 
+// SpoutDone says that a dataset spout task has emitted its whole share of a finite dataset: Tuples in
+// all. A worker reports it in every report from then on (not a delta).
+type SpoutDone struct {
+	Task   int   `json:"task"`
+	Tuples int64 `json:"tuples"`
+}
+
 // WorkerReport is pushed by each worker's metrics consumer, once per
 // metrics interval. Counts and CPU times are deltas over the interval
 // (TimeMs-IntervalS, TimeMs], except the *_total counters.
@@ -252,6 +259,8 @@ type WorkerReport struct {
 	LatencyIntendedHist string      `json:"latency_intended_hist,omitempty"`
 	SendLagHist         string      `json:"send_lag_hist,omitempty"`
 	SpoutLoad           []SpoutLoad `json:"spout_load,omitempty"`
+	// SpoutDone lists the dataset spout tasks of this worker that are done (see SpoutDone).
+	SpoutDone []SpoutDone `json:"spout_done,omitempty"`
 	// TupleSizes are the sampled serialized tuple sizes per task;
 	// SizeSampleEvery is the sampling period (1 in N tuples per task).
 	TupleSizes      []TaskTupleSize `json:"tuple_sizes,omitempty"`

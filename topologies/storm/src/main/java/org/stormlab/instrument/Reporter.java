@@ -255,6 +255,15 @@ final class Reporter implements Runnable {
         if (w.openLoop) {
             openLoop(j, w, tasks);
         }
+        if (w.datasetDone) {
+            j.beginArray("spout_done");
+            for (TaskStats t : tasks) {
+                if (t.datasetTuples >= 0) {
+                    j.beginObject().field("task", t.task).field("tuples", t.datasetTuples).endObject();
+                }
+            }
+            j.endArray();
+        }
         j.beginArray("tuple_sizes");
         for (TaskStats t : tasks) {
             long inS = t.inSamples.sumThenReset();

@@ -42,6 +42,8 @@ final class TaskStats {
     volatile boolean openLoop;
     volatile long offeredTotal;
     final LongAdder emittedTotal = new LongAdder();
+    /** Dataset spout tasks only: the tuples of the task's whole share once it is done, else -1. */
+    volatile long datasetTuples = -1;
 
     /** Tuples seen for sampling; written by the executor thread only. */
     long inSeen;

@@ -45,6 +45,8 @@ final class WorkerStats {
      * reports are unchanged.
      */
     volatile boolean openLoop;
+    /** Some task of this worker finished its dataset share ({@link DatasetDone}); reported as spout_done. */
+    volatile boolean datasetDone;
     private final Recorder intendedHist = new Recorder(1, Instrument.LATENCY_HIST_HIGHEST, Instrument.HIST_DIGITS);
     private final Recorder sendLagHist = new Recorder(1, Instrument.LATENCY_HIST_HIGHEST, Instrument.HIST_DIGITS);
     private Histogram intendedReuse;

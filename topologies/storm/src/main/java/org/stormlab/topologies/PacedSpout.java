@@ -48,6 +48,8 @@ public abstract class PacedSpout extends BaseRichSpout {
     private long sentBytes;
     private long startNs;
     private boolean done;
+    /** Tells the reports that this task's share is done (null without the instrumentation). */
+    private org.stormlab.instrument.DatasetDone doneStats;
     private transient Offsets offsets;
     private transient Map<String, String> memOffsets;
     private OpenLoop openLoop;
@@ -80,6 +82,7 @@ public abstract class PacedSpout extends BaseRichSpout {
             openSchedule(conf, context, tasks);
         }
         if (myBudget > 0) {
+            doneStats = org.stormlab.instrument.DatasetDone.of(conf, context);
             offsets = openOffsets(conf, context);
             resume(offsets.load());
         }
@@ -124,6 +127,9 @@ public abstract class PacedSpout extends BaseRichSpout {
             seq++;
         }
         done = p.done();
+        if (done) {
+            markDone();
+        }
         if (seq > 0) {
             LOG.info("stormlab spout {} task {} resumed at {} tuples, {} bytes{}", context.getThisComponentId(),
                 context.getThisTaskId(), seq, sentBytes, done ? " (done)" : "");
@@ -131,6 +137,12 @@ public abstract class PacedSpout extends BaseRichSpout {
         if (sentBytes != p.bytes()) {
             LOG.warn("stormlab spout {} task {}: saved position has {} bytes, regenerated {}: the generator changed",
                 context.getThisComponentId(), context.getThisTaskId(), p.bytes(), sentBytes);
+        }
+    }
+
+    private void markDone() {
+        if (doneStats != null) {
+            doneStats.done(seq);
         }
     }
 
@@ -204,6 +216,7 @@ public abstract class PacedSpout extends BaseRichSpout {
             done = true;
             // Saved before the line is logged: a restart after the line must not log it again.
             offsets.save(seq, sentBytes, true);
+            markDone();
             LOG.info("stormlab spout {} task {} done: {} tuples, {} bytes in {} s", context.getThisComponentId(),
                 context.getThisTaskId(), seq, sentBytes, String.format("%.1f", (System.nanoTime() - startNs) / 1e9));
         } else if (offsets != null) {
