@@ -413,4 +413,3 @@ func spoutsDone(reports []protocol.WorkerReport) (tasks int, emitted int64) {
 	}
 	return len(perTask), emitted
 }
-
