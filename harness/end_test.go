@@ -224,3 +224,19 @@ func TestSettledAtWindow(t *testing.T) {
 		t.Error("a scheduler that does not reschedule is settled once placed")
 	}
 }
+
+// TestNewestPerWorker keeps each worker's newest report, oldest first.
+func TestNewestPerWorker(t *testing.T) {
+	reps := []protocol.WorkerReport{
+		{Host: "sup1", Port: 6700, TimeMs: 1000}, {Host: "sup1", Port: 6700, TimeMs: 3000},
+		{Host: "sup2", Port: 6700, TimeMs: 2500}, {Host: "sup1", Port: 6700, TimeMs: 2000},
+	}
+	got := newestPerWorker(reps)
+	if len(got) != 2 || got[0].Host != "sup2" || got[1].TimeMs != 3000 {
+		t.Errorf("newestPerWorker = %+v", got)
+	}
+	l := Live{Phase: "window", ElapsedS: 42, AckedRate: 199.5, LatencyP99Ms: 12, OfferedRate: 200, Decisions: 1}
+	if s := l.String(); !strings.Contains(s, "acked   199.5 tuples/s") || !strings.Contains(s, "offered 200.0") {
+		t.Errorf("Live.String = %q", s)
+	}
+}

@@ -1,6 +1,8 @@
 package harness
 
 import (
+	"slices"
+	"sync"
 	"testing"
 	"time"
 )
@@ -36,10 +38,22 @@ func TestClusterOpenLoopPause(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	var mu sync.Mutex
+	var lines []Live
+	live := func(l Live) { mu.Lock(); lines = append(lines, l); mu.Unlock() }
 	r, err := RunOnNewCluster(ctx, ClusterSpec{Profile: "heterogeneous-2", Seed: 1, Logf: t.Logf},
-		RunSpec{Scheduler: "storm-even", Topology: topo, WarmUp: 20 * time.Second, Measure: 12 * time.Second, Faults: faults})
+		RunSpec{Scheduler: "storm-even", Topology: topo, WarmUp: 20 * time.Second, Measure: 12 * time.Second, Faults: faults, Live: live})
 	if err != nil {
 		t.Fatalf("open-loop run with a pause: %v\n%s", err, logsOf(err))
+	}
+	// The live line: every 2 s from the topology's start to its collection (>= 12 s of window alone),
+	// so some line saw acks and the spouts' offered rate.
+	mu.Lock()
+	sawLoad := slices.ContainsFunc(lines, func(l Live) bool { return l.AckedRate > 0 && l.OfferedRate > 0 })
+	t.Logf("%d live lines, e.g. %v", len(lines), lines[len(lines)/2])
+	mu.Unlock()
+	if !sawLoad {
+		t.Errorf("no live line with acks and an offered rate: %v", lines)
 	}
 	for _, fr := range r.Faults {
 		if fr.Error != "" {

@@ -63,6 +63,7 @@ func (r *running) enter(stage string) {
 		*f += now.Sub(r.phaseAt).Seconds()
 	}
 	r.phase, r.phaseAt = stage, now
+	r.livePhase.Store(stage) // read by the live line's goroutine
 	if stage != stageStormRead {
 		r.stage = stage
 	}

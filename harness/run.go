@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/stormlab/stormlab/infra/protocol"
@@ -76,6 +77,9 @@ type RunSpec struct {
 	// Faults are injected into a Timed run's window (see Fault); a run with faults is reported with
 	// them and never mixed with fault-free runs.
 	Faults []Fault `json:"faults,omitempty"`
+	// Live, if set, hears the run's progress once per report interval from the start of its topology
+	// until it is collected (see Live).
+	Live func(Live) `json:"-"`
 }
 
 // RunResult is everything one run produced. Validity is its one judgement (judge): invalid when the
@@ -153,8 +157,9 @@ type running struct {
 	id    string
 	stage string
 	// phase is the run loop's current phase (a stage, or stageStormRead) since phaseAt (see enter).
-	phase   string
-	phaseAt time.Time
+	phase     string
+	phaseAt   time.Time
+	livePhase atomic.Value // phase, for the live line's goroutine
 	// Storm's statistics at the window's ends (see crosscheck.go).
 	stormFrom, stormTo *stormSnapshot
 	// Reports and state kept before a fault stopped the scheduler service (which holds them in memory).
@@ -298,6 +303,10 @@ func runOn(ctx context.Context, cl runCluster, spec RunSpec) (res *RunResult, er
 			}
 		}
 		return res, err
+	}
+	if spec.Live != nil {
+		stop := r.watch(ctx)
+		defer stop()
 	}
 	if err := end.window(ctx, r); err != nil {
 		return res, err

@@ -231,7 +231,7 @@ func runOnce(ctx context.Context, o runOptions, tg *target.Target, stdout, stder
 		return failed(err)
 	}
 	logf := func(format string, a ...any) { fmt.Fprintf(stderr, "run: "+format+"\n", a...) }
-	spec := harness.RunSpec{Scheduler: o.scheduler, Topology: topo, WarmUp: o.warmup, Measure: o.measure, Faults: o.faults}
+	spec := harness.RunSpec{Scheduler: o.scheduler, Topology: topo, WarmUp: o.warmup, Measure: o.measure, Faults: o.faults, Live: liveLines(stderr)}
 	cs := harness.ClusterSpec{Profile: o.profile, DelayMs: o.delayMs, Seed: o.seed, Mul: o.mul, Logf: logf}
 	var res *harness.RunResult
 	if tg != nil {
