@@ -38,10 +38,10 @@ type ClusterSpec struct {
 
 // dockerCluster adapts infra/docker.Cluster to the Cluster the run loop needs.
 type dockerCluster struct {
-	c       *docker.Cluster
-	ui      *stormui.Client
-	svc     *serviceClient
-	nem     *Nemesis
+	c   *docker.Cluster
+	ui  *stormui.Client
+	svc *serviceClient
+	nem *Nemesis
 }
 
 func (d *dockerCluster) UI() *stormui.Client     { return d.ui }
