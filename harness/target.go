@@ -471,3 +471,19 @@ func probeReports(ctx context.Context, tc *targetCluster, name string, timeout t
 		}
 	}
 }
+
+// CheckTargetFaults refuses, before anything is reached or submitted, faults that target t's control
+// cannot perform: no control section, an operation it does not offer (naming the target-file key to
+// add) or a host without an SSH address. It reads the key and known_hosts files but connects to
+// nothing; whether the hosts are the cluster's supervisors is checked when the run opens the target.
+func CheckTargetFaults(t *target.Target, faults []Fault) error {
+	if len(faults) == 0 {
+		return nil
+	}
+	tc := &targetCluster{T: t, logf: func(string, ...any) {}}
+	if err := tc.openControl(); err != nil {
+		return fmt.Errorf("target control: %w", err)
+	}
+	defer tc.Close()
+	return tc.nem.CheckControl(faults)
+}
