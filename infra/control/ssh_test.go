@@ -27,7 +27,7 @@ func TestSSHAgainstSshd(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cfg := &target.SSH{User: sshtest.User, Key: srv.Key, KnownHosts: srv.KnownHosts,
-		Hosts: map[string]string{"sup1": srv.Addr, "sup2": srv.Addr},
+		Hosts:    map[string]string{"sup1": srv.Addr, "sup2": srv.Addr},
 		Commands: target.Commands{Supervisor: &target.DaemonCommands{Stop: "touch /tmp/stopped", Start: "rm /tmp/stopped"}}}
 	ctl, err := control.NewSSH(cfg)
 	if err != nil {
