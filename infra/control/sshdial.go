@@ -89,8 +89,9 @@ func (s *SSH) classify(host, addr string, presented ssh.PublicKey, err error, fa
 	var re *knownhosts.RevokedError
 	switch {
 	case errors.As(err, &ke) && len(ke.Want) == 0:
-		return fail(UnknownHostKey, err, fmt.Sprintf("add %s's host key (%s, fingerprint %s) to %s after checking the fingerprint on the host (ssh-keyscan -p PORT HOST prints the line)",
-			host, typeOf(presented), fp, s.known))
+		h, p, _ := net.SplitHostPort(addr)
+		return fail(UnknownHostKey, err, fmt.Sprintf("add %s's host key (%s, fingerprint %s) to %s after checking the fingerprint on the host (`ssh-keyscan -p %s %s` prints the line)",
+			host, typeOf(presented), fp, s.known, p, h))
 	case errors.As(err, &ke):
 		return fail(HostKeyMismatch, err, fmt.Sprintf("the host presented %s, which %s line %d does not hold: if the host was reinstalled, replace that line after checking the fingerprint; else do not connect",
 			fp, ke.Want[0].Filename, ke.Want[0].Line))
