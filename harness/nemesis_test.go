@@ -62,13 +62,13 @@ func TestCheckTargetFaults(t *testing.T) {
 	}{
 		{"no control section", &target.Target{}, []Fault{f("restart-service@10s+5s")}, "add control.ssh (user, key, hosts) to the target file"},
 		{"no faults, no control", &target.Target{}, nil, ""},
-		{"pause and delay need no commands", bare, []Fault{f("pause-worker@10s+5s:sup1"), f("delay@20s+5s:sup1-sup2=50ms")}, ""},
+		{"pause needs no commands", bare, []Fault{f("pause-worker@10s+5s:sup1")}, ""},
+		{"delay needs the transport on the target", bare, []Fault{f("delay@20s+5s:sup1-sup2=50ms")}, "delay faults need the stormlab delaying transport"},
 		{"kill without supervisor commands", bare, []Fault{f("kill-supervisor@10s+5s:sup1")}, "add control.ssh.commands.supervisor: {stop: ..., start: ...} to the target file"},
 		{"restart zookeeper without commands", bare, []Fault{f("restart-zookeeper@10s+5s")}, "add control.ssh.commands.zookeeper"},
 		{"restart service without commands", withSup, []Fault{f("restart-service@10s+5s")}, "add control.ssh.commands.service"},
 		{"kill and zookeeper with commands", withSup, []Fault{f("kill-supervisor@10s+5s:sup2"), f("restart-zookeeper@20s+5s")}, ""},
 		{"pause on a host without address", bare, []Fault{f("pause-worker@10s+5s:sup3")}, "add control.ssh.hosts.sup3: ADDR:PORT"},
-		{"delay to a host without address", bare, []Fault{f("delay@10s+5s:sup1-sup3=5ms")}, "add control.ssh.hosts.sup3"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			err := CheckTargetFaults(c.t, c.faults)

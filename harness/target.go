@@ -17,6 +17,7 @@ import (
 
 	"github.com/stormlab/stormlab/infra/assets"
 	"github.com/stormlab/stormlab/infra/control"
+	"github.com/stormlab/stormlab/infra/docker"
 	"github.com/stormlab/stormlab/infra/protocol"
 	"github.com/stormlab/stormlab/infra/stormui"
 	"github.com/stormlab/stormlab/infra/target"
@@ -404,6 +405,9 @@ func TargetFromEnv() (*target.Target, error) {
 // runOnTargetSpec runs spec on cs.Target with the scheduler options of cs (as StartSession gives them
 // to the service).
 func runOnTargetSpec(ctx context.Context, cs ClusterSpec, spec RunSpec) (*RunResult, error) {
+	if err := CheckTargetFaults(cs.Target, spec.Faults); err != nil {
+		return nil, &RunError{Topology: spec.Topology.Name, Stage: StageSpec, Err: err}
+	}
 	tc, err := openTarget(ctx, cs.Target, cs.Logf)
 	if err != nil {
 		return nil, &RunError{Topology: spec.Topology.Name, Stage: StageSpec, Err: err}
@@ -479,6 +483,12 @@ func probeReports(ctx context.Context, tc *targetCluster, name string, timeout t
 func CheckTargetFaults(t *target.Target, faults []Fault) error {
 	if len(faults) == 0 {
 		return nil
+	}
+	if len(delayFaults(faults)) > 0 {
+		// The delay file is written over SSH (control.SSH offers delay), but the workers read it only
+		// through the delaying transport, which `bridge install-files` does not install yet: the topology
+		// would not start.
+		return fmt.Errorf("fault %s: delay faults need the stormlab delaying transport (%s) on the target's workers, which stormlab does not install on a target yet: leave the delay faults out", delayFaults(faults)[0], docker.DelayTransport)
 	}
 	tc := &targetCluster{T: t, logf: func(string, ...any) {}}
 	if err := tc.openControl(); err != nil {
