@@ -185,6 +185,9 @@ type Fault struct {
 
 func (f Fault) String() string {
 	s := fmt.Sprintf("%s@%s+%s", f.Kind, f.At, f.Duration)
+	if f.Kind == CPULoad || f.Kind == KillStragglers { // not window faults: no time
+		s = string(f.Kind)
+	}
 	if f.Target != "" {
 		s += ":" + f.Target
 	}

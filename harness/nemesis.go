@@ -38,6 +38,9 @@ func (n *Nemesis) Inject(ctx context.Context, f Fault) (control.Undo, error) {
 	if err != nil {
 		return nil, fmt.Errorf("fault %s: %w", f, err)
 	}
+	if f.Kind == KillStragglers { // it logs what it killed; nothing to undo
+		return undo, nil
+	}
 	n.logf("cluster %s: fault %s: started", n.name, f)
 	return func(ctx context.Context) error {
 		if err := undo(ctx); err != nil {
