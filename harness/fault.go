@@ -35,12 +35,12 @@ const (
 	// e.g. sup1-sup2=50ms (whole milliseconds, at most 10s). See delayFile for how.
 	Delay FaultKind = "delay"
 
-	// CPULoad is background CPU load on every supervisor (Target: the percent of each one's CPU, e.g.
+	// cpuLoad is background CPU load on every supervisor (Target: the percent of each one's CPU, e.g.
 	// "50"); its undo stops it. Not a --fault kind: experiments inject it around whole runs (LoadFault).
-	CPULoad FaultKind = "cpu-load"
-	// KillStragglers SIGKILLs the worker JVMs left on any supervisor after their topology is gone;
+	cpuLoad FaultKind = "cpu-load"
+	// stragglerKill SIGKILLs the worker JVMs left on any supervisor after their topology is gone;
 	// nothing to undo. Not a --fault kind: the session injects it while waiting for an idle cluster.
-	KillStragglers FaultKind = "kill-stragglers"
+	stragglerKill FaultKind = "kill-stragglers"
 )
 
 // Needs is the set of control operations a fault of kind k needs (on the hosts it acts on).
@@ -56,7 +56,7 @@ func (k FaultKind) Needs() control.Ops {
 		return control.Of(control.OpStopService)
 	case Delay:
 		return control.Of(control.OpDelay)
-	case CPULoad, KillStragglers:
+	case cpuLoad, stragglerKill:
 		return control.Of(control.OpExec)
 	}
 	return 0
@@ -73,7 +73,7 @@ func (f Fault) hostsOf(all []string) []string {
 			return []string{t.A, t.B}
 		}
 		return nil
-	case CPULoad, KillStragglers:
+	case cpuLoad, stragglerKill:
 		return all
 	}
 	return []string{""}
@@ -185,7 +185,7 @@ type Fault struct {
 
 func (f Fault) String() string {
 	s := fmt.Sprintf("%s@%s+%s", f.Kind, f.At, f.Duration)
-	if f.Kind == CPULoad || f.Kind == KillStragglers { // not window faults: no time
+	if f.Kind == cpuLoad || f.Kind == stragglerKill { // not window faults: no time
 		s = string(f.Kind)
 	}
 	if f.Target != "" {

@@ -16,18 +16,18 @@ import (
 // Nemesis disturbs a cluster on purpose (Jepsen's word), through a control layer (infra/control: docker
 // exec and stop on the harness's own containers, SSH on a target's hosts). It has one shape for every
 // disturbance: Inject(ctx, Fault) starts it and returns its undo. The faults of a measurement window
-// (FaultKinds), background CPU load (CPULoad) and killing straggling worker JVMs (KillStragglers) are
+// (FaultKinds), background CPU load (cpuLoad) and killing straggling worker JVMs (stragglerKill) are
 // all Faults; each kind states the control operations it needs (FaultKind.Needs), so a cluster whose
-// control lacks one is refused before anything is submitted (CheckControl).
+// control lacks one is refused before anything is submitted (checkControl).
 type Nemesis struct {
 	ctl    control.Control
 	name   string                    // the cluster, for log lines
-	cores  func() map[string]float64 // each supervisor's CPU cores (for CPULoad)
+	cores  func() map[string]float64 // each supervisor's CPU cores (for cpuLoad)
 	logf   func(string, ...any)
-	before func(context.Context) error // CPULoad waits with it until the previous run is gone
+	before func(context.Context) error // cpuLoad waits with it until the previous run is gone
 }
 
-// Inject starts f and returns its undo (a no-op for KillStragglers, which has nothing to undo). It
+// Inject starts f and returns its undo (a no-op for stragglerKill, which has nothing to undo). It
 // checks first that the control offers what f needs. When it fails after changing something, it
 // undoes that before returning the error.
 func (n *Nemesis) Inject(ctx context.Context, f Fault) (control.Undo, error) {
@@ -38,7 +38,7 @@ func (n *Nemesis) Inject(ctx context.Context, f Fault) (control.Undo, error) {
 	if err != nil {
 		return nil, fmt.Errorf("fault %s: %w", f, err)
 	}
-	if f.Kind == KillStragglers { // it logs what it killed; nothing to undo
+	if f.Kind == stragglerKill { // it logs what it killed; nothing to undo
 		return undo, nil
 	}
 	n.logf("cluster %s: fault %s: started", n.name, f)
@@ -71,9 +71,9 @@ func (n *Nemesis) inject(ctx context.Context, f Fault) (control.Undo, error) {
 			return nil, err
 		}
 		return n.ctl.Delay(ctx, t.A, t.B, t.Delay)
-	case CPULoad:
+	case cpuLoad:
 		return n.startLoad(ctx, f.Target)
-	case KillStragglers:
+	case stragglerKill:
 		return func(context.Context) error { return nil }, n.killStragglers(ctx)
 	}
 	return nil, errors.New("unknown kind")
@@ -112,8 +112,8 @@ func (n *Nemesis) hosts() []string {
 	return out
 }
 
-// CheckControl checks, before anything is submitted, that n can inject every fault of faults.
-func (n *Nemesis) CheckControl(faults []Fault) error {
+// checkControl checks, before anything is submitted, that n can inject every fault of faults.
+func (n *Nemesis) checkControl(faults []Fault) error {
 	var errs []error
 	for _, f := range faults {
 		errs = append(errs, n.can(f))
@@ -140,7 +140,7 @@ const loadPeriodMs = 100
 // LoadFault is background CPU load of percent (0-100] of every supervisor's CPU, as a Fault for
 // Nemesis.Inject (its undo stops the load).
 func LoadFault(percent float64) Fault {
-	return Fault{Kind: CPULoad, Target: strconv.FormatFloat(percent, 'g', -1, 64)}
+	return Fault{Kind: cpuLoad, Target: strconv.FormatFloat(percent, 'g', -1, 64)}
 }
 
 // loadScript returns the shell command that starts one duty-cycled loop busy busyMs of every
@@ -156,7 +156,7 @@ func loadScript(busyMs int) string {
 	return fmt.Sprintf(`setsid sh -c "echo \$\$ >> %s; %s" </dev/null >/dev/null 2>&1 &`, loadPidFile, strings.ReplaceAll(loop, `"`, `\"`))
 }
 
-// startLoad starts the load of a CPULoad fault (target: the percent) on every supervisor, after the
+// startLoad starts the load of a cpuLoad fault (target: the percent) on every supervisor, after the
 // previous run's topology and workers are gone (so the load does not slow down their shutdown).
 func (n *Nemesis) startLoad(ctx context.Context, target string) (control.Undo, error) {
 	percent, err := strconv.ParseFloat(target, 64)

@@ -82,7 +82,7 @@ func TestNemesisOverSSH(t *testing.T) {
 		}
 	}
 
-	undo = inject(Fault{Kind: KillStragglers})
+	undo = inject(Fault{Kind: stragglerKill})
 	if err := undo(ctx); err != nil {
 		t.Fatal(err)
 	}

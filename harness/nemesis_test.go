@@ -22,8 +22,8 @@ func TestFaultNeeds(t *testing.T) {
 		RestartZooKeeper: control.Of(control.OpStopZooKeeper),
 		RestartService:   control.Of(control.OpStopService),
 		Delay:            control.Of(control.OpDelay),
-		CPULoad:          control.Of(control.OpExec),
-		KillStragglers:   control.Of(control.OpExec),
+		cpuLoad:          control.Of(control.OpExec),
+		stragglerKill:    control.Of(control.OpExec),
 	} {
 		if got := k.Needs(); got != want {
 			t.Errorf("%s needs %s, want %s", k, got, want)

@@ -262,7 +262,7 @@ func runOn(ctx context.Context, cl runCluster, spec RunSpec) (res *RunResult, er
 			return res, err
 		}
 		// Refused before anything is submitted: a fault the cluster's control cannot perform.
-		if err := nemesisOf(cl).CheckControl(spec.Faults); err != nil {
+		if err := nemesisOf(cl).checkControl(spec.Faults); err != nil {
 			return res, err
 		}
 	}

@@ -179,7 +179,7 @@ func (s *Session) WaitIdle(ctx context.Context, timeout time.Duration) error {
 			if lingering.IsZero() {
 				lingering = time.Now()
 			} else if time.Since(lingering) > stragglerGrace {
-				_, killErr = s.nemesis.Inject(ctx, Fault{Kind: KillStragglers})
+				_, killErr = s.nemesis.Inject(ctx, Fault{Kind: stragglerKill})
 				lingering = time.Time{}
 			}
 		}

@@ -495,5 +495,5 @@ func CheckTargetFaults(t *target.Target, faults []Fault) error {
 		return fmt.Errorf("target control: %w", err)
 	}
 	defer tc.Close()
-	return tc.nem.CheckControl(faults)
+	return tc.nem.checkControl(faults)
 }
