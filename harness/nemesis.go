@@ -19,6 +19,12 @@ import (
 // (FaultKinds), background CPU load (cpuLoad) and killing straggling worker JVMs (stragglerKill) are
 // all Faults; each kind states the control operations it needs (FaultKind.Needs), so a cluster whose
 // control lacks one is refused before anything is submitted (checkControl).
+//
+// What is wired on a target (control.ssh in the target file): `run --target --fault` injects
+// pause-worker, kill-supervisor, restart-zookeeper and restart-service over SSH (the last three with the
+// target file's commands). Not yet: delay faults (refused: the workers read the delay file only through
+// stormlab's delaying transport, not installed on a target), and background load and stragglers, which
+// only container sessions use (the experiments that need them still refuse a target).
 type Nemesis struct {
 	ctl    control.Control
 	name   string                    // the cluster, for log lines
