@@ -305,10 +305,11 @@ func runUnderLoad(ctx context.Context, s *session, load float64, spec harness.Ru
 		if nerr != nil {
 			return nil, nerr
 		}
-		if err := nem.StartLoad(ctx, load); err != nil {
+		stop, err := nem.Inject(ctx, harness.LoadFault(load))
+		if err != nil {
 			return nil, err
 		}
-		defer func() { err = errors.Join(err, nem.StopLoad(ctx)) }()
+		defer func() { err = errors.Join(err, stop(context.WithoutCancel(ctx))) }()
 	}
 	return s.Run(ctx, spec)
 }

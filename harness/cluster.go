@@ -38,10 +38,10 @@ type ClusterSpec struct {
 
 // dockerCluster adapts infra/docker.Cluster to the Cluster the run loop needs.
 type dockerCluster struct {
-	c       *docker.Cluster
-	ui      *stormui.Client
-	svc     *serviceClient
-	nemesis *Nemesis
+	c   *docker.Cluster
+	ui  *stormui.Client
+	svc *serviceClient
+	nem *Nemesis
 }
 
 func (d *dockerCluster) UI() *stormui.Client     { return d.ui }
@@ -116,10 +116,8 @@ func StormTopology(name, topologyName string, args ...string) (TopologyRun, erro
 	return TopologyRun{Name: topologyName, Jar: jar, MainClass: m.Class, Args: append(a, args...)}, nil
 }
 
-// Inject starts a fault on this cluster's own containers (see Nemesis.Inject).
-func (d *dockerCluster) Inject(ctx context.Context, f Fault) (func(context.Context) error, error) {
-	return d.nemesis.inject(ctx, f)
-}
+// nemesis acts on this cluster's own containers (control.Docker).
+func (d *dockerCluster) nemesis() *Nemesis { return d.nem }
 
 // refresh reads the service's and UI's host ports again: a container started again after a fault gets
 // new ephemeral host ports.

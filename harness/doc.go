@@ -5,7 +5,9 @@
 //
 // The roles are apart, Jepsen style: Session starts a cluster, waits until it is idle, exposes the
 // daemons' logs as data (logFiles) and closes it; Run is the one run loop; Nemesis disturbs the
-// cluster on purpose (background load, straggling workers). The bridge's rounds and fallbacks and the
+// cluster on purpose through a control layer (infra/control: Docker on the harness's own containers,
+// SSH on a target's hosts), with one shape for every disturbance: Inject(ctx, Fault) returns the undo.
+// The bridge's rounds and fallbacks and the
 // scheduler's decisions come from the scheduler service's state endpoint; every run is cross-checked
 // against Storm's own statistics (StormCheck). Errors are typed (*RunError with its stage and the
 // daemons' last log lines as data) and wrapped.

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/stormlab/stormlab/infra/control"
 	"github.com/stormlab/stormlab/infra/docker"
 )
 
@@ -33,7 +34,50 @@ const (
 	// then restores the cluster's own (WithNetworkDelay, usually none). Target: NODE_A-NODE_B=DELAY,
 	// e.g. sup1-sup2=50ms (whole milliseconds, at most 10s). See delayFile for how.
 	Delay FaultKind = "delay"
+
+	// cpuLoad is background CPU load on every supervisor (Target: the percent of each one's CPU, e.g.
+	// "50"); its undo stops it. Not a --fault kind: experiments inject it around whole runs (LoadFault).
+	cpuLoad FaultKind = "cpu-load"
+	// stragglerKill SIGKILLs the worker JVMs left on any supervisor after their topology is gone;
+	// nothing to undo. Not a --fault kind: the session injects it while waiting for an idle cluster.
+	stragglerKill FaultKind = "kill-stragglers"
 )
+
+// Needs is the set of control operations a fault of kind k needs (on the hosts it acts on).
+func (k FaultKind) Needs() control.Ops {
+	switch k {
+	case KillSupervisor:
+		return control.Of(control.OpStopSupervisor)
+	case PauseWorker:
+		return control.Of(control.OpPause)
+	case RestartZooKeeper:
+		return control.Of(control.OpStopZooKeeper)
+	case RestartService:
+		return control.Of(control.OpStopService)
+	case Delay:
+		return control.Of(control.OpDelay)
+	case cpuLoad, stragglerKill:
+		return control.Of(control.OpExec)
+	}
+	return 0
+}
+
+// hostsOf are the hosts f acts on, for its capability check: its target supervisor, both nodes of a
+// delay, every supervisor (of all) for load and stragglers, none for ZooKeeper and the service.
+func (f Fault) hostsOf(all []string) []string {
+	switch f.Kind {
+	case KillSupervisor, PauseWorker:
+		return []string{f.Target}
+	case Delay:
+		if t, err := parseDelayTarget(f.Target, nil); err == nil {
+			return []string{t.A, t.B}
+		}
+		return nil
+	case cpuLoad, stragglerKill:
+		return all
+	}
+	return []string{""}
+}
 
 // faultKinds lists the kinds a Fault can have.
 func faultKinds() []FaultKind {
@@ -46,16 +90,16 @@ func (k FaultKind) needsTarget() bool { return k == KillSupervisor || k == Pause
 // The delay fault's mechanism. The emulated delay lives in Storm's messaging layer (the kernels here
 // lack sch_netem; see docker.DelayTransport), and a worker reads the cluster's fixed delay once at start.
 // A run with a delay fault submits its topology with the delaying transport and delayFileConf =
-// delayFile; the transport then re-reads delayFile (lines "HOST MS": the delay of messages to HOST) in
-// its own container at most every 100 ms. The fault writes that file into the two supervisors'
-// containers with docker exec (write and rename, so a worker never reads half a file) and its undo
-// removes it. Chosen over a signal or an RPC into the worker: it touches nothing but this harness's own
-// containers, needs no port, and a worker that (re)starts during the fault reads the same file.
+// control.DelayFile; the transport then re-reads that file (lines "HOST MS": the delay of messages to
+// HOST) on its own host at most every 100 ms. The fault writes the file on the two supervisors through
+// the control layer (control.Control.Delay) and its undo removes it. Chosen over a signal or an RPC
+// into the worker: it needs no port, and a worker that (re)starts during the fault reads the same file.
+// On a target it needs the delaying transport on the cluster's workers' classpath.
 const (
-	delayFile     = "/tmp/stormlab-delay"
+	delayFile     = control.DelayFile
 	delayFileConf = "stormlab.net.delay.file"
 	// maxDelay is the largest delay a delay fault sets (as docker.WithNetworkDelay's).
-	maxDelay = 10 * time.Second
+	maxDelay = control.MaxDelay
 )
 
 // delayTarget is a delay fault's target: the delay between supervisors A and B.
@@ -141,6 +185,9 @@ type Fault struct {
 
 func (f Fault) String() string {
 	s := fmt.Sprintf("%s@%s+%s", f.Kind, f.At, f.Duration)
+	if f.Kind == cpuLoad || f.Kind == stragglerKill { // not window faults: no time
+		s = string(f.Kind)
+	}
 	if f.Target != "" {
 		s += ":" + f.Target
 	}
@@ -257,124 +304,16 @@ type FaultRecord struct {
 	before []ExecutorPlace
 }
 
-// faulter is a Cluster that can inject faults into itself (the docker cluster does, through its
-// Nemesis). Inject starts f and returns how to undo it.
+// faulter is a cluster with a nemesis (nil when it has no control layer: a target without control).
 type faulter interface {
-	Inject(ctx context.Context, f Fault) (undo func(context.Context) error, err error)
-}
-
-// inject starts f on the session's own containers and returns its undo.
-func (n *Nemesis) inject(ctx context.Context, f Fault) (func(context.Context) error, error) {
-	switch f.Kind {
-	case KillSupervisor:
-		return n.stopContainer(ctx, f.Target)
-	case RestartZooKeeper:
-		return n.stopContainer(ctx, docker.RoleZooKeeper)
-	case RestartService:
-		return n.stopContainer(ctx, docker.RoleService)
-	case PauseWorker:
-		pids, err := n.workerPids(ctx, f.Target)
-		if err != nil {
-			return nil, err
-		}
-		if len(pids) == 0 {
-			return nil, fmt.Errorf("pause-worker: no worker JVM runs on %s", f.Target)
-		}
-		if err := n.signal(ctx, f.Target, "-STOP", pids); err != nil {
-			return nil, err
-		}
-		n.logf("cluster %s: fault %s: SIGSTOP worker JVMs %s", n.c.ID, f, strings.Join(pids, ","))
-		return func(ctx context.Context) error { return n.signal(ctx, f.Target, "-CONT", pids) }, nil
-	case Delay:
-		return n.setDelay(ctx, f)
-	}
-	return nil, fmt.Errorf("fault %s: unknown kind", f)
-}
-
-// setDelay writes delayFile into both nodes of a delay fault (each names the other); the undo removes
-// both files, so the cluster's own delay applies again.
-func (n *Nemesis) setDelay(ctx context.Context, f Fault) (func(context.Context) error, error) {
-	var hosts []string
-	for _, s := range n.c.Supervisors() {
-		hosts = append(hosts, s.Host())
-	}
-	t, err := parseDelayTarget(f.Target, hosts)
-	if err != nil {
-		return nil, err
-	}
-	ms := t.Delay.Milliseconds()
-	undo := func(ctx context.Context) error {
-		var errs []error
-		for _, h := range []string{t.A, t.B} {
-			errs = append(errs, n.shell(ctx, h, "rm -f "+delayFile))
-		}
-		if err := errors.Join(errs...); err != nil {
-			return err
-		}
-		n.logf("cluster %s: fault %s: delay between %s and %s restored", n.c.ID, f, t.A, t.B)
-		return nil
-	}
-	for _, p := range [][2]string{{t.A, t.B}, {t.B, t.A}} {
-		// Host names are the cluster's own supervisors (checked above), so they are safe in the script.
-		script := fmt.Sprintf("printf '%%s %%d\\n' %s %d > %s.tmp && mv -f %s.tmp %s", p[1], ms, delayFile, delayFile, delayFile)
-		if err := n.shell(ctx, p[0], script); err != nil {
-			return nil, errors.Join(err, undo(context.WithoutCancel(ctx)))
-		}
-	}
-	n.logf("cluster %s: fault %s: %d ms between %s and %s", n.c.ID, f, ms, t.A, t.B)
-	return undo, nil
-}
-
-// shell runs script with sh -c in host's container; a non-zero exit is an error.
-func (n *Nemesis) shell(ctx context.Context, host, script string) error {
-	code, out, err := n.c.Exec(ctx, host, "sh", "-c", script)
-	if err != nil {
-		return fmt.Errorf("%s on %s: %w", script, host, err)
-	}
-	if code != 0 {
-		return fmt.Errorf("%s on %s: exit %d: %s", script, host, code, strings.TrimSpace(out))
-	}
-	return nil
-}
-
-func (n *Nemesis) signal(ctx context.Context, host, sig string, pids []string) error {
-	code, out, err := n.c.Exec(ctx, host, append([]string{"kill", sig}, pids...)...)
-	if err != nil {
-		return fmt.Errorf("kill %s on %s: %w", sig, host, err)
-	}
-	if code != 0 {
-		return fmt.Errorf("kill %s %s on %s: exit %d: %s", sig, strings.Join(pids, " "), host, code, strings.TrimSpace(out))
-	}
-	return nil
-}
-
-// stopContainer stops the container of role (a role or a supervisor's hostname); the undo starts it
-// again (same container: its files, network alias and configuration stay; a published port may get
-// another host port, see dockerCluster.refresh).
-func (n *Nemesis) stopContainer(ctx context.Context, role string) (func(context.Context) error, error) {
-	ctr := n.c.Container(role)
-	if ctr == nil {
-		return nil, fmt.Errorf("no %s container in cluster %s", role, n.c.ID)
-	}
-	grace := 2 * time.Second
-	if err := ctr.Stop(ctx, &grace); err != nil {
-		return nil, fmt.Errorf("stop %s: %w", role, err)
-	}
-	n.logf("cluster %s: fault: stopped %s", n.c.ID, role)
-	return func(ctx context.Context) error {
-		if err := ctr.Start(ctx); err != nil {
-			return fmt.Errorf("start %s again: %w", role, err)
-		}
-		n.logf("cluster %s: fault: started %s again", n.c.ID, role)
-		return nil
-	}, nil
+	nemesis() *Nemesis
 }
 
 // injectFaults runs faults on r's cluster, each at window open + At, undone Duration later, and
 // returns their records once all are undone (undo also runs when ctx ends). Before the scheduler
 // service is stopped, its reports and state so far are kept in r (the service keeps them in memory).
 func injectFaults(ctx context.Context, r *running, openMs int64) []FaultRecord {
-	fl, _ := r.cl.(faulter)
+	nem := nemesisOf(r.cl)
 	recs := make([]FaultRecord, len(r.spec.Faults))
 	done := make(chan struct{}, len(r.spec.Faults))
 	for i, f := range r.spec.Faults {
@@ -393,7 +332,7 @@ func injectFaults(ctx context.Context, r *running, openMs int64) []FaultRecord {
 				rec.before = placesOf(top)
 			}
 			rec.StartMs = time.Now().UnixMilli()
-			undo, err := fl.Inject(ctx, f)
+			undo, err := nem.Inject(ctx, f)
 			if err != nil {
 				rec.Error = err.Error()
 				rec.EndMs = time.Now().UnixMilli()
@@ -420,4 +359,12 @@ func injectFaults(ctx context.Context, r *running, openMs int64) []FaultRecord {
 	}
 	sort.SliceStable(recs, func(i, j int) bool { return recs[i].At < recs[j].At })
 	return recs
+}
+
+// nemesisOf is cl's nemesis, or nil when it has none (then every fault is refused, naming the fix).
+func nemesisOf(cl runCluster) *Nemesis {
+	if f, ok := cl.(faulter); ok {
+		return f.nemesis()
+	}
+	return nil
 }

@@ -5,102 +5,204 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
-	"github.com/stormlab/stormlab/infra/docker"
+	"github.com/stormlab/stormlab/infra/control"
 )
 
-// Nemesis disturbs a session's cluster on purpose (Jepsen's word): background CPU load in the
-// supervisors and killing straggling worker JVMs; faults (killing and pausing containers, restarting
-// ZooKeeper or the scheduler service, changing the emulated delay) belong here too. It acts only on
-// the session's own containers.
+// Nemesis disturbs a cluster on purpose (Jepsen's word), through a control layer (infra/control: docker
+// exec and stop on the harness's own containers, SSH on a target's hosts). It has one shape for every
+// disturbance: Inject(ctx, Fault) starts it and returns its undo. The faults of a measurement window
+// (FaultKinds), background CPU load (cpuLoad) and killing straggling worker JVMs (stragglerKill) are
+// all Faults; each kind states the control operations it needs (FaultKind.Needs), so a cluster whose
+// control lacks one is refused before anything is submitted (checkControl).
+//
+// What is wired on a target (control.ssh in the target file): `run --target --fault` injects
+// pause-worker, kill-supervisor, restart-zookeeper and restart-service over SSH (the last three with the
+// target file's commands). Not yet: delay faults (refused: the workers read the delay file only through
+// stormlab's delaying transport, not installed on a target), and background load and stragglers, which
+// only container sessions use (the experiments that need them still refuse a target).
 type Nemesis struct {
-	c      *docker.Cluster
+	ctl    control.Control
+	name   string                    // the cluster, for log lines
+	cores  func() map[string]float64 // each supervisor's CPU cores (for cpuLoad)
 	logf   func(string, ...any)
-	before func(context.Context) error // waits until the previous run is gone
+	before func(context.Context) error // cpuLoad waits with it until the previous run is gone
 }
 
-// Background CPU load in the supervisor containers, for the runs "under CPU usage 20/50/80%" of Choi,
-// Jeon, Lim, Bok and Yoo, "Dynamic Task Scheduling Scheme for Processing Real-Time Stream Data in Storm
+// Inject starts f and returns its undo (a no-op for stragglerKill, which has nothing to undo). It
+// checks first that the control offers what f needs. When it fails after changing something, it
+// undoes that before returning the error.
+func (n *Nemesis) Inject(ctx context.Context, f Fault) (control.Undo, error) {
+	if err := n.can(f); err != nil {
+		return nil, err
+	}
+	undo, err := n.inject(ctx, f)
+	if err != nil {
+		return nil, fmt.Errorf("fault %s: %w", f, err)
+	}
+	if f.Kind == stragglerKill { // it logs what it killed; nothing to undo
+		return undo, nil
+	}
+	n.logf("cluster %s: fault %s: started", n.name, f)
+	return func(ctx context.Context) error {
+		if err := undo(ctx); err != nil {
+			return fmt.Errorf("undo fault %s: %w", f, err)
+		}
+		n.logf("cluster %s: fault %s: undone", n.name, f)
+		return nil
+	}, nil
+}
+
+func (n *Nemesis) inject(ctx context.Context, f Fault) (control.Undo, error) {
+	switch f.Kind {
+	case KillSupervisor:
+		return n.ctl.Stop(ctx, control.Supervisor, f.Target)
+	case RestartZooKeeper:
+		return n.ctl.Stop(ctx, control.ZooKeeper, "")
+	case RestartService:
+		return n.ctl.Stop(ctx, control.Service, "")
+	case PauseWorker:
+		pids, undo, err := n.ctl.Pause(ctx, f.Target, workerPattern)
+		if err == nil {
+			n.logf("cluster %s: fault %s: SIGSTOP worker JVMs %s", n.name, f, strings.Join(pids, ","))
+		}
+		return undo, err
+	case Delay:
+		t, err := parseDelayTarget(f.Target, n.hosts())
+		if err != nil {
+			return nil, err
+		}
+		return n.ctl.Delay(ctx, t.A, t.B, t.Delay)
+	case cpuLoad:
+		return n.startLoad(ctx, f.Target)
+	case stragglerKill:
+		return func(context.Context) error { return nil }, n.killStragglers(ctx)
+	}
+	return nil, errors.New("unknown kind")
+}
+
+// can checks that the control offers every operation f needs, on the hosts it acts on.
+func (n *Nemesis) can(f Fault) error {
+	if n == nil || n.ctl == nil {
+		return fmt.Errorf("fault %s: %w", f, errNoControl)
+	}
+	hosts := f.hostsOf(n.hosts())
+	var errs []error
+	for _, op := range f.Kind.Needs().List() {
+		for _, h := range hosts {
+			if err := n.ctl.Can(op, h); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("fault %s needs %s: %w", f, f.Kind.Needs(), err)
+	}
+	return nil
+}
+
+// errNoControl is a fault on a cluster without a control layer.
+var errNoControl = errors.New("this cluster has no control layer to inject faults with: add control.ssh (user, key, hosts) to the target file (stormlab's docs/own-cluster.md)")
+
+// hosts lists the supervisors, sorted.
+func (n *Nemesis) hosts() []string {
+	var out []string
+	for h := range n.cores() {
+		out = append(out, h)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// checkControl checks, before anything is submitted, that n can inject every fault of faults.
+func (n *Nemesis) checkControl(faults []Fault) error {
+	var errs []error
+	for _, f := range faults {
+		errs = append(errs, n.can(f))
+	}
+	return errors.Join(errs...)
+}
+
+// Background CPU load on every supervisor, for the runs "under CPU usage 20/50/80%" of Choi, Jeon,
+// Lim, Bok and Yoo, "Dynamic Task Scheduling Scheme for Processing Real-Time Stream Data in Storm
 // Environments" (2021), Figs. 7-8.
 //
-// Definition: a load of L percent on a supervisor with a quota of Q cores
-// offers L/100*Q core-seconds of busy looping per second, i.e. L percent of
-// that supervisor's CPU quota. It runs as n = ceil(L/100*Q) shell loops,
-// each busy for d = L/100*Q/n of every 100 ms period (timeout-bounded busy
-// loop, then sleep). It is an offered load: when the workers of a run need
-// the rest of the quota, CFS shares the quota between them and the loops,
-// which is what the paper's "CPU usage" setting does to the tasks. The
-// loops run in their own session inside the container; StopLoad
-// kills that process group (and tearing the container down ends it too).
+// Definition: a load of L percent on a supervisor with Q cores offers L/100*Q core-seconds of busy
+// looping per second. It runs as n = ceil(L/100*Q) shell loops, each busy for d = L/100*Q/n of every
+// 100 ms period (timeout-bounded busy loop, then sleep). It is an offered load: when the workers of a
+// run need the rest of the CPU, the kernel shares it between them and the loops, which is what the
+// paper's "CPU usage" setting does to the tasks. The loops lead their own process groups on the host;
+// the undo kills those groups.
 
 const loadPidFile = "/tmp/stormlab-load.pids"
 
 // loadPeriodMs is the duty-cycle period of the load loops.
 const loadPeriodMs = 100
 
-// loadScript returns the shell command that starts one duty-cycled loop
-// busy busyMs of every loadPeriodMs.
+// LoadFault is background CPU load of percent (0-100] of every supervisor's CPU, as a Fault for
+// Nemesis.Inject (its undo stops the load).
+func LoadFault(percent float64) Fault {
+	return Fault{Kind: cpuLoad, Target: strconv.FormatFloat(percent, 'g', -1, 64)}
+}
+
+// loadScript returns the shell command that starts one duty-cycled loop busy busyMs of every
+// loadPeriodMs.
 func loadScript(busyMs int) string {
 	idle := loadPeriodMs - busyMs
 	loop := fmt.Sprintf(`while :; do timeout %.3f sh -c 'while :; do :; done'; sleep %.3f; done`, float64(busyMs)/1000, float64(idle)/1000)
 	if idle <= 0 {
 		loop = `while :; do :; done`
 	}
-	// setsid: the loop leads its own process group so one kill ends it and
-	// its children; all descriptors closed so the exec returns at once.
+	// setsid: the loop leads its own process group so one kill ends it and its children; all
+	// descriptors closed so the command returns at once.
 	return fmt.Sprintf(`setsid sh -c "echo \$\$ >> %s; %s" </dev/null >/dev/null 2>&1 &`, loadPidFile, strings.ReplaceAll(loop, `"`, `\"`))
 }
 
-// StartLoad starts a load of percent (0-100) of each supervisor's CPU quota in every supervisor. 0
-// does nothing. It first waits until the previous run's topology and workers are gone, so the load
-// does not slow down their shutdown.
-func (n *Nemesis) StartLoad(ctx context.Context, percent float64) error {
-	if percent < 0 || percent > 100 {
-		return fmt.Errorf("background load %.0f%% out of range [0, 100]", percent)
-	}
-	if percent == 0 {
-		return nil
+// startLoad starts the load of a cpuLoad fault (target: the percent) on every supervisor, after the
+// previous run's topology and workers are gone (so the load does not slow down their shutdown).
+func (n *Nemesis) startLoad(ctx context.Context, target string) (control.Undo, error) {
+	percent, err := strconv.ParseFloat(target, 64)
+	if err != nil || percent <= 0 || percent > 100 {
+		return nil, fmt.Errorf("background load %q out of range (0, 100]", target)
 	}
 	if n.before != nil {
 		if err := n.before(ctx); err != nil {
-			return fmt.Errorf("before background load: %w", err)
+			return nil, fmt.Errorf("before background load: %w", err)
 		}
 	}
-	for _, sup := range n.c.Supervisors() {
-		cores := percent / 100 * sup.Spec.CPUs
+	stop := n.stopLoad
+	for host, q := range n.cores() {
+		cores := percent / 100 * q
 		k := int(math.Ceil(cores))
 		busyMs := int(math.Round(cores / float64(k) * loadPeriodMs))
-		for i := 0; i < k; i++ {
-			code, out, err := n.c.Exec(ctx, sup.Host(), "sh", "-c", loadScript(busyMs))
-			if err != nil {
-				return fmt.Errorf("start background load on %s: %w", sup.Host(), err)
-			}
-			if code != 0 {
-				return fmt.Errorf("start background load on %s: exit %d: %s", sup.Host(), code, out)
+		for range k {
+			if _, err := n.ctl.Exec(ctx, host, loadScript(busyMs)); err != nil {
+				return nil, errors.Join(fmt.Errorf("start background load on %s: %w", host, err), stop(context.WithoutCancel(ctx)))
 			}
 		}
 	}
-	return nil
+	return stop, nil
 }
 
-// StopLoad kills every load loop started in the supervisors (by process group: "kill -TERM -PGID";
-// dash, the image's sh, rejects "kill -- -PGID").
-func (n *Nemesis) StopLoad(ctx context.Context) error {
+// stopLoad kills every load loop started on the supervisors (by process group: "kill -TERM -PGID";
+// dash, Debian's sh, rejects "kill -- -PGID").
+func (n *Nemesis) stopLoad(ctx context.Context) error {
 	var errs []error
 	script := fmt.Sprintf(`[ -f %[1]s ] || exit 0; for p in $(cat %[1]s); do kill -TERM -$p 2>/dev/null; done; rm -f %[1]s`, loadPidFile)
-	for _, sup := range n.c.Supervisors() {
-		h := sup.Host()
-		code, out, err := n.c.Exec(context.WithoutCancel(ctx), h, "sh", "-c", script)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("stop background load on %s: %w", h, err))
-		} else if code != 0 {
-			errs = append(errs, fmt.Errorf("stop background load on %s: exit %d: %s", h, code, out))
+	for host := range n.cores() {
+		if _, err := n.ctl.Exec(ctx, host, script); err != nil {
+			errs = append(errs, fmt.Errorf("stop background load on %s: %w", host, err))
 		}
 	}
 	return errors.Join(errs...)
 }
+
+// workerPattern matches the command line of a Storm worker JVM (pgrep -f).
+const workerPattern = "org.apache.storm.daemon.worker.Worker"
 
 // workerProbe prints the pids of Storm worker JVMs (pgrep from procps: one process, cheap even on a
 // 0.25-core container under background load). The bracket keeps the probe's own shell, whose command
@@ -111,12 +213,9 @@ const workerProbe = `pgrep -f '[o]rg.apache.storm.daemon.worker.Worker'; true`
 const stragglerGrace = 30 * time.Second
 
 func (n *Nemesis) workerPids(ctx context.Context, host string) ([]string, error) {
-	code, out, err := n.c.Exec(ctx, host, "sh", "-c", workerProbe)
+	out, err := n.ctl.Exec(ctx, host, workerProbe)
 	if err != nil {
 		return nil, fmt.Errorf("probe worker JVMs on %s: %w", host, err)
-	}
-	if code != 0 {
-		return nil, fmt.Errorf("probe worker JVMs on %s: exit %d: %s", host, code, out)
 	}
 	return strings.Fields(out), nil
 }
@@ -125,8 +224,7 @@ func (n *Nemesis) workerPids(ctx context.Context, host string) ([]string, error)
 // topology is gone.
 func (n *Nemesis) killStragglers(ctx context.Context) error {
 	var errs []error
-	for _, sup := range n.c.Supervisors() {
-		h := sup.Host()
+	for _, h := range n.hosts() {
 		pids, err := n.workerPids(ctx, h)
 		if err != nil {
 			errs = append(errs, err)
@@ -135,13 +233,13 @@ func (n *Nemesis) killStragglers(ctx context.Context) error {
 		if len(pids) == 0 {
 			continue
 		}
-		n.logf("cluster %s: killing worker JVMs left on %s after their topology ended: pids %s", n.c.ID, h, strings.Join(pids, ","))
-		if code, out, err := n.c.Exec(ctx, h, append([]string{"kill", "-9"}, pids...)...); err != nil {
-			errs = append(errs, fmt.Errorf("kill stragglers on %s: %w", h, err))
-		} else if code != 0 {
+		n.logf("cluster %s: killing worker JVMs left on %s after their topology ended: pids %s", n.name, h, strings.Join(pids, ","))
+		if _, err := n.ctl.Exec(ctx, h, "kill -9 "+strings.Join(pids, " ")); control.IsExit(err) {
 			// A straggler may have exited between probe and kill: not an error worth failing on, but
 			// said.
-			n.logf("cluster %s: kill -9 %s on %s: exit %d: %s", n.c.ID, strings.Join(pids, " "), h, code, strings.TrimSpace(out))
+			n.logf("cluster %s: %v", n.name, err)
+		} else if err != nil {
+			errs = append(errs, fmt.Errorf("kill stragglers on %s: %w", h, err))
 		}
 	}
 	return errors.Join(errs...)

@@ -263,10 +263,11 @@ func runOn(ctx context.Context, cl runCluster, spec RunSpec) (res *RunResult, er
 		if _, ok := end.(Timed); !ok {
 			return res, fmt.Errorf("faults need a timed run (AT counts from the window's opening)")
 		}
-		if _, ok := cl.(faulter); !ok {
-			return res, fmt.Errorf("this cluster cannot inject faults (only the harness's own containerized cluster can)")
-		}
 		if err := ValidateFaults(spec.Faults, cl.Hosts(), spec.Measure); err != nil {
+			return res, err
+		}
+		// Refused before anything is submitted: a fault the cluster's control cannot perform.
+		if err := nemesisOf(cl).checkControl(spec.Faults); err != nil {
 			return res, err
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/stormlab/stormlab/infra/control"
 	"github.com/stormlab/stormlab/infra/docker"
 	"github.com/stormlab/stormlab/infra/images"
 	"github.com/stormlab/stormlab/schedulers"
@@ -77,8 +78,8 @@ func StartSession(ctx context.Context, cs ClusterSpec, scheduler string) (*Sessi
 	if s.logf == nil {
 		s.logf = func(string, ...any) {}
 	}
-	s.nemesis = &Nemesis{c: c, logf: s.logf, before: s.waitIdleAfterRun}
-	s.dc.nemesis = s.nemesis
+	s.nemesis = &Nemesis{ctl: control.NewDocker(c), name: c.ID, cores: s.cores, logf: s.logf, before: s.waitIdleAfterRun}
+	s.dc.nem = s.nemesis
 	if err != nil {
 		return s, err
 	}
@@ -96,6 +97,15 @@ func (s *Session) Cluster() *docker.Cluster { return s.c }
 
 // Capacity maps each supervisor host to its CPU capacity (100 = one core).
 func (s *Session) Capacity() map[string]float64 { return s.dc.Capacity() }
+
+// cores maps each supervisor host to its CPU cores (the container's quota).
+func (s *Session) cores() map[string]float64 {
+	m := map[string]float64{}
+	for _, sup := range s.c.Supervisors() {
+		m[sup.Host()] = sup.Spec.CPUs
+	}
+	return m
+}
 
 // hosts lists the supervisor hostnames in spec order.
 func (s *Session) hosts() []string { return s.dc.Hosts() }
@@ -169,7 +179,7 @@ func (s *Session) WaitIdle(ctx context.Context, timeout time.Duration) error {
 			if lingering.IsZero() {
 				lingering = time.Now()
 			} else if time.Since(lingering) > stragglerGrace {
-				killErr = s.nemesis.killStragglers(ctx)
+				_, killErr = s.nemesis.Inject(ctx, Fault{Kind: stragglerKill})
 				lingering = time.Time{}
 			}
 		}

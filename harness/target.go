@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/stormlab/stormlab/infra/assets"
+	"github.com/stormlab/stormlab/infra/control"
+	"github.com/stormlab/stormlab/infra/docker"
 	"github.com/stormlab/stormlab/infra/protocol"
 	"github.com/stormlab/stormlab/infra/stormui"
 	"github.com/stormlab/stormlab/infra/target"
@@ -25,9 +27,10 @@ import (
 // targetCluster is an existing Storm cluster reached only through its endpoints (a target file): the
 // topology is submitted by Storm's own submitter (the topology's main class, run with the local java
 // against Nimbus's Thrift port), placement and supervisors come from the UI's REST API, decisions and
-// fallbacks from the scheduler service. It never calls Docker and never touches the cluster's hosts,
-// so Exec is not available (dataset runs, which count finished spouts in worker logs, cannot run on
-// a target).
+// fallbacks from the scheduler service. It never calls Docker. Without a control section in the target
+// file it never touches the cluster's hosts; with one (control.ssh) its Nemesis injects faults over
+// SSH. Exec stays unavailable either way: dataset runs, which count finished spouts in worker logs,
+// cannot run on a target yet.
 type targetCluster struct {
 	T        *target.Target
 	ui       *stormui.Client
@@ -35,6 +38,39 @@ type targetCluster struct {
 	hosts    []string
 	capacity map[string]float64
 	logf     func(string, ...any)
+	nem      *Nemesis // nil without a control section
+}
+
+// nemesis acts on the target's hosts over SSH, or is nil (no control section).
+func (tc *targetCluster) nemesis() *Nemesis { return tc.nem }
+
+// Close releases the control layer's connections.
+func (tc *targetCluster) Close() error {
+	if tc.nem == nil {
+		return nil
+	}
+	return tc.nem.ctl.Close()
+}
+
+// openControl makes the target's nemesis from its control section (nil without one). It connects to
+// nothing yet: the first fault does.
+func (tc *targetCluster) openControl() error {
+	if tc.T.Control == nil || tc.T.Control.SSH == nil {
+		return nil
+	}
+	ctl, err := control.NewSSH(tc.T.Control.SSH)
+	if err != nil {
+		return err
+	}
+	cores := func() map[string]float64 {
+		m := map[string]float64{}
+		for h, c := range tc.capacity {
+			m[h] = c / 100
+		}
+		return m
+	}
+	tc.nem = &Nemesis{ctl: ctl, name: orDefault(tc.T.Name, "target"), cores: cores, logf: tc.logf}
+	return nil
 }
 
 // openTarget reads the target's supervisors and capacities through the UI and checks that the service
@@ -71,6 +107,9 @@ func openTarget(ctx context.Context, t *target.Target, logf func(string, ...any)
 	slices.Sort(tc.hosts)
 	if _, err := tc.svc.State(ctx, time.Now().UnixMilli()); err != nil {
 		return nil, fmt.Errorf("target scheduler service %s does not answer: %w (check service.harness in the target file and that stormlab-service runs)", t.Service.Harness, err)
+	}
+	if err := tc.openControl(); err != nil {
+		return nil, fmt.Errorf("target control: %w", err)
 	}
 	return tc, nil
 }
@@ -366,10 +405,14 @@ func TargetFromEnv() (*target.Target, error) {
 // runOnTargetSpec runs spec on cs.Target with the scheduler options of cs (as StartSession gives them
 // to the service).
 func runOnTargetSpec(ctx context.Context, cs ClusterSpec, spec RunSpec) (*RunResult, error) {
+	if err := CheckTargetFaults(cs.Target, spec.Faults); err != nil {
+		return nil, &RunError{Topology: spec.Topology.Name, Stage: StageSpec, Err: err}
+	}
 	tc, err := openTarget(ctx, cs.Target, cs.Logf)
 	if err != nil {
 		return nil, &RunError{Topology: spec.Topology.Name, Stage: StageSpec, Err: err}
 	}
+	defer tc.Close()
 	so := cs.SchedulerOptions
 	if so.Seed == 0 {
 		so.Seed = cs.Seed
@@ -391,6 +434,7 @@ func ProbeTarget(ctx context.Context, t *target.Target, name string, timeout tim
 	if err != nil {
 		return "", err
 	}
+	defer tc.Close()
 	return probeReports(ctx, tc, name, timeout)
 }
 
@@ -430,4 +474,26 @@ func probeReports(ctx context.Context, tc *targetCluster, name string, timeout t
 			return "", fmt.Errorf("no report of the probe topology reached the service within %s (last error: %v): check that the workers reach service.cluster (stormlab.metrics.url) and, with a token, that the supervisors' storm.yaml has stormlab.scheduler.token", timeout, rerr)
 		}
 	}
+}
+
+// CheckTargetFaults refuses, before anything is reached or submitted, faults that target t's control
+// cannot perform: no control section, an operation it does not offer (naming the target-file key to
+// add) or a host without an SSH address. It reads the key and known_hosts files but connects to
+// nothing; whether the hosts are the cluster's supervisors is checked when the run opens the target.
+func CheckTargetFaults(t *target.Target, faults []Fault) error {
+	if len(faults) == 0 {
+		return nil
+	}
+	if len(delayFaults(faults)) > 0 {
+		// The delay file is written over SSH (control.SSH offers delay), but the workers read it only
+		// through the delaying transport, which `bridge install-files` does not install yet: the topology
+		// would not start.
+		return fmt.Errorf("fault %s: delay faults need the stormlab delaying transport (%s) on the target's workers, which stormlab does not install on a target yet: leave the delay faults out", delayFaults(faults)[0], docker.DelayTransport)
+	}
+	tc := &targetCluster{T: t, logf: func(string, ...any) {}}
+	if err := tc.openControl(); err != nil {
+		return fmt.Errorf("target control: %w", err)
+	}
+	defer tc.Close()
+	return tc.nem.checkControl(faults)
 }

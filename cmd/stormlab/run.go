@@ -85,10 +85,7 @@ func (o *runOptions) validate() error {
 		}
 		o.faults = append(o.faults, f)
 	}
-	if len(o.faults) > 0 {
-		if o.target != "" {
-			return errors.New("--fault acts on the harness's own containers only: drop --target or the faults")
-		}
+	if len(o.faults) > 0 && o.target == "" { // on a target: checked against its control once loaded
 		sups, _ := docker.Profile(o.profile)
 		var hosts []string
 		for _, s := range sups {
@@ -188,6 +185,9 @@ func newRunCmd() *cobra.Command {
 				var err error
 				if tg, err = target.Load(o.target); err != nil {
 					return err
+				}
+				if err := harness.CheckTargetFaults(tg, o.faults); err != nil {
+					return errors.New(oneLine(err.Error()))
 				}
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)

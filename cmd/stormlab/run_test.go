@@ -22,6 +22,11 @@ func TestRunBadInput(t *testing.T) {
 	base := func(extra ...string) []string {
 		return append([]string{"run", "--scheduler", "kpart", "--topology", "throughput"}, extra...)
 	}
+	noControl := filepath.Join(t.TempDir(), "target.yaml")
+	tf := "nimbus: {seeds: [nimbus1], port: 6627}\nui: http://ui:8080\nservice: {cluster: http://svc:7070, harness: http://127.0.0.1:7070}\n"
+	if err := os.WriteFile(noControl, []byte(tf), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		name string
 		args []string
@@ -50,7 +55,7 @@ func TestRunBadInput(t *testing.T) {
 		{"delay after the window", base("--measure", "30s", "--fault", "delay@25s+10s:sup1-sup2=50ms"), "after the 30s measurement window"},
 		{"delay on one node", base("--fault", "delay@10s+10s:sup1-sup1=50ms"), "both nodes are sup1"},
 		{"two delays on one node", base("--fault", "delay@10s+10s:sup1-sup2=50ms", "--fault", "delay@15s+10s:sup2-sup1=5ms"), "one delay per node at a time"},
-		{"fault on a target", base("--target", "t.json", "--fault", "restart-service@10s+5s"), "--fault acts on the harness's own containers only"},
+		{"fault on a target without control", base("--target", noControl, "--fault", "restart-service@10s+5s"), "add control.ssh (user, key, hosts) to the target file"},
 		{"name in topology flags", base("--", "--name", "x"), "--name is set by stormlab run"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

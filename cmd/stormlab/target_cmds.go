@@ -36,7 +36,8 @@ func newTargetCmd() *cobra.Command {
 		Short: "Report, item by item, what of the target is reachable and installed, and what to fix",
 		Long: "check reads the target file and checks, in order: the Storm UI, Nimbus's Thrift port, the\n" +
 			"supervisors and their CPU capacities, the bridge scheduler in Nimbus's configuration (and where\n" +
-			"it sends its snapshots), the scheduler service (and its token), and the workers' reports. It\n" +
+			"it sends its snapshots), the scheduler service (and its token), the workers' reports, and the\n" +
+			"control section's hosts (unknown host, unreachable, unknown or changed host key, refused key). It\n" +
 			"changes nothing on the cluster, except with --probe: then it submits a one-worker topology,\n" +
 			"waits until its first report reaches the service and kills it. Exit 2 with the fix when an\n" +
 			"item fails.",
@@ -177,6 +178,7 @@ func checkTarget(ctx context.Context, t *target.Target, probe bool, w io.Writer)
 			fmt.Fprintf(w, "--    %-12s no worker report yet (none runs): --probe submits a one-worker topology and waits for its first report\n", "reports")
 		}
 	}
+	checkControl(ctx, t, sups, item, w)
 	if len(failures) > 0 {
 		return fmt.Errorf("target check: %d item(s) failed; first: %s", len(failures), failures[0])
 	}

@@ -7,14 +7,15 @@ import (
 	"io"
 	"net/url"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
 )
 
-// Target is an existing Storm cluster as the harness uses it. Only its endpoints are used: nothing
-// on its hosts is touched.
+// Target is an existing Storm cluster as the harness uses it. Without Control only its endpoints are
+// used and nothing on its hosts is touched; with Control the harness may inject faults on its hosts.
 type Target struct {
 	Nimbus  Nimbus  `yaml:"nimbus"`
 	UI      string  `yaml:"ui"` // base URL of the Storm UI's REST API, e.g. http://ui-host:8080
@@ -26,6 +27,8 @@ type Target struct {
 	Token string `yaml:"token,omitempty"`
 	// Name labels results (e.g. "lab-cluster"); optional.
 	Name string `yaml:"name,omitempty"`
+	// Control, when set, is how the harness reaches the cluster's hosts to inject faults (optional).
+	Control *Control `yaml:"control,omitempty"`
 }
 
 // Nimbus is how a Storm client reaches Nimbus.
@@ -54,6 +57,9 @@ func Load(path string) (*Target, error) {
 	t, err := Parse(data)
 	if err != nil {
 		return nil, fmt.Errorf("target file %s: %w", path, err)
+	}
+	if t.Control != nil && t.Control.SSH != nil {
+		t.Control.SSH.resolvePaths(filepath.Dir(path))
 	}
 	return t, nil
 }
@@ -86,6 +92,14 @@ func inSection(typ string) string {
 		return " under nimbus"
 	case "Service":
 		return " under service"
+	case "Control":
+		return " under control"
+	case "SSH":
+		return " under control.ssh"
+	case "Commands":
+		return " under control.ssh.commands"
+	case "DaemonCommands", "DropCommands":
+		return " in a command of control.ssh.commands"
 	}
 	return ""
 }
@@ -96,8 +110,18 @@ func knownKeys(typ string) string {
 		return "seeds, port, resolve"
 	case "Service":
 		return "cluster, harness"
+	case "Control":
+		return "ssh"
+	case "SSH":
+		return "user, key, known_hosts, hosts, commands"
+	case "Commands":
+		return "supervisor, zookeeper, service, drop"
+	case "DaemonCommands":
+		return "host, stop, start"
+	case "DropCommands":
+		return "drop, heal"
 	}
-	return "nimbus, ui, service, capacity, token, name"
+	return "nimbus, ui, service, capacity, token, name, control"
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
@@ -135,6 +159,9 @@ func (t *Target) Validate() error {
 		if c <= 0 {
 			return fmt.Errorf("capacity.%s is %g: give the supervisor's CPU capacity, > 0 (100 = one core)", h, c)
 		}
+	}
+	if t.Control != nil {
+		return t.Control.validate()
 	}
 	return nil
 }

@@ -1,0 +1,116 @@
+package harness
+
+import (
+	"crypto/ed25519"
+	"crypto/rand"
+	"encoding/pem"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"golang.org/x/crypto/ssh"
+
+	"github.com/stormlab/stormlab/infra/control"
+	"github.com/stormlab/stormlab/infra/target"
+)
+
+func TestFaultNeeds(t *testing.T) {
+	for k, want := range map[FaultKind]control.Ops{
+		KillSupervisor:   control.Of(control.OpStopSupervisor),
+		PauseWorker:      control.Of(control.OpPause),
+		RestartZooKeeper: control.Of(control.OpStopZooKeeper),
+		RestartService:   control.Of(control.OpStopService),
+		Delay:            control.Of(control.OpDelay),
+		cpuLoad:          control.Of(control.OpExec),
+		stragglerKill:    control.Of(control.OpExec),
+	} {
+		if got := k.Needs(); got != want {
+			t.Errorf("%s needs %s, want %s", k, got, want)
+		}
+	}
+	for _, k := range faultKinds() {
+		if k.Needs() == 0 {
+			t.Errorf("fault kind %s states no needed operation", k)
+		}
+	}
+}
+
+// TestCheckTargetFaults: a target run refuses, before anything is reached, the faults its control
+// cannot perform, naming the target-file key to add. Only files are read (key, known_hosts).
+func TestCheckTargetFaults(t *testing.T) {
+	key, known := sshKeyFiles(t)
+	ssh := func(cmds target.Commands) *target.Target {
+		return &target.Target{Control: &target.Control{SSH: &target.SSH{User: "storm", Key: key, KnownHosts: known,
+			Hosts: map[string]string{"sup1": "10.0.0.11:22", "sup2": "10.0.0.12:22", "zk1": "10.0.0.5:22"}, Commands: cmds}}}
+	}
+	bare := ssh(target.Commands{})
+	withSup := ssh(target.Commands{Supervisor: &target.DaemonCommands{Stop: "a", Start: "b"},
+		ZooKeeper: &target.DaemonCommands{Host: "zk1", Stop: "a", Start: "b"}})
+	f := func(s string) Fault {
+		x, err := ParseFault(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return x
+	}
+	for _, c := range []struct {
+		name   string
+		t      *target.Target
+		faults []Fault
+		want   string // "" = accepted
+	}{
+		{"no control section", &target.Target{}, []Fault{f("restart-service@10s+5s")}, "add control.ssh (user, key, hosts) to the target file"},
+		{"no faults, no control", &target.Target{}, nil, ""},
+		{"pause needs no commands", bare, []Fault{f("pause-worker@10s+5s:sup1")}, ""},
+		{"delay needs the transport on the target", bare, []Fault{f("delay@20s+5s:sup1-sup2=50ms")}, "delay faults need the stormlab delaying transport"},
+		{"kill without supervisor commands", bare, []Fault{f("kill-supervisor@10s+5s:sup1")}, "add control.ssh.commands.supervisor: {stop: ..., start: ...} to the target file"},
+		{"restart zookeeper without commands", bare, []Fault{f("restart-zookeeper@10s+5s")}, "add control.ssh.commands.zookeeper"},
+		{"restart service without commands", withSup, []Fault{f("restart-service@10s+5s")}, "add control.ssh.commands.service"},
+		{"kill and zookeeper with commands", withSup, []Fault{f("kill-supervisor@10s+5s:sup2"), f("restart-zookeeper@20s+5s")}, ""},
+		{"pause on a host without address", bare, []Fault{f("pause-worker@10s+5s:sup3")}, "add control.ssh.hosts.sup3: ADDR:PORT"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			err := CheckTargetFaults(c.t, c.faults)
+			if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
+				t.Errorf("CheckTargetFaults = %v, want %q", err, c.want)
+			}
+		})
+	}
+}
+
+// A nemesis refuses a fault its control cannot perform before acting (no connection is attempted: the
+// hosts' addresses are not reachable from here and would fail differently).
+func TestInjectRefusesBeforeActing(t *testing.T) {
+	key, known := sshKeyFiles(t)
+	ctl, err := control.NewSSH(&target.SSH{User: "storm", Key: key, KnownHosts: known, Hosts: map[string]string{"sup1": "192.0.2.1:22"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := &Nemesis{ctl: ctl, name: "t", cores: func() map[string]float64 { return map[string]float64{"sup1": 1} }, logf: t.Logf}
+	_, err = n.Inject(t.Context(), Fault{Kind: KillSupervisor, Target: "sup1"})
+	if err == nil || !strings.Contains(err.Error(), "needs stop-supervisor") || !strings.Contains(err.Error(), "control.ssh.commands.supervisor") {
+		t.Errorf("Inject = %v, want a refusal naming the op and the key", err)
+	}
+}
+
+func sshKeyFiles(t *testing.T) (key, known string) {
+	t.Helper()
+	dir := t.TempDir()
+	_, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	block, err := ssh.MarshalPrivateKey(priv, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, known = filepath.Join(dir, "id"), filepath.Join(dir, "known_hosts")
+	if err := os.WriteFile(key, pem.EncodeToMemory(block), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(known, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return key, known
+}
