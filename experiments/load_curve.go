@@ -193,7 +193,7 @@ func loadCurvePoints(ctx context.Context, env Env, s *session, k loadCurveKnobs,
 func loadCurveRow(r *harness.RunResult, sched string, f float64, rep int, offered string, windows int) (Row, error) {
 	m := r.Measurement
 	if m.OpenLoop == nil {
-		return Row{}, fmt.Errorf("no open-loop measurement: %s", orStr(m.NotMeasured[harness.MetricOpenLoop], "the spouts reported none"))
+		return Row{}, fmt.Errorf("no open-loop measurement: %s", m.OpenLoopMissing())
 	}
 	ws, err := capacity.WindowsOf(r, windows)
 	if err != nil {

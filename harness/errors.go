@@ -5,8 +5,8 @@ import (
 	"fmt"
 )
 
-// Stages of a run, for RunError.Stage. Exported are those callers act on (a refused spec, a cluster
-// that did not become idle); the others only name, in the error text, where a run failed.
+// Stages of a run, for RunError.Stage: they name, in the error text, where a run failed (callers act on
+// RunError.Refused).
 const (
 	stageSubmit  = "submit"       // copying the jar and running its main class in Nimbus
 	stageStart   = "start"        // waiting until every executor runs
@@ -15,8 +15,8 @@ const (
 	stageWindow  = "window"       // the measurement window (or the dataset)
 	stageCollect = "collect"      // reading reports, placement, service state and Storm's statistics
 	stageKill    = "kill"         // killing the topology afterwards
-	StageIdle    = "wait idle"    // before the run: the previous topology and workers must be gone
-	StageSpec    = "bad run spec" // the spec was refused before anything started
+	stageIdle    = "wait idle"    // before the run: the previous topology and workers must be gone
+	stageSpec    = "bad run spec" // the spec was refused before anything started
 )
 
 // RunError is why a run failed: the stage, the topology and the cause (wrapped: errors.Is and
@@ -34,6 +34,10 @@ func (e *RunError) Error() string {
 }
 
 func (e *RunError) Unwrap() error { return e.Err }
+
+// Refused reports whether the run was refused before anything was submitted (a bad spec, or a target
+// that cannot take it).
+func (e *RunError) Refused() bool { return e.Stage == stageSpec }
 
 // LogText renders Logs for a terminal, one header per daemon log ("" when there are none).
 func (e *RunError) LogText() string { return formatTails(e.Logs) }

@@ -180,7 +180,7 @@ func TestTimeline(t *testing.T) {
 			{Host: "s1", Port: 6700, TimeMs: 105_000, IntervalS: 5, Acked: 50, WorkerStartMs: 100_500, CompleteLatencyMs: []float64{2, 4}},
 			{Host: "s1", Port: 6700, TimeMs: 120_000, IntervalS: 5, Acked: 100, WorkerStartMs: 100_500},
 		}}
-	ev := Timeline(r)
+	ev := r.Timeline()
 	count := map[string]int{}
 	for i, e := range ev {
 		count[e.Event]++

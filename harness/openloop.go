@@ -8,10 +8,10 @@ import (
 	"github.com/stormlab/stormlab/infra/protocol"
 )
 
-// MetricOpenLoop names the open-loop measurement (OpenLoop) in
+// metricOpenLoop names the open-loop measurement (OpenLoop) in
 // Measurement.Measured and NotMeasured; it appears only in runs whose
 // spouts ran open loop (topology flag --rate).
-const MetricOpenLoop = "open_loop"
+const metricOpenLoop = "open_loop"
 
 // OpenLoop is what an open-loop run measured in the window besides the
 // closed-loop metrics: the complete latency from each tuple's intended
@@ -48,10 +48,22 @@ func measureOpenLoop(m *Measurement, reports []protocol.WorkerReport, fromMs, to
 	switch {
 	case ol != nil:
 		m.OpenLoop = ol
-		m.Measured = append(m.Measured, MetricOpenLoop)
+		m.Measured = append(m.Measured, metricOpenLoop)
 	case why != "":
-		m.notMeasured(MetricOpenLoop, why)
+		m.notMeasured(metricOpenLoop, why)
 	}
+}
+
+// OpenLoopMissing is why m has no open-loop measurement: the workers' reason, or that no spout reported
+// open-loop load (a closed-loop run); "" when m has one.
+func (m Measurement) OpenLoopMissing() string {
+	if m.OpenLoop != nil {
+		return ""
+	}
+	if why := m.NotMeasured[metricOpenLoop]; why != "" {
+		return why
+	}
+	return "the spouts reported no open-loop load (did the topology get --rate?)"
 }
 
 // isOpenLoop reports whether a worker report carries open-loop fields.

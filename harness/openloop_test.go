@@ -54,8 +54,8 @@ func TestOpenLoopMergeHandComputed(t *testing.T) {
 	if *ol != want {
 		t.Errorf("open loop:\n got %+v\nwant %+v", *ol, want)
 	}
-	if !m.isMeasured(MetricOpenLoop) {
-		t.Errorf("measured %v: want %s in it", m.Measured, MetricOpenLoop)
+	if !m.isMeasured(metricOpenLoop) {
+		t.Errorf("measured %v: want %s in it", m.Measured, metricOpenLoop)
 	}
 }
 
@@ -68,10 +68,10 @@ func TestOpenLoopAbsentInClosedLoop(t *testing.T) {
 			LatencyHist: hist(t, protocol.LatencyHistHighest, 3)},
 	}
 	m := measureWindow(reports, taskPlacement{}, map[string]float64{"a": 100}, 1000, 11000)
-	if m.OpenLoop != nil || m.isMeasured(MetricOpenLoop) {
+	if m.OpenLoop != nil || m.isMeasured(metricOpenLoop) {
 		t.Errorf("closed loop got an open-loop measurement: %+v", m.OpenLoop)
 	}
-	if _, ok := m.NotMeasured[MetricOpenLoop]; ok {
+	if _, ok := m.NotMeasured[metricOpenLoop]; ok {
 		t.Errorf("closed loop names open_loop as not measured: %v", m.NotMeasured)
 	}
 }
@@ -81,7 +81,7 @@ func TestOpenLoopAbsentInClosedLoop(t *testing.T) {
 func TestOpenLoopNotMeasured(t *testing.T) {
 	reports := []protocol.WorkerReport{openReport(t, "a", 1000, 900, 10, 10, []int64{1}, []int64{1})}
 	m := measureWindow(reports, taskPlacement{}, map[string]float64{"a": 100}, 1000, 11000)
-	why, ok := m.NotMeasured[MetricOpenLoop]
+	why, ok := m.NotMeasured[metricOpenLoop]
 	if m.OpenLoop != nil || !ok || !strings.Contains(why, "intended") {
 		t.Errorf("got %+v, not measured %q", m.OpenLoop, why)
 	}

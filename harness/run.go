@@ -42,7 +42,7 @@ func StormSchedulerClass(name string) (class string, bridged bool) {
 	if c, ok := nativeSchedulers[name]; ok {
 		return c, false
 	}
-	return BridgeClass, true
+	return protocol.BridgeClass, true
 }
 
 // NativeNames lists the native scheduler names.
@@ -250,7 +250,7 @@ func runOn(ctx context.Context, cl runCluster, spec RunSpec) (res *RunResult, er
 		end = Timed{}
 	}
 	res = &RunResult{Spec: spec, StartedAt: time.Now(), EndKind: end.kind()}
-	r := &running{cl: cl, spec: spec, res: res, stage: StageSpec}
+	r := &running{cl: cl, spec: spec, res: res, stage: stageSpec}
 	defer func() {
 		if err != nil {
 			err = &RunError{Topology: spec.Topology.Name, Stage: r.stage, Err: err}

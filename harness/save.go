@@ -50,7 +50,7 @@ func Save(dir string, r *RunResult) error {
 		return err
 	}
 	if err := write("timeline.jsonl", func(e *json.Encoder) error {
-		for _, ev := range Timeline(r) {
+		for _, ev := range r.Timeline() {
 			if err := e.Encode(ev); err != nil {
 				return err
 			}

@@ -10,6 +10,7 @@ import (
 	"github.com/stormlab/stormlab/infra/control"
 	"github.com/stormlab/stormlab/infra/docker"
 	"github.com/stormlab/stormlab/infra/images"
+	"github.com/stormlab/stormlab/infra/protocol"
 	"github.com/stormlab/stormlab/schedulers"
 )
 
@@ -63,7 +64,7 @@ func StartSession(ctx context.Context, cs ClusterSpec, scheduler string) (*Sessi
 	}
 	if bridged {
 		// Topologies naming no scheduler (every run's here) go to the service, as before per-topology choice.
-		opts = append(opts, docker.WithNimbusConf(map[string]any{DefaultSchedulerConf: scheduler}))
+		opts = append(opts, docker.WithNimbusConf(map[string]any{protocol.DefaultSchedulerConf: scheduler}))
 	}
 	if cs.DelayMs > 0 {
 		opts = append(opts, docker.WithNetworkDelay(cs.DelayMs))
@@ -124,12 +125,12 @@ func (s *Session) Run(ctx context.Context, spec RunSpec) (*RunResult, error) {
 		spec.Scheduler = s.Scheduler
 	}
 	if spec.Scheduler != s.Scheduler {
-		return nil, &RunError{Topology: spec.Topology.Name, Stage: StageSpec,
+		return nil, &RunError{Topology: spec.Topology.Name, Stage: stageSpec,
 			Err: fmt.Errorf("session runs %s, not %s: start another session for another scheduler", s.Scheduler, spec.Scheduler)}
 	}
 	t0 := time.Now()
 	if err := s.waitIdleAfterRun(ctx); err != nil {
-		return nil, &RunError{Topology: spec.Topology.Name, Stage: StageIdle, Err: err, Logs: logTails(ctx, s.c, 20)}
+		return nil, &RunError{Topology: spec.Topology.Name, Stage: stageIdle, Err: err, Logs: logTails(ctx, s.c, 20)}
 	}
 	idle := time.Since(t0).Seconds()
 	s.runs++

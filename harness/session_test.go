@@ -82,8 +82,8 @@ func TestSessionEnds(t *testing.T) {
 	// A refused spec: a typed error naming the stage; nothing was submitted.
 	_, err = s.Run(ctx, RunSpec{Topology: topo, End: Dataset{Spout: "sentence"}})
 	var re *RunError
-	if !errors.As(err, &re) || re.Stage != StageSpec {
-		t.Errorf("dataset run without Max: error %v, want a *RunError at stage %q", err, StageSpec)
+	if !errors.As(err, &re) || re.Stage != stageSpec {
+		t.Errorf("dataset run without Max: error %v, want a *RunError at stage %q", err, stageSpec)
 	}
 }
 

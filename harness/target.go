@@ -286,28 +286,16 @@ func NimbusScheduler(conf map[string]any) string {
 	return nativeSchedulers["storm-default"]
 }
 
-// Configuration keys and the class of the bridge, as a Nimbus, its supervisors and a topology read
-// them, and the environment variable naming a target.
+// TargetEnv is the environment variable naming a target (the bridge's conf keys and class are in
+// infra/protocol).
 const (
-	// BridgeClass is the Nimbus-side IScheduler that calls the Go service.
-	BridgeClass = "org.stormlab.bridge.BridgeScheduler"
-	// TopologySchedulerConf is the topology conf key naming the topology's scheduler for the bridge on
-	// Nimbus (BridgeScheduler's Delegates.TOPOLOGY_CONF): storm-even, storm-default and storm-ras run in
-	// Nimbus's process, any other name is a Go scheduler the service runs.
-	TopologySchedulerConf = "stormlab.scheduler"
-	// TokenConf is the storm.yaml key of the service's token: the bridge reads it from Nimbus's conf, the
-	// workers' reporter from the supervisors' (it reaches the workers' conf, not the topology's).
-	TokenConf = "stormlab.scheduler.token"
-	// DefaultSchedulerConf is the Nimbus conf key naming the scheduler of topologies that name none
-	// (BridgeScheduler's Delegates.CONF_DEFAULT; without it, storm-default: Nimbus's own behaviour).
-	DefaultSchedulerConf = "stormlab.scheduler.default"
 	// TargetEnv names the environment variable holding a target file: experiments (and `go test
 	// ./experiments`) run on that cluster instead of containers when it is set.
 	TargetEnv = "STORMLAB_TARGET"
 )
 
 // runOnTarget runs spec on a target cluster. A Nimbus running the bridge runs every scheduler: the
-// topology names spec.Scheduler in its conf (TopologySchedulerConf), and the bridge places it with
+// topology names spec.Scheduler in its conf (protocol.TopologySchedulerConf), and the bridge places it with
 // Storm's own scheduler in Nimbus or asks the service (switched to spec.Scheduler first). A Nimbus
 // running a native storm.scheduler runs only that one. No topology of the same name may run; after
 // the run it waits until the submitted topology is gone again, so the cluster is left as it was
@@ -318,26 +306,26 @@ func runOnTarget(ctx context.Context, tc *targetCluster, schedulerOptions string
 	}
 	conf, err := tc.NimbusConf(ctx)
 	if err != nil {
-		return fail(StageSpec, fmt.Errorf("read Nimbus's configuration through the UI: %w", err))
+		return fail(stageSpec, fmt.Errorf("read Nimbus's configuration through the UI: %w", err))
 	}
 	want, bridged := StormSchedulerClass(spec.Scheduler)
 	have := NimbusScheduler(conf)
-	if have != BridgeClass && have != want {
-		return fail(StageSpec, fmt.Errorf("the target's Nimbus runs storm.scheduler %s, which runs only itself, but %s needs %s: install the bridge (storm.scheduler: %s), which runs every scheduler, or run a scheduler that fits this Nimbus", have, spec.Scheduler, want, BridgeClass))
+	if have != protocol.BridgeClass && have != want {
+		return fail(stageSpec, fmt.Errorf("the target's Nimbus runs storm.scheduler %s, which runs only itself, but %s needs %s: install the bridge (storm.scheduler: %s), which runs every scheduler, or run a scheduler that fits this Nimbus", have, spec.Scheduler, want, protocol.BridgeClass))
 	}
 	if bridged {
 		if err := setServiceScheduler(ctx, tc.svc, spec.Scheduler, orDefault(schedulerOptions, "{}")); err != nil {
-			return fail(StageSpec, err)
+			return fail(stageSpec, err)
 		}
 	}
 	spec.Topology.Args = withSchedulerConf(spec.Topology.Args, spec.Scheduler)
 	tops, err := tc.ui.Topologies(ctx)
 	if err != nil {
-		return fail(StageSpec, err)
+		return fail(stageSpec, err)
 	}
 	for _, t := range tops {
 		if t.Name == spec.Topology.Name {
-			return fail(StageSpec, fmt.Errorf("a topology named %s already runs on the target (%s): kill it or choose another name", t.Name, t.Status))
+			return fail(stageSpec, fmt.Errorf("a topology named %s already runs on the target (%s): kill it or choose another name", t.Name, t.Status))
 		}
 	}
 	res, err := runOn(ctx, tc, spec)
@@ -345,7 +333,7 @@ func runOnTarget(ctx context.Context, tc *targetCluster, schedulerOptions string
 		res.Cluster = orDefault(tc.T.Name, "target")
 		// A native scheduler on a bridged Nimbus: the service must not have placed the topology (an
 		// older bridge, without per-topology choice, sends every topology to the service).
-		if !bridged && have == BridgeClass && len(res.Decisions) > 0 && res.Validity.Level != Invalid {
+		if !bridged && have == protocol.BridgeClass && len(res.Decisions) > 0 && res.Validity.Level != Invalid {
 			// Nimbus's conf is not a record of the run: this reason is merged here.
 			res.Validity = res.Validity.merge(Reason{ReasonScheduler, Invalid, fmt.Sprintf("the bridge on Nimbus sent %s's topology to the service instead of running %s in Nimbus: install the current bridge jar (stormlab bridge install-files)", spec.Scheduler, spec.Scheduler)})
 		}
@@ -369,11 +357,11 @@ func runOnTarget(ctx context.Context, tc *targetCluster, schedulerOptions string
 // topologies put --conf entries into the topology conf), unless they name a scheduler already.
 func withSchedulerConf(args []string, scheduler string) []string {
 	for i, a := range args {
-		if a == "--conf" && i+1 < len(args) && strings.HasPrefix(args[i+1], TopologySchedulerConf+"=") {
+		if a == "--conf" && i+1 < len(args) && strings.HasPrefix(args[i+1], protocol.TopologySchedulerConf+"=") {
 			return args
 		}
 	}
-	return append(append([]string(nil), args...), "--conf", TopologySchedulerConf+"="+scheduler)
+	return append(append([]string(nil), args...), "--conf", protocol.TopologySchedulerConf+"="+scheduler)
 }
 
 // waitGone waits until Nimbus no longer lists a topology named name.
@@ -406,11 +394,11 @@ func TargetFromEnv() (*target.Target, error) {
 // to the service).
 func runOnTargetSpec(ctx context.Context, cs ClusterSpec, spec RunSpec) (*RunResult, error) {
 	if err := CheckTargetFaults(cs.Target, spec.Faults); err != nil {
-		return nil, &RunError{Topology: spec.Topology.Name, Stage: StageSpec, Err: err}
+		return nil, &RunError{Topology: spec.Topology.Name, Stage: stageSpec, Err: err}
 	}
 	tc, err := openTarget(ctx, cs.Target, cs.Logf)
 	if err != nil {
-		return nil, &RunError{Topology: spec.Topology.Name, Stage: StageSpec, Err: err}
+		return nil, &RunError{Topology: spec.Topology.Name, Stage: stageSpec, Err: err}
 	}
 	defer tc.Close()
 	so := cs.SchedulerOptions

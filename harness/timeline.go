@@ -22,7 +22,7 @@ type TimelineEvent struct {
 // Timeline lists a run's events in time order: its window, its faults' starts and ends, the scheduler
 // service's decisions and the bridge's fallbacks, every worker incarnation's start (WorkerStartMs of
 // the reports) and the throughput/latency series from the run's start to the window's end.
-func Timeline(r *RunResult) []TimelineEvent {
+func (r *RunResult) Timeline() []TimelineEvent {
 	var ev []TimelineEvent
 	add := func(t int64, event, fault, detail string) {
 		ev = append(ev, TimelineEvent{TimeMs: t, Event: event, Fault: fault, Detail: detail})

@@ -12,7 +12,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/stormlab/stormlab/harness"
 	"github.com/stormlab/stormlab/infra/assets"
 	"github.com/stormlab/stormlab/infra/protocol"
 )
@@ -182,7 +181,7 @@ stormlab.scheduler.url: "%s%s"
 %s: "storm-default"
 # the service's token, when it runs with --token (required when it listens beyond loopback)
 #stormlab.scheduler.token: "REPLACE-WITH-THE-SERVICE-TOKEN"
-`, harness.BridgeClass, serviceURL, protocol.PathSchedule, harness.TopologySchedulerConf, harness.DefaultSchedulerConf)
+`, protocol.BridgeClass, serviceURL, protocol.PathSchedule, protocol.TopologySchedulerConf, protocol.DefaultSchedulerConf)
 }
 
 func supervisorYAML(serviceURL string) string {
@@ -227,5 +226,5 @@ stormlab's own topologies are instrumented already. Another topology reports to 
 it registers the hook and the URL (%[2]s on the workers' classpath):
    storm jar ... -c topology.auto.task.hooks='["org.stormlab.instrument.TrafficHook"]' \
      -c topology.stats.sample.rate=1.0 -c stormlab.metrics.url=%[5]s%[8]s
-`, installBridgeJar, installInstrumentJar, installNimbusYAML, installSupervisorYML, serviceURL, harness.TopologySchedulerConf, harness.DefaultSchedulerConf, protocol.PathMetrics)
+`, installBridgeJar, installInstrumentJar, installNimbusYAML, installSupervisorYML, serviceURL, protocol.TopologySchedulerConf, protocol.DefaultSchedulerConf, protocol.PathMetrics)
 }

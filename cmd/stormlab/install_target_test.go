@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stormlab/stormlab/harness"
 	"github.com/stormlab/stormlab/infra/assets"
+	"github.com/stormlab/stormlab/infra/protocol"
 )
 
 // install-files writes the two jars (the instrumentation one holding only the instrumentation
@@ -28,7 +28,7 @@ func TestBridgeInstallFiles(t *testing.T) {
 		t.Fatalf("install-files: exit %d stdout %q stderr %q", code, out, errs)
 	}
 	for name, want := range map[string]string{
-		installNimbusYAML:    `storm.scheduler: "` + harness.BridgeClass + `"`,
+		installNimbusYAML:    `storm.scheduler: "` + protocol.BridgeClass + `"`,
 		installSupervisorYML: "stormlab.scheduler.token",
 		installReadme:        "extlib-daemon",
 	} {

@@ -262,7 +262,7 @@ func runOnce(ctx context.Context, o runOptions, tg *target.Target, stdout, stder
 		}
 		// A target that cannot take the run (unreachable, another scheduler in Nimbus) is bad input:
 		// nothing was submitted.
-		if re := (*harness.RunError)(nil); tg != nil && errors.As(err, &re) && re.Stage == harness.StageSpec {
+		if re := (*harness.RunError)(nil); tg != nil && errors.As(err, &re) && re.Refused() {
 			return errors.New(oneLine(err.Error()))
 		}
 		if errors.Is(err, context.Canceled) {
@@ -460,7 +460,7 @@ func writeFaultFigure(path string, r *harness.RunResult) error {
 	t0 := r.StartedAt.UnixMilli()
 	var ts reports.TimeSeries
 	ts.Name = "throughput"
-	for _, e := range harness.Timeline(r) {
+	for _, e := range r.Timeline() {
 		if e.Event == "throughput" && e.Tput != nil {
 			ts.T = append(ts.T, float64(e.TimeMs-t0)/1000)
 			ts.Y = append(ts.Y, *e.Tput)

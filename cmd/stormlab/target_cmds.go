@@ -140,10 +140,10 @@ func checkTarget(ctx context.Context, t *target.Target, probe bool, w io.Writer)
 		sched := harness.NimbusScheduler(conf)
 		url, _ := conf[docker.ServiceURLConf].(string)
 		switch {
-		case sched != harness.BridgeClass:
+		case sched != protocol.BridgeClass:
 			item(false, "bridge", "Nimbus runs storm.scheduler "+sched,
 				fmt.Sprintf("the bridge is not installed: copy the bridge jar to Nimbus's extlib, set storm.scheduler: %s and %s: %s%s in Nimbus's storm.yaml, restart Nimbus (stormlab's docs/own-cluster.md)",
-					harness.BridgeClass, docker.ServiceURLConf, target.Trim(t.Service.Cluster), protocol.PathSchedule))
+					protocol.BridgeClass, docker.ServiceURLConf, target.Trim(t.Service.Cluster), protocol.PathSchedule))
 		case url != "" && !strings.HasPrefix(url, target.Trim(t.Service.Cluster)):
 			item(false, "bridge", "installed, but it posts to "+url,
 				fmt.Sprintf("set %s: %s%s in Nimbus's storm.yaml, or service.cluster in the target file to where the bridge posts", docker.ServiceURLConf, target.Trim(t.Service.Cluster), protocol.PathSchedule))
@@ -315,9 +315,9 @@ func standUp(ctx context.Context, profile, scheduler, out string, logf func(stri
 	if err != nil {
 		return nil, err
 	}
-	c, err := docker.Run(ctx, docker.WithStanding(), docker.WithProfile(profile), docker.WithScheduler(harness.BridgeClass),
-		docker.WithNimbusConf(map[string]any{harness.DefaultSchedulerConf: dflt, harness.TokenConf: token}),
-		docker.WithSupervisorConf(map[string]any{harness.TokenConf: token}),
+	c, err := docker.Run(ctx, docker.WithStanding(), docker.WithProfile(profile), docker.WithScheduler(protocol.BridgeClass),
+		docker.WithNimbusConf(map[string]any{protocol.DefaultSchedulerConf: dflt, protocol.TokenConf: token}),
+		docker.WithSupervisorConf(map[string]any{protocol.TokenConf: token}),
 		docker.WithService("", "--scheduler", svcScheduler, "--token", token), docker.WithLogf(logf))
 	if err != nil {
 		return nil, errors.Join(err, c.Terminate(ctx))

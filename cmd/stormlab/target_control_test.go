@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stormlab/stormlab/harness"
 	"github.com/stormlab/stormlab/infra/control/sshtest"
+	"github.com/stormlab/stormlab/infra/protocol"
 )
 
 // TestTargetCheckControl: target check logs in to every host of the control section (a real OpenSSH
@@ -21,7 +21,7 @@ func TestTargetCheckControl(t *testing.T) {
 		t.Fatal(err)
 	}
 	withControl := func(key, known string, hosts ...string) string {
-		file := fakeTarget(t, harness.BridgeClass)
+		file := fakeTarget(t, protocol.BridgeClass)
 		var hs []string
 		for _, h := range hosts {
 			hs = append(hs, fmt.Sprintf("%s: %q", h, srv.Addr))

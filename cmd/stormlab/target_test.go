@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/stormlab/stormlab/experiments"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -12,7 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stormlab/stormlab/harness"
+	"github.com/stormlab/stormlab/experiments"
+
 	"github.com/stormlab/stormlab/harness/service"
 	"github.com/stormlab/stormlab/infra/protocol"
 	"github.com/stormlab/stormlab/schedulers"
@@ -57,7 +57,7 @@ func fakeTarget(t *testing.T, scheduler string) string {
 
 func TestTargetCheck(t *testing.T) {
 	// With the bridge in Nimbus every item passes.
-	code, out, errs := cli(t, "target", "check", fakeTarget(t, harness.BridgeClass))
+	code, out, errs := cli(t, "target", "check", fakeTarget(t, protocol.BridgeClass))
 	if code != exitOK || !strings.Contains(out, "target ready") || strings.Contains(out, "FAIL") {
 		t.Errorf("bridge installed: exit %d stdout %q stderr %q, want exit 0 and target ready", code, out, errs)
 	}
@@ -69,7 +69,7 @@ func TestTargetCheck(t *testing.T) {
 	// A Nimbus without the bridge: said so, exit 2 with the fix.
 	code, out, errs = cli(t, "target", "check", fakeTarget(t, "org.apache.storm.scheduler.EvenScheduler"))
 	if code != exitBadInput || !strings.Contains(out, "FAIL  bridge") || strings.Count(errs, "\n") != 1 ||
-		!strings.Contains(errs, "the bridge is not installed") || !strings.Contains(errs, "storm.scheduler: "+harness.BridgeClass) {
+		!strings.Contains(errs, "the bridge is not installed") || !strings.Contains(errs, "storm.scheduler: "+protocol.BridgeClass) {
 		t.Errorf("no bridge: exit %d stdout %q stderr %q, want exit 2 naming the missing bridge and the fix", code, out, errs)
 	}
 }
@@ -101,7 +101,7 @@ func TestTargetBadFile(t *testing.T) {
 // Cluster experiments that need containers of their own refuse a target, one line saying why, before
 // anything runs; every cluster experiment but smoke is among them.
 func TestExperimentTargetRefusals(t *testing.T) {
-	file := fakeTarget(t, harness.BridgeClass)
+	file := fakeTarget(t, protocol.BridgeClass)
 	for _, s := range experiments.List() {
 		why := s.Needs.OnTarget()
 		if s.Needs.Docker() && s.Name != "smoke" && why == nil {
@@ -128,7 +128,7 @@ func TestTargetCheckToken(t *testing.T) {
 	}
 	srv := httptest.NewServer(svc.Handler())
 	defer srv.Close()
-	base := fakeTarget(t, harness.BridgeClass)
+	base := fakeTarget(t, protocol.BridgeClass)
 	data, err := os.ReadFile(base)
 	if err != nil {
 		t.Fatal(err)

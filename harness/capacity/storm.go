@@ -65,9 +65,5 @@ func WindowsOf(res *harness.RunResult, want int) ([]Window, error) {
 }
 
 func notOpenLoop(i int, m harness.Measurement) string {
-	why := m.NotMeasured[harness.MetricOpenLoop]
-	if why == "" {
-		why = "the spouts reported no open-loop load (did the topology get --rate?)"
-	}
-	return fmt.Sprintf("window %d: open-loop load not measured: %s", i+1, why)
+	return fmt.Sprintf("window %d: open-loop load not measured: %s", i+1, m.OpenLoopMissing())
 }

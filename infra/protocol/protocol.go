@@ -2,6 +2,23 @@ package protocol
 
 import "encoding/json"
 
+// The class of the bridge and its configuration keys, as a Nimbus, its supervisors and a topology read
+// them.
+const (
+	// BridgeClass is the Nimbus-side IScheduler that calls the Go service.
+	BridgeClass = "org.stormlab.bridge.BridgeScheduler"
+	// TopologySchedulerConf is the topology conf key naming the topology's scheduler for the bridge on
+	// Nimbus (BridgeScheduler's Delegates.TOPOLOGY_CONF): storm-even, storm-default and storm-ras run in
+	// Nimbus's process, any other name is a Go scheduler the service runs.
+	TopologySchedulerConf = "stormlab.scheduler"
+	// TokenConf is the storm.yaml key of the service's token: the bridge reads it from Nimbus's conf, the
+	// workers' reporter from the supervisors' (it reaches the workers' conf, not the topology's).
+	TokenConf = "stormlab.scheduler.token"
+	// DefaultSchedulerConf is the Nimbus conf key naming the scheduler of topologies that name none
+	// (BridgeScheduler's Delegates.CONF_DEFAULT; without it, storm-default: Nimbus's own behaviour).
+	DefaultSchedulerConf = "stormlab.scheduler.default"
+)
+
 // Paths served by the scheduler service.
 const (
 	PathSchedule = "/v1/schedule"
