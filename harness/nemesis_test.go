@@ -1,17 +1,11 @@
 package harness
 
 import (
-	"crypto/ed25519"
-	"crypto/rand"
-	"encoding/pem"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"golang.org/x/crypto/ssh"
-
 	"github.com/stormlab/stormlab/infra/control"
+	"github.com/stormlab/stormlab/infra/control/sshtest"
 	"github.com/stormlab/stormlab/infra/target"
 )
 
@@ -39,7 +33,7 @@ func TestFaultNeeds(t *testing.T) {
 // TestCheckTargetFaults: a target run refuses, before anything is reached, the faults its control
 // cannot perform, naming the target-file key to add. Only files are read (key, known_hosts).
 func TestCheckTargetFaults(t *testing.T) {
-	key, known := sshKeyFiles(t)
+	key, known := sshtest.KeyFiles(t)
 	ssh := func(cmds target.Commands) *target.Target {
 		return &target.Target{Control: &target.Control{SSH: &target.SSH{User: "storm", Key: key, KnownHosts: known,
 			Hosts: map[string]string{"sup1": "10.0.0.11:22", "sup2": "10.0.0.12:22", "zk1": "10.0.0.5:22"}, Commands: cmds}}}
@@ -82,7 +76,7 @@ func TestCheckTargetFaults(t *testing.T) {
 // A nemesis refuses a fault its control cannot perform before acting (no connection is attempted: the
 // hosts' addresses are not reachable from here and would fail differently).
 func TestInjectRefusesBeforeActing(t *testing.T) {
-	key, known := sshKeyFiles(t)
+	key, known := sshtest.KeyFiles(t)
 	ctl, err := control.NewSSH(&target.SSH{User: "storm", Key: key, KnownHosts: known, Hosts: map[string]string{"sup1": "192.0.2.1:22"}})
 	if err != nil {
 		t.Fatal(err)
@@ -92,25 +86,4 @@ func TestInjectRefusesBeforeActing(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "needs stop-supervisor") || !strings.Contains(err.Error(), "control.ssh.commands.supervisor") {
 		t.Errorf("Inject = %v, want a refusal naming the op and the key", err)
 	}
-}
-
-func sshKeyFiles(t *testing.T) (key, known string) {
-	t.Helper()
-	dir := t.TempDir()
-	_, priv, err := ed25519.GenerateKey(rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	block, err := ssh.MarshalPrivateKey(priv, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	key, known = filepath.Join(dir, "id"), filepath.Join(dir, "known_hosts")
-	if err := os.WriteFile(key, pem.EncodeToMemory(block), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(known, nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return key, known
 }

@@ -1,9 +1,6 @@
 package control
 
 import (
-	"crypto/ed25519"
-	"crypto/rand"
-	"encoding/pem"
 	"errors"
 	"os"
 	"path/filepath"
@@ -11,8 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"golang.org/x/crypto/ssh"
-
+	"github.com/stormlab/stormlab/infra/control/sshtest"
 	"github.com/stormlab/stormlab/infra/target"
 )
 
@@ -70,7 +66,7 @@ func TestDockerOps(t *testing.T) {
 // TestSSHCapabilities: which ops an SSH control offers follows from the target file's commands, and a
 // refusal names the key to add. No connection is made.
 func TestSSHCapabilities(t *testing.T) {
-	key, known := keyFiles(t)
+	key, known := sshtest.KeyFiles(t)
 	base := target.SSH{User: "storm", Key: key, KnownHosts: known, Hosts: map[string]string{"sup1": "10.0.0.11:22", "zk": "10.0.0.5"}}
 	full := base
 	full.Commands = target.Commands{
@@ -125,7 +121,7 @@ func TestSSHCapabilities(t *testing.T) {
 }
 
 func TestNewSSHErrors(t *testing.T) {
-	key, known := keyFiles(t)
+	key, known := sshtest.KeyFiles(t)
 	notKey := filepath.Join(t.TempDir(), "not-a-key")
 	if err := os.WriteFile(notKey, []byte("hello"), 0o600); err != nil {
 		t.Fatal(err)
@@ -144,26 +140,4 @@ func TestNewSSHErrors(t *testing.T) {
 			}
 		})
 	}
-}
-
-// keyFiles writes a fresh ed25519 key and an empty known_hosts file.
-func keyFiles(t *testing.T) (key, known string) {
-	t.Helper()
-	dir := t.TempDir()
-	_, priv, err := ed25519.GenerateKey(rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	block, err := ssh.MarshalPrivateKey(priv, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	key, known = filepath.Join(dir, "id"), filepath.Join(dir, "known_hosts")
-	if err := os.WriteFile(key, pem.EncodeToMemory(block), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(known, nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return key, known
 }

@@ -121,6 +121,19 @@ func baseImage(t testing.TB, ctx context.Context) string {
 	return tag
 }
 
+// KeyFiles writes a fresh ed25519 private key and an empty known_hosts file into a temporary folder:
+// a client the test server does not know, for tests of refusals.
+func KeyFiles(t testing.TB) (key, known string) {
+	t.Helper()
+	dir := t.TempDir()
+	key, _ = keyPair(t, filepath.Join(dir, "id"))
+	known = filepath.Join(dir, "known_hosts")
+	if err := os.WriteFile(known, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return key, known
+}
+
 // keyPair writes a new ed25519 private key to path (OpenSSH form, mode 0600) and returns the path and
 // the public key.
 func keyPair(t testing.TB, path string) (string, ssh.PublicKey) {

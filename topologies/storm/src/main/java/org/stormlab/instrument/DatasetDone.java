@@ -20,11 +20,10 @@ public final class DatasetDone {
 
     /** The recorder of one spout task, or null when the topology runs without the stormlab hook. */
     public static DatasetDone of(Map<String, Object> conf, TopologyContext context) {
-        if (!"on".equals(Instrument.string(conf, Instrument.CONF_INSTRUMENTATION, "on"))) {
+        WorkerStats w = Registry.workerOf(conf, context);
+        if (w == null) {
             return null;
         }
-        Integer port = context.getThisWorkerPort();
-        WorkerStats w = Registry.worker(context.getStormId(), port == null ? 0 : port);
         return new DatasetDone(w, w.task(context.getThisTaskId()));
     }
 

@@ -24,11 +24,10 @@ public final class OpenLoopStats {
      * (--instrumentation off): then nothing is recorded.
      */
     public static OpenLoopStats of(Map<String, Object> conf, TopologyContext context) {
-        if (!"on".equals(Instrument.string(conf, Instrument.CONF_INSTRUMENTATION, "on"))) {
+        WorkerStats w = Registry.workerOf(conf, context);
+        if (w == null) {
             return null;
         }
-        Integer port = context.getThisWorkerPort();
-        WorkerStats w = Registry.worker(context.getStormId(), port == null ? 0 : port);
         TaskStats t = w.task(context.getThisTaskId());
         t.openLoop = true;
         w.openLoop = true;
