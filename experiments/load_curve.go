@@ -24,7 +24,7 @@ var loadCurveMetrics = []Metric{
 	{Name: "latency_intended_p99_ms", Label: "latency p99 from the intended send time (ms)"},
 	{Name: "latency_mean_ms", Label: "complete latency mean, from emit (ms)"},
 	{Name: "send_lag_p99_ms", Label: "send lag p99 (ms)"},
-	{Name: "sustainable", Label: "sustainable (1 = every window met the capacity criteria)"},
+	{Name: "sustainable", Label: "sustainable (1 = the run met the capacity criteria)"},
 }
 
 // loadCurveSchedulers: the reference (Storm's EvenScheduler, whose capacity sets the offered loads)

@@ -79,8 +79,8 @@ func newCapacityCmd() *cobra.Command {
 		Use:   "capacity --scheduler NAME --topology throughput|wordcount|kmeans [flags] [-- topology flags]",
 		Short: "Search the maximum sustainable throughput of a topology under a scheduler (open-loop load)",
 		Long: "capacity offers the topology open-loop load (one run per rate, on one cluster) and finds the highest\n" +
-			"rate it sustains: in every one of --windows consecutive windows at least --min-achieved of the offered\n" +
-			"tuples are acked and the latency p99 from the intended send time stays under --p99-bound, and the\n" +
+			"rate it sustains: over --windows consecutive windows at least --min-achieved of the offered tuples are\n" +
+			"acked, in every window the latency p99 from the intended send time stays under --p99-bound, and the\n" +
 			"send lag grows by at most --max-lag-growth over the step. Search: double from --start until a rate\n" +
 			"fails, then bisect to --precision. Every step is printed and, with --out, saved as a run.",
 		Args: cobra.ArbitraryArgs,
@@ -113,11 +113,11 @@ func newCapacityCmd() *cobra.Command {
 	f.Float64Var(&o.search.Factor, "factor", o.search.Factor, "step-up factor until a rate fails")
 	f.Float64Var(&o.search.Precision, "precision", o.search.Precision, "stop bisecting when (failed - sustainable) / sustainable is at most this")
 	f.Float64Var(&o.search.Max, "max", o.search.Max, "highest rate tried, tuples/s (reaching it sustainably reports 'at least')")
-	f.Float64Var(&o.search.Criteria.MinAchieved, "min-achieved", o.search.Criteria.MinAchieved, "share of the offered tuples that must be acked in every window")
+	f.Float64Var(&o.search.Criteria.MinAchieved, "min-achieved", o.search.Criteria.MinAchieved, "share of the offered tuples that must be acked over the step's windows")
 	f.DurationVar(&o.search.Criteria.P99Bound, "p99-bound", o.search.Criteria.P99Bound, "bound on the latency p99 from the intended send time in every window")
 	f.DurationVar(&o.search.Criteria.MaxLagGrowth, "max-lag-growth", o.search.Criteria.MaxLagGrowth, "how much the send lag p50 may grow from the first window to the last")
 	f.DurationVar(&o.window, "window", o.window, "length of one measurement window")
-	f.IntVar(&o.windows, "windows", o.windows, "windows per step; every one must pass")
+	f.IntVar(&o.windows, "windows", o.windows, "windows per step (latency is bounded in each, the acked share over all)")
 	f.DurationVar(&o.warmup, "warmup", o.warmup, "maximum warm-up of each step's run: its window opens once the acked rate is steady and within 10% of the offered (the start-up backlog drained)")
 	f.IntVar(&o.reps, "reps", o.reps, "independent searches on the same cluster; with 2 or more the CI is over their capacities")
 	f.StringVar(&o.arrivals, "arrivals", o.arrivals, "constant or poisson (seeded by --seed)")

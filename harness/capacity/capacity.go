@@ -30,20 +30,28 @@ type Criteria struct {
 var DefaultCriteria = Criteria{MinAchieved: 0.98, P99Bound: 2 * time.Second, MaxLagGrowth: 100 * time.Millisecond}
 
 // Judge reports whether ws show a sustainable rate and, when not, why (the first broken criterion).
+// The acked share is taken over the whole step (acked over offered tuples, all windows): a single
+// window's count moves by a few percent with where the workers' report intervals fall on its edges
+// (measured: 101.6, 104.1 and 97.5 acked tuples/s in three 10 s windows at 100 offered, latency flat),
+// while a cluster that falls behind loses the same share in every window. Latency must stay under the
+// bound in every window.
 func (c Criteria) Judge(ws []Window) (ok bool, why string) {
 	if len(ws) == 0 {
 		return false, "no measurement window"
 	}
+	var offered, acked float64
 	for i, w := range ws {
 		switch {
 		case w.OfferedRate <= 0:
 			return false, fmt.Sprintf("window %d: nothing offered", i+1)
-		case w.AckedRate < c.MinAchieved*w.OfferedRate:
-			return false, fmt.Sprintf("window %d: acked %.0f of %.0f tuples/s offered (%.1f%% < %.0f%%)",
-				i+1, w.AckedRate, w.OfferedRate, 100*w.AckedRate/w.OfferedRate, 100*c.MinAchieved)
 		case w.LatencyP99Ms > ms(c.P99Bound):
 			return false, fmt.Sprintf("window %d: latency p99 from the intended send time %.0f ms > %.0f ms", i+1, w.LatencyP99Ms, ms(c.P99Bound))
 		}
+		offered, acked = offered+w.OfferedRate, acked+w.AckedRate
+	}
+	if acked < c.MinAchieved*offered {
+		n := float64(len(ws))
+		return false, fmt.Sprintf("acked %.1f of %.1f tuples/s offered over the step (%.1f%% < %.0f%%)", acked/n, offered/n, 100*acked/offered, 100*c.MinAchieved)
 	}
 	if g := ws[len(ws)-1].SendLagP50Ms - ws[0].SendLagP50Ms; g > ms(c.MaxLagGrowth) {
 		return false, fmt.Sprintf("send lag p50 grew by %.0f ms over the step (> %.0f ms)", g, ms(c.MaxLagGrowth))

@@ -121,8 +121,11 @@ func TestJudge(t *testing.T) {
 		{"all good", []Window{ok, ok, ok}, ""},
 		{"no windows", nil, "no measurement window"},
 		{"nothing offered", []Window{with(func(w *Window) { w.OfferedRate = 0 })}, "nothing offered"},
-		{"acked 97.9%", []Window{ok, with(func(w *Window) { w.AckedRate = 979 })}, "window 2: acked 979 of 1000"},
+		{"acked 97.9% over the step", []Window{with(func(w *Window) { w.AckedRate = 979 }), with(func(w *Window) { w.AckedRate = 979 })}, "acked 979.0 of 1000.0 tuples/s offered over the step (97.9%"},
 		{"acked exactly 98%", []Window{with(func(w *Window) { w.AckedRate = 980 })}, ""},
+		// Report edges move one window's count; the step's total is what counts (values from a run).
+		{"one low window, step keeps up", []Window{with(func(w *Window) { w.OfferedRate, w.AckedRate = 100, 101.6 }),
+			with(func(w *Window) { w.OfferedRate, w.AckedRate = 100, 104.1 }), with(func(w *Window) { w.OfferedRate, w.AckedRate = 100, 97.5 })}, ""},
 		{"p99 over bound", []Window{ok, ok, with(func(w *Window) { w.LatencyP99Ms = 2001 })}, "window 3: latency p99"},
 		{"lag grows 101 ms", []Window{ok, ok, with(func(w *Window) { w.SendLagP50Ms = 103 })}, "send lag p50 grew by 101 ms"},
 		{"lag high but flat", []Window{with(func(w *Window) { w.SendLagP50Ms = 500 }), with(func(w *Window) { w.SendLagP50Ms = 550 })}, ""},

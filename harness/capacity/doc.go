@@ -1,11 +1,11 @@
 // Package capacity finds a topology's maximum sustainable throughput under one scheduler: the highest
 // open-loop offered rate the cluster keeps up with.
 //
-// A rate is sustainable when every window of its step (consecutive measurement windows of one run at
-// that rate) meets Criteria: the acked rate is at least MinAchieved of the offered rate, the complete
-// latency p99 measured from each tuple's intended send time stays under P99Bound, and the send lag does
-// not grow from the first window to the last by more than MaxLagGrowth. Requiring every window, not
-// their mean, is how a step is confirmed by repeated windows.
+// A rate is sustainable when its step (consecutive measurement windows of one run at that rate) meets
+// Criteria: over the step the acked tuples are at least MinAchieved of the offered, the complete latency
+// p99 measured from each tuple's intended send time stays under P99Bound in every window, and the send
+// lag does not grow from the first window to the last by more than MaxLagGrowth. Latency in every
+// window and the lag's trend over them are how a step is confirmed by repeated windows.
 //
 // The search is the one Theodolite and OpenMessaging Benchmark's max-rate mode use: step the rate up
 // exponentially (Factor) from Start until a rate fails, then bisect between the last sustainable and the
