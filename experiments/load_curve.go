@@ -84,7 +84,7 @@ func LoadCurve() *Spec {
 		Paper:       paperKPart,
 		Source:      Cite(paperKPart, "sec. 4, Figs. 10-11") + ", judged at matched offered loads",
 		Setup: "profile " + loadCurveProfile + " (supervisors of 0.5 and 1.0 cores); WordCount (defaults: 4 workers, parallelism 1, reports every second); " +
-			"capacity of storm-even by search (98% acked, p99 from the intended send time < 2 s, send lag growth <= 100 ms, every window), then open-loop runs at " +
+			"capacity of storm-even by search (98% of the offered acked over the step, p99 from the intended send time < 2 s in every window, send lag growth <= 100 ms), then open-loop runs at " +
 			"fractions of it (ci: 50% and 110%, quick and full: 20, 40, 60, 80, 90, 100, 110%), constant arrivals; ci and quick: 3 runs per point, at most 40 s warm-up (the window opens once the acked rate is steady and within 10% of the offered), " +
 			"20 s window in 2 halves; full: 5 runs, 60 s in 3. One cluster per scheduler (storm-even's also runs the search); the unit is one run.",
 		SeriesLabel: "scheduler",
