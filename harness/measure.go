@@ -29,6 +29,14 @@ const (
 	metricTupleSize  = "tuple_size"
 )
 
+// Exported metric names, for readers of Measurement.NotMeasured outside the package.
+const (
+	MetricThroughput = metricThroughput
+	MetricLatency    = metricLatency
+	MetricCutRate    = metricCutRate
+	MetricNodeCPU    = metricNodeCPU
+)
+
 // Measurement is what one run (or one window of it) measured. A metric
 // the workers did not deliver is named in NotMeasured with the reason; its
 // fields then hold 0, which is not a measured zero.
