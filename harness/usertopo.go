@@ -244,10 +244,19 @@ func UserTopology(ctx context.Context, u UserSpec, dir string) (TopologyRun, err
 	if err := mergeJars(jar, parts); err != nil {
 		return TopologyRun{}, err
 	}
+	// The local submitter of a target run reads storm-client's classpath next to the jar it submits:
+	// the one cached next to the topologies jar, so Maven does not run again for every merged jar.
+	cp, err := submitClasspath(ctx, topoJar)
+	if err != nil {
+		return TopologyRun{}, err
+	}
+	if err := os.WriteFile(filepath.Join(dir, submitClasspathFile), []byte(cp), 0o644); err != nil {
+		return TopologyRun{}, fmt.Errorf("write the submitter's classpath: %w", err)
+	}
 	main, args := u.Class, u.Args
 	if u.FluxFile != "" {
 		main, args = FluxMain, []string{"--resource", FluxResource, "--no-splash"}
-		if err := fluxDryRun(ctx, topoJar, jar, u.FluxFile); err != nil {
+		if err := fluxDryRun(ctx, cp, jar, u.FluxFile); err != nil {
 			return TopologyRun{}, err
 		}
 	}
@@ -359,16 +368,12 @@ func copyEntry(zw *zip.Writer, f *zip.File) error {
 // fluxDryRun runs Flux with --dry-run on the merged jar in a local JVM: Flux parses the file and
 // builds every component, so a file Flux rejects or a class not on the classpath fails here, before
 // anything is submitted.
-func fluxDryRun(ctx context.Context, topoJar, jar, file string) error {
-	cp, err := submitClasspath(ctx, topoJar) // cached next to the topologies jar
-	if err != nil {
-		return err
-	}
+func fluxDryRun(ctx context.Context, cp, jar, file string) error {
 	cmd := exec.CommandContext(ctx, "java", "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
 		"-cp", cp+string(os.PathListSeparator)+jar, FluxMain, "--resource", FluxResource, "--dry-run", "--no-splash", "--no-detail")
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
-	err = cmd.Run()
+	err := cmd.Run()
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}

@@ -55,9 +55,9 @@ func (o *runOptions) user() bool {
 
 // userSpec is the user topology the flags name.
 func (o *runOptions) userSpec() harness.UserSpec {
-	u := harness.UserSpec{FluxFile: o.fluxFile, Jar: o.jar, Class: o.class, Name: o.name}
+	u := harness.UserSpec{FluxFile: o.fluxFile, Jar: o.jar, Class: o.class, Name: o.name, Args: o.extra}
 	if o.topoJar != "" {
-		u.Jar, u.Args = o.topoJar, o.extra
+		u.Jar = o.topoJar
 	}
 	return u
 }
