@@ -378,9 +378,9 @@ func runOnce(ctx context.Context, o runOptions, tg *target.Target, stdout, stder
 
 // runRow is the one result row of `stormlab run`.
 type runRow struct {
-	Scheduler     string    `json:"scheduler"`
-	Topology      string    `json:"topology"`
-	Profile       string    `json:"profile"`
+	Scheduler string `json:"scheduler"`
+	Topology  string `json:"topology"`
+	Profile   string `json:"profile"`
 	// Throughput, latency, cut rate and balance are null when not measured (a topology whose spouts do
 	// not anchor has no complete latency); NotMeasured says why. Never a 0 standing for "unknown".
 	Throughput    *float64 `json:"throughput"`
@@ -392,11 +392,11 @@ type runRow struct {
 	// sink tasks/s (a topology that never acks; see harness.BasisSinkExecuted).
 	ThroughputBasis string            `json:"throughput_basis,omitempty"`
 	NotMeasured     map[string]string `json:"not_measured,omitempty"`
-	QoSRate       *float64  `json:"qos_rate,omitempty"` // only when the topology has deadlines
-	RoundsMs      []float64 `json:"bridge_rounds_ms"`
-	Valid         bool      `json:"valid"`
-	Invalid       string    `json:"invalid,omitempty"`
-	Suspect       string    `json:"suspect,omitempty"` // figures disagree with Storm's own statistics
+	QoSRate         *float64          `json:"qos_rate,omitempty"` // only when the topology has deadlines
+	RoundsMs        []float64         `json:"bridge_rounds_ms"`
+	Valid           bool              `json:"valid"`
+	Invalid         string            `json:"invalid,omitempty"`
+	Suspect         string            `json:"suspect,omitempty"` // figures disagree with Storm's own statistics
 	// Faults injected into the window, with their recovery: a run with faults is never a fault-free
 	// result.
 	Faults []harness.FaultRecord `json:"faults,omitempty"`
