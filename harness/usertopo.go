@@ -60,9 +60,6 @@ const (
 	FluxResource = "/stormlab-flux/topology.yaml"
 )
 
-// fluxCoreJar is flux-core, copied next to the topologies jar by its Maven build.
-const fluxCoreJar = "topologies/storm/target/flux/flux-core.jar"
-
 // UserSpec names a user topology: FluxFile (with an optional Jar of its classes), or Jar and Class.
 type UserSpec struct {
 	FluxFile string
@@ -239,7 +236,7 @@ func UserTopology(ctx context.Context, u UserSpec, dir string) (TopologyRun, err
 		if err != nil {
 			return TopologyRun{}, badTopology("cannot read the Flux file: %v", err)
 		}
-		parts = append(parts, jarPart{file: filepath.Join(root, fluxCoreJar)}, jarPart{name: strings.TrimPrefix(FluxResource, "/"), data: data})
+		parts = append(parts, jarPart{file: assets.Path(root, assets.FluxCoreJar)}, jarPart{name: strings.TrimPrefix(FluxResource, "/"), data: data})
 	}
 	if err := mergeJars(jar, parts); err != nil {
 		return TopologyRun{}, err

@@ -9,9 +9,11 @@ import (
 	"time"
 
 	"github.com/stormlab/stormlab/harness"
+	"github.com/stormlab/stormlab/infra/assets"
 	"github.com/stormlab/stormlab/infra/docker"
 	"github.com/stormlab/stormlab/infra/stormui"
 	"github.com/stormlab/stormlab/infra/target"
+	"github.com/stormlab/stormlab/topologies"
 )
 
 // A Flux topology built only from Storm's own classes (testdata/flux/wordcount.yaml: TestWordSpout ->
@@ -20,13 +22,14 @@ import (
 // through its target file from a process that cannot reach Docker. TestWordSpout emits unanchored
 // tuples, so nothing is ever acked: the throughput must be measured at the sink (TestGlobalCount) and
 // latency reported as not measured, with a reason, never as 0. Each run is valid, and the cluster has
-// no topology left afterwards.
+// no topology left afterwards. Then a compiled topology runs through --topology-jar under storm-even.
 //
 // Reference for the throughput bounds: TestWordSpout sleeps 100 ms in every nextTuple (storm-client's
 // org.apache.storm.testing.TestWordSpout), so each of the 2 spout tasks emits at most 10 tuples/s and
 // the one sink executes one tuple per spout tuple: at most 20 tuples/s. The lower bound 10 allows the
 // executors' own overhead (measured: see the test log) and a window edge.
-// Cluster time: about 4 minutes (cluster up, two runs of 10 s warm-up and 20 s measured, cluster down).
+// Cluster time: about 3.5 minutes (cluster up, three runs of 10 s warm-up and 20 s measured, cluster down;
+// measured 2m21s with the two Flux runs alone).
 func TestFluxTopologyTarget(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Minute) // mostly waiting for the cluster lock
 	defer cancel()
@@ -64,6 +67,25 @@ func TestFluxTopologyTarget(t *testing.T) {
 			t.Fatalf("%s: row does not parse: %v", s, err)
 		}
 		checkFluxRow(t, s, row)
+	}
+	// A compiled topology through --topology-jar: stormlab's own Throughput chain, its jar taken as a
+	// user's jar. Its spout anchors, so throughput is acked tuples and latency is measured.
+	root, err := assets.Home()
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := cliNoDocker(t, "run", "--target", file, "--scheduler", "storm-even",
+		"--topology-jar", filepath.Join(root, topologies.StormJar), "--class", "org.stormlab.topologies.ThroughputTopology",
+		"--name", "stormlab-jar-throughput", "--warmup", "10s", "--measure", "20s", "--format", "json",
+		"--", "--name", "stormlab-jar-throughput", "--workers", "2", "--interval-ms", "20")
+	t.Logf("compiled topology: stdout %s\nstderr (last lines) %s", out, lastN(errs, 12))
+	var row runRow
+	if code != exitOK || json.Unmarshal([]byte(out), &row) != nil {
+		t.Fatalf("compiled topology: exit %d, want 0 and a JSON row", code)
+	}
+	if !row.Valid || row.ThroughputBasis != "" || row.Throughput == nil || *row.Throughput <= 0 || row.LatencyMeanMs == nil || *row.LatencyMeanMs <= 0 {
+		t.Errorf("compiled topology: valid %v (%s), throughput %v (basis %q), latency %v: want a valid run with acked throughput and latency measured",
+			row.Valid, row.Invalid, row.Throughput, row.ThroughputBasis, row.LatencyMeanMs)
 	}
 	ui := stormui.New(tg.UI)
 	if tops, err := ui.Topologies(ctx); err != nil || len(tops) != 0 {
