@@ -40,8 +40,10 @@ import (
 //     containers and on a target alike; the price is a jar a few hundred kB larger.
 //   - The topology's name: for Flux the YAML's `name:` (what Flux submits under); for a compiled jar the
 //     user gives it (UserSpec.Name, `--name`), since the harness cannot know what the main submits before
-//     it runs. A main that submits under another name is not found by the run, which then fails when its
-//     start times out (partial: the topology it did submit is not killed by name).
+//     it runs. A main that submits under another name fails its submission: the submitter hook
+//     org.stormlab.instrument.NameCheck (storm.topology.submission.notifier.plugin.class) kills what it
+//     submitted at once and names both names, so nothing is left running (the topology's own submitter
+//     hook, if its main sets one, is replaced).
 //
 // Bad input is refused before anything is submitted (errors wrap ErrBadTopology): a missing or
 // unreadable file, a YAML that does not parse or has no name, a jar that is not a jar or lacks the main
@@ -263,6 +265,9 @@ func UserTopology(ctx context.Context, u UserSpec, dir string) (TopologyRun, err
 	}
 	for _, h := range hooks {
 		a = append(a, "--keep-hook", h)
+	}
+	if u.FluxFile == "" {
+		a = append(a, "--expect-name", name) // a main submitting under another name is killed (NameCheck)
 	}
 	if u.ReportIntervalS > 0 {
 		a = append(a, "--report-interval-secs", strconv.FormatFloat(u.ReportIntervalS, 'g', -1, 64))

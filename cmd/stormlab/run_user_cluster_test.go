@@ -22,7 +22,8 @@ import (
 // through its target file from a process that cannot reach Docker. TestWordSpout emits unanchored
 // tuples, so nothing is ever acked: the throughput must be measured at the sink (TestGlobalCount) and
 // latency reported as not measured, with a reason, never as 0. Each run is valid, and the cluster has
-// no topology left afterwards. Then a compiled topology runs through --topology-jar under storm-even.
+// no topology left afterwards. Then a compiled topology runs through --topology-jar under storm-even,
+// and one whose main submits under another name than --name fails with its topology killed.
 //
 // Reference for the throughput bounds: TestWordSpout sleeps 100 ms in every nextTuple (storm-client's
 // org.apache.storm.testing.TestWordSpout), so each of the 2 spout tasks emits at most 10 tuples/s and
@@ -87,9 +88,25 @@ func TestFluxTopologyTarget(t *testing.T) {
 		t.Errorf("compiled topology: valid %v (%s), throughput %v (basis %q), latency %v: want a valid run with acked throughput and latency measured",
 			row.Valid, row.Invalid, row.Throughput, row.ThroughputBasis, row.LatencyMeanMs)
 	}
+	// A main that submits under another name than --name: the submission fails naming both, and what
+	// it submitted is killed.
+	code, _, errs = cliNoDocker(t, "run", "--target", file, "--scheduler", "storm-even",
+		"--topology-jar", filepath.Join(root, topologies.StormJar), "--class", "org.stormlab.topologies.ThroughputTopology",
+		"--name", "stormlab-jar-other", "--", "--name", "stormlab-jar-throughput", "--workers", "1")
+	if code == exitOK || !strings.Contains(errs, `not \"stormlab-jar-other\"`) && !strings.Contains(errs, `not "stormlab-jar-other"`) {
+		t.Errorf("main submitting under another name: exit %d stderr %s: want a failure naming --name stormlab-jar-other", code, lastN(errs, 12))
+	}
 	ui := stormui.New(tg.UI)
-	if tops, err := ui.Topologies(ctx); err != nil || len(tops) != 0 {
-		t.Errorf("after the runs: topologies %v (%v), want none", tops, err)
+	deadline := time.Now().Add(90 * time.Second)
+	for {
+		tops, err := ui.Topologies(ctx)
+		if err == nil && len(tops) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after the runs: topologies %v (%v), want none", tops, err)
+		}
+		time.Sleep(time.Second) // polling the UI (a killed topology goes after its kill completes), bounded by deadline
 	}
 }
 

@@ -21,8 +21,9 @@ import org.apache.storm.Config;
  * <p>Flags, in any order (each takes one value): {@code --main CLASS} (required), {@code --arg A}
  * (repeatable: the main's arguments, in order), {@code --metrics-url URL}, {@code --report-interval-secs S},
  * {@code --keep-hook CLASS} (repeatable: the topology's own task hooks, kept beside ours, since
- * {@code storm.options} replaces the conf's list), {@code --conf key=value} (repeatable; the value is read as
- * JSON by Storm, else as a string). Bad flags exit 2.
+ * {@code storm.options} replaces the conf's list), {@code --expect-name NAME} (the name the harness expects: a
+ * main that submits under another name has its topology killed and fails, see {@link NameCheck}),
+ * {@code --conf key=value} (repeatable; the value is read as JSON by Storm, else as a string). Bad flags exit 2.
  */
 public final class Instrumented {
     private Instrumented() {
@@ -81,6 +82,10 @@ public final class Instrumented {
                 case "--metrics-url" -> url = v;
                 case "--report-interval-secs" -> interval = v;
                 case "--keep-hook" -> hooks.add(v);
+                case "--expect-name" -> {
+                    extra.put(Config.STORM_TOPOLOGY_SUBMISSION_NOTIFIER_PLUGIN, NameCheck.class.getName());
+                    extra.put(NameCheck.CONF_EXPECT_NAME, v);
+                }
                 case "--conf" -> {
                     int eq = v.indexOf('=');
                     if (eq <= 0) {
