@@ -202,32 +202,43 @@ func anyAcks(reports []protocol.WorkerReport) bool {
 // measureSinks measures the throughput of a run in which no spout tuple was ever acked or failed (its
 // spouts emit unanchored tuples, or acking is off, as with many topologies not written for stormlab):
 // the tuples executed per second by the sink tasks, i.e. the tasks that received tuples from other
-// placed tasks in the window and sent none to any. Complete latency exists only for anchored, acked
-// tuples, so it is marked not measured with that reason (replacing the histograms' generic one).
+// placed tasks in the window and sent none to any. Each report counts its own interval: a worker's
+// rate is its sink tuples over the sum of its reports' IntervalS (so a window holding one report more
+// or less of a worker does not bias the rate), and the topology's is the sum over workers. Complete
+// latency exists only for anchored, acked tuples, so it is marked not measured with that reason
+// (replacing the histograms' generic one).
 func measureSinks(m *Measurement, in []*protocol.WorkerReport, place taskPlacement) {
-	recv, sent := map[int]int64{}, map[int]bool{}
+	sent := map[int]bool{}
 	for _, r := range in {
 		for _, t := range r.Traffic {
-			if _, ok := place[t.Src]; !ok || t.Src == t.Dst {
-				continue
+			if _, ok := place[t.Dst]; ok && t.Src != t.Dst {
+				sent[t.Src] = true
 			}
-			if _, ok := place[t.Dst]; !ok {
-				continue
-			}
-			recv[t.Dst] += t.Count
-			sent[t.Src] = true
 		}
 	}
-	var n int64
-	for task, c := range recv {
-		if !sent[task] {
+	tuples, span := map[workerKey]int64{}, map[workerKey]float64{}
+	for _, r := range in {
+		k := workerKey{r.Topology, r.Host, r.Port}
+		span[k] += r.IntervalS
+		for _, t := range r.Traffic {
+			if _, ok := place[t.Src]; ok && t.Src != t.Dst && !sent[t.Dst] {
+				if _, ok := place[t.Dst]; ok {
+					tuples[k] += t.Count
+				}
+			}
+		}
+	}
+	rate, n := 0.0, int64(0)
+	for k, c := range tuples {
+		if span[k] > 0 {
+			rate += float64(c) / span[k]
 			n += c
 		}
 	}
-	if n == 0 || m.WindowS <= 0 {
+	if n == 0 {
 		return // nothing reached a sink: throughput stays a measured 0 (the run is invalid)
 	}
-	m.Throughput, m.ThroughputBasis = float64(n)/m.WindowS, BasisSinkExecuted
+	m.Throughput, m.ThroughputBasis = rate, BasisSinkExecuted
 	delete(m.NotMeasured, metricThroughput)
 	m.notMeasured(metricLatency, "")
 	m.NotMeasured[metricLatency] = "no spout tuple was acked or failed in the run: the spouts do not anchor their tuples (or acking is off), and complete latency exists only for anchored, acked tuples"

@@ -12,13 +12,18 @@ import (
 )
 
 // A run whose spouts never ack is measured at its sinks. Hand computation: tasks 1 (spout) -> 2, 3
-// (counters) -> 4 (global); in the 10 s window task 2 executed 60 tuples from 1, task 3 40, and task 4
-// executed 55 from 2 and 45 from 3. Task 4 sends to no task, so it is the one sink: 100 tuples in 10 s
-// = 10 tuples/s. Latency is not measured, with the reason; the cut rate is still measured.
+// (counters) -> 4 (global); in the window [5 s, 15 s) worker b (task 4) sent two 5 s reports, with 50 +
+// 50 and 55 + 45 tuples into task 4 from tasks 2 and 3. Task 4 sends to no task, so it is the one sink:
+// 200 tuples over the reports' 10 s = 20 tuples/s (worker a's reports at 5 s and 10 s carry only the
+// spout's traffic, and its report at 15 s lies outside the window). Latency is not measured, with the
+// reason; the cut rate is still measured.
 func TestMeasureSinks(t *testing.T) {
 	place := taskPlacement{1: "a", 2: "a", 3: "b", 4: "b"}
 	reports := []protocol.WorkerReport{
-		{Topology: "t", Host: "a", Port: 1, TimeMs: 5_000, IntervalS: 5, WorkerStartMs: 1},
+		{Topology: "t", Host: "a", Port: 1, TimeMs: 5_000, IntervalS: 5, WorkerStartMs: 1,
+			Traffic: []protocol.TaskTraffic{{Src: 1, Dst: 2, Count: 50}, {Src: 1, Dst: 3, Count: 50}}},
+		{Topology: "t", Host: "b", Port: 2, TimeMs: 5_000, IntervalS: 5, WorkerStartMs: 1,
+			Traffic: []protocol.TaskTraffic{{Src: 2, Dst: 4, Count: 50}, {Src: 3, Dst: 4, Count: 50}}},
 		{Topology: "t", Host: "a", Port: 1, TimeMs: 10_000, IntervalS: 5, WorkerStartMs: 1,
 			Traffic: []protocol.TaskTraffic{{Src: 1, Dst: 2, Count: 60}, {Src: 1, Dst: 3, Count: 40}}},
 		{Topology: "t", Host: "b", Port: 2, TimeMs: 10_000, IntervalS: 5, WorkerStartMs: 1,
@@ -26,8 +31,8 @@ func TestMeasureSinks(t *testing.T) {
 		{Topology: "t", Host: "a", Port: 1, TimeMs: 15_000, IntervalS: 5, WorkerStartMs: 1},
 	}
 	m := measureWindow(reports, place, map[string]float64{"a": 100, "b": 100}, 5_000, 15_000)
-	if m.ThroughputBasis != BasisSinkExecuted || math.Abs(m.Throughput-10) > 1e-9 {
-		t.Errorf("throughput %v basis %q: want 10 tuples/s at the sinks", m.Throughput, m.ThroughputBasis)
+	if m.ThroughputBasis != BasisSinkExecuted || math.Abs(m.Throughput-20) > 1e-9 {
+		t.Errorf("throughput %v basis %q: want 20 tuples/s at the sinks", m.Throughput, m.ThroughputBasis)
 	}
 	if _, no := m.NotMeasured[metricLatency]; !no || m.isMeasured(metricLatency) {
 		t.Errorf("latency: measured %v, not measured %v: want not measured", m.Measured, m.NotMeasured)
