@@ -16,4 +16,9 @@
 // collected by the scheduler service) and the actual placement read from Nimbus are plain values;
 // measureWindow folds them into a Measurement; judging (judge, into RunResult.Validity) and rendering
 // (package reports) are separate.
+//
+// Any topology, not only the Java ones under topologies/storm, can be run: UserTopology turns a Flux
+// file or a compiled jar into a TopologyRun whose submitted jar carries the instrumentation and whose
+// conf switches it on (see usertopo.go). A topology whose spouts never ack is measured at its sinks
+// (Measurement.ThroughputBasis) and its complete latency is reported not measured.
 package harness

@@ -172,8 +172,22 @@ func settled(st *protocol.State, id string) bool {
 
 // intervalRates returns the throughput (acked tuples/s) of the n newest report intervals, oldest
 // first: interval k sums, over the workers, the k-th newest report's Acked / IntervalS. ok is false
-// while some worker has fewer than n reports.
+// while some worker has fewer than n reports. When no report acked or failed a tuple (spouts that do
+// not anchor), the tuples executed by the sink tasks count instead, as in measureSinks.
 func intervalRates(reports []protocol.WorkerReport, n int) (rates []float64, ok bool) {
+	count := func(r *protocol.WorkerReport) int64 { return r.Acked }
+	if !anyAcks(reports) {
+		sinks := sinkTasks(reports)
+		count = func(r *protocol.WorkerReport) int64 {
+			var c int64
+			for _, t := range r.Traffic {
+				if sinks[t.Dst] && t.Src != t.Dst {
+					c += t.Count
+				}
+			}
+			return c
+		}
+	}
 	byWorker := map[string][]protocol.WorkerReport{}
 	for _, x := range reports {
 		k := x.Host + ":" + strconv.Itoa(x.Port)
@@ -190,7 +204,7 @@ func intervalRates(reports []protocol.WorkerReport, n int) (rates []float64, ok 
 		sort.Slice(reps, func(i, j int) bool { return reps[i].TimeMs < reps[j].TimeMs })
 		for k, x := range reps[len(reps)-n:] {
 			if x.IntervalS > 0 {
-				rates[k] += float64(x.Acked) / x.IntervalS
+				rates[k] += float64(count(&x)) / x.IntervalS
 			}
 		}
 	}
@@ -412,4 +426,23 @@ func spoutsDone(reports []protocol.WorkerReport) (tasks int, emitted int64) {
 		emitted += n
 	}
 	return len(perTask), emitted
+}
+
+// sinkTasks are the tasks that executed tuples from other tasks and sent none, over the reports.
+func sinkTasks(reports []protocol.WorkerReport) map[int]bool {
+	recv, sent := map[int]bool{}, map[int]bool{}
+	for i := range reports {
+		for _, t := range reports[i].Traffic {
+			if t.Src != t.Dst {
+				recv[t.Dst], sent[t.Src] = true, true
+			}
+		}
+	}
+	sinks := map[int]bool{}
+	for task := range recv {
+		if !sent[task] {
+			sinks[task] = true
+		}
+	}
+	return sinks
 }

@@ -77,6 +77,24 @@ func TestIntervalRates(t *testing.T) {
 	}
 }
 
+// Without any ack in the reports the rates count the sink's executed tuples. Hand computation: task 1
+// sends to 2 and 2 to 3, so 3 is the sink; one worker, 2 s intervals, 20, 22 and 18 tuples into task 3:
+// 10, 11 and 9 tuples/s (the traffic 1 -> 2 does not count).
+func TestIntervalRatesAtSinks(t *testing.T) {
+	tr := func(n int64) []protocol.TaskTraffic {
+		return []protocol.TaskTraffic{{Src: 1, Dst: 2, Count: 99}, {Src: 2, Dst: 3, Count: n}}
+	}
+	reports := []protocol.WorkerReport{
+		{Host: "sup1", Port: 6700, TimeMs: 2000, IntervalS: 2, Traffic: tr(20)},
+		{Host: "sup1", Port: 6700, TimeMs: 4000, IntervalS: 2, Traffic: tr(22)},
+		{Host: "sup1", Port: 6700, TimeMs: 6000, IntervalS: 2, Traffic: tr(18)},
+	}
+	rates, ok := intervalRates(reports, 3)
+	if !ok || len(rates) != 3 || math.Abs(rates[0]-10) > 1e-9 || math.Abs(rates[1]-11) > 1e-9 || math.Abs(rates[2]-9) > 1e-9 {
+		t.Errorf("rates %v (ok %v), want [10 11 9]", rates, ok)
+	}
+}
+
 func TestSteady(t *testing.T) {
 	tests := []struct {
 		rates []float64

@@ -29,6 +29,14 @@ const (
 	metricTupleSize  = "tuple_size"
 )
 
+// Exported metric names, for readers of Measurement.NotMeasured outside the package.
+const (
+	MetricThroughput = metricThroughput
+	MetricLatency    = metricLatency
+	MetricCutRate    = metricCutRate
+	MetricNodeCPU    = metricNodeCPU
+)
+
 // Measurement is what one run (or one window of it) measured. A metric
 // the workers did not deliver is named in NotMeasured with the reason; its
 // fields then hold 0, which is not a measured zero.
@@ -38,7 +46,12 @@ type Measurement struct {
 	// window, from the workers' cumulative counters (see Measure).
 	Acked      int64   `json:"acked"`
 	Failed     int64   `json:"failed"`
-	Throughput float64 `json:"throughput"` // acked tuples/s
+	Throughput float64 `json:"throughput"` // acked tuples/s, or see ThroughputBasis
+	// ThroughputBasis is what Throughput counts: "" for spout tuples acked (every topology that
+	// anchors its tuples), BasisSinkExecuted for tuples executed by sink tasks when no spout tuple was
+	// acked or failed in the whole run (a topology whose spouts do not anchor, or with acking off; see
+	// measureSinks).
+	ThroughputBasis string `json:"throughput_basis,omitempty"`
 	// Restarts counts worker incarnations after a worker's first that
 	// began inside the window (a restarted worker's counters start again
 	// from 0).
@@ -158,6 +171,9 @@ func measureWindow(reports []protocol.WorkerReport, place taskPlacement, capacit
 	measureDeadlines(&m, in)
 	measureMemory(&m, in)
 	measureSizes(&m, in)
+	if m.Acked == 0 && m.Failed == 0 && !anyAcks(reports) {
+		measureSinks(&m, in, place)
+	}
 	for _, metric := range []string{metricThroughput, metricLatency, metricProcessing, metricDeadlines,
 		metricCutRate, metricNodeCPU, metricMemory, metricTupleSize} {
 		if _, no := m.NotMeasured[metric]; !no {
@@ -167,6 +183,65 @@ func measureWindow(reports []protocol.WorkerReport, place taskPlacement, capacit
 	measureOpenLoop(&m, reports, fromMs, toMs)
 	sort.Strings(m.Measured)
 	return m
+}
+
+// BasisSinkExecuted is Measurement.ThroughputBasis for a throughput counted at the sink tasks.
+const BasisSinkExecuted = "sink-executed"
+
+// anyAcks reports whether any report of the run counted a spout tuple acked or failed.
+func anyAcks(reports []protocol.WorkerReport) bool {
+	for i := range reports {
+		r := &reports[i]
+		if r.Acked > 0 || r.Failed > 0 || r.AckedTotal > 0 || r.FailedTotal > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// measureSinks measures the throughput of a run in which no spout tuple was ever acked or failed (its
+// spouts emit unanchored tuples, or acking is off, as with many topologies not written for stormlab):
+// the tuples executed per second by the sink tasks, i.e. the tasks that received tuples from other
+// placed tasks in the window and sent none to any. Each report counts its own interval: a worker's
+// rate is its sink tuples over the sum of its reports' IntervalS (so a window holding one report more
+// or less of a worker does not bias the rate), and the topology's is the sum over workers. Complete
+// latency exists only for anchored, acked tuples, so it is marked not measured with that reason
+// (replacing the histograms' generic one).
+func measureSinks(m *Measurement, in []*protocol.WorkerReport, place taskPlacement) {
+	sent := map[int]bool{}
+	for _, r := range in {
+		for _, t := range r.Traffic {
+			if _, ok := place[t.Dst]; ok && t.Src != t.Dst {
+				sent[t.Src] = true
+			}
+		}
+	}
+	tuples, span := map[workerKey]int64{}, map[workerKey]float64{}
+	for _, r := range in {
+		k := workerKey{r.Topology, r.Host, r.Port}
+		span[k] += r.IntervalS
+		for _, t := range r.Traffic {
+			if _, ok := place[t.Src]; ok && t.Src != t.Dst && !sent[t.Dst] {
+				if _, ok := place[t.Dst]; ok {
+					tuples[k] += t.Count
+				}
+			}
+		}
+	}
+	rate, n := 0.0, int64(0)
+	for k, c := range tuples {
+		if span[k] > 0 {
+			rate += float64(c) / span[k]
+			n += c
+		}
+	}
+	if n == 0 {
+		return // nothing reached a sink: throughput stays a measured 0 (the run is invalid)
+	}
+	m.Throughput, m.ThroughputBasis = rate, BasisSinkExecuted
+	delete(m.NotMeasured, metricThroughput)
+	m.notMeasured(metricLatency, "")
+	m.NotMeasured[metricLatency] = "no spout tuple was acked or failed in the run: the spouts do not anchor their tuples (or acking is off), and complete latency exists only for anchored, acked tuples"
 }
 
 // inWindow returns the reports with TimeMs in [fromMs, toMs).

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"os/signal"
@@ -42,6 +43,56 @@ type runOptions struct {
 	rate                         float64 // --rate: open-loop tuples/s of the topology; 0 = closed loop
 	rateSet                      bool
 	arrivals                     string
+	// A user topology (see harness.UserSpec) instead of --topology: a Flux file (--topology-file,
+	// optional --jar) or a compiled one (--topology-jar, --class, --name).
+	fluxFile, jar, topoJar, class, name string
+}
+
+// user says whether the run is of a user topology.
+func (o *runOptions) user() bool {
+	return o.fluxFile != "" || o.jar != "" || o.topoJar != "" || o.class != "" || o.name != ""
+}
+
+// userSpec is the user topology the flags name.
+func (o *runOptions) userSpec() harness.UserSpec {
+	u := harness.UserSpec{FluxFile: o.fluxFile, Jar: o.jar, Class: o.class, Name: o.name, Args: o.extra}
+	if o.topoJar != "" {
+		u.Jar = o.topoJar
+	}
+	return u
+}
+
+// label names the topology in the result row.
+func (o *runOptions) label() string {
+	if o.topology != "" {
+		return o.topology
+	}
+	if n, _, err := harness.CheckUserSpec(o.userSpec()); err == nil {
+		return n
+	}
+	return "user topology"
+}
+
+// validateUser checks the user-topology flags (files, YAML, jar and class) without Java or Docker;
+// Flux's own check of the file runs in runOnce, still before anything starts.
+func (o *runOptions) validateUser() error {
+	switch {
+	case o.topology != "":
+		return fmt.Errorf("--topology and a user topology (--topology-file, --topology-jar) exclude each other: give one")
+	case o.fluxFile != "" && o.topoJar != "":
+		return errors.New("--topology-file and --topology-jar exclude each other: a Flux file takes its classes from --jar")
+	case o.jar != "" && o.fluxFile == "":
+		return errors.New("--jar holds a Flux topology's classes and goes with --topology-file; a compiled topology is --topology-jar JAR --class MAIN --name NAME")
+	case (o.class != "" || o.name != "") && o.topoJar == "" && o.fluxFile == "":
+		return errors.New("--class and --name go with --topology-jar JAR (a compiled topology)")
+	case o.rateSet:
+		return errors.New("--rate drives stormlab's own spouts: it does not apply to a user topology (drop it)")
+	}
+	_, _, err := harness.CheckUserSpec(o.userSpec())
+	if err != nil {
+		return errors.New(strings.TrimPrefix(err.Error(), harness.ErrBadTopology.Error()+": "))
+	}
+	return nil
 }
 
 // maxOpenLoopRate is the highest --rate accepted, tuples/s: the spouts' own stated bound
@@ -56,10 +107,14 @@ func (o *runOptions) validate() error {
 		return fmt.Errorf("--scheduler is required: one of %s", strings.Join(runSchedulerNames(), ", "))
 	case !slices.Contains(runSchedulerNames(), o.scheduler):
 		return fmt.Errorf("unknown scheduler %q: choose one of %s (see `stormlab schedulers`)", o.scheduler, strings.Join(runSchedulerNames(), ", "))
-	case o.topology == "":
-		return fmt.Errorf("--topology is required: one of %s", strings.Join(stormTopologyNames(), ", "))
+	case o.topology == "" && !o.user():
+		return fmt.Errorf("--topology is required: one of %s (or a user topology: --topology-file FILE.yaml, or --topology-jar JAR --class MAIN --name NAME)", strings.Join(stormTopologyNames(), ", "))
 	}
-	if _, err := topologies.LookupStormMain(o.topology); err != nil {
+	if o.user() {
+		if err := o.validateUser(); err != nil {
+			return err
+		}
+	} else if _, err := topologies.LookupStormMain(o.topology); err != nil {
 		return err
 	}
 	if _, err := docker.Profile(o.profile); err != nil {
@@ -96,6 +151,9 @@ func (o *runOptions) validate() error {
 		}
 	}
 	for _, a := range o.extra {
+		if o.user() {
+			break // a compiled topology's own arguments
+		}
 		if a == "--name" || strings.HasPrefix(a, "--name=") {
 			return errors.New("topology flag --name is set by stormlab run (the topology is named stormlab-TOPOLOGY): leave it out")
 		}
@@ -155,13 +213,19 @@ func stormTopologyNames() []string {
 func newRunCmd() *cobra.Command {
 	o := runOptions{profile: docker.DefaultProfile, warmup: 20 * time.Second, measure: 60 * time.Second, seed: 1, format: "table", arrivals: "constant"}
 	cmd := &cobra.Command{
-		Use:   "run --scheduler NAME --topology throughput|wordcount|kmeans [flags] [-- topology flags]",
+		Use:   "run --scheduler NAME (--topology throughput|wordcount|kmeans | --topology-file FILE.yaml [--jar JAR] | --topology-jar JAR --class MAIN --name NAME) [flags] [-- topology flags]",
 		Short: "One measured run of a scheduler on a fresh containerized Storm cluster",
 		Long: "run starts a Storm cluster in containers (profile --profile), submits the topology with the\n" +
 			"scheduler plugged into Nimbus (a Go scheduler through the bridge, or native storm-even,\n" +
 			"storm-default, storm-ras), warms up until throughput is steady, measures and prints one result row. The cluster is removed\n" +
 			"afterwards, also on failure and Ctrl-C. Flags after `--` go to the topology's main class\n" +
-			"(e.g. -- --parallelism 2 --workers 4).",
+			"(e.g. -- --parallelism 2 --workers 4).\n\n" +
+			"Any topology: --topology-file runs a Flux YAML topology (its classes from Storm, or from --jar),\n" +
+			"--topology-jar a compiled one (--class: its main, which calls StormSubmitter; --name: the name it\n" +
+			"submits under; its arguments after `--`). Both run with stormlab's task hook and reporter set in\n" +
+			"the topology conf (the user's code is not changed) and are measured like the built-in ones. A\n" +
+			"topology whose spouts do not anchor is measured at its sinks (tuples they execute per second) and\n" +
+			"its complete latency is reported as not measured.",
 		Args: func(cmd *cobra.Command, args []string) error {
 			dash := cmd.ArgsLenAtDash()
 			if dash < 0 && len(args) > 0 {
@@ -209,6 +273,11 @@ func newRunCmd() *cobra.Command {
 	f.StringArrayVar(&o.faultArgs, "fault", nil, "inject a fault into the measurement window (repeatable): "+harness.FaultSyntax+"; kinds: kill-supervisor and pause-worker (TARGET: a supervisor host of the profile), restart-zookeeper, restart-service, delay (TARGET: NODE_A-NODE_B=DELAY)")
 	f.Float64Var(&o.rate, "rate", 0, fmt.Sprintf("open loop: the tuples/s the spouts offer on a schedule fixed at start, divided over the spout tasks (at most %d); latency is then also reported from each tuple's intended send time, with the send lag; default: closed loop", maxOpenLoopRate))
 	f.StringVar(&o.arrivals, "arrivals", o.arrivals, "with --rate: constant or poisson (seeded by the topology's --seed)")
+	f.StringVar(&o.fluxFile, "topology-file", "", "a Flux topology (YAML) instead of --topology; run and measured with stormlab's instrumentation, the user's code unchanged")
+	f.StringVar(&o.jar, "jar", "", "with --topology-file: the jar holding the Flux topology's classes (none needed for Storm's own)")
+	f.StringVar(&o.topoJar, "topology-jar", "", "a compiled topology instead of --topology: its jar (with --class and --name; its main's arguments after `--`)")
+	f.StringVar(&o.class, "class", "", "with --topology-jar: the main class, which submits the topology with StormSubmitter")
+	f.StringVar(&o.name, "name", "", "with --topology-jar: the name the main submits the topology under")
 	f.StringVar(&o.target, "target", "", "target file: run on that existing Storm cluster (no containers are started; --profile and --delay-ms do not apply)")
 	return cmd
 }
@@ -216,6 +285,21 @@ func newRunCmd() *cobra.Command {
 // runOnce does the run after validation. Everything that goes wrong from here
 // on is a run failure (exit 1).
 func runOnce(ctx context.Context, o runOptions, tg *target.Target, stdout, stderr io.Writer) error {
+	var topo harness.TopologyRun
+	if o.user() {
+		// Built and checked by Flux first: a file Flux rejects is bad input (exit 2), found before
+		// any container starts or anything is submitted.
+		dir, err := os.MkdirTemp("", "stormlab-user-topology-")
+		if err != nil {
+			return failed(err)
+		}
+		defer os.RemoveAll(dir)
+		if topo, err = harness.UserTopology(ctx, o.userSpec(), dir); errors.Is(err, harness.ErrBadTopology) {
+			return errors.New(oneLine(strings.TrimPrefix(err.Error(), harness.ErrBadTopology.Error()+": ")))
+		} else if err != nil {
+			return failed(err)
+		}
+	}
 	if tg == nil {
 		// Fail fast, before the cluster lock and image builds, when no engine
 		// answers: images.NewClient's error says how to start one.
@@ -225,21 +309,23 @@ func runOnce(ctx context.Context, o runOptions, tg *target.Target, stdout, stder
 		}
 		cli.Close()
 	}
-	name := "stormlab-" + o.topology
-	topo, err := harness.StormTopology(o.topology, name, o.topologyArgs()...)
-	if err != nil {
-		return failed(err)
+	if !o.user() {
+		var err error
+		if topo, err = harness.StormTopology(o.topology, "stormlab-"+o.topology, o.topologyArgs()...); err != nil {
+			return failed(err)
+		}
 	}
+	var err error
 	logf := func(format string, a ...any) { fmt.Fprintf(stderr, "run: "+format+"\n", a...) }
 	spec := harness.RunSpec{Scheduler: o.scheduler, Topology: topo, WarmUp: o.warmup, Measure: o.measure, Faults: o.faults, Live: liveLines(stderr)}
 	cs := harness.ClusterSpec{Profile: o.profile, DelayMs: o.delayMs, Seed: o.seed, Mul: o.mul, Logf: logf}
 	var res *harness.RunResult
 	if tg != nil {
 		o.profile = orDefaultStr(tg.Name, "target")
-		logf("%s on %s (target %s): Ctrl-C cancels and kills the topology", o.scheduler, o.topology, o.target)
+		logf("%s on %s (target %s): Ctrl-C cancels and kills the topology", o.scheduler, o.label(), o.target)
 		res, err = runTarget(ctx, tg, cs, spec, logf)
 	} else {
-		logf("%s on %s (profile %s): starting cluster; Ctrl-C cancels and removes it", o.scheduler, o.topology, o.profile)
+		logf("%s on %s (profile %s): starting cluster; Ctrl-C cancels and removes it", o.scheduler, o.label(), o.profile)
 		res, err = harness.RunOnNewCluster(ctx, cs, spec)
 	}
 	if res != nil && o.out != "" {
@@ -292,19 +378,25 @@ func runOnce(ctx context.Context, o runOptions, tg *target.Target, stdout, stder
 
 // runRow is the one result row of `stormlab run`.
 type runRow struct {
-	Scheduler     string    `json:"scheduler"`
-	Topology      string    `json:"topology"`
-	Profile       string    `json:"profile"`
-	Throughput    float64   `json:"throughput"`
-	LatencyMeanMs float64   `json:"latency_mean_ms"`
-	LatencyP99Ms  float64   `json:"latency_p99_ms"`
-	CutRate       float64   `json:"cut_rate"`
-	Balance       float64   `json:"balance"`
-	QoSRate       *float64  `json:"qos_rate,omitempty"` // only when the topology has deadlines
-	RoundsMs      []float64 `json:"bridge_rounds_ms"`
-	Valid         bool      `json:"valid"`
-	Invalid       string    `json:"invalid,omitempty"`
-	Suspect       string    `json:"suspect,omitempty"` // figures disagree with Storm's own statistics
+	Scheduler string `json:"scheduler"`
+	Topology  string `json:"topology"`
+	Profile   string `json:"profile"`
+	// Throughput, latency, cut rate and balance are null when not measured (a topology whose spouts do
+	// not anchor has no complete latency); NotMeasured says why. Never a 0 standing for "unknown".
+	Throughput    *float64 `json:"throughput"`
+	LatencyMeanMs *float64 `json:"latency_mean_ms"`
+	LatencyP99Ms  *float64 `json:"latency_p99_ms"`
+	CutRate       *float64 `json:"cut_rate"`
+	Balance       *float64 `json:"balance"`
+	// ThroughputBasis is empty for acked spout tuples/s, "sink-executed" for tuples executed by the
+	// sink tasks/s (a topology that never acks; see harness.BasisSinkExecuted).
+	ThroughputBasis string            `json:"throughput_basis,omitempty"`
+	NotMeasured     map[string]string `json:"not_measured,omitempty"`
+	QoSRate         *float64          `json:"qos_rate,omitempty"` // only when the topology has deadlines
+	RoundsMs        []float64         `json:"bridge_rounds_ms"`
+	Valid           bool              `json:"valid"`
+	Invalid         string            `json:"invalid,omitempty"`
+	Suspect         string            `json:"suspect,omitempty"` // figures disagree with Storm's own statistics
 	// Faults injected into the window, with their recovery: a run with faults is never a fault-free
 	// result.
 	Faults []harness.FaultRecord `json:"faults,omitempty"`
@@ -338,11 +430,18 @@ func (row *runRow) addOpenLoop(m harness.Measurement) {
 
 func newRunRow(o runOptions, r *harness.RunResult) runRow {
 	m := r.Measurement
+	measured := func(metric string, v float64) *float64 {
+		if _, no := m.NotMeasured[metric]; no {
+			return nil
+		}
+		return &v
+	}
 	row := runRow{
-		Scheduler: o.scheduler, Topology: o.topology, Profile: o.profile,
-		Throughput: m.Throughput, LatencyMeanMs: m.LatencyMean, LatencyP99Ms: m.LatencyP99,
-		CutRate: m.CutRate, Balance: m.Balance, RoundsMs: r.RoundsMs, Suspect: r.Validity.Text(harness.Suspect),
-		Faults: r.Faults,
+		Scheduler: o.scheduler, Topology: o.label(), Profile: o.profile,
+		Throughput: measured(harness.MetricThroughput, m.Throughput), LatencyMeanMs: measured(harness.MetricLatency, m.LatencyMean),
+		LatencyP99Ms: measured(harness.MetricLatency, m.LatencyP99), CutRate: measured(harness.MetricCutRate, m.CutRate),
+		Balance: measured(harness.MetricNodeCPU, m.Balance), ThroughputBasis: m.ThroughputBasis, NotMeasured: m.NotMeasured,
+		RoundsMs: r.RoundsMs, Suspect: r.Validity.Text(harness.Suspect), Faults: r.Faults,
 	}
 	if row.RoundsMs == nil {
 		row.RoundsMs = []float64{}
@@ -392,10 +491,13 @@ func (row runRow) write(w io.Writer, format string) error {
 	} else if row.Suspect != "" {
 		valid = reports.Text("suspect: " + row.Suspect)
 	}
-	t.AddRow(reports.Text(row.Scheduler), reports.Number(row.Throughput), reports.Number(row.LatencyMeanMs),
-		reports.Number(row.LatencyP99Ms), reports.Number(row.CutRate), reports.Number(row.Balance), qos,
+	t.AddRow(reports.Text(row.Scheduler), cell(row.Throughput), cell(row.LatencyMeanMs),
+		cell(row.LatencyP99Ms), cell(row.CutRate), cell(row.Balance), qos,
 		reports.Text(roundsText(row.RoundsMs)), valid)
 	if err := t.WriteText(w); err != nil {
+		return err
+	}
+	if err := row.writeNotes(w); err != nil {
 		return err
 	}
 	if err := row.writeOpenLoop(w); err != nil || len(row.Faults) == 0 {
@@ -418,6 +520,33 @@ func (row runRow) write(w io.Writer, format string) error {
 			reports.Text(orDefaultStr(f.Error, "-")))
 	}
 	return ft.WriteText(w)
+}
+
+// cell is a measured number, or "not measured".
+func cell(v *float64) reports.Cell {
+	if v == nil {
+		return reports.Text("not measured")
+	}
+	return reports.Number(*v)
+}
+
+// writeNotes says what the throughput counts when it is not acked tuples, and why each metric
+// the row shows as not measured was not.
+func (row runRow) writeNotes(w io.Writer) error {
+	if row.ThroughputBasis == harness.BasisSinkExecuted {
+		if _, err := fmt.Fprintln(w, "throughput: tuples executed by the sink tasks per second (no spout tuple was acked: the spouts do not anchor)"); err != nil {
+			return err
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(row.NotMeasured)) {
+		if !slices.Contains([]string{harness.MetricThroughput, harness.MetricLatency, harness.MetricCutRate, harness.MetricNodeCPU}, k) {
+			continue // not a column of this table
+		}
+		if _, err := fmt.Fprintf(w, "not measured: %s: %s\n", k, row.NotMeasured[k]); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // writeOpenLoop writes the open-loop table (nothing for a closed-loop run).

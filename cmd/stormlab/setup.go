@@ -105,11 +105,11 @@ func buildJars(ctx context.Context, src, home string, log io.Writer) error {
 			return err
 		}
 	}
-	return nil
+	return assets.CopyFile(assets.Path(src, assets.FluxCoreJar), assets.Path(home, assets.FluxCoreJar))
 }
 
 func copyBuiltJars(_ context.Context, src, home string, _ io.Writer) error {
-	for _, jar := range []string{assets.BridgeJar, assets.TopologiesJar} {
+	for _, jar := range []string{assets.BridgeJar, assets.TopologiesJar, assets.FluxCoreJar} {
 		if err := assets.CopyFile(assets.Path(src, jar), assets.Path(home, jar)); err != nil {
 			return fmt.Errorf("%w: build it first (make setup), or run setup without --use-built", err)
 		}

@@ -14,6 +14,9 @@ import (
 const (
 	BridgeJar     = "infra/docker/bridge/target/stormlab-bridge.jar"
 	TopologiesJar = topologies.StormJar
+	// FluxCoreJar is flux-core (Storm's Flux), copied there by the topologies' Maven build; user
+	// topologies given as Flux files need it.
+	FluxCoreJar = "topologies/storm/target/flux/flux-core.jar"
 	// ServiceBinary is the Linux build of cmd/stormlab-service in a home made by setup; a checkout
 	// builds it from ServiceCmd instead.
 	ServiceBinary = "bin/stormlab-service"

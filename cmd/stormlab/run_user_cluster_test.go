@@ -1,0 +1,132 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stormlab/stormlab/harness"
+	"github.com/stormlab/stormlab/infra/assets"
+	"github.com/stormlab/stormlab/infra/docker"
+	"github.com/stormlab/stormlab/infra/stormui"
+	"github.com/stormlab/stormlab/infra/target"
+	"github.com/stormlab/stormlab/topologies"
+)
+
+// A Flux topology built only from Storm's own classes (testdata/flux/wordcount.yaml: TestWordSpout ->
+// TestWordCounter -> TestGlobalCount) runs through `stormlab run --topology-file` under kpart and
+// storm-even, both on one standing cluster (the scheduler is chosen per topology on its bridged Nimbus),
+// through its target file from a process that cannot reach Docker. TestWordSpout emits unanchored
+// tuples, so nothing is ever acked: the throughput must be measured at the sink (TestGlobalCount) and
+// latency reported as not measured, with a reason, never as 0. Each run is valid, and the cluster has
+// no topology left afterwards. Then a compiled topology runs through --topology-jar under storm-even,
+// and one whose main submits under another name than --name fails with its topology killed.
+//
+// Reference for the throughput bounds: TestWordSpout sleeps 100 ms in every nextTuple (storm-client's
+// org.apache.storm.testing.TestWordSpout), so each of the 2 spout tasks emits at most 10 tuples/s and
+// the one sink executes one tuple per spout tuple: at most 20 tuples/s. The lower bound 10 allows the
+// executors' own overhead (measured: see the test log) and a window edge.
+// Cluster time: about 3.5 minutes (cluster up, three runs of 10 s warm-up and 20 s measured, cluster down;
+// measured 2m21s with the two Flux runs alone).
+func TestFluxTopologyTarget(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Minute) // mostly waiting for the cluster lock
+	defer cancel()
+	t0 := time.Now()
+	defer func() { t.Logf("wall time: %s", time.Since(t0).Round(time.Second)) }()
+	file := filepath.Join(t.TempDir(), "target.yaml")
+	c, err := standUp(ctx, docker.DefaultProfile, "kpart", file, t.Logf)
+	if err != nil {
+		t.Fatalf("cluster up: %v", err)
+	}
+	t.Cleanup(func() {
+		// Terminate removes the containers before it frees the machine's cluster lock, so the next
+		// cluster cannot meet this one's fixed Nimbus port still bound.
+		if err := c.Terminate(context.Background()); err != nil {
+			t.Errorf("remove the standing cluster: %v", err)
+		}
+		if left, err := docker.Leftovers(context.Background(), docker.LabelStanding+"=true"); err != nil || len(left) > 0 {
+			t.Errorf("after cluster down: left %v (%v)", left, err)
+		}
+	})
+	tg, err := target.Load(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	yaml := filepath.Join("testdata", "flux", "wordcount.yaml")
+	for _, s := range []string{"kpart", "storm-even"} {
+		start := time.Now()
+		code, out, errs := cliNoDocker(t, "run", "--target", file, "--scheduler", s, "--topology-file", yaml,
+			"--warmup", "10s", "--measure", "20s", "--format", "json")
+		t.Logf("%s (%s): stdout %s\nstderr (last lines) %s", s, time.Since(start).Round(time.Second), out, lastN(errs, 12))
+		if code != exitOK {
+			t.Fatalf("%s: exit %d, want 0", s, code)
+		}
+		var row runRow
+		if err := json.Unmarshal([]byte(out), &row); err != nil {
+			t.Fatalf("%s: row does not parse: %v", s, err)
+		}
+		checkFluxRow(t, s, row)
+	}
+	// A compiled topology through --topology-jar: stormlab's own Throughput chain, its jar taken as a
+	// user's jar. Its spout anchors, so throughput is acked tuples and latency is measured.
+	root, err := assets.Home()
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := cliNoDocker(t, "run", "--target", file, "--scheduler", "storm-even",
+		"--topology-jar", filepath.Join(root, topologies.StormJar), "--class", "org.stormlab.topologies.ThroughputTopology",
+		"--name", "stormlab-jar-throughput", "--warmup", "10s", "--measure", "20s", "--format", "json",
+		"--", "--name", "stormlab-jar-throughput", "--workers", "2", "--interval-ms", "20")
+	t.Logf("compiled topology: stdout %s\nstderr (last lines) %s", out, lastN(errs, 12))
+	var row runRow
+	if code != exitOK || json.Unmarshal([]byte(out), &row) != nil {
+		t.Fatalf("compiled topology: exit %d, want 0 and a JSON row", code)
+	}
+	if !row.Valid || row.ThroughputBasis != "" || row.Throughput == nil || *row.Throughput <= 0 || row.LatencyMeanMs == nil || *row.LatencyMeanMs <= 0 {
+		t.Errorf("compiled topology: valid %v (%s), throughput %v (basis %q), latency %v: want a valid run with acked throughput and latency measured",
+			row.Valid, row.Invalid, row.Throughput, row.ThroughputBasis, row.LatencyMeanMs)
+	}
+	// A main that submits under another name than --name: the submission fails naming both, and what
+	// it submitted is killed.
+	code, _, errs = cliNoDocker(t, "run", "--target", file, "--scheduler", "storm-even",
+		"--topology-jar", filepath.Join(root, topologies.StormJar), "--class", "org.stormlab.topologies.ThroughputTopology",
+		"--name", "stormlab-jar-other", "--", "--name", "stormlab-jar-throughput", "--workers", "1")
+	if code == exitOK || !strings.Contains(errs, `not \"stormlab-jar-other\"`) && !strings.Contains(errs, `not "stormlab-jar-other"`) {
+		t.Errorf("main submitting under another name: exit %d stderr %s: want a failure naming --name stormlab-jar-other", code, lastN(errs, 12))
+	}
+	ui := stormui.New(tg.UI)
+	deadline := time.Now().Add(90 * time.Second)
+	for {
+		tops, err := ui.Topologies(ctx)
+		if err == nil && len(tops) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after the runs: topologies %v (%v), want none", tops, err)
+		}
+		time.Sleep(time.Second) // polling the UI (a killed topology goes after its kill completes), bounded by deadline
+	}
+}
+
+// checkFluxRow checks one run of the Flux word count (see TestFluxTopologyTarget for the bounds).
+func checkFluxRow(t *testing.T, s string, row runRow) {
+	t.Helper()
+	if !row.Valid || row.Topology != "stormlab-flux-wordcount" {
+		t.Errorf("%s: valid %v (%s), topology %q: want a valid run of stormlab-flux-wordcount", s, row.Valid, row.Invalid, row.Topology)
+	}
+	if row.Throughput == nil || *row.Throughput < 10 || *row.Throughput > 20.5 || row.ThroughputBasis != harness.BasisSinkExecuted {
+		t.Errorf("%s: throughput %v (basis %q): want 10..20.5 tuples/s measured at the sink", s, row.Throughput, row.ThroughputBasis)
+	}
+	// Latency is measured, or not measured with its reason: never a bare 0.
+	if why := row.NotMeasured[harness.MetricLatency]; (row.LatencyMeanMs == nil) != (why != "") {
+		t.Errorf("%s: latency %v, not measured %q: want a figure or a reason", s, row.LatencyMeanMs, why)
+	} else if why != "" && !strings.Contains(why, "anchor") {
+		t.Errorf("%s: latency not measured because %q: want the spouts' missing anchoring named", s, why)
+	}
+	if row.CutRate == nil || *row.CutRate < 0 || *row.CutRate > 1 || row.Balance == nil {
+		t.Errorf("%s: cut rate %v balance %v: want both measured, cut rate in [0, 1]", s, row.CutRate, row.Balance)
+	}
+}

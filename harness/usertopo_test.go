@@ -1,0 +1,109 @@
+package harness
+
+import (
+	"archive/zip"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stormlab/stormlab/infra/protocol"
+)
+
+// A run whose spouts never ack is measured at its sinks. Hand computation: tasks 1 (spout) -> 2, 3
+// (counters) -> 4 (global); in the window [5 s, 15 s) worker b (task 4) sent two 5 s reports, with 50 +
+// 50 and 55 + 45 tuples into task 4 from tasks 2 and 3. Task 4 sends to no task, so it is the one sink:
+// 200 tuples over the reports' 10 s = 20 tuples/s (worker a's reports at 5 s and 10 s carry only the
+// spout's traffic, and its report at 15 s lies outside the window). Latency is not measured, with the
+// reason; the cut rate is still measured.
+func TestMeasureSinks(t *testing.T) {
+	place := taskPlacement{1: "a", 2: "a", 3: "b", 4: "b"}
+	reports := []protocol.WorkerReport{
+		{Topology: "t", Host: "a", Port: 1, TimeMs: 5_000, IntervalS: 5, WorkerStartMs: 1,
+			Traffic: []protocol.TaskTraffic{{Src: 1, Dst: 2, Count: 50}, {Src: 1, Dst: 3, Count: 50}}},
+		{Topology: "t", Host: "b", Port: 2, TimeMs: 5_000, IntervalS: 5, WorkerStartMs: 1,
+			Traffic: []protocol.TaskTraffic{{Src: 2, Dst: 4, Count: 50}, {Src: 3, Dst: 4, Count: 50}}},
+		{Topology: "t", Host: "a", Port: 1, TimeMs: 10_000, IntervalS: 5, WorkerStartMs: 1,
+			Traffic: []protocol.TaskTraffic{{Src: 1, Dst: 2, Count: 60}, {Src: 1, Dst: 3, Count: 40}}},
+		{Topology: "t", Host: "b", Port: 2, TimeMs: 10_000, IntervalS: 5, WorkerStartMs: 1,
+			Traffic: []protocol.TaskTraffic{{Src: 2, Dst: 4, Count: 55}, {Src: 3, Dst: 4, Count: 45}}},
+		{Topology: "t", Host: "a", Port: 1, TimeMs: 15_000, IntervalS: 5, WorkerStartMs: 1},
+	}
+	m := measureWindow(reports, place, map[string]float64{"a": 100, "b": 100}, 5_000, 15_000)
+	if m.ThroughputBasis != BasisSinkExecuted || math.Abs(m.Throughput-20) > 1e-9 {
+		t.Errorf("throughput %v basis %q: want 20 tuples/s at the sinks", m.Throughput, m.ThroughputBasis)
+	}
+	if _, no := m.NotMeasured[metricLatency]; !no || m.isMeasured(metricLatency) {
+		t.Errorf("latency: measured %v, not measured %v: want not measured", m.Measured, m.NotMeasured)
+	}
+	if !m.isMeasured(metricThroughput) || !m.isMeasured(metricCutRate) {
+		t.Errorf("measured %v: want throughput and cut rate", m.Measured)
+	}
+	// One ack anywhere in the run: the topology anchors, and throughput is acked tuples again.
+	reports[0].AckedTotal, reports[0].Acked = 1, 1
+	m = measureWindow(reports, place, map[string]float64{"a": 100, "b": 100}, 5_000, 15_000)
+	if m.ThroughputBasis != "" {
+		t.Errorf("basis %q after an ack: want acked tuples", m.ThroughputBasis)
+	}
+}
+
+// The merged jar takes each entry from the first part that holds it (the user's jar first), keeps
+// only the filtered entries of a filtered part, and drops manifests and signatures.
+func TestMergeJars(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, entries map[string]string) string {
+		p := filepath.Join(dir, name)
+		f, err := os.Create(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		zw := zip.NewWriter(f)
+		for n, body := range entries {
+			w, _ := zw.Create(n)
+			w.Write([]byte(body))
+		}
+		zw.Close()
+		f.Close()
+		return p
+	}
+	user := write("user.jar", map[string]string{"a/A.class": "user", "META-INF/MANIFEST.MF": "m", "META-INF/X.SF": "sig"})
+	topo := write("topo.jar", map[string]string{"a/A.class": "topo", "org/stormlab/instrument/H.class": "hook",
+		"org/stormlab/topologies/W.class": "ours"})
+	dst := filepath.Join(dir, "merged.jar")
+	if err := mergeJars(dst, []jarPart{{file: user}, {file: topo, keep: instrumentEntry}, {name: "r/t.yaml", data: []byte("y")}}); err != nil {
+		t.Fatal(err)
+	}
+	zr, err := zip.OpenReader(dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer zr.Close()
+	got := map[string]string{}
+	for _, f := range zr.File {
+		r, _ := f.Open()
+		b, _ := io.ReadAll(r)
+		r.Close()
+		got[f.Name] = string(b)
+	}
+	want := map[string]string{"a/A.class": "user", "org/stormlab/instrument/H.class": "hook", "r/t.yaml": "y"}
+	if len(got) != len(want) {
+		t.Errorf("merged entries %v, want %v", got, want)
+	}
+	for n, b := range want {
+		if got[n] != b {
+			t.Errorf("entry %s = %q, want %q", n, got[n], b)
+		}
+	}
+}
+
+// Flux hooks of the file's config are kept; a non-list is refused.
+func TestFluxHooks(t *testing.T) {
+	h, err := fluxHooks(fluxDoc{Config: map[string]any{"topology.auto.task.hooks": []any{"x.Hook"}}}, "f")
+	if err != nil || len(h) != 1 || h[0] != "x.Hook" {
+		t.Errorf("hooks %v %v: want [x.Hook]", h, err)
+	}
+	if _, err := fluxHooks(fluxDoc{Config: map[string]any{"topology.auto.task.hooks": "x.Hook"}}, "f"); err == nil {
+		t.Error("a string for the hook list: want an error")
+	}
+}
