@@ -18,6 +18,7 @@ import (
 	"github.com/stormlab/stormlab/harness"
 	"github.com/stormlab/stormlab/infra/docker"
 	"github.com/stormlab/stormlab/infra/images"
+	"github.com/stormlab/stormlab/infra/target"
 	"github.com/stormlab/stormlab/reports"
 )
 
@@ -148,7 +149,7 @@ func (l *session) cluster() (*harness.Session, error) {
 	l.started = time.Now()
 	cs := l.cs
 	cs.Logf = logfOf(l.env)
-	if cs.Target, l.err = harness.TargetFromEnv(); l.err != nil {
+	if cs.Target, l.err = target.FromEnv(); l.err != nil {
 		return nil, l.err
 	}
 	progressOf(l.env).Phase("cluster up for "+l.scheduler, 0)
@@ -201,7 +202,7 @@ func (l *session) Nemesis() (*harness.Nemesis, error) {
 // opened for its own capacities (no containers start for it).
 func (l *session) Capacity() (map[string]float64, error) {
 	if l.s == nil {
-		t, err := harness.TargetFromEnv()
+		t, err := target.FromEnv()
 		if err != nil {
 			return nil, err
 		}

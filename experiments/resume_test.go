@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/stormlab/stormlab/harness"
+	"github.com/stormlab/stormlab/infra/target"
 )
 
 // runOrResume reads back a kept run only under Resume, and runs the rest.
@@ -77,7 +78,7 @@ func TestRunOrResume(t *testing.T) {
 // kept starts none (no Docker engine needed); a failed start is returned to
 // every later call and nothing is left to tear down.
 func TestSessionStartsOnFirstUse(t *testing.T) {
-	t.Setenv(harness.TargetEnv, "") // containers, not a user's cluster
+	t.Setenv(target.Env, "") // containers, not a user's cluster
 	raw := t.TempDir()
 	if err := harness.Save(filepath.Join(raw, "k-r0"), &harness.RunResult{TopologyID: "kept", Measurement: harness.Measurement{Throughput: 1}}); err != nil {
 		t.Fatal(err)
@@ -120,11 +121,11 @@ func TestSessionStartsOnFirstUse(t *testing.T) {
 // A user's cluster is not described by a profile: before a start, Capacity opens it (here: a target
 // file that is not there, so the error names the variable) instead of answering the profile's.
 func TestSessionCapacityOfTarget(t *testing.T) {
-	t.Setenv(harness.TargetEnv, filepath.Join(t.TempDir(), "no-such-target.json"))
+	t.Setenv(target.Env, filepath.Join(t.TempDir(), "no-such-target.json"))
 	err := withSession(context.Background(), Env{Log: io.Discard}, harness.ClusterSpec{Profile: "heterogeneous-2"}, "storm-even", func(s *session) error {
 		c, err := s.Capacity()
-		if err == nil || !strings.Contains(err.Error(), harness.TargetEnv) {
-			t.Errorf("Capacity() = %v, %v; want an error naming $%s", c, err, harness.TargetEnv)
+		if err == nil || !strings.Contains(err.Error(), target.Env) {
+			t.Errorf("Capacity() = %v, %v; want an error naming $%s", c, err, target.Env)
 		}
 		return nil
 	})

@@ -3,9 +3,11 @@ package experiments
 import (
 	"context"
 	"fmt"
-	"github.com/stormlab/stormlab/experiments/lab"
 	"path/filepath"
 	"time"
+
+	"github.com/stormlab/stormlab/experiments/lab"
+	"github.com/stormlab/stormlab/infra/target"
 
 	"github.com/stormlab/stormlab/harness"
 )
@@ -54,7 +56,7 @@ func Smoke() *Spec {
 		Run: func(ctx context.Context, env Env) (*Results, error) {
 			res := &Results{Metrics: clusterMetrics}
 			counter := newRunCounter(env, len(scheds))
-			tg, err := harness.TargetFromEnv() // $STORMLAB_TARGET: an existing cluster instead of containers
+			tg, err := target.FromEnv() // $STORMLAB_TARGET: an existing cluster instead of containers
 			if err != nil {
 				return nil, err
 			}

@@ -11,6 +11,7 @@ import (
 	"github.com/stormlab/stormlab/infra/docker"
 	"github.com/stormlab/stormlab/infra/images"
 	"github.com/stormlab/stormlab/infra/protocol"
+	"github.com/stormlab/stormlab/infra/target"
 	"github.com/stormlab/stormlab/schedulers"
 )
 
@@ -35,7 +36,7 @@ type Session struct {
 // when nothing was started.
 func StartSession(ctx context.Context, cs ClusterSpec, scheduler string) (*Session, error) {
 	if cs.Target != nil {
-		return nil, fmt.Errorf("this experiment needs clusters of its own (its supervisors, delays or faults): it cannot run on a target yet; leave out the target (%s)", TargetEnv)
+		return nil, fmt.Errorf("this experiment needs clusters of its own (its supervisors, delays or faults): it cannot run on a target yet; leave out the target (%s)", target.Env)
 	}
 	class, bridged := StormSchedulerClass(scheduler)
 	svcScheduler := "even" // the service only collects metrics for native schedulers

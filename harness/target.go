@@ -286,14 +286,6 @@ func NimbusScheduler(conf map[string]any) string {
 	return nativeSchedulers["storm-default"]
 }
 
-// TargetEnv is the environment variable naming a target (the bridge's conf keys and class are in
-// infra/protocol).
-const (
-	// TargetEnv names the environment variable holding a target file: experiments (and `go test
-	// ./experiments`) run on that cluster instead of containers when it is set.
-	TargetEnv = "STORMLAB_TARGET"
-)
-
 // runOnTarget runs spec on a target cluster. A Nimbus running the bridge runs every scheduler: the
 // topology names spec.Scheduler in its conf (protocol.TopologySchedulerConf), and the bridge places it with
 // Storm's own scheduler in Nimbus or asks the service (switched to spec.Scheduler first). A Nimbus
@@ -375,19 +367,6 @@ func waitGone(ctx context.Context, ui *stormui.Client, name string) error {
 			return fmt.Errorf("topology %s still listed on the target after the kill: %w", name, errors.Join(err, perr))
 		}
 	}
-}
-
-// TargetFromEnv loads the target file named by $STORMLAB_TARGET, or returns nil when it is unset.
-func TargetFromEnv() (*target.Target, error) {
-	f := os.Getenv(TargetEnv)
-	if f == "" {
-		return nil, nil
-	}
-	t, err := target.Load(f)
-	if err != nil {
-		return nil, fmt.Errorf("$%s: %w", TargetEnv, err)
-	}
-	return t, nil
 }
 
 // runOnTargetSpec runs spec on cs.Target with the scheduler options of cs (as StartSession gives them

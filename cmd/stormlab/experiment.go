@@ -15,7 +15,6 @@ import (
 
 	"github.com/stormlab/stormlab/experiments"
 	"github.com/stormlab/stormlab/experiments/lab"
-	"github.com/stormlab/stormlab/harness"
 	"github.com/stormlab/stormlab/infra/target"
 	"github.com/stormlab/stormlab/reports"
 )
@@ -170,7 +169,7 @@ func newExperimentCmd() *cobra.Command {
 					return err
 				}
 				// The experiments read the target from the environment, as under `go test`.
-				os.Setenv(harness.TargetEnv, targetFile)
+				os.Setenv(target.Env, targetFile)
 			}
 			// Never overwrite results silently: an existing DIR/NAME needs --force.
 			if reps < 0 {
