@@ -36,7 +36,7 @@ import (
 //     (first, so its entries win), stormlab's instrumentation classes (org/stormlab/instrument and the
 //     HdrHistogram shaded under org/stormlab/shaded) and, for Flux, flux-core of the cluster's Storm
 //     version (a shaded jar: Flux, flux-wrappers, commons-cli, snakeyaml) and the YAML as the classpath
-//     resource FluxResource. Nothing needs to be installed on the cluster, so this works on the harness's
+//     resource fluxResource. Nothing needs to be installed on the cluster, so this works on the harness's
 //     containers and on a target alike; the price is a jar a few hundred kB larger.
 //   - The topology's name: for Flux the YAML's `name:` (what Flux submits under); for a compiled jar the
 //     user gives it (UserSpec.Name, `--name`), since the harness cannot know what the main submits before
@@ -53,13 +53,13 @@ import (
 // ErrBadTopology marks user-topology input that cannot be run (the CLI exits 2).
 var ErrBadTopology = errors.New("bad topology")
 
-// InstrumentedMain is the wrapper main class that runs a user topology's main with the instrumentation on.
-const InstrumentedMain = "org.stormlab.instrument.Instrumented"
+// instrumentedMain is the wrapper main class that runs a user topology's main with the instrumentation on.
+const instrumentedMain = "org.stormlab.instrument.Instrumented"
 
-// FluxMain is Flux's main class; FluxResource is where the merged jar holds the Flux YAML.
+// fluxMain is Flux's main class; fluxResource is where the merged jar holds the Flux YAML.
 const (
-	FluxMain     = "org.apache.storm.flux.Flux"
-	FluxResource = "/stormlab-flux/topology.yaml"
+	fluxMain     = "org.apache.storm.flux.Flux"
+	fluxResource = "/stormlab-flux/topology.yaml"
 )
 
 // UserSpec names a user topology: FluxFile (with an optional Jar of its classes), or Jar and Class.
@@ -238,7 +238,7 @@ func UserTopology(ctx context.Context, u UserSpec, dir string) (TopologyRun, err
 		if err != nil {
 			return TopologyRun{}, badTopology("cannot read the Flux file: %v", err)
 		}
-		parts = append(parts, jarPart{file: assets.Path(root, assets.FluxCoreJar)}, jarPart{name: strings.TrimPrefix(FluxResource, "/"), data: data})
+		parts = append(parts, jarPart{file: assets.Path(root, assets.FluxCoreJar)}, jarPart{name: strings.TrimPrefix(fluxResource, "/"), data: data})
 	}
 	if err := mergeJars(jar, parts); err != nil {
 		return TopologyRun{}, err
@@ -254,7 +254,7 @@ func UserTopology(ctx context.Context, u UserSpec, dir string) (TopologyRun, err
 	}
 	main, args := u.Class, u.Args
 	if u.FluxFile != "" {
-		main, args = FluxMain, []string{"--resource", FluxResource, "--no-splash"}
+		main, args = fluxMain, []string{"--resource", fluxResource, "--no-splash"}
 		if err := fluxDryRun(ctx, cp, jar, u.FluxFile); err != nil {
 			return TopologyRun{}, err
 		}
@@ -272,7 +272,7 @@ func UserTopology(ctx context.Context, u UserSpec, dir string) (TopologyRun, err
 	if u.ReportIntervalS > 0 {
 		a = append(a, "--report-interval-secs", strconv.FormatFloat(u.ReportIntervalS, 'g', -1, 64))
 	}
-	return TopologyRun{Name: name, Jar: jar, MainClass: InstrumentedMain, Args: a}, nil
+	return TopologyRun{Name: name, Jar: jar, MainClass: instrumentedMain, Args: a}, nil
 }
 
 // instrumentEntry keeps the topologies jar's instrumentation classes (and the HdrHistogram shaded for
@@ -372,7 +372,7 @@ func copyEntry(zw *zip.Writer, f *zip.File) error {
 // anything is submitted.
 func fluxDryRun(ctx context.Context, cp, jar, file string) error {
 	cmd := exec.CommandContext(ctx, "java", "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-		"-cp", cp+string(os.PathListSeparator)+jar, FluxMain, "--resource", FluxResource, "--dry-run", "--no-splash", "--no-detail")
+		"-cp", cp+string(os.PathListSeparator)+jar, fluxMain, "--resource", fluxResource, "--dry-run", "--no-splash", "--no-detail")
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()
