@@ -114,24 +114,33 @@ func logfOf(env Env) func(string, ...any) {
 	return func(f string, a ...any) { fmt.Fprintf(env.Log, f+"\n", a...) }
 }
 
-// withSession hands fn a cluster for scheduler, started on first use, and
-// always tears it down: a resumed experiment whose runs on that cluster are
-// all kept starts none (judging kept runs needs no Docker engine).
+// withSession hands fn a cluster, started on first use with scheduler as the default of its runs, and
+// always tears it down: a resumed experiment whose runs on that cluster are all kept starts none
+// (judging kept runs needs no Docker engine). The cluster runs any scheduler (s.as); an experiment
+// shares it between its schedulers unless a cell needs a clean cluster (recovery: a supervisor is
+// killed in every run).
 func withSession(ctx context.Context, env Env, cs harness.ClusterSpec, scheduler string, fn func(*session) error) (err error) {
-	s := &session{ctx: ctx, env: env, cs: cs, scheduler: scheduler}
+	s := &session{shared: &shared{ctx: ctx, env: env, cs: cs}, scheduler: scheduler}
 	defer func() { err = joinErr(err, s.close()) }()
 	return fn(s)
 }
 
-// session is one cluster for one scheduler, started by the first call that
-// needs it (Run, Nemesis). onStart, when set, runs once right after the
-// start (e.g. node CPU reports) and its stop func at close.
+// session is one cluster seen by one scheduler: Run runs that scheduler unless the spec names another.
 type session struct {
-	ctx       context.Context
-	env       Env
-	cs        harness.ClusterSpec
+	*shared
 	scheduler string
-	onStart   func(*harness.Session) (stop func() error, err error)
+}
+
+// as is the same cluster seen by another scheduler.
+func (l *session) as(scheduler string) *session { return &session{shared: l.shared, scheduler: scheduler} }
+
+// shared is one cluster, started by the first call that needs it (Run, Nemesis). onStart, when set,
+// runs once right after the start (e.g. node CPU reports) and its stop func at close.
+type shared struct {
+	ctx     context.Context
+	env     Env
+	cs      harness.ClusterSpec
+	onStart func(*harness.Session) (stop func() error, err error)
 
 	s       *harness.Session // nil until started
 	err     error            // the start's error, returned again to later calls
@@ -152,11 +161,11 @@ func (l *session) cluster() (*harness.Session, error) {
 	if cs.Target, l.err = target.FromEnv(); l.err != nil {
 		return nil, l.err
 	}
-	progressOf(l.env).Phase("cluster up for "+l.scheduler, 0)
+	progressOf(l.env).Phase("cluster up ("+l.profile()+")", 0)
 	s, err := harness.StartSession(l.ctx, cs, l.scheduler)
 	l.s = s // possibly partial: close tears it down
 	if err != nil {
-		l.err = fmt.Errorf("start cluster for %s: %w", l.scheduler, err)
+		l.err = fmt.Errorf("start cluster (%s): %w", l.profile(), err)
 		return nil, l.err
 	}
 	if l.onStart != nil {
@@ -184,6 +193,7 @@ func (l *session) Run(ctx context.Context, spec harness.RunSpec) (*harness.RunRe
 		}
 		progressOf(l.env).Phase(runPhase, expect)
 	}
+	spec.Scheduler = cmp.Or(spec.Scheduler, l.scheduler)
 	return s.Run(ctx, spec)
 }
 
@@ -226,7 +236,9 @@ func (l *session) Capacity() (map[string]float64, error) {
 	return m, nil
 }
 
-func (l *session) close() error {
+func (l *shared) profile() string { return cmp.Or(l.cs.Profile, docker.DefaultProfile) }
+
+func (l *shared) close() error {
 	if l.s == nil {
 		return nil
 	}
@@ -234,9 +246,9 @@ func (l *session) close() error {
 	if l.stop != nil {
 		err = l.stop()
 	}
-	progressOf(l.env).Phase("teardown of the cluster for "+l.scheduler, 0)
+	progressOf(l.env).Phase("teardown of the cluster ("+l.profile()+")", 0)
 	err = joinErr(err, l.s.Close(l.ctx))
-	fmt.Fprintf(l.env.Log, "cluster for %s: %s in all\n", l.scheduler, time.Since(l.started).Round(time.Second))
+	fmt.Fprintf(l.env.Log, "cluster (%s): %s in all\n", l.profile(), time.Since(l.started).Round(time.Second))
 	return err
 }
 

@@ -187,20 +187,21 @@ func runDeadline(ctx context.Context, env Env) (*Results, error) {
 	}
 	d.counter = newRunCounter(env, total) // known ahead from the knobs, so progress shows an ETA
 	d.res = &Results{Experiment: "deadline", Metrics: deadlineMetrics, Profile: prof.Profile, NoVerdict: noVerdict(prof.Profile, prof.Reps), Knobs: knobsManifest(prof)}
-	for _, sched := range deadlineSchedulers {
-		cs := harness.ClusterSpec{Profile: deadlineProfile, Seed: 1}
-		err := withSession(ctx, env, cs, sched, func(s *session) error {
-			if sched != "storm-ras" {
-				// The deadline and adaptive schedulers read CPU_use from the
-				// load table; only whole-node cgroup reports let them see
-				// the background load (workers' process CPU cannot).
-				s.onStart = func(s *harness.Session) (func() error, error) { return s.StartNodeCPUReports(ctx, 2*time.Second) }
+	// One cluster serves the three schedulers. The deadline and adaptive schedulers read CPU_use from
+	// the load table; only whole-node cgroup reports let them see the background load (workers'
+	// process CPU cannot), so the cluster sends them for every run (R-Storm, in Nimbus, ignores them).
+	cs := harness.ClusterSpec{Profile: deadlineProfile, Seed: 1}
+	err = withSession(ctx, env, cs, deadlineSchedulers[0], func(all *session) error {
+		all.onStart = func(s *harness.Session) (func() error, error) { return s.StartNodeCPUReports(ctx, 2*time.Second) }
+		for _, sched := range deadlineSchedulers {
+			if err := d.runAll(ctx, all.as(sched), sched); err != nil {
+				return err
 			}
-			return d.runAll(ctx, s, sched)
-		})
-		if err != nil {
-			return nil, err
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	nq, err := nodeQoSFiles(d.nodes)
 	if err != nil {

@@ -127,12 +127,13 @@ func runKPartCluster(ctx context.Context, env Env) (*Results, error) {
 		intervals = append(intervals, prof.PacedIntervalMs)
 	}
 	counter := newRunCounter(env, len(kpartClusterSchedulers)*prof.Reps*len(intervals))
-	for _, sched := range kpartClusterSchedulers {
-		// Mul 5: K-PART with its balance adjustment, as the paper's balanced
-		// variant (Fig. 6); with Mul 0 the growth step can leave a worker
-		// empty and a node idle (seen in a quick run: 3 of 4 workers used).
-		cs := harness.ClusterSpec{Profile: kpartProfile, Seed: 1, Mul: 5, ServiceArgs: []string{"--reschedule-every", prof.Reschedule.String()}}
-		err := withSession(ctx, env, cs, sched, func(s *session) error {
+	// Mul 5: K-PART with its balance adjustment, as the paper's balanced variant (Fig. 6); with Mul 0
+	// the growth step can leave a worker empty and a node idle (seen in a quick run: 3 of 4 workers
+	// used). One cluster serves the three schedulers, one after another.
+	cs := harness.ClusterSpec{Profile: kpartProfile, Seed: 1, Mul: 5, ServiceArgs: []string{"--reschedule-every", prof.Reschedule.String()}}
+	err = withSession(ctx, env, cs, kpartClusterSchedulers[0], func(all *session) error {
+		for _, sched := range kpartClusterSchedulers {
+			s := all.as(sched)
 			for rep := 0; rep < prof.Reps; rep++ {
 				for _, iv := range intervals {
 					r, err := kpartRun(ctx, env, s, prof, counter, res, sched, rep, iv)
@@ -144,11 +145,11 @@ func runKPartCluster(ctx context.Context, env Env) (*Results, error) {
 					}
 				}
 			}
-			return nil
-		})
-		if err != nil {
-			return nil, err
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	res.Files = timeSeriesFiles("kpart-cluster", kpartClusterSchedulers, runs, prof.Step, kpartSeriesFigures)
 	return res, nil

@@ -112,21 +112,23 @@ func runLoadCurve(ctx context.Context, env Env) (*Results, error) {
 	res := &Results{Experiment: "load-curve", Metrics: loadCurveMetrics, Profile: k.Profile, NoVerdict: noVerdict(k.Profile, k.Reps), Knobs: knobsManifest(k)}
 	counter := newRunCounter(env, len(loadCurveSchedulers)*len(k.Fractions)*k.Reps)
 	var ref *capacity.Result
-	for _, sched := range loadCurveSchedulers {
-		cs := harness.ClusterSpec{Profile: loadCurveProfile, Seed: 1}
-		err := withSession(ctx, env, cs, sched, func(s *session) error {
-			if ref == nil {
-				if ref, err = searchReference(ctx, env, s, k); err != nil {
-					return err
-				}
-				res.Files = append(res.Files, lab.File{Name: "capacity.json", Write: func(w io.Writer) error { enc := json.NewEncoder(w); enc.SetIndent("", "  "); return enc.Encode(ref) }})
-				res.Knobs["reference_capacity_tps"] = ref.Capacity
-			}
-			return loadCurvePoints(ctx, env, s, k, counter, res, sched, ref.Capacity)
-		})
-		if err != nil {
-			return nil, err
+	// One cluster serves both schedulers; the reference (the first) is searched on it first.
+	cs := harness.ClusterSpec{Profile: loadCurveProfile, Seed: 1}
+	err = withSession(ctx, env, cs, loadCurveSchedulers[0], func(all *session) error {
+		if ref, err = searchReference(ctx, env, all, k); err != nil {
+			return err
 		}
+		res.Files = append(res.Files, lab.File{Name: "capacity.json", Write: func(w io.Writer) error { enc := json.NewEncoder(w); enc.SetIndent("", "  "); return enc.Encode(ref) }})
+		res.Knobs["reference_capacity_tps"] = ref.Capacity
+		for _, sched := range loadCurveSchedulers {
+			if err := loadCurvePoints(ctx, env, all.as(sched), k, counter, res, sched, ref.Capacity); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	res.Figures = append(res.Figures, lab.Figure{Name: "latency-vs-throughput", Plot: latencyThroughputPlot(res, ref.Capacity)})
 	return res, nil

@@ -71,23 +71,86 @@ func (d *dockerCluster) Exec(ctx context.Context, host string, cmd ...string) (i
 	return d.c.Exec(ctx, host, cmd...)
 }
 
-// RunOnNewCluster starts a cluster whose Nimbus uses spec.Scheduler (native, or the bridge to the Go
-// service running that scheduler), runs spec on it and always removes every container and network it
-// made, also when the run fails or ctx is cancelled (interrupt).
-func RunOnNewCluster(ctx context.Context, cs ClusterSpec, spec RunSpec) (res *RunResult, err error) {
-	if cs.Target != nil {
-		return runOnTargetSpec(ctx, cs, spec)
-	}
-	s, err := StartSession(ctx, cs, spec.Scheduler)
-	defer func() {
-		if cerr := s.Close(ctx); cerr != nil {
-			err = errors.Join(err, cerr)
+// Cluster is a Storm cluster that runs go to: containers this process started (Session) or a user's
+// cluster through its target file. Experiments and commands run the same code on both.
+type Cluster interface {
+	// Run runs spec under spec.Scheduler (the cluster's default when empty) and leaves the cluster
+	// as it found it: the topology killed and gone, also on failure and interrupt.
+	Run(ctx context.Context, spec RunSpec) (*RunResult, error)
+	// Capacity maps each supervisor host to its CPU capacity (100 = one core).
+	Capacity() map[string]float64
+	// Nemesis is what disturbs the cluster on purpose (faults, background load); what it cannot do
+	// on this cluster it refuses, naming what to add.
+	Nemesis() *Nemesis
+	// Close releases the cluster: containers are removed, a target's connections closed.
+	Close(ctx context.Context) error
+}
+
+var (
+	_ Cluster = (*Session)(nil)
+	_ Cluster = (*targetSession)(nil)
+)
+
+// Open gives the cluster cs describes: cs.Target when set, else containers started with cs's profile.
+// scheduler runs the topologies that name none. On error the returned Cluster (possibly partial) must
+// still be closed; it is nil only when nothing was started or opened.
+func Open(ctx context.Context, cs ClusterSpec, scheduler string) (Cluster, error) {
+	if cs.Target == nil {
+		s, err := StartSession(ctx, cs, scheduler)
+		if s == nil {
+			return nil, err
 		}
-	}()
+		return s, err
+	}
+	opts, err := cs.optionsJSON()
 	if err != nil {
 		return nil, err
 	}
-	return s.Run(ctx, spec)
+	tc, err := openTarget(ctx, cs.Target, cs.Logf)
+	if err != nil {
+		return nil, err
+	}
+	return &targetSession{tc: tc, scheduler: scheduler, options: opts}, nil
+}
+
+// RunOnNewCluster opens the cluster cs describes (see Open), runs spec on it and always closes it: on
+// containers every container and network it made is removed, also when the run fails or ctx is
+// cancelled (interrupt).
+func RunOnNewCluster(ctx context.Context, cs ClusterSpec, spec RunSpec) (res *RunResult, err error) {
+	if cs.Target != nil {
+		// Refused before the target is even reached.
+		if err := CheckTargetFaults(cs.Target, spec.Faults); err != nil {
+			return nil, &RunError{Topology: spec.Topology.Name, Stage: stageSpec, Err: err}
+		}
+	}
+	c, err := Open(ctx, cs, spec.Scheduler)
+	if c != nil {
+		defer func() {
+			if cerr := c.Close(ctx); cerr != nil {
+				err = errors.Join(err, cerr)
+			}
+		}()
+	}
+	if err != nil {
+		if cs.Target != nil {
+			err = &RunError{Topology: spec.Topology.Name, Stage: stageSpec, Err: err}
+		}
+		return nil, err
+	}
+	return c.Run(ctx, spec)
+}
+
+// optionsJSON is the scheduler configuration every Go scheduler of the cluster gets: SchedulerOptions
+// with Seed and Mul filled in.
+func (cs ClusterSpec) optionsJSON() (string, error) {
+	so := cs.SchedulerOptions
+	if so.Seed == 0 {
+		so.Seed = cs.Seed
+	}
+	if so.Mul == 0 {
+		so.Mul = cs.Mul
+	}
+	return so.JSON()
 }
 
 func orDefault(s, d string) string {

@@ -106,8 +106,11 @@ type RunResult struct {
 	Images       map[string]string         `json:"images,omitempty"`  // role -> image tag (content hash)
 	StormVersion string                    `json:"storm_version,omitempty"`
 	StartS       float64                   `json:"cluster_start_s,omitempty"` // ZooKeeper up -> supervisors registered
-	MeasureFrom  int64                     `json:"measure_from_ms"`
-	MeasureTo    int64                     `json:"measure_to_ms"`
+	// ClusterRun is the run's place on its containerized cluster (1 = the first run after start-up),
+	// so a first-run effect on a shared cluster can be looked for; 0 on a target.
+	ClusterRun  int   `json:"cluster_run,omitempty"`
+	MeasureFrom int64 `json:"measure_from_ms"`
+	MeasureTo   int64 `json:"measure_to_ms"`
 	// DatasetS is set by Dataset runs: seconds from the start of the first report interval with acks
 	// to the last report with acks, i.e. the time to process the whole dataset (resolution: one report
 	// interval).
@@ -445,6 +448,11 @@ func fromState(st *protocol.State, id string) (roundsMs []float64, fallbacks []p
 // the bridge must never have fallen back to EvenScheduler.
 func invalid(asked, serviceRuns string, fallbacks []protocol.Fallback, decisions []protocol.DecisionRecord) string {
 	if _, bridged := StormSchedulerClass(asked); !bridged {
+		// A bridged Nimbus runs Storm's own schedulers in process; an older bridge, without
+		// per-topology choice, sends every topology to the service instead.
+		if len(decisions) > 0 {
+			return fmt.Sprintf("the bridge on Nimbus sent %s's topology to the service instead of running %s in Nimbus: install the current bridge jar (stormlab bridge install-files)", asked, asked)
+		}
 		return ""
 	}
 	var why []string

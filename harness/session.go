@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -15,13 +16,18 @@ import (
 	"github.com/stormlab/stormlab/schedulers"
 )
 
-// Session is one containerized cluster kept for several sequential runs of the same scheduler
-// (cluster start-up is paid once). It only starts the cluster, waits until it is idle between runs,
-// exposes the daemons' logs as data (logFiles) and closes; the run loop is Run, and whatever disturbs
-// the cluster on purpose (background load, stragglers) is its Nemesis.
+// Session is one containerized cluster kept for several sequential runs (cluster start-up is paid
+// once). Its Nimbus runs the bridge, so every run names its own scheduler: Storm's own schedulers run
+// inside Nimbus on the run's topology (the bridge's per-topology choice), Go schedulers in the service,
+// switched before each run, exactly as on a user's cluster with the bridge installed (runOnTarget).
+// Between runs it waits until the cluster is idle. It exposes the daemons' logs as data (logFiles)
+// and closes; the run loop is Run, and whatever disturbs the cluster on purpose (background load,
+// stragglers) is its Nemesis.
 //
 // Always Close a Session, also after an error: Close removes every container and the network.
 type Session struct {
+	// Scheduler runs the topologies that name none (a run with an empty RunSpec.Scheduler, or a
+	// topology submitted through Cluster().Submit).
 	Scheduler string
 	logf      func(string, ...any)
 	c         *docker.Cluster
@@ -29,43 +35,41 @@ type Session struct {
 	nemesis   *Nemesis
 	runs      int
 	startS    float64 // the cluster's start-up wall time (Phases.ClusterS of the first run)
+	options   string  // the scheduler options (JSON) every Go scheduler of this session gets
+	serving   string  // the Go scheduler the service runs now
 }
 
-// StartSession starts a cluster whose Nimbus uses scheduler (native, or the bridge to the Go service
-// running it). On error the returned Session (possibly partial) must still be closed; it is nil only
-// when nothing was started.
+// StartSession starts a cluster for runs of any scheduler; scheduler is the one of topologies that name
+// none (native, or a Go scheduler in the service). On error the returned Session (possibly partial)
+// must still be closed; it is nil only when nothing was started.
+//
+// Storm's own schedulers run under the bridge here, not as Nimbus's storm.scheduler: the one
+// difference that shows (the bridge's Delegates doc) is that a storm-ras topology gets Nimbus's
+// default acker count instead of RAS's estimate.
 func StartSession(ctx context.Context, cs ClusterSpec, scheduler string) (*Session, error) {
 	if cs.Target != nil {
 		return nil, fmt.Errorf("this experiment needs clusters of its own (its supervisors, delays or faults): it cannot run on a target yet; leave out the target (%s)", target.Env)
 	}
-	class, bridged := StormSchedulerClass(scheduler)
-	svcScheduler := "even" // the service only collects metrics for native schedulers
-	if bridged {
+	if _, bridged := StormSchedulerClass(scheduler); bridged {
 		if _, err := schedulers.Lookup(scheduler); err != nil {
 			return nil, err
 		}
+	}
+	svcScheduler := "even" // until a run of a Go scheduler switches it
+	if _, bridged := StormSchedulerClass(scheduler); bridged {
 		svcScheduler = scheduler
 	}
-	so := cs.SchedulerOptions
-	if so.Seed == 0 {
-		so.Seed = cs.Seed
-	}
-	if so.Mul == 0 {
-		so.Mul = cs.Mul
-	}
-	soJSON, err := so.JSON()
+	soJSON, err := cs.optionsJSON()
 	if err != nil {
 		return nil, err
 	}
 	opts := []docker.Option{
 		docker.WithProfile(orDefault(cs.Profile, docker.DefaultProfile)),
-		docker.WithScheduler(class),
+		docker.WithScheduler(protocol.BridgeClass),
 		docker.WithService("", append([]string{"--scheduler", svcScheduler, "--options", soJSON}, cs.ServiceArgs...)...),
 		docker.WithLogf(cs.Logf),
-	}
-	if bridged {
-		// Topologies naming no scheduler (every run's here) go to the service, as before per-topology choice.
-		opts = append(opts, docker.WithNimbusConf(map[string]any{protocol.DefaultSchedulerConf: scheduler}))
+		// Topologies naming no scheduler go to the session's default.
+		docker.WithNimbusConf(map[string]any{protocol.DefaultSchedulerConf: scheduler}),
 	}
 	if cs.DelayMs > 0 {
 		opts = append(opts, docker.WithNetworkDelay(cs.DelayMs))
@@ -76,7 +80,8 @@ func StartSession(ctx context.Context, cs ClusterSpec, scheduler string) (*Sessi
 	if c == nil {
 		return nil, err
 	}
-	s := &Session{Scheduler: scheduler, c: c, dc: &dockerCluster{c: c}, logf: cs.Logf, startS: time.Since(t0).Seconds()}
+	s := &Session{Scheduler: scheduler, c: c, dc: &dockerCluster{c: c}, logf: cs.Logf, startS: time.Since(t0).Seconds(),
+		options: soJSON, serving: svcScheduler}
 	if s.logf == nil {
 		s.logf = func(string, ...any) {}
 	}
@@ -118,26 +123,26 @@ func (s *Session) logs() logFiles { return s.c }
 // Nemesis is what disturbs this session's cluster on purpose.
 func (s *Session) Nemesis() *Nemesis { return s.nemesis }
 
-// Run runs spec on the session's cluster (spec.Scheduler must be the session's, or empty). Before
-// submitting it waits until the previous run's topology and workers are gone. A failed run's
-// *RunError carries the last lines of every daemon's log.
+// Run runs spec on the session's cluster under spec.Scheduler (the session's default when empty).
+// Before submitting it waits until the previous run's topology and workers are gone, so runs are
+// independent units (Phases.IdleS records the wait, ClusterRun the run's place on this cluster). A
+// failed run's *RunError carries the last lines of every daemon's log.
 func (s *Session) Run(ctx context.Context, spec RunSpec) (*RunResult, error) {
-	if spec.Scheduler == "" {
-		spec.Scheduler = s.Scheduler
-	}
-	if spec.Scheduler != s.Scheduler {
-		return nil, &RunError{Topology: spec.Topology.Name, Stage: stageSpec,
-			Err: fmt.Errorf("session runs %s, not %s: start another session for another scheduler", s.Scheduler, spec.Scheduler)}
-	}
+	spec.Scheduler = cmp.Or(spec.Scheduler, s.Scheduler)
 	t0 := time.Now()
 	if err := s.waitIdleAfterRun(ctx); err != nil {
 		return nil, &RunError{Topology: spec.Topology.Name, Stage: stageIdle, Err: err, Logs: logTails(ctx, s.c, 20)}
 	}
 	idle := time.Since(t0).Seconds()
+	if err := s.serve(ctx, spec.Scheduler); err != nil {
+		return nil, &RunError{Topology: spec.Topology.Name, Stage: stageSpec, Err: err}
+	}
+	spec.Topology.Args = withSchedulerConf(spec.Topology.Args, spec.Scheduler)
 	s.runs++
 	res, err := runOn(ctx, s.dc, spec)
 	if res != nil {
 		s.stamp(res)
+		res.ClusterRun = s.runs
 		res.Phases.IdleS = idle
 		if s.runs == 1 {
 			res.Phases.ClusterS = s.startS
@@ -148,6 +153,19 @@ func (s *Session) Run(ctx context.Context, spec RunSpec) (*RunResult, error) {
 		re.Logs = logTails(ctx, s.c, 20)
 	}
 	return res, err
+}
+
+// serve switches the service to a Go scheduler (a fresh instance with the session's options); Storm's
+// own schedulers need nothing, the topology's conf names them.
+func (s *Session) serve(ctx context.Context, scheduler string) error {
+	if _, bridged := StormSchedulerClass(scheduler); !bridged || scheduler == s.serving && s.runs == 0 {
+		return nil
+	}
+	if err := setServiceScheduler(ctx, s.dc.svc, scheduler, s.options); err != nil {
+		return err
+	}
+	s.serving = scheduler
+	return nil
 }
 
 // waitIdleAfterRun waits for idleness if a run came before.

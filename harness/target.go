@@ -2,6 +2,7 @@ package harness
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -323,12 +324,6 @@ func runOnTarget(ctx context.Context, tc *targetCluster, schedulerOptions string
 	res, err := runOn(ctx, tc, spec)
 	if res != nil {
 		res.Cluster = orDefault(tc.T.Name, "target")
-		// A native scheduler on a bridged Nimbus: the service must not have placed the topology (an
-		// older bridge, without per-topology choice, sends every topology to the service).
-		if !bridged && have == protocol.BridgeClass && len(res.Decisions) > 0 && res.Validity.Level != Invalid {
-			// Nimbus's conf is not a record of the run: this reason is merged here.
-			res.Validity = res.Validity.merge(Reason{ReasonScheduler, Invalid, fmt.Sprintf("the bridge on Nimbus sent %s's topology to the service instead of running %s in Nimbus: install the current bridge jar (stormlab bridge install-files)", spec.Scheduler, spec.Scheduler)})
-		}
 	}
 	// Run killed the topology; wait (bounded) until Nimbus has removed it, so the next run starts
 	// from the cluster as it was.
@@ -369,30 +364,25 @@ func waitGone(ctx context.Context, ui *stormui.Client, name string) error {
 	}
 }
 
-// runOnTargetSpec runs spec on cs.Target with the scheduler options of cs (as StartSession gives them
-// to the service).
-func runOnTargetSpec(ctx context.Context, cs ClusterSpec, spec RunSpec) (*RunResult, error) {
-	if err := CheckTargetFaults(cs.Target, spec.Faults); err != nil {
-		return nil, &RunError{Topology: spec.Topology.Name, Stage: stageSpec, Err: err}
-	}
-	tc, err := openTarget(ctx, cs.Target, cs.Logf)
-	if err != nil {
-		return nil, &RunError{Topology: spec.Topology.Name, Stage: stageSpec, Err: err}
-	}
-	defer tc.Close()
-	so := cs.SchedulerOptions
-	if so.Seed == 0 {
-		so.Seed = cs.Seed
-	}
-	if so.Mul == 0 {
-		so.Mul = cs.Mul
-	}
-	opts, err := so.JSON()
-	if err != nil {
-		return nil, err
-	}
-	return runOnTarget(ctx, tc, opts, spec)
+// targetSession is a user's cluster opened through its target file (Open): every run goes through
+// runOnTarget, so the target is left as it was found.
+type targetSession struct {
+	tc        *targetCluster
+	scheduler string // of runs that name none
+	options   string // scheduler options (JSON) for the service
 }
+
+func (t *targetSession) Run(ctx context.Context, spec RunSpec) (*RunResult, error) {
+	spec.Scheduler = cmp.Or(spec.Scheduler, t.scheduler)
+	if err := CheckTargetFaults(t.tc.T, spec.Faults); err != nil {
+		return nil, &RunError{Topology: spec.Topology.Name, Stage: stageSpec, Err: err}
+	}
+	return runOnTarget(ctx, t.tc, t.options, spec)
+}
+
+func (t *targetSession) Capacity() map[string]float64    { return t.tc.Capacity() }
+func (t *targetSession) Nemesis() *Nemesis               { return t.tc.nemesis() }
+func (t *targetSession) Close(ctx context.Context) error { return t.tc.Close() }
 
 // ProbeTarget opens target t (reading only) and probes its workers -> service path (see probeReports),
 // returning the reporting worker's host:port.
