@@ -5,6 +5,7 @@ go 1.26.8
 require (
 	github.com/chromedp/chromedp v0.23.0
 	github.com/docker/docker v28.5.2+incompatible
+	github.com/google/go-cmp v0.7.0
 	github.com/jedib0t/go-pretty/v6 v6.8.3
 	github.com/moby/moby/api v1.56.1
 	github.com/montanaflynn/stats v0.14.0

@@ -2,7 +2,6 @@ package experiments
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,6 +11,7 @@ import (
 	"unicode"
 
 	"github.com/stormlab/stormlab/experiments/lab"
+	"github.com/stormlab/stormlab/internal/golden"
 )
 
 // The README's experiment table is generated from the registry, so that a
@@ -20,7 +20,8 @@ import (
 // table is not current; -update rewrites it:
 //
 //	go test ./experiments -run TestReadmeTable -update
-var updateReadme = flag.Bool("update", false, "rewrite the experiment table in README.md")
+//
+// (the -update flag is internal/golden's, shared by every golden test).
 
 const (
 	readmeTableBegin = "<!-- experiment table: generated from experiments.List(); regenerate with `go test ./experiments -run TestReadmeTable -update` -->"
@@ -86,7 +87,7 @@ func TestReadmeTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if *updateReadme {
+	if golden.Update() {
 		if want != string(raw) {
 			if err := os.WriteFile(path, []byte(want), 0o644); err != nil {
 				t.Fatal(err)

@@ -9,6 +9,8 @@ import (
 	"regexp"
 	"strconv"
 	"testing"
+
+	"github.com/stormlab/stormlab/internal/golden"
 )
 
 // widePlot has six series with long names: too wide a legend to sit
@@ -48,7 +50,7 @@ func TestWideLegendBelow(t *testing.T) {
 			t.Errorf("legend %q at height %v, not below the x axis label at %v", s.Name, ly, axis)
 		}
 	}
-	if *update {
+	if golden.Update() {
 		var png bytes.Buffer
 		if err := widePlot().Write(&png, "png"); err != nil {
 			t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stormlab/stormlab/internal/golden"
 	"gonum.org/v1/plot/vg"
 )
 
@@ -30,7 +31,7 @@ func TestLinePlotSVGGolden(t *testing.T) {
 	if err := samplePlot().Write(&b, "svg"); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "lineplot.svg", b.Bytes())
+	golden.Assert(t, "testdata/lineplot.svg", b.Bytes())
 }
 
 func TestLinePlotPNG(t *testing.T) {
@@ -45,7 +46,7 @@ func TestLinePlotPNG(t *testing.T) {
 		if err := samplePlot().WriteSize(&b, "png", c.w, c.h); err != nil {
 			t.Fatal(err)
 		}
-		if *update { // for looking at, not compared
+		if golden.Update() { // for looking at, not compared
 			os.WriteFile(filepath.Join("testdata", fmt.Sprintf("lineplot-%dpx.png", c.wantW)), b.Bytes(), 0o644)
 		}
 		img, err := png.Decode(&b)
@@ -126,7 +127,7 @@ func TestTimeSeriesPlot(t *testing.T) {
 	if err := tp.Write(&b, "svg"); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "timeseries.svg", b.Bytes())
+	golden.Assert(t, "testdata/timeseries.svg", b.Bytes())
 }
 
 func TestPlotErrors(t *testing.T) {

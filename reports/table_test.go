@@ -2,33 +2,11 @@ package reports
 
 import (
 	"bytes"
-	"flag"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stormlab/stormlab/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
-
-// golden compares got with testdata/name, or rewrites it with -update.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run `go test ./reports -update` to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from golden file (run with -update if the change is intended)\n--- got ---\n%s\n--- want ---\n%s", name, got, want)
-	}
-}
 
 // sampleTable has text and value columns, a short row, a value with no
 // interval and characters that LaTeX and HTML must escape.
@@ -56,7 +34,7 @@ func TestTableRenderersGolden(t *testing.T) {
 			if err := c.render(sampleTable(), &b); err != nil {
 				t.Fatal(err)
 			}
-			golden(t, c.file, b.Bytes())
+			golden.Assert(t, "testdata/"+c.file, b.Bytes())
 		})
 	}
 }

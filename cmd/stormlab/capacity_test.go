@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/stormlab/stormlab/harness/capacity"
+	"github.com/stormlab/stormlab/internal/golden"
 )
 
 func TestCapacityBadInput(t *testing.T) {
@@ -77,5 +78,5 @@ func TestCapacityTableGolden(t *testing.T) {
 	if err := writeCapacityTable(&b, rep); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "capacity.golden", b.Bytes())
+	golden.Assert(t, "testdata/capacity.golden", b.Bytes())
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"math"
 	"os"
@@ -14,29 +13,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stormlab/stormlab/internal/golden"
 	"github.com/stormlab/stormlab/reports/page"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
-
-// golden compares got with testdata/name, or rewrites it with -update.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run `go test ./cmd/stormlab -run %s -update` to create it)", err, t.Name())
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from golden file (run with -update if the change is intended)\n--- got ---\n%s\n--- want ---\n%s", name, got, want)
-	}
-}
 
 // TestCompareGolden renders the fixtures. The numbers in compare.golden, by hand:
 //
@@ -60,12 +39,12 @@ func TestCompareGolden(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d, stderr %q", code, errs)
 	}
-	golden(t, "compare.golden", []byte(out))
+	golden.Assert(t, "testdata/compare.golden", []byte(out))
 	code, out, _ = cli(t, "compare", "testdata/compare/base", "testdata/compare/new", "--format", "markdown", "--metric", "throughput")
 	if code != exitOK {
 		t.Fatalf("markdown: exit %d", code)
 	}
-	golden(t, "compare-throughput.golden.md", []byte(out))
+	golden.Assert(t, "testdata/compare-throughput.golden.md", []byte(out))
 }
 
 func TestCompareFailOnRegression(t *testing.T) {
@@ -221,7 +200,7 @@ func TestCompareVerdictsCommand(t *testing.T) {
 	if code != 0 || errs != "" {
 		t.Fatalf("exit %d stderr %q", code, errs)
 	}
-	golden(t, "verdicts.golden.md", []byte(out))
+	golden.Assert(t, "testdata/verdicts.golden.md", []byte(out))
 	// Decided in both: only the spd claim (holds twice): 1 of 1. Kappa: base
 	// verdicts (holds, inconclusive, holds), new (inconclusive, inconclusive,
 	// holds): po = 2/3, pe = (2/3)(1/3) + (1/3)(2/3) = 4/9, kappa = (2/3 -

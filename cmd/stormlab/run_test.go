@@ -12,6 +12,7 @@ import (
 
 	"github.com/stormlab/stormlab/harness"
 	"github.com/stormlab/stormlab/infra/protocol"
+	"github.com/stormlab/stormlab/internal/golden"
 )
 
 // Every bad request is refused with exit 2 and one line before anything
@@ -105,7 +106,7 @@ func TestRunRow(t *testing.T) {
 	if err := row.write(&b, "table"); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "run-row.golden", []byte(b.String()))
+	golden.Assert(t, "testdata/run-row.golden", []byte(b.String()))
 
 	// Deadlines give a QoS rate; zero throughput makes the row invalid.
 	res.Measurement = harness.Measurement{Deadlines: 10, QoSRate: 0.5}

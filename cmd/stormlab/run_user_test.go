@@ -10,6 +10,7 @@ import (
 
 	"github.com/stormlab/stormlab/harness"
 	"github.com/stormlab/stormlab/infra/assets"
+	"github.com/stormlab/stormlab/internal/golden"
 	"github.com/stormlab/stormlab/topologies"
 )
 
@@ -124,5 +125,5 @@ func TestRunRowNotMeasured(t *testing.T) {
 	if err := row.write(&b, "table"); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "run-row-not-measured.golden", []byte(b.String()))
+	golden.Assert(t, "testdata/run-row-not-measured.golden", []byte(b.String()))
 }

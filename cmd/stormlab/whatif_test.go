@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stormlab/stormlab/internal/golden"
 )
 
 // TestWhatifGolden: the table for a seeded K-PART-paper graph on the heterogeneous-4 profile is
@@ -15,19 +17,7 @@ func TestWhatifGolden(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	golden := filepath.Join("testdata", "whatif.golden")
-	if *update {
-		if err := os.WriteFile(golden, []byte(out), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if out != string(want) {
-		t.Errorf("whatif table differs from %s (go test -update rewrites it):\n%s", golden, out)
-	}
+	golden.Assert(t, "testdata/whatif.golden", []byte(out))
 }
 
 // TestWhatifJSON: every scheduler has a row; placed rows have node loads; a cluster file works.

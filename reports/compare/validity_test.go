@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,28 +11,8 @@ import (
 	"testing"
 
 	"github.com/stormlab/stormlab/harness"
+	"github.com/stormlab/stormlab/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
-
-// golden compares got with testdata/name, or rewrites it with -update.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run `go test ./reports/compare -run %s -update` to create it)", err, t.Name())
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from golden file (run with -update if the change is intended)\n--- got ---\n%s\n--- want ---\n%s", name, got, want)
-	}
-}
 
 // withValidity rewrites a raw.csv of the old layout into the current one
 // (validity and reasons after seed): judge gives each record's level and
@@ -100,7 +79,7 @@ func TestValidityRaw(t *testing.T) {
 		t.Fatal(err)
 	}
 	out.WriteString(res.Summary())
-	golden(t, "validity.golden", out.Bytes())
+	golden.Assert(t, "testdata/validity.golden", out.Bytes())
 	// compare.json carries the lists to the page.
 	b, err := json.Marshal(res.ToJSON("base", "new", 0.05, false, res.Rows))
 	if err != nil || !strings.Contains(string(b), `{"side":"new","where":"smoke/kpart/x=1 rep 3","level":"invalid"`) ||

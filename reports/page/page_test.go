@@ -2,32 +2,13 @@ package page
 
 import (
 	"bytes"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stormlab/stormlab/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
-
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run `go test ./reports/page -run %s -update` to create it)", err, t.Name())
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file (run with -update if the change is intended, then look at the page)", name)
-	}
-}
 
 // render loads testdata/results (two experiments, one with claims.json and
 // one older one with notes.md only, and a nightly compare.json).
@@ -45,7 +26,7 @@ func render(t *testing.T, dir string) []byte {
 }
 
 func TestPageGolden(t *testing.T) {
-	golden(t, "index.html", render(t, filepath.Join("testdata", "results")))
+	golden.Assert(t, "testdata/index.html", render(t, filepath.Join("testdata", "results")))
 }
 
 func TestLoad(t *testing.T) {

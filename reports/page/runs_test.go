@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stormlab/stormlab/internal/golden"
 )
 
 // TestValidityOnPage: a results folder built here, with one experiment whose
@@ -51,7 +53,7 @@ func TestValidityOnPage(t *testing.T) {
 	}
 	page := render(t, ".")
 	t.Chdir(wd)
-	golden(t, "validity.html", page)
+	golden.Assert(t, "testdata/validity.html", page)
 }
 
 // A raw.csv whose rows do not match its header is an error naming the file
