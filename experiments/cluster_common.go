@@ -140,9 +140,9 @@ type shared struct {
 	ctx     context.Context
 	env     Env
 	cs      harness.ClusterSpec
-	onStart func(*harness.Session) (stop func() error, err error)
+	onStart func(harness.Cluster) (stop func() error, err error)
 
-	s       *harness.Session // nil until started
+	s       harness.Cluster // nil until started or opened
 	err     error            // the start's error, returned again to later calls
 	stop    func() error
 	started time.Time
@@ -151,7 +151,7 @@ type shared struct {
 	fresh bool
 }
 
-func (l *session) cluster() (*harness.Session, error) {
+func (l *session) cluster() (harness.Cluster, error) {
 	if l.s != nil || l.err != nil {
 		return l.s, l.err
 	}
@@ -162,7 +162,7 @@ func (l *session) cluster() (*harness.Session, error) {
 		return nil, l.err
 	}
 	progressOf(l.env).Phase("cluster up ("+l.profile()+")", 0)
-	s, err := harness.StartSession(l.ctx, cs, l.scheduler)
+	s, err := harness.Open(l.ctx, cs, l.scheduler)
 	l.s = s // possibly partial: close tears it down
 	if err != nil {
 		l.err = fmt.Errorf("start cluster (%s): %w", l.profile(), err)
@@ -455,4 +455,14 @@ func seriesPlot(exp string, order []string, runs map[string][]*harness.RunResult
 		}
 	}
 	return tp
+}
+
+// nodeCPUReports starts the whole-node CPU reports of a containerized cluster (harness.Session's
+// cgroup reads); a user's cluster has none to offer yet.
+func nodeCPUReports(ctx context.Context, c harness.Cluster) (stop func() error, err error) {
+	s, ok := c.(*harness.Session)
+	if !ok {
+		return nil, fmt.Errorf("whole-node CPU reports are read from the containers' cgroups: run this experiment on containers (leave out %s)", target.Env)
+	}
+	return s.StartNodeCPUReports(ctx, 2*time.Second)
 }

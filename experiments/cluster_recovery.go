@@ -79,7 +79,7 @@ func Recovery() *Spec {
 	return &Spec{
 		Name:        "recovery",
 		Description: "recovery from a killed supervisor mid-run: storm-even, storm-ras, kpart-dynamic, deadline and online on a heterogeneous cluster",
-		Setup:       "profile " + recoveryProfile + " (supervisors of 0.25, 0.5, 0.5, 1.0 cores); WordCount with 4 workers, parallelism 2, reports every 2 s, C1-only worker JVMs (quick), every component 5% CPU and 64 MB (for R-Storm's admission); " + recoveryKilled + " (1 core) stopped into the window and started again (quick: killed at 10 s for 10 s of a 60 s window; full: at 60 s for 30 s of 180 s); dynamic schedulers reschedule every 15 s; the window opens once throughput is steady and the placement has settled (a dynamic scheduler was offered its placement again and kept it), at most 90 s (quick) or 150 s (full) after every worker ran, so the fault meets the scheduler's placement and not its own migration (runs whose warm-up ended unsettled are named in the manifest); one cluster per scheduler, runs sequential; the unit is one run; 3 repetitions. Not in the ci profile (five clusters).",
+		Setup:       "profile " + recoveryProfile + " (supervisors of 0.25, 0.5, 0.5, 1.0 cores); WordCount with 4 workers, parallelism 2, reports every 2 s, C1-only worker JVMs (quick), every component 5% CPU and 64 MB (for R-Storm's admission); " + recoveryKilled + " (1 core) stopped into the window and started again (quick: killed at 10 s for 10 s of a 60 s window; full: at 60 s for 30 s of 180 s); dynamic schedulers reschedule every 15 s; the window opens once throughput is steady and the placement has settled (a dynamic scheduler was offered its placement again and kept it), at most 90 s (quick) or 150 s (full) after every worker ran, so the fault meets the scheduler's placement and not its own migration (runs whose warm-up ended unsettled are named in the manifest); one cluster per scheduler (a killed and restarted supervisor is not a clean state for the next), runs sequential; the unit is one run; 3 repetitions. Not in the ci profile (five clusters).",
 		SeriesLabel: "scheduler",
 		XName:       "fault_at_s",
 		XLabel:      "supervisor killed at (s into the window)",
@@ -139,9 +139,9 @@ func runRecovery(ctx context.Context, env Env) (*Results, error) {
 // nodeCPUReports starts the whole-node CPU reports a bridged scheduler
 // reads. The killed supervisor makes the sampler's exec fail while it is
 // down: expected here, so its error is logged, not returned.
-func (rr *recoveryRunner) nodeCPUReports(ctx context.Context, sched string) func(*harness.Session) (func() error, error) {
-	return func(s *harness.Session) (func() error, error) {
-		stop, err := s.StartNodeCPUReports(ctx, 2*time.Second)
+func (rr *recoveryRunner) nodeCPUReports(ctx context.Context, sched string) func(harness.Cluster) (func() error, error) {
+	return func(c harness.Cluster) (func() error, error) {
+		stop, err := nodeCPUReports(ctx, c)
 		if err != nil {
 			return nil, err
 		}

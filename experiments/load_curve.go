@@ -86,14 +86,14 @@ func LoadCurve() *Spec {
 		Setup: "profile " + loadCurveProfile + " (supervisors of 0.5 and 1.0 cores); WordCount (defaults: 4 workers, parallelism 1, reports every second); " +
 			"capacity of storm-even by search (98% of the offered acked over the step, p99 from the intended send time < 2 s in every window, send lag growth <= 100 ms), then open-loop runs at " +
 			"fractions of it (ci: 50% and 110%, quick and full: 20, 40, 60, 80, 90, 100, 110%), constant arrivals; ci and quick: 3 runs per point, at most 40 s warm-up (the window opens once the acked rate is steady and within 10% of the offered), " +
-			"20 s window in 2 halves; full: 5 runs, 60 s in 3. One cluster per scheduler (storm-even's also runs the search); the unit is one run.",
+			"20 s window in 2 halves; full: 5 runs, 60 s in 3. One cluster for both schedulers, which first runs the search; the unit is one run.",
 		SeriesLabel: "scheduler",
 		XName:       "offered_fraction",
 		XLabel:      "offered load (fraction of EvenScheduler's capacity)",
 		Metrics:     loadCurveMetrics,
 		Cost:        lab.Cost{CI: "~25 min", Quick: "~50 min", Full: "~2 h"},
-		Needs: lab.Needs{Need: lab.NeedsContainers,
-			Why: "it keeps one cluster session per scheduler for the capacity search and every load, and sessions run on the harness's own containers"},
+		Needs: lab.Needs{Need: lab.NeedsCluster,
+			Why: "it searches EvenScheduler's capacity and runs open-loop loads on one Storm cluster: its own containers, or a target"},
 		Profiles: profiles(loadCurveProfiles),
 		Extra:    []string{"capacity.json (the reference's search)", "latency-vs-throughput.png/svg/pdf"},
 		Run:      runLoadCurve,

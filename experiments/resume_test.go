@@ -87,7 +87,7 @@ func TestSessionStartsOnFirstUse(t *testing.T) {
 	ctx := context.Background()
 	var started bool
 	err := withSession(ctx, env, harness.ClusterSpec{Profile: "heterogeneous-2"}, "storm-even", func(s *session) error {
-		s.onStart = func(*harness.Session) (func() error, error) { started = true; return nil, nil }
+		s.onStart = func(harness.Cluster) (func() error, error) { started = true; return nil, nil }
 		r, resumed, err := runOrResume(env, "k-r0", func() (*harness.RunResult, error) { return s.Run(ctx, harness.RunSpec{}) })
 		if err != nil || !resumed || r.TopologyID != "kept" {
 			t.Errorf("runOrResume: %v resumed %v err %v; want the kept run", r, resumed, err)
@@ -113,7 +113,7 @@ func TestSessionStartsOnFirstUse(t *testing.T) {
 		_, err := s.Run(ctx, harness.RunSpec{})
 		return err
 	})
-	if err == nil || !strings.Contains(err.Error(), "start cluster for no-such-scheduler") || strings.Contains(err.Error(), "<nil>") {
+	if err == nil || !strings.Contains(err.Error(), "start cluster (heterogeneous-2): unknown scheduler \"no-such-scheduler\"") || strings.Contains(err.Error(), "<nil>") {
 		t.Errorf("withSession error = %v, want the failed start", err)
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/stormlab/stormlab/experiments/lab"
-	"github.com/stormlab/stormlab/infra/target"
 
 	"github.com/stormlab/stormlab/harness"
 )
@@ -56,36 +55,47 @@ func Smoke() *Spec {
 		Run: func(ctx context.Context, env Env) (*Results, error) {
 			res := &Results{Metrics: clusterMetrics}
 			counter := newRunCounter(env, len(scheds))
-			tg, err := target.FromEnv() // $STORMLAB_TARGET: an existing cluster instead of containers
+			// One cluster for both schedulers: containers, or $STORMLAB_TARGET (a user's cluster).
+			cs := harness.ClusterSpec{Profile: "heterogeneous-2", Seed: 1}
+			err := withSession(ctx, env, cs, scheds[0], func(all *session) error {
+				for i, s := range scheds {
+					row, err := smokeRun(ctx, env, all.as(s), counter, i)
+					if err != nil {
+						return err
+					}
+					res.Add(row)
+				}
+				return nil
+			})
 			if err != nil {
 				return nil, err
-			}
-			for i, s := range scheds {
-				topo, err := harness.StormTopology("throughput", fmt.Sprintf("smoke-%d", i))
-				if err != nil {
-					return nil, err
-				}
-				spec := harness.RunSpec{Scheduler: s, Topology: topo, WarmUp: 10 * time.Second, Measure: 30 * time.Second}
-				fmt.Fprintf(env.Log, "smoke: %s: starting cluster\n", s)
-				counter.start(s+" (cluster up, submit, warm-up, measure, collect, teardown)", 0)
-				r, err := harness.RunOnNewCluster(ctx, harness.ClusterSpec{Profile: "heterogeneous-2", Seed: 1, Target: tg,
-					Logf: func(f string, a ...any) { fmt.Fprintf(env.Log, f+"\n", a...) }}, spec)
-				if r != nil && env.RawDir != "" {
-					if serr := harness.Save(filepath.Join(env.RawDir, s), r); serr != nil && err == nil {
-						err = serr
-					}
-				}
-				if err != nil {
-					return nil, fmt.Errorf("%s: %w", s, err)
-				}
-				if err := r.Validity.Err(); err != nil {
-					return nil, fmt.Errorf("%s: run does not count: %w", s, err)
-				}
-				fmt.Fprintf(env.Log, "smoke: %s: %.1f tuples/s, latency %.2f ms, cut rate %.3f, balance %.1f, bridge rounds %v\n",
-					s, r.Measurement.Throughput, r.Measurement.LatencyMean, r.Measurement.CutRate, r.Measurement.Balance, r.RoundsMs)
-				res.Add(Row{Series: s, X: 1, Offered: "paced: 1 tuple / 5 ms", Values: clusterValues(r.Measurement)})
 			}
 			return res, nil
 		},
 	}
+}
+
+// smokeRun runs the Throughput chain under s's scheduler and keeps the run; a run that does not count
+// fails the experiment.
+func smokeRun(ctx context.Context, env Env, s *session, counter *runCounter, i int) (Row, error) {
+	topo, err := harness.StormTopology("throughput", fmt.Sprintf("smoke-%d", i))
+	if err != nil {
+		return Row{}, err
+	}
+	counter.start(s.scheduler+" (submit, warm-up, measure, collect)", 0)
+	r, err := s.Run(ctx, harness.RunSpec{Topology: topo, WarmUp: 10 * time.Second, Measure: 30 * time.Second})
+	if r != nil && env.RawDir != "" {
+		if serr := harness.Save(filepath.Join(env.RawDir, s.scheduler), r); serr != nil && err == nil {
+			err = serr
+		}
+	}
+	if err != nil {
+		return Row{}, fmt.Errorf("%s: %w", s.scheduler, err)
+	}
+	if err := r.Validity.Err(); err != nil {
+		return Row{}, fmt.Errorf("%s: run does not count: %w", s.scheduler, err)
+	}
+	fmt.Fprintf(env.Log, "smoke: %s: %.1f tuples/s, latency %.2f ms, cut rate %.3f, balance %.1f, bridge rounds %v\n",
+		s.scheduler, r.Measurement.Throughput, r.Measurement.LatencyMean, r.Measurement.CutRate, r.Measurement.Balance, r.RoundsMs)
+	return Row{Series: s.scheduler, X: 1, Offered: "paced: 1 tuple / 5 ms", Values: clusterValues(r.Measurement)}, nil
 }
