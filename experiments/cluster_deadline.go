@@ -13,6 +13,7 @@ import (
 
 	"github.com/stormlab/stormlab/experiments/lab"
 	"github.com/stormlab/stormlab/harness"
+	"github.com/stormlab/stormlab/harness/fault"
 	"github.com/stormlab/stormlab/reports"
 )
 
@@ -306,7 +307,7 @@ func runUnderLoad(ctx context.Context, s *session, load float64, spec harness.Ru
 		if nerr != nil {
 			return nil, nerr
 		}
-		stop, err := nem.Inject(ctx, harness.LoadFault(load))
+		stop, err := nem.Inject(ctx, fault.Load(load))
 		if err != nil {
 			return nil, err
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/stormlab/stormlab/experiments/lab"
 	"github.com/stormlab/stormlab/harness"
+	"github.com/stormlab/stormlab/harness/fault"
 	"github.com/stormlab/stormlab/reports"
 	"github.com/stormlab/stormlab/schedulers"
 )
@@ -98,7 +99,7 @@ func Recovery() *Spec {
 type recoveryRunner struct {
 	env                    Env
 	k                      recoveryKnobs
-	fault                  harness.Fault
+	fault                  fault.Fault
 	counter                *runCounter
 	res                    *Results
 	notMeasured, unsettled []string
@@ -113,7 +114,7 @@ func runRecovery(ctx context.Context, env Env) (*Results, error) {
 		return nil, fmt.Errorf("recovery has no %s profile (five clusters of several minutes each): run it with --profile quick or full", profile)
 	}
 	rr := &recoveryRunner{env: env, k: k, counter: newRunCounter(env, len(recoverySchedulers)*k.Reps),
-		fault: harness.Fault{Kind: harness.KillSupervisor, At: k.At, Duration: k.Down, Target: recoveryKilled}}
+		fault: fault.Fault{Kind: fault.KillSupervisor, At: k.At, Duration: k.Down, Target: recoveryKilled}}
 	rr.res = &Results{Experiment: "recovery", Metrics: recoveryMetrics, Profile: k.Profile, NoVerdict: noVerdict(k.Profile, k.Reps), Knobs: knobsManifest(k)}
 	rr.res.Knobs["fault"] = rr.fault.String()
 	for _, sched := range recoverySchedulers {
@@ -167,7 +168,7 @@ func (rr *recoveryRunner) run(ctx context.Context, s *session, sched string, rep
 	fmt.Fprintf(rr.env.Log, "recovery: %s, %s, rep %d\n", sched, rr.fault, rep)
 	rr.counter.start(fmt.Sprintf("%s rep %d", sched, rep), k.WarmUp+k.Measure)
 	r, resumed, err := runOrResumeAccepting(rr.env, name, nothingFlowed, func() (*harness.RunResult, error) {
-		return s.Run(ctx, harness.RunSpec{Topology: topo, WarmUp: k.WarmUp, Settle: true, Measure: k.Measure, Step: 5 * time.Second, Faults: []harness.Fault{rr.fault}})
+		return s.Run(ctx, harness.RunSpec{Topology: topo, WarmUp: k.WarmUp, Settle: true, Measure: k.Measure, Step: 5 * time.Second, Faults: []fault.Fault{rr.fault}})
 	})
 	if err := keepRun(rr.env, name, r, err, resumed); err != nil && !nothingFlowed(r, err) {
 		return err

@@ -6,7 +6,7 @@
 // The roles are apart, Jepsen style: Session starts a cluster, waits until it is idle, exposes the
 // daemons' logs as data (logFiles) and closes it; Run is the one run loop; Nemesis disturbs the
 // cluster on purpose through a control layer (infra/control: Docker on the harness's own containers,
-// SSH on a target's hosts), with one shape for every disturbance: Inject(ctx, Fault) returns the undo.
+// SSH on a target's hosts), with one shape for every disturbance: Inject(ctx, fault.Fault) returns the undo.
 // The bridge's rounds and fallbacks and the
 // scheduler's decisions come from the scheduler service's state endpoint; every run is cross-checked
 // against Storm's own statistics (StormCheck). Errors are typed (*RunError with its stage and the
@@ -17,8 +17,8 @@
 // measureWindow folds them into a Measurement; judging (judge, into RunResult.Validity) and rendering
 // (package reports) are separate.
 //
-// Any topology, not only the Java ones under topologies/storm, can be run: UserTopology turns a Flux
+// Any topology, not only the Java ones under topologies/storm, can be run: usertopo.Topology turns a Flux
 // file or a compiled jar into a TopologyRun whose submitted jar carries the instrumentation and whose
-// conf switches it on (see usertopo.go). A topology whose spouts never ack is measured at its sinks
+// conf switches it on (package harness/usertopo). A topology whose spouts never ack is measured at its sinks
 // (Measurement.ThroughputBasis) and its complete latency is reported not measured.
 package harness

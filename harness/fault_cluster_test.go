@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stormlab/stormlab/harness/fault"
 	"github.com/stormlab/stormlab/infra/docker"
 )
 
@@ -40,7 +41,7 @@ func TestClusterFaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var faults []Fault
+	var faults []fault.Fault
 	const delay = 200 * time.Millisecond
 	for _, f := range []string{
 		"delay@8s+12s:sup1-sup2=" + delay.String(),
@@ -49,7 +50,7 @@ func TestClusterFaults(t *testing.T) {
 		"restart-service@63s+8s",
 		"kill-supervisor@80s+15s:sup1",
 	} {
-		x, err := ParseFault(f)
+		x, err := fault.Parse(f)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -112,7 +113,7 @@ func TestClusterFaults(t *testing.T) {
 		if !rc.Measured {
 			t.Errorf("%s: recovery not measured", fr.Fault)
 		}
-		if fr.Kind == Delay {
+		if fr.Kind == fault.Delay {
 			checkDelayTookEffect(t, r, fr, delay)
 		}
 		for _, ev := range []string{"fault-start", "fault-end"} {

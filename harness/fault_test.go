@@ -6,94 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stormlab/stormlab/harness/fault"
 	"github.com/stormlab/stormlab/infra/protocol"
 )
-
-func TestParseFault(t *testing.T) {
-	for _, tc := range []struct {
-		in   string
-		want Fault
-		err  string
-	}{
-		{"kill-supervisor@30s+20s:supervisor-1", Fault{KillSupervisor, 30 * time.Second, 20 * time.Second, "supervisor-1"}, ""},
-		{"restart-zookeeper@1m+10s", Fault{RestartZooKeeper, time.Minute, 10 * time.Second, ""}, ""},
-		{"pause-worker@0s+5s:s2", Fault{PauseWorker, 0, 5 * time.Second, "s2"}, ""},
-		{"restart-service@10s+5s", Fault{RestartService, 10 * time.Second, 5 * time.Second, ""}, ""},
-		{"reboot@10s+5s", Fault{}, `unknown kind "reboot"`},
-		{"kill-supervisor+5s", Fault{}, "no @AT"},
-		{"kill-supervisor@10s", Fault{}, "no +DURATION"},
-		{"kill-supervisor@ten+5s", Fault{}, `AT "ten"`},
-		{"kill-supervisor@10s+x:s1", Fault{}, `DURATION "x"`},
-		{"delay@30s+20s:sup1-sup2=50ms", Fault{Delay, 30 * time.Second, 20 * time.Second, "sup1-sup2=50ms"}, ""},
-		{"delay@0s+1m:a-b-c=0s", Fault{Delay, 0, time.Minute, "a-b-c=0s"}, ""},
-		{"delay@30s+20s:sup1-sup2", Fault{}, "no =DELAY"},
-		{"delay@30s+20s:sup1=50ms", Fault{}, "no NODE_A-NODE_B"},
-		{"delay@30s+20s:sup1-sup2=soon", Fault{}, `DELAY "soon" is not a duration`},
-		{"delay@30s+20s:sup1-sup2=1.5ms", Fault{}, "whole milliseconds"},
-		{"delay@30s+20s:sup1-sup2=-5ms", Fault{}, "whole milliseconds"},
-		{"delay@30s+20s:sup1-sup2=11s", Fault{}, "whole milliseconds in [0, 10s]"},
-		{"delay@30s+20s", Fault{}, "no =DELAY"},
-	} {
-		got, err := ParseFault(tc.in)
-		if tc.err != "" {
-			if err == nil || !strings.Contains(err.Error(), tc.err) || !strings.Contains(err.Error(), "write KIND@AT") {
-				t.Errorf("ParseFault(%q) error %v, want one containing %q and the syntax", tc.in, err, tc.err)
-			}
-			continue
-		}
-		if err != nil || got != tc.want {
-			t.Errorf("ParseFault(%q) = %+v, %v; want %+v", tc.in, got, err, tc.want)
-		}
-		if back, err := ParseFault(got.String()); err != nil || back != got {
-			t.Errorf("ParseFault(%q.String()=%q) = %+v, %v", tc.in, got.String(), back, err)
-		}
-	}
-}
-
-func TestValidateFaults(t *testing.T) {
-	hosts := []string{"s1", "s2"}
-	f := func(s string) Fault {
-		x, err := ParseFault(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return x
-	}
-	for _, tc := range []struct {
-		name   string
-		faults []Fault
-		err    string
-	}{
-		{"each kind once", []Fault{f("kill-supervisor@10s+10s:s1"), f("pause-worker@25s+5s:s2"), f("restart-zookeeper@35s+5s"), f("restart-service@45s+5s")}, ""},
-		{"ends at the window's end", []Fault{f("restart-service@50s+10s")}, ""},
-		{"unknown node", []Fault{f("kill-supervisor@10s+10s:s9")}, `target "s9" is not a supervisor`},
-		{"no target", []Fault{f("pause-worker@10s+10s")}, `target "" is not a supervisor`},
-		{"target on zookeeper", []Fault{f("restart-zookeeper@10s+10s:s1")}, "takes no target"},
-		{"after the window", []Fault{f("restart-service@55s+10s")}, "after the 1m0s measurement window"},
-		{"zero duration", []Fault{{Kind: RestartService, At: time.Second}}, "DURATION > 0"},
-		{"last supervisor", []Fault{f("kill-supervisor@10s+20s:s1"), f("kill-supervisor@20s+5s:s2")}, "kills the last running supervisor"},
-		{"kills one after the other", []Fault{f("kill-supervisor@10s+10s:s1"), f("kill-supervisor@20s+5s:s2")}, ""},
-		{"unknown kind", []Fault{{Kind: "x", Duration: time.Second}}, `unknown kind "x"`},
-		{"delay", []Fault{f("delay@10s+20s:s1-s2=50ms")}, ""},
-		{"delay unknown node", []Fault{f("delay@10s+20s:s1-s9=50ms")}, `"s1-s9" is not two supervisors of this cluster`},
-		{"delay same node", []Fault{{Kind: Delay, At: time.Second, Duration: time.Second, Target: "s2-s2=5ms"}}, "both nodes are s2"},
-		{"delay after the window", []Fault{f("delay@50s+20s:s1-s2=50ms")}, "after the 1m0s measurement window"},
-		{"delay before the window", []Fault{{Kind: Delay, At: -time.Second, Duration: time.Second, Target: "s1-s2=5ms"}}, "AT must be >= 0"},
-		{"delay bad target", []Fault{{Kind: Delay, At: time.Second, Duration: time.Second, Target: "s1-s2"}}, "no =DELAY"},
-		{"two delays on one node", []Fault{f("delay@10s+20s:s1-s2=50ms"), f("delay@25s+10s:s2-s1=5ms")}, "one delay per node at a time"},
-		{"two delays one after the other", []Fault{f("delay@10s+20s:s1-s2=50ms"), f("delay@30s+10s:s2-s1=5ms")}, ""},
-	} {
-		err := ValidateFaults(tc.faults, hosts, time.Minute)
-		if tc.err == "" && err != nil || tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)) {
-			t.Errorf("%s: ValidateFaults = %v, want %q", tc.name, err, tc.err)
-		}
-	}
-}
-
-// rep is one worker report of acked tuples at t seconds.
-func rep(host string, t int64, acked, failed int64, start int64) protocol.WorkerReport {
-	return protocol.WorkerReport{Host: host, Port: 6700, TimeMs: t * 1000, IntervalS: 5, Acked: acked, Failed: failed, WorkerStartMs: start}
-}
 
 func TestRecover(t *testing.T) {
 	// Window [0, 60 s), 5 s intervals, one worker acking 500 per interval (100 tuples/s); the fault
@@ -172,7 +87,7 @@ func TestMovedExecutors(t *testing.T) {
 func TestTimeline(t *testing.T) {
 	start := time.UnixMilli(100_000)
 	r := &RunResult{StartedAt: start, MeasureFrom: 110_000, MeasureTo: 120_000,
-		Faults:         []FaultRecord{{Fault: Fault{RestartService, 2 * time.Second, 3 * time.Second, ""}, StartMs: 112_000, EndMs: 115_000}},
+		Faults:         []FaultRecord{{Fault: fault.Fault{Kind: fault.RestartService, At: 2 * time.Second, Duration: 3 * time.Second}, StartMs: 112_000, EndMs: 115_000}},
 		Decisions:      []protocol.DecisionRecord{{TimeMs: 101_000, Scheduler: "kpart", Kind: "schedule", Applied: true}},
 		FaultFallbacks: []protocol.Fallback{{TimeMs: 113_000, Reason: "service down"}},
 		Rounds:         []protocol.RoundTime{{TimeMs: 100_800, Executors: 4}, {TimeMs: 111_000, Executors: 4}},
@@ -229,41 +144,12 @@ func TestRecoverLostReport(t *testing.T) {
 	}
 }
 
-// TestParseDelayTarget: node names are split where both halves are supervisors (names may hold '-').
-func TestParseDelayTarget(t *testing.T) {
-	hosts := []string{"sup-1", "sup-2", "sup3"}
-	for _, tc := range []struct {
-		in   string
-		want delayTarget
-		err  string
-	}{
-		{"sup-1-sup-2=50ms", delayTarget{"sup-1", "sup-2", 50 * time.Millisecond}, ""},
-		{"sup3-sup-1=0s", delayTarget{"sup3", "sup-1", 0}, ""},
-		{"sup3-sup-1=1s", delayTarget{"sup3", "sup-1", time.Second}, ""},
-		{"sup3-sup4=1ms", delayTarget{}, `"sup3-sup4" is not two supervisors of this cluster joined by '-' (supervisors: sup-1, sup-2, sup3)`},
-		{"sup3=1ms", delayTarget{}, "no NODE_A-NODE_B"},
-		{"-sup3=1ms", delayTarget{}, "is not two supervisors"},
-		{"sup3-sup3=1ms", delayTarget{}, "both nodes are sup3"},
-	} {
-		got, err := parseDelayTarget(tc.in, hosts)
-		if tc.err != "" {
-			if err == nil || !strings.Contains(err.Error(), tc.err) {
-				t.Errorf("parseDelayTarget(%q) error %v, want one containing %q", tc.in, err, tc.err)
-			}
-			continue
-		}
-		if err != nil || got != tc.want {
-			t.Errorf("parseDelayTarget(%q) = %+v, %v; want %+v", tc.in, got, err, tc.want)
-		}
-	}
-}
-
 // TestDelayTopologyArgs: only a run with a delay fault changes the topology's transport.
 func TestDelayTopologyArgs(t *testing.T) {
-	if a := delayTopologyArgs([]Fault{{Kind: KillSupervisor, Target: "s1"}}); a != nil {
+	if a := delayTopologyArgs([]fault.Fault{{Kind: fault.KillSupervisor, Target: "s1"}}); a != nil {
 		t.Errorf("without a delay fault: %q, want none", a)
 	}
-	got := strings.Join(delayTopologyArgs([]Fault{{Kind: RestartService}, {Kind: Delay, Target: "a-b=1ms"}}), " ")
+	got := strings.Join(delayTopologyArgs([]fault.Fault{{Kind: fault.RestartService}, {Kind: fault.Delay, Target: "a-b=1ms"}}), " ")
 	want := "--conf storm.messaging.transport=org.stormlab.net.DelayContext --conf stormlab.net.delay.file=/tmp/stormlab-delay"
 	if got != want {
 		t.Errorf("delayTopologyArgs = %q, want %q", got, want)
@@ -284,4 +170,9 @@ func TestFaultLatency(t *testing.T) {
 	if pre, during := faultLatency(nil, 0, 1, 2); pre != 0 || during != 0 {
 		t.Errorf("no reports: %v, %v; want 0, 0", pre, during)
 	}
+}
+
+// rep is one worker report of acked tuples at t seconds.
+func rep(host string, t int64, acked, failed int64, start int64) protocol.WorkerReport {
+	return protocol.WorkerReport{Host: host, Port: 6700, TimeMs: t * 1000, IntervalS: 5, Acked: acked, Failed: failed, WorkerStartMs: start}
 }

@@ -10,14 +10,15 @@ import (
 	"strings"
 	"time"
 
+	"github.com/stormlab/stormlab/harness/fault"
 	"github.com/stormlab/stormlab/infra/control"
 )
 
 // Nemesis disturbs a cluster on purpose (Jepsen's word), through a control layer (infra/control: docker
 // exec and stop on the harness's own containers, SSH on a target's hosts). It has one shape for every
-// disturbance: Inject(ctx, Fault) starts it and returns its undo. The faults of a measurement window
-// (FaultKinds), background CPU load (cpuLoad) and killing straggling worker JVMs (stragglerKill) are
-// all Faults; each kind states the control operations it needs (FaultKind.Needs), so a cluster whose
+// disturbance: Inject(ctx, fault.Fault) starts it and returns its undo. The faults of a measurement window
+// (FaultKinds), background CPU load (fault.CPULoad) and killing straggling worker JVMs (fault.KillStragglers) are
+// all Faults; each kind states the control operations it needs (fault.Kind.Needs), so a cluster whose
 // control lacks one is refused before anything is submitted (checkControl).
 //
 // What is wired on a target (control.ssh in the target file): `run --target --fault` injects
@@ -28,15 +29,15 @@ import (
 type Nemesis struct {
 	ctl    control.Control
 	name   string                    // the cluster, for log lines
-	cores  func() map[string]float64 // each supervisor's CPU cores (for cpuLoad)
+	cores  func() map[string]float64 // each supervisor's CPU cores (for fault.CPULoad)
 	logf   func(string, ...any)
-	before func(context.Context) error // cpuLoad waits with it until the previous run is gone
+	before func(context.Context) error // fault.CPULoad waits with it until the previous run is gone
 }
 
-// Inject starts f and returns its undo (a no-op for stragglerKill, which has nothing to undo). It
+// Inject starts f and returns its undo (a no-op for fault.KillStragglers, which has nothing to undo). It
 // checks first that the control offers what f needs. When it fails after changing something, it
 // undoes that before returning the error.
-func (n *Nemesis) Inject(ctx context.Context, f Fault) (control.Undo, error) {
+func (n *Nemesis) Inject(ctx context.Context, f fault.Fault) (control.Undo, error) {
 	if err := n.can(f); err != nil {
 		return nil, err
 	}
@@ -44,7 +45,7 @@ func (n *Nemesis) Inject(ctx context.Context, f Fault) (control.Undo, error) {
 	if err != nil {
 		return nil, fmt.Errorf("fault %s: %w", f, err)
 	}
-	if f.Kind == stragglerKill { // it logs what it killed; nothing to undo
+	if f.Kind == fault.KillStragglers { // it logs what it killed; nothing to undo
 		return undo, nil
 	}
 	n.logf("cluster %s: fault %s: started", n.name, f)
@@ -57,40 +58,40 @@ func (n *Nemesis) Inject(ctx context.Context, f Fault) (control.Undo, error) {
 	}, nil
 }
 
-func (n *Nemesis) inject(ctx context.Context, f Fault) (control.Undo, error) {
+func (n *Nemesis) inject(ctx context.Context, f fault.Fault) (control.Undo, error) {
 	switch f.Kind {
-	case KillSupervisor:
+	case fault.KillSupervisor:
 		return n.ctl.Stop(ctx, control.Supervisor, f.Target)
-	case RestartZooKeeper:
+	case fault.RestartZooKeeper:
 		return n.ctl.Stop(ctx, control.ZooKeeper, "")
-	case RestartService:
+	case fault.RestartService:
 		return n.ctl.Stop(ctx, control.Service, "")
-	case PauseWorker:
+	case fault.PauseWorker:
 		pids, undo, err := n.ctl.Pause(ctx, f.Target, workerPattern)
 		if err == nil {
 			n.logf("cluster %s: fault %s: SIGSTOP worker JVMs %s", n.name, f, strings.Join(pids, ","))
 		}
 		return undo, err
-	case Delay:
-		t, err := parseDelayTarget(f.Target, n.hosts())
+	case fault.Delay:
+		t, err := fault.ParseDelayTarget(f.Target, n.hosts())
 		if err != nil {
 			return nil, err
 		}
 		return n.ctl.Delay(ctx, t.A, t.B, t.Delay)
-	case cpuLoad:
+	case fault.CPULoad:
 		return n.startLoad(ctx, f.Target)
-	case stragglerKill:
+	case fault.KillStragglers:
 		return func(context.Context) error { return nil }, n.killStragglers(ctx)
 	}
 	return nil, errors.New("unknown kind")
 }
 
 // can checks that the control offers every operation f needs, on the hosts it acts on.
-func (n *Nemesis) can(f Fault) error {
+func (n *Nemesis) can(f fault.Fault) error {
 	if n == nil || n.ctl == nil {
 		return fmt.Errorf("fault %s: %w", f, errNoControl)
 	}
-	hosts := f.hostsOf(n.hosts())
+	hosts := f.HostsOf(n.hosts())
 	var errs []error
 	for _, op := range f.Kind.Needs().List() {
 		for _, h := range hosts {
@@ -119,7 +120,7 @@ func (n *Nemesis) hosts() []string {
 }
 
 // checkControl checks, before anything is submitted, that n can inject every fault of faults.
-func (n *Nemesis) checkControl(faults []Fault) error {
+func (n *Nemesis) checkControl(faults []fault.Fault) error {
 	var errs []error
 	for _, f := range faults {
 		errs = append(errs, n.can(f))
@@ -143,12 +144,6 @@ const loadPidFile = "/tmp/stormlab-load.pids"
 // loadPeriodMs is the duty-cycle period of the load loops.
 const loadPeriodMs = 100
 
-// LoadFault is background CPU load of percent (0-100] of every supervisor's CPU, as a Fault for
-// Nemesis.Inject (its undo stops the load).
-func LoadFault(percent float64) Fault {
-	return Fault{Kind: cpuLoad, Target: strconv.FormatFloat(percent, 'g', -1, 64)}
-}
-
 // loadScript returns the shell command that starts one duty-cycled loop busy busyMs of every
 // loadPeriodMs.
 func loadScript(busyMs int) string {
@@ -162,7 +157,7 @@ func loadScript(busyMs int) string {
 	return fmt.Sprintf(`setsid sh -c "echo \$\$ >> %s; %s" </dev/null >/dev/null 2>&1 &`, loadPidFile, strings.ReplaceAll(loop, `"`, `\"`))
 }
 
-// startLoad starts the load of a cpuLoad fault (target: the percent) on every supervisor, after the
+// startLoad starts the load of a fault.CPULoad fault (target: the percent) on every supervisor, after the
 // previous run's topology and workers are gone (so the load does not slow down their shutdown).
 func (n *Nemesis) startLoad(ctx context.Context, target string) (control.Undo, error) {
 	percent, err := strconv.ParseFloat(target, 64)

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stormlab/stormlab/harness/fault"
 	"github.com/stormlab/stormlab/infra/control"
 	"github.com/stormlab/stormlab/infra/control/sshtest"
 	"github.com/stormlab/stormlab/infra/target"
@@ -37,7 +38,7 @@ func TestNemesisOverSSH(t *testing.T) {
 		}
 		return strings.TrimSpace(out)
 	}
-	inject := func(f Fault) control.Undo {
+	inject := func(f fault.Fault) control.Undo {
 		t.Helper()
 		undo, err := n.Inject(ctx, f)
 		if err != nil {
@@ -45,7 +46,7 @@ func TestNemesisOverSSH(t *testing.T) {
 		}
 		return undo
 	}
-	undo := inject(Fault{Kind: KillSupervisor, Target: "sup1", Duration: time.Second})
+	undo := inject(fault.Fault{Kind: fault.KillSupervisor, Target: "sup1", Duration: time.Second})
 	sh("test -e /tmp/sup-stopped")
 	if err := undo(ctx); err != nil {
 		t.Fatal(err)
@@ -55,7 +56,7 @@ func TestNemesisOverSSH(t *testing.T) {
 	worker := "/tmp/" + workerPattern
 	sh("cp /bin/sleep " + worker + " && setsid " + worker + " 600 </dev/null >/dev/null 2>&1 &")
 	pid := sh("pgrep -f '[/]tmp/org.apache.storm'")
-	undo = inject(Fault{Kind: PauseWorker, Target: "sup1", Duration: time.Second})
+	undo = inject(fault.Fault{Kind: fault.PauseWorker, Target: "sup1", Duration: time.Second})
 	if s := sh("ps -o stat= -p " + pid); !strings.HasPrefix(s, "T") {
 		t.Errorf("worker state after pause-worker %q, want T", s)
 	}
@@ -66,7 +67,7 @@ func TestNemesisOverSSH(t *testing.T) {
 		t.Errorf("worker state after the undo %q, want S", s)
 	}
 
-	undo = inject(LoadFault(50))
+	undo = inject(fault.Load(50))
 	// 50% of 1 core and of 0.5 core: one loop per supervisor, both on this one server.
 	groups := strings.Fields(sh("cat " + loadPidFile))
 	if len(groups) != 2 {
@@ -82,7 +83,7 @@ func TestNemesisOverSSH(t *testing.T) {
 		}
 	}
 
-	undo = inject(Fault{Kind: stragglerKill})
+	undo = inject(fault.Fault{Kind: fault.KillStragglers})
 	if err := undo(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -4,26 +4,27 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stormlab/stormlab/harness/fault"
 	"github.com/stormlab/stormlab/infra/control"
 	"github.com/stormlab/stormlab/infra/control/sshtest"
 	"github.com/stormlab/stormlab/infra/target"
 )
 
 func TestFaultNeeds(t *testing.T) {
-	for k, want := range map[FaultKind]control.Ops{
-		KillSupervisor:   control.Of(control.OpStopSupervisor),
-		PauseWorker:      control.Of(control.OpPause),
-		RestartZooKeeper: control.Of(control.OpStopZooKeeper),
-		RestartService:   control.Of(control.OpStopService),
-		Delay:            control.Of(control.OpDelay),
-		cpuLoad:          control.Of(control.OpExec),
-		stragglerKill:    control.Of(control.OpExec),
+	for k, want := range map[fault.Kind]control.Ops{
+		fault.KillSupervisor:   control.Of(control.OpStopSupervisor),
+		fault.PauseWorker:      control.Of(control.OpPause),
+		fault.RestartZooKeeper: control.Of(control.OpStopZooKeeper),
+		fault.RestartService:   control.Of(control.OpStopService),
+		fault.Delay:            control.Of(control.OpDelay),
+		fault.CPULoad:          control.Of(control.OpExec),
+		fault.KillStragglers:   control.Of(control.OpExec),
 	} {
 		if got := k.Needs(); got != want {
 			t.Errorf("%s needs %s, want %s", k, got, want)
 		}
 	}
-	for _, k := range faultKinds() {
+	for _, k := range fault.Kinds() {
 		if k.Needs() == 0 {
 			t.Errorf("fault kind %s states no needed operation", k)
 		}
@@ -41,8 +42,8 @@ func TestCheckTargetFaults(t *testing.T) {
 	bare := ssh(target.Commands{})
 	withSup := ssh(target.Commands{Supervisor: &target.DaemonCommands{Stop: "a", Start: "b"},
 		ZooKeeper: &target.DaemonCommands{Host: "zk1", Stop: "a", Start: "b"}})
-	f := func(s string) Fault {
-		x, err := ParseFault(s)
+	f := func(s string) fault.Fault {
+		x, err := fault.Parse(s)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -51,18 +52,18 @@ func TestCheckTargetFaults(t *testing.T) {
 	for _, c := range []struct {
 		name   string
 		t      *target.Target
-		faults []Fault
+		faults []fault.Fault
 		want   string // "" = accepted
 	}{
-		{"no control section", &target.Target{}, []Fault{f("restart-service@10s+5s")}, "add control.ssh (user, key, hosts) to the target file"},
+		{"no control section", &target.Target{}, []fault.Fault{f("restart-service@10s+5s")}, "add control.ssh (user, key, hosts) to the target file"},
 		{"no faults, no control", &target.Target{}, nil, ""},
-		{"pause needs no commands", bare, []Fault{f("pause-worker@10s+5s:sup1")}, ""},
-		{"delay needs the transport on the target", bare, []Fault{f("delay@20s+5s:sup1-sup2=50ms")}, "delay faults need the stormlab delaying transport"},
-		{"kill without supervisor commands", bare, []Fault{f("kill-supervisor@10s+5s:sup1")}, "add control.ssh.commands.supervisor: {stop: ..., start: ...} to the target file"},
-		{"restart zookeeper without commands", bare, []Fault{f("restart-zookeeper@10s+5s")}, "add control.ssh.commands.zookeeper"},
-		{"restart service without commands", withSup, []Fault{f("restart-service@10s+5s")}, "add control.ssh.commands.service"},
-		{"kill and zookeeper with commands", withSup, []Fault{f("kill-supervisor@10s+5s:sup2"), f("restart-zookeeper@20s+5s")}, ""},
-		{"pause on a host without address", bare, []Fault{f("pause-worker@10s+5s:sup3")}, "add control.ssh.hosts.sup3: ADDR:PORT"},
+		{"pause needs no commands", bare, []fault.Fault{f("pause-worker@10s+5s:sup1")}, ""},
+		{"delay needs the transport on the target", bare, []fault.Fault{f("delay@20s+5s:sup1-sup2=50ms")}, "delay faults need the stormlab delaying transport"},
+		{"kill without supervisor commands", bare, []fault.Fault{f("kill-supervisor@10s+5s:sup1")}, "add control.ssh.commands.supervisor: {stop: ..., start: ...} to the target file"},
+		{"restart zookeeper without commands", bare, []fault.Fault{f("restart-zookeeper@10s+5s")}, "add control.ssh.commands.zookeeper"},
+		{"restart service without commands", withSup, []fault.Fault{f("restart-service@10s+5s")}, "add control.ssh.commands.service"},
+		{"kill and zookeeper with commands", withSup, []fault.Fault{f("kill-supervisor@10s+5s:sup2"), f("restart-zookeeper@20s+5s")}, ""},
+		{"pause on a host without address", bare, []fault.Fault{f("pause-worker@10s+5s:sup3")}, "add control.ssh.hosts.sup3: ADDR:PORT"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			err := CheckTargetFaults(c.t, c.faults)
@@ -82,7 +83,7 @@ func TestInjectRefusesBeforeActing(t *testing.T) {
 		t.Fatal(err)
 	}
 	n := &Nemesis{ctl: ctl, name: "t", cores: func() map[string]float64 { return map[string]float64{"sup1": 1} }, logf: t.Logf}
-	_, err = n.Inject(t.Context(), Fault{Kind: KillSupervisor, Target: "sup1"})
+	_, err = n.Inject(t.Context(), fault.Fault{Kind: fault.KillSupervisor, Target: "sup1"})
 	if err == nil || !strings.Contains(err.Error(), "needs stop-supervisor") || !strings.Contains(err.Error(), "control.ssh.commands.supervisor") {
 		t.Errorf("Inject = %v, want a refusal naming the op and the key", err)
 	}

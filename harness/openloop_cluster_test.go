@@ -5,6 +5,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/stormlab/stormlab/harness/fault"
 )
 
 // TestClusterOpenLoopPause runs the Throughput chain open loop at a modest constant rate (200 tuples/s)
@@ -25,9 +27,9 @@ func TestClusterOpenLoopPause(t *testing.T) {
 	t0 := time.Now()
 	defer func() { t.Logf("wall time: %s", time.Since(t0).Round(time.Second)) }()
 	const rate = 200.0
-	var faults []Fault
+	var faults []fault.Fault
 	for _, f := range []string{"pause-worker@4s+2s:sup1", "pause-worker@4s+2s:sup2"} {
-		x, err := ParseFault(f)
+		x, err := fault.Parse(f)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/stormlab/stormlab/harness/fault"
 	"github.com/stormlab/stormlab/infra/protocol"
 	"github.com/stormlab/stormlab/infra/stormui"
 )
@@ -74,9 +75,9 @@ type RunSpec struct {
 	// End is the run's end condition: Timed (nil means Timed{}: WarmUp, then Measure) or Dataset (a
 	// finite dataset processed to its end).
 	End End `json:"-"`
-	// Faults are injected into a Timed run's window (see Fault); a run with faults is reported with
+	// Faults are injected into a Timed run's window (see fault.Fault); a run with faults is reported with
 	// them and never mixed with fault-free runs.
-	Faults []Fault `json:"faults,omitempty"`
+	Faults []fault.Fault `json:"faults,omitempty"`
 	// Live, if set, hears the run's progress once per report interval from the start of its topology
 	// until it is collected (see Live).
 	Live func(Live) `json:"-"`
@@ -138,7 +139,7 @@ func duringFaults(fallbacks []protocol.Fallback, faults []FaultRecord) (during, 
 	for _, fb := range fallbacks {
 		in := false
 		for _, f := range faults {
-			if (f.Kind == RestartService || f.Kind == RestartZooKeeper) && f.StartMs > 0 &&
+			if (f.Kind == fault.RestartService || f.Kind == fault.RestartZooKeeper) && f.StartMs > 0 &&
 				fb.TimeMs >= f.StartMs && fb.TimeMs <= f.EndMs+faultGrace.Milliseconds() {
 				in = true
 			}
@@ -266,7 +267,7 @@ func runOn(ctx context.Context, cl runCluster, spec RunSpec) (res *RunResult, er
 		if _, ok := end.(Timed); !ok {
 			return res, fmt.Errorf("faults need a timed run (AT counts from the window's opening)")
 		}
-		if err := ValidateFaults(spec.Faults, cl.Hosts(), spec.Measure); err != nil {
+		if err := fault.Validate(spec.Faults, cl.Hosts(), spec.Measure); err != nil {
 			return res, err
 		}
 		// Refused before anything is submitted: a fault the cluster's control cannot perform.

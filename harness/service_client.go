@@ -4,12 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/stormlab/stormlab/infra/target"
 	"io"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/stormlab/stormlab/infra/target"
 
 	"github.com/stormlab/stormlab/infra/protocol"
 )

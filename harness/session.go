@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/stormlab/stormlab/harness/fault"
 	"github.com/stormlab/stormlab/infra/control"
 	"github.com/stormlab/stormlab/infra/docker"
 	"github.com/stormlab/stormlab/infra/images"
@@ -199,7 +200,7 @@ func (s *Session) WaitIdle(ctx context.Context, timeout time.Duration) error {
 			if lingering.IsZero() {
 				lingering = time.Now()
 			} else if time.Since(lingering) > stragglerGrace {
-				_, killErr = s.nemesis.Inject(ctx, Fault{Kind: stragglerKill})
+				_, killErr = s.nemesis.Inject(ctx, fault.Fault{Kind: fault.KillStragglers})
 				lingering = time.Time{}
 			}
 		}

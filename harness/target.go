@@ -16,13 +16,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/stormlab/stormlab/harness/fault"
 	"github.com/stormlab/stormlab/infra/assets"
 	"github.com/stormlab/stormlab/infra/control"
 	"github.com/stormlab/stormlab/infra/docker"
 	"github.com/stormlab/stormlab/infra/protocol"
 	"github.com/stormlab/stormlab/infra/stormui"
 	"github.com/stormlab/stormlab/infra/target"
-	"github.com/stormlab/stormlab/topologies"
 )
 
 // targetCluster is an existing Storm cluster reached only through its endpoints (a target file): the
@@ -146,7 +146,7 @@ func (tc *targetCluster) NimbusConf(ctx context.Context) (map[string]any, error)
 // first on it, -Dstorm.jar the topology jar. The workers' reports go to the service as the cluster
 // reaches it (--metrics-url, unless args set it).
 func (tc *targetCluster) Submit(ctx context.Context, jar, mainClass string, args ...string) error {
-	cp, err := submitClasspath(ctx, jar)
+	cp, err := assets.SubmitClasspath(ctx, jar)
 	if err != nil {
 		return fmt.Errorf("submit topology: %w", err)
 	}
@@ -205,45 +205,6 @@ func hasFlag(args []string, flag string) bool {
 		}
 	}
 	return false
-}
-
-// submitClasspathFile, next to the topology jar, caches the classpath of storm-client and its
-// dependencies (Maven's dependency:build-classpath, provided scope: the cluster provides them to
-// workers, the local submitter needs them too).
-const submitClasspathFile = "submit-classpath.txt"
-
-func submitClasspath(ctx context.Context, jar string) (string, error) {
-	f := filepath.Join(filepath.Dir(jar), submitClasspathFile)
-	if data, err := os.ReadFile(f); err == nil && len(bytes.TrimSpace(data)) > 0 {
-		return resolveClasspath(filepath.Dir(f), string(data)), nil
-	}
-	root, err := assets.Home()
-	if err != nil {
-		return "", err
-	}
-	pom := filepath.Join(root, filepath.Dir(filepath.Dir(topologies.StormJar)), "pom.xml")
-	cmd := exec.CommandContext(ctx, "mvn", "-q", "-o", "-B", "-f", pom, "dependency:build-classpath",
-		"-Dmdep.includeScope=provided", "-Dmdep.outputFile="+f)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("storm-client classpath for the local submitter: mvn dependency:build-classpath: %w: %s (run make setup first)", err, lastLines(string(out), 5))
-	}
-	data, err := os.ReadFile(f)
-	if err != nil {
-		return "", fmt.Errorf("storm-client classpath: %w", err)
-	}
-	return strings.TrimSpace(string(data)), nil
-}
-
-// resolveClasspath makes the relative entries of a classpath file (a home made by `stormlab setup`
-// writes "submit-lib/*") relative to the file's folder, so a home works wherever it is.
-func resolveClasspath(dir, cp string) string {
-	parts := filepath.SplitList(strings.TrimSpace(cp))
-	for i, p := range parts {
-		if p != "" && !filepath.IsAbs(p) {
-			parts[i] = filepath.Join(dir, p)
-		}
-	}
-	return strings.Join(parts, string(os.PathListSeparator))
 }
 
 // setServiceScheduler makes the service run scheduler with options (JSON of schedulers.Options)
@@ -437,15 +398,15 @@ func probeReports(ctx context.Context, tc *targetCluster, name string, timeout t
 // cannot perform: no control section, an operation it does not offer (naming the target-file key to
 // add) or a host without an SSH address. It reads the key and known_hosts files but connects to
 // nothing; whether the hosts are the cluster's supervisors is checked when the run opens the target.
-func CheckTargetFaults(t *target.Target, faults []Fault) error {
+func CheckTargetFaults(t *target.Target, faults []fault.Fault) error {
 	if len(faults) == 0 {
 		return nil
 	}
-	if len(delayFaults(faults)) > 0 {
+	if len(fault.Delays(faults)) > 0 {
 		// The delay file is written over SSH (control.SSH offers delay), but the workers read it only
 		// through the delaying transport, which `bridge install-files` does not install yet: the topology
 		// would not start.
-		return fmt.Errorf("fault %s: delay faults need the stormlab delaying transport (%s) on the target's workers, which stormlab does not install on a target yet: leave the delay faults out", delayFaults(faults)[0], docker.DelayTransport)
+		return fmt.Errorf("fault %s: delay faults need the stormlab delaying transport (%s) on the target's workers, which stormlab does not install on a target yet: leave the delay faults out", fault.Delays(faults)[0], docker.DelayTransport)
 	}
 	tc := &targetCluster{T: t, logf: func(string, ...any) {}}
 	if err := tc.openControl(); err != nil {

@@ -21,6 +21,8 @@ import (
 
 	"github.com/stormlab/stormlab/experiments/lab"
 	"github.com/stormlab/stormlab/harness"
+	"github.com/stormlab/stormlab/harness/fault"
+	"github.com/stormlab/stormlab/harness/usertopo"
 	"github.com/stormlab/stormlab/infra/docker"
 	"github.com/stormlab/stormlab/infra/images"
 	"github.com/stormlab/stormlab/infra/target"
@@ -38,12 +40,12 @@ type runOptions struct {
 	out, format                  string
 	target                       string   // target file: an existing cluster instead of containers
 	extra                        []string // topology flags after "--"
-	faultArgs                    []string // --fault, in harness.FaultSyntax
-	faults                       []harness.Fault
+	faultArgs                    []string // --fault, in fault.Syntax
+	faults                       []fault.Fault
 	rate                         float64 // --rate: open-loop tuples/s of the topology; 0 = closed loop
 	rateSet                      bool
 	arrivals                     string
-	// A user topology (see harness.UserSpec) instead of --topology: a Flux file (--topology-file,
+	// A user topology (see usertopo.Spec) instead of --topology: a Flux file (--topology-file,
 	// optional --jar) or a compiled one (--topology-jar, --class, --name).
 	fluxFile, jar, topoJar, class, name string
 }
@@ -54,8 +56,8 @@ func (o *runOptions) user() bool {
 }
 
 // userSpec is the user topology the flags name.
-func (o *runOptions) userSpec() harness.UserSpec {
-	u := harness.UserSpec{FluxFile: o.fluxFile, Jar: o.jar, Class: o.class, Name: o.name, Args: o.extra}
+func (o *runOptions) userSpec() usertopo.Spec {
+	u := usertopo.Spec{FluxFile: o.fluxFile, Jar: o.jar, Class: o.class, Name: o.name, Args: o.extra}
 	if o.topoJar != "" {
 		u.Jar = o.topoJar
 	}
@@ -67,7 +69,7 @@ func (o *runOptions) label() string {
 	if o.topology != "" {
 		return o.topology
 	}
-	if n, _, err := harness.CheckUserSpec(o.userSpec()); err == nil {
+	if n, _, err := usertopo.Check(o.userSpec()); err == nil {
 		return n
 	}
 	return "user topology"
@@ -88,9 +90,9 @@ func (o *runOptions) validateUser() error {
 	case o.rateSet:
 		return errors.New("--rate drives stormlab's own spouts: it does not apply to a user topology (drop it)")
 	}
-	_, _, err := harness.CheckUserSpec(o.userSpec())
+	_, _, err := usertopo.Check(o.userSpec())
 	if err != nil {
-		return errors.New(strings.TrimPrefix(err.Error(), harness.ErrBadTopology.Error()+": "))
+		return errors.New(strings.TrimPrefix(err.Error(), usertopo.ErrBadTopology.Error()+": "))
 	}
 	return nil
 }
@@ -134,7 +136,7 @@ func (o *runOptions) validate() error {
 	}
 	o.faults = o.faults[:0]
 	for _, a := range o.faultArgs {
-		f, err := harness.ParseFault(a)
+		f, err := fault.Parse(a)
 		if err != nil {
 			return err
 		}
@@ -146,7 +148,7 @@ func (o *runOptions) validate() error {
 		for _, s := range sups {
 			hosts = append(hosts, s.Host)
 		}
-		if err := harness.ValidateFaults(o.faults, hosts, o.measure); err != nil {
+		if err := fault.Validate(o.faults, hosts, o.measure); err != nil {
 			return errors.New(oneLine(err.Error()))
 		}
 	}
@@ -270,7 +272,7 @@ func newRunCmd() *cobra.Command {
 	f.IntVar(&o.mul, "mul", 0, "K-PART balance multiplier Mul (0 = no balance adjustment, as in the smoke experiment)")
 	f.StringVar(&o.out, "out", "", "folder for the raw run (run.json, reports.jsonl, storm-stats.json); none when empty")
 	f.StringVar(&o.format, "format", o.format, "output format: table or json")
-	f.StringArrayVar(&o.faultArgs, "fault", nil, "inject a fault into the measurement window (repeatable): "+harness.FaultSyntax+"; kinds: kill-supervisor and pause-worker (TARGET: a supervisor host of the profile), restart-zookeeper, restart-service, delay (TARGET: NODE_A-NODE_B=DELAY)")
+	f.StringArrayVar(&o.faultArgs, "fault", nil, "inject a fault into the measurement window (repeatable): "+fault.Syntax+"; kinds: kill-supervisor and pause-worker (TARGET: a supervisor host of the profile), restart-zookeeper, restart-service, delay (TARGET: NODE_A-NODE_B=DELAY)")
 	f.Float64Var(&o.rate, "rate", 0, fmt.Sprintf("open loop: the tuples/s the spouts offer on a schedule fixed at start, divided over the spout tasks (at most %d); latency is then also reported from each tuple's intended send time, with the send lag; default: closed loop", maxOpenLoopRate))
 	f.StringVar(&o.arrivals, "arrivals", o.arrivals, "with --rate: constant or poisson (seeded by the topology's --seed)")
 	f.StringVar(&o.fluxFile, "topology-file", "", "a Flux topology (YAML) instead of --topology; run and measured with stormlab's instrumentation, the user's code unchanged")
@@ -294,8 +296,8 @@ func runOnce(ctx context.Context, o runOptions, tg *target.Target, stdout, stder
 			return failed(err)
 		}
 		defer os.RemoveAll(dir)
-		if topo, err = harness.UserTopology(ctx, o.userSpec(), dir); errors.Is(err, harness.ErrBadTopology) {
-			return errors.New(oneLine(strings.TrimPrefix(err.Error(), harness.ErrBadTopology.Error()+": ")))
+		if topo, err = usertopo.Topology(ctx, o.userSpec(), dir); errors.Is(err, usertopo.ErrBadTopology) {
+			return errors.New(oneLine(strings.TrimPrefix(err.Error(), usertopo.ErrBadTopology.Error()+": ")))
 		} else if err != nil {
 			return failed(err)
 		}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/stormlab/stormlab/harness"
+	"github.com/stormlab/stormlab/harness/fault"
 	"github.com/stormlab/stormlab/infra/protocol"
 	"github.com/stormlab/stormlab/internal/golden"
 )
@@ -181,7 +182,7 @@ func TestClusterRunning(t *testing.T) {
 func TestFaultFigure(t *testing.T) {
 	start := time.UnixMilli(100_000)
 	r := &harness.RunResult{StartedAt: start, MeasureFrom: 100_000, MeasureTo: 130_000,
-		Faults: []harness.FaultRecord{{Fault: harness.Fault{Kind: harness.RestartService, At: 10 * time.Second, Duration: 5 * time.Second}, StartMs: 110_000, EndMs: 115_000}}}
+		Faults: []harness.FaultRecord{{Fault: fault.Fault{Kind: fault.RestartService, At: 10 * time.Second, Duration: 5 * time.Second}, StartMs: 110_000, EndMs: 115_000}}}
 	for ts := int64(105_000); ts <= 130_000; ts += 5000 {
 		r.Reports = append(r.Reports, protocol.WorkerReport{Host: "s1", Port: 6700, TimeMs: ts, IntervalS: 5, Acked: 500})
 	}

@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/stormlab/stormlab/harness"
+	"github.com/stormlab/stormlab/harness/fault"
 	"github.com/stormlab/stormlab/reports"
 	"github.com/stormlab/stormlab/reports/page"
 )
@@ -198,7 +199,7 @@ func (s *Samples) readRun(rel string, r io.Reader) error {
 
 // runExperiment: a run with faults is its own experiment, never pooled with
 // fault-free runs.
-func runExperiment(faults []harness.Fault) string {
+func runExperiment(faults []fault.Fault) string {
 	if len(faults) == 0 {
 		return "run"
 	}

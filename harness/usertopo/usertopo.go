@@ -1,4 +1,4 @@
-package harness
+package usertopo
 
 import (
 	"archive/zip"
@@ -17,38 +17,10 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/stormlab/stormlab/harness"
 	"github.com/stormlab/stormlab/infra/assets"
 	"github.com/stormlab/stormlab/topologies"
 )
-
-// A user topology is any Storm topology not written for stormlab: a Flux YAML file (optionally with the
-// user's jar holding its classes) or a compiled jar with a main class that calls StormSubmitter. It is
-// run and measured like the Java topologies under topologies/storm, without a change to the user's code:
-//
-//   - Instrumentation through the topology conf. The submitter runs org.stormlab.instrument.Instrumented
-//     (in the topologies jar), which puts the task hook (topology.auto.task.hooks), the stats sample rate
-//     1.0 and the reporter's settings into the system property storm.options and calls the user's main
-//     (or Flux's) in the same JVM; StormSubmitter merges storm.options over the conf the main built, as
-//     `storm jar -c key=value` does. storm.options replaces a key, so the topology's own task hooks are
-//     kept by passing them along: for Flux they are read from the YAML's config; a compiled main's own
-//     hooks cannot be seen before it runs and are replaced (partial: such a topology loses its hooks).
-//   - How the classes reach the workers: the harness submits one merged jar holding the user's jar
-//     (first, so its entries win), stormlab's instrumentation classes (org/stormlab/instrument and the
-//     HdrHistogram shaded under org/stormlab/shaded) and, for Flux, flux-core of the cluster's Storm
-//     version (a shaded jar: Flux, flux-wrappers, commons-cli, snakeyaml) and the YAML as the classpath
-//     resource fluxResource. Nothing needs to be installed on the cluster, so this works on the harness's
-//     containers and on a target alike; the price is a jar a few hundred kB larger.
-//   - The topology's name: for Flux the YAML's `name:` (what Flux submits under); for a compiled jar the
-//     user gives it (UserSpec.Name, `--name`), since the harness cannot know what the main submits before
-//     it runs. A main that submits under another name fails its submission: the submitter hook
-//     org.stormlab.instrument.NameCheck (storm.topology.submission.notifier.plugin.class) kills what it
-//     submitted at once and names both names, so nothing is left running (the topology's own submitter
-//     hook, if its main sets one, is replaced).
-//
-// Bad input is refused before anything is submitted (errors wrap ErrBadTopology): a missing or
-// unreadable file, a YAML that does not parse or has no name, a jar that is not a jar or lacks the main
-// class, and a Flux topology that Flux itself rejects (checked by Flux's --dry-run in a local JVM, which
-// builds every component: an unknown class fails there).
 
 // ErrBadTopology marks user-topology input that cannot be run (the CLI exits 2).
 var ErrBadTopology = errors.New("bad topology")
@@ -62,8 +34,8 @@ const (
 	fluxResource = "/stormlab-flux/topology.yaml"
 )
 
-// UserSpec names a user topology: FluxFile (with an optional Jar of its classes), or Jar and Class.
-type UserSpec struct {
+// Spec names a user topology: FluxFile (with an optional Jar of its classes), or Jar and Class.
+type Spec struct {
 	FluxFile string
 	Jar      string
 	Class    string
@@ -110,10 +82,10 @@ func badTopology(format string, a ...any) error {
 	return fmt.Errorf("%w: %s", ErrBadTopology, fmt.Sprintf(format, a...))
 }
 
-// CheckUserSpec checks u without Java or Docker: files exist, the YAML parses and names the
+// Check checks u without Java or Docker: files exist, the YAML parses and names the
 // topology, jars are jars, the main class is in the jar. It returns the topology name and, for Flux,
 // the topology's own task hooks.
-func CheckUserSpec(u UserSpec) (name string, hooks []string, err error) {
+func Check(u Spec) (name string, hooks []string, err error) {
 	switch {
 	case u.FluxFile == "" && u.Jar == "":
 		return "", nil, badTopology("give a Flux file (--topology-file) or a jar with its main class (--topology-jar, --class)")
@@ -218,17 +190,17 @@ func checkJar(file, class string) error {
 
 func oneLineErr(err error) string { return strings.ReplaceAll(err.Error(), "\n", "; ") }
 
-// UserTopology checks u, writes the merged jar into dir and, for Flux, validates the file with Flux's
-// own --dry-run (a local JVM with storm-client's classpath). It returns the TopologyRun the harness
+// Topology checks u, writes the merged jar into dir and, for Flux, validates the file with Flux's
+// own --dry-run (a local JVM with storm-client's classpath). It returns the harness.TopologyRun the harness
 // submits.
-func UserTopology(ctx context.Context, u UserSpec, dir string) (TopologyRun, error) {
-	name, hooks, err := CheckUserSpec(u)
+func Topology(ctx context.Context, u Spec, dir string) (harness.TopologyRun, error) {
+	name, hooks, err := Check(u)
 	if err != nil {
-		return TopologyRun{}, err
+		return harness.TopologyRun{}, err
 	}
 	root, err := assets.Home()
 	if err != nil {
-		return TopologyRun{}, err
+		return harness.TopologyRun{}, err
 	}
 	topoJar := filepath.Join(root, topologies.StormJar)
 	jar := filepath.Join(dir, "stormlab-user-"+name+".jar")
@@ -236,27 +208,27 @@ func UserTopology(ctx context.Context, u UserSpec, dir string) (TopologyRun, err
 	if u.FluxFile != "" {
 		data, err := os.ReadFile(u.FluxFile)
 		if err != nil {
-			return TopologyRun{}, badTopology("cannot read the Flux file: %v", err)
+			return harness.TopologyRun{}, badTopology("cannot read the Flux file: %v", err)
 		}
 		parts = append(parts, jarPart{file: assets.Path(root, assets.FluxCoreJar)}, jarPart{name: strings.TrimPrefix(fluxResource, "/"), data: data})
 	}
 	if err := mergeJars(jar, parts); err != nil {
-		return TopologyRun{}, err
+		return harness.TopologyRun{}, err
 	}
 	// The local submitter of a target run reads storm-client's classpath next to the jar it submits:
 	// the one cached next to the topologies jar, so Maven does not run again for every merged jar.
-	cp, err := submitClasspath(ctx, topoJar)
+	cp, err := assets.SubmitClasspath(ctx, topoJar)
 	if err != nil {
-		return TopologyRun{}, err
+		return harness.TopologyRun{}, err
 	}
-	if err := os.WriteFile(filepath.Join(dir, submitClasspathFile), []byte(cp), 0o644); err != nil {
-		return TopologyRun{}, fmt.Errorf("write the submitter's classpath: %w", err)
+	if err := os.WriteFile(filepath.Join(dir, assets.SubmitClasspathFile), []byte(cp), 0o644); err != nil {
+		return harness.TopologyRun{}, fmt.Errorf("write the submitter's classpath: %w", err)
 	}
 	main, args := u.Class, u.Args
 	if u.FluxFile != "" {
 		main, args = fluxMain, []string{"--resource", fluxResource, "--no-splash"}
 		if err := fluxDryRun(ctx, cp, jar, u.FluxFile); err != nil {
-			return TopologyRun{}, err
+			return harness.TopologyRun{}, err
 		}
 	}
 	a := []string{"--main", main}
@@ -272,7 +244,7 @@ func UserTopology(ctx context.Context, u UserSpec, dir string) (TopologyRun, err
 	if u.ReportIntervalS > 0 {
 		a = append(a, "--report-interval-secs", strconv.FormatFloat(u.ReportIntervalS, 'g', -1, 64))
 	}
-	return TopologyRun{Name: name, Jar: jar, MainClass: instrumentedMain, Args: a}, nil
+	return harness.TopologyRun{Name: name, Jar: jar, MainClass: instrumentedMain, Args: a}, nil
 }
 
 // instrumentEntry keeps the topologies jar's instrumentation classes (and the HdrHistogram shaded for
@@ -408,5 +380,6 @@ func fluxReason(out string) string {
 	case first != "":
 		return first
 	}
-	return lastLines(strings.TrimSpace(out), 3)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	return strings.Join(lines[max(0, len(lines)-3):], "\n")
 }

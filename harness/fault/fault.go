@@ -1,0 +1,270 @@
+package fault
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/stormlab/stormlab/infra/control"
+)
+
+// Kind names what a fault does to the run's cluster.
+type Kind string
+
+// The fault kinds (each acts at Fault.At for Fault.Duration, then is undone) and the syntax of a fault.
+const (
+	// Syntax is the --fault syntax, for help texts and errors.
+	Syntax = "KIND@AT+DURATION[:TARGET], e.g. kill-supervisor@30s+20s:sup1, restart-zookeeper@40s+10s or delay@30s+20s:sup1-sup2=50ms (AT counts from the opening of the measurement window)"
+	// KillSupervisor stops a supervisor's container (its worker JVMs die with it) and starts it again
+	// after the duration. Target: the supervisor's hostname.
+	KillSupervisor Kind = "kill-supervisor"
+	// PauseWorker stops every worker JVM on a supervisor with SIGSTOP and resumes them with SIGCONT.
+	// Target: the supervisor's hostname.
+	PauseWorker Kind = "pause-worker"
+	// RestartZooKeeper stops the ZooKeeper container and starts it again after the duration.
+	RestartZooKeeper Kind = "restart-zookeeper"
+	// RestartService stops the scheduler service's container and starts it again after the duration.
+	RestartService Kind = "restart-service"
+	// Delay sets the emulated network delay between two supervisors (both directions) for the duration,
+	// then restores the cluster's own (WithNetworkDelay, usually none). Target: NODE_A-NODE_B=DELAY,
+	// e.g. sup1-sup2=50ms (whole milliseconds, at most 10s). The harness says how (its delayFile).
+	Delay Kind = "delay"
+
+	// CPULoad is background CPU load on every supervisor (Target: the percent of each one's CPU, e.g.
+	// "50"); its undo stops it. Not a --fault kind: experiments inject it around whole runs (Load).
+	CPULoad Kind = "cpu-load"
+	// KillStragglers SIGKILLs the worker JVMs left on any supervisor after their topology is gone;
+	// nothing to undo. Not a --fault kind: the session injects it while waiting for an idle cluster.
+	KillStragglers Kind = "kill-stragglers"
+)
+
+// Needs is the set of control operations a fault of kind k needs (on the hosts it acts on).
+func (k Kind) Needs() control.Ops {
+	switch k {
+	case KillSupervisor:
+		return control.Of(control.OpStopSupervisor)
+	case PauseWorker:
+		return control.Of(control.OpPause)
+	case RestartZooKeeper:
+		return control.Of(control.OpStopZooKeeper)
+	case RestartService:
+		return control.Of(control.OpStopService)
+	case Delay:
+		return control.Of(control.OpDelay)
+	case CPULoad, KillStragglers:
+		return control.Of(control.OpExec)
+	}
+	return 0
+}
+
+// HostsOf are the hosts f acts on, for its capability check: its target supervisor, both nodes of a
+// delay, every supervisor (of all) for load and stragglers, none for ZooKeeper and the service.
+func (f Fault) HostsOf(all []string) []string {
+	switch f.Kind {
+	case KillSupervisor, PauseWorker:
+		return []string{f.Target}
+	case Delay:
+		if t, err := ParseDelayTarget(f.Target, nil); err == nil {
+			return []string{t.A, t.B}
+		}
+		return nil
+	case CPULoad, KillStragglers:
+		return all
+	}
+	return []string{""}
+}
+
+// Kinds lists the kinds a Fault can have.
+func Kinds() []Kind {
+	return []Kind{KillSupervisor, PauseWorker, RestartZooKeeper, RestartService, Delay}
+}
+
+// needsTarget says whether a kind acts on one supervisor.
+func (k Kind) needsTarget() bool { return k == KillSupervisor || k == PauseWorker }
+
+// DelayTarget is a delay fault's target: the delay between supervisors A and B.
+type DelayTarget struct {
+	A, B  string
+	Delay time.Duration
+}
+
+// delayTargetSyntax is the target of a delay fault, for errors.
+const delayTargetSyntax = "NODE_A-NODE_B=DELAY, e.g. delay@30s+20s:sup1-sup2=50ms"
+
+// ParseDelayTarget reads a delay fault's target. With hosts (the cluster's supervisors) both nodes must
+// be two different ones of them, and a node name holding '-' is split where both halves are known;
+// without hosts it splits at the first '-' and checks only the shape.
+func ParseDelayTarget(target string, hosts []string) (DelayTarget, error) {
+	nodes, d, ok := strings.Cut(target, "=")
+	if !ok {
+		return DelayTarget{}, fmt.Errorf("delay target %q has no =DELAY", target)
+	}
+	var t DelayTarget
+	var err error
+	if t.Delay, err = time.ParseDuration(d); err != nil {
+		return DelayTarget{}, fmt.Errorf("delay target %q: DELAY %q is not a duration", target, d)
+	}
+	if t.Delay < 0 || t.Delay > control.MaxDelay || t.Delay%time.Millisecond != 0 {
+		return DelayTarget{}, fmt.Errorf("delay target %q: DELAY %s must be whole milliseconds in [0, %s]", target, t.Delay, control.MaxDelay)
+	}
+	found := false
+	for i := 0; i < len(nodes); i++ {
+		if nodes[i] != '-' {
+			continue
+		}
+		a, b := nodes[:i], nodes[i+1:]
+		if hosts == nil || slices.Contains(hosts, a) && slices.Contains(hosts, b) {
+			t.A, t.B, found = a, b, true
+			break
+		}
+	}
+	switch {
+	case !found && !strings.Contains(nodes, "-"):
+		return DelayTarget{}, fmt.Errorf("delay target %q: no NODE_A-NODE_B", target)
+	case !found:
+		return DelayTarget{}, fmt.Errorf("delay target %q: %q is not two supervisors of this cluster joined by '-' (supervisors: %s)", target, nodes, strings.Join(hosts, ", "))
+	case t.A == "" || t.B == "":
+		return DelayTarget{}, fmt.Errorf("delay target %q: a node name is empty", target)
+	case t.A == t.B:
+		return DelayTarget{}, fmt.Errorf("delay target %q: both nodes are %s; a delay is between two different supervisors", target, t.A)
+	}
+	return t, nil
+}
+
+// Delays are the delay faults among faults.
+func Delays(faults []Fault) []Fault {
+	var out []Fault
+	for _, f := range faults {
+		if f.Kind == Delay {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// Fault is one fault of a run, as data: Kind at At after the measurement window opened, undone
+// Duration later. Faults live inside the window so that the throughput before each one (its pre-fault
+// level) and after it (its recovery) are both measured.
+type Fault struct {
+	Kind     Kind          `json:"kind"`
+	At       time.Duration `json:"at_ns"`
+	Duration time.Duration `json:"duration_ns"`
+	Target   string        `json:"target,omitempty"`
+}
+
+func (f Fault) String() string {
+	s := fmt.Sprintf("%s@%s+%s", f.Kind, f.At, f.Duration)
+	if f.Kind == CPULoad || f.Kind == KillStragglers { // not window faults: no time
+		s = string(f.Kind)
+	}
+	if f.Target != "" {
+		s += ":" + f.Target
+	}
+	return s
+}
+
+// Parse reads one fault in Syntax.
+func Parse(s string) (Fault, error) {
+	bad := func(why string) (Fault, error) {
+		return Fault{}, fmt.Errorf("fault %q: %s; write %s", s, why, Syntax)
+	}
+	kind, rest, ok := strings.Cut(s, "@")
+	if !ok {
+		return bad("no @AT")
+	}
+	f := Fault{Kind: Kind(kind)}
+	if !slices.Contains(Kinds(), f.Kind) {
+		names := make([]string, 0, len(Kinds()))
+		for _, k := range Kinds() {
+			names = append(names, string(k))
+		}
+		return bad(fmt.Sprintf("unknown kind %q (known: %s)", kind, strings.Join(names, ", ")))
+	}
+	rest, f.Target, _ = strings.Cut(rest, ":")
+	at, dur, ok := strings.Cut(rest, "+")
+	if !ok {
+		return bad("no +DURATION")
+	}
+	var err error
+	if f.At, err = time.ParseDuration(at); err != nil {
+		return bad(fmt.Sprintf("AT %q is not a duration", at))
+	}
+	if f.Duration, err = time.ParseDuration(dur); err != nil {
+		return bad(fmt.Sprintf("DURATION %q is not a duration", dur))
+	}
+	if f.Kind == Delay {
+		if _, err := ParseDelayTarget(f.Target, nil); err != nil {
+			return bad(err.Error())
+		}
+	}
+	return f, nil
+}
+
+// Validate checks faults against a run before any cluster starts: known kinds, a target that is
+// one of hosts exactly when the kind needs one, AT >= 0 and a positive duration that ends inside the
+// window (measure), and never every supervisor killed at once.
+func Validate(faults []Fault, hosts []string, measure time.Duration) error {
+	var errs []error
+	for _, f := range faults {
+		switch {
+		case !slices.Contains(Kinds(), f.Kind):
+			errs = append(errs, fmt.Errorf("fault %s: unknown kind %q", f, f.Kind))
+			continue
+		case f.Kind == Delay:
+			if _, err := ParseDelayTarget(f.Target, hosts); err != nil {
+				errs = append(errs, fmt.Errorf("fault %s: %w; write %s", f, err, delayTargetSyntax))
+			}
+		case f.Kind.needsTarget() && !slices.Contains(hosts, f.Target):
+			errs = append(errs, fmt.Errorf("fault %s: target %q is not a supervisor of this cluster (supervisors: %s)", f, f.Target, strings.Join(hosts, ", ")))
+		case !f.Kind.needsTarget() && f.Target != "":
+			errs = append(errs, fmt.Errorf("fault %s: %s takes no target; drop %q", f, f.Kind, ":"+f.Target))
+		}
+		if f.At < 0 || f.Duration <= 0 {
+			errs = append(errs, fmt.Errorf("fault %s: AT must be >= 0 and DURATION > 0", f))
+		} else if f.At+f.Duration > measure {
+			errs = append(errs, fmt.Errorf("fault %s: ends at %s, after the %s measurement window; start it earlier, shorten it or lengthen the window", f, f.At+f.Duration, measure))
+		}
+	}
+	// Two delays on one node at once: its delay file holds one state, so the first undo would end both.
+	ds := Delays(faults)
+	for i, f := range ds {
+		ft, err := ParseDelayTarget(f.Target, hosts)
+		if err != nil {
+			continue
+		}
+		for _, g := range ds[i+1:] {
+			gt, err := ParseDelayTarget(g.Target, hosts)
+			if err != nil || !(f.At < g.At+g.Duration && g.At < f.At+f.Duration) {
+				continue
+			}
+			if ft.A == gt.A || ft.A == gt.B || ft.B == gt.A || ft.B == gt.B {
+				errs = append(errs, fmt.Errorf("fault %s overlaps %s on a node they share; one delay per node at a time: move one of them", f, g))
+			}
+		}
+	}
+	// Every supervisor down at one moment: a kill's start is the moment the most kills overlap.
+	for _, f := range faults {
+		if f.Kind != KillSupervisor {
+			continue
+		}
+		down := map[string]bool{}
+		for _, g := range faults {
+			if g.Kind == KillSupervisor && g.At <= f.At && f.At < g.At+g.Duration {
+				down[g.Target] = true
+			}
+		}
+		if len(hosts) > 0 && len(down) >= len(hosts) {
+			errs = append(errs, fmt.Errorf("fault %s: kills the last running supervisor (all %d down at %s); keep one running", f, len(hosts), f.At))
+			break
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Load is background CPU load of percent of each supervisor's CPU, around a whole run (Nemesis.Inject).
+func Load(percent float64) Fault {
+	return Fault{Kind: CPULoad, Target: strconv.FormatFloat(percent, 'g', -1, 64)}
+}
