@@ -10,9 +10,7 @@ import (
 
 	"github.com/stormlab/stormlab/harness"
 	"github.com/stormlab/stormlab/infra/assets"
-	"github.com/stormlab/stormlab/infra/docker"
 	"github.com/stormlab/stormlab/infra/stormui"
-	"github.com/stormlab/stormlab/infra/target"
 	"github.com/stormlab/stormlab/topologies"
 )
 
@@ -29,32 +27,13 @@ import (
 // org.apache.storm.testing.TestWordSpout), so each of the 2 spout tasks emits at most 10 tuples/s and
 // the one sink executes one tuple per spout tuple: at most 20 tuples/s. The lower bound 10 allows the
 // executors' own overhead (measured: see the test log) and a window edge.
-// Cluster time: about 3.5 minutes (cluster up, three runs of 10 s warm-up and 20 s measured, cluster down;
-// measured 2m21s with the two Flux runs alone).
+// Cluster time: three runs of 10 s warm-up and 20 s measured on the package's shared standing cluster.
 func TestFluxTopologyTarget(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Minute) // mostly waiting for the cluster lock
 	defer cancel()
 	t0 := time.Now()
 	defer func() { t.Logf("wall time: %s", time.Since(t0).Round(time.Second)) }()
-	file := filepath.Join(t.TempDir(), "target.yaml")
-	c, err := standUp(ctx, docker.DefaultProfile, "kpart", file, t.Logf)
-	if err != nil {
-		t.Fatalf("cluster up: %v", err)
-	}
-	t.Cleanup(func() {
-		// Terminate removes the containers before it frees the machine's cluster lock, so the next
-		// cluster cannot meet this one's fixed Nimbus port still bound.
-		if err := c.Terminate(context.Background()); err != nil {
-			t.Errorf("remove the standing cluster: %v", err)
-		}
-		if left, err := docker.Leftovers(context.Background(), docker.LabelStanding+"=true"); err != nil || len(left) > 0 {
-			t.Errorf("after cluster down: left %v (%v)", left, err)
-		}
-	})
-	tg, err := target.Load(file)
-	if err != nil {
-		t.Fatal(err)
-	}
+	file, tg := sharedTarget(t)
 	yaml := filepath.Join("testdata", "flux", "wordcount.yaml")
 	for _, s := range []string{"kpart", "storm-even"} {
 		start := time.Now()

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -36,7 +37,69 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(execute(context.Background(), args, os.Stdout, os.Stderr))
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if err := downStanding(); err != nil {
+		fmt.Fprintln(os.Stderr, "shared standing cluster:", err)
+		code = 1
+	}
+	os.Exit(code)
+}
+
+// standing is the one standing cluster the target tests of this package share, as a user's cluster is
+// shared by their runs: started by the first test that needs it (sharedTarget), removed after the last
+// by `cluster down` (downStanding, from TestMain). Each test leaves it without a topology, and checks so.
+var standing struct {
+	once sync.Once
+	c    *docker.Cluster
+	dir  string
+	file string
+	err  error
+}
+
+// sharedTarget is the target file of the shared standing cluster, started on first use.
+func sharedTarget(t *testing.T) (file string, tg *target.Target) {
+	t.Helper()
+	standing.once.Do(func() {
+		// Not the test's context: the cluster outlives the test that started it. Mostly waiting for
+		// the machine's cluster lock.
+		ctx, cancel := context.WithTimeout(context.Background(), 40*time.Minute)
+		defer cancel()
+		if standing.dir, standing.err = os.MkdirTemp("", "stormlab-standing-"); standing.err != nil {
+			return
+		}
+		standing.file = filepath.Join(standing.dir, "target.yaml")
+		t0 := time.Now()
+		standing.c, standing.err = standUp(ctx, docker.DefaultProfile, "kpart", standing.file, t.Logf)
+		t.Logf("shared standing cluster up in %s", time.Since(t0).Round(time.Second))
+	})
+	if standing.err != nil {
+		t.Fatalf("cluster up: %v", standing.err)
+	}
+	tg, err := target.Load(standing.file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return standing.file, tg
+}
+
+// downStanding removes the shared standing cluster the way a user does, with `cluster down`, and
+// checks that nothing is left.
+func downStanding() error {
+	if standing.dir != "" {
+		defer os.RemoveAll(standing.dir)
+	}
+	if standing.c == nil {
+		return nil
+	}
+	standing.c.Release() // from here on only `cluster down` removes it, as after `cluster up --detach`
+	var out, errb bytes.Buffer
+	if code := execute(context.Background(), []string{"cluster", "down"}, &out, &errb); code != exitOK || !strings.Contains(out.String(), "removed the standing cluster") {
+		return fmt.Errorf("cluster down: exit %d stdout %q stderr %q", code, out.String(), errb.String())
+	}
+	if left, err := docker.Leftovers(context.Background(), docker.LabelStanding+"=true"); err != nil || len(left) > 0 {
+		return fmt.Errorf("after cluster down: left %v (%v)", left, err)
+	}
+	return nil
 }
 
 // cliNoDocker runs the CLI in a child process that cannot reach a Docker engine (DOCKER_HOST points to
@@ -61,30 +124,13 @@ func cliNoDocker(t *testing.T, args ...string) (code int, stdout, stderr string)
 // (storm-even, run by Storm's EvenScheduler inside Nimbus, and kpart through the service, chosen per
 // topology on one bridged Nimbus) through --target from a process that cannot reach Docker; the same
 // metrics as the container path; nothing of the target's endpoints in the result files; the cluster
-// healthy and without a topology afterwards; `cluster down` removes it.
+// healthy and without a topology afterwards. (`cluster down` removes it after the package's last test:
+// downStanding.)
 func TestStandingClusterTarget(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Minute) // mostly waiting for the cluster lock
 	defer cancel()
 	dir := t.TempDir()
-	file := filepath.Join(dir, "target.yaml")
-	c, err := standUp(ctx, docker.DefaultProfile, "kpart", file, t.Logf)
-	if err != nil {
-		t.Fatalf("cluster up: %v", err)
-	}
-	t.Cleanup(func() {
-		c.Release() // from here on only `cluster down` removes it, as after `cluster up --detach`
-		code, out, errs := cli(t, "cluster", "down")
-		if code != exitOK || !strings.Contains(out, "removed the standing cluster") {
-			t.Errorf("cluster down: exit %d stdout %q stderr %q", code, out, errs)
-		}
-		if left, err := docker.Leftovers(context.Background(), docker.LabelStanding+"=true"); err != nil || len(left) > 0 {
-			t.Errorf("after cluster down: left %v (%v)", left, err)
-		}
-	})
-	tg, err := target.Load(file)
-	if err != nil {
-		t.Fatal(err)
-	}
+	file, tg := sharedTarget(t)
 
 	// --probe: a worker's report reaches the service (the probe topology is killed again).
 	probeStart := time.Now()
