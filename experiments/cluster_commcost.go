@@ -46,6 +46,7 @@ type commKnobs struct {
 	Reps            int
 	WarmUp, Measure time.Duration
 	DelayMs         int    // 0: no delay series
+	Nodes           []int  // the node counts (clusters) run: commCostNodes, or fewer in ci
 	WorkerOpts      string // extra worker JVM options
 }
 
@@ -54,15 +55,15 @@ func (k *commKnobs) reps() *int { return &k.Reps }
 // Manifest lists the knobs for manifest.json.
 func (k commKnobs) Manifest() map[string]any {
 	return map[string]any{"profile": k.Profile, "reps": k.Reps, "comm_warmup": k.WarmUp.String(), "comm_measure": k.Measure.String(),
-		"comm_delay_ms": k.DelayMs, "worker_opts": k.WorkerOpts}
+		"comm_delay_ms": k.DelayMs, "comm_nodes": k.Nodes, "worker_opts": k.WorkerOpts}
 }
 
 // commCostProfiles: quick drops the delay series (its claims are forced
 // anyway); full is the paper's windows.
 var commCostProfiles = map[string]commKnobs{
-	"ci":    {Profile: "ci", Reps: 1, WarmUp: 5 * time.Second, Measure: 15 * time.Second, DelayMs: 2, WorkerOpts: c1Only},
-	"quick": {Profile: "quick", Reps: 3, WarmUp: 5 * time.Second, Measure: 15 * time.Second, DelayMs: 0, WorkerOpts: c1Only},
-	"full":  {Profile: "full", Reps: 3, WarmUp: 60 * time.Second, Measure: 120 * time.Second, DelayMs: 2},
+	"ci":    {Profile: "ci", Reps: 1, WarmUp: 5 * time.Second, Measure: 15 * time.Second, DelayMs: 2, Nodes: []int{1, 4}, WorkerOpts: c1Only},
+	"quick": {Profile: "quick", Reps: 3, WarmUp: 5 * time.Second, Measure: 15 * time.Second, DelayMs: 0, Nodes: commCostNodes, WorkerOpts: c1Only},
+	"full":  {Profile: "full", Reps: 3, WarmUp: 60 * time.Second, Measure: 120 * time.Second, DelayMs: 2, Nodes: commCostNodes},
 }
 
 // CommCost reproduces Jian, Lu and Zhang 2018, sec. 2.1, Fig. 1: the
@@ -85,7 +86,7 @@ func CommCost() *Spec {
 		Description: "Throughput chain, 4 workers on 1, 2 and 4 nodes (EvenScheduler), with and without emulated network delay",
 		Paper:       paperKPart,
 		Source:      Cite(paperKPart, "sec. 2.1, Fig. 1"),
-		Setup:       "homogeneous clusters of 1, 2, 4 supervisors (1 core each, 4 slots); Throughput chain (offered load paced: one tuple per 20 ms from the spout, so that n1 is not overloaded; parallelism 1, 4 workers, one acker per worker) under storm-even; series: no delay, and (ci, full) a delay of D ms per inter-node message (D from the profile; this series is forced: the delay builds latency growth with the node count into the setup); profile ci: 1 repetition, 5 s warm-up, 15 s measurement; quick: 3 repetitions, no delay series, 5 s + 15 s; ci and quick use C1-only worker JVMs; full: 3 repetitions, 60 s + 120 s. One cluster per node count, runs on it sequentially (each topology killed and its workers gone before the next); the unit is one run.",
+		Setup:       "homogeneous clusters of 1, 2, 4 supervisors (1 core each, 4 slots); Throughput chain (offered load paced: one tuple per 20 ms from the spout, so that n1 is not overloaded; parallelism 1, 4 workers, one acker per worker) under storm-even; series: no delay, and (ci, full) a delay of D ms per inter-node message (D from the profile; this series is forced: the delay builds latency growth with the node count into the setup); profile ci: 1 and 4 nodes only (two clusters, for make test's budget), 1 repetition, 5 s warm-up, 15 s measurement; quick: 3 repetitions, no delay series, 5 s + 15 s; ci and quick use C1-only worker JVMs; full: 3 repetitions, 60 s + 120 s. One cluster per node count, runs on it sequentially (each topology killed and its workers gone before the next); the unit is one run.",
 		SeriesLabel: "delay",
 		XName:       "nodes",
 		XLabel:      "nodes holding the 4 workers",
@@ -119,8 +120,8 @@ func runCommCost(ctx context.Context, env Env) (*Results, error) {
 	if prof.DelayMs > 0 {
 		delays = append(delays, prof.DelayMs)
 	}
-	counter := newRunCounter(env, len(commCostNodes)*prof.Reps*len(delays))
-	for _, n := range commCostNodes {
+	counter := newRunCounter(env, len(prof.Nodes)*prof.Reps*len(delays))
+	for _, n := range prof.Nodes {
 		cs := harness.ClusterSpec{Seed: 1, Options: []docker.Option{docker.WithSupervisors(commCostSupervisors(n)...)}}
 		err := withSession(ctx, env, cs, "storm-even", func(s *session) error {
 			for rep := 0; rep < prof.Reps; rep++ {
