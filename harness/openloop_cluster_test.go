@@ -7,12 +7,12 @@ import (
 	"time"
 
 	"github.com/stormlab/stormlab/harness/fault"
+	"github.com/stormlab/stormlab/infra/docker"
 )
 
 // TestClusterOpenLoopPause runs the Throughput chain open loop at a modest constant rate (200 tuples/s)
-// on heterogeneous-2 under storm-even (2 workers, one per supervisor) and stops every worker JVM on both
-// supervisors for 2 s inside the window, so the worker that hosts the spout is paused wherever it was
-// placed. The tuples due during the pause are sent late: their latency from the intended send time shows
+// on one supervisor of 1 core under storm-even (2 workers) and stops both worker JVMs for 2 s inside the
+// window. The tuples due during the pause are sent late: their latency from the intended send time shows
 // the pause, their latency from the actual emit does not.
 //
 // Why these assertions hold by construction: the latency from the intended time is Storm's complete
@@ -28,7 +28,11 @@ func TestClusterOpenLoopPause(t *testing.T) {
 	defer func() { t.Logf("wall time: %s", time.Since(t0).Round(time.Second)) }()
 	const rate = 200.0
 	var faults []fault.Fault
-	for _, f := range []string{"pause-worker@4s+2s:sup1", "pause-worker@4s+2s:sup2"} {
+	// One supervisor holds both workers, so one SIGSTOP (one command) stops the spout and the bolts
+	// together: paused by two commands on two nodes, the one that stops first stalls the tuples the
+	// other still emits, and under machine load that skew (>= 120 ms: 1% of the window's tuples)
+	// made the emit latency's p99 show the pause too.
+	for _, f := range []string{"pause-worker@4s+2s:sup1"} {
 		x, err := fault.Parse(f)
 		if err != nil {
 			t.Fatal(err)
@@ -43,7 +47,8 @@ func TestClusterOpenLoopPause(t *testing.T) {
 	var mu sync.Mutex
 	var lines []Live
 	live := func(l Live) { mu.Lock(); lines = append(lines, l); mu.Unlock() }
-	r, err := RunOnNewCluster(ctx, ClusterSpec{Profile: "heterogeneous-2", Seed: 1, Logf: t.Logf},
+	one := docker.WithSupervisors(docker.SupervisorSpec{Host: "sup1", CPUs: 1, MemoryMB: docker.SupervisorReserveMB + 420*2, Slots: 2})
+	r, err := RunOnNewCluster(ctx, ClusterSpec{Seed: 1, Logf: t.Logf, Options: []docker.Option{one}},
 		RunSpec{Scheduler: "storm-even", Topology: topo, WarmUp: 20 * time.Second, Measure: 12 * time.Second, Faults: faults, Live: live})
 	if err != nil {
 		t.Fatalf("open-loop run with a pause: %v\n%s", err, logsOf(err))
