@@ -54,7 +54,8 @@ func WithVersion(v string) Option { return func(o *options) { o.version = v } }
 func WithLogf(f func(string, ...any)) Option { return func(o *options) { o.logf = f } }
 
 // WithReportWait bounds the wait, after the window, for the workers' reports of its last interval
-// (default 15 s: three of the default 5 s report intervals).
+// (default 15 s: three of the default 5 s report intervals; a report is awaited until the middle of
+// its interval is past the window's end).
 func WithReportWait(d time.Duration) Option { return func(o *options) { o.reportWait = d } }
 
 // Capture records topology name, running on target t, over the next span (see the package doc). It
@@ -212,9 +213,10 @@ func warnRates(r rates, logf func(string, ...any)) {
 	}
 }
 
-// windowReports returns topology id's reports with a time in (fromMs, toMs], waiting up to wait for
-// a report past toMs (so the window's last interval is in). Without any report of id it waits at most
-// noReportWait after toMs: a topology without instrumentation sends none.
+// windowReports returns topology id's reports whose interval's midpoint lies in (fromMs, toMs], so
+// the time they cover is centred on the window (a report covers (time - interval, time]), waiting up
+// to wait for a report past toMs (so the window's last interval is in). Without any report of id it
+// waits at most noReportWait after toMs: a topology without instrumentation sends none.
 func windowReports(ctx context.Context, t *target.Target, id string, fromMs, toMs int64, wait time.Duration) ([]protocol.WorkerReport, error) {
 	deadline := time.UnixMilli(toMs).Add(wait)
 	giveUp := time.UnixMilli(toMs).Add(min(wait, noReportWait))
@@ -226,9 +228,10 @@ func windowReports(ctx context.Context, t *target.Target, id string, fromMs, toM
 		var in []protocol.WorkerReport
 		late := false
 		for _, r := range all {
+			mid := r.TimeMs - int64(r.IntervalS*500)
 			switch {
-			case r.Topology != id:
-			case r.TimeMs > toMs:
+			case r.Topology != id || mid <= fromMs:
+			case mid > toMs:
 				late = true
 			default:
 				in = append(in, r)
