@@ -151,11 +151,12 @@ func TestWhatifCapturedGolden(t *testing.T) {
 	if out != string(want) {
 		t.Errorf("whatif table differs from %s (go test -update rewrites it):\n%s", golden, out)
 	}
-	// A cluster without the placement's hosts: refused, naming the nodes.
+	// A cluster without the placement's hosts (a what-if elsewhere): placed, moves not counted, and
+	// the note says why.
 	other := filepath.Join(t.TempDir(), "other.json")
 	os.WriteFile(other, []byte(`{"nodes":[{"id":"a","cpu":100,"ports":[6700]}]}`), 0o644)
-	code, _, errOut = cli(t, "whatif", filepath.Join("testdata", "captured-small.json"), "--cluster", other)
-	if code != exitBadInput || !strings.Contains(errOut, "placement host sup1 is no node of the cluster (nodes: a)") {
-		t.Errorf("foreign cluster: exit %d stderr %q", code, errOut)
+	code, out, errOut = cli(t, "whatif", filepath.Join("testdata", "captured-small.json"), "--cluster", other, "--schedulers", "even")
+	if code != exitOK || strings.Contains(out, "executors moved │") || !strings.Contains(out, "executors moved: not counted: placement host sup1 is no node of the cluster (nodes: a)") {
+		t.Errorf("foreign cluster: exit %d stdout %q stderr %q", code, out, errOut)
 	}
 }

@@ -34,6 +34,9 @@ type whatifOutput struct {
 	// Current says where the running placement came from and how its hosts were matched to the
 	// cluster's nodes; empty when the graph has none (then every row's moved is -1).
 	Current string `json:"current,omitempty"`
+	// NotCompared says why a placement the graph holds was not compared (its hosts are not the
+	// cluster's nodes: a what-if on another cluster).
+	NotCompared string `json:"not_compared,omitempty"`
 }
 
 func newWhatifCmd() *cobra.Command {
@@ -56,7 +59,8 @@ func newWhatifCmd() *cobra.Command {
 			"--target takes the capacities of a running cluster (its UI's supervisors, the target file's\n" +
 			"capacity entries first). A graph written by `stormlab capture` holds the placement it ran with:\n" +
 			"then a column counts the executors (tasks) each scheduler would put on another node, nodes\n" +
-			"matched by host name (exact, else by first DNS label).",
+			"matched by host name (exact, else by first DNS label); on a cluster without those hosts the\n" +
+			"column is left out and a note says why.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkFormat(format); err != nil {
@@ -83,14 +87,16 @@ func newWhatifCmd() *cobra.Command {
 				return fmt.Errorf("--options: %w", err)
 			}
 			q := whatif.Question{Graph: g, Cluster: c, Workers: workers, Options: o, Timeout: timeout}
-			current := ""
+			current, notCompared := "", ""
 			if len(placed) > 0 {
-				if q.Current, q.CurrentNodes, err = whatif.FromPlacement(g, &c, placed); err != nil {
-					return fmt.Errorf("%s: %w", args[0], err)
-				}
-				current = "the graph's placement, nodes matched by host name"
-				if q.Current == nil {
-					current += " (its worker ports are not the cluster's: moves counted by node, schedulers not told)"
+				q.Current, q.CurrentNodes, err = whatif.FromPlacement(g, &c, placed)
+				switch {
+				case err != nil:
+					notCompared = err.Error()
+				case q.Current == nil:
+					current = "the graph's placement, nodes matched by host name (its worker ports are not the cluster's: moves counted by node, schedulers not told)"
+				default:
+					current = "the graph's placement, nodes matched by host name"
 				}
 			}
 			rows, err := whatif.Ask(cmd.Context(), q, names)
@@ -105,7 +111,7 @@ func newWhatifCmd() *cobra.Command {
 				workers = len(c.Nodes)
 			}
 			out := whatifOutput{Graph: args[0], Cluster: name, Workers: workers, Vertices: g.N(), Edges: len(g.Edges),
-				Rows: rows, Reference: ref, Nodes: c.Nodes, Current: current}
+				Rows: rows, Reference: ref, Nodes: c.Nodes, Current: current, NotCompared: notCompared}
 			if format == "json" {
 				return writeJSON(cmd.OutOrStdout(), out)
 			}
@@ -295,6 +301,9 @@ func writeWhatifTable(w io.Writer, out whatifOutput) error {
 	}
 	if out.Current != "" {
 		fmt.Fprintf(&tail, "executors moved: against %s\n", out.Current)
+	}
+	if out.NotCompared != "" {
+		fmt.Fprintf(&tail, "executors moved: not counted: %s\n", out.NotCompared)
 	}
 	if ref := out.Reference; ref != nil {
 		proof := "proven"
