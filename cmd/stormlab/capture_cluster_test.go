@@ -58,12 +58,14 @@ func TestCaptureWordCount(t *testing.T) {
 	runDone := make(chan string, 1)
 	go func() {
 		code, out, errs := cliNoDocker(t, "run", "--target", file, "--scheduler", "storm-even", "--topology", "wordcount",
-			"--warmup", "5s", "--measure", "30s", "--format", "json", "--", "--workers", "2", "--parallelism", "2", "--parallelism.count", "3")
+			"--warmup", "5s", "--measure", "50s", "--format", "json", "--", "--workers", "2", "--parallelism", "2", "--parallelism.count", "3")
 		runDone <- fmt.Sprintf("exit %d\nstdout %s\nstderr (last lines) %s", code, out, lastN(errs, 12))
 	}()
 	const name = "stormlab-wordcount"
 	id := waitReporting(ctx, t, tg, name, runDone)
 	t.Logf("%s (%s) reports after %s", name, id, time.Since(t0).Round(time.Second))
+	waitSteady(ctx, t, tg, id)
+	t.Logf("%s steady after %s", name, time.Since(t0).Round(time.Second))
 
 	type result struct {
 		code           int
@@ -149,6 +151,46 @@ func waitReporting(ctx context.Context, t *testing.T, tg *target.Target, name st
 	}
 }
 
+// waitSteady waits (at most 60 s) until every worker of topology id has sent three reports and its
+// last two counted tuples executed within 15% of each other, so the captures below do not watch the
+// start-up ramp (which the two sources would see through differently aligned windows).
+func waitSteady(ctx context.Context, t *testing.T, tg *target.Target, id string) {
+	t.Helper()
+	since := time.Now().UnixMilli()
+	deadline := time.Now().Add(time.Minute)
+	for time.Now().Before(deadline) {
+		reps, err := harness.ServiceReports(ctx, tg, since)
+		counts := map[string][]int64{} // worker -> tuples executed per report, in order
+		for _, r := range reps {
+			if r.Topology != id {
+				continue
+			}
+			n := int64(0)
+			for _, x := range r.Traffic {
+				n += x.Count
+			}
+			w := fmt.Sprintf("%s:%d", r.Host, r.Port)
+			counts[w] = append(counts[w], n)
+		}
+		steady := err == nil && len(counts) > 0
+		for _, c := range counts {
+			if len(c) < 3 {
+				steady = false
+				break
+			}
+			a, b := float64(c[len(c)-2]), float64(c[len(c)-1])
+			if b == 0 || math.Abs(a-b)/math.Max(a, b) > 0.15 {
+				steady = false
+			}
+		}
+		if steady {
+			return
+		}
+		time.Sleep(time.Second) // polling the service, bounded by deadline
+	}
+	t.Logf("%s not steady after a minute: capturing anyway", id)
+}
+
 // checkWordCountCapture checks one captured file against what Storm reports of the topology.
 func checkWordCountCapture(t *testing.T, src, file string, top *stormui.Topology, sups []stormui.Supervisor) {
 	t.Helper()
@@ -224,9 +266,11 @@ func checkWordCountCapture(t *testing.T, src, file string, top *stormui.Topology
 }
 
 // compareSources checks that the two captures, made over the same 20 s, agree on each stream's rate
-// within 30%: the workers' hook and Storm's own counters (sample rate 1.0 in stormlab's topologies)
-// count the same tuples, over windows that differ by the report intervals' alignment (5 s reports
-// whose middle falls in the window; the topology may still be warming up).
+// within 50%: the workers' hook and Storm's own counters (sample rate 1.0 in stormlab's topologies)
+// count the same tuples, but over windows aligned differently (5 s worker reports whose middle falls
+// in the window; Storm's counters as the workers' last heartbeats to Nimbus left them). On the first
+// runs of this test the sources were 1-24% apart (docs/results-log.md); 50% leaves room for a loaded
+// machine and still catches a unit or counting error (a factor of 2 or more).
 func compareSources(t *testing.T, instrumented, fromUI string) {
 	t.Helper()
 	a, err1 := topologies.ReadCapturedFile(instrumented)
@@ -242,8 +286,8 @@ func compareSources(t *testing.T, instrumented, fromUI string) {
 		u := rate[[2]string{s.From, s.To}]
 		diff := math.Abs(s.TuplesPerS-u) / math.Max(s.TuplesPerS, u)
 		t.Logf("stream %s -> %s (%s): instrumented %.1f/s, storm-ui %.1f/s (%.1f%% apart)", s.From, s.To, s.Grouping, s.TuplesPerS, u, 100*diff)
-		if diff > 0.3 {
-			t.Errorf("stream %s -> %s: instrumented %.1f/s and storm-ui %.1f/s are more than 30%% apart", s.From, s.To, s.TuplesPerS, u)
+		if diff > 0.5 {
+			t.Errorf("stream %s -> %s: instrumented %.1f/s and storm-ui %.1f/s are more than 50%% apart", s.From, s.To, s.TuplesPerS, u)
 		}
 	}
 }
