@@ -151,9 +151,8 @@ func build(ctx context.Context, t *target.Target, id string, s0, s1 *Snapshot, o
 	case o.source == Instrumented:
 		return nil, badInput("no worker report of %s reached the scheduler service during the window: run the topology with stormlab's instrumentation (its task hook and --metrics-url), or capture with source %s", id, StormUI)
 	default:
-		spanSec := float64(s1.TimeMs-s0.TimeMs) / 1000
-		if c, err = buildFromUI(s0, s1, comps, spanSec); err != nil {
-			return nil, badInput("no worker reports and %v: capture a topology that processes tuples, over a longer window (Storm counts 1 in 20 tuples by default: topology.stats.sample.rate)", err)
+		if c, err = buildFromUI(s0, s1, comps); err != nil {
+			return nil, badInput("no worker reports and %v: capture a topology that processes tuples, over a longer window", err)
 		}
 	}
 	c.Placement = fullPlacement(comps, reps, o.logf)

@@ -101,8 +101,8 @@ func edgeMap(c *topologies.Captured) map[[2]int]topologies.CapturedEdge {
 	return m
 }
 
-// TestBuildFromStormUI: Storm UI's recorded answers (testdata/storm-ui, two readings 10 s apart)
-// give, worked by hand from the counter differences over 10 s:
+// TestBuildFromStormUI: Storm UI's recorded answers (testdata/storm-ui, two readings whose executor
+// uptimes are 10 s apart) give, worked by hand from the counter differences over 10 s:
 //   - streams: sentence->split 1000/10 = 100/s (shuffle), split->count 10000/10 = 1000/s, count->report
 //     1000/s, both "fields" (Storm's UI shows a global grouping as fields and gives no field names);
 //   - edges spread over task pairs: sentence {5,6} -> split {7,8}: 100/4 = 25 each; split -> count
@@ -120,7 +120,7 @@ func TestBuildFromStormUI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := buildFromUI(s0, s1, comps, 10)
+	c, err := buildFromUI(s0, s1, comps)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,9 +162,9 @@ func TestBuildFromStormUI(t *testing.T) {
 	if !reflect.DeepEqual(c.Placement, wantPlace) {
 		t.Errorf("placement %v, want %v", c.Placement, wantPlace)
 	}
-	// The same reading twice: nothing moved, and that is refused.
-	if _, err := buildFromUI(s1, s1, comps, 10); err != errNoUIStats {
-		t.Errorf("no counter moved: error %v, want errNoUIStats", err)
+	// The same reading twice: no statistics arrived in between, and that is refused.
+	if _, err := buildFromUI(s1, s1, comps); err == nil || !strings.Contains(err.Error(), "did not refresh during the window") {
+		t.Errorf("same reading twice: error %v, want statistics not refreshed", err)
 	}
 }
 
@@ -336,13 +336,13 @@ func TestCaptureRefuses(t *testing.T) {
 	}
 }
 
-// TestCaptureNoStats: a window in which Storm's counters do not move (the same recorded pages at
+// TestCaptureNoStats: a window in which Storm's statistics do not refresh (the same recorded pages at
 // both ends) and no report arrives is bad input.
 func TestCaptureNoStats(t *testing.T) {
 	tg := fixtureTarget(t, filepath.Join("testdata", "stormlab-ui"), nil)
 	tg.UI = fixtureUIWithSummary(t, filepath.Join("testdata", "stormlab-ui")).URL
 	_, err := Capture(context.Background(), tg, "wc", 20*time.Millisecond, WithReportWait(20*time.Millisecond))
-	if err == nil || !IsBadInput(err) || !strings.Contains(err.Error(), "no worker reports and Storm's statistics show no tuple") {
+	if err == nil || !IsBadInput(err) || !strings.Contains(err.Error(), "no worker reports and Storm's statistics of count did not refresh") {
 		t.Errorf("error %v, want bad input about no reports and no statistics", err)
 	}
 }
@@ -363,4 +363,28 @@ func fixtureUIWithSummary(t *testing.T, dir string) *httptest.Server {
 	}))
 	t.Cleanup(srv.Close)
 	return srv
+}
+
+// TestExecSpan: an executor's span is the growth of its uptime; a restarted executor (uptime went
+// down) counts from its restart, one not in the first reading from its start; counters follow the
+// same rule (delta).
+func TestExecSpan(t *testing.T) {
+	p0 := &stormui.ComponentPage{Executors: []stormui.ExecutorStat{{TaskStart: 1, UptimeSeconds: 100}}}
+	for _, c := range []struct {
+		name string
+		e    stormui.ExecutorStat
+		want float64
+	}{
+		{"grew", stormui.ExecutorStat{TaskStart: 1, UptimeSeconds: 112}, 12},
+		{"no new statistics", stormui.ExecutorStat{TaskStart: 1, UptimeSeconds: 100}, 0},
+		{"restarted", stormui.ExecutorStat{TaskStart: 1, UptimeSeconds: 7}, 7},
+		{"new executor", stormui.ExecutorStat{TaskStart: 2, UptimeSeconds: 9}, 9},
+	} {
+		if got := execSpan(p0, c.e); got != c.want {
+			t.Errorf("%s: span %v, want %v", c.name, got, c.want)
+		}
+	}
+	if delta(10, 25) != 15 || delta(25, 4) != 4 {
+		t.Errorf("delta: %v %v, want 15 and 4", delta(10, 25), delta(25, 4))
+	}
 }

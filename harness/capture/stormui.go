@@ -2,6 +2,7 @@ package capture
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 
 	"github.com/stormlab/stormlab/infra/stormui"
@@ -20,17 +21,57 @@ func delta(a, b float64) float64 {
 	return b
 }
 
-// buildFromUI makes the captured topology from two UI snapshots spanSec apart (Storm's counters;
-// see the package doc): stream rates from the source's per-stream emitted counts, a bolt's tuples
-// executed from its per-input counts, a bolt executor's CPU estimated by its busy time (tuples
-// executed times mean execute latency, as Storm's capacity metric) and split evenly over its tasks.
-// Spout CPU is unknown (0). Edges spread each stream evenly over the task pairs its grouping
-// connects. The structure and placement are s1's.
-func buildFromUI(s0, s1 *Snapshot, comps []component, spanSec float64) (*topologies.Captured, error) {
+// execSpan is the time an executor's counters cover between the two readings: the growth of its
+// uptime, which Storm stamps when the worker sends the statistics (every
+// executor.metrics.frequency.secs: 60 s by default, 3 s on stormlab's containers), so the reporting
+// lag cancels (as in the harness's cross-check against Storm's statistics). A restarted executor
+// counts from its restart. 0: no statistics arrived in between.
+func execSpan(p0 *stormui.ComponentPage, e stormui.ExecutorStat) float64 {
+	if p0 != nil {
+		for _, b := range p0.Executors {
+			if b.TaskStart == e.TaskStart {
+				if e.UptimeSeconds >= b.UptimeSeconds {
+					return float64(e.UptimeSeconds - b.UptimeSeconds)
+				}
+				return float64(e.UptimeSeconds)
+			}
+		}
+	}
+	return float64(e.UptimeSeconds)
+}
+
+// componentSpan is the mean span of k's executors that got statistics in the window, 0 if none did.
+func componentSpan(k component, p0 *stormui.ComponentPage) float64 {
+	sum, n := 0.0, 0
+	for _, e := range k.execs {
+		if s := execSpan(p0, e); s > 0 {
+			sum += s
+			n++
+		}
+	}
+	if n == 0 {
+		return 0
+	}
+	return sum / float64(n)
+}
+
+// buildFromUI makes the captured topology from two UI snapshots (Storm's counters; see the package
+// doc). Each component's counts are divided by the time they cover (componentSpan, the executors'
+// own clock): stream rates from the source's per-stream emitted counts, a bolt's tuples executed
+// from its per-input counts, a bolt executor's CPU estimated by its busy time (tuples executed times
+// mean execute latency, as Storm's capacity metric) and split evenly over its tasks. Spout CPU is
+// unknown (0). Edges spread each stream evenly over the task pairs its grouping connects. The
+// structure and placement are s1's. A component whose statistics did not refresh in the window is
+// an error naming it.
+func buildFromUI(s0, s1 *Snapshot, comps []component) (*topologies.Captured, error) {
 	c := &topologies.Captured{Format: topologies.CapturedFormat, Streams: streams(comps)}
 	idx := map[string]int{}
+	spans := make([]float64, len(comps))
 	for i, k := range comps {
 		idx[k.name] = i
+		if spans[i] = componentSpan(k, s0.Pages[k.name]); spans[i] == 0 {
+			return nil, fmt.Errorf("Storm's statistics of %s did not refresh during the window (workers send them every executor.metrics.frequency.secs, 60 s by default)", k.name)
+		}
 	}
 	moved := 0.0
 	emitted := make([]float64, len(comps))
@@ -38,23 +79,24 @@ func buildFromUI(s0, s1 *Snapshot, comps []component, spanSec float64) (*topolog
 	for i, k := range comps {
 		p0, p1 := s0.Pages[k.name], s1.Pages[k.name]
 		for _, o := range p1.Outputs {
-			d := delta(outputOf(p0, o.Stream), o.Emitted) / spanSec
+			d := delta(outputOf(p0, o.Stream), o.Emitted) / spans[i]
 			emitted[i] += d
 			moved += d
 		}
 		for _, in := range p1.Inputs {
-			d := delta(inputOf(p0, in.Component, in.Stream), in.Executed) / spanSec
+			d := delta(inputOf(p0, in.Component, in.Stream), in.Executed) / spans[i]
 			executed[i] += d
 			moved += d
 		}
-		c.Vertices = append(c.Vertices, uiVertices(k, p0, spanSec)...)
+		c.Vertices = append(c.Vertices, uiVertices(k, p0)...)
 	}
 	if moved == 0 {
 		return nil, errNoUIStats
 	}
 	for i := range c.Streams {
 		s := &c.Streams[i]
-		s.TuplesPerS = delta(outputOf(s0.Pages[s.From], s.Stream), outputOf(s1.Pages[s.From], s.Stream)) / spanSec
+		a := idx[s.From]
+		s.TuplesPerS = delta(outputOf(s0.Pages[s.From], s.Stream), outputOf(s1.Pages[s.From], s.Stream)) / spans[a]
 	}
 	c.Edges = spreadEdges(comps, idx, c.Streams)
 	for i, k := range comps {
@@ -66,14 +108,14 @@ func buildFromUI(s0, s1 *Snapshot, comps []component, spanSec float64) (*topolog
 }
 
 // uiVertices are k's tasks with the CPU estimate of their executor (bolts; spouts 0), from the
-// executors of k (s1) against their counters in p0.
-func uiVertices(k component, p0 *stormui.ComponentPage, spanSec float64) []topologies.Vertex {
+// executors of k (s1) against their counters in p0, over each executor's own span.
+func uiVertices(k component, p0 *stormui.ComponentPage) []topologies.Vertex {
 	var out []topologies.Vertex
 	for _, e := range k.execs {
 		w := 0.0
-		if k.kind == topologies.KindBolt {
+		if span := execSpan(p0, e); k.kind == topologies.KindBolt && span > 0 {
 			d := delta(executedOf(p0, e.TaskStart), e.Executed)
-			busy := d * e.ExecuteLatencyMs / 1000 / spanSec // cores
+			busy := d * e.ExecuteLatencyMs / 1000 / span // cores
 			w = 100 * busy / float64(e.TaskEnd-e.TaskStart+1)
 		}
 		for t := e.TaskStart; t <= e.TaskEnd; t++ {
