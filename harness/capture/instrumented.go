@@ -106,9 +106,42 @@ func buildInstrumented(comps []component, r rates) *topologies.Captured {
 	}
 	hasEmits := len(r.emits) > 0
 	c.Streams = streams(comps)
+	emitted := streamRates(c.Streams, comps, &r, pair)
+	for i, k := range comps {
+		c.Components = append(c.Components, componentFigures(k, c.Vertices, emitted[i], in[i], componentSize(&r, k)))
+	}
+	c.Provenance.Source = topologies.SourceInstrumented
+	c.Provenance.Estimated = !hasEmits && len(c.Edges) > 0
+	return c
+}
+
+// streamRates fills in each stream's rate and tuple size and returns each component's emit rate:
+// from the per-stream emit counts, or without them (older instrumentation) from the tuples executed
+// between the two components (pair), split evenly over the streams between them, over the target's
+// tasks for an all grouping.
+func streamRates(ss []topologies.CapturedStream, comps []component, r *rates, pair map[[2]int]float64) []float64 {
 	idx := map[string]int{}
 	for i, k := range comps {
 		idx[k.name] = i
+	}
+	hasEmits := len(r.emits) > 0
+	for i := range ss {
+		s := &ss[i]
+		a, b := idx[s.From], idx[s.To]
+		if hasEmits {
+			for _, t := range comps[a].tasks {
+				s.TuplesPerS += r.emits[t][s.Stream]
+			}
+		} else {
+			s.TuplesPerS = pair[[2]int{a, b}] / float64(countStreams(ss, s.From, s.To))
+			if s.Grouping == topologies.GroupAll {
+				s.TuplesPerS /= float64(len(comps[b].tasks))
+			}
+		}
+		s.BytesPerTuple = componentSize(r, comps[a])
+	}
+	if !hasEmits {
+		return emittedFromStreams(comps, ss, idx)
 	}
 	emitted := make([]float64, len(comps))
 	for i, k := range comps {
@@ -118,30 +151,7 @@ func buildInstrumented(comps []component, r rates) *topologies.Captured {
 			}
 		}
 	}
-	for i := range c.Streams {
-		s := &c.Streams[i]
-		a, b := idx[s.From], idx[s.To]
-		if hasEmits {
-			for _, t := range comps[a].tasks {
-				s.TuplesPerS += r.emits[t][s.Stream]
-			}
-		} else {
-			s.TuplesPerS = pair[[2]int{a, b}] / float64(countStreams(c.Streams, s.From, s.To))
-			if s.Grouping == topologies.GroupAll {
-				s.TuplesPerS /= float64(len(comps[b].tasks))
-			}
-		}
-		s.BytesPerTuple = componentSize(&r, comps[a])
-	}
-	if !hasEmits {
-		emitted = emittedFromStreams(comps, c.Streams, idx)
-	}
-	for i, k := range comps {
-		c.Components = append(c.Components, componentFigures(k, c.Vertices, emitted[i], in[i], componentSize(&r, k)))
-	}
-	c.Provenance.Source = topologies.SourceInstrumented
-	c.Provenance.Estimated = !hasEmits && len(c.Edges) > 0
-	return c
+	return emitted
 }
 
 // sizeOf is task's mean emitted tuple size, or its component's when the task has no sample.
