@@ -137,3 +137,9 @@ func (s *serviceClient) waitWorkers(ctx context.Context, id string, sinceMs int6
 func ServiceState(ctx context.Context, t *target.Target, sinceMs int64) (*protocol.State, error) {
 	return (&serviceClient{BaseURL: target.Trim(t.Service.Harness), Token: t.Token}).State(ctx, sinceMs)
 }
+
+// ServiceReports reads the worker reports target t's scheduler service holds with TimeMs >= sinceMs
+// (0: all), with t's token.
+func ServiceReports(ctx context.Context, t *target.Target, sinceMs int64) ([]protocol.WorkerReport, error) {
+	return (&serviceClient{BaseURL: target.Trim(t.Service.Harness), Token: t.Token}).reports(ctx, sinceMs)
+}

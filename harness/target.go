@@ -81,31 +81,10 @@ func openTarget(ctx context.Context, t *target.Target, logf func(string, ...any)
 		logf = func(string, ...any) {}
 	}
 	tc := &targetCluster{T: t, ui: stormui.New(t.UI), svc: &serviceClient{BaseURL: target.Trim(t.Service.Harness), Token: t.Token}, logf: logf}
-	sups, err := tc.ui.Supervisors(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("target UI %s does not answer: %w (check ui in the target file and that the Storm UI runs)", t.UI, err)
+	var err error
+	if tc.hosts, tc.capacity, err = readCapacity(ctx, tc.ui, t); err != nil {
+		return nil, err
 	}
-	if len(sups) == 0 {
-		return nil, fmt.Errorf("target UI %s lists no supervisor: start the supervisors (or wait until they registered)", t.UI)
-	}
-	tc.capacity = map[string]float64{}
-	for _, s := range sups {
-		tc.hosts = append(tc.hosts, s.Host)
-		c := s.TotalCPU
-		if o, ok := t.Capacity[s.Host]; ok {
-			c = o
-		}
-		if c <= 0 {
-			return nil, fmt.Errorf("supervisor %s reports no CPU capacity: set supervisor.cpu.capacity in its storm.yaml or capacity.%s in the target file", s.Host, s.Host)
-		}
-		tc.capacity[s.Host] = c
-	}
-	for h := range t.Capacity {
-		if !slices.Contains(tc.hosts, h) {
-			return nil, fmt.Errorf("target capacity names supervisor %q, which Nimbus does not list (it lists %s): fix the host name", h, strings.Join(tc.hosts, ", "))
-		}
-	}
-	slices.Sort(tc.hosts)
 	if _, err := tc.svc.State(ctx, time.Now().UnixMilli()); err != nil {
 		return nil, fmt.Errorf("target scheduler service %s does not answer: %w (check service.harness in the target file and that stormlab-service runs)", t.Service.Harness, err)
 	}
@@ -113,6 +92,46 @@ func openTarget(ctx context.Context, t *target.Target, logf func(string, ...any)
 		return nil, fmt.Errorf("target control: %w", err)
 	}
 	return tc, nil
+}
+
+// readCapacity lists the target's supervisors (sorted) and their CPU capacity (100 = one core): the
+// target file's capacity entry, else what Nimbus reports (supervisor.cpu.capacity).
+func readCapacity(ctx context.Context, ui *stormui.Client, t *target.Target) ([]string, map[string]float64, error) {
+	sups, err := ui.Supervisors(ctx)
+	if err != nil {
+		return nil, nil, fmt.Errorf("target UI %s does not answer: %w (check ui in the target file and that the Storm UI runs)", t.UI, err)
+	}
+	if len(sups) == 0 {
+		return nil, nil, fmt.Errorf("target UI %s lists no supervisor: start the supervisors (or wait until they registered)", t.UI)
+	}
+	var hosts []string
+	capacity := map[string]float64{}
+	for _, s := range sups {
+		hosts = append(hosts, s.Host)
+		c := s.TotalCPU
+		if o, ok := t.Capacity[s.Host]; ok {
+			c = o
+		}
+		if c <= 0 {
+			return nil, nil, fmt.Errorf("supervisor %s reports no CPU capacity: set supervisor.cpu.capacity in its storm.yaml or capacity.%s in the target file", s.Host, s.Host)
+		}
+		capacity[s.Host] = c
+	}
+	for h := range t.Capacity {
+		if !slices.Contains(hosts, h) {
+			return nil, nil, fmt.Errorf("target capacity names supervisor %q, which Nimbus does not list (it lists %s): fix the host name", h, strings.Join(hosts, ", "))
+		}
+	}
+	slices.Sort(hosts)
+	return hosts, capacity, nil
+}
+
+// TargetCapacity reads, through target t's UI only, its supervisors' CPU capacities as runs on it use
+// them (100 = one core, by supervisor host): the target file's capacity entries over what Nimbus
+// reports. It reaches nothing else and changes nothing.
+func TargetCapacity(ctx context.Context, t *target.Target) (map[string]float64, error) {
+	_, c, err := readCapacity(ctx, stormui.New(t.UI), t)
+	return c, err
 }
 
 func (tc *targetCluster) UI() *stormui.Client          { return tc.ui }

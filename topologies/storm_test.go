@@ -171,7 +171,9 @@ func TestWorkerReportGolden(t *testing.T) {
 	want := protocol.WorkerReport{
 		Topology: "wordcount-1-1700000000", Host: "node-1", Port: 6700, TimeMs: 1700000005000, IntervalS: 5.002,
 		Traffic: []protocol.TaskTraffic{{Src: 3, Dst: 5, Count: 2}, {Src: 4, Dst: 5, Count: 1}, {Src: 5, Dst: 6, Count: 3}},
-		CPU:     []protocol.TaskCPU{{Task: 3, CPUNs: 1000}, {Task: 5, CPUNs: 1500000}, {Task: 6, CPUNs: 500000}},
+		Emits: []protocol.TaskEmits{{Task: 3, Stream: "default", Count: 3}, {Task: 5, Stream: "default", Count: 2},
+			{Task: 5, Stream: "words", Count: 1}},
+		CPU: []protocol.TaskCPU{{Task: 3, CPUNs: 1000}, {Task: 5, CPUNs: 1500000}, {Task: 6, CPUNs: 500000}},
 		Deadlines: []protocol.TaskDeadline{{Task: 6, Count: 2, Missed: 1, SumProcessingMs: 400, SumQoS: 2,
 			DeadlineMs: 200, StartMinMs: 1700000003700, StartMaxMs: 1700000004000, Sink: true}},
 		Acked:             7,

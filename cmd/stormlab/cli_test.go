@@ -301,7 +301,7 @@ func TestVersionAndCompletion(t *testing.T) {
 // Flag help shows each flag's type, not a word cobra took from backquotes,
 // and at most one default.
 func TestFlagHelp(t *testing.T) {
-	for _, cmd := range []string{"partition", "spd", "experiment", "run", "compare", "report"} {
+	for _, cmd := range []string{"partition", "spd", "experiment", "run", "compare", "report", "capture", "whatif"} {
 		_, out, _ := cli(t, cmd, "--help")
 		for _, line := range strings.Split(out, "\n") {
 			if strings.Count(line, "default") > 1 {

@@ -66,6 +66,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 		newBridgeCmd(),
 		newClusterCmd(),
 		newWhatifCmd(),
+		newCaptureCmd(),
 		newSetupCmd(),
 		// ---- Other subcommands go here, one newXxxCmd per file ----
 	)

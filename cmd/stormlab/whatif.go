@@ -1,18 +1,24 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/stormlab/stormlab/harness"
 	"github.com/stormlab/stormlab/infra/docker"
+	"github.com/stormlab/stormlab/infra/stormui"
+	"github.com/stormlab/stormlab/infra/target"
 	"github.com/stormlab/stormlab/reports"
 	"github.com/stormlab/stormlab/schedulers"
 	"github.com/stormlab/stormlab/schedulers/whatif"
+	"github.com/stormlab/stormlab/topologies"
 )
 
 // whatifOutput is `stormlab whatif --format json`.
@@ -25,17 +31,23 @@ type whatifOutput struct {
 	Rows      []whatif.Row      `json:"rows"`
 	Reference *whatif.Reference `json:"reference,omitempty"`
 	Nodes     []schedulers.Node `json:"nodes"`
+	// Current says where the running placement came from and how its hosts were matched to the
+	// cluster's nodes; empty when the graph has none (then every row's moved is -1).
+	Current string `json:"current,omitempty"`
+	// NotCompared says why a placement the graph holds was not compared (its hosts are not the
+	// cluster's nodes: a what-if on another cluster).
+	NotCompared string `json:"not_compared,omitempty"`
 }
 
 func newWhatifCmd() *cobra.Command {
 	var (
-		profile, clusterFile, list, format, options string
-		workers                                     int
-		seed                                        uint64
-		timeout                                     time.Duration
+		profile, clusterFile, targetFile, list, format, options string
+		workers                                                 int
+		seed                                                    uint64
+		timeout                                                 time.Duration
 	)
 	cmd := &cobra.Command{
-		Use:   "whatif GRAPH (--profile P | --cluster FILE) [--schedulers a,b] [--workers K] [--format table|json]",
+		Use:   "whatif GRAPH (--profile P | --cluster FILE | --target FILE) [--schedulers a,b] [--workers K] [--format table|json]",
 		Short: "Ask every scheduler, in process, where it would place a graph on a cluster, and compare the placements",
 		Long: "whatif runs each scheduler on the graph (a graph JSON file, see docs/graph-format.md, or random:N:M)\n" +
 			"and the cluster's capacities, in process and in seconds, and prints per scheduler: the share of\n" +
@@ -43,17 +55,26 @@ func newWhatifCmd() *cobra.Command {
 			"(load ratio: the node's share of CPU demand over its share of capacity; 1 = proportional), the\n" +
 			"spread of those ratios, and the run time. Where the graph is small enough it adds the proven\n" +
 			"minimum cut at equal part weights as a reference. Nothing runs on Storm: it is a second opinion\n" +
-			"before a live run, not a measurement of one. Schedulers that need measured load say so.",
+			"before a live run, not a measurement of one. Schedulers that need measured load say so.\n\n" +
+			"--target takes the capacities of a running cluster (its UI's supervisors, the target file's\n" +
+			"capacity entries first). A graph written by `stormlab capture` holds the placement it ran with:\n" +
+			"then a column counts the executors (tasks) each scheduler would put on another node, nodes\n" +
+			"matched by host name (exact, else by first DNS label); on a cluster without those hosts the\n" +
+			"column is left out and a note says why.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkFormat(format); err != nil {
 				return err
 			}
-			c, name, err := whatifCluster(profile, clusterFile)
+			g, err := loadGraph(args[0], seed)
 			if err != nil {
 				return err
 			}
-			g, err := loadGraph(args[0], seed)
+			placed, err := graphPlacement(args[0])
+			if err != nil {
+				return err
+			}
+			c, name, err := whatifCluster(cmd.Context(), profile, clusterFile, targetFile, placed)
 			if err != nil {
 				return err
 			}
@@ -66,6 +87,18 @@ func newWhatifCmd() *cobra.Command {
 				return fmt.Errorf("--options: %w", err)
 			}
 			q := whatif.Question{Graph: g, Cluster: c, Workers: workers, Options: o, Timeout: timeout}
+			current, notCompared := "", ""
+			if len(placed) > 0 {
+				q.Current, q.CurrentNodes, err = whatif.FromPlacement(g, &c, placed)
+				switch {
+				case err != nil:
+					notCompared = err.Error()
+				case q.Current == nil:
+					current = "the graph's placement, nodes matched by host name (its worker ports are not the cluster's: moves counted by node, schedulers not told)"
+				default:
+					current = "the graph's placement, nodes matched by host name"
+				}
+			}
 			rows, err := whatif.Ask(cmd.Context(), q, names)
 			if err != nil {
 				return err
@@ -78,7 +111,7 @@ func newWhatifCmd() *cobra.Command {
 				workers = len(c.Nodes)
 			}
 			out := whatifOutput{Graph: args[0], Cluster: name, Workers: workers, Vertices: g.N(), Edges: len(g.Edges),
-				Rows: rows, Reference: ref, Nodes: c.Nodes}
+				Rows: rows, Reference: ref, Nodes: c.Nodes, Current: current, NotCompared: notCompared}
 			if format == "json" {
 				return writeJSON(cmd.OutOrStdout(), out)
 			}
@@ -87,6 +120,7 @@ func newWhatifCmd() *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.StringVar(&profile, "profile", "", "a containerized cluster profile: "+strings.Join(docker.Profiles(), ", "))
+	f.StringVar(&targetFile, "target", "", "a target file: the capacities of that running cluster's supervisors")
 	f.StringVar(&clusterFile, "cluster", "", `a cluster JSON file: {"nodes":[{"id":"n1","cpu":400,"memory_mb":8192,"ports":[6700,6701]}]} (cpu: percent of a core, as supervisor.cpu.capacity)`)
 	f.StringVar(&list, "schedulers", "", "comma-separated schedulers (default: every scheduler but exact, which gives the reference line)")
 	f.IntVar(&workers, "workers", 0, "the topology's number of workers (0 = one per node)")
@@ -97,11 +131,17 @@ func newWhatifCmd() *cobra.Command {
 	return cmd
 }
 
-// whatifCluster reads the cluster from exactly one of --profile and --cluster.
-func whatifCluster(profile, file string) (schedulers.Cluster, string, error) {
+// whatifCluster reads the cluster from exactly one of --profile, --cluster and --target.
+func whatifCluster(ctx context.Context, profile, file, targetFile string, placed topologies.Placement) (schedulers.Cluster, string, error) {
+	given := 0
+	for _, f := range []string{profile, file, targetFile} {
+		if f != "" {
+			given++
+		}
+	}
 	switch {
-	case profile != "" && file != "":
-		return schedulers.Cluster{}, "", fmt.Errorf("--profile and --cluster both given: give one")
+	case given > 1:
+		return schedulers.Cluster{}, "", fmt.Errorf("--profile, --cluster and --target: give one")
 	case profile != "":
 		sups, err := docker.Profile(profile)
 		if err != nil {
@@ -113,24 +153,94 @@ func whatifCluster(profile, file string) (schedulers.Cluster, string, error) {
 		}
 		return c, "profile " + profile, nil
 	case file != "":
-		data, err := os.ReadFile(file)
-		if err != nil {
-			return schedulers.Cluster{}, "", fmt.Errorf("--cluster: %w", err)
-		}
-		var c schedulers.Cluster
-		dec := json.NewDecoder(strings.NewReader(string(data)))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&c); err != nil {
-			return schedulers.Cluster{}, "", fmt.Errorf("--cluster %s: %w (want {\"nodes\":[{\"id\",\"cpu\",\"memory_mb\",\"ports\"}]})", file, err)
-		}
-		for _, n := range c.Nodes {
-			if n.ID == "" || !(n.CPU > 0) {
-				return schedulers.Cluster{}, "", fmt.Errorf("--cluster %s: node %q needs an id and a cpu capacity > 0 (percent of a core)", file, n.ID)
-			}
-		}
-		return c, file, nil
+		return clusterFromFile(file)
+	case targetFile != "":
+		return clusterFromTarget(ctx, targetFile, placed)
 	}
-	return schedulers.Cluster{}, "", fmt.Errorf("no cluster: give --profile (%s) or --cluster FILE", strings.Join(docker.Profiles(), ", "))
+	return schedulers.Cluster{}, "", fmt.Errorf("no cluster: give --profile (%s), --cluster FILE or --target FILE", strings.Join(docker.Profiles(), ", "))
+}
+
+func clusterFromFile(file string) (schedulers.Cluster, string, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return schedulers.Cluster{}, "", fmt.Errorf("--cluster: %w", err)
+	}
+	var c schedulers.Cluster
+	dec := json.NewDecoder(strings.NewReader(string(data)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&c); err != nil {
+		return schedulers.Cluster{}, "", fmt.Errorf("--cluster %s: %w (want {\"nodes\":[{\"id\",\"cpu\",\"memory_mb\",\"ports\"}]})", file, err)
+	}
+	for _, n := range c.Nodes {
+		if n.ID == "" || !(n.CPU > 0) {
+			return schedulers.Cluster{}, "", fmt.Errorf("--cluster %s: node %q needs an id and a cpu capacity > 0 (percent of a core)", file, n.ID)
+		}
+	}
+	return c, file, nil
+}
+
+// clusterFromTarget reads the target's supervisors through its UI: id = host, CPU as runs on the
+// target use it (harness.TargetCapacity), memory as Nimbus reports it. The UI gives each supervisor's
+// number of slots but not their ports: the ports the placement uses on that host come first, then
+// Storm's default numbering from 6700 up to the slot count.
+func clusterFromTarget(ctx context.Context, file string, placed topologies.Placement) (schedulers.Cluster, string, error) {
+	tg, err := target.Load(file)
+	if err != nil {
+		return schedulers.Cluster{}, "", err
+	}
+	capacity, err := harness.TargetCapacity(ctx, tg)
+	if err != nil {
+		return schedulers.Cluster{}, "", fmt.Errorf("--target: %w", err)
+	}
+	sups, err := stormui.New(tg.UI).Supervisors(ctx)
+	if err != nil {
+		return schedulers.Cluster{}, "", fmt.Errorf("--target: %w", err)
+	}
+	var c schedulers.Cluster
+	for _, s := range sups {
+		c.Nodes = append(c.Nodes, schedulers.Node{ID: s.Host, Host: s.Host, CPU: capacity[s.Host], MemoryMB: s.TotalMem, Ports: slotPorts(s.Host, s.SlotsTotal, placed)})
+	}
+	slices.SortFunc(c.Nodes, func(a, b schedulers.Node) int { return strings.Compare(a.ID, b.ID) })
+	return c, "target " + orDefaultStr(tg.Name, file), nil
+}
+
+// slotPorts are n port numbers for host: those the placement uses there, then 6700, 6701, ...
+func slotPorts(host string, n int, placed topologies.Placement) []int {
+	seen := map[int]bool{}
+	var ports []int
+	for _, w := range placed {
+		if h, p, err := topologies.SplitWorker(w); err == nil && h == host && !seen[p] {
+			seen[p] = true
+			ports = append(ports, p)
+		}
+	}
+	slices.Sort(ports)
+	for p := 6700; len(ports) < n; p++ {
+		if !seen[p] {
+			seen[p] = true
+			ports = append(ports, p)
+		}
+	}
+	return ports
+}
+
+// graphPlacement is the placement a graph file holds ("placement", as `stormlab capture` writes it),
+// nil for random graphs and files without one. The file has been read and checked as a graph.
+func graphPlacement(spec string) (topologies.Placement, error) {
+	if strings.HasPrefix(spec, "random:") {
+		return nil, nil
+	}
+	data, err := os.ReadFile(spec)
+	if err != nil {
+		return nil, fmt.Errorf("open graph file: %w", err)
+	}
+	var f struct {
+		Placement topologies.Placement `json:"placement"`
+	}
+	if err := json.Unmarshal(data, &f); err != nil {
+		return nil, fmt.Errorf("%s: placement: %w", spec, err)
+	}
+	return f.Placement, nil
 }
 
 // whatifNames is the --schedulers list, or every scheduler but exact.
@@ -162,6 +272,9 @@ func writeWhatifTable(w io.Writer, out whatifOutput) error {
 		Title:   fmt.Sprintf("what if: %s (%d executors, %d edges) on %s, %d workers", out.Graph, out.Vertices, out.Edges, out.Cluster, out.Workers),
 		Columns: []string{"scheduler", "cut rate", "inter-node traffic", "max load ratio", "load ratio std", "load ratio per node"},
 	}
+	if out.Current != "" {
+		t.Columns = append(t.Columns, "executors moved")
+	}
 	var notPlaced []string
 	for _, r := range out.Rows {
 		if r.Err != "" {
@@ -172,8 +285,12 @@ func writeWhatifTable(w io.Writer, out whatifOutput) error {
 		for i, n := range r.Nodes {
 			per[i] = fmt.Sprintf("%s %.2f", n.Node, n.LoadRatio)
 		}
-		t.AddRow(reports.Text(r.Scheduler), reports.Textf("%.4f", r.CutRate), reports.Textf("%.4g", r.InterNode),
-			reports.Textf("%.3f", r.MaxLoadRatio), reports.Textf("%.3f", r.Imbalance), reports.Text(strings.Join(per, ", ")))
+		cells := []reports.Cell{reports.Text(r.Scheduler), reports.Textf("%.4f", r.CutRate), reports.Textf("%.4g", r.InterNode),
+			reports.Textf("%.3f", r.MaxLoadRatio), reports.Textf("%.3f", r.Imbalance), reports.Text(strings.Join(per, ", "))}
+		if out.Current != "" {
+			cells = append(cells, reports.Textf("%d of %d", r.Moved, out.Vertices))
+		}
+		t.AddRow(cells...)
 	}
 	if err := t.WriteText(w); err != nil {
 		return err
@@ -181,6 +298,12 @@ func writeWhatifTable(w io.Writer, out whatifOutput) error {
 	var tail strings.Builder
 	if len(notPlaced) > 0 {
 		tail.WriteString("no placement:\n" + strings.Join(notPlaced, "\n") + "\n")
+	}
+	if out.Current != "" {
+		fmt.Fprintf(&tail, "executors moved: against %s\n", out.Current)
+	}
+	if out.NotCompared != "" {
+		fmt.Fprintf(&tail, "executors moved: not counted: %s\n", out.NotCompared)
 	}
 	if ref := out.Reference; ref != nil {
 		proof := "proven"

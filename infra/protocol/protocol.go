@@ -159,6 +159,14 @@ type TaskTraffic struct {
 	Count int64 `json:"count"`
 }
 
+// TaskEmits counts tuples task Task emitted on stream Stream (the topology's own streams; Storm's
+// "__" system streams are not counted). Every emit counts once, whatever number of tasks receive it.
+type TaskEmits struct {
+	Task   int    `json:"task"`
+	Stream string `json:"stream"`
+	Count  int64  `json:"count"`
+}
+
 // TaskCPU is CPU time spent in one task's executor thread (ThreadMXBean).
 type TaskCPU struct {
 	Task  int   `json:"task"`
@@ -235,12 +243,15 @@ type SpoutDone struct {
 // metrics interval. Counts and CPU times are deltas over the interval
 // (TimeMs-IntervalS, TimeMs], except the *_total counters.
 type WorkerReport struct {
-	Topology  string         `json:"topology"`
-	Host      string         `json:"host"`
-	Port      int            `json:"port"`
-	TimeMs    int64          `json:"time_ms"`
-	IntervalS float64        `json:"interval_s"`
-	Traffic   []TaskTraffic  `json:"traffic"`
+	Topology  string        `json:"topology"`
+	Host      string        `json:"host"`
+	Port      int           `json:"port"`
+	TimeMs    int64         `json:"time_ms"`
+	IntervalS float64       `json:"interval_s"`
+	Traffic   []TaskTraffic `json:"traffic"`
+	// Emits are the tuples each task emitted per stream (absent from workers whose instrumentation
+	// predates it).
+	Emits     []TaskEmits    `json:"emits,omitempty"`
 	CPU       []TaskCPU      `json:"cpu"`
 	Deadlines []TaskDeadline `json:"deadlines,omitempty"`
 	// Acked and complete latency of spout tasks in this interval.

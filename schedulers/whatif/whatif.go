@@ -22,7 +22,11 @@ type Question struct {
 	// Current is the running placement, if known: rows then count the executors each scheduler
 	// would move to another node.
 	Current *schedulers.Assignment
-	Options schedulers.Options
+	// CurrentNodes is the node of each vertex (by index) in the running placement, when the placement
+	// is known by node only (its slots are not the cluster's; see FromPlacement): rows then count
+	// the executors each scheduler would put on another node. Ignored when Current is set.
+	CurrentNodes []string
+	Options      schedulers.Options
 	// Timeout bounds each scheduler; 0 means 10 s.
 	Timeout time.Duration
 }
@@ -50,7 +54,8 @@ type Row struct {
 	MaxLoadRatio float64 `json:"max_load_ratio"`
 	// Imbalance is the population standard deviation of the nodes' LoadRatio (0 = proportional).
 	Imbalance float64 `json:"imbalance"`
-	// Moved counts executors on another node than in Question.Current; -1 when there is none.
+	// Moved counts executors on another node than in Question.Current (or Question.CurrentNodes);
+	// -1 when there is none. A captured graph's vertices are tasks, so there it counts tasks.
 	Moved     int     `json:"moved"`
 	ElapsedMs float64 `json:"elapsed_ms"`
 }
@@ -110,6 +115,9 @@ func ask(ctx context.Context, q Question, name string, s schedulers.Scheduler) R
 		return Row{Scheduler: name, Err: err.Error(), Moved: -1, ElapsedMs: elapsed}
 	}
 	r := Measure(q.Graph, &q.Cluster, a, q.Current)
+	if q.Current == nil && len(q.CurrentNodes) == q.Graph.N() {
+		r.Moved = movedNodes(a, q.CurrentNodes)
+	}
 	r.Scheduler, r.ElapsedMs = name, elapsed
 	return r
 }

@@ -152,3 +152,42 @@ func BenchmarkAsk100(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkAsk100Current is BenchmarkAsk100 with a running placement (round robin over the 16
+// slots), as a captured graph brings: dynamic schedulers then plan migrations from it, and every row
+// counts the executors moved.
+func BenchmarkAsk100Current(b *testing.B) {
+	g, err := topologies.RandomGraph(100, 300, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	c := schedulers.Cluster{}
+	p := topologies.Placement{}
+	for i, cpu := range []float64{2500, 5000, 5000, 10000} {
+		c.Nodes = append(c.Nodes, schedulers.Node{ID: fmt.Sprintf("sup%d", i+1), CPU: cpu, MemoryMB: 4096, Ports: []int{6700, 6701, 6702, 6703}})
+	}
+	for _, v := range g.Vertices {
+		p[v.ID] = fmt.Sprintf("sup%d:%d", v.ID%4+1, 6700+v.ID/4%4)
+	}
+	cur, nodes, err := FromPlacement(g, &c, p)
+	if err != nil || cur == nil {
+		b.Fatalf("placement: %v %v", cur, err)
+	}
+	var names []string
+	for _, n := range schedulers.Names() {
+		if n != "exact" {
+			names = append(names, n)
+		}
+	}
+	for b.Loop() {
+		rows, err := Ask(context.Background(), Question{Graph: g, Cluster: c, Workers: 16, Current: cur, CurrentNodes: nodes}, names)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, r := range rows {
+			if r.Err == "" && r.Moved < 0 {
+				b.Fatalf("%s: no moved count", r.Scheduler)
+			}
+		}
+	}
+}

@@ -172,6 +172,19 @@ final class Reporter implements Runnable {
         }
         j.endArray();
 
+        j.beginArray("emits");
+        for (TaskStats t : tasks) {
+            List<String> streams = new ArrayList<>(t.emitted.keySet());
+            streams.sort(null);
+            for (String stream : streams) {
+                long c = t.emitted.get(stream).sumThenReset();
+                if (c > 0) {
+                    j.beginObject().field("task", t.task).field("stream", stream).field("count", c).endObject();
+                }
+            }
+        }
+        j.endArray();
+
         j.beginArray("cpu");
         Map<Long, List<TaskStats>> byThread = new TreeMap<>();
         Map<Integer, Long> events = new HashMap<>();

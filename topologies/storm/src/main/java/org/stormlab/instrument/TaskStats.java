@@ -33,6 +33,9 @@ final class TaskStats {
     final LongAccumulator startMinMs = new LongAccumulator(Math::min, Long.MAX_VALUE);
     final LongAccumulator startMaxMs = new LongAccumulator(Math::max, Long.MIN_VALUE);
 
+    /** Tuples emitted per stream of the topology's own (not Storm's "__" system streams). */
+    final Map<String, LongAdder> emitted = new ConcurrentHashMap<>();
+
     /** Sampled serialized sizes: tuples executed (in) and emitted (out). */
     final LongAdder inSamples = new LongAdder();
     final LongAdder inBytes = new LongAdder();
@@ -66,6 +69,14 @@ final class TaskStats {
         LongAdder a = fromSource.get(source);
         if (a == null) {
             a = fromSource.computeIfAbsent(source, k -> new LongAdder());
+        }
+        a.increment();
+    }
+
+    void emitted(String stream) {
+        LongAdder a = emitted.get(stream);
+        if (a == null) {
+            a = emitted.computeIfAbsent(stream, k -> new LongAdder());
         }
         a.increment();
     }

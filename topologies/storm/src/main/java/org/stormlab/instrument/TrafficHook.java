@@ -35,6 +35,9 @@ import org.slf4j.LoggerFactory;
  *       misses against the component's deadline, and the oldest/newest T_start (Table 2's Time_start and
  *       Time_dline, eq. 1) - in every bolt task, not only sinks. Sink tasks (no downstream subscriber but
  *       system components) also record each tuple's processing time in the worker's histogram;</li>
+ *   <li>tuples emitted per stream of the topology's own (not Storm's "__" system streams), exactly
+ *       ({@code emit}: Storm calls it for every emit, direct emits included), so a capture of the running
+ *       topology knows each stream's rate;</li>
  *   <li>tuple size (ST_size of eqs. 5-6): 1 in {@code stormlab.tuple.size.sample.every} (default 64)
  *       executed and emitted tuples of the topology's own streams (not Storm's "__" system streams) is
  *       serialized with Storm's own KryoTupleSerializer built from the topology conf (so registered Kryo
@@ -119,7 +122,11 @@ public class TrafficHook extends BaseTaskHook {
         }
         s.touch();
         try {
-            if (info.stream.startsWith("__") || s.outSeen++ % sampleEvery != 0) {
+            if (info.stream.startsWith("__")) {
+                return;
+            }
+            s.emitted(info.stream);
+            if (s.outSeen++ % sampleEvery != 0) {
                 return;
             }
             Tuple t = new TupleImpl(context, info.values, context.getThisComponentId(), info.taskId, info.stream);

@@ -30,6 +30,7 @@ class ReporterTest {
      *   300,000 us (task 6's two tuples); worker CPU 37.5%, memory 96.25 MB (given).
      * - tuple sizes (sampled 1 in 64): task 5 executed 2 sampled tuples of 320 bytes in all and emitted one of
      *   90; task 3 emitted one of 60.
+     * - emits: task 3 emitted 3 tuples on "default"; task 5 emitted 2 on "default" and 1 on "words".
      */
     @Test
     void rendersGoldenReport() throws IOException {
@@ -73,6 +74,12 @@ class ReporterTest {
         t5.outBytes.add(90);
         t3.outSamples.add(1);
         t3.outBytes.add(60);
+        for (String stream : new String[] {"default", "default", "default"}) {
+            t3.emitted(stream);
+        }
+        t5.emitted("words");
+        t5.emitted("default");
+        t5.emitted("default");
 
         String second = Reporter.render(w, "node-1", 1700000005000L, 5.002, 37.5, 96.25, cpuNow::get, last);
         assertEquals(golden(), second);
@@ -81,6 +88,7 @@ class ReporterTest {
         // acked_total. Memory unknown (-1) is named in not_measured and sent as 0.
         String third = Reporter.render(w, "node-1", 1700000010000L, 5, 0, -1, cpuNow::get, last);
         assertTrue(third.contains("\"traffic\":[]"), third);
+        assertTrue(third.contains("\"emits\":[]"), third);
         assertTrue(third.contains("\"acked\":0"), third);
         assertTrue(third.contains("\"acked_total\":7"), third);
         assertTrue(third.contains("\"complete_latency_ms\":[]"), third);

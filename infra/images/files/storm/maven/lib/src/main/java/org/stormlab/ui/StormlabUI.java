@@ -14,16 +14,21 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.Executors;
+import org.apache.storm.generated.Bolt;
 import org.apache.storm.generated.BoltStats;
+import org.apache.storm.generated.ComponentCommon;
 import org.apache.storm.generated.ClusterSummary;
 import org.apache.storm.generated.ExecutorSpecificStats;
 import org.apache.storm.generated.ExecutorStats;
 import org.apache.storm.generated.ExecutorSummary;
 import org.apache.storm.generated.GlobalStreamId;
+import org.apache.storm.generated.Grouping;
 import org.apache.storm.generated.KillOptions;
 import org.apache.storm.generated.Nimbus;
 import org.apache.storm.generated.NotAliveException;
+import org.apache.storm.generated.SpoutSpec;
 import org.apache.storm.generated.SpoutStats;
+import org.apache.storm.generated.StormTopology;
 import org.apache.storm.generated.SupervisorSummary;
 import org.apache.storm.generated.TopologyInfo;
 import org.apache.storm.generated.TopologySummary;
@@ -39,7 +44,11 @@ import org.apache.storm.utils.Utils;
  *
  * <p>Endpoints: GET /api/v1/cluster/summary, /api/v1/supervisor/summary, /api/v1/topology/summary,
  * /api/v1/topology/{id} (with "executors": one entry per executor with host, port and all-time counts),
- * POST /api/v1/topology/{id}/kill/{waitSecs}. Listens on ui.port (default 8080).
+ * /api/v1/topology/{id}/visualization (each component's type and inputs with their grouping, as
+ * Storm UI's; plus ":fields", the grouping fields, which Storm UI does not give),
+ * /api/v1/topology/{id}/component/{component} (executorStats, inputStats, outputStats: all-time, Storm's
+ * "__" streams left out, as Storm UI's without sys=true), POST /api/v1/topology/{id}/kill/{waitSecs}.
+ * Listens on ui.port (default 8080).
  */
 public final class StormlabUI {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -92,6 +101,17 @@ public final class StormlabUI {
             } else if (p.length == 5 && p[3].equals("topology")) {
                 String id = decode(p[4]);
                 body = withNimbus(n -> topology(n, id));
+            } else if (p.length == 6 && p[3].equals("topology") && p[5].equals("visualization")) {
+                String id = decode(p[4]);
+                body = withNimbus(n -> visualization(n, id));
+            } else if (p.length == 7 && p[3].equals("topology") && p[5].equals("component")) {
+                String id = decode(p[4]);
+                String comp = decode(p[6]);
+                body = withNimbus(n -> component(n, id, comp));
+                if (body == null) {
+                    status = 404;
+                    body = error("topology " + id + " has no component " + comp);
+                }
             } else if (p.length >= 6 && p[3].equals("topology") && p[5].equals("kill")) {
                 if (!method.equals("POST")) {
                     status = 405;
@@ -272,6 +292,156 @@ public final class StormlabUI {
             }
         }
         return n == 0 ? 0 : total / n;
+    }
+
+    /**
+     * Storm UI's visualization data (UIHelpers.getVisualizationData): component id -> ":type" and ":inputs"
+     * (":component", ":stream", ":grouping": the Thrift grouping's field name), from the user topology
+     * (no system components or streams), plus ":fields" for fields groupings (empty = global grouping).
+     */
+    private static Object visualization(Nimbus.Iface n, String id) throws Exception {
+        StormTopology topo = n.getUserTopology(id);
+        Map<String, Object> out = new TreeMap<>();
+        for (Map.Entry<String, SpoutSpec> e : topo.get_spouts().entrySet()) {
+            out.put(e.getKey(), visComponent("spout", e.getValue().get_common()));
+        }
+        for (Map.Entry<String, Bolt> e : topo.get_bolts().entrySet()) {
+            out.put(e.getKey(), visComponent("bolt", e.getValue().get_common()));
+        }
+        return out;
+    }
+
+    private static Map<String, Object> visComponent(String type, ComponentCommon common) {
+        List<Object> inputs = new ArrayList<>();
+        for (Map.Entry<GlobalStreamId, Grouping> in : common.get_inputs().entrySet()) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put(":component", in.getKey().get_componentId());
+            m.put(":stream", in.getKey().get_streamId());
+            Grouping g = in.getValue();
+            m.put(":grouping", g.getSetField().getFieldName());
+            if (g.is_set_fields()) {
+                m.put(":fields", g.get_fields());
+            }
+            inputs.add(m);
+        }
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put(":type", type);
+        m.put(":inputs", inputs);
+        return m;
+    }
+
+    /**
+     * Storm UI's component page (UIHelpers.getComponentPage), all-time window: "componentType",
+     * "executors", "tasks", "executorStats" (id "[start-end]", host, port, uptimeSeconds, emitted,
+     * transferred, and for bolts executed and executeLatency), "inputStats" (bolts: per input stream,
+     * executed) and "outputStats" (per stream, emitted and transferred). Null if there is no such
+     * component.
+     */
+    private static Object component(Nimbus.Iface n, String id, String comp) throws Exception {
+        TopologyInfo info = n.getTopologyInfo(id);
+        List<ExecutorSummary> execs = new ArrayList<>();
+        for (ExecutorSummary e : info.get_executors()) {
+            if (e.get_component_id().equals(comp)) {
+                execs.add(e);
+            }
+        }
+        if (execs.isEmpty()) {
+            return null;
+        }
+        execs.sort((a, b) -> Integer.compare(a.get_executor_info().get_task_start(), b.get_executor_info().get_task_start()));
+        String type = "spout";
+        int tasks = 0;
+        List<Object> stats = new ArrayList<>();
+        Map<String, long[]> outputs = new TreeMap<>();
+        Map<String, Map<String, Object>> inputs = new TreeMap<>();
+        for (ExecutorSummary e : execs) {
+            tasks += e.get_executor_info().get_task_end() - e.get_executor_info().get_task_start() + 1;
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("id", "[" + e.get_executor_info().get_task_start() + "-" + e.get_executor_info().get_task_end() + "]");
+            m.put("host", e.get_host());
+            m.put("port", e.get_port());
+            m.put("uptimeSeconds", e.get_uptime_secs());
+            ExecutorStats st = e.get_stats();
+            if (st != null) {
+                m.put("emitted", userSum(st.get_emitted()));
+                m.put("transferred", userSum(st.get_transferred()));
+                addStreams(outputs, st.get_emitted(), 0);
+                addStreams(outputs, st.get_transferred(), 1);
+                ExecutorSpecificStats sp = st.get_specific();
+                if (sp != null && sp.is_set_bolt()) {
+                    type = "bolt";
+                    BoltStats b = sp.get_bolt();
+                    m.put("executed", sumLong(b.get_executed()));
+                    m.put("executeLatency", weighted(b.get_execute_ms_avg(), b.get_executed()));
+                    addInputs(inputs, b.get_executed());
+                }
+            }
+            stats.add(m);
+        }
+        List<Object> out = new ArrayList<>();
+        for (Map.Entry<String, long[]> o : outputs.entrySet()) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("stream", o.getKey());
+            m.put("emitted", o.getValue()[0]);
+            m.put("transferred", o.getValue()[1]);
+            out.add(m);
+        }
+        Map<String, Object> page = new LinkedHashMap<>();
+        page.put("id", comp);
+        page.put("topologyId", id);
+        page.put("componentType", type);
+        page.put("executors", execs.size());
+        page.put("tasks", tasks);
+        page.put("window", ALL_TIME);
+        page.put("executorStats", stats);
+        page.put("inputStats", new ArrayList<>(inputs.values()));
+        page.put("outputStats", out);
+        return page;
+    }
+
+    /** All-time count over the topology's own streams (not Storm's "__" ones). */
+    private static long userSum(Map<String, Map<String, Long>> byWindow) {
+        if (byWindow == null || !byWindow.containsKey(ALL_TIME)) {
+            return 0;
+        }
+        long sum = 0;
+        for (Map.Entry<String, Long> e : byWindow.get(ALL_TIME).entrySet()) {
+            if (!e.getKey().startsWith("__") && e.getValue() != null) {
+                sum += e.getValue();
+            }
+        }
+        return sum;
+    }
+
+    private static void addStreams(Map<String, long[]> acc, Map<String, Map<String, Long>> byWindow, int slot) {
+        if (byWindow == null || !byWindow.containsKey(ALL_TIME)) {
+            return;
+        }
+        for (Map.Entry<String, Long> e : byWindow.get(ALL_TIME).entrySet()) {
+            if (!e.getKey().startsWith("__") && e.getValue() != null) {
+                acc.computeIfAbsent(e.getKey(), k -> new long[2])[slot] += e.getValue();
+            }
+        }
+    }
+
+    private static void addInputs(Map<String, Map<String, Object>> acc, Map<String, Map<GlobalStreamId, Long>> byWindow) {
+        if (byWindow == null || !byWindow.containsKey(ALL_TIME)) {
+            return;
+        }
+        for (Map.Entry<GlobalStreamId, Long> e : byWindow.get(ALL_TIME).entrySet()) {
+            GlobalStreamId g = e.getKey();
+            if (g.get_componentId().startsWith("__") || g.get_streamId().startsWith("__") || e.getValue() == null) {
+                continue;
+            }
+            Map<String, Object> m = acc.computeIfAbsent(g.get_componentId() + "\0" + g.get_streamId(), k -> {
+                Map<String, Object> x = new LinkedHashMap<>();
+                x.put("component", g.get_componentId());
+                x.put("stream", g.get_streamId());
+                x.put("executed", 0L);
+                return x;
+            });
+            m.put("executed", (Long) m.get("executed") + e.getValue());
+        }
     }
 
     private static Object kill(Nimbus.Iface n, String id, int wait) throws Exception {
