@@ -210,15 +210,24 @@ func (g *Graph) edgeEnds() [][2]int {
 // {"vertices":[{"id":0,"weight":12}],"edges":[{"from":0,"to":1,"weight":5}]}.
 // Every vertex and edge must state its "weight": a missing one is an
 // error naming it, never a silent 0.
+//
+// A captured topology file (see Captured) is a graph file too: ReadGraph
+// accepts its extra sections ("format", "provenance", "components",
+// "streams", "placement", edges' "bytes_per_s") and returns its graph; it
+// refuses a "format" newer than CapturedFormat. Only ReadCaptured checks the
+// extra sections against each other.
 func ReadGraph(r io.Reader) (*Graph, error) {
 	data, err := io.ReadAll(r)
 	if err != nil {
 		return nil, fmt.Errorf("read graph: %w", err)
 	}
+	if err := peekFormat(data); err != nil {
+		return nil, err
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
-	var g Graph
-	if err := dec.Decode(&g); err != nil {
+	var f graphFile
+	if err := dec.Decode(&f); err != nil {
 		return nil, fmt.Errorf("malformed graph JSON: %w (expected {\"vertices\":[{\"id\":0,\"weight\":1}],\"edges\":[{\"from\":0,\"to\":1,\"weight\":1}]})", err)
 	}
 	if err := expectEOF(dec); err != nil {
@@ -227,10 +236,17 @@ func ReadGraph(r io.Reader) (*Graph, error) {
 	if err := checkWeightsGiven(data); err != nil {
 		return nil, err
 	}
+	g := &Graph{Vertices: f.Vertices, Edges: make([]Edge, len(f.Edges))}
+	for i, e := range f.Edges {
+		if !finiteNonNeg(e.BytesPerS) {
+			return nil, fmt.Errorf("edge %d (%d->%d) has bytes_per_s %v: it must be finite and >= 0", i, e.From, e.To, e.BytesPerS)
+		}
+		g.Edges[i] = Edge{From: e.From, To: e.To, Weight: e.Weight}
+	}
 	if err := g.Validate(); err != nil {
 		return nil, err
 	}
-	return &g, nil
+	return g, nil
 }
 
 // checkWeightsGiven reports the first vertex or edge of a graph JSON
