@@ -60,7 +60,9 @@ func TestReadReplayRefuses(t *testing.T) {
 		}, "no \"components\" and \"streams\""},
 		{"format newer", func(t *testing.T) string { return writeVariant(t, func(c *Captured) { c.Format = 2 }) },
 			"graph file format 2 is newer than this stormlab reads (1): upgrade stormlab"},
-		{"parallelism 0", func(t *testing.T) string { return writeVariant(t, func(c *Captured) { c.Components[1].Parallelism = 0 }) },
+		{"parallelism 0", func(t *testing.T) string {
+			return writeVariant(t, func(c *Captured) { c.Components[1].Parallelism = 0 })
+		},
 			`component 1 ("work") has parallelism 0: it must be >= 1`},
 		{"rates 0 everywhere", func(t *testing.T) string {
 			return writeVariant(t, func(c *Captured) {

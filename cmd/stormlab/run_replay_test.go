@@ -37,7 +37,9 @@ func TestRunReplayBadInput(t *testing.T) {
 	graph := filepath.Join("testdata", "small.json") // a plain graph file
 	idle := variant(`"emit_per_s": 200, "execute_per_s": 0`, `"emit_per_s": 0, "execute_per_s": 0`,
 		`"tuples_per_s": 200, "bytes_per_tuple": 100`, `"tuples_per_s": 0, "bytes_per_tuple": 100`)
-	run := func(file string) []string { return []string{"run", "--scheduler", "kpart", "--topology", "replay:" + file} }
+	run := func(file string) []string {
+		return []string{"run", "--scheduler", "kpart", "--topology", "replay:" + file}
+	}
 	for _, c := range []struct {
 		name string
 		args []string
