@@ -1,0 +1,151 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stormlab/stormlab/infra/docker"
+	"github.com/stormlab/stormlab/infra/protocol"
+	"github.com/stormlab/stormlab/topologies"
+)
+
+// replayTputTol and replayCPUTol are TestReplayRuns' tolerances, relative to the captured file's figures.
+// Throughput: the open-loop spouts offer the file's 200 tuples/s on a fixed schedule, so the acked rate in
+// the window differs from it only by the tuples in flight at the window's edges and report-interval
+// rounding (10%, the brief's bound). CPU per tuple: the replay's components spin until their executor
+// thread's CPU time reaches the file's 300 µs per tuple in all (CpuBudget's total mode), so the measured
+// figure differs by the spin's last round, by CPU the thread spends beyond the target on a tuple (a GC,
+// a JIT compilation) and by the sampling of the reports (CPU and counts are read at slightly different
+// moments of each interval); 15% covers that on the 0.5- and 1-core supervisors of heterogeneous-2.
+const (
+	replayTputTol = 0.10
+	replayCPUTol  = 0.15
+)
+
+// TestReplayRuns replays the hand-written capture topologies/testdata/replay-small.json (source x2 ->
+// work x2 -(fields)-> sink x1, 200 tuples/s, 300 µs of CPU per tuple in every component) on a standing
+// heterogeneous-2 cluster under kpart, through its target file from a process that cannot reach Docker, and
+// checks that the run is valid, its throughput is within replayTputTol of the file's offered rate, and each
+// component's CPU per tuple, folded from the run's worker reports over the window (executor thread CPU time
+// over tuples executed, or emitted for the spout, as a capture measures it), is within replayCPUTol of the
+// file's. Cluster time: about 3 minutes (cluster up, warm-up at most 30 s, 30 s measured, cluster down).
+func TestReplayRuns(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Minute) // mostly waiting for the cluster lock
+	defer cancel()
+	t0 := time.Now()
+	defer func() { t.Logf("wall time: %s", time.Since(t0).Round(time.Second)) }()
+	want, err := topologies.ReadCapturedFile(replaySmall)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	file := filepath.Join(dir, "target.yaml")
+	c, err := standUp(ctx, docker.DefaultProfile, "kpart", file, t.Logf)
+	if err != nil {
+		t.Fatalf("cluster up: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := c.Terminate(context.Background()); err != nil {
+			t.Errorf("remove the standing cluster: %v", err)
+		}
+		if left, err := docker.Leftovers(context.Background(), docker.LabelStanding+"=true"); err != nil || len(left) > 0 {
+			t.Errorf("after cluster down: left %v (%v)", left, err)
+		}
+	})
+	out := filepath.Join(dir, "run")
+	start := time.Now()
+	code, stdout, errs := cliNoDocker(t, "run", "--target", file, "--scheduler", "kpart", "--topology", "replay:"+replaySmall,
+		"--warmup", "30s", "--measure", "30s", "--format", "json", "--out", out)
+	t.Logf("replay (%s): stdout %s\nstderr (last lines) %s", time.Since(start).Round(time.Second), stdout, lastN(errs, 12))
+	var row runRow
+	if code != exitOK || json.Unmarshal([]byte(stdout), &row) != nil {
+		t.Fatalf("replay: exit %d, want 0 and a JSON row", code)
+	}
+	offered := want.Components[0].EmitPerS // the one spout's rate: 200 tuples/s
+	if !row.Valid || row.Throughput == nil || math.Abs(*row.Throughput-offered) > replayTputTol*offered {
+		t.Errorf("replay: valid %v (%s), throughput %v: want a valid run within %.0f%% of %.0f tuples/s", row.Valid, row.Invalid, row.Throughput, 100*replayTputTol, offered)
+	}
+	if row.LatencyMeanMs == nil || row.OfferedRate == nil {
+		t.Errorf("replay: latency %v, offered rate %v: want complete latency measured and an open-loop run", row.LatencyMeanMs, row.OfferedRate)
+	}
+	got := cpuPerTuple(t, out)
+	for _, k := range want.Components {
+		g, ok := got[k.Name]
+		t.Logf("%s: CPU per tuple %.1f µs (file %.1f µs)", k.Name, g, k.CPUMicrosPerTuple)
+		if !ok || math.Abs(g-k.CPUMicrosPerTuple) > replayCPUTol*k.CPUMicrosPerTuple {
+			t.Errorf("%s: CPU per tuple %.1f µs (measured: %v), want within %.0f%% of the file's %.1f µs", k.Name, g, ok, 100*replayCPUTol, k.CPUMicrosPerTuple)
+		}
+	}
+}
+
+// cpuPerTuple folds a saved run's worker reports whose whole interval lies in the window into each
+// component's executor thread CPU per tuple, µs: over the tuples its tasks executed (bolts) or the tuples
+// executed downstream from its tasks (a spout with one shuffle-grouped subscriber: its emitted tuples).
+func cpuPerTuple(t *testing.T, dir string) map[string]float64 {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, "run.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var run struct {
+		Executors []struct {
+			Component  string
+			Start, End int
+		} `json:"executors"`
+		From int64 `json:"measure_from_ms"`
+		To   int64 `json:"measure_to_ms"`
+	}
+	if err := json.Unmarshal(data, &run); err != nil {
+		t.Fatal(err)
+	}
+	comp := map[int]string{}
+	for _, e := range run.Executors {
+		for task := e.Start; task <= e.End; task++ {
+			comp[task] = e.Component
+		}
+	}
+	f, err := os.Open(filepath.Join(dir, "reports.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	cpuNs, executed, emitted := map[string]float64{}, map[string]float64{}, map[string]float64{}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	for sc.Scan() {
+		var r protocol.WorkerReport
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			t.Fatal(err)
+		}
+		if float64(r.TimeMs)-1000*r.IntervalS < float64(run.From) || r.TimeMs > run.To {
+			continue
+		}
+		for _, c := range r.CPU {
+			cpuNs[comp[c.Task]] += float64(c.CPUNs)
+		}
+		for _, tr := range r.Traffic {
+			executed[comp[tr.Dst]] += float64(tr.Count)
+			emitted[comp[tr.Src]] += float64(tr.Count)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]float64{}
+	for name, ns := range cpuNs {
+		n := executed[name]
+		if name == "source" {
+			n = emitted[name]
+		}
+		if n > 0 {
+			out[name] = ns / 1000 / n
+		}
+	}
+	return out
+}
