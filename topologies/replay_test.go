@@ -11,7 +11,7 @@ import (
 )
 
 // replaySmall is the hand-written capture testdata/replay-small.json: source x2 -> work x2 -(fields)->
-// sink x1, 200 tuples/s, 300, 1300 and 650 µs of CPU per tuple (the Java tests and the cluster test
+// sink x1, 200 tuples/s, 300 µs of CPU per tuple in every component (the Java tests and the cluster test
 // replay it too).
 const replaySmall = "testdata/replay-small.json"
 

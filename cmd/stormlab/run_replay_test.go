@@ -8,7 +8,7 @@ import (
 )
 
 // replaySmall is the hand-written capture the replay tests share: source x2 -> work x2 -(fields)-> sink x1,
-// 200 tuples/s, 300, 1300 and 650 µs of CPU per tuple.
+// 200 tuples/s, 300 µs of CPU per tuple in every component.
 var replaySmall = filepath.Join("..", "..", "topologies", "testdata", "replay-small.json")
 
 // Bad replay input is exit 2 with one line naming the problem and the fix, before Java or Docker is
