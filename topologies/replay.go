@@ -96,11 +96,7 @@ func (c *Captured) spoutRate(k CapturedComponent) float64 {
 		if s.From != k.Name {
 			continue
 		}
-		r := s.TuplesPerS
-		if s.Grouping == GroupAll {
-			r /= float64(max(1, c.Component(s.To).Parallelism))
-		}
-		out[s.Stream] = max(out[s.Stream], r)
+		out[s.Stream] = max(out[s.Stream], s.TuplesPerS) // a stream's rate is what its source emits on it
 	}
 	sum := 0.0
 	for _, r := range out {

@@ -129,8 +129,8 @@ func TestReplayWarnings(t *testing.T) {
 	}
 }
 
-// The spouts' offered rate without emit_per_s is the sum of their streams; an all grouping carries one
-// copy per subscriber task (hand-computed: 40 tuples/s to 2 tasks = 20 emitted).
+// The spouts' offered rate without emit_per_s is the sum of their streams' rates, each the rate the
+// spout emits on it (as stormlab capture records it, whatever the grouping): 100 + 40.
 func TestReplaySpoutRate(t *testing.T) {
 	c := &Captured{
 		Components: []CapturedComponent{{Name: "s", Kind: KindSpout, Parallelism: 1}, {Name: "a", Kind: KindBolt, Parallelism: 2}},
@@ -139,8 +139,8 @@ func TestReplaySpoutRate(t *testing.T) {
 			{From: "s", To: "a", Stream: "bcast", Grouping: GroupAll, TuplesPerS: 40},
 		},
 	}
-	if got := c.spoutRate(c.Components[0]); got != 120 {
-		t.Errorf("spout rate %v, want 120", got)
+	if got := c.spoutRate(c.Components[0]); got != 140 {
+		t.Errorf("spout rate %v, want 140", got)
 	}
 	c.Components[0].EmitPerS = 150
 	if got := c.spoutRate(c.Components[0]); got != 150 {

@@ -26,10 +26,11 @@ import java.util.Set;
  * <p>Derived figures, all per second over all of a component's tasks:
  * <ul>
  *   <li>the tuples a component emits on one stream ({@link #outputs}): the largest of its subscriptions'
- *       {@code tuples_per_s}, an all-grouped subscription's divided by the subscriber's parallelism (each
- *       emitted tuple reaches every subscriber task, so the subscription carries that many copies);</li>
+ *       {@code tuples_per_s} (a subscription's rate is what its source emits on the stream, as stormlab capture
+ *       records it; every subscriber of a stream sees the same rate);</li>
  *   <li>the tuples a bolt executes ({@link #inRate}): its {@code execute_per_s}, or when that is 0 the sum of
- *       its subscriptions' {@code tuples_per_s};</li>
+ *       its subscriptions' {@code tuples_per_s}, an all-grouped one's times the bolt's parallelism (every task
+ *       executes every tuple);</li>
  *   <li>a spout's offered rate ({@link #spoutRate}): its {@code emit_per_s}, or when that is 0 the sum of its
  *       output streams' rates;</li>
  *   <li>the serialized size of a stream's tuples: the largest {@code bytes_per_tuple} of its subscriptions,
@@ -280,12 +281,8 @@ final class ReplayGraph {
             if (!s.from.equals(from)) {
                 continue;
             }
-            double per = s.tuplesPerS;
-            if (s.grouping == Grouping.ALL) {
-                per /= byName.get(s.to).parallelism;
-            }
             double[] r = rate.computeIfAbsent(s.stream, k -> new double[2]);
-            r[0] = Math.max(r[0], per);
+            r[0] = Math.max(r[0], s.tuplesPerS);
             r[1] = Math.max(r[1], s.bytesPerTuple);
         }
         Component c = byName.get(from);
@@ -311,7 +308,7 @@ final class ReplayGraph {
         }
         double sum = 0;
         for (Subscription s : inputs(name)) {
-            sum += s.tuplesPerS;
+            sum += s.grouping == Grouping.ALL ? s.tuplesPerS * c.parallelism : s.tuplesPerS;
         }
         return sum;
     }

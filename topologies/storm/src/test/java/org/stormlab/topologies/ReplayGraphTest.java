@@ -60,9 +60,11 @@ class ReplayGraphTest {
         assertEquals(125, g.spoutRate("s"), 1e-9);
         // execute_per_s 0: a executes what its subscriptions carry.
         assertEquals(100, g.inRate("a"), 1e-9);
-        // 40 tuples/s reach b's 2 tasks through an all grouping: a emits 20.
+        // a emits 40 tuples/s on bcast (a stream's rate is its source's emit rate)...
         List<ReplayGraph.Output> out = g.outputs("a");
-        assertEquals(20, out.get(0).perS, 1e-9);
+        assertEquals(40, out.get(0).perS, 1e-9);
+        // ...and b's 2 tasks each execute all of them (all grouping), besides s's 25 on side: 2 * 40 + 25.
+        assertEquals(105, g.inRate("b"), 1e-9);
         assertEquals(50, out.get(0).bytes, 0); // the component's tuple_bytes
         assertEquals(ReplayGraph.DEFAULT_TUPLE_BYTES, g.outputs("s").get(0).bytes, 0);
         assertEquals(List.of("default", "side"), g.outputs("s").stream().map(o -> o.stream).toList());
