@@ -132,7 +132,9 @@ type session struct {
 }
 
 // as is the same cluster seen by another scheduler.
-func (l *session) as(scheduler string) *session { return &session{shared: l.shared, scheduler: scheduler} }
+func (l *session) as(scheduler string) *session {
+	return &session{shared: l.shared, scheduler: scheduler}
+}
 
 // shared is one cluster, started by the first call that needs it (Run, Nemesis). onStart, when set,
 // runs once right after the start (e.g. node CPU reports) and its stop func at close.
@@ -143,7 +145,7 @@ type shared struct {
 	onStart func(harness.Cluster) (stop func() error, err error)
 
 	s       harness.Cluster // nil until started or opened
-	err     error            // the start's error, returned again to later calls
+	err     error           // the start's error, returned again to later calls
 	stop    func() error
 	started time.Time
 	// fresh: the cluster just started inside a run's phase, which its "cluster up" phase replaced;

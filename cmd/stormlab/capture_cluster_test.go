@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/stormlab/stormlab/harness"
-	"github.com/stormlab/stormlab/infra/docker"
 	"github.com/stormlab/stormlab/infra/stormui"
 	"github.com/stormlab/stormlab/infra/target"
 	"github.com/stormlab/stormlab/topologies"
@@ -35,23 +34,7 @@ func TestCaptureWordCount(t *testing.T) {
 	t0 := time.Now()
 	defer func() { t.Logf("wall time: %s", time.Since(t0).Round(time.Second)) }()
 	dir := t.TempDir()
-	file := filepath.Join(dir, "target.yaml")
-	c, err := standUp(ctx, docker.DefaultProfile, "kpart", file, t.Logf)
-	if err != nil {
-		t.Fatalf("cluster up: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := c.Terminate(context.Background()); err != nil {
-			t.Errorf("remove the standing cluster: %v", err)
-		}
-		if left, err := docker.Leftovers(context.Background(), docker.LabelStanding+"=true"); err != nil || len(left) > 0 {
-			t.Errorf("after cluster down: left %v (%v)", left, err)
-		}
-	})
-	tg, err := target.Load(file)
-	if err != nil {
-		t.Fatal(err)
-	}
+	file, tg := sharedTarget(t)
 	t.Logf("cluster up after %s", time.Since(t0).Round(time.Second))
 
 	// WordCount in the background, measured and killed by `stormlab run`.

@@ -110,14 +110,18 @@ func (o *runOptions) validate() error {
 	case !slices.Contains(runSchedulerNames(), o.scheduler):
 		return fmt.Errorf("unknown scheduler %q: choose one of %s (see `stormlab schedulers`)", o.scheduler, strings.Join(runSchedulerNames(), ", "))
 	case o.topology == "" && !o.user():
-		return fmt.Errorf("--topology is required: one of %s (or a user topology: --topology-file FILE.yaml, or --topology-jar JAR --class MAIN --name NAME)", strings.Join(stormTopologyNames(), ", "))
+		return fmt.Errorf("--topology is required: one of %s, or replay:FILE (a captured topology) (or a user topology: --topology-file FILE.yaml, or --topology-jar JAR --class MAIN --name NAME)", strings.Join(stormTopologyNames(), ", "))
 	}
 	if o.user() {
 		if err := o.validateUser(); err != nil {
 			return err
 		}
+	} else if file, ok := topologies.ReplayFile(o.topology); ok {
+		if _, _, err := topologies.ReadReplay(file); err != nil {
+			return err
+		}
 	} else if _, err := topologies.LookupStormMain(o.topology); err != nil {
-		return err
+		return fmt.Errorf("%w (or replay:FILE, a topology captured with `stormlab capture`)", err)
 	}
 	if _, err := docker.Profile(o.profile); err != nil {
 		return err
@@ -215,7 +219,7 @@ func stormTopologyNames() []string {
 func newRunCmd() *cobra.Command {
 	o := runOptions{profile: docker.DefaultProfile, warmup: 20 * time.Second, measure: 60 * time.Second, seed: 1, format: "table", arrivals: "constant"}
 	cmd := &cobra.Command{
-		Use:   "run --scheduler NAME (--topology throughput|wordcount|kmeans | --topology-file FILE.yaml [--jar JAR] | --topology-jar JAR --class MAIN --name NAME) [flags] [-- topology flags]",
+		Use:   "run --scheduler NAME (--topology throughput|wordcount|kmeans|replay:FILE | --topology-file FILE.yaml [--jar JAR] | --topology-jar JAR --class MAIN --name NAME) [flags] [-- topology flags]",
 		Short: "One measured run of a scheduler on a fresh containerized Storm cluster",
 		Long: "run starts a Storm cluster in containers (profile --profile), submits the topology with the\n" +
 			"scheduler plugged into Nimbus (a Go scheduler through the bridge, or native storm-even,\n" +
@@ -227,7 +231,11 @@ func newRunCmd() *cobra.Command {
 			"submits under; its arguments after `--`). Both run with stormlab's task hook and reporter set in\n" +
 			"the topology conf (the user's code is not changed) and are measured like the built-in ones. A\n" +
 			"topology whose spouts do not anchor is measured at its sinks (tuples they execute per second) and\n" +
-			"its complete latency is reported as not measured.",
+			"its complete latency is reported as not measured.\n\n" +
+			"A captured topology (stormlab capture): --topology replay:FILE rebuilds it live from the file, with\n" +
+			"the captured components, parallelism, groupings, rates (open loop), CPU per tuple and tuple sizes;\n" +
+			"--rate then scales all its spouts together. Direct and custom groupings are replayed as shuffle\n" +
+			"(a warning says so).",
 		Args: func(cmd *cobra.Command, args []string) error {
 			dash := cmd.ArgsLenAtDash()
 			if dash < 0 && len(args) > 0 {
@@ -263,7 +271,7 @@ func newRunCmd() *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.scheduler, "scheduler", "", "scheduler: any Go scheduler (stormlab schedulers), or storm-even, storm-default, storm-ras (native)")
-	f.StringVar(&o.topology, "topology", "", "topology: "+strings.Join(stormTopologyNames(), ", "))
+	f.StringVar(&o.topology, "topology", "", "topology: "+strings.Join(stormTopologyNames(), ", ")+", or replay:FILE (a topology captured with stormlab capture, rebuilt live)")
 	f.StringVar(&o.profile, "profile", o.profile, "cluster profile: "+strings.Join(docker.Profiles(), ", "))
 	f.DurationVar(&o.warmup, "warmup", o.warmup, "maximum warm-up after every worker reports: measuring starts once throughput is steady (3 report intervals within 10%) or after this")
 	f.DurationVar(&o.measure, "measure", o.measure, "measurement window")
@@ -311,14 +319,14 @@ func runOnce(ctx context.Context, o runOptions, tg *target.Target, stdout, stder
 		}
 		cli.Close()
 	}
+	logf := func(format string, a ...any) { fmt.Fprintf(stderr, "run: "+format+"\n", a...) }
 	if !o.user() {
 		var err error
-		if topo, err = harness.StormTopology(o.topology, "stormlab-"+o.topology, o.topologyArgs()...); err != nil {
-			return failed(err)
+		if topo, err = builtinTopology(o, logf); err != nil {
+			return err
 		}
 	}
 	var err error
-	logf := func(format string, a ...any) { fmt.Fprintf(stderr, "run: "+format+"\n", a...) }
 	spec := harness.RunSpec{Scheduler: o.scheduler, Topology: topo, WarmUp: o.warmup, Measure: o.measure, Faults: o.faults, Live: liveLines(stderr)}
 	cs := harness.ClusterSpec{Profile: o.profile, DelayMs: o.delayMs, Seed: o.seed, Mul: o.mul, Logf: logf}
 	var res *harness.RunResult
@@ -376,6 +384,26 @@ func runOnce(ctx context.Context, o runOptions, tg *target.Target, stdout, stder
 		return failed(fmt.Errorf("the run does not count: %w", cerr))
 	}
 	return nil
+}
+
+// builtinTopology is the TopologyRun of --topology: a Java topology of topologies/storm, or the replay of
+// a captured topology file (replay:FILE), whose warnings go to the log before anything starts.
+func builtinTopology(o runOptions, logf func(string, ...any)) (harness.TopologyRun, error) {
+	file, ok := topologies.ReplayFile(o.topology)
+	if !ok {
+		topo, err := harness.StormTopology(o.topology, "stormlab-"+o.topology, o.topologyArgs()...)
+		return topo, failed(err)
+	}
+	topo, warnings, err := usertopo.Replay(file, o.topologyArgs()...)
+	if errors.Is(err, usertopo.ErrBadTopology) {
+		return topo, errors.New(oneLine(strings.TrimPrefix(err.Error(), usertopo.ErrBadTopology.Error()+": ")))
+	} else if err != nil {
+		return topo, failed(err)
+	}
+	for _, w := range warnings {
+		logf("warning: %s", w)
+	}
+	return topo, nil
 }
 
 // runRow is the one result row of `stormlab run`.

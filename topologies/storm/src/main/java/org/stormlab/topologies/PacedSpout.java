@@ -158,6 +158,14 @@ public abstract class PacedSpout extends BaseRichSpout {
     /** The size of a tuple's values in bytes, counted against the budget. */
     protected abstract long bytes(Values v);
 
+    /**
+     * The stream of the tuple {@link #next} has just returned; Storm's default stream unless a subclass emits on
+     * several (the replay's spouts).
+     */
+    protected String stream() {
+        return org.apache.storm.utils.Utils.DEFAULT_STREAM_ID;
+    }
+
     @Override
     public void nextTuple() {
         if (done) {
@@ -210,7 +218,7 @@ public abstract class PacedSpout extends BaseRichSpout {
         Values v = next(seq);
         sentBytes += bytes(v);
         v.add(Instrument.nowMicros());
-        collector.emit(v, msgId);
+        collector.emit(stream(), v, msgId);
         seq++;
         if (myBudget > 0 && sentBytes >= myBudget) {
             done = true;

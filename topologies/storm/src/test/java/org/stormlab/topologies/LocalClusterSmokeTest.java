@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 /**
- * Runs the three topologies at once in LocalCluster (2 workers each, so tuples cross workers and are
+ * Runs the three topologies and a replay of topologies/testdata/replay-small.json at once in LocalCluster (2 workers each, so tuples cross workers and are
  * serialized) with the instrumentation pushing to an HTTP server in the test, and checks that each
  * topology's reports carry acked tuples, task-to-task traffic, CPU and latency samples, deadline records
  * with component deadlines from a sink, sampled tuple sizes, and the latency histogram with the totals. Takes ~30 s; skip with -DskipLocalCluster=true.
@@ -42,16 +42,20 @@ class LocalClusterSmokeTest {
             "--worker-heap-mb", "128",
             // serialize every tuple and require Kryo registrations, as a real cluster does
             "--conf", "topology.testing.always.try.serialize=true", "--conf", "topology.skip.missing.kryo.registrations=false"};
-        try (LocalCluster cluster = new LocalCluster.Builder().withSupervisors(2).withPortsPerSupervisor(3).build()) {
+        try (LocalCluster cluster = new LocalCluster.Builder().withSupervisors(2).withPortsPerSupervisor(4).build()) {
             submit(cluster, "tp", ThroughputTopology.flags(), ThroughputTopology::build, common, "--interval-ms", "2");
             submit(cluster, "wc", WordCountTopology.flags(), WordCountTopology::build, common, "--interval-ms", "2");
             submit(cluster, "km", KMeansTopology.flags(), KMeansTopology::build, common, "--interval-ms", "2");
+            // The replay keeps the captured parallelism (no --parallelism) and runs open loop.
+            submit(cluster, "rp", ReplayTopology.flags(), ReplayTopology::build, new String[] {"--workers", "2", "--metrics-url", url,
+                "--report-interval-secs", "1", "--worker-heap-mb", "128", "--conf", "topology.testing.always.try.serialize=true",
+                "--conf", "topology.skip.missing.kryo.registrations=false"}, "--graph", ReplayGraphTest.SMALL.toString());
             long deadline = System.currentTimeMillis() + 90_000;
             while (System.currentTimeMillis() < deadline
-                && !(good(bodies, "tp-", true) && good(bodies, "wc-", true) && good(bodies, "km-", true))) {
+                && !(good(bodies, "tp-", true) && good(bodies, "wc-", true) && good(bodies, "km-", true) && good(bodies, "rp-", true))) {
                 Thread.sleep(500);
             }
-            for (String t : new String[] {"tp", "wc", "km"}) {
+            for (String t : new String[] {"tp", "wc", "km", "rp"}) {
                 cluster.killTopology(t);
             }
         } finally {
@@ -65,10 +69,40 @@ class LocalClusterSmokeTest {
                     "a worker could not measure " + f + ": " + b);
             }
         }
-        for (String t : new String[] {"tp-", "wc-", "km-"}) {
+        for (String t : new String[] {"tp-", "wc-", "km-", "rp-"}) {
             assertTrue(good(bodies, t, true), "no complete report for " + t + " among " + bodies.size() + " reports; last: "
                 + (bodies.isEmpty() ? "" : bodies.get(bodies.size() - 1)));
         }
+        checkReplaySizes(bodies);
+    }
+
+    private static final Pattern OUT_SIZE = Pattern.compile("\\{\"task\":(\\d+),\"in_samples\":\\d+,\"in_bytes\":\\d+,"
+        + "\"out_samples\":(\\d+),\"out_bytes\":(\\d+)\\}");
+
+    /**
+     * The replay's emitted tuples serialize to the fixture's sizes: 100 bytes from the spout, 80 from bolt work
+     * (topologies/testdata/replay-small.json), within 2 bytes (the payload's length prefix; the measurement is
+     * the instrumentation's own, Storm's KryoTupleSerializer).
+     */
+    private static void checkReplaySizes(List<String> bodies) {
+        int seen = 0;
+        for (String b : bodies) {
+            if (!b.startsWith("{\"topology\":\"rp-")) {
+                continue;
+            }
+            Matcher m = OUT_SIZE.matcher(b);
+            while (m.find()) {
+                long n = Long.parseLong(m.group(2));
+                if (n == 0) {
+                    continue;
+                }
+                double mean = (double) Long.parseLong(m.group(3)) / n;
+                assertTrue(Math.abs(mean - 100) <= 2 || Math.abs(mean - 80) <= 2, "replay task " + m.group(1) + " emits tuples of "
+                    + mean + " bytes, want 100 or 80 (+-2)");
+                seen++;
+            }
+        }
+        assertTrue(seen > 0, "no emitted tuple sizes in the replay's reports");
     }
 
     private static void submit(LocalCluster cluster, String name, Args flags, TopologySetup.Builder b, String[] common,
