@@ -184,29 +184,26 @@ func (o capacityOptions) withLog(logf func(string, ...any), i int) capacity.Opti
 	return so
 }
 
-// capacityRunner is how each step's run reaches a cluster: one containerized cluster (a Session) kept for
-// every step, or the target. closeRun removes the containers.
+// capacityRunner opens the one cluster every step runs on (harness.Open: containers started once, or the
+// target). closeRun releases it: the containers are removed, a target's connections closed.
 func capacityRunner(ctx context.Context, o *capacityOptions, tg *target.Target, logf func(string, ...any)) (run func(context.Context, harness.RunSpec) (*harness.RunResult, error), closeRun func(), err error) {
-	cs := harness.ClusterSpec{Profile: o.profile, Seed: o.seed, Logf: logf}
+	cs := harness.ClusterSpec{Profile: o.profile, Seed: o.seed, Logf: logf, Target: tg}
 	if tg != nil {
 		o.profile = orDefaultStr(tg.Name, "target")
-		cs.Target = tg
 		logf("%s on %s (target %s): Ctrl-C cancels and kills the topology", o.scheduler, o.topology, o.target)
-		return func(ctx context.Context, spec harness.RunSpec) (*harness.RunResult, error) {
-			return harness.RunOnNewCluster(ctx, cs, spec)
-		}, func() {}, nil
+	} else {
+		cli, err := images.NewClient(ctx)
+		if err != nil {
+			return nil, nil, err
+		}
+		cli.Close()
+		logf("%s on %s (profile %s): starting one cluster for every step; Ctrl-C cancels and removes it", o.scheduler, o.topology, o.profile)
 	}
-	cli, err := images.NewClient(ctx)
-	if err != nil {
-		return nil, nil, err
-	}
-	cli.Close()
-	logf("%s on %s (profile %s): starting one cluster for every step; Ctrl-C cancels and removes it", o.scheduler, o.topology, o.profile)
-	s, err := harness.StartSession(ctx, cs, o.scheduler)
+	c, err := harness.Open(ctx, cs, o.scheduler)
 	closeRun = func() {
-		if s != nil {
-			if cerr := s.Close(context.Background()); cerr != nil {
-				logf("remove cluster: %v", cerr)
+		if c != nil {
+			if cerr := c.Close(context.Background()); cerr != nil {
+				logf("release the cluster: %v", cerr)
 			}
 		}
 	}
@@ -214,7 +211,7 @@ func capacityRunner(ctx context.Context, o *capacityOptions, tg *target.Target, 
 		closeRun()
 		return nil, nil, err
 	}
-	return s.Run, closeRun, nil
+	return c.Run, closeRun, nil
 }
 
 // prober builds search i's prober: the topology with --rate, each run saved under --out.
