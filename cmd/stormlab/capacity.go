@@ -18,6 +18,7 @@ import (
 
 	"github.com/stormlab/stormlab/harness"
 	"github.com/stormlab/stormlab/harness/capacity"
+	"github.com/stormlab/stormlab/harness/usertopo"
 	"github.com/stormlab/stormlab/infra/docker"
 	"github.com/stormlab/stormlab/infra/images"
 	"github.com/stormlab/stormlab/infra/target"
@@ -58,7 +59,11 @@ func (o *capacityOptions) validate() error {
 	case o.search.Max > maxOpenLoopRate:
 		return fmt.Errorf("--max %v is above %d tuples/s, the most the spouts can generate: give a lower maximum", o.search.Max, maxOpenLoopRate)
 	}
-	if _, err := topologies.LookupStormMain(o.topology); err != nil {
+	if file, replay := topologies.ReplayFile(o.topology); replay {
+		if _, _, err := topologies.ReadReplay(file); err != nil {
+			return err
+		}
+	} else if _, err := topologies.LookupStormMain(o.topology); err != nil {
 		return err
 	}
 	if _, err := docker.Profile(o.profile); err != nil {
@@ -76,7 +81,7 @@ func newCapacityCmd() *cobra.Command {
 	o := capacityOptions{profile: docker.DefaultProfile, arrivals: "constant", format: "table", seed: 1,
 		window: 10 * time.Second, windows: 3, reps: 1, warmup: 60 * time.Second, search: capacity.DefaultOptions}
 	cmd := &cobra.Command{
-		Use:   "capacity --scheduler NAME --topology throughput|wordcount|kmeans [flags] [-- topology flags]",
+		Use:   "capacity --scheduler NAME --topology throughput|wordcount|kmeans|replay:FILE [flags] [-- topology flags]",
 		Short: "Search the maximum sustainable throughput of a topology under a scheduler (open-loop load)",
 		Long: "capacity offers the topology open-loop load (one run per rate, on one cluster) and finds the highest\n" +
 			"rate it sustains: over --windows consecutive windows at least --min-achieved of the offered tuples are\n" +
@@ -106,7 +111,7 @@ func newCapacityCmd() *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.scheduler, "scheduler", "", "scheduler: any Go scheduler (stormlab schedulers), or storm-even, storm-default, storm-ras (native)")
-	f.StringVar(&o.topology, "topology", "", "topology: "+strings.Join(stormTopologyNames(), ", "))
+	f.StringVar(&o.topology, "topology", "", "topology: "+strings.Join(stormTopologyNames(), ", ")+", or replay:FILE (a captured topology, see stormlab capture)")
 	f.StringVar(&o.profile, "profile", o.profile, "cluster profile: "+strings.Join(docker.Profiles(), ", "))
 	f.StringVar(&o.target, "target", "", "target file: search on that existing Storm cluster (no containers are started)")
 	f.Float64Var(&o.search.Start, "start", o.search.Start, "first offered rate, tuples/s")
@@ -228,6 +233,11 @@ func (o capacityOptions) prober(run func(context.Context, harness.RunSpec) (*har
 				args = append(args, "--report-interval-secs", "1")
 			}
 			args = append(args, "--rate", strconv.FormatFloat(math.Round(rate*100)/100, 'f', -1, 64), "--arrivals", o.arrivals)
+			if file, replay := topologies.ReplayFile(o.topology); replay {
+				// The replay's --rate scales its spouts together to the rate (their captured shares kept).
+				topo, _, err := usertopo.Replay(file, args...)
+				return topo, err
+			}
 			return harness.StormTopology(o.topology, "stormlab-"+o.topology, args...)
 		},
 	}

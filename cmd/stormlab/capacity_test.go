@@ -23,6 +23,8 @@ func TestCapacityBadInput(t *testing.T) {
 		{"unknown scheduler", []string{"capacity", "--scheduler", "nope", "--topology", "wordcount"}, `unknown scheduler "nope"`},
 		{"topology missing", []string{"capacity", "--scheduler", "kpart"}, "--topology is required"},
 		{"unknown topology", []string{"capacity", "--scheduler", "kpart", "--topology", "pi"}, `unknown storm topology "pi"`},
+		{"replay file missing", []string{"capacity", "--scheduler", "kpart", "--topology", "replay:testdata/absent.json"}, "absent.json"},
+		{"replay of a plain graph", []string{"capacity", "--scheduler", "kpart", "--topology", "replay:testdata/small.json"}, "capture one with"},
 		{"unknown profile", base("--profile", "huge-9"), `unknown cluster profile "huge-9"`},
 		{"start zero", base("--start", "0"), "start rate 0 is not a rate"},
 		{"start NaN", base("--start", "NaN"), "start rate NaN is not a rate"},
