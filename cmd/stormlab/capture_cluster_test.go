@@ -37,11 +37,14 @@ func TestCaptureWordCount(t *testing.T) {
 	file, tg := sharedTarget(t)
 	t.Logf("cluster up after %s", time.Since(t0).Round(time.Second))
 
-	// WordCount in the background, measured and killed by `stormlab run`.
+	// WordCount in the background, measured and killed by `stormlab run`. Its window outlasts what the
+	// test does while it runs (first report: up to ~30 s after it runs; steady: at most 1 minute; the
+	// captures: 20 s; the placement read after them): with 50 s, a slow start let the run kill the
+	// topology in the middle of the captures.
 	runDone := make(chan string, 1)
 	go func() {
 		code, out, errs := cliNoDocker(t, "run", "--target", file, "--scheduler", "storm-even", "--topology", "wordcount",
-			"--warmup", "5s", "--measure", "50s", "--format", "json", "--", "--workers", "2", "--parallelism", "2", "--parallelism.count", "3")
+			"--warmup", "5s", "--measure", "150s", "--format", "json", "--", "--workers", "2", "--parallelism", "2", "--parallelism.count", "3")
 		runDone <- fmt.Sprintf("exit %d\nstdout %s\nstderr (last lines) %s", code, out, lastN(errs, 12))
 	}()
 	const name = "stormlab-wordcount"
