@@ -363,19 +363,8 @@ func ReadCaptured(r io.Reader) (*Captured, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read captured topology: %w", err)
 	}
-	if err := peekFormat(data); err != nil {
-		return nil, err
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
 	var c Captured
-	if err := dec.Decode(&c); err != nil {
-		return nil, fmt.Errorf("malformed captured topology JSON: %w (see docs/graph-format.md, \"Captured topologies\")", err)
-	}
-	if err := expectEOF(dec); err != nil {
-		return nil, fmt.Errorf("malformed captured topology JSON: %w", err)
-	}
-	if err := checkWeightsGiven(data); err != nil {
+	if err := decodeStrict(data, &c, "captured topology", `see docs/graph-format.md, "Captured topologies"`); err != nil {
 		return nil, err
 	}
 	if err := c.Validate(); err != nil {

@@ -221,19 +221,8 @@ func ReadGraph(r io.Reader) (*Graph, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read graph: %w", err)
 	}
-	if err := peekFormat(data); err != nil {
-		return nil, err
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
 	var f graphFile
-	if err := dec.Decode(&f); err != nil {
-		return nil, fmt.Errorf("malformed graph JSON: %w (expected {\"vertices\":[{\"id\":0,\"weight\":1}],\"edges\":[{\"from\":0,\"to\":1,\"weight\":1}]})", err)
-	}
-	if err := expectEOF(dec); err != nil {
-		return nil, fmt.Errorf("malformed graph JSON: %w", err)
-	}
-	if err := checkWeightsGiven(data); err != nil {
+	if err := decodeStrict(data, &f, "graph", `expected {"vertices":[{"id":0,"weight":1}],"edges":[{"from":0,"to":1,"weight":1}]}`); err != nil {
 		return nil, err
 	}
 	g := &Graph{Vertices: f.Vertices, Edges: make([]Edge, len(f.Edges))}
@@ -292,4 +281,22 @@ func WriteGraph(w io.Writer, g *Graph) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(g)
+}
+
+// decodeStrict decodes a graph or captured-topology file into v: its format not newer than this stormlab
+// reads, no unknown field, nothing after the object, every weight given. A decoding error names what
+// (e.g. "graph") and the hint for the expected shape.
+func decodeStrict(data []byte, v any, what, hint string) error {
+	if err := peekFormat(data); err != nil {
+		return err
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("malformed %s JSON: %w (%s)", what, err, hint)
+	}
+	if err := expectEOF(dec); err != nil {
+		return fmt.Errorf("malformed %s JSON: %w", what, err)
+	}
+	return checkWeightsGiven(data)
 }
