@@ -387,16 +387,7 @@ func peekFormat(data []byte) error {
 
 // ReadCapturedFile reads a captured topology file; see ReadCaptured.
 func ReadCapturedFile(path string) (*Captured, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("open captured topology: %w", err)
-	}
-	defer f.Close()
-	c, err := ReadCaptured(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return c, nil
+	return readFile(path, "captured topology", ReadCaptured)
 }
 
 // WriteCaptured validates c and encodes it (format 1, indented).

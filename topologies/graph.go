@@ -264,16 +264,22 @@ func checkWeightsGiven(data []byte) error {
 
 // ReadGraphFile reads a graph file; see ReadGraph.
 func ReadGraphFile(path string) (*Graph, error) {
+	return readFile(path, "graph file", ReadGraph)
+}
+
+// readFile opens path and reads it with read; errors name the file (what: for the open error).
+func readFile[T any](path, what string, read func(io.Reader) (T, error)) (T, error) {
+	var zero T
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("open graph file: %w", err)
+		return zero, fmt.Errorf("open %s: %w", what, err)
 	}
 	defer f.Close()
-	g, err := ReadGraph(f)
+	v, err := read(f)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return zero, fmt.Errorf("%s: %w", path, err)
 	}
-	return g, nil
+	return v, nil
 }
 
 // WriteGraph encodes g in the JSON file format.
