@@ -1,10 +1,12 @@
 package experiments
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -13,6 +15,7 @@ import (
 	"github.com/stormlab/stormlab/experiments/lab"
 	"github.com/stormlab/stormlab/harness"
 	"github.com/stormlab/stormlab/harness/capacity"
+	"github.com/stormlab/stormlab/harness/usertopo"
 	"github.com/stormlab/stormlab/reports"
 )
 
@@ -77,13 +80,22 @@ var loadCurveProfiles = map[string]loadCurveKnobs{
 // latency claim is judged at the highest load below 90% of the reference's capacity (below saturation);
 // the throughput claim at the highest load (110%: above the reference's capacity, where a scheduler with
 // more capacity acks more). The search's steps are not kept for --resume: a resumed run searches again.
-func LoadCurve() *Spec {
+func LoadCurve() *Spec { return loadCurveOn(loadTopology{}) }
+
+// loadCurveOn is load-curve offering its loads to lt. On a captured topology it reproduces no paper
+// (Paper is empty, so no paper summary counts it); its claims stay the K-PART paper's, judged on the
+// user's topology, and say so.
+func loadCurveOn(lt loadTopology) *Spec {
+	paper, source := paperKPart, Cite(paperKPart, "sec. 4, Figs. 10-11")+", judged at matched offered loads"
+	if lt.File != "" {
+		paper, source = "", "the claims of "+source+", on "+lt.label()
+	}
 	return &Spec{
 		Name:        "load-curve",
-		Description: "latency against open-loop offered load (fractions of EvenScheduler's measured capacity), EvenScheduler vs K-PART on WordCount",
-		Paper:       paperKPart,
-		Source:      Cite(paperKPart, "sec. 4, Figs. 10-11") + ", judged at matched offered loads",
-		Setup: "profile " + loadCurveProfile + " (supervisors of 0.5 and 1.0 cores); WordCount (defaults: 4 workers, parallelism 1, reports every second); " +
+		Description: "latency against open-loop offered load (fractions of EvenScheduler's measured capacity), EvenScheduler vs K-PART on " + lt.label(),
+		Paper:       paper,
+		Source:      source,
+		Setup: "profile " + loadCurveProfile + " (supervisors of 0.5 and 1.0 cores); " + lt.setup() + "; " +
 			"capacity of storm-even by search (98% of the offered acked over the step, p99 from the intended send time < 2 s in every window, send lag growth <= 100 ms), then open-loop runs at " +
 			"fractions of it (ci: 50% and 110%, quick and full: 20, 40, 60, 80, 90, 100, 110%), constant arrivals; ci and quick: 3 runs per point, at most 40 s warm-up (the window opens once the acked rate is steady and within 10% of the offered), " +
 			"20 s window in 2 halves; full: 5 runs, 60 s in 3. One cluster for both schedulers, which first runs the search; the unit is one run.",
@@ -96,12 +108,46 @@ func LoadCurve() *Spec {
 			Why: "it searches EvenScheduler's capacity and runs open-loop loads on one Storm cluster: its own containers, or a target"},
 		Profiles: profiles(loadCurveProfiles),
 		Extra:    []string{"capacity.json (the reference's search)", "latency-vs-throughput.png/svg/pdf"},
-		Run:      runLoadCurve,
+		Run:      func(ctx context.Context, env Env) (*Results, error) { return runLoadCurve(ctx, env, lt) },
 		Claims:   loadCurveClaims,
 	}
 }
 
-func runLoadCurve(ctx context.Context, env Env) (*Results, error) {
+// loadTopology is what load-curve offers its loads to: WordCount (File empty, the K-PART paper's
+// topology) or a topology captured with `stormlab capture` and replayed live from File (its spouts scaled
+// together to each offered rate: the replay's --rate).
+type loadTopology struct {
+	File string
+}
+
+// label names the topology for descriptions and captions.
+func (lt loadTopology) label() string {
+	if lt.File == "" {
+		return "WordCount"
+	}
+	return "the captured topology " + filepath.Base(lt.File)
+}
+
+func (lt loadTopology) setup() string {
+	if lt.File == "" {
+		return "WordCount (defaults: 4 workers, parallelism 1, reports every second)"
+	}
+	return lt.label() + " replayed (" + lt.File + ": its components, parallelism, groupings, workers, CPU per tuple and tuple sizes as captured, its spouts scaled together to each offered rate; reports every second)"
+}
+
+// build is run name of the topology offered rate tuples/s (constant arrivals), generators seeded by seed.
+func (lt loadTopology) build(name string, rate float64, seed int) (harness.TopologyRun, error) {
+	args := []string{"--report-interval-secs", "1", "--seed", strconv.Itoa(seed),
+		"--rate", strconv.FormatFloat(rate, 'f', 2, 64), "--arrivals", "constant"}
+	if lt.File == "" {
+		return harness.StormTopology("wordcount", name, args...)
+	}
+	topo, _, err := usertopo.Replay(lt.File, append([]string{"--name", name}, args...)...)
+	topo.Name = name
+	return topo, err
+}
+
+func runLoadCurve(ctx context.Context, env Env, lt loadTopology) (*Results, error) {
 	_, k, ok, err := knobsOf(env, loadCurveProfiles)
 	if err != nil {
 		return nil, err
@@ -110,18 +156,19 @@ func runLoadCurve(ctx context.Context, env Env) (*Results, error) {
 		return nil, fmt.Errorf("load-curve has no profile %q: use ci, quick or full", env.Profile)
 	}
 	res := &Results{Experiment: "load-curve", Metrics: loadCurveMetrics, Profile: k.Profile, NoVerdict: noVerdict(k.Profile, k.Reps), Knobs: knobsManifest(k)}
+	res.Knobs["topology"] = cmp.Or(lt.File, "wordcount")
 	counter := newRunCounter(env, len(loadCurveSchedulers)*len(k.Fractions)*k.Reps)
 	var ref *capacity.Result
 	// One cluster serves both schedulers; the reference (the first) is searched on it first.
 	cs := harness.ClusterSpec{Profile: loadCurveProfile, Seed: 1}
 	err = withSession(ctx, env, cs, loadCurveSchedulers[0], func(all *session) error {
-		if ref, err = searchReference(ctx, env, all, k); err != nil {
+		if ref, err = searchReference(ctx, env, all, k, lt); err != nil {
 			return err
 		}
 		res.Files = append(res.Files, lab.File{Name: "capacity.json", Write: func(w io.Writer) error { enc := json.NewEncoder(w); enc.SetIndent("", "  "); return enc.Encode(ref) }})
 		res.Knobs["reference_capacity_tps"] = ref.Capacity
 		for _, sched := range loadCurveSchedulers {
-			if err := loadCurvePoints(ctx, env, all.as(sched), k, counter, res, sched, ref.Capacity); err != nil {
+			if err := loadCurvePoints(ctx, env, all.as(sched), k, lt, counter, res, sched, ref.Capacity); err != nil {
 				return err
 			}
 		}
@@ -135,11 +182,11 @@ func runLoadCurve(ctx context.Context, env Env) (*Results, error) {
 }
 
 // searchReference finds the reference scheduler's capacity on its session.
-func searchReference(ctx context.Context, env Env, s *session, k loadCurveKnobs) (*capacity.Result, error) {
+func searchReference(ctx context.Context, env Env, s *session, k loadCurveKnobs, lt loadTopology) (*capacity.Result, error) {
 	progressOf(env).Phase("capacity search of "+loadCurveSchedulers[0], 0)
 	p := &capacity.StormProber{
 		Run: s.Run, Spec: harness.RunSpec{WarmUp: k.WarmUp}, Window: k.Measure / time.Duration(k.Windows), Windows: k.Windows,
-		Topology: func(rate float64) (harness.TopologyRun, error) { return loadCurveTopology("lc-search", rate, 1) },
+		Topology: func(rate float64) (harness.TopologyRun, error) { return lt.build("lc-search", rate, 1) },
 	}
 	r, err := capacity.Search(ctx, p, capacity.Options{Start: k.Start, Precision: k.Precision, Logf: func(f string, a ...any) {
 		fmt.Fprintf(env.Log, "load-curve: capacity search: "+f+"\n", a...)
@@ -155,19 +202,14 @@ func searchReference(ctx context.Context, env Env, s *session, k loadCurveKnobs)
 	return r, nil
 }
 
-func loadCurveTopology(name string, rate float64, seed int) (harness.TopologyRun, error) {
-	return harness.StormTopology("wordcount", name, "--report-interval-secs", "1", "--seed", strconv.Itoa(seed),
-		"--rate", strconv.FormatFloat(rate, 'f', 2, 64), "--arrivals", "constant")
-}
-
 // loadCurvePoints runs every load of one scheduler, reps times, repetitions outermost so that a drift
 // of the cluster over time spreads over every load.
-func loadCurvePoints(ctx context.Context, env Env, s *session, k loadCurveKnobs, counter *runCounter, res *Results, sched string, ref float64) error {
+func loadCurvePoints(ctx context.Context, env Env, s *session, k loadCurveKnobs, lt loadTopology, counter *runCounter, res *Results, sched string, ref float64) error {
 	for rep := range k.Reps {
 		for _, f := range k.Fractions {
 			name := fmt.Sprintf("lc-%s-f%s-r%d", sched, FormatX(f), rep)
 			rate := f * ref
-			topo, err := loadCurveTopology(name, rate, rep+1)
+			topo, err := lt.build(name, rate, rep+1)
 			if err != nil {
 				return err
 			}

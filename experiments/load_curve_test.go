@@ -2,10 +2,13 @@ package experiments
 
 import (
 	"bytes"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/stormlab/stormlab/experiments/lab"
 	"github.com/stormlab/stormlab/reports"
+	"github.com/stormlab/stormlab/topologies"
 )
 
 // loadCurveRows builds load-curve rows: per scheduler a latency and throughput per load, 1% noise.
@@ -66,5 +69,43 @@ func TestLoadCurveFigure(t *testing.T) {
 	var b bytes.Buffer
 	if err := lp.WriteSize(&b, "svg", 400, 300); err != nil || b.Len() == 0 {
 		t.Errorf("render: %v", err)
+	}
+}
+
+// TestLoadCurveOnTopology: load-curve on a captured topology replays it (the replay's main, the run's
+// name, every offered rate and arrivals passed on), reproduces no paper (so no paper summary counts it)
+// while its claims keep citing the paper; experiments
+// other than load-curve, other kinds of topology and files that are no capture are refused.
+func TestLoadCurveOnTopology(t *testing.T) {
+	file := filepath.Join("..", "topologies", "testdata", "replay-small.json")
+	spec, err := OnTopology("load-curve", "replay:"+file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := lab.CheckSpec(spec); err != nil {
+		t.Errorf("spec on a topology: %v", err)
+	}
+	if spec.Paper != "" || !strings.Contains(spec.Description, "replay-small.json") || !strings.Contains(spec.Setup, file) || !strings.Contains(spec.Source, "on the captured topology replay-small.json") {
+		t.Errorf("paper %q, description %q, source %q: want no paper, the file named", spec.Paper, spec.Description, spec.Source)
+	}
+	topo, err := loadTopology{File: file}.build("lc-kpart-f0.5-r0", 123.4, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := strings.Join(topo.Args, " ")
+	if topo.MainClass != topologies.ReplayClass || topo.Name != "lc-kpart-f0.5-r0" || !strings.HasSuffix(args, "--name lc-kpart-f0.5-r0 --report-interval-secs 1 --seed 2 --rate 123.40 --arrivals constant") {
+		t.Errorf("topology %s %s args %q: want the replay, named for the run, offered 123.40 tuples/s", topo.MainClass, topo.Name, args)
+	}
+	if topo, err := (loadTopology{}).build("lc-x", 50, 1); err != nil || topo.MainClass == topologies.ReplayClass {
+		t.Errorf("default: %s, %v: want WordCount", topo.MainClass, err)
+	}
+	for _, c := range []struct{ name, topology, want string }{
+		{"kpart-cluster", "replay:" + file, "--topology applies to load-curve only"},
+		{"load-curve", "wordcount", "give replay:FILE"},
+		{"load-curve", "replay:" + filepath.Join(t.TempDir(), "none.json"), "not found"},
+	} {
+		if _, err := OnTopology(c.name, c.topology); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("OnTopology(%s, %s): %v, want an error with %q", c.name, c.topology, err, c.want)
+		}
 	}
 }

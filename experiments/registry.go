@@ -3,8 +3,12 @@ package experiments
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
+
+	"github.com/stormlab/stormlab/harness/usertopo"
+	"github.com/stormlab/stormlab/topologies"
 )
 
 // List returns every experiment, sorted by name. It is built on each call,
@@ -63,6 +67,28 @@ func Lookup(name string) (*Spec, error) {
 		}
 	}
 	return nil, fmt.Errorf("unknown experiment %q: choose one of %s, or a suite (%s); see `stormlab experiment list`", name, strings.Join(Names(), ", "), strings.Join(suiteNames(), ", "))
+}
+
+// TopologyExperiments are the experiments that run on a topology of the user's (OnTopology).
+var TopologyExperiments = []string{"load-curve"}
+
+// OnTopology is experiment name run on a topology of the user's instead of its own: topology is
+// `replay:FILE`, a topology captured with `stormlab capture` and rebuilt live (the only kind whose
+// offered load an experiment can set, as load-curve must). Bad input (an experiment that takes no
+// topology, another kind of topology, a file that is no captured topology) is an error naming the fix;
+// nothing has run then.
+func OnTopology(name, topology string) (*Spec, error) {
+	if !slices.Contains(TopologyExperiments, name) {
+		return nil, fmt.Errorf("experiment %s runs its own topologies: --topology applies to %s only", name, strings.Join(TopologyExperiments, ", "))
+	}
+	file, ok := topologies.ReplayFile(topology)
+	if !ok {
+		return nil, fmt.Errorf("--topology %q: give replay:FILE, a topology captured with `stormlab capture` (an experiment sets the offered load, which only a replay lets it do)", topology)
+	}
+	if _, _, err := usertopo.Replay(file); err != nil {
+		return nil, err
+	}
+	return loadCurveOn(loadTopology{File: file}), nil
 }
 
 // LookupSuite finds a suite by name.

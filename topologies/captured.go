@@ -86,7 +86,9 @@ type CapturedComponent struct {
 	CPUMicrosPerTuple float64 `json:"cpu_us_per_tuple"`
 	// TupleBytes is the mean serialized size of an emitted tuple; 0 = unknown.
 	TupleBytes float64 `json:"tuple_bytes"`
-	// MemoryMB is the component's memory; 0 = unknown.
+	// MemoryMB is the memory of all its tasks, MB; 0 = unknown. An estimate: instrumented captures
+	// share each worker's used memory (heap and non-heap) evenly among the tasks that ran in it, since a
+	// JVM cannot say which task holds what; captures from Storm's statistics leave it unknown.
 	MemoryMB float64 `json:"memory_mb"`
 }
 

@@ -27,7 +27,12 @@ var wordCountLinks = [][2]string{{"sentence", "split"}, {"split", "count"}, {"co
 // workers' reports (auto: instrumented) and one from Storm's statistics (--source storm-ui). Both
 // files hold every WordCount component with the parallelism and tasks Storm reports, streams and
 // edges only between connected components, positive rates and a placement for every task on the
-// cluster's supervisors; whatif reads the instrumented one with the target's capacities.
+// cluster's supervisors; whatif reads the instrumented one with the target's capacities. Then the
+// round trip (roundTrip): the instrumented capture is replayed and the replay captured.
+//
+// WordCount runs open loop at wcRate sentences/s with --work-us wcWorkUs in split and count, so that
+// those two bolts' CPU is mostly their own work (what a replay reproduces), and with idle bolts that
+// sleep at once (topology.bolt.wait.progressive.level2.count=0; see replayTputTol).
 func TestCaptureWordCount(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Minute) // mostly waiting for the cluster lock
 	defer cancel()
@@ -38,13 +43,14 @@ func TestCaptureWordCount(t *testing.T) {
 	t.Logf("cluster up after %s", time.Since(t0).Round(time.Second))
 
 	// WordCount in the background, measured and killed by `stormlab run`. Its window outlasts what the
-	// test does while it runs (first report: up to ~30 s after it runs; steady: at most 1 minute; the
-	// captures: 20 s; the placement read after them): with 50 s, a slow start let the run kill the
-	// topology in the middle of the captures.
+	// test does while it runs (steady: at most 1 minute after the first report, 15-20 s open loop; the
+	// captures: 20 s; the placement read after them): with 50 s, a slow start of an unpaced WordCount let
+	// the run kill the topology in the middle of the captures.
 	runDone := make(chan string, 1)
 	go func() {
 		code, out, errs := cliNoDocker(t, "run", "--target", file, "--scheduler", "storm-even", "--topology", "wordcount",
-			"--warmup", "5s", "--measure", "150s", "--format", "json", "--", "--workers", "2", "--parallelism", "2", "--parallelism.count", "3")
+			"--rate", fmt.Sprint(wcRate), "--warmup", "30s", "--measure", "90s", "--format", "json", "--", "--workers", "2",
+			"--parallelism", "2", "--parallelism.count", "3", "--work-us", fmt.Sprint(wcWorkUs), "--conf", idleSleeps)
 		runDone <- fmt.Sprintf("exit %d\nstdout %s\nstderr (last lines) %s", code, out, lastN(errs, 12))
 	}()
 	const name = "stormlab-wordcount"
@@ -107,6 +113,7 @@ func TestCaptureWordCount(t *testing.T) {
 	case <-ctx.Done():
 		t.Fatal("the background run did not end")
 	}
+	roundTrip(ctx, t, file, tg, outs["auto"], filepath.Join(dir, "replay.json"))
 }
 
 // waitReporting waits until topology name runs and a worker report of it reached the service, and

@@ -110,6 +110,20 @@ func refuseTarget(names []string) error {
 	return nil
 }
 
+// experimentSpec is experiment name, on topology when one is given (experiments.OnTopology); a suite
+// takes none.
+func experimentSpec(name, topology string, isSuite bool) (*experiments.Spec, error) {
+	switch {
+	case topology == "" && isSuite:
+		return nil, nil
+	case topology == "":
+		return experiments.Lookup(name)
+	case isSuite:
+		return nil, fmt.Errorf("--topology applies to one experiment (%s), not to the suite %s", strings.Join(experiments.TopologyExperiments, ", "), name)
+	}
+	return experiments.OnTopology(name, topology)
+}
+
 // isTerminal reports whether w is a terminal (progress bar) rather than a
 // file or pipe (plain progress lines).
 func isTerminal(w io.Writer) bool {
@@ -128,9 +142,9 @@ func newExperimentCmd() *cobra.Command {
 	}
 	force, resume := false, false
 	reps := 0
-	targetFile := ""
+	targetFile, topology := "", ""
 	cmd := &cobra.Command{
-		Use:   "experiment NAME|list [--out DIR] [--profile ci|quick|full] [--reps N] [--force | --resume]",
+		Use:   "experiment NAME|list [--out DIR] [--profile ci|quick|full] [--reps N] [--force | --resume] [--topology replay:FILE]",
 		Short: "Run an experiment or suite (files go to DIR/NAME/); `experiment list` lists them",
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 1 {
@@ -160,6 +174,9 @@ func newExperimentCmd() *cobra.Command {
 			names := []string{name}
 			if isSuite {
 				names = suite.Experiments
+			}
+			if _, err := experimentSpec(name, topology, isSuite); err != nil {
+				return err
 			}
 			if targetFile != "" {
 				if _, err := target.Load(targetFile); err != nil {
@@ -199,7 +216,7 @@ func newExperimentCmd() *cobra.Command {
 				}
 				return nil
 			}
-			spec, err := experiments.Lookup(name)
+			spec, err := experimentSpec(name, topology, false)
 			if err != nil {
 				return err
 			}
@@ -216,6 +233,7 @@ func newExperimentCmd() *cobra.Command {
 	cmd.Flags().StringVar(&targetFile, "target", "", "target file: run the cluster experiments on that existing Storm cluster instead of containers (or $STORMLAB_TARGET): "+targetHelp())
 	cmd.Flags().BoolVar(&force, "force", false, "replace the results already in DIR/NAME")
 	cmd.Flags().IntVar(&reps, "reps", 0, "runs per cell of the cluster experiments (observer: pairs) instead of the profile's; with --resume the kept runs count towards them, so a finished experiment can be extended")
+	cmd.Flags().StringVar(&topology, "topology", "", "run the experiment on your topology: replay:FILE, a topology captured with `stormlab capture` (experiments that take one: "+strings.Join(experiments.TopologyExperiments, ", ")+")")
 	cmd.Flags().BoolVar(&resume, "resume", false, "continue an interrupted experiment: cluster runs already kept in DIR/NAME/runs/ are read back, not run again")
 	return cmd
 }

@@ -193,7 +193,10 @@ func readReports(t *testing.T) []protocol.WorkerReport {
 //   - components: split executes 4 x 50 = 200/s at 30% -> 1500 us/tuple; count 1000/s at 50% -> 500;
 //     report 1000/s at 5% -> 50; sentence emits 200/s at 20% -> 1000;
 //   - the stormlab UI names the fields: count reads split on fields [word], report reads count on
-//     no fields, i.e. global.
+//     no fields, i.e. global;
+//   - memory: sup1's worker (tasks 3, 5, 7, 8) reported 200 and 240 MB (mean 220: 55 per task), sup2's
+//     (tasks 4, 6, 9) 150 MB and then nothing (50 per task): sentence 5+6 = 105, split 7+8 = 110,
+//     count 3+4 = 105, report 9 = 50.
 func TestBuildInstrumented(t *testing.T) {
 	ui := stormui.New(fixtureUI(t, filepath.Join("testdata", "stormlab-ui")).URL)
 	comps, err := snapshotAt(t, ui, 0).structure()
@@ -225,14 +228,14 @@ func TestBuildInstrumented(t *testing.T) {
 		approx{"edge 8->4", e[[2]int{8, 4}].Weight, 300}, approx{"edge 8->4 bytes", e[[2]int{8, 4}].BytesPerS, 15000},
 		approx{"edge 3->9", e[[2]int{3, 9}].Weight, 400}, approx{"edge 3->9 bytes", e[[2]int{3, 9}].BytesPerS, 12000},
 	)
-	want := map[string][5]float64{ // emit, execute, cpu, us/tuple, bytes
-		"sentence": {200, 0, 20, 1000, 62}, "split": {1000, 200, 30, 1500, 45}, "count": {1000, 1000, 50, 500, 30}, "report": {0, 1000, 5, 50, 0},
+	want := map[string][6]float64{ // emit, execute, cpu, us/tuple, bytes, memory MB
+		"sentence": {200, 0, 20, 1000, 62, 105}, "split": {1000, 200, 30, 1500, 45, 110}, "count": {1000, 1000, 50, 500, 30, 105}, "report": {0, 1000, 5, 50, 0, 50},
 	}
 	for _, k := range c.Components {
 		x := want[k.Name]
 		checkAll(t, tol, approx{k.Name + " emit/s", k.EmitPerS, x[0]}, approx{k.Name + " execute/s", k.ExecutePerS, x[1]},
 			approx{k.Name + " cpu", k.CPUPercent, x[2]}, approx{k.Name + " us/tuple", k.CPUMicrosPerTuple, x[3]},
-			approx{k.Name + " bytes", k.TupleBytes, x[4]})
+			approx{k.Name + " bytes", k.TupleBytes, x[4]}, approx{k.Name + " memory", k.MemoryMB, x[5]})
 	}
 }
 

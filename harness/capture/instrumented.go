@@ -18,7 +18,8 @@ type rates struct {
 	emits    map[int]map[string]float64
 	outBytes map[int]int64 // sampled emitted tuple sizes, raw sums
 	outN     map[int]int64
-	worker   map[int]string // task -> "host:port" of the last report that carried it
+	worker   map[int]string     // task -> "host:port" of the last report that carried it
+	memMB    map[string]float64 // worker -> mean used memory over its reports that measured it
 	// noSizes / noCPU: some worker said it could not measure them.
 	noSizes, noCPU bool
 }
@@ -32,7 +33,7 @@ func foldReports(reps []protocol.WorkerReport) rates {
 		cover[workerKey(&reps[i])] += reps[i].IntervalS
 	}
 	r := rates{cpuNs: map[int]float64{}, traffic: map[[2]int]float64{}, emits: map[int]map[string]float64{},
-		outBytes: map[int]int64{}, outN: map[int]int64{}, worker: map[int]string{}}
+		outBytes: map[int]int64{}, outN: map[int]int64{}, worker: map[int]string{}, memMB: workerMemory(reps)}
 	for i := range reps {
 		rep := &reps[i]
 		w := workerKey(rep)
@@ -63,6 +64,45 @@ func foldReports(reps []protocol.WorkerReport) rates {
 	return r
 }
 
+// workerMemory is each worker's mean used memory (heap and non-heap, MB) over its reports that measured
+// it; a worker none of whose reports did is left out.
+func workerMemory(reps []protocol.WorkerReport) map[string]float64 {
+	sum, n := map[string]float64{}, map[string]int{}
+	for i := range reps {
+		if m := reps[i].WorkerMemoryMB; m > 0 {
+			sum[workerKey(&reps[i])] += m
+			n[workerKey(&reps[i])]++
+		}
+	}
+	for w := range sum {
+		sum[w] /= float64(n[w])
+	}
+	return sum
+}
+
+// taskMemory shares each worker's memory evenly among the tasks of comps that ran in it: a JVM cannot
+// say which of its tasks holds what, and a scheduler that places a task places its share of the worker
+// (Storm's own runtime included) with it. An estimate; 0 for a task whose worker's memory is unknown.
+func taskMemory(comps []component, r *rates) map[int]float64 {
+	per := map[string]int{}
+	for _, k := range comps {
+		for _, t := range k.tasks {
+			if w, ok := r.worker[t]; ok {
+				per[w]++
+			}
+		}
+	}
+	out := map[int]float64{}
+	for _, k := range comps {
+		for _, t := range k.tasks {
+			if w, ok := r.worker[t]; ok && r.memMB[w] > 0 {
+				out[t] = r.memMB[w] / float64(per[w])
+			}
+		}
+	}
+	return out
+}
+
 // meanOut is task's mean sampled emitted tuple size, 0 when unknown.
 func (r *rates) meanOut(task int) float64 {
 	if r.noSizes || r.outN[task] == 0 {
@@ -84,9 +124,10 @@ func buildInstrumented(comps []component, r rates) *topologies.Captured {
 			owner[t] = i
 		}
 	}
+	mem := taskMemory(comps, &r)
 	for _, k := range comps {
 		for _, t := range k.tasks {
-			c.Vertices = append(c.Vertices, topologies.Vertex{ID: t, Weight: r.cpuNs[t] / 1e7, Component: k.name})
+			c.Vertices = append(c.Vertices, topologies.Vertex{ID: t, Weight: r.cpuNs[t] / 1e7, Component: k.name, MemoryMB: mem[t]})
 		}
 	}
 	in := make([]float64, len(comps))
@@ -215,6 +256,7 @@ func componentFigures(k component, vs []topologies.Vertex, emitPerS, execPerS, s
 	for _, v := range vs {
 		if v.Component == k.name {
 			cc.CPUPercent += v.Weight
+			cc.MemoryMB += v.MemoryMB
 		}
 	}
 	per := cc.ExecutePerS
