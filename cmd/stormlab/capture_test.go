@@ -149,3 +149,26 @@ func TestWhatifCapturedGolden(t *testing.T) {
 		t.Errorf("foreign cluster: exit %d stdout %q stderr %q", code, out, errOut)
 	}
 }
+
+// experiment --topology: bad input is refused before anything runs (exit 2, one line naming the fix,
+// no results folder): an experiment that runs its own topologies, a topology that is no replay, a
+// replay file that does not exist, a suite.
+func TestExperimentTopologyBadInput(t *testing.T) {
+	replay := filepath.Join("..", "..", "topologies", "testdata", "replay-small.json")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"kpart-cluster", "--topology", "replay:" + replay}, "--topology applies to load-curve only"},
+		{[]string{"load-curve", "--topology", "wordcount"}, "give replay:FILE"},
+		{[]string{"load-curve", "--topology", "replay:" + filepath.Join(t.TempDir(), "none.json")}, "not found"},
+		{[]string{"default", "--topology", "replay:" + replay}, "not to the suite default"},
+	} {
+		out := t.TempDir()
+		code, stdout, errs := cli(t, append([]string{"experiment", "--out", out}, c.args...)...)
+		entries, _ := os.ReadDir(out)
+		if code != exitBadInput || stdout != "" || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, c.want) || len(entries) != 0 {
+			t.Errorf("experiment %v: exit %d stdout %q stderr %q, %d files: want exit 2, one line with %q, nothing written", c.args, code, stdout, errs, len(entries), c.want)
+		}
+	}
+}

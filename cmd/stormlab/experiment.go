@@ -233,7 +233,7 @@ func newExperimentCmd() *cobra.Command {
 	cmd.Flags().StringVar(&targetFile, "target", "", "target file: run the cluster experiments on that existing Storm cluster instead of containers (or $STORMLAB_TARGET): "+targetHelp())
 	cmd.Flags().BoolVar(&force, "force", false, "replace the results already in DIR/NAME")
 	cmd.Flags().IntVar(&reps, "reps", 0, "runs per cell of the cluster experiments (observer: pairs) instead of the profile's; with --resume the kept runs count towards them, so a finished experiment can be extended")
-	cmd.Flags().StringVar(&topology, "topology", "", "run the experiment on your topology: replay:FILE, a topology captured with `stormlab capture` (experiments that take one: "+strings.Join(experiments.TopologyExperiments, ", ")+")")
+	cmd.Flags().StringVar(&topology, "topology", "", "run the experiment on your topology: replay:FILE, a topology captured with stormlab capture (experiments that take one: "+strings.Join(experiments.TopologyExperiments, ", ")+")")
 	cmd.Flags().BoolVar(&resume, "resume", false, "continue an interrupted experiment: cluster runs already kept in DIR/NAME/runs/ are read back, not run again")
 	return cmd
 }
