@@ -178,12 +178,43 @@ func checkTarget(ctx context.Context, t *target.Target, probe bool, w io.Writer)
 			fmt.Fprintf(w, "--    %-12s no worker report yet (none runs): --probe submits a one-worker topology and waits for its first report\n", "reports")
 		}
 	}
+	if err == nil { // the service's state was read
+		checkLeftovers(ctx, st, ui, w)
+	}
 	checkControl(ctx, t, sups, item, w)
 	if len(failures) > 0 {
 		return fmt.Errorf("target check: %d item(s) failed; first: %s", len(failures), failures[0])
 	}
 	fmt.Fprintln(w, "target ready")
 	return nil
+}
+
+// checkLeftovers lists the running topologies whose workers have reported to the service (Storm's ids
+// are unique per submission), i.e. that run stormlab's instrumentation: a run or experiment that was cut
+// short leaves one behind, and the next run would share the cluster with it. A note, not a failure: a
+// topology may run on purpose (one to capture). Nothing is printed when the UI cannot be read (its item
+// said so). st is the service's state (its topologies: every one that ever reported).
+func checkLeftovers(ctx context.Context, st *protocol.State, ui *stormui.Client, w io.Writer) {
+	tops, err := ui.Topologies(ctx)
+	if err != nil {
+		return
+	}
+	reporting := map[string]bool{}
+	for _, x := range st.Topologies {
+		reporting[x.ID] = true
+	}
+	var ours []string
+	for _, x := range tops {
+		if reporting[x.ID] {
+			ours = append(ours, fmt.Sprintf("%s (%s, up %ds)", x.Name, x.Status, x.UptimeSeconds))
+		}
+	}
+	if len(ours) == 0 {
+		fmt.Fprintf(w, "ok    %-12s no topology with stormlab's instrumentation runs\n", "leftovers")
+		return
+	}
+	fmt.Fprintf(w, "note  %-12s %d topologies with stormlab's instrumentation run: %s; unless you meant them to (one to capture), kill them (storm kill NAME): the next run would share the cluster with them\n",
+		"leftovers", len(ours), strings.Join(ours, ", "))
 }
 
 // probeReports runs harness.ProbeTarget on the target.

@@ -34,11 +34,17 @@ func fakeTarget(t *testing.T, scheduler string) string {
 	ui.HandleFunc("/api/v1/cluster/configuration", func(w http.ResponseWriter, _ *http.Request) {
 		js(w, map[string]any{"storm.scheduler": scheduler, "stormlab.scheduler.url": "http://svc:7070/v1/schedule"})
 	})
+	// Two running topologies: one that reported to the service (a stormlab run left behind), one that
+	// did not (the user's own).
+	ui.HandleFunc("/api/v1/topology/summary", func(w http.ResponseWriter, _ *http.Request) {
+		js(w, map[string]any{"topologies": []map[string]any{{"id": "lc-kpart-1-17", "name": "lc-kpart", "status": "ACTIVE", "uptimeSeconds": 75},
+			{"id": "theirs-2-18", "name": "theirs", "status": "ACTIVE"}}})
+	})
 	uis := httptest.NewServer(ui)
 	t.Cleanup(uis.Close)
 	svc := http.NewServeMux()
 	svc.HandleFunc(protocol.PathState, func(w http.ResponseWriter, _ *http.Request) {
-		js(w, protocol.State{Scheduler: "kpart", Rounds: 3})
+		js(w, protocol.State{Scheduler: "kpart", Rounds: 3, Topologies: []protocol.TopologyState{{ID: "lc-kpart-1-17"}, {ID: "gone-3-16"}}})
 	})
 	svcs := httptest.NewServer(svc)
 	t.Cleanup(svcs.Close)
@@ -66,6 +72,10 @@ func TestTargetCheck(t *testing.T) {
 		if !strings.Contains(out, "ok    "+item) {
 			t.Errorf("no ok line for %s in\n%s", item, out)
 		}
+	}
+	// The topology left behind is listed, the user's own and one no longer running are not.
+	if !strings.Contains(out, "note  leftovers    1 topologies with stormlab's instrumentation run: lc-kpart (ACTIVE, up 75s)") || strings.Contains(out, "theirs") || strings.Contains(out, "gone") {
+		t.Errorf("leftovers: want lc-kpart listed alone in\n%s", out)
 	}
 	// A Nimbus without the bridge: said so, exit 2 with the fix.
 	code, out, errs = cli(t, "target", "check", fakeTarget(t, "org.apache.storm.scheduler.EvenScheduler"))
