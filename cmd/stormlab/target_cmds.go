@@ -70,21 +70,47 @@ func exactArgs(n int, usage string) cobra.PositionalArgs {
 
 // checkTarget prints one line per item; the first failing item's fix is the error (exit 2).
 func checkTarget(ctx context.Context, t *target.Target, probe bool, w io.Writer) error {
-	var failures []string
-	item := func(ok bool, name, detail, fix string) {
-		mark := "ok  "
-		if !ok {
-			mark = "FAIL"
-			failures = append(failures, name+": "+fix)
-			detail = fix
-		}
-		fmt.Fprintf(w, "%s  %-12s %s\n", mark, name, detail)
-	}
+	c := &checker{w: w}
 	ui := stormui.New(t.UI)
-	cl, err := ui.Cluster(ctx)
-	item(err == nil, "ui", fmt.Sprintf("%s answers: %d supervisors, %d topologies, %d of %d slots used", t.UI, cl.Supervisors, cl.Topologies, cl.SlotsUsed, cl.SlotsTotal),
-		fmt.Sprintf("the Storm UI at %s does not answer (%v): start it (storm ui) or fix ui in the target file", t.UI, err))
+	c.ui(ctx, ui, t)
+	c.nimbus(ctx, t)
+	sups := c.supervisors(ctx, ui, t)
+	c.bridge(ctx, ui, t)
+	if st, err := c.service(ctx, t, probe); err == nil {
+		checkLeftovers(ctx, st, ui, w)
+	}
+	checkControl(ctx, t, sups, c.item, w)
+	if len(c.failures) > 0 {
+		return fmt.Errorf("target check: %d item(s) failed; first: %s", len(c.failures), c.failures[0])
+	}
+	fmt.Fprintln(w, "target ready")
+	return nil
+}
 
+// checker prints target check's items and keeps the fixes of the failed ones.
+type checker struct {
+	w        io.Writer
+	failures []string
+}
+
+// item prints one item: ok with its detail, or FAIL with its fix.
+func (c *checker) item(ok bool, name, detail, fix string) {
+	mark := "ok  "
+	if !ok {
+		mark = "FAIL"
+		c.failures = append(c.failures, name+": "+fix)
+		detail = fix
+	}
+	fmt.Fprintf(c.w, "%s  %-12s %s\n", mark, name, detail)
+}
+
+func (c *checker) ui(ctx context.Context, ui *stormui.Client, t *target.Target) {
+	cl, err := ui.Cluster(ctx)
+	c.item(err == nil, "ui", fmt.Sprintf("%s answers: %d supervisors, %d topologies, %d of %d slots used", t.UI, cl.Supervisors, cl.Topologies, cl.SlotsUsed, cl.SlotsTotal),
+		fmt.Sprintf("the Storm UI at %s does not answer (%v): start it (storm ui) or fix ui in the target file", t.UI, err))
+}
+
+func (c *checker) nimbus(ctx context.Context, t *target.Target) {
 	var reached []string
 	var lastErr error
 	for _, s := range t.Nimbus.Seeds {
@@ -93,100 +119,105 @@ func checkTarget(ctx context.Context, t *target.Target, probe bool, w io.Writer)
 			host = a
 		}
 		addr := net.JoinHostPort(host, strconv.Itoa(t.Nimbus.Port))
-		c, err := (&net.Dialer{Timeout: 5 * time.Second}).DialContext(ctx, "tcp", addr)
+		conn, err := (&net.Dialer{Timeout: 5 * time.Second}).DialContext(ctx, "tcp", addr)
 		if err != nil {
 			lastErr = err
 			continue
 		}
-		c.Close()
+		conn.Close()
 		reached = append(reached, addr)
 	}
-	item(len(reached) > 0, "nimbus", "Thrift port open at "+strings.Join(reached, ", "),
+	c.item(len(reached) > 0, "nimbus", "Thrift port open at "+strings.Join(reached, ", "),
 		fmt.Sprintf("no Nimbus seed answers on port %d (%v): start Nimbus or fix nimbus.seeds/nimbus.port (and nimbus.resolve for names this machine cannot resolve)", t.Nimbus.Port, lastErr))
+}
 
+// supervisors checks that supervisors registered with a CPU capacity, and that the target file's
+// capacity overrides name supervisors Nimbus lists; it returns them.
+func (c *checker) supervisors(ctx context.Context, ui *stormui.Client, t *target.Target) []stormui.Supervisor {
 	sups, err := ui.Supervisors(ctx)
 	switch {
 	case err != nil:
-		item(false, "supervisors", "", fmt.Sprintf("cannot list them through the UI (%v)", err))
+		c.item(false, "supervisors", "", fmt.Sprintf("cannot list them through the UI (%v)", err))
+		return sups
 	case len(sups) == 0:
-		item(false, "supervisors", "none registered", "start the supervisors, which register through ZooKeeper")
-	default:
-		var parts []string
-		bad := ""
-		listed := map[string]bool{}
-		for _, s := range sups {
-			listed[s.Host] = true
-			c, src := s.TotalCPU, "reported"
-			if o, ok := t.Capacity[s.Host]; ok {
-				c, src = o, "target override"
-			}
-			if c <= 0 && bad == "" {
-				bad = fmt.Sprintf("supervisor %s reports no CPU capacity: set supervisor.cpu.capacity in its storm.yaml or capacity.%s in the target file", s.Host, s.Host)
-			}
-			parts = append(parts, fmt.Sprintf("%s (%d slots, CPU %g %s)", s.Host, s.SlotsTotal, c, src))
-		}
-		for h := range t.Capacity {
-			if !listed[h] && bad == "" {
-				bad = fmt.Sprintf("capacity names supervisor %q, which Nimbus does not list: fix the host name in the target file", h)
-			}
-		}
-		item(bad == "", "supervisors", strings.Join(parts, ", "), bad)
+		c.item(false, "supervisors", "none registered", "start the supervisors, which register through ZooKeeper")
+		return sups
 	}
+	var parts []string
+	bad := ""
+	listed := map[string]bool{}
+	for _, s := range sups {
+		listed[s.Host] = true
+		cpu, src := s.TotalCPU, "reported"
+		if o, ok := t.Capacity[s.Host]; ok {
+			cpu, src = o, "target override"
+		}
+		if cpu <= 0 && bad == "" {
+			bad = fmt.Sprintf("supervisor %s reports no CPU capacity: set supervisor.cpu.capacity in its storm.yaml or capacity.%s in the target file", s.Host, s.Host)
+		}
+		parts = append(parts, fmt.Sprintf("%s (%d slots, CPU %g %s)", s.Host, s.SlotsTotal, cpu, src))
+	}
+	for h := range t.Capacity {
+		if !listed[h] && bad == "" {
+			bad = fmt.Sprintf("capacity names supervisor %q, which Nimbus does not list: fix the host name in the target file", h)
+		}
+	}
+	c.item(bad == "", "supervisors", strings.Join(parts, ", "), bad)
+	return sups
+}
 
+// bridge checks that Nimbus runs the bridge and that it posts to the target's service.
+func (c *checker) bridge(ctx context.Context, ui *stormui.Client, t *target.Target) {
 	conf, err := ui.NimbusConf(ctx)
 	if err != nil {
-		item(false, "bridge", "", fmt.Sprintf("cannot read Nimbus's configuration through the UI (%v)", err))
-	} else {
-		sched := harness.NimbusScheduler(conf)
-		url, _ := conf[docker.ServiceURLConf].(string)
-		switch {
-		case sched != protocol.BridgeClass:
-			item(false, "bridge", "Nimbus runs storm.scheduler "+sched,
-				fmt.Sprintf("the bridge is not installed: copy the bridge jar to Nimbus's extlib, set storm.scheduler: %s and %s: %s%s in Nimbus's storm.yaml, restart Nimbus (stormlab's docs/own-cluster.md)",
-					protocol.BridgeClass, docker.ServiceURLConf, target.Trim(t.Service.Cluster), protocol.PathSchedule))
-		case url != "" && !strings.HasPrefix(url, target.Trim(t.Service.Cluster)):
-			item(false, "bridge", "installed, but it posts to "+url,
-				fmt.Sprintf("set %s: %s%s in Nimbus's storm.yaml, or service.cluster in the target file to where the bridge posts", docker.ServiceURLConf, target.Trim(t.Service.Cluster), protocol.PathSchedule))
-		default:
-			item(true, "bridge", fmt.Sprintf("installed (storm.scheduler %s, posting to %s)", sched, orDash(url)), "")
-		}
+		c.item(false, "bridge", "", fmt.Sprintf("cannot read Nimbus's configuration through the UI (%v)", err))
+		return
 	}
+	sched := harness.NimbusScheduler(conf)
+	url, _ := conf[docker.ServiceURLConf].(string)
+	switch {
+	case sched != protocol.BridgeClass:
+		c.item(false, "bridge", "Nimbus runs storm.scheduler "+sched,
+			fmt.Sprintf("the bridge is not installed: copy the bridge jar to Nimbus's extlib, set storm.scheduler: %s and %s: %s%s in Nimbus's storm.yaml, restart Nimbus (stormlab's docs/own-cluster.md)",
+				protocol.BridgeClass, docker.ServiceURLConf, target.Trim(t.Service.Cluster), protocol.PathSchedule))
+	case url != "" && !strings.HasPrefix(url, target.Trim(t.Service.Cluster)):
+		c.item(false, "bridge", "installed, but it posts to "+url,
+			fmt.Sprintf("set %s: %s%s in Nimbus's storm.yaml, or service.cluster in the target file to where the bridge posts", docker.ServiceURLConf, target.Trim(t.Service.Cluster), protocol.PathSchedule))
+	default:
+		c.item(true, "bridge", fmt.Sprintf("installed (storm.scheduler %s, posting to %s)", sched, orDash(url)), "")
+	}
+}
 
+// service checks the scheduler service and the workers' reports (with probe: a probe topology's); it
+// returns the service's state, or the error that it could not be read.
+func (c *checker) service(ctx context.Context, t *target.Target, probe bool) (*protocol.State, error) {
 	st, err := harness.ServiceState(ctx, t, time.Now().UnixMilli())
 	if err != nil {
-		item(false, "service", "", fmt.Sprintf("the scheduler service at %s does not answer (%v): start stormlab-service where the cluster and this machine reach it, or fix service.harness", t.Service.Harness, err))
-	} else {
-		seen := "no scheduling round yet (the bridge asks only while topologies run)"
-		if st.Rounds > 0 {
-			seen = fmt.Sprintf("%d scheduling rounds answered: the bridge reaches it", st.Rounds)
-		}
-		refused := ""
-		if st.Unauthorized > 0 {
-			refused = fmt.Sprintf("; it refused %d requests for a missing or wrong token (a bridge or worker without stormlab.scheduler.token?)", st.Unauthorized)
-		}
-		item(true, "service", fmt.Sprintf("%s answers, runs %s; %s%s", t.Service.Harness, st.Scheduler, seen, refused), "")
-		switch {
-		case probe && len(failures) == 0:
-			worker, perr := probeReports(ctx, t)
-			item(perr == nil, "reports", "a worker's report reached the service (from "+worker+"; the probe topology is killed)",
-				fmt.Sprintf("%v", perr))
-		case probe:
-			fmt.Fprintf(w, "skip  %-12s --probe needs every item above\n", "reports")
-		case st.Reports > 0:
-			item(true, "reports", fmt.Sprintf("%d worker reports reached the service so far", st.Reports), "")
-		default:
-			fmt.Fprintf(w, "--    %-12s no worker report yet (none runs): --probe submits a one-worker topology and waits for its first report\n", "reports")
-		}
+		c.item(false, "service", "", fmt.Sprintf("the scheduler service at %s does not answer (%v): start stormlab-service where the cluster and this machine reach it, or fix service.harness", t.Service.Harness, err))
+		return nil, err
 	}
-	if err == nil { // the service's state was read
-		checkLeftovers(ctx, st, ui, w)
+	seen := "no scheduling round yet (the bridge asks only while topologies run)"
+	if st.Rounds > 0 {
+		seen = fmt.Sprintf("%d scheduling rounds answered: the bridge reaches it", st.Rounds)
 	}
-	checkControl(ctx, t, sups, item, w)
-	if len(failures) > 0 {
-		return fmt.Errorf("target check: %d item(s) failed; first: %s", len(failures), failures[0])
+	refused := ""
+	if st.Unauthorized > 0 {
+		refused = fmt.Sprintf("; it refused %d requests for a missing or wrong token (a bridge or worker without stormlab.scheduler.token?)", st.Unauthorized)
 	}
-	fmt.Fprintln(w, "target ready")
-	return nil
+	c.item(true, "service", fmt.Sprintf("%s answers, runs %s; %s%s", t.Service.Harness, st.Scheduler, seen, refused), "")
+	switch {
+	case probe && len(c.failures) == 0:
+		worker, perr := probeReports(ctx, t)
+		c.item(perr == nil, "reports", "a worker's report reached the service (from "+worker+"; the probe topology is killed)",
+			fmt.Sprintf("%v", perr))
+	case probe:
+		fmt.Fprintf(c.w, "skip  %-12s --probe needs every item above\n", "reports")
+	case st.Reports > 0:
+		c.item(true, "reports", fmt.Sprintf("%d worker reports reached the service so far", st.Reports), "")
+	default:
+		fmt.Fprintf(c.w, "--    %-12s no worker report yet (none runs): --probe submits a one-worker topology and waits for its first report\n", "reports")
+	}
+	return st, nil
 }
 
 // checkLeftovers lists the running topologies whose workers have reported to the service (Storm's ids
