@@ -207,7 +207,7 @@ func searchReference(ctx context.Context, env Env, s *session, k loadCurveKnobs,
 func loadCurvePoints(ctx context.Context, env Env, s *session, k loadCurveKnobs, lt loadTopology, counter *runCounter, res *Results, sched string, ref float64) error {
 	for rep := range k.Reps {
 		for _, f := range k.Fractions {
-			name := fmt.Sprintf("lc-%s-f%s-r%d", sched, FormatX(f), rep)
+			name := loadCurveRunName(sched, f, rep)
 			rate := f * ref
 			topo, err := lt.build(name, rate, rep+1)
 			if err != nil {
@@ -231,6 +231,11 @@ func loadCurvePoints(ctx context.Context, env Env, s *session, k loadCurveKnobs,
 		}
 	}
 	return nil
+}
+
+// loadCurveRunName names one run's topology: the load in percent, since Storm refuses "." in names.
+func loadCurveRunName(sched string, f float64, rep int) string {
+	return fmt.Sprintf("lc-%s-p%03.0f-r%d", sched, 100*f, rep)
 }
 
 // loadCurveRow is one run's row; the sustainability verdict uses the capacity search's criteria.

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/stormlab/stormlab/experiments/lab"
+	"github.com/stormlab/stormlab/harness"
 	"github.com/stormlab/stormlab/reports"
 	"github.com/stormlab/stormlab/topologies"
 )
@@ -106,6 +107,25 @@ func TestLoadCurveOnTopology(t *testing.T) {
 	} {
 		if _, err := OnTopology(c.name, c.topology); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("OnTopology(%s, %s): %v, want an error with %q", c.name, c.topology, err, c.want)
+		}
+	}
+}
+
+// TestLoadCurveRunNames: every run of every profile has a name Storm accepts, and a name of its own
+// (runOrResume keeps runs by name).
+func TestLoadCurveRunNames(t *testing.T) {
+	for p, k := range loadCurveProfiles {
+		seen := map[string]bool{}
+		for _, s := range loadCurveSchedulers {
+			for rep := range k.Reps {
+				for _, f := range k.Fractions {
+					n := loadCurveRunName(s, f, rep)
+					if err := harness.CheckTopologyName(n); err != nil || seen[n] {
+						t.Errorf("%s: %s: %v, seen before %v", p, n, err, seen[n])
+					}
+					seen[n] = true
+				}
+			}
 		}
 	}
 }

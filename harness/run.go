@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -241,6 +242,17 @@ func (r *running) close(ctx context.Context) {
 	r.stormTo = freshSnapshot(ctx, r.cl.UI(), r.id, stormFresh)
 }
 
+// stormName is what Storm accepts as a topology name (Utils.validateTopologyName: ^[^/.:\\]+$).
+var stormName = regexp.MustCompile(`^[^/.:\\]+$`)
+
+// CheckTopologyName refuses a name Storm would refuse at submit time, after the jar was copied.
+func CheckTopologyName(name string) error {
+	if !stormName.MatchString(name) {
+		return fmt.Errorf("topology name %q: Storm refuses names that are empty or hold '/', '.', ':' or '\\': choose another", name)
+	}
+	return nil
+}
+
 // runOn submits the topology, waits until every executor runs, lets spec.End open and close the
 // measurement window, collects, judges validity, cross-checks against Storm's statistics and kills
 // the topology (also on failure or cancellation). The cluster itself is the caller's (see Session).
@@ -261,6 +273,9 @@ func runOn(ctx context.Context, cl runCluster, spec RunSpec) (res *RunResult, er
 		}
 	}()
 	if err := end.check(spec); err != nil {
+		return res, err
+	}
+	if err := CheckTopologyName(spec.Topology.Name); err != nil {
 		return res, err
 	}
 	if len(spec.Faults) > 0 {

@@ -77,3 +77,18 @@ func TestReportsCovering(t *testing.T) {
 		t.Errorf("reportsCovering: %d reports after %d reads, err %v; want 5 after 2", len(all), calls.Load(), err)
 	}
 }
+
+// TestCheckTopologyName: Storm's rule (Utils.validateTopologyName in storm-client: ^[^/.:\\]+$).
+func TestCheckTopologyName(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		ok   bool
+	}{
+		{"stormlab-wordcount", true}, {"lc-storm-even-p050-r0", true}, {"a b_c", true},
+		{"", false}, {"lc-storm-even-f0.5-r0", false}, {"a/b", false}, {"a:b", false}, {`a\b`, false},
+	} {
+		if err := CheckTopologyName(c.name); (err == nil) != c.ok {
+			t.Errorf("CheckTopologyName(%q) = %v, want ok %v", c.name, err, c.ok)
+		}
+	}
+}
