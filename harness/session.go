@@ -183,8 +183,8 @@ func (s *Session) waitIdleAfterRun(ctx context.Context) error {
 // waitIdle waits until Nimbus lists no topology, no slot is used and no worker JVM runs in any
 // supervisor container. A worker JVM that outlives its topology by stragglerGrace is killed (the
 // Nemesis's killStragglers). The error wraps errNotIdle and the last reason.
-func (s *Session) WaitIdle(ctx context.Context, timeout time.Duration) error {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+func (s *Session) WaitIdle(parent context.Context, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(parent, timeout)
 	defer cancel()
 	var lingering time.Time
 	var killErr error
@@ -205,6 +205,9 @@ func (s *Session) WaitIdle(ctx context.Context, timeout time.Duration) error {
 			}
 		}
 		if err := pause(ctx, pollEvery); err != nil {
+			if perr := parent.Err(); perr != nil { // cancelled (Ctrl-C), not timed out
+				return fmt.Errorf("waiting for an idle cluster (%v): %w", why, perr)
+			}
 			return errors.Join(fmt.Errorf("%w after %s: %w", errNotIdle, timeout, why), killErr)
 		}
 	}
