@@ -97,7 +97,7 @@ func KPartCluster() *Spec {
 		Description: "dynamic K-PART vs online (T-PART) vs EvenScheduler on WordCount: balance, inter-node rate, latency, throughput over time",
 		Paper:       paperKPart,
 		Source:      Cite(paperKPart, "sec. 4, Figs. 8-11"),
-		Setup:       "profile " + kpartProfile + " (4 supervisors of 0.5 cores); WordCount (sentence -> split -> count -> report, max.spout.pending 1000) with W workers and parallelism P (ci/quick: 4 and 2; full: the paper's 8 and 4); offered load: x = 0 unpaced (saturation), x = I paced at one sentence per I ms per spout task (I = 10: 200 sentences/s at P = 2, 400 at P = 4; 200 is about 40% of the 527 acked tuples/s measured unpaced under kpart-dynamic in a ci run; latency claims use the paced cell only if it stayed below 70% of the slowest scheduler's saturated throughput); kpart-dynamic and online through the bridge (service reschedule period from the profile), storm-even in Nimbus (the bridge's per-topology choice); time series of the unpaced runs every 10 s (series-*.png/svg, series.csv); table = second half of the measurement window; ci: 1 repetition, 5 s warm-up, 40 s measurement, no paced cell; quick: 3 repetitions, 40 s, no paced cell (the latency claim is inconclusive); ci and quick use C1-only worker JVMs; full: 3 repetitions, 30 s + 300 s (paced 120 s). One cluster for the three schedulers, one after another (topology killed and workers gone before the next); the unit is one run.",
+		Setup:       "profile " + kpartProfile + " (4 supervisors of 0.5 cores; on a target, its supervisors); WordCount (sentence -> split -> count -> report, max.spout.pending 1000) with W workers and parallelism P (ci/quick: 4 and 2; full: the paper's 8 and 4); offered load: x = 0 unpaced (saturation), x = I paced at one sentence per I ms per spout task (I = 10: 200 sentences/s at P = 2, 400 at P = 4; 200 is about 40% of the 527 acked tuples/s measured unpaced under kpart-dynamic in a ci run; latency claims use the paced cell only if it stayed below 70% of the slowest scheduler's saturated throughput); kpart-dynamic and online through the bridge (service reschedule period from the profile), storm-even in Nimbus (the bridge's per-topology choice); time series of the unpaced runs every 10 s (series-*.png/svg, series.csv); table = second half of the measurement window; ci: 1 repetition, 5 s warm-up, 40 s measurement, no paced cell; quick: 3 repetitions, 40 s, no paced cell (the latency claim is inconclusive); ci and quick use C1-only worker JVMs; full: 3 repetitions, 30 s + 300 s (paced 120 s). One cluster for the three schedulers, one after another (topology killed and workers gone before the next); the unit is one run.",
 		SeriesLabel: "scheduler",
 		XName:       "spout_interval_ms",
 		XLabel:      "spout interval (ms; 0 = unpaced)",
@@ -106,8 +106,8 @@ func KPartCluster() *Spec {
 		// save to save) plus ~25 s per cluster start; quick measured
 		// 2026-12-01 (13.3 min).
 		Cost: lab.Cost{CI: "~6 min", Quick: "~13 min", Full: "~90 min"},
-		Needs: lab.Needs{Need: lab.NeedsContainers,
-			Why: "it sets the scheduler service's rescheduling period (a flag of the service it starts) and checks for leftover worker JVMs inside its own supervisor containers between runs"},
+		Needs: lab.Needs{Need: lab.NeedsCluster,
+			Why: "it submits WordCount under three schedulers, one after another, to a Storm cluster with the bridge: its own containers, or a target (the service's rescheduling period is set with each run's scheduler)"},
 		Profiles: profiles(kpartClusterProfiles),
 		Extra:    []string{"series.csv", "series-*.png/svg (time series of the unpaced runs)"},
 		Run:      runKPartCluster,
@@ -130,7 +130,7 @@ func runKPartCluster(ctx context.Context, env Env) (*Results, error) {
 	// Mul 5: K-PART with its balance adjustment, as the paper's balanced variant (Fig. 6); with Mul 0
 	// the growth step can leave a worker empty and a node idle (seen in a quick run: 3 of 4 workers
 	// used). One cluster serves the three schedulers, one after another.
-	cs := harness.ClusterSpec{Profile: kpartProfile, Seed: 1, Mul: 5, ServiceArgs: []string{"--reschedule-every", prof.Reschedule.String()}}
+	cs := harness.ClusterSpec{Profile: kpartProfile, Seed: 1, Mul: 5, RescheduleEvery: prof.Reschedule}
 	err = withSession(ctx, env, cs, kpartClusterSchedulers[0], func(all *session) error {
 		for _, sched := range kpartClusterSchedulers {
 			s := all.as(sched)

@@ -118,7 +118,7 @@ func runRecovery(ctx context.Context, env Env) (*Results, error) {
 	rr.res = &Results{Experiment: "recovery", Metrics: recoveryMetrics, Profile: k.Profile, NoVerdict: noVerdict(k.Profile, k.Reps), Knobs: knobsManifest(k)}
 	rr.res.Knobs["fault"] = rr.fault.String()
 	for _, sched := range recoverySchedulers {
-		cs := harness.ClusterSpec{Profile: recoveryProfile, Seed: 1, Mul: 5, ServiceArgs: []string{"--reschedule-every", "15s"}}
+		cs := harness.ClusterSpec{Profile: recoveryProfile, Seed: 1, Mul: 5, RescheduleEvery: 15 * time.Second}
 		err := withSession(ctx, env, cs, sched, func(s *session) error {
 			if _, bridged := harness.StormSchedulerClass(sched); bridged {
 				s.onStart = rr.nodeCPUReports(ctx, sched)

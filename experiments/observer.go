@@ -86,7 +86,7 @@ func Observer() *Spec {
 		Name:        "observer",
 		Description: "observer effect of the harness's instrumentation: Throughput chain at saturation, instrumentation on vs off",
 		Source:      "property of this harness; the Throughput chain of " + Cite(paperKPart, "sec. 2.1"),
-		Setup: "profile " + observerProfile + " (supervisors of 0.5 and 1.0 cores), storm-even; two copies of the Throughput chain side by side (2 workers each, parallelism 1, 100-byte payload) with an unpaced spout " +
+		Setup: "profile " + observerProfile + " (supervisors of 0.5 and 1.0 cores; on a target, its supervisors), storm-even; two copies of the Throughput chain side by side (2 workers each, parallelism 1, 100-byte payload) with an unpaced spout " +
 			"held by max spout pending " + strconv.Itoa(observerPending) + " (saturation), C1-only worker JVMs (quick); the instrumentation (task hook, reporter, histograms) on or off " +
 			"(--instrumentation), Storm's stats sample rate 1.0 in both; paired: each run deploys both arms side by side, measured by Storm's own counters over the same window after a fixed warm-up " +
 			"(quick: 20 s warm-up, 45 s window, 6 pairs; full: 30 s, 120 s, 10 pairs); which arm is the run's own topology alternates; the unit is one pair. Not in the ci profile.",
@@ -96,8 +96,8 @@ func Observer() *Spec {
 		Metrics:     observerMetrics,
 		// Cost: quick measured 2026-12-01 (15.0 min).
 		Cost: lab.Cost{CI: "not run (quick/full only)", Quick: "~15 min", Full: "~40 min"},
-		Needs: lab.Needs{Need: lab.NeedsContainers,
-			Why: "its back-to-back saturation runs share one cluster session that checks for leftover worker JVMs inside its own supervisor containers between runs"},
+		Needs: lab.Needs{Need: lab.NeedsCluster,
+			Why: "it runs two copies of the Throughput chain side by side, read by Storm's own counters, on a Storm cluster: its own containers, or a target"},
 		Profiles: profiles(observerProfiles),
 		Run:      runObserver,
 		Claims:   observerClaims,

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
+	"github.com/stormlab/stormlab/harness/service"
 	"github.com/stormlab/stormlab/infra/assets"
 	"github.com/stormlab/stormlab/infra/docker"
 	"github.com/stormlab/stormlab/infra/stormui"
@@ -28,11 +30,12 @@ type ClusterSpec struct {
 	Logf             func(format string, args ...any)
 	// Extra options for infra/docker.Run (e.g. explicit supervisors).
 	Options []docker.Option
-	// ServiceArgs are extra scheduler-service flags (e.g.
-	// "--reschedule-every", "20s"), after --scheduler, --seed and --mul.
-	ServiceArgs []string
+	// RescheduleEvery is the period between a dynamic scheduler's Reschedule calls for a running
+	// topology; 0 is the service's default (service.DefaultRescheduleEvery). Every run sends it to the
+	// service with its scheduler (protocol.SchedulerChoice), so it holds on a target too.
+	RescheduleEvery time.Duration
 	// Target, when set, is an existing cluster to run on instead of containers (RunOnNewCluster runs
-	// there through its endpoints only; Profile, DelayMs, Options and ServiceArgs do not apply).
+	// there through its endpoints only; Profile, DelayMs and Options do not apply).
 	Target *target.Target
 }
 
@@ -110,7 +113,7 @@ func Open(ctx context.Context, cs ClusterSpec, scheduler string) (Cluster, error
 	if err != nil {
 		return nil, err
 	}
-	return &targetSession{tc: tc, scheduler: scheduler, options: opts}, nil
+	return &targetSession{tc: tc, scheduler: scheduler, choice: serviceChoice{options: opts, every: cs.rescheduleEvery()}}, nil
 }
 
 // RunOnNewCluster opens the cluster cs describes (see Open), runs spec on it and always closes it: on
@@ -151,6 +154,15 @@ func (cs ClusterSpec) optionsJSON() (string, error) {
 		so.Mul = cs.Mul
 	}
 	return so.JSON()
+}
+
+// rescheduleEvery is the period every run sends to the service: the spec's, or the service's default
+// (so a run after one that set another period gets the default back).
+func (cs ClusterSpec) rescheduleEvery() time.Duration {
+	if cs.RescheduleEvery > 0 {
+		return cs.RescheduleEvery
+	}
+	return service.DefaultRescheduleEvery
 }
 
 func orDefault(s, d string) string {

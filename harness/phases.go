@@ -18,7 +18,8 @@ type Phases struct {
 	WindowS    float64 `json:"window_s"`  // the measurement window (a dataset run: the dataset)
 	CollectS   float64 `json:"collect_s"` // reports covering the window, final placement, service state
 	KillS      float64 `json:"kill_s"`    // the kill request (the topology's removal is the next idle wait)
-	// GoneS is, on a target, the wait after the kill until Nimbus no longer lists the topology.
+	// GoneS is, on a target, the wait after the kill until Nimbus no longer lists the topology and its
+	// workers have left their slots.
 	GoneS  float64 `json:"gone_s,omitempty"`
 	TotalS float64 `json:"total_s"` // all of the above
 }

@@ -35,9 +35,9 @@ type Session struct {
 	dc        *dockerCluster
 	nemesis   *Nemesis
 	runs      int
-	startS    float64 // the cluster's start-up wall time (Phases.ClusterS of the first run)
-	options   string  // the scheduler options (JSON) every Go scheduler of this session gets
-	serving   string  // the Go scheduler the service runs now
+	startS    float64       // the cluster's start-up wall time (Phases.ClusterS of the first run)
+	choice    serviceChoice // what the service gets with every Go scheduler of this session: options, rescheduling period
+	serving   string        // the Go scheduler the service runs now
 }
 
 // StartSession starts a cluster for runs of any scheduler; scheduler is the one of topologies that name
@@ -67,7 +67,7 @@ func StartSession(ctx context.Context, cs ClusterSpec, scheduler string) (*Sessi
 	opts := []docker.Option{
 		docker.WithProfile(orDefault(cs.Profile, docker.DefaultProfile)),
 		docker.WithScheduler(protocol.BridgeClass),
-		docker.WithService("", append([]string{"--scheduler", svcScheduler, "--options", soJSON}, cs.ServiceArgs...)...),
+		docker.WithService("", "--scheduler", svcScheduler, "--options", soJSON, "--reschedule-every", cs.rescheduleEvery().String()),
 		docker.WithLogf(cs.Logf),
 		// Topologies naming no scheduler go to the session's default.
 		docker.WithNimbusConf(map[string]any{protocol.DefaultSchedulerConf: scheduler}),
@@ -82,7 +82,7 @@ func StartSession(ctx context.Context, cs ClusterSpec, scheduler string) (*Sessi
 		return nil, err
 	}
 	s := &Session{Scheduler: scheduler, c: c, dc: &dockerCluster{c: c}, logf: cs.Logf, startS: time.Since(t0).Seconds(),
-		options: soJSON, serving: svcScheduler}
+		choice: serviceChoice{options: soJSON, every: cs.rescheduleEvery()}, serving: svcScheduler}
 	if s.logf == nil {
 		s.logf = func(string, ...any) {}
 	}
@@ -162,7 +162,7 @@ func (s *Session) serve(ctx context.Context, scheduler string) error {
 	if _, bridged := StormSchedulerClass(scheduler); !bridged || scheduler == s.serving && s.runs == 0 {
 		return nil
 	}
-	if err := setServiceScheduler(ctx, s.dc.svc, scheduler, s.options); err != nil {
+	if err := setServiceScheduler(ctx, s.dc.svc, scheduler, s.choice); err != nil {
 		return err
 	}
 	s.serving = scheduler

@@ -226,10 +226,17 @@ func hasFlag(args []string, flag string) bool {
 	return false
 }
 
-// setServiceScheduler makes the service run scheduler with options (JSON of schedulers.Options)
-// from the next scheduling round on.
-func setServiceScheduler(ctx context.Context, svc *serviceClient, scheduler, options string) error {
-	body, err := json.Marshal(protocol.SchedulerChoice{Scheduler: scheduler, Options: json.RawMessage(options)})
+// serviceChoice is what every run of a cluster tells the service with its scheduler.
+type serviceChoice struct {
+	options string        // scheduler options (JSON of schedulers.Options)
+	every   time.Duration // rescheduling period of a dynamic scheduler
+}
+
+// setServiceScheduler makes the service run scheduler with c's options and rescheduling period from
+// the next scheduling round on.
+func setServiceScheduler(ctx context.Context, svc *serviceClient, scheduler string, c serviceChoice) error {
+	body, err := json.Marshal(protocol.SchedulerChoice{Scheduler: scheduler, Options: json.RawMessage(orDefault(c.options, "{}")),
+		RescheduleEveryMs: c.every.Milliseconds()})
 	if err != nil {
 		return err
 	}
@@ -239,11 +246,11 @@ func setServiceScheduler(ctx context.Context, svc *serviceClient, scheduler, opt
 	}
 	req.Header.Set("Content-Type", "application/json")
 	svc.authorize(req)
-	c := svc.Client
-	if c == nil {
-		c = &http.Client{Timeout: 30 * time.Second}
+	hc := svc.Client
+	if hc == nil {
+		hc = &http.Client{Timeout: 30 * time.Second}
 	}
-	resp, err := c.Do(req)
+	resp, err := hc.Do(req)
 	if err != nil {
 		return fmt.Errorf("scheduler service %s: %w", protocol.PathScheduler, err)
 	}
@@ -273,7 +280,7 @@ func NimbusScheduler(conf map[string]any) string {
 // running a native storm.scheduler runs only that one. No topology of the same name may run; after
 // the run it waits until the submitted topology is gone again, so the cluster is left as it was
 // found. The topology is killed also on failure and interrupt (Run does).
-func runOnTarget(ctx context.Context, tc *targetCluster, schedulerOptions string, spec RunSpec) (*RunResult, error) {
+func runOnTarget(ctx context.Context, tc *targetCluster, choice serviceChoice, spec RunSpec) (*RunResult, error) {
 	fail := func(stage string, err error) (*RunResult, error) {
 		return nil, &RunError{Topology: spec.Topology.Name, Stage: stage, Err: err}
 	}
@@ -287,11 +294,17 @@ func runOnTarget(ctx context.Context, tc *targetCluster, schedulerOptions string
 		return fail(stageSpec, fmt.Errorf("the target's Nimbus runs storm.scheduler %s, which runs only itself, but %s needs %s: install the bridge (storm.scheduler: %s), which runs every scheduler, or run a scheduler that fits this Nimbus", have, spec.Scheduler, want, protocol.BridgeClass))
 	}
 	if bridged {
-		if err := setServiceScheduler(ctx, tc.svc, spec.Scheduler, orDefault(schedulerOptions, "{}")); err != nil {
+		if err := setServiceScheduler(ctx, tc.svc, spec.Scheduler, choice); err != nil {
 			return fail(stageSpec, err)
 		}
 	}
 	spec.Topology.Args = withSchedulerConf(spec.Topology.Args, spec.Scheduler)
+	if sc, ok := spec.End.(StormCounted); ok && sc.Beside != nil {
+		// The topology beside the run is placed by the same scheduler (on containers, Nimbus's default).
+		b := *sc.Beside
+		b.Args = withSchedulerConf(b.Args, spec.Scheduler)
+		sc.Beside, spec.End = &b, sc
+	}
 	tops, err := tc.ui.Topologies(ctx)
 	if err != nil {
 		return fail(stageSpec, err)
@@ -301,17 +314,23 @@ func runOnTarget(ctx context.Context, tc *targetCluster, schedulerOptions string
 			return fail(stageSpec, fmt.Errorf("a topology named %s already runs on the target (%s): kill it or choose another name", t.Name, t.Status))
 		}
 	}
+	before, err := tc.ui.Cluster(ctx)
+	if err != nil {
+		return fail(stageSpec, err)
+	}
 	res, err := runOn(ctx, tc, spec)
 	if res != nil {
 		res.Cluster = orDefault(tc.T.Name, "target")
 	}
-	// Run killed the topology; wait (bounded) until Nimbus has removed it, so the next run starts
-	// from the cluster as it was.
+	// Run killed the topology; wait (bounded) until Nimbus has removed it and its workers have left
+	// their slots, so the next run starts from the cluster as it was.
 	gctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 90*time.Second)
 	defer cancel()
 	t0 := time.Now()
 	if gerr := waitGone(gctx, tc.ui, spec.Topology.Name); gerr != nil {
 		err = errors.Join(err, gerr)
+	} else {
+		waitSlots(gctx, tc.ui, before.SlotsUsed, tc.logf)
 	}
 	if res != nil {
 		res.Phases.GoneS = time.Since(t0).Seconds()
@@ -344,12 +363,29 @@ func waitGone(ctx context.Context, ui *stormui.Client, name string) error {
 	}
 }
 
+// waitSlots waits until no more worker slots are used than before a run: Nimbus forgets a killed
+// topology before its supervisors have stopped its workers, and a worker JVM still running would share
+// its node with the next run. A user's cluster may start topologies of its own meanwhile, so running
+// out of time is said (logf), not an error.
+func waitSlots(ctx context.Context, ui *stormui.Client, before int, logf func(string, ...any)) {
+	for {
+		cl, err := ui.Cluster(ctx)
+		if err == nil && cl.SlotsUsed <= before {
+			return
+		}
+		if perr := pause(ctx, pollEvery); perr != nil {
+			logf("target: %d worker slots still used after the run's topology was gone (%d before it; %v): the next run may share nodes with them", cl.SlotsUsed, before, err)
+			return
+		}
+	}
+}
+
 // targetSession is a user's cluster opened through its target file (Open): every run goes through
 // runOnTarget, so the target is left as it was found.
 type targetSession struct {
 	tc        *targetCluster
 	scheduler string // of runs that name none
-	options   string // scheduler options (JSON) for the service
+	choice    serviceChoice
 }
 
 func (t *targetSession) Run(ctx context.Context, spec RunSpec) (*RunResult, error) {
@@ -357,7 +393,7 @@ func (t *targetSession) Run(ctx context.Context, spec RunSpec) (*RunResult, erro
 	if err := CheckTargetFaults(t.tc.T, spec.Faults); err != nil {
 		return nil, &RunError{Topology: spec.Topology.Name, Stage: stageSpec, Err: err}
 	}
-	return runOnTarget(ctx, t.tc, t.options, spec)
+	return runOnTarget(ctx, t.tc, t.choice, spec)
 }
 
 func (t *targetSession) Capacity() map[string]float64    { return t.tc.Capacity() }

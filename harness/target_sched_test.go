@@ -3,10 +3,12 @@ package harness
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/stormlab/stormlab/infra/protocol"
 )
@@ -32,7 +34,7 @@ func TestWithSchedulerConf(t *testing.T) {
 }
 
 // A session runs every scheduler on one cluster: before each run of a Go scheduler the service gets a
-// fresh instance of it with the session's options (POST /v1/scheduler), except for the first run of the
+// fresh instance of it with the session's options and rescheduling period (POST /v1/scheduler), except for the first run of the
 // scheduler the service was started with; Storm's own schedulers need no call (the topology's conf
 // names them and the bridge runs them in Nimbus).
 func TestSessionServesEveryScheduler(t *testing.T) {
@@ -43,11 +45,11 @@ func TestSessionServesEveryScheduler(t *testing.T) {
 			http.Error(w, "bad request", http.StatusBadRequest)
 			return
 		}
-		got = append(got, c.Scheduler+" "+string(c.Options))
+		got = append(got, fmt.Sprintf("%s %s %d", c.Scheduler, c.Options, c.RescheduleEveryMs))
 		w.WriteHeader(http.StatusNoContent)
 	}))
 	defer srv.Close()
-	s := &Session{Scheduler: "kpart", serving: "kpart", options: `{"seed":1}`, dc: &dockerCluster{svc: &serviceClient{BaseURL: srv.URL}}}
+	s := &Session{Scheduler: "kpart", serving: "kpart", choice: serviceChoice{options: `{"seed":1}`, every: 15 * time.Second}, dc: &dockerCluster{svc: &serviceClient{BaseURL: srv.URL}}}
 	// What Run does around each run: serve, then count the run.
 	for _, sched := range []string{"kpart", "storm-even", "kpart", "online", "storm-ras", "online"} {
 		if err := s.serve(context.Background(), sched); err != nil {
@@ -55,7 +57,7 @@ func TestSessionServesEveryScheduler(t *testing.T) {
 		}
 		s.runs++
 	}
-	want := []string{`kpart {"seed":1}`, `online {"seed":1}`, `online {"seed":1}`}
+	want := []string{`kpart {"seed":1} 15000`, `online {"seed":1} 15000`, `online {"seed":1} 15000`}
 	if !slices.Equal(got, want) {
 		t.Errorf("service switched to %q, want %q", got, want)
 	}

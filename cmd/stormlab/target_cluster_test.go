@@ -11,12 +11,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/stormlab/stormlab/experiments"
 	"github.com/stormlab/stormlab/harness"
 	"github.com/stormlab/stormlab/infra/docker"
 	"github.com/stormlab/stormlab/infra/protocol"
@@ -159,7 +161,7 @@ func TestStandingClusterTarget(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("experiment smoke --target: exit %d", code)
 	}
-	checkSmokeRaw(t, filepath.Join(results, "smoke", "raw.csv"))
+	checkRaw(t, filepath.Join(results, "smoke"), "smoke", []string{"kpart", "storm-even"}, "throughput", "latency_mean_ms")
 	for _, s := range []string{"storm-even", "kpart"} {
 		data, err := os.ReadFile(filepath.Join(results, "smoke", "runs", s, "run.json"))
 		if err != nil {
@@ -208,61 +210,116 @@ func TestStandingClusterTarget(t *testing.T) {
 	}
 
 	// The cluster as it was found: no topology, every supervisor, no slot used.
-	ui := stormui.New(tg.UI)
-	deadline := time.Now().Add(90 * time.Second)
-	for {
-		tops, terr := ui.Topologies(ctx)
-		cl, cerr := ui.Cluster(ctx)
-		if terr == nil && cerr == nil && len(tops) == 0 && cl.Supervisors == 2 && cl.SlotsUsed == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("standing cluster after the runs: topologies %v (%v), summary %+v (%v): want none, 2 supervisors, no slot used", tops, terr, cl, cerr)
-		}
-		time.Sleep(time.Second) // polling the UI, bounded by deadline
-	}
+	checkIdle(ctx, t, tg)
 }
 
-// smokeMetrics are the columns the container path's smoke writes (experiments' cluster metrics).
-var smokeMetrics = []string{"throughput", "latency_mean_ms", "latency_p99_ms", "cut_rate", "balance"}
+// kpart-cluster (ci: dynamic K-PART, online and EvenScheduler on WordCount, one run each) through the
+// standing cluster's target file from a process that cannot reach Docker: the container path's files and
+// columns, every run on the target, the dynamic schedulers' decisions made by the service, and the cluster
+// left idle. Under the ci profile this is the experiment's test (experiments' TestExperimentKPartCluster
+// runs it on containers under quick and full): the same code, one harness.Cluster path.
+func TestKPartClusterTarget(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Minute) // mostly waiting for the cluster lock
+	defer cancel()
+	file, tg := sharedTarget(t)
+	results := filepath.Join(t.TempDir(), "results")
+	start := time.Now()
+	code, out, errs := cliNoDocker(t, "experiment", "kpart-cluster", "--target", file, "--profile", "ci", "--out", results)
+	t.Logf("experiment kpart-cluster --target (%s):\nstdout %s\nstderr (last lines) %s", time.Since(start).Round(time.Second), out, lastN(errs, 20))
+	if code != exitOK {
+		t.Fatalf("experiment kpart-cluster --target: exit %d", code)
+	}
+	dir := filepath.Join(results, "kpart-cluster")
+	checkRaw(t, dir, "kpart-cluster", []string{"kpart-dynamic", "online", "storm-even"}, "throughput", "latency_mean_ms")
+	for _, s := range []string{"kpart-dynamic", "online", "storm-even"} {
+		data, err := os.ReadFile(filepath.Join(dir, "runs", "kpc-"+s+"-i0-r0", "run.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r struct {
+			Cluster   string            `json:"cluster"`
+			Invalid   string            `json:"invalid"`
+			Decisions []json.RawMessage `json:"decisions"`
+		}
+		if err := json.Unmarshal(data, &r); err != nil {
+			t.Fatalf("%s run.json: %v", s, err)
+		}
+		if r.Cluster != tg.Name || r.Invalid != "" || (s == "storm-even") != (len(r.Decisions) == 0) {
+			t.Errorf("%s run.json: cluster %q invalid %q, %d decisions: want cluster %q, valid, decisions only for the service's schedulers", s, r.Cluster, r.Invalid, len(r.Decisions), tg.Name)
+		}
+	}
+	checkIdle(ctx, t, tg)
+}
 
-// checkSmokeRaw checks the smoke experiment's raw.csv: one row per scheduler, every cluster metric a
-// finite number, throughput and latency above zero.
-func checkSmokeRaw(t *testing.T, path string) {
+// checkRaw checks an experiment's output folder against what the container path writes: the fixed
+// files, and a raw.csv with one row per run of the named series, a column for each of the spec's
+// metrics holding a finite number >= 0 (> 0 for the positive ones).
+func checkRaw(t *testing.T, dir, experiment string, series []string, positive ...string) {
 	t.Helper()
+	spec, err := experiments.Lookup(experiment)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"raw.csv", "table.md", "table.csv", "table.tex", "refs.bib", "notes.md", "claims.json", "manifest.json"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("%s through the target: %v", experiment, err)
+		}
+	}
+	path := filepath.Join(dir, "raw.csv")
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
 	rows, err := csv.NewReader(f).ReadAll()
-	if err != nil || len(rows) != 3 {
-		t.Fatalf("%s: %d rows (%v), want a header and 2 runs", path, len(rows), err)
+	if err != nil || len(rows) != 1+len(series) {
+		t.Fatalf("%s: %d rows (%v), want a header and %d runs", path, len(rows), err, len(series))
 	}
 	col := map[string]int{}
 	for i, h := range rows[0] {
 		col[h] = i
 	}
-	seen := map[string]bool{}
+	var seen []string
 	for _, r := range rows[1:] {
 		s := r[col["series"]]
-		seen[s] = true
+		seen = append(seen, s)
 		var vals []string
-		for _, m := range smokeMetrics {
-			i, ok := col[m]
+		for _, m := range spec.Metrics {
+			i, ok := col[m.Name]
 			if !ok {
-				t.Fatalf("%s: no column %s (header %v)", path, m, rows[0])
+				t.Fatalf("%s: no column %s (header %v)", path, m.Name, rows[0])
 			}
 			v, err := strconv.ParseFloat(r[i], 64)
-			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v < 0 || ((m == "throughput" || m == "latency_mean_ms") && v <= 0) {
-				t.Errorf("%s %s = %q: want a finite number (> 0 for throughput and latency)", s, m, r[i])
+			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v < 0 || (slices.Contains(positive, m.Name) && v <= 0) {
+				t.Errorf("%s %s = %q: want a finite number >= 0 (> 0 for %v)", s, m.Name, r[i], positive)
 			}
-			vals = append(vals, m+"="+r[i])
+			vals = append(vals, m.Name+"="+r[i])
 		}
-		t.Logf("smoke through the target, %s: %s", s, strings.Join(vals, " "))
+		t.Logf("%s through the target, %s: %s", experiment, s, strings.Join(vals, " "))
 	}
-	if !seen["storm-even"] || !seen["kpart"] {
-		t.Errorf("%s: series %v, want storm-even and kpart", path, seen)
+	slices.Sort(seen)
+	want := slices.Sorted(slices.Values(series))
+	if !slices.Equal(seen, want) {
+		t.Errorf("%s: series %v, want %v", path, seen, want)
+	}
+}
+
+// checkIdle waits (bounded) until the standing cluster is as it was found: no topology, every
+// supervisor, no slot used.
+func checkIdle(ctx context.Context, t *testing.T, tg *target.Target) {
+	t.Helper()
+	ui := stormui.New(tg.UI)
+	deadline := time.Now().Add(90 * time.Second)
+	for {
+		tops, terr := ui.Topologies(ctx)
+		cl, cerr := ui.Cluster(ctx)
+		if terr == nil && cerr == nil && len(tops) == 0 && cl.Supervisors == 2 && cl.SlotsUsed == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("standing cluster after the runs: topologies %v (%v), summary %+v (%v): want none, 2 supervisors, no slot used", tops, terr, cl, cerr)
+		}
+		time.Sleep(time.Second) // polling the UI, bounded by deadline
 	}
 }
 

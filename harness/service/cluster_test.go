@@ -68,7 +68,7 @@ func TestClusterDecisions(t *testing.T) {
 	defer stop()
 
 	s, err := harness.StartSession(ctx, harness.ClusterSpec{Profile: "heterogeneous-2", Seed: 1, Logf: t.Logf,
-		ServiceArgs: []string{"--reschedule-every", "8s"}}, "rstorm")
+		RescheduleEvery: 8 * time.Second}, "rstorm")
 	t.Cleanup(func() {
 		if s != nil {
 			if err := s.Close(context.Background()); err != nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/stormlab/stormlab/infra/protocol"
 	"github.com/stormlab/stormlab/schedulers"
@@ -75,7 +76,10 @@ func (s *Service) choose(c *protocol.SchedulerChoice) error {
 	if err != nil {
 		return err
 	}
-	return s.SetScheduler(c.Scheduler, o)
+	if c.RescheduleEveryMs < 0 {
+		return fmt.Errorf("reschedule_every_ms %d: want a period > 0 ms, or 0 (or none) to keep the current one", c.RescheduleEveryMs)
+	}
+	return s.SetScheduler(c.Scheduler, o, time.Duration(c.RescheduleEveryMs)*time.Millisecond)
 }
 
 // postJSON serves a POST whose body is a protocol.T (what names it in errors): a body that does

@@ -98,11 +98,40 @@ func TestBadNodeReportsAndSchedulerChoice(t *testing.T) {
 			t.Errorf("node report %+v accepted", r)
 		}
 	}
-	if err := s.SetScheduler("nope", schedulers.Options{}); err == nil || s.Name() != "even" {
+	if err := s.SetScheduler("nope", schedulers.Options{}, 0); err == nil || s.Name() != "even" {
 		t.Errorf("unknown scheduler: err %v, name %s", err, s.Name())
 	}
-	if err := s.SetScheduler("deadline", schedulers.Options{Theta: 2}); err == nil {
+	if err := s.SetScheduler("deadline", schedulers.Options{Theta: 2}, 0); err == nil {
 		t.Error("theta 2 accepted")
+	}
+	if err := s.choose(&protocol.SchedulerChoice{Scheduler: "kpart-dynamic", RescheduleEveryMs: -1}); err == nil || s.Name() != "even" {
+		t.Errorf("negative reschedule period: err %v, scheduler %s: want refused, scheduler kept", err, s.Name())
+	}
+}
+
+// TestSchedulerChoicePeriod: a SchedulerChoice over HTTP sets the rescheduling period when it names one
+// (so an experiment can set it on a cluster it did not start) and keeps the current one otherwise.
+func TestSchedulerChoicePeriod(t *testing.T) {
+	s, err := New("even", schedulers.Options{}, WithRescheduleEvery(30*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	post := httpService(t, s)
+	for _, c := range []struct {
+		everyMs int64
+		want    time.Duration
+	}{
+		{15_000, 15 * time.Second},
+		{0, 15 * time.Second}, // none named: kept
+		{2_500, 2500 * time.Millisecond},
+	} {
+		post(protocol.PathScheduler, protocol.SchedulerChoice{Scheduler: "kpart-dynamic", RescheduleEveryMs: c.everyMs}, nil)
+		s.mu.Lock()
+		got := s.every
+		s.mu.Unlock()
+		if got != c.want || s.Name() != "kpart-dynamic" {
+			t.Errorf("reschedule_every_ms %d: period %s, scheduler %s; want %s, kpart-dynamic", c.everyMs, got, s.Name(), c.want)
+		}
 	}
 }
 

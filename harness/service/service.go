@@ -98,8 +98,10 @@ func (s *Service) Name() string {
 
 // SetScheduler replaces the scheduler (between runs: one cluster can serve
 // several schedulers in turn). The reschedule clocks start afresh; the
-// measurements and logs stay (POST /v1/reset forgets them).
-func (s *Service) SetScheduler(name string, o schedulers.Options) error {
+// measurements and logs stay (POST /v1/reset forgets them). every, when > 0,
+// replaces the period between Reschedule calls (WithRescheduleEvery); 0
+// keeps it.
+func (s *Service) SetScheduler(name string, o schedulers.Options, every time.Duration) error {
 	sc, err := schedulers.New(name, o)
 	if err != nil {
 		return fmt.Errorf("scheduler service: %w", err)
@@ -109,6 +111,9 @@ func (s *Service) SetScheduler(name string, o schedulers.Options) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.name, s.sched = name, sc
+	if every > 0 {
+		s.every = every
+	}
 	s.lastDecided = map[string]time.Time{}
 	s.changedAt = map[string]time.Time{}
 	return nil

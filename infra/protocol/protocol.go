@@ -47,10 +47,15 @@ type NodeReport struct {
 }
 
 // SchedulerChoice names a scheduler and its options (schedulers.Options
-// as JSON), for PathScheduler.
+// as JSON), for PathScheduler. RescheduleEveryMs, when > 0, also sets the
+// period between a dynamic scheduler's Reschedule calls for a running
+// topology (the service's --reschedule-every); 0 leaves it as it is. It is
+// here, not only a flag, so that an experiment can set it on a cluster it
+// did not start (a target).
 type SchedulerChoice struct {
-	Scheduler string          `json:"scheduler"`
-	Options   json.RawMessage `json:"options,omitempty"`
+	Scheduler         string          `json:"scheduler"`
+	Options           json.RawMessage `json:"options,omitempty"`
+	RescheduleEveryMs int64           `json:"reschedule_every_ms,omitempty"`
 }
 
 // Executor is Storm's ExecutorDetails: a range of task ids [Start, End].
