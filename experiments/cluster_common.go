@@ -158,11 +158,11 @@ func (l *session) cluster() (harness.Cluster, error) {
 		return l.s, l.err
 	}
 	l.started = time.Now()
-	cs := l.cs
-	cs.Logf = logfOf(l.env)
-	if cs.Target, l.err = target.FromEnv(); l.err != nil {
+	if l.cs.Target, l.err = target.FromEnv(); l.err != nil {
 		return nil, l.err
 	}
+	cs := l.cs
+	cs.Logf = logfOf(l.env)
 	progressOf(l.env).Phase("cluster up ("+l.profile()+")", 0)
 	s, err := harness.Open(l.ctx, cs, l.scheduler)
 	l.s = s // possibly partial: close tears it down
@@ -238,7 +238,13 @@ func (l *session) Capacity() (map[string]float64, error) {
 	return m, nil
 }
 
-func (l *shared) profile() string { return cmp.Or(l.cs.Profile, docker.DefaultProfile) }
+// profile names the cluster in progress lines: its profile, or the target's name.
+func (l *shared) profile() string {
+	if t := l.cs.Target; t != nil {
+		return "target " + cmp.Or(t.Name, "cluster")
+	}
+	return cmp.Or(l.cs.Profile, docker.DefaultProfile)
+}
 
 func (l *shared) close() error {
 	if l.s == nil {
@@ -459,12 +465,8 @@ func seriesPlot(exp string, order []string, runs map[string][]*harness.RunResult
 	return tp
 }
 
-// nodeCPUReports starts the whole-node CPU reports of a containerized cluster (harness.Session's
-// cgroup reads); a user's cluster has none to offer yet.
+// nodeCPUReports starts the whole-node CPU reports of the cluster: read inside the containers, or on a
+// target's hosts through its control layer.
 func nodeCPUReports(ctx context.Context, c harness.Cluster) (stop func() error, err error) {
-	s, ok := c.(*harness.Session)
-	if !ok {
-		return nil, fmt.Errorf("whole-node CPU reports are read from the containers' cgroups: run this experiment on containers (leave out %s)", target.Env)
-	}
-	return s.StartNodeCPUReports(ctx, 2*time.Second)
+	return c.StartNodeCPUReports(ctx, 2*time.Second)
 }

@@ -129,8 +129,8 @@ func Deadline() *Spec {
 		// (save to save) plus ~25 s per cluster start; quick measured
 		// 2026-12-01 (15.6 min).
 		Cost: lab.Cost{CI: "~10 min", Quick: "~16 min", Full: "~3 h"},
-		Needs: lab.Needs{Need: lab.NeedsContainers,
-			Why: "it loads the supervisors' CPUs with background processes and reads their whole-node CPU use inside its own containers"},
+		Needs: lab.Needs{Need: lab.NeedsControl,
+			Why: "it loads the supervisors' CPUs with background processes and reads their whole-node CPU use, through a control layer: its own containers, or a target's hosts over SSH"},
 		Profiles: profiles(deadlineProfiles),
 		Extra:    []string{"node-qos.md/csv (QoS per node, Fig. 10)", "load-*.png/svg (Figs. 7-8)"},
 		Run:      runDeadline,

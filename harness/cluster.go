@@ -85,6 +85,10 @@ type Cluster interface {
 	// Nemesis is what disturbs the cluster on purpose (faults, background load); what it cannot do
 	// on this cluster it refuses, naming what to add.
 	Nemesis() *Nemesis
+	// StartNodeCPUReports posts each supervisor's whole CPU use (background load included) to the
+	// service every period, read through the control layer; stop ends it and gives the first error.
+	// A target without control.ssh refuses, naming the key.
+	StartNodeCPUReports(ctx context.Context, every time.Duration) (stop func() error, err error)
 	// Close releases the cluster: containers are removed, a target's connections closed.
 	Close(ctx context.Context) error
 }

@@ -1,18 +1,15 @@
 package harness
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net/http"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/stormlab/stormlab/infra/control"
 	"github.com/stormlab/stormlab/infra/protocol"
 )
 
@@ -28,10 +25,30 @@ const cpuUsageCmd = `cat /sys/fs/cgroup/cpuacct/cpuacct.usage 2>/dev/null || cat
 // workers' process CPU cannot see. The returned stop ends the sampling and
 // reports the first error met (nil when every sample went through).
 func (s *Session) StartNodeCPUReports(ctx context.Context, every time.Duration) (stop func() error, err error) {
-	url, err := s.c.ServiceURL(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("node CPU reports: %w", err)
+	return startNodeCPUReports(ctx, s.nemesis.ctl, s.hosts(), *s.dc.svc, every)
+}
+
+// StartNodeCPUReports samples each supervisor host's whole CPU use through the target's control layer
+// (control.ssh: the same cgroup read, which on a host outside a container is its root cgroup: the whole
+// machine) and posts it to the target's service, as on containers. A target without a control layer
+// that runs commands on every supervisor is refused, naming the key to add.
+func (t *targetSession) StartNodeCPUReports(ctx context.Context, every time.Duration) (stop func() error, err error) {
+	n := t.tc.nem
+	if n == nil || n.ctl == nil {
+		return nil, fmt.Errorf("whole-node CPU reports: %w", errNoControl)
 	}
+	hosts := n.hosts()
+	for _, h := range hosts {
+		if err := n.ctl.Can(control.OpExec, h); err != nil {
+			return nil, fmt.Errorf("whole-node CPU reports: %w", err)
+		}
+	}
+	return startNodeCPUReports(ctx, n.ctl, hosts, *t.tc.svc, every)
+}
+
+// startNodeCPUReports reads cpuUsageCmd on every host through ctl each period and posts the CPU used
+// over the period to svc (a copy: the sampling keeps the address it started with).
+func startNodeCPUReports(ctx context.Context, ctl control.Control, hosts []string, svc serviceClient, every time.Duration) (stop func() error, err error) {
 	if every <= 0 {
 		every = 2 * time.Second
 	}
@@ -48,26 +65,26 @@ func (s *Session) StartNodeCPUReports(ctx context.Context, every time.Duration) 
 			first = err
 		}
 	}
-	for _, h := range s.hosts() {
+	for _, h := range hosts {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			var prev int64
 			var prevAt time.Time
 			for {
-				code, out, err := s.c.Exec(ctx, h, "sh", "-c", cpuUsageCmd)
+				out, err := ctl.Exec(ctx, h, cpuUsageCmd)
 				now := time.Now()
 				ns, perr := strconv.ParseInt(strings.TrimSpace(out), 10, 64)
 				switch {
 				case ctx.Err() != nil:
 					return
-				case err != nil || code != 0 || perr != nil:
-					fail(errors.Join(err, perr, fmt.Errorf("node CPU of %s: exit %d, output %q", h, code, out)))
+				case err != nil || perr != nil:
+					fail(errors.Join(err, perr, fmt.Errorf("node CPU of %s: output %q", h, out)))
 				default:
 					if !prevAt.IsZero() && ns >= prev {
 						dt := now.Sub(prevAt).Seconds()
 						rep := protocol.NodeReport{Host: h, TimeMs: now.UnixMilli(), IntervalS: dt, CPUPercent: float64(ns-prev) / (dt * 1e9) * 100}
-						if err := postJSON(ctx, url+protocol.PathNodes, rep); err != nil {
+						if err := svc.post(ctx, protocol.PathNodes, rep); err != nil {
 							fail(fmt.Errorf("node CPU of %s: %w", h, err))
 						}
 					}
@@ -90,25 +107,3 @@ func (s *Session) StartNodeCPUReports(ctx context.Context, every time.Duration) 
 	}, nil
 }
 
-// postJSON posts v and fails on a non-2xx answer.
-func postJSON(ctx context.Context, url string, v any) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(b))
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode/100 != 2 {
-		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
-		return fmt.Errorf("POST %s: %d %s", url, resp.StatusCode, bytes.TrimSpace(msg))
-	}
-	return nil
-}

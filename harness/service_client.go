@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -29,6 +30,34 @@ func (s *serviceClient) authorize(req *http.Request) {
 	if s.Token != "" {
 		req.Header.Set("Authorization", "Bearer "+s.Token)
 	}
+}
+
+// post posts v as JSON to path and fails on a non-2xx answer.
+func (s *serviceClient) post(ctx context.Context, path string, v any) error {
+	body, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimRight(s.BaseURL, "/")+path, bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	s.authorize(req)
+	c := s.Client
+	if c == nil {
+		c = &http.Client{Timeout: 30 * time.Second}
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		return fmt.Errorf("scheduler service %s: %w", path, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 300))
+		return fmt.Errorf("scheduler service %s: status %s: %s", path, resp.Status, strings.TrimSpace(string(msg)))
+	}
+	return nil
 }
 
 func (s *serviceClient) get(ctx context.Context, path string, sinceMs int64, v any) error {

@@ -7,8 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -235,31 +233,8 @@ type serviceChoice struct {
 // setServiceScheduler makes the service run scheduler with c's options and rescheduling period from
 // the next scheduling round on.
 func setServiceScheduler(ctx context.Context, svc *serviceClient, scheduler string, c serviceChoice) error {
-	body, err := json.Marshal(protocol.SchedulerChoice{Scheduler: scheduler, Options: json.RawMessage(orDefault(c.options, "{}")),
-		RescheduleEveryMs: c.every.Milliseconds()})
-	if err != nil {
-		return err
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimRight(svc.BaseURL, "/")+protocol.PathScheduler, bytes.NewReader(body))
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	svc.authorize(req)
-	hc := svc.Client
-	if hc == nil {
-		hc = &http.Client{Timeout: 30 * time.Second}
-	}
-	resp, err := hc.Do(req)
-	if err != nil {
-		return fmt.Errorf("scheduler service %s: %w", protocol.PathScheduler, err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode/100 != 2 {
-		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 300))
-		return fmt.Errorf("scheduler service %s: status %s: %s", protocol.PathScheduler, resp.Status, strings.TrimSpace(string(msg)))
-	}
-	return nil
+	return svc.post(ctx, protocol.PathScheduler, protocol.SchedulerChoice{Scheduler: scheduler,
+		Options: json.RawMessage(orDefault(c.options, "{}")), RescheduleEveryMs: c.every.Milliseconds()})
 }
 
 // stormSchedulerConf is the Nimbus storm.yaml key naming its scheduler; Nimbus without it uses

@@ -43,7 +43,7 @@ func writeExperimentList(w io.Writer, results string) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintln(w, "\nNEEDS: none (in process), cluster (containers or --target), containers (its own), fault control (stops nodes).\nCI, QUICK, FULL: expected wall time per --profile on a 2-core machine (cluster experiments: estimates).\nLAST RUN: the wall time of the run in --out (profile, and \"over\" when above its cost by more than x1.5).")
+	_, err := fmt.Fprintln(w, "\nNEEDS: none (in process), cluster (containers or --target), cluster + control (containers, or --target with a control section), containers (its own), fault control (stops nodes).\nCI, QUICK, FULL: expected wall time per --profile on a 2-core machine (cluster experiments: estimates).\nLAST RUN: the wall time of the run in --out (profile, and \"over\" when above its cost by more than x1.5).")
 	return err
 }
 
@@ -82,28 +82,31 @@ func orUnknown(s string) string {
 
 // targetHelp names the experiments that run on a target and those that refuse.
 func targetHelp() string {
-	var ok, refuse []string
+	var ok, ctl, refuse []string
 	for _, s := range experiments.List() {
 		switch {
 		case !s.Needs.Docker():
-		case s.Needs.OnTarget() == nil:
+		case s.Needs.OnTarget(false) == nil:
 			ok = append(ok, s.Name)
+		case s.Needs.OnTarget(true) == nil:
+			ctl = append(ctl, s.Name)
 		default:
 			refuse = append(refuse, s.Name)
 		}
 	}
-	return strings.Join(ok, ", ") + "; " + strings.Join(refuse, ", ") + " need containers of their own and refuse, saying why"
+	return strings.Join(ok, ", ") + "; with the target file's control section also " + strings.Join(ctl, ", ") + "; " +
+		strings.Join(refuse, ", ") + " need containers of their own and refuse, saying why"
 }
 
-// refuseTarget is the first of names that cannot run on a target, with
+// refuseTarget is the first of names that cannot run on target tg, with
 // the reason its spec's needs give.
-func refuseTarget(names []string) error {
+func refuseTarget(names []string, tg *target.Target) error {
 	for _, n := range names {
 		spec, err := experiments.Lookup(n)
 		if err != nil {
 			return err
 		}
-		if why := spec.Needs.OnTarget(); why != nil {
+		if why := spec.Needs.OnTarget(tg.Control != nil); why != nil {
 			return fmt.Errorf("%s cannot run on a target: %v; run it without --target (it starts its own containers)", n, why)
 		}
 	}
@@ -179,10 +182,11 @@ func newExperimentCmd() *cobra.Command {
 				return err
 			}
 			if targetFile != "" {
-				if _, err := target.Load(targetFile); err != nil {
+				tg, err := target.Load(targetFile)
+				if err != nil {
 					return err
 				}
-				if err := refuseTarget(names); err != nil {
+				if err := refuseTarget(names, tg); err != nil {
 					return err
 				}
 				// The experiments read the target from the environment, as under `go test`.

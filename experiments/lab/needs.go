@@ -13,11 +13,14 @@ import (
 // means the spec did not say (CheckSpec refuses it).
 type Need int
 
-// Needs, from least to most. An experiment above NeedsCluster cannot run on
-// a target (an existing cluster used through its endpoints only).
+// Needs, from least to most. An experiment above NeedsControl cannot run on
+// a target (an existing cluster used through its endpoints, and its hosts
+// through the target file's control section); one at NeedsControl runs on a
+// target that has a control section.
 const (
 	NeedsNothing      Need = iota + 1 // runs in process, no cluster
 	NeedsCluster                      // any Storm cluster: containers it starts, or a target
+	NeedsControl                      // a cluster whose hosts it runs commands on: containers, or a target with control.ssh
 	NeedsContainers                   // containers of its own (Docker-only features)
 	NeedsFaultControl                 // a control layer that stops and starts nodes (faults)
 )
@@ -29,6 +32,8 @@ func (n Need) String() string {
 		return "none"
 	case NeedsCluster:
 		return "cluster"
+	case NeedsControl:
+		return "cluster + control"
 	case NeedsContainers:
 		return "containers"
 	case NeedsFaultControl:
@@ -46,10 +51,14 @@ type Needs struct {
 // Docker reports whether the experiment starts containers when no target is given.
 func (n Needs) Docker() bool { return n.Need >= NeedsCluster }
 
-// OnTarget is nil when the experiment can run on a target, else why not.
-func (n Needs) OnTarget() error {
-	if n.Need <= NeedsCluster {
+// OnTarget is nil when the experiment can run on a target (with a control section when control is
+// true), else why not.
+func (n Needs) OnTarget(control bool) error {
+	switch {
+	case n.Need <= NeedsCluster, n.Need == NeedsControl && control:
 		return nil
+	case n.Need == NeedsControl:
+		return fmt.Errorf("%s: add a control section (control.ssh: user, key, hosts) to the target file", n.Why)
 	}
 	return errors.New(n.Why)
 }
@@ -109,7 +118,7 @@ type File struct {
 func CheckSpec(s *Spec) error {
 	var errs []error
 	if s.Needs.Need < NeedsNothing || s.Needs.Need > NeedsFaultControl {
-		errs = append(errs, fmt.Errorf("no Needs: say what it needs from a cluster (lab.NeedsNothing, NeedsCluster, NeedsContainers or NeedsFaultControl) and why"))
+		errs = append(errs, fmt.Errorf("no Needs: say what it needs from a cluster (lab.NeedsNothing, NeedsCluster, NeedsControl, NeedsContainers or NeedsFaultControl) and why"))
 	} else if s.Needs.Need > NeedsNothing && s.Needs.Why == "" {
 		errs = append(errs, fmt.Errorf("Needs %s without a reason (Needs.Why)", s.Needs.Need))
 	}

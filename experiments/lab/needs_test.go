@@ -64,16 +64,21 @@ func TestNeeds(t *testing.T) {
 	}{
 		{Needs{Need: NeedsNothing}, false, true, "none"},
 		{Needs{Need: NeedsCluster, Why: "w"}, true, true, "cluster"},
+		{Needs{Need: NeedsControl, Why: "loads the nodes"}, true, false, "cluster + control"},
 		{Needs{Need: NeedsContainers, Why: "sizes its own nodes"}, true, false, "containers"},
 		{Needs{Need: NeedsFaultControl, Why: "stops a node"}, true, false, "fault control"},
 		{Needs{}, false, true, "?"},
 	} {
-		err := c.n.OnTarget()
+		err := c.n.OnTarget(false)
 		if c.n.Docker() != c.docker || (err == nil) != c.target || c.n.Need.String() != c.str {
 			t.Errorf("%+v: docker %v, on target %v, %q; want %v, %v, %q", c.n, c.n.Docker(), err, c.n.Need, c.docker, c.target, c.str)
 		}
-		if err != nil && err.Error() != c.n.Why {
+		if err != nil && !strings.HasPrefix(err.Error(), c.n.Why) {
 			t.Errorf("%+v: refusal %q, want the reason %q", c.n, err, c.n.Why)
+		}
+		// A target with a control section takes every experiment up to NeedsControl.
+		if withCtl := c.n.OnTarget(true); (withCtl == nil) != (c.target || c.n.Need == NeedsControl) {
+			t.Errorf("%+v on a target with control: %v", c.n, withCtl)
 		}
 	}
 	if err := CheckProfile("huge"); err == nil || !strings.Contains(err.Error(), "ci, quick or full") {
