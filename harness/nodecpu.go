@@ -106,4 +106,3 @@ func startNodeCPUReports(ctx context.Context, ctl control.Control, hosts []strin
 		return first
 	}, nil
 }
-

@@ -6,6 +6,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"net/http"
 	"os"
@@ -20,6 +21,8 @@ import (
 
 	"github.com/stormlab/stormlab/experiments"
 	"github.com/stormlab/stormlab/harness"
+	"github.com/stormlab/stormlab/harness/service"
+	"github.com/stormlab/stormlab/infra/control"
 	"github.com/stormlab/stormlab/infra/docker"
 	"github.com/stormlab/stormlab/infra/protocol"
 	"github.com/stormlab/stormlab/infra/stormui"
@@ -329,4 +332,63 @@ func lastN(s string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, "\n")
+}
+
+// deadline (ci) through the standing cluster's target file from a process that cannot reach Docker, its
+// background load and whole-node CPU over SSH (the control section `cluster up` writes): exit 0, the
+// container path's files and columns, every run on the target, the loaded runs' faults started and undone
+// over SSH, each supervisor's whole-node CPU report in the service, and the cluster left idle with no
+// load loop running. Under the ci profile this is the experiment's test (experiments'
+// TestExperimentDeadline runs it on containers under quick and full).
+func TestDeadlineTarget(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Minute) // mostly waiting for the cluster lock
+	defer cancel()
+	file, tg := sharedTarget(t)
+	if tg.Control == nil || tg.Control.SSH == nil || len(tg.Control.SSH.Hosts) != 2 {
+		t.Fatalf("cluster up's target file: control %+v, want control.ssh with both supervisors", tg.Control)
+	}
+	results := filepath.Join(t.TempDir(), "results")
+	start := time.Now()
+	code, out, errs := cliNoDocker(t, "experiment", "deadline", "--target", file, "--profile", "ci", "--out", results)
+	t.Logf("experiment deadline --target (%s):\nstdout %s\nstderr (last lines) %s", time.Since(start).Round(time.Second), out, lastN(errs, 20))
+	if code != exitOK {
+		t.Fatalf("experiment deadline --target: exit %d", code)
+	}
+	for _, load := range []string{"cpu-load:20: started", "cpu-load:20: undone", "cpu-load:80: started", "cpu-load:80: undone"} {
+		if !strings.Contains(errs, "fault "+load) {
+			t.Errorf("deadline's log lacks %q: background load not run over SSH", load)
+		}
+	}
+	dir := filepath.Join(results, "deadline")
+	checkRaw(t, dir, "deadline", []string{"adaptive kmeans", "adaptive wordcount", "deadline kmeans", "deadline kmeans under load",
+		"deadline kmeans under load", "deadline wordcount", "storm-ras kmeans", "storm-ras wordcount"}, "dataset_s", "proc_ms")
+	// Whole-node CPU reached the service from both supervisors (read over SSH).
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target.Trim(tg.Service.Harness)+service.PathPrometheus, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+tg.Token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, h := range tg.Control.SSH.HostNames() {
+		if !strings.Contains(string(body), `stormlab_node_cpu_used_cores{node="`+h+`"}`) {
+			t.Errorf("the service has no whole-node CPU report of %s (metrics: %d bytes)", h, len(body))
+		}
+	}
+	checkIdle(ctx, t, tg)
+	// No load loop is left on the supervisors (the control layer undid them).
+	ctl, err := control.NewSSH(tg.Control.SSH)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ctl.Close()
+	for _, h := range tg.Control.SSH.HostNames() {
+		if out, err := ctl.Exec(ctx, h, "test ! -e /tmp/stormlab-load.pids && ! pgrep -f 'while [:]; do'"); err != nil {
+			t.Errorf("%s: background load left behind: %v %s", h, err, out)
+		}
+	}
 }

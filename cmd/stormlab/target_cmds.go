@@ -10,6 +10,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -380,7 +381,7 @@ func standUp(ctx context.Context, profile, scheduler, out string, logf func(stri
 	c, err := docker.Run(ctx, docker.WithStanding(), docker.WithProfile(profile), docker.WithScheduler(protocol.BridgeClass),
 		docker.WithNimbusConf(map[string]any{protocol.DefaultSchedulerConf: dflt, protocol.TokenConf: token}),
 		docker.WithSupervisorConf(map[string]any{protocol.TokenConf: token}),
-		docker.WithService("", "--scheduler", svcScheduler, "--token", token), docker.WithLogf(logf))
+		docker.WithService("", "--scheduler", svcScheduler, "--token", token), docker.WithSSH(), docker.WithLogf(logf))
 	if err != nil {
 		return nil, errors.Join(err, c.Terminate(ctx))
 	}
@@ -396,8 +397,32 @@ func standUp(ctx context.Context, profile, scheduler, out string, logf func(stri
 		Service: target.Service{Cluster: fmt.Sprintf("http://%s:%d", docker.ServiceAlias, docker.ServicePort), Harness: svc},
 		Token:   token,
 	}
+	if t.Control, err = writeSSHFiles(ctx, c, out); err != nil {
+		return nil, errors.Join(err, c.Terminate(ctx))
+	}
 	if err := t.Write(out); err != nil {
 		return nil, errors.Join(fmt.Errorf("write target file: %w", err), c.Terminate(ctx))
 	}
 	return c, nil
+}
+
+// writeSSHFiles writes the standing cluster's SSH client key and known_hosts beside its target file
+// (mode 0600, named after it) and returns the target file's control section: the harness reaches the
+// supervisors over SSH, as a user's hosts, for background load, whole-node CPU and worker pauses.
+func writeSSHFiles(ctx context.Context, c *docker.Cluster, targetFile string) (*target.Control, error) {
+	a, err := c.SSH(ctx)
+	if err != nil {
+		return nil, err
+	}
+	base := strings.TrimSuffix(filepath.Base(targetFile), filepath.Ext(targetFile))
+	key, known := base+".ssh-key", base+".known_hosts"
+	dir := filepath.Dir(targetFile)
+	if err := os.WriteFile(filepath.Join(dir, key), a.Key, 0o600); err != nil {
+		return nil, fmt.Errorf("write the SSH key: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, known), a.KnownHosts, 0o600); err != nil {
+		return nil, fmt.Errorf("write known_hosts: %w", err)
+	}
+	// Paths relative to the target file (target.Load resolves them), so the folder can move.
+	return &target.Control{SSH: &target.SSH{User: a.User, Key: key, KnownHosts: known, Hosts: a.Addrs}}, nil
 }

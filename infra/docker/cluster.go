@@ -91,6 +91,7 @@ type Cluster struct {
 	supervisors []*Supervisor
 	logf        func(string, ...any)
 	lock        *os.File // machine-wide cluster lock, released by Terminate
+	ssh         *sshKeys // WithSSH, else nil
 
 	// ZooKeeperUp is when ZooKeeper answered; Registered when Nimbus saw every supervisor. Their
 	// difference is the cluster start time the project targets (< 30 s).
@@ -160,7 +161,7 @@ func Run(ctx context.Context, opts ...Option) (*Cluster, error) {
 		machineUnlock(lock)
 		return nil, fmt.Errorf("storm cluster: %w", err)
 	}
-	c := &Cluster{ID: cfg.runID, Profile: cfg.profile, containers: map[string]*testcontainers.DockerContainer{}, logf: cfg.logf, lock: lock}
+	c := &Cluster{ID: cfg.runID, Profile: cfg.profile, containers: map[string]*testcontainers.DockerContainer{}, logf: cfg.logf, lock: lock, ssh: cfg.ssh}
 	if err := c.run(ctx, cfg); err != nil {
 		return c, fmt.Errorf("storm cluster: %w", err)
 	}
@@ -382,6 +383,13 @@ func (c *Cluster) startSupervisor(ctx context.Context, cfg *config, s Supervisor
 	}
 	o := append(base, limits(s.CPUs, s.MemoryMB), confFile(conf), testcontainers.WithCmd("supervisor"),
 		testcontainers.WithWaitStrategy(wait.ForLog("Starting supervisor with id").WithStartupTimeout(cfg.timeout).WithPollInterval(200*time.Millisecond)))
+	if cfg.ssh != nil {
+		sshd, err := c.withSupervisorSSH(cfg.ssh, s.Host)
+		if err != nil {
+			return fmt.Errorf("%s: sshd: %w", s.Host, err)
+		}
+		o = append(o, sshd)
+	}
 	err := c.start(ctx, s.Host, c.Images.Storm, o...)
 	c.mu.Lock()
 	if ctr := c.containers[s.Host]; ctr != nil {

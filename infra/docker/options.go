@@ -27,6 +27,7 @@ type config struct {
 	timeout      time.Duration
 	runID        string
 	standing     bool
+	ssh          *sshKeys // WithSSH
 }
 
 // DefaultProfile is the cluster Run starts without WithProfile or WithSupervisors.
