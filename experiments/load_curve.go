@@ -118,6 +118,9 @@ func loadCurveOn(lt loadTopology) *Spec {
 // together to each offered rate: the replay's --rate).
 type loadTopology struct {
 	File string
+	// Warnings are what the replay of File cannot reproduce (e.g. a direct grouping replayed as shuffle),
+	// said once in the log and kept in the manifest.
+	Warnings []string
 }
 
 // label names the topology for descriptions and captions.
@@ -132,7 +135,11 @@ func (lt loadTopology) setup() string {
 	if lt.File == "" {
 		return "WordCount (defaults: 4 workers, parallelism 1, reports every second)"
 	}
-	return lt.label() + " replayed (" + lt.File + ": its components, parallelism, groupings, workers, CPU per tuple and tuple sizes as captured, its spouts scaled together to each offered rate; reports every second)"
+	s := lt.label() + " replayed (" + lt.File + ": its components, parallelism, groupings, workers, CPU per tuple and tuple sizes as captured, its spouts scaled together to each offered rate; reports every second)"
+	if len(lt.Warnings) > 0 {
+		s += "; what the replay changes: " + strings.Join(lt.Warnings, "; ")
+	}
+	return s
 }
 
 // build is run name of the topology offered rate tuples/s (constant arrivals), generators seeded by seed.
@@ -157,6 +164,12 @@ func runLoadCurve(ctx context.Context, env Env, lt loadTopology) (*Results, erro
 	}
 	res := &Results{Experiment: "load-curve", Metrics: loadCurveMetrics, Profile: k.Profile, NoVerdict: noVerdict(k.Profile, k.Reps), Knobs: knobsManifest(k)}
 	res.Knobs["topology"] = cmp.Or(lt.File, "wordcount")
+	if len(lt.Warnings) > 0 {
+		res.Knobs["replay_warnings"] = lt.Warnings
+	}
+	for _, w := range lt.Warnings {
+		fmt.Fprintf(env.Log, "load-curve: replay of %s: %s\n", lt.File, w)
+	}
 	counter := newRunCounter(env, len(loadCurveSchedulers)*len(k.Fractions)*k.Reps)
 	var ref *capacity.Result
 	// One cluster serves both schedulers; the reference (the first) is searched on it first.

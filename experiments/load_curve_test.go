@@ -2,6 +2,8 @@ package experiments
 
 import (
 	"bytes"
+	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -99,6 +101,20 @@ func TestLoadCurveOnTopology(t *testing.T) {
 	}
 	if topo, err := (loadTopology{}).build("lc-x", 50, 1); err != nil || topo.MainClass == topologies.ReplayClass {
 		t.Errorf("default: %s, %v: want WordCount", topo.MainClass, err)
+	}
+	// What the replay cannot reproduce is said in the setup (and, at run time, in the log and manifest).
+	var c map[string]any
+	data, err := os.ReadFile(file)
+	if err != nil || json.Unmarshal(data, &c) != nil {
+		t.Fatalf("read %s: %v", file, err)
+	}
+	c["streams"].([]any)[0].(map[string]any)["grouping"] = "direct"
+	direct := filepath.Join(t.TempDir(), "direct.json")
+	if data, err = json.Marshal(c); err != nil || os.WriteFile(direct, data, 0o644) != nil {
+		t.Fatal(err)
+	}
+	if spec, err := OnTopology("load-curve", "replay:"+direct); err != nil || !strings.Contains(spec.Setup, `what the replay changes: `) || !strings.Contains(spec.Setup, `grouping "direct"`) {
+		t.Errorf("replay with a direct grouping: %v; setup should say what the replay changes", err)
 	}
 	for _, c := range []struct{ name, topology, want string }{
 		{"kpart-cluster", "replay:" + file, "--topology applies to load-curve only"},

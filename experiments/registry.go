@@ -85,10 +85,11 @@ func OnTopology(name, topology string) (*Spec, error) {
 	if !ok {
 		return nil, fmt.Errorf("--topology %q: give replay:FILE, a topology captured with `stormlab capture` (an experiment sets the offered load, which only a replay lets it do)", topology)
 	}
-	if _, _, err := usertopo.Replay(file); err != nil {
+	_, warnings, err := usertopo.Replay(file)
+	if err != nil {
 		return nil, err
 	}
-	return loadCurveOn(loadTopology{File: file}), nil
+	return loadCurveOn(loadTopology{File: file, Warnings: warnings}), nil
 }
 
 // LookupSuite finds a suite by name.
