@@ -3,12 +3,15 @@ package experiments
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"time"
 
 	"github.com/stormlab/stormlab/experiments/lab"
 	"github.com/stormlab/stormlab/harness"
 	"github.com/stormlab/stormlab/harness/fault"
+	"github.com/stormlab/stormlab/infra/target"
 	"github.com/stormlab/stormlab/reports"
 	"github.com/stormlab/stormlab/schedulers"
 )
@@ -80,15 +83,15 @@ func Recovery() *Spec {
 	return &Spec{
 		Name:        "recovery",
 		Description: "recovery from a killed supervisor mid-run: storm-even, storm-ras, kpart-dynamic, deadline and online on a heterogeneous cluster",
-		Setup:       "profile " + recoveryProfile + " (supervisors of 0.25, 0.5, 0.5, 1.0 cores); WordCount with 4 workers, parallelism 2, reports every 2 s, C1-only worker JVMs (quick), every component 5% CPU and 64 MB (for R-Storm's admission); " + recoveryKilled + " (1 core) stopped into the window and started again (quick: killed at 10 s for 10 s of a 60 s window; full: at 60 s for 30 s of 180 s); dynamic schedulers reschedule every 15 s; the window opens once throughput is steady and the placement has settled (a dynamic scheduler was offered its placement again and kept it), at most 90 s (quick) or 150 s (full) after every worker ran, so the fault meets the scheduler's placement and not its own migration (runs whose warm-up ended unsettled are named in the manifest); one cluster per scheduler (a killed and restarted supervisor is not a clean state for the next), runs sequential; the unit is one run; 3 repetitions. Not in the ci profile (five clusters).",
+		Setup:       "profile " + recoveryProfile + " (supervisors of 0.25, 0.5, 0.5, 1.0 cores); WordCount with 4 workers, parallelism 2, reports every 2 s, C1-only worker JVMs (quick), every component 5% CPU and 64 MB (for R-Storm's admission); " + recoveryKilled + " (1 core; on a target, its supervisor with the most CPU) stopped into the window and started again (quick: killed at 10 s for 10 s of a 60 s window; full: at 60 s for 30 s of 180 s); dynamic schedulers reschedule every 15 s; the window opens once throughput is steady and the placement has settled (a dynamic scheduler was offered its placement again and kept it), at most 90 s (quick) or 150 s (full) after every worker ran, so the fault meets the scheduler's placement and not its own migration (runs whose warm-up ended unsettled are named in the manifest); one cluster per scheduler (a killed and restarted supervisor is not a clean state for the next; on a target, the one cluster, idle again between runs), runs sequential; the unit is one run; 3 repetitions. Not in the ci profile (five clusters).",
 		SeriesLabel: "scheduler",
 		XName:       "fault_at_s",
 		XLabel:      "supervisor killed at (s into the window)",
 		Metrics:     recoveryMetrics,
 		// Cost: about 7 min per scheduler in a quick run (2026-12-01).
 		Cost: lab.Cost{CI: "not run (quick/full only)", Quick: "~35 min", Full: "~70 min"},
-		Needs: lab.Needs{Need: lab.NeedsFaultControl,
-			Why: "it kills and restarts a supervisor container (a Docker fault) in the middle of each run"},
+		Needs: lab.Needs{Need: lab.NeedsControl,
+			Why: "it stops and starts a supervisor in the middle of each run, through a control layer: its own containers, or a target's hosts over SSH with control.ssh.commands.supervisor"},
 		Profiles: profiles(recoveryProfiles),
 		Run:      runRecovery,
 		Claims:   recoveryClaims,
@@ -123,6 +126,9 @@ func runRecovery(ctx context.Context, env Env) (*Results, error) {
 			if _, bridged := harness.StormSchedulerClass(sched); bridged {
 				s.onStart = rr.nodeCPUReports(ctx, sched)
 			}
+			if err := rr.chooseKilled(s); err != nil {
+				return err
+			}
 			for rep := 0; rep < k.Reps; rep++ {
 				if err := rr.run(ctx, s, sched, rep); err != nil {
 					return err
@@ -135,6 +141,32 @@ func runRecovery(ctx context.Context, env Env) (*Results, error) {
 		}
 	}
 	return rr.res, nil
+}
+
+// chooseKilled names the supervisor the fault stops: the profile's 1-core one on containers; on a
+// target (not described by the profile), its supervisor with the most CPU capacity (the first by name
+// among equals), which like sup4 carries the most executors under a balancing scheduler.
+func (rr *recoveryRunner) chooseKilled(s *session) error {
+	t, err := target.FromEnv()
+	if err != nil || t == nil {
+		return err
+	}
+	capacity, err := s.Capacity()
+	if err != nil {
+		return err
+	}
+	best := ""
+	for _, h := range slices.Sorted(maps.Keys(capacity)) {
+		if best == "" || capacity[h] > capacity[best] {
+			best = h
+		}
+	}
+	if best == "" {
+		return fmt.Errorf("recovery: the target lists no supervisor to stop")
+	}
+	rr.fault.Target = best
+	rr.res.Knobs["fault"] = rr.fault.String()
+	return nil
 }
 
 // nodeCPUReports starts the whole-node CPU reports a bridged scheduler

@@ -392,3 +392,40 @@ func TestDeadlineTarget(t *testing.T) {
 		}
 	}
 }
+
+// Faults over SSH on a real Storm cluster: a run through the standing cluster's target file, from a
+// process that cannot reach Docker, kills supervisor sup1 (the target file's commands stop its daemon and
+// its node's worker JVMs, then start the daemon again) and pauses sup2's worker JVM. Both faults are
+// recorded without error, the kill is seen as a throughput dip (the Throughput chain has a worker on
+// each supervisor), and the cluster is afterwards back to two supervisors, idle.
+func TestFaultsOverSSH(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Minute) // mostly waiting for the cluster lock
+	defer cancel()
+	file, tg := sharedTarget(t)
+	start := time.Now()
+	code, out, errs := cliNoDocker(t, "run", "--target", file, "--scheduler", "storm-even", "--topology", "throughput",
+		"--warmup", "10s", "--measure", "60s", "--fault", "kill-supervisor@10s+20s:sup1", "--fault", "pause-worker@45s+2s:sup2", "--format", "json")
+	t.Logf("run --fault through the target (%s): stderr (last lines) %s", time.Since(start).Round(time.Second), lastN(errs, 15))
+	if code != exitOK {
+		t.Fatalf("run --fault: exit %d", code)
+	}
+	var r struct {
+		Faults []harness.FaultRecord `json:"faults"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("run's JSON: %v\n%s", err, out)
+	}
+	if len(r.Faults) != 2 {
+		t.Fatalf("faults %+v: want 2 records", r.Faults)
+	}
+	for _, f := range r.Faults {
+		t.Logf("fault %s: error %q, recovery %+v", f.Fault, f.Error, f.Recovery)
+		if f.Error != "" || f.EndMs <= f.StartMs {
+			t.Errorf("fault %s: error %q, %d..%d ms: want injected and undone without error", f.Fault, f.Error, f.StartMs, f.EndMs)
+		}
+	}
+	if k := r.Faults[0].Recovery; !k.Measured || !k.Dip {
+		t.Errorf("kill-supervisor sup1: recovery %+v: want a measured dip (its worker died with it)", k)
+	}
+	checkIdle(ctx, t, tg)
+}

@@ -277,7 +277,9 @@ func newClusterCmd() *cobra.Command {
 			"the target file (--out) and,\n" +
 			"with --detach, leaves them running: `stormlab run --target FILE` and `stormlab experiment NAME\n" +
 			"--target FILE` then use it, `stormlab cluster down` removes it. Without --detach the cluster is\n" +
-			"removed on Ctrl-C. A standing cluster is never removed as a dead run's leftovers.",
+			"removed on Ctrl-C. A standing cluster is never removed as a dead run's leftovers. Its supervisors\n" +
+			"run an sshd on 127.0.0.1: the target file gets a control section, with the SSH key and known_hosts\n" +
+			"written beside it (NAME.ssh-key, NAME.known_hosts), so the harness reaches those hosts as yours.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if _, err := docker.Profile(profile); err != nil {
@@ -408,7 +410,8 @@ func standUp(ctx context.Context, profile, scheduler, out string, logf func(stri
 
 // writeSSHFiles writes the standing cluster's SSH client key and known_hosts beside its target file
 // (mode 0600, named after it) and returns the target file's control section: the harness reaches the
-// supervisors over SSH, as a user's hosts, for background load, whole-node CPU and worker pauses.
+// supervisors over SSH, as a user's hosts, for background load, whole-node CPU, worker pauses and
+// stopping and starting a supervisor.
 func writeSSHFiles(ctx context.Context, c *docker.Cluster, targetFile string) (*target.Control, error) {
 	a, err := c.SSH(ctx)
 	if err != nil {
@@ -424,5 +427,6 @@ func writeSSHFiles(ctx context.Context, c *docker.Cluster, targetFile string) (*
 		return nil, fmt.Errorf("write known_hosts: %w", err)
 	}
 	// Paths relative to the target file (target.Load resolves them), so the folder can move.
-	return &target.Control{SSH: &target.SSH{User: a.User, Key: key, KnownHosts: known, Hosts: a.Addrs}}, nil
+	return &target.Control{SSH: &target.SSH{User: a.User, Key: key, KnownHosts: known, Hosts: a.Addrs,
+		Commands: target.Commands{Supervisor: &target.DaemonCommands{Stop: docker.SSHSupervisorStop, Start: docker.SSHSupervisorStart}}}}, nil
 }

@@ -110,6 +110,14 @@ func (c *Cluster) withSupervisorSSH(keys *sshKeys, host string) (testcontainers.
 	}, nil
 }
 
+// The commands that stop and start a supervisor over SSH (bin/stormlab-entrypoint runs the daemon in a
+// loop that waits while the stop file exists). Stopping kills every JVM of the node: the daemon and its
+// workers, as a failed node loses them (Docker's kill-supervisor stops the whole container).
+const (
+	SSHSupervisorStop  = "touch /tmp/stormlab-supervisor.stopped && pkill -9 java; true"
+	SSHSupervisorStart = "rm -f /tmp/stormlab-supervisor.stopped"
+)
+
 // SSHAccess is what an SSH client needs to reach a cluster's supervisors.
 type SSHAccess struct {
 	User       string
