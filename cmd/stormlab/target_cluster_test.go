@@ -166,22 +166,7 @@ func TestStandingClusterTarget(t *testing.T) {
 	}
 	checkRaw(t, filepath.Join(results, "smoke"), "smoke", []string{"kpart", "storm-even"}, "throughput", "latency_mean_ms")
 	for _, s := range []string{"storm-even", "kpart"} {
-		data, err := os.ReadFile(filepath.Join(results, "smoke", "runs", s, "run.json"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var r struct {
-			Cluster   string            `json:"cluster"`
-			Invalid   string            `json:"invalid"`
-			Decisions []json.RawMessage `json:"decisions"`
-		}
-		if err := json.Unmarshal(data, &r); err != nil {
-			t.Fatalf("%s run.json: %v", s, err)
-		}
-		// storm-even was placed inside Nimbus (no decision of the service), kpart by the service.
-		if r.Cluster != tg.Name || r.Invalid != "" || (s == "storm-even") != (len(r.Decisions) == 0) {
-			t.Errorf("%s run.json: cluster %q invalid %q, %d decisions: want cluster %q, valid, decisions only for kpart", s, r.Cluster, r.Invalid, len(r.Decisions), tg.Name)
-		}
+		checkRunOnTarget(t, filepath.Join(results, "smoke", "runs", s, "run.json"), tg, s != "storm-even")
 	}
 	// Nothing of the target's endpoints is written into the results.
 	filepath.WalkDir(results, func(p string, d os.DirEntry, err error) error {
@@ -225,31 +210,11 @@ func TestKPartClusterTarget(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Minute) // mostly waiting for the cluster lock
 	defer cancel()
 	file, tg := sharedTarget(t)
-	results := filepath.Join(t.TempDir(), "results")
-	start := time.Now()
-	code, out, errs := cliNoDocker(t, "experiment", "kpart-cluster", "--target", file, "--profile", "ci", "--out", results)
-	t.Logf("experiment kpart-cluster --target (%s):\nstdout %s\nstderr (last lines) %s", time.Since(start).Round(time.Second), out, lastN(errs, 20))
-	if code != exitOK {
-		t.Fatalf("experiment kpart-cluster --target: exit %d", code)
-	}
+	results, _ := experimentOnTarget(t, "kpart-cluster", file)
 	dir := filepath.Join(results, "kpart-cluster")
 	checkRaw(t, dir, "kpart-cluster", []string{"kpart-dynamic", "online", "storm-even"}, "throughput", "latency_mean_ms")
 	for _, s := range []string{"kpart-dynamic", "online", "storm-even"} {
-		data, err := os.ReadFile(filepath.Join(dir, "runs", "kpc-"+s+"-i0-r0", "run.json"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var r struct {
-			Cluster   string            `json:"cluster"`
-			Invalid   string            `json:"invalid"`
-			Decisions []json.RawMessage `json:"decisions"`
-		}
-		if err := json.Unmarshal(data, &r); err != nil {
-			t.Fatalf("%s run.json: %v", s, err)
-		}
-		if r.Cluster != tg.Name || r.Invalid != "" || (s == "storm-even") != (len(r.Decisions) == 0) {
-			t.Errorf("%s run.json: cluster %q invalid %q, %d decisions: want cluster %q, valid, decisions only for the service's schedulers", s, r.Cluster, r.Invalid, len(r.Decisions), tg.Name)
-		}
+		checkRunOnTarget(t, filepath.Join(dir, "runs", "kpc-"+s+"-i0-r0", "run.json"), tg, s != "storm-even")
 	}
 	checkIdle(ctx, t, tg)
 }
@@ -307,6 +272,41 @@ func checkRaw(t *testing.T, dir, experiment string, series []string, positive ..
 	}
 }
 
+// experimentOnTarget runs experiment (ci profile) through target file from a process that cannot reach
+// Docker, fails the test unless it exits 0, and returns the results folder and the run's stderr.
+func experimentOnTarget(t *testing.T, experiment, file string) (results, stderr string) {
+	t.Helper()
+	results = filepath.Join(t.TempDir(), "results")
+	start := time.Now()
+	code, out, errs := cliNoDocker(t, "experiment", experiment, "--target", file, "--profile", "ci", "--out", results)
+	t.Logf("experiment %s --target (%s):\nstdout %s\nstderr (last lines) %s", experiment, time.Since(start).Round(time.Second), out, lastN(errs, 20))
+	if code != exitOK {
+		t.Fatalf("experiment %s --target: exit %d", experiment, code)
+	}
+	return results, errs
+}
+
+// checkRunOnTarget checks a run.json written by a run on target tg: the target's name as its cluster,
+// valid, and decisions of the service exactly when the scheduler runs there (not inside Nimbus).
+func checkRunOnTarget(t *testing.T, path string, tg *target.Target, inService bool) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r struct {
+		Cluster   string            `json:"cluster"`
+		Invalid   string            `json:"invalid"`
+		Decisions []json.RawMessage `json:"decisions"`
+	}
+	if err := json.Unmarshal(data, &r); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	if r.Cluster != tg.Name || r.Invalid != "" || inService != (len(r.Decisions) > 0) {
+		t.Errorf("%s: cluster %q invalid %q, %d decisions: want cluster %q, valid, decisions only for the service's schedulers", path, r.Cluster, r.Invalid, len(r.Decisions), tg.Name)
+	}
+}
+
 // checkIdle waits (bounded) until the standing cluster is as it was found: no topology, every
 // supervisor, no slot used.
 func checkIdle(ctx context.Context, t *testing.T, tg *target.Target) {
@@ -347,13 +347,7 @@ func TestDeadlineTarget(t *testing.T) {
 	if tg.Control == nil || tg.Control.SSH == nil || len(tg.Control.SSH.Hosts) != 2 {
 		t.Fatalf("cluster up's target file: control %+v, want control.ssh with both supervisors", tg.Control)
 	}
-	results := filepath.Join(t.TempDir(), "results")
-	start := time.Now()
-	code, out, errs := cliNoDocker(t, "experiment", "deadline", "--target", file, "--profile", "ci", "--out", results)
-	t.Logf("experiment deadline --target (%s):\nstdout %s\nstderr (last lines) %s", time.Since(start).Round(time.Second), out, lastN(errs, 20))
-	if code != exitOK {
-		t.Fatalf("experiment deadline --target: exit %d", code)
-	}
+	results, errs := experimentOnTarget(t, "deadline", file)
 	for _, load := range []string{"cpu-load:20: started", "cpu-load:20: undone", "cpu-load:80: started", "cpu-load:80: undone"} {
 		if !strings.Contains(errs, "fault "+load) {
 			t.Errorf("deadline's log lacks %q: background load not run over SSH", load)
