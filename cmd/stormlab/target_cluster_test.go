@@ -144,6 +144,12 @@ func TestStandingClusterTarget(t *testing.T) {
 	if code != exitOK || !strings.Contains(out, "target ready") || !strings.Contains(out, "ok    reports") {
 		t.Fatalf("target check --probe: exit %d, want 0, a worker's report and target ready", code)
 	}
+	// cluster up's control section: both supervisors reached over SSH, host keys checked.
+	for _, h := range []string{"sup1", "sup2"} {
+		if !strings.Contains(out, "ok    ssh "+h) {
+			t.Errorf("target check: no ssh line for %s passed", h)
+		}
+	}
 	// A service the harness cannot reach: refused before anything is submitted.
 	bad := *tg
 	bad.Service.Harness = "http://127.0.0.1:1"
