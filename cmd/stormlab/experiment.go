@@ -43,7 +43,7 @@ func writeExperimentList(w io.Writer, results string) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintln(w, "\nNEEDS: none (in process), cluster (containers or --target), cluster + control (containers, or --target with a control section), containers (its own), fault control (stops nodes).\nCI, QUICK, FULL: expected wall time per --profile on a 2-core machine (cluster experiments: estimates).\nLAST RUN: the wall time of the run in --out (profile, and \"over\" when above its cost by more than x1.5).")
+	_, err := fmt.Fprintln(w, "\nNEEDS: none (in process), cluster (containers or --target), cluster + control (containers, or --target with a control section), containers (its own).\nCI, QUICK, FULL: expected wall time per --profile on a 2-core machine (cluster experiments: estimates).\nLAST RUN: the wall time of the run in --out (profile, and \"over\" when above its cost by more than x1.5).")
 	return err
 }
 

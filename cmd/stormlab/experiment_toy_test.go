@@ -22,7 +22,7 @@ func toyExperiment() *experiments.Spec {
 		XLabel:      "x",
 		Metrics:     []experiments.Metric{{Name: "m", Label: "a metric"}},
 		Cost:        lab.Cost{CI: "~2 s", Quick: "~3 s", Full: "~7 s"},
-		Needs:       lab.Needs{Need: lab.NeedsFaultControl, Why: "it stops a toy node"},
+		Needs:       lab.Needs{Need: lab.NeedsControl, Why: "it stops a toy node"},
 		Run: func(_ context.Context, env experiments.Env) (*experiments.Results, error) {
 			r := &experiments.Results{}
 			r.Add(experiments.Row{Series: "toy", Values: map[string]float64{"m": 1}})
@@ -53,7 +53,7 @@ func TestExperimentListToy(t *testing.T) {
 			line = l
 		}
 	}
-	for _, want := range []string{"yes", "fault control", "~2 s", "~3 s", "~7 s", "a toy experiment"} {
+	for _, want := range []string{"yes", "cluster + control", "~2 s", "~3 s", "~7 s", "a toy experiment"} {
 		if !strings.Contains(line, want) {
 			t.Errorf("toy's line %q lacks %q\n%s", line, want, out)
 		}

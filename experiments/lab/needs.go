@@ -13,7 +13,8 @@ import (
 // means the spec did not say (CheckSpec refuses it).
 type Need int
 
-// Needs, from least to most. An experiment above NeedsControl cannot run on
+// Needs, from least to most (stopping nodes is NeedsControl: a control
+// layer's operation). An experiment above NeedsControl cannot run on
 // a target (an existing cluster used through its endpoints, and its hosts
 // through the target file's control section); one at NeedsControl runs on a
 // target that has a control section.
@@ -22,7 +23,6 @@ const (
 	NeedsCluster                      // any Storm cluster: containers it starts, or a target
 	NeedsControl                      // a cluster whose hosts it runs commands on: containers, or a target with control.ssh
 	NeedsContainers                   // containers of its own (Docker-only features)
-	NeedsFaultControl                 // a control layer that stops and starts nodes (faults)
 )
 
 // String is the need as `stormlab experiment list` and the README show it.
@@ -36,8 +36,6 @@ func (n Need) String() string {
 		return "cluster + control"
 	case NeedsContainers:
 		return "containers"
-	case NeedsFaultControl:
-		return "fault control"
 	}
 	return "?"
 }
@@ -117,8 +115,8 @@ type File struct {
 // with its reason and a cost for every profile.
 func CheckSpec(s *Spec) error {
 	var errs []error
-	if s.Needs.Need < NeedsNothing || s.Needs.Need > NeedsFaultControl {
-		errs = append(errs, fmt.Errorf("no Needs: say what it needs from a cluster (lab.NeedsNothing, NeedsCluster, NeedsControl, NeedsContainers or NeedsFaultControl) and why"))
+	if s.Needs.Need < NeedsNothing || s.Needs.Need > NeedsContainers {
+		errs = append(errs, fmt.Errorf("no Needs: say what it needs from a cluster (lab.NeedsNothing, NeedsCluster, NeedsControl or NeedsContainers) and why"))
 	} else if s.Needs.Need > NeedsNothing && s.Needs.Why == "" {
 		errs = append(errs, fmt.Errorf("Needs %s without a reason (Needs.Why)", s.Needs.Need))
 	}

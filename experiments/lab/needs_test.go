@@ -66,7 +66,6 @@ func TestNeeds(t *testing.T) {
 		{Needs{Need: NeedsCluster, Why: "w"}, true, true, "cluster"},
 		{Needs{Need: NeedsControl, Why: "loads the nodes"}, true, false, "cluster + control"},
 		{Needs{Need: NeedsContainers, Why: "sizes its own nodes"}, true, false, "containers"},
-		{Needs{Need: NeedsFaultControl, Why: "stops a node"}, true, false, "fault control"},
 		{Needs{}, false, true, "?"},
 	} {
 		err := c.n.OnTarget(false)
