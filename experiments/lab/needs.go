@@ -19,10 +19,10 @@ type Need int
 // through the target file's control section); one at NeedsControl runs on a
 // target that has a control section.
 const (
-	NeedsNothing      Need = iota + 1 // runs in process, no cluster
-	NeedsCluster                      // any Storm cluster: containers it starts, or a target
-	NeedsControl                      // a cluster whose hosts it runs commands on: containers, or a target with control.ssh
-	NeedsContainers                   // containers of its own (Docker-only features)
+	NeedsNothing    Need = iota + 1 // runs in process, no cluster
+	NeedsCluster                    // any Storm cluster: containers it starts, or a target
+	NeedsControl                    // a cluster whose hosts it runs commands on: containers, or a target with control.ssh
+	NeedsContainers                 // containers of its own (Docker-only features)
 )
 
 // String is the need as `stormlab experiment list` and the README show it.
