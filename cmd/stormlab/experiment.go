@@ -94,8 +94,12 @@ func targetHelp() string {
 			refuse = append(refuse, s.Name)
 		}
 	}
+	verbs := "needs containers of its own and refuses"
+	if len(refuse) > 1 {
+		verbs = "need containers of their own and refuse"
+	}
 	return strings.Join(ok, ", ") + "; with the target file's control section also " + strings.Join(ctl, ", ") + "; " +
-		strings.Join(refuse, ", ") + " need containers of their own and refuse, saying why"
+		strings.Join(refuse, ", ") + " " + verbs + ", saying why"
 }
 
 // refuseTarget is the first of names that cannot run on target tg, with
