@@ -38,58 +38,60 @@ func (s *serviceClient) post(ctx context.Context, path string, v any) error {
 	if err != nil {
 		return err
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimRight(s.BaseURL, "/")+path, bytes.NewReader(body))
+	resp, err := s.do(ctx, http.MethodPost, path, bytes.NewReader(body))
 	if err != nil {
 		return err
 	}
-	req.Header.Set("Content-Type", "application/json")
-	s.authorize(req)
-	c := s.Client
-	if c == nil {
-		c = &http.Client{Timeout: 30 * time.Second}
-	}
-	resp, err := c.Do(req)
-	if err != nil {
-		return fmt.Errorf("scheduler service %s: %w", path, err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode/100 != 2 {
-		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 300))
-		return fmt.Errorf("scheduler service %s: status %s: %s", path, resp.Status, strings.TrimSpace(string(msg)))
-	}
+	resp.Body.Close()
 	return nil
 }
 
+// get reads path (since sinceMs when > 0) into v.
 func (s *serviceClient) get(ctx context.Context, path string, sinceMs int64, v any) error {
-	c := s.Client
-	if c == nil {
-		c = &http.Client{Timeout: 30 * time.Second}
-	}
-	u := strings.TrimRight(s.BaseURL, "/") + path
+	q := ""
 	if sinceMs > 0 {
-		u += "?since_ms=" + strconv.FormatInt(sinceMs, 10)
+		q = "?since_ms=" + strconv.FormatInt(sinceMs, 10)
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	resp, err := s.do(ctx, http.MethodGet, path+q, nil)
 	if err != nil {
-		return fmt.Errorf("scheduler service %s: %w", path, err)
-	}
-	s.authorize(req)
-	resp, err := c.Do(req)
-	if err != nil {
-		return fmt.Errorf("scheduler service %s: %w", path, err)
+		return err
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode == http.StatusUnauthorized {
-		return fmt.Errorf("scheduler service %s: refused (401): the token is missing or wrong: set token in the target file to the service's --token", path)
-	}
-	if resp.StatusCode != http.StatusOK {
-		body, _ := io.ReadAll(io.LimitReader(resp.Body, 300))
-		return fmt.Errorf("scheduler service %s: status %s: %s", path, resp.Status, strings.TrimSpace(string(body)))
-	}
 	if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
 		return fmt.Errorf("scheduler service %s: decode: %w", path, err)
 	}
 	return nil
+}
+
+// do sends one request with the token and returns a 2xx answer (its body for the caller to close);
+// any other answer is an error naming what to fix (401: the token).
+func (s *serviceClient) do(ctx context.Context, method, pathQuery string, body io.Reader) (*http.Response, error) {
+	path, _, _ := strings.Cut(pathQuery, "?")
+	req, err := http.NewRequestWithContext(ctx, method, strings.TrimRight(s.BaseURL, "/")+pathQuery, body)
+	if err != nil {
+		return nil, fmt.Errorf("scheduler service %s: %w", path, err)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	s.authorize(req)
+	c := s.Client
+	if c == nil {
+		c = &http.Client{Timeout: 30 * time.Second}
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("scheduler service %s: %w", path, err)
+	}
+	if resp.StatusCode/100 == 2 {
+		return resp, nil
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode == http.StatusUnauthorized {
+		return nil, fmt.Errorf("scheduler service %s: refused (401): the token is missing or wrong: set token in the target file to the service's --token", path)
+	}
+	msg, _ := io.ReadAll(io.LimitReader(resp.Body, 300))
+	return nil, fmt.Errorf("scheduler service %s: status %s: %s", path, resp.Status, strings.TrimSpace(string(msg)))
 }
 
 // reports returns the worker reports with TimeMs >= sinceMs (0: all).
