@@ -11,7 +11,6 @@ import (
 	"github.com/stormlab/stormlab/experiments/lab"
 	"github.com/stormlab/stormlab/harness"
 	"github.com/stormlab/stormlab/harness/fault"
-	"github.com/stormlab/stormlab/infra/target"
 	"github.com/stormlab/stormlab/reports"
 	"github.com/stormlab/stormlab/schedulers"
 )
@@ -147,12 +146,8 @@ func runRecovery(ctx context.Context, env Env) (*Results, error) {
 // target (not described by the profile), its supervisor with the most CPU capacity (the first by name
 // among equals), which like sup4 carries the most executors under a balancing scheduler.
 func (rr *recoveryRunner) chooseKilled(s *session) error {
-	t, err := target.FromEnv()
-	if err != nil || t == nil {
-		return err
-	}
-	capacity, err := s.Capacity()
-	if err != nil {
+	capacity, err := s.Capacity() // opens a target ($STORMLAB_TARGET); on containers starts nothing
+	if err != nil || s.cs.Target == nil {
 		return err
 	}
 	best := ""

@@ -8,9 +8,9 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/stormlab/stormlab/harness/service"
 	"github.com/stormlab/stormlab/infra/assets"
 	"github.com/stormlab/stormlab/infra/docker"
+	"github.com/stormlab/stormlab/infra/protocol"
 	"github.com/stormlab/stormlab/infra/stormui"
 	"github.com/stormlab/stormlab/infra/target"
 	"github.com/stormlab/stormlab/schedulers"
@@ -31,7 +31,7 @@ type ClusterSpec struct {
 	// Extra options for infra/docker.Run (e.g. explicit supervisors).
 	Options []docker.Option
 	// RescheduleEvery is the period between a dynamic scheduler's Reschedule calls for a running
-	// topology; 0 is the service's default (service.DefaultRescheduleEvery). Every run sends it to the
+	// topology; 0 is the service's default (protocol.DefaultRescheduleEvery). Every run sends it to the
 	// service with its scheduler (protocol.SchedulerChoice), so it holds on a target too.
 	RescheduleEvery time.Duration
 	// Target, when set, is an existing cluster to run on instead of containers (RunOnNewCluster runs
@@ -166,7 +166,7 @@ func (cs ClusterSpec) rescheduleEvery() time.Duration {
 	if cs.RescheduleEvery > 0 {
 		return cs.RescheduleEvery
 	}
-	return service.DefaultRescheduleEvery
+	return protocol.DefaultRescheduleEvery
 }
 
 func orDefault(s, d string) string {

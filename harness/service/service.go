@@ -17,8 +17,9 @@ import (
 )
 
 // DefaultRescheduleEvery is how often a running topology is offered to a
-// Dynamic scheduler unless WithRescheduleEvery says otherwise.
-const DefaultRescheduleEvery = 30 * time.Second
+// Dynamic scheduler unless WithRescheduleEvery says otherwise (the
+// protocol's default, which the harness sends back between runs).
+const DefaultRescheduleEvery = protocol.DefaultRescheduleEvery
 
 // Service runs one scheduler for the bridge and keeps what the workers
 // report. It is safe for concurrent use.

@@ -1,6 +1,9 @@
 package protocol
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"time"
+)
 
 // The class of the bridge and its configuration keys, as a Nimbus, its supervisors and a topology read
 // them.
@@ -45,6 +48,10 @@ type NodeReport struct {
 	IntervalS  float64 `json:"interval_s"`
 	CPUPercent float64 `json:"cpu_percent"`
 }
+
+// DefaultRescheduleEvery is the scheduler service's period between a dynamic
+// scheduler's Reschedule calls when nothing sets another.
+const DefaultRescheduleEvery = 30 * time.Second
 
 // SchedulerChoice names a scheduler and its options (schedulers.Options
 // as JSON), for PathScheduler. RescheduleEveryMs, when > 0, also sets the
