@@ -1,14 +1,19 @@
 package experiments
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/stormlab/stormlab/experiments/lab"
 	"github.com/stormlab/stormlab/harness"
 	"github.com/stormlab/stormlab/infra/docker"
+	"github.com/stormlab/stormlab/infra/protocol"
 	"github.com/stormlab/stormlab/reports"
 )
 
@@ -24,20 +29,35 @@ var commCostMetrics = []Metric{
 // commCostNodes are the n1, n2, n4 groups of Fig. 1.
 var commCostNodes = []int{1, 2, 4}
 
-// commCostSupervisors is the homogeneous cluster of n nodes: every node
-// 1 core and 4 slots; memory grows with the workers a node holds (4
-// workers of 256 MB heap on one node do not fit the 1,280 MB of the
-// profile nodes). One core, not the profiles' 0.5: on 0.5 cores the single
-// node of n1 saturated at ~50 tuples/s (measured), so n1 measured CPU
-// queueing instead of the absence of network hops.
-func commCostSupervisors(n int) []docker.SupervisorSpec {
-	perNode := (4 + n - 1) / n
-	mem := max(1280, docker.SupervisorReserveMB+420*perNode)
+// commCostSupervisors is the cluster comm-cost builds on containers: 4
+// nodes of 1 core and 4 slots. A cell of n nodes places the 4 workers on the
+// first n (protocol.NodesConf), so node i holds at most ceil(4/i) workers
+// and gets the memory for them (4 workers of 256 MB heap on one node do not
+// fit the 1,280 MB of the profile nodes). One core, not the profiles' 0.5:
+// on 0.5 cores the single node of n1 saturated at ~50 tuples/s (measured),
+// so n1 measured CPU queueing instead of the absence of network hops.
+func commCostSupervisors() []docker.SupervisorSpec {
 	var out []docker.SupervisorSpec
-	for i := 1; i <= n; i++ {
+	for i := 1; i <= 4; i++ {
+		perNode := (4 + i - 1) / i
+		mem := max(1280, docker.SupervisorReserveMB+420*perNode)
 		out = append(out, docker.SupervisorSpec{Host: "sup" + strconv.Itoa(i), CPUs: 1, MemoryMB: mem, Slots: 4})
 	}
 	return out
+}
+
+// commNodes are the n supervisor hosts a cell of n nodes uses: the most CPU
+// first, then by name (on comm-cost's own cluster, sup1..supN). ok is false
+// when the cluster has fewer than n supervisors.
+func commNodes(capacity map[string]float64, n int) (hosts []string, ok bool) {
+	all := slices.Collect(maps.Keys(capacity))
+	slices.SortFunc(all, func(a, b string) int {
+		return cmp.Or(cmp.Compare(capacity[b], capacity[a]), cmp.Compare(a, b))
+	})
+	if len(all) < n {
+		return nil, false
+	}
+	return all[:n], true
 }
 
 // commKnobs are comm-cost's settings under one profile.
@@ -61,7 +81,7 @@ func (k commKnobs) Manifest() map[string]any {
 // commCostProfiles: quick drops the delay series (its claims are forced
 // anyway); full is the paper's windows.
 var commCostProfiles = map[string]commKnobs{
-	"ci":    {Profile: "ci", Reps: 1, WarmUp: 5 * time.Second, Measure: 15 * time.Second, DelayMs: 2, Nodes: []int{1, 4}, WorkerOpts: c1Only},
+	"ci":    {Profile: "ci", Reps: 1, WarmUp: 5 * time.Second, Measure: 15 * time.Second, DelayMs: 2, Nodes: []int{1, 2}, WorkerOpts: c1Only},
 	"quick": {Profile: "quick", Reps: 3, WarmUp: 5 * time.Second, Measure: 15 * time.Second, DelayMs: 0, Nodes: commCostNodes, WorkerOpts: c1Only},
 	"full":  {Profile: "full", Reps: 3, WarmUp: 60 * time.Second, Measure: 120 * time.Second, DelayMs: 2, Nodes: commCostNodes},
 }
@@ -75,8 +95,11 @@ var commCostProfiles = map[string]commKnobs{
 // identical too), so the groups differ only in how many node boundaries
 // the chain crosses. The spout emits every 20 ms, not the paper's 5 ms:
 // the paper picked its interval so that no node is overloaded, and on our
-// nodes 5 ms overloads the single node of n1. The delay is Storm-transport level
-// (org.stormlab.net.DelayContext, set per topology with --conf), added to
+// nodes 5 ms overloads the single node of n1. The paper's three clusters are
+// one cluster of 4 here, each cell's workers held to n of its nodes by the
+// bridge (protocol.NodesConf): one cluster start instead of three, and the
+// same cells on a user's cluster. The delay is Storm-transport level
+// (org.stormlab.net.DelayContext, in the topology jar, set per topology with --conf), added to
 // every message between workers on different nodes; the paper had no
 // emulated delay (its VMs shared one physical server), so the "no delay"
 // series is the one comparable with Fig. 1.
@@ -86,17 +109,17 @@ func CommCost() *Spec {
 		Description: "Throughput chain, 4 workers on 1, 2 and 4 nodes (EvenScheduler), with and without emulated network delay",
 		Paper:       paperKPart,
 		Source:      Cite(paperKPart, "sec. 2.1, Fig. 1"),
-		Setup:       "homogeneous clusters of 1, 2, 4 supervisors (1 core each, 4 slots); Throughput chain (offered load paced: one tuple per 20 ms from the spout, so that n1 is not overloaded; parallelism 1, 4 workers, one acker per worker) under storm-even; series: no delay, and (ci, full) a delay of D ms per inter-node message (D from the profile; this series is forced: the delay builds latency growth with the node count into the setup); profile ci: 1 and 4 nodes only (two clusters, for make test's budget), 1 repetition, 5 s warm-up, 15 s measurement; quick: 3 repetitions, no delay series, 5 s + 15 s; ci and quick use C1-only worker JVMs; full: 3 repetitions, 60 s + 120 s. One cluster per node count, runs on it sequentially (each topology killed and its workers gone before the next); the unit is one run.",
+		Setup:       "one cluster of 4 supervisors (1 core each, 4 slots; on a target, the target's: a cell of n nodes uses the n with the most CPU, and a node count above the target's supervisors is skipped and listed in the manifest); the cell of n nodes names those n hosts in the topology conf (stormlab.nodes), and EvenScheduler in Nimbus spreads the 4 workers over them; Throughput chain (offered load paced: one tuple per 20 ms from the spout, so that n1 is not overloaded; parallelism 1, 4 workers, one acker per worker) under storm-even; series: no delay, and (ci, full) a delay of D ms per inter-node message (D from the profile; this series is forced: the delay builds latency growth with the node count into the setup); profile ci: 1 and 2 nodes only (make test runs it through the standing 2-node cluster), 1 repetition, 5 s warm-up, 15 s measurement; quick: 3 repetitions, no delay series, 5 s + 15 s; ci and quick use C1-only worker JVMs; full: 3 repetitions, 60 s + 120 s. Runs on the one cluster sequentially (each topology killed and its workers gone before the next); the unit is one run.",
 		SeriesLabel: "delay",
 		XName:       "nodes",
 		XLabel:      "nodes holding the 4 workers",
 		Metrics:     commCostMetrics,
 		// Cost: the profile's runs times ~60 s per run (a 20 s window,
-		// save to save) plus ~25 s per cluster start; quick measured
-		// 2026-12-01 (10.1 min).
-		Cost: lab.Cost{CI: "~7 min", Quick: "~10 min", Full: "~70 min"},
-		Needs: lab.Needs{Need: lab.NeedsContainers,
-			Why: "it builds clusters of 1, 2 and 4 supervisors of its own (1 core, 4 slots each), which a target's fixed nodes cannot be (its network delay is emulated in Storm's messaging layer, not by tc netem)"},
+		// save to save) plus ~25 s for the cluster start; quick measured
+		// 2026-12-01 (10.1 min, three clusters then).
+		Cost:     lab.Cost{CI: "~5 min", Quick: "~9 min", Full: "~70 min"},
+		Needs: lab.Needs{Need: lab.NeedsCluster,
+			Why: "it runs the Throughput chain under EvenScheduler on 1, 2 and 4 of a Storm cluster's nodes (the bridge holds each run to its nodes; the delay is the topology jar's transport): its own containers, or a target with that many supervisors"},
 		Profiles: profiles(commCostProfiles),
 		Run:      runCommCost,
 		Claims:   commCostClaims,
@@ -120,50 +143,88 @@ func runCommCost(ctx context.Context, env Env) (*Results, error) {
 	if prof.DelayMs > 0 {
 		delays = append(delays, prof.DelayMs)
 	}
-	counter := newRunCounter(env, len(prof.Nodes)*prof.Reps*len(delays))
-	for _, n := range prof.Nodes {
-		cs := harness.ClusterSpec{Seed: 1, Options: []docker.Option{docker.WithSupervisors(commCostSupervisors(n)...)}}
-		err := withSession(ctx, env, cs, "storm-even", func(s *session) error {
+	cs := harness.ClusterSpec{Seed: 1, Options: []docker.Option{docker.WithSupervisors(commCostSupervisors()...)}}
+	err = withSession(ctx, env, cs, "storm-even", func(s *session) error {
+		capacity, err := s.Capacity()
+		if err != nil {
+			return err
+		}
+		cells, skipped := commCells(capacity, prof.Nodes)
+		if len(skipped) > 0 {
+			res.Knobs["comm_nodes_skipped"] = skipped
+			fmt.Fprintf(env.Log, "comm-cost: the cluster has %d supervisors: node counts %v skipped\n", len(capacity), skipped)
+		}
+		counter := newRunCounter(env, len(cells)*prof.Reps*len(delays))
+		for _, c := range cells {
 			for rep := 0; rep < prof.Reps; rep++ {
 				for _, d := range delays {
-					name := fmt.Sprintf("comm-n%d-d%d-r%d", n, d, rep)
-					args := []string{"--workers", "4", "--parallelism", "1", "--interval-ms", "20", "--report-interval-secs", "2", "--seed", strconv.Itoa(rep + 1)}
-					args = append(args, workerArgs(prof.WorkerOpts)...)
-					if d > 0 {
-						args = append(args, "--conf", "storm.messaging.transport="+docker.DelayTransport, "--conf", docker.DelayConf+"="+strconv.Itoa(d))
-					}
-					topo, err := harness.StormTopology("throughput", name, args...)
-					if err != nil {
+					if err := commRun(ctx, env, s, prof, res, counter, c, d, rep); err != nil {
 						return err
 					}
-					fmt.Fprintf(env.Log, "comm-cost: n%d, %s, rep %d\n", n, commSeries(d), rep)
-					counter.start(fmt.Sprintf("%d nodes %s rep %d", n, commSeries(d), rep), prof.WarmUp+prof.Measure)
-					r, resumed, err := runOrResume(env, name, func() (*harness.RunResult, error) {
-						return s.Run(ctx, harness.RunSpec{Topology: topo, WarmUp: prof.WarmUp, Measure: prof.Measure})
-					})
-					if err := keepRun(env, name, r, err, resumed); err != nil {
-						return err
-					}
-					m := r.Measurement
-					used := nodesUsed(r)
-					if used != n {
-						return fmt.Errorf("%s: the workers ran on %d nodes, want %d (EvenScheduler should spread 4 workers over all %d)", name, used, n, n)
-					}
-					res.Knobs["images"] = r.Images
-					fmt.Fprintf(env.Log, "comm-cost: n%d %s: latency %.2f ms (p99 %.1f), %.1f tuples/s, cut rate %.2f\n", n, commSeries(d), m.LatencyMean, m.LatencyP99, m.Throughput, m.CutRate)
-					res.Add(screened(Row{Series: commSeries(d), X: float64(n), Rep: rep, Seed: uint64(rep + 1), Offered: commOffered, Values: map[string]float64{
-						"latency_mean_ms": m.LatencyMean, "latency_p99_ms": m.LatencyP99, "throughput": m.Throughput,
-						"cut_rate": m.CutRate, "nodes_used": float64(used),
-					}}, r))
 				}
 			}
-			return nil
-		})
-		if err != nil {
-			return nil, err
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return res, nil
+}
+
+// commCell is one node count and the hosts it runs on.
+type commCell struct {
+	n     int
+	hosts []string
+}
+
+// commCells gives each node count its hosts; counts above the cluster's supervisors are skipped.
+func commCells(capacity map[string]float64, nodes []int) (cells []commCell, skipped []int) {
+	for _, n := range nodes {
+		hosts, ok := commNodes(capacity, n)
+		if !ok {
+			skipped = append(skipped, n)
+			continue
+		}
+		cells = append(cells, commCell{n: n, hosts: hosts})
+	}
+	return cells, skipped
+}
+
+// commRun is one run of one cell: the chain's 4 workers on the cell's hosts, with delay d (ms, 0: none).
+func commRun(ctx context.Context, env Env, s *session, prof commKnobs, res *Results, counter *runCounter, c commCell, d, rep int) error {
+	n := c.n
+	name := fmt.Sprintf("comm-n%d-d%d-r%d", n, d, rep)
+	args := []string{"--workers", "4", "--parallelism", "1", "--interval-ms", "20", "--report-interval-secs", "2", "--seed", strconv.Itoa(rep + 1),
+		"--conf", protocol.NodesConf + "=" + strings.Join(c.hosts, ",")}
+	args = append(args, workerArgs(prof.WorkerOpts)...)
+	if d > 0 {
+		args = append(args, "--conf", "storm.messaging.transport="+docker.DelayTransport, "--conf", docker.DelayConf+"="+strconv.Itoa(d))
+	}
+	topo, err := harness.StormTopology("throughput", name, args...)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(env.Log, "comm-cost: n%d (%s), %s, rep %d\n", n, strings.Join(c.hosts, ", "), commSeries(d), rep)
+	counter.start(fmt.Sprintf("%d nodes %s rep %d", n, commSeries(d), rep), prof.WarmUp+prof.Measure)
+	r, resumed, err := runOrResume(env, name, func() (*harness.RunResult, error) {
+		return s.Run(ctx, harness.RunSpec{Topology: topo, WarmUp: prof.WarmUp, Measure: prof.Measure})
+	})
+	if err := keepRun(env, name, r, err, resumed); err != nil {
+		return err
+	}
+	m := r.Measurement
+	used := hostsUsed(r)
+	if len(used) != n || slices.ContainsFunc(used, func(h string) bool { return !slices.Contains(c.hosts, h) }) {
+		return fmt.Errorf("%s: the workers ran on %v, want all of %v (EvenScheduler should spread 4 workers over the %d nodes named in %s)", name, used, c.hosts, n, protocol.NodesConf)
+	}
+	res.Knobs["images"] = r.Images
+	fmt.Fprintf(env.Log, "comm-cost: n%d %s: latency %.2f ms (p99 %.1f), %.1f tuples/s, cut rate %.2f\n", n, commSeries(d), m.LatencyMean, m.LatencyP99, m.Throughput, m.CutRate)
+	res.Add(screened(Row{Series: commSeries(d), X: float64(n), Rep: rep, Seed: uint64(rep + 1), Offered: commOffered, Values: map[string]float64{
+		"latency_mean_ms": m.LatencyMean, "latency_p99_ms": m.LatencyP99, "throughput": m.Throughput,
+		"cut_rate": m.CutRate, "nodes_used": float64(len(used)),
+	}}, r))
+	return nil
 }
 
 // commOffered is the offered load of every comm-cost run.

@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -377,15 +378,16 @@ func keepRun(env Env, name string, r *harness.RunResult, runErr error, resumed b
 	return nil
 }
 
-// nodesUsed counts the distinct hosts of the topology's own executors.
-func nodesUsed(r *harness.RunResult) int {
-	hosts := map[string]bool{}
+// hostsUsed lists (sorted) the distinct hosts of the topology's own executors.
+func hostsUsed(r *harness.RunResult) []string {
+	var hosts []string
 	for _, e := range r.Executors {
-		if !strings.HasPrefix(e.Component, "__") && e.Host != "" {
-			hosts[e.Host] = true
+		if !strings.HasPrefix(e.Component, "__") && e.Host != "" && !slices.Contains(hosts, e.Host) {
+			hosts = append(hosts, e.Host)
 		}
 	}
-	return len(hosts)
+	slices.Sort(hosts)
+	return hosts
 }
 
 // seriesFigure is one time-series figure: per series (scheduler) the

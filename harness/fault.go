@@ -18,7 +18,7 @@ import (
 // HOST) on its own host at most every 100 ms. The fault writes the file on the two supervisors through
 // the control layer (control.Control.Delay) and its undo removes it. Chosen over a signal or an RPC
 // into the worker: it needs no port, and a worker that (re)starts during the fault reads the same file.
-// On a target it needs the delaying transport on the cluster's workers' classpath.
+// The transport ships in the topology jar, so this works on a target too (the file is written over SSH).
 const (
 	delayFile     = control.DelayFile
 	delayFileConf = "stormlab.net.delay.file"

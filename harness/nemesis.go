@@ -22,11 +22,11 @@ import (
 // control lacks one is refused before anything is submitted (checkControl).
 //
 // What is wired on a target (control.ssh in the target file): `run --target --fault` injects
-// pause-worker, kill-supervisor, restart-zookeeper and restart-service over SSH (the last three with the
-// target file's commands), and the deadline experiment's background load runs there (with whole-node CPU
-// read over SSH: StartNodeCPUReports). Not yet: delay faults (refused: the workers read the delay file
-// only through stormlab's delaying transport, not installed on a target), and stragglers, which only
-// container sessions kill (on a user's host a worker JVM may be another topology's).
+// pause-worker, delay, kill-supervisor, restart-zookeeper and restart-service over SSH (the last three
+// with the target file's commands; delay writes the delay file that the delaying transport, shipped in
+// the topology jar, reads), and the deadline experiment's background load runs there (with whole-node
+// CPU read over SSH: StartNodeCPUReports). Not on a target: killing stragglers, which only container
+// sessions do (on a user's host a worker JVM may be another topology's).
 type Nemesis struct {
 	ctl    control.Control
 	name   string                    // the cluster, for log lines

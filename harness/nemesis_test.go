@@ -58,7 +58,7 @@ func TestCheckTargetFaults(t *testing.T) {
 		{"no control section", &target.Target{}, []fault.Fault{f("restart-service@10s+5s")}, "add control.ssh (user, key, hosts) to the target file"},
 		{"no faults, no control", &target.Target{}, nil, ""},
 		{"pause needs no commands", bare, []fault.Fault{f("pause-worker@10s+5s:sup1")}, ""},
-		{"delay needs the transport on the target", bare, []fault.Fault{f("delay@20s+5s:sup1-sup2=50ms")}, "delay faults need the stormlab delaying transport"},
+		{"delay needs no commands (the transport is in the topology jar)", bare, []fault.Fault{f("delay@20s+5s:sup1-sup2=50ms")}, ""},
 		{"kill without supervisor commands", bare, []fault.Fault{f("kill-supervisor@10s+5s:sup1")}, "add control.ssh.commands.supervisor: {stop: ..., start: ...} to the target file"},
 		{"restart zookeeper without commands", bare, []fault.Fault{f("restart-zookeeper@10s+5s")}, "add control.ssh.commands.zookeeper"},
 		{"restart service without commands", withSup, []fault.Fault{f("restart-service@10s+5s")}, "add control.ssh.commands.service"},

@@ -17,7 +17,6 @@ import (
 	"github.com/stormlab/stormlab/harness/fault"
 	"github.com/stormlab/stormlab/infra/assets"
 	"github.com/stormlab/stormlab/infra/control"
-	"github.com/stormlab/stormlab/infra/docker"
 	"github.com/stormlab/stormlab/infra/protocol"
 	"github.com/stormlab/stormlab/infra/stormui"
 	"github.com/stormlab/stormlab/infra/target"
@@ -431,12 +430,6 @@ func probeReports(ctx context.Context, tc *targetCluster, name string, timeout t
 func CheckTargetFaults(t *target.Target, faults []fault.Fault) error {
 	if len(faults) == 0 {
 		return nil
-	}
-	if len(fault.Delays(faults)) > 0 {
-		// The delay file is written over SSH (control.SSH offers delay), but the workers read it only
-		// through the delaying transport, which `bridge install-files` does not install yet: the topology
-		// would not start.
-		return fmt.Errorf("fault %s: delay faults need the stormlab delaying transport (%s) on the target's workers, which stormlab does not install on a target yet: leave the delay faults out", fault.Delays(faults)[0], docker.DelayTransport)
 	}
 	tc := &targetCluster{T: t, logf: func(string, ...any) {}}
 	if err := tc.openControl(); err != nil {

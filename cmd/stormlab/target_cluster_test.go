@@ -225,6 +225,57 @@ func TestKPartClusterTarget(t *testing.T) {
 	checkIdle(ctx, t, tg)
 }
 
+// comm-cost (ci: the chain's 4 workers on 1 and 2 nodes, without and with a 2 ms delay, one run each)
+// through the standing cluster's target file from a process that cannot reach Docker. The bridge holds
+// each run to its nodes (stormlab.nodes: n1 on sup2, the node with the most CPU), and the delaying
+// transport comes with the topology jar, as on a user's cluster where nothing of it is installed. Under
+// the ci profile this is the experiment's test (experiments' TestExperimentCommCost runs it on
+// containers under quick and full).
+func TestCommCostTarget(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Minute) // mostly waiting for the cluster lock
+	defer cancel()
+	file, tg := sharedTarget(t)
+	results, _ := experimentOnTarget(t, "comm-cost", file)
+	dir := filepath.Join(results, "comm-cost")
+	checkRaw(t, dir, "comm-cost", []string{"no delay", "no delay", "delay 2 ms", "delay 2 ms"}, "throughput", "latency_mean_ms", "nodes_used")
+	for _, run := range []string{"comm-n1-d0-r0", "comm-n1-d2-r0", "comm-n2-d0-r0", "comm-n2-d2-r0"} {
+		checkRunOnTarget(t, filepath.Join(dir, "runs", run, "run.json"), tg, false)
+	}
+	// The delay is real: every hop of the chain on 2 nodes crosses them (EvenScheduler interleaves the
+	// nodes), so 2 ms per message adds at least 6 ms to the mean; 2 ms is the margin for noise.
+	lat := map[string]float64{}
+	for _, r := range rawRows(t, filepath.Join(dir, "raw.csv")) {
+		lat[r["series"]+" n"+r["x"]], _ = strconv.ParseFloat(r["latency_mean_ms"], 64)
+	}
+	if d, n := lat["delay 2 ms n2"], lat["no delay n2"]; d < n+2 {
+		t.Errorf("2 nodes: mean latency %.2f ms with a 2 ms delay, %.2f ms without: the delaying transport did not act (raw %v)", d, n, lat)
+	}
+	checkIdle(ctx, t, tg)
+}
+
+// rawRows reads a raw.csv into one map per row (column -> value).
+func rawRows(t *testing.T, path string) []map[string]string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil || len(rows) == 0 {
+		t.Fatalf("%s: %v", path, err)
+	}
+	var out []map[string]string
+	for _, r := range rows[1:] {
+		m := map[string]string{}
+		for i, h := range rows[0] {
+			m[h] = r[i]
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
 // checkRaw checks an experiment's output folder against what the container path writes: the fixed
 // files, and a raw.csv with one row per run of the named series, a column for each of the spec's
 // metrics holding a finite number >= 0 (> 0 for the positive ones).
@@ -395,8 +446,9 @@ func TestDeadlineTarget(t *testing.T) {
 
 // Faults over SSH on a real Storm cluster: a run through the standing cluster's target file, from a
 // process that cannot reach Docker, kills supervisor sup1 (the target file's commands stop its daemon and
-// its node's worker JVMs, then start the daemon again) and pauses sup2's worker JVM. Both faults are
-// recorded without error, the kill is seen as a throughput dip (the Throughput chain has a worker on
+// its node's worker JVMs, then start the daemon again), delays the messages between sup1 and sup2 (the
+// delay file written over SSH, read by the delaying transport in the topology jar) and pauses sup2's
+// worker JVM. All three are recorded without error, the kill is seen as a throughput dip (the Throughput chain has a worker on
 // each supervisor), and the cluster is afterwards back to two supervisors, idle.
 func TestFaultsOverSSH(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Minute) // mostly waiting for the cluster lock
@@ -404,7 +456,8 @@ func TestFaultsOverSSH(t *testing.T) {
 	file, tg := sharedTarget(t)
 	start := time.Now()
 	code, out, errs := cliNoDocker(t, "run", "--target", file, "--scheduler", "storm-even", "--topology", "throughput",
-		"--warmup", "10s", "--measure", "60s", "--fault", "kill-supervisor@10s+20s:sup1", "--fault", "pause-worker@45s+2s:sup2", "--format", "json")
+		"--warmup", "10s", "--measure", "60s", "--fault", "kill-supervisor@10s+20s:sup1", "--fault", "delay@34s+8s:sup1-sup2=20ms",
+		"--fault", "pause-worker@45s+2s:sup2", "--format", "json")
 	t.Logf("run --fault through the target (%s): stderr (last lines) %s", time.Since(start).Round(time.Second), lastN(errs, 15))
 	if code != exitOK {
 		t.Fatalf("run --fault: exit %d", code)
@@ -415,8 +468,8 @@ func TestFaultsOverSSH(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
 		t.Fatalf("run's JSON: %v\n%s", err, out)
 	}
-	if len(r.Faults) != 2 {
-		t.Fatalf("faults %+v: want 2 records", r.Faults)
+	if len(r.Faults) != 3 {
+		t.Fatalf("faults %+v: want 3 records", r.Faults)
 	}
 	for _, f := range r.Faults {
 		t.Logf("fault %s: error %q, recovery %+v", f.Fault, f.Error, f.Recovery)

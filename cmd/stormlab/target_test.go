@@ -113,7 +113,7 @@ func TestTargetBadFile(t *testing.T) {
 // anything runs; every cluster experiment but smoke is among them.
 func TestExperimentTargetRefusals(t *testing.T) {
 	file := fakeTarget(t, protocol.BridgeClass)
-	onTarget := []string{"smoke", "load-curve", "kpart-cluster", "observer"} // the cluster experiments that run on a target
+	onTarget := []string{"smoke", "load-curve", "kpart-cluster", "observer", "comm-cost"} // the cluster experiments that run on a target
 	for _, s := range experiments.List() {
 		why := s.Needs.OnTarget(false) // fakeTarget has no control section
 		if s.Needs.Docker() && !slices.Contains(onTarget, s.Name) && why == nil {

@@ -248,9 +248,11 @@ func Topology(ctx context.Context, u Spec, dir string) (harness.TopologyRun, err
 }
 
 // instrumentEntry keeps the topologies jar's instrumentation classes (and the HdrHistogram shaded for
-// them) and nothing else of it.
+// them) and the delaying transport (org/stormlab/net: delay faults and emulated delay) and nothing else
+// of it.
 func instrumentEntry(name string) bool {
-	return strings.HasPrefix(name, "org/stormlab/instrument/") || strings.HasPrefix(name, "org/stormlab/shaded/")
+	return strings.HasPrefix(name, "org/stormlab/instrument/") || strings.HasPrefix(name, "org/stormlab/shaded/") ||
+		strings.HasPrefix(name, "org/stormlab/net/")
 }
 
 // jarPart is one source of the merged jar: a jar file (entries filtered by keep, all when nil) or one

@@ -29,7 +29,7 @@ func TestMergeJars(t *testing.T) {
 	}
 	user := write("user.jar", map[string]string{"a/A.class": "user", "META-INF/MANIFEST.MF": "m", "META-INF/X.SF": "sig"})
 	topo := write("topo.jar", map[string]string{"a/A.class": "topo", "org/stormlab/instrument/H.class": "hook",
-		"org/stormlab/topologies/W.class": "ours"})
+		"org/stormlab/net/D.class": "delay", "org/stormlab/topologies/W.class": "ours"})
 	dst := filepath.Join(dir, "merged.jar")
 	if err := mergeJars(dst, []jarPart{{file: user}, {file: topo, keep: instrumentEntry}, {name: "r/t.yaml", data: []byte("y")}}); err != nil {
 		t.Fatal(err)
@@ -46,7 +46,7 @@ func TestMergeJars(t *testing.T) {
 		r.Close()
 		got[f.Name] = string(b)
 	}
-	want := map[string]string{"a/A.class": "user", "org/stormlab/instrument/H.class": "hook", "r/t.yaml": "y"}
+	want := map[string]string{"a/A.class": "user", "org/stormlab/instrument/H.class": "hook", "org/stormlab/net/D.class": "delay", "r/t.yaml": "y"}
 	if len(got) != len(want) {
 		t.Errorf("merged entries %v, want %v", got, want)
 	}

@@ -422,7 +422,9 @@ func (c *Cluster) start(ctx context.Context, role, image string, opts ...testcon
 }
 
 // DelayTransport is the Storm messaging transport that adds the emulated network delay; DelayConf is
-// its storm.yaml key (milliseconds). See WithNetworkDelay.
+// its storm.yaml key (milliseconds). See WithNetworkDelay. The transport ships in stormlab's topology
+// jars (and in the jar the harness submits for a user topology), so a worker finds it on its classpath
+// on any cluster.
 const (
 	DelayTransport = "org.stormlab.net.DelayContext"
 	DelayConf      = "stormlab.net.delay.ms"

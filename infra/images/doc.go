@@ -20,8 +20,10 @@
 //     REST server (files/storm/maven/lib/src) serving the subset of /api/v1 the harness reads.
 //   - The kernels here are built without sch_netem, so tc netem cannot delay packets. Network delay
 //     between nodes is emulated in Storm's messaging layer instead: org.stormlab.net.DelayContext wraps
-//     the Netty transport and delays batches sent to workers on other hosts (stormlab-storm.jar in
-//     extlib/, on both daemon and worker classpaths). iproute2 stays in the image for tc's other uses.
+//     the Netty transport and delays batches sent to workers on other hosts. It ships in the topology
+//     jars (topologies/storm), not in the image: a worker loads its transport from the topology's conf
+//     with the topology jar on its classpath, so the delay works on any Storm cluster, a user's too.
+//     iproute2 stays in the image for tc's other uses.
 //   - Maven runs on the host (its ~/.m2 cache makes rebuilds fast) and the jars go into the build
 //     context; the JDK is not needed in the images.
 package images

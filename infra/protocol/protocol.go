@@ -20,6 +20,10 @@ const (
 	// DefaultSchedulerConf is the Nimbus conf key naming the scheduler of topologies that name none
 	// (BridgeScheduler's Delegates.CONF_DEFAULT; without it, storm-default: Nimbus's own behaviour).
 	DefaultSchedulerConf = "stormlab.scheduler.default"
+	// NodesConf is the topology conf key listing (comma-separated) the supervisor hosts that Storm's
+	// EvenScheduler and DefaultScheduler may place the topology on under the bridge (Delegates.NODES_CONF):
+	// "4 workers on n nodes" on a cluster of more. RAS and the Go schedulers ignore it.
+	NodesConf = "stormlab.nodes"
 )
 
 // Paths served by the scheduler service.

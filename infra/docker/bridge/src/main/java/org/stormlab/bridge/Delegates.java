@@ -6,14 +6,18 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.function.BiConsumer;
 import org.apache.storm.metric.StormMetricsRegistry;
 import org.apache.storm.scheduler.Cluster;
 import org.apache.storm.scheduler.DefaultScheduler;
 import org.apache.storm.scheduler.EvenScheduler;
+import org.apache.storm.scheduler.SupervisorDetails;
 import org.apache.storm.scheduler.Topologies;
 import org.apache.storm.scheduler.TopologyDetails;
+import org.apache.storm.scheduler.WorkerSlot;
 import org.apache.storm.scheduler.resource.ResourceAwareScheduler;
 import org.apache.storm.utils.Utils;
 
@@ -35,6 +39,13 @@ import org.apache.storm.utils.Utils;
  * and RAS evicts only among its own. The view's assignments and statuses are then
  * copied back ({@code Cluster.updateFrom}).
  *
+ * <p>A topology may also name the supervisor hosts its workers may use ({@link #NODES_CONF}, e.g.
+ * {@code --conf stormlab.nodes=sup1,sup2}): Storm's EvenScheduler and DefaultScheduler then place it
+ * on a view whose free slots are those hosts' only, one view per topology. It is how an experiment
+ * asks for "4 workers on n nodes" on a cluster it did not build (a user's): EvenScheduler itself
+ * spreads over every free slot. RAS and the Go schedulers ignore it (they choose nodes by design); a
+ * list naming no live supervisor leaves the topology unassigned, with a status saying so.
+ *
  * <p>Differences from running Storm's scheduler as storm.scheduler itself: Nimbus
  * decides a few things at submission from storm.scheduler alone (ServerUtils.isRas):
  * under the bridge a RAS topology gets Nimbus's default acker and event-logger counts
@@ -45,6 +56,8 @@ import org.apache.storm.utils.Utils;
 final class Delegates {
     /** The topology conf key naming a topology's scheduler. */
     static final String TOPOLOGY_CONF = "stormlab.scheduler";
+    /** The topology conf key listing the supervisor hosts (comma-separated, or a list) Even and Default may use. */
+    static final String NODES_CONF = "stormlab.nodes";
     /** Nimbus conf key: the scheduler of topologies that name none. */
     static final String CONF_DEFAULT = "stormlab.scheduler.default";
 
@@ -108,10 +121,10 @@ final class Delegates {
     void schedule(String name, Collection<TopologyDetails> subset, Cluster cluster) {
         switch (name) {
             case EVEN:
-                onView(subset, cluster, EvenScheduler::scheduleTopologiesEvenly);
+                onNodes(subset, cluster, EvenScheduler::scheduleTopologiesEvenly);
                 break;
             case DEFAULT:
-                onView(subset, cluster, DefaultScheduler::defaultSchedule);
+                onNodes(subset, cluster, DefaultScheduler::defaultSchedule);
                 break;
             case RAS:
                 ResourceAwareScheduler r = ras();
@@ -138,16 +151,69 @@ final class Delegates {
     }
 
     /**
+     * Runs fn on one view for the topologies of subset that name no nodes, and on a view of
+     * its own, limited to the named hosts' slots, for each that does.
+     */
+    static void onNodes(Collection<TopologyDetails> subset, Cluster cluster, BiConsumer<Topologies, Cluster> fn) {
+        List<TopologyDetails> free = new ArrayList<>();
+        for (TopologyDetails td : subset) {
+            Set<String> hosts = nodes(td);
+            if (hosts == null) {
+                free.add(td);
+                continue;
+            }
+            onView(List.of(td), cluster, hosts, fn);
+            if (!cluster.getUnassignedExecutors(td).isEmpty() && !anyHost(cluster, hosts)) {
+                cluster.setStatus(td.getId(), "stormlab: no live supervisor on the hosts of " + NODES_CONF + " " + hosts);
+            }
+        }
+        if (!free.isEmpty()) {
+            onView(free, cluster, null, fn);
+        }
+    }
+
+    /** The hosts a topology's stormlab.nodes names, or null when it names none. */
+    static Set<String> nodes(TopologyDetails td) {
+        Object v = td.getConf() == null ? null : td.getConf().get(NODES_CONF);
+        if (v == null) {
+            return null;
+        }
+        Collection<?> items = v instanceof Collection ? (Collection<?>) v : List.of(String.valueOf(v).split(","));
+        Set<String> out = new TreeSet<>();
+        for (Object o : items) {
+            String h = str(o);
+            if (h != null) {
+                out.add(h);
+            }
+        }
+        return out.isEmpty() ? null : out;
+    }
+
+    private static boolean anyHost(Cluster cluster, Set<String> hosts) {
+        for (SupervisorDetails s : cluster.getSupervisors().values()) {
+            if (hosts.contains(s.getHost())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
      * Runs fn on a view of cluster whose topologies are subset's (every assignment
      * stays in it), then copies the view's assignments and statuses back.
      */
     static void onView(Collection<TopologyDetails> subset, Cluster cluster, BiConsumer<Topologies, Cluster> fn) {
+        onView(subset, cluster, null, fn);
+    }
+
+    /** As onView, with free slots only on hosts (all when null). */
+    static void onView(Collection<TopologyDetails> subset, Cluster cluster, Set<String> hosts, BiConsumer<Topologies, Cluster> fn) {
         Map<String, TopologyDetails> m = new HashMap<>();
         for (TopologyDetails td : subset) {
             m.put(td.getId(), td);
         }
         Topologies view = new Topologies(m);
-        SubsetCluster vc = new SubsetCluster(cluster, view);
+        SubsetCluster vc = new SubsetCluster(cluster, view, hosts);
         fn.accept(view, vc);
         cluster.updateFrom(vc);
     }
@@ -161,15 +227,33 @@ final class Delegates {
      */
     static final class SubsetCluster extends Cluster {
         private final Topologies subset;
+        private final Set<String> hosts; // null: every host's free slots
 
-        SubsetCluster(Cluster src, Topologies subset) {
+        SubsetCluster(Cluster src, Topologies subset, Set<String> hosts) {
             super(src);
             this.subset = subset;
+            this.hosts = hosts;
         }
 
         @Override
         public Topologies getTopologies() {
             return subset == null ? super.getTopologies() : subset; // null while the copy is built
+        }
+
+        /** Limited to hosts: the free slots EvenScheduler (and DefaultScheduler through it) place on. */
+        @Override
+        public List<WorkerSlot> getAvailableSlots() {
+            List<WorkerSlot> all = super.getAvailableSlots();
+            if (hosts == null) {
+                return all;
+            }
+            List<WorkerSlot> out = new ArrayList<>();
+            for (WorkerSlot s : all) {
+                if (hosts.contains(getHost(s.getNodeId()))) {
+                    out.add(s);
+                }
+            }
+            return out;
         }
     }
 

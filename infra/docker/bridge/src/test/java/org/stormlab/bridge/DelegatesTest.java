@@ -181,4 +181,41 @@ class DelegatesTest {
         assertTrue(c.getStatusMap().get("ras").contains("Fully Scheduled"), c.getStatusMap().toString());
         assertTrue(c.getUnassignedExecutors(go).isEmpty() && c.getUnassignedExecutors(ras).isEmpty());
     }
+
+    @Test
+    void evenAndDefaultPlaceOnTheNamedNodesOnly() throws Exception {
+        // 4 workers on one host (its 4 ports), on two hosts (2 each), and a free topology beside them.
+        TopologyDetails one = topology("one", "storm-even", 4);
+        one.getConf().put(Delegates.NODES_CONF, "host-s2");
+        TopologyDetails two = topology("two", "storm-default", 4);
+        two.getConf().put(Delegates.NODES_CONF, List.of("host-s1", " host-s3 "));
+        TopologyDetails free = topology("free", "storm-even", 2);
+        Topologies tops = new Topologies(one, two, free);
+        Cluster c = cluster(tops);
+        bridge(serve(GO), null).schedule(tops, c);
+        assertEquals(Map.of("host-s2", 4), hosts(c, "one"));
+        assertEquals(Map.of("host-s1", 2, "host-s3", 2), hosts(c, "two"));
+        assertEquals(2, c.getUsedSlotsByTopologyId("free").size(), "the free topology still gets the slots left");
+        assertTrue(c.getStatusMap().get("one").startsWith("stormlab: placed by storm-even"), c.getStatusMap().toString());
+    }
+
+    @Test
+    void nodesNamingNoSupervisorLeaveTheTopologyUnassigned() throws Exception {
+        TopologyDetails lost = topology("lost", "storm-even", 2);
+        lost.getConf().put(Delegates.NODES_CONF, "nosuchhost");
+        Topologies tops = new Topologies(lost);
+        Cluster c = cluster(tops);
+        bridge(serve(GO), null).schedule(tops, c);
+        assertEquals(4, c.getUnassignedExecutors(lost).size());
+        assertTrue(c.getStatusMap().get("lost").contains("no live supervisor on the hosts of stormlab.nodes [nosuchhost]"), c.getStatusMap().toString());
+    }
+
+    /** Worker count per host of a topology's slots. */
+    static Map<String, Integer> hosts(Cluster c, String id) {
+        Map<String, Integer> out = new HashMap<>();
+        for (WorkerSlot s : c.getUsedSlotsByTopologyId(id)) {
+            out.merge(c.getHost(s.getNodeId()), 1, Integer::sum);
+        }
+        return out;
+    }
 }
