@@ -1,7 +1,6 @@
 package experiments
 
 import (
-	"context"
 	"math"
 	"os"
 	"slices"
@@ -84,8 +83,8 @@ func TestObserverOverheads(t *testing.T) {
 }
 
 // TestObserverSpec: the experiment is registered, alternates its arms ABBA with as many runs of each,
-// runs the unpaced (saturating) chain with the instrumentation switched by the shared flag, and refuses
-// the ci profile with a one-line error naming the fix.
+// runs the unpaced (saturating) chain with the instrumentation switched by the shared flag; every
+// profile but ci (a one-pair walking check, no verdict) has enough pairs for one.
 func TestObserverSpec(t *testing.T) {
 	spec, err := Lookup("observer")
 	if err != nil {
@@ -95,8 +94,8 @@ func TestObserverSpec(t *testing.T) {
 		t.Fatalf("observer spec incomplete: %+v", spec)
 	}
 	for prof, k := range observerProfiles {
-		if k.Pairs < MinVerdictReps || k.WarmUp <= 0 || k.Measure <= 0 {
-			t.Errorf("profile %s: %+v; want >= %d pairs and positive windows", prof, k, MinVerdictReps)
+		if (k.Pairs < MinVerdictReps) != (prof == "ci") || k.WarmUp <= 0 || k.Measure <= 0 {
+			t.Errorf("profile %s: %+v; want >= %d pairs (ci: fewer) and positive windows", prof, k, MinVerdictReps)
 		}
 	}
 	var roles []bool
@@ -115,17 +114,14 @@ func TestObserverSpec(t *testing.T) {
 			}
 		}
 	}
-	_, err = spec.Run(context.Background(), Env{Log: os.Stderr, Profile: "ci"})
-	if err == nil || !strings.Contains(err.Error(), "--profile quick or full") || strings.Contains(err.Error(), "\n") {
-		t.Errorf("ci profile: %v; want a one-line error naming --profile quick or full", err)
-	}
 }
 
-// TestExperimentObserver runs the observer experiment on a real cluster under quick or full only (6+
-// cluster runs; make test's ci budget has no room for it).
+// TestExperimentObserver runs the observer experiment on containers under quick and full. Under the ci
+// profile (make test) it is left to cmd/stormlab's TestObserverTarget, which runs its one pair through
+// the standing cluster's target file.
 func TestExperimentObserver(t *testing.T) {
-	if p := os.Getenv(ProfileEnv); p != "quick" && p != "full" {
-		t.Skipf("observer: six or more cluster runs; not run under the ci profile (set %s=quick to run it)", ProfileEnv)
+	if p := os.Getenv(ProfileEnv); p != "quick" && p != "full" && os.Getenv("STORMLAB_OBSERVER") == "" {
+		t.Skipf("observer: run through a target by cmd/stormlab's TestObserverTarget under ci (set %s=quick, or STORMLAB_OBSERVER=1, to run it on containers here)", ProfileEnv)
 	}
 	runForTest(t, "observer")
 }
