@@ -288,6 +288,9 @@ func newClusterCmd() *cobra.Command {
 			if !validScheduler(scheduler) {
 				return fmt.Errorf("unknown scheduler %q: choose one of %s", scheduler, strings.Join(runSchedulerNames(), ", "))
 			}
+			if err := checkOutFolder(out); err != nil {
+				return err
+			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			logf := func(f string, a ...any) { fmt.Fprintf(cmd.ErrOrStderr(), "cluster: "+f+"\n", a...) }
@@ -330,6 +333,16 @@ func newClusterCmd() *cobra.Command {
 	}
 	cmd.AddCommand(up, down)
 	return cmd
+}
+
+// checkOutFolder refuses a target file whose folder does not exist, before any container starts (the
+// key files go beside it).
+func checkOutFolder(out string) error {
+	dir := filepath.Dir(out)
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return fmt.Errorf("--out %s: folder %s does not exist: create it first, or give a file in an existing folder", out, dir)
+	}
+	return nil
 }
 
 // newToken is a random service token (128 bits, hex).

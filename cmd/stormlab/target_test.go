@@ -184,3 +184,25 @@ func TestRunTargetNativeNimbus(t *testing.T) {
 		}
 	}
 }
+
+// cluster up refuses bad input before any container starts: exit 2 and one line naming the fix.
+func TestClusterUpBadInput(t *testing.T) {
+	t.Setenv("DOCKER_HOST", "unix:///nonexistent/docker.sock") // nothing may be started
+	missing := filepath.Join(t.TempDir(), "no", "such", "folder", "target.yaml")
+	for _, c := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"out folder missing", []string{"cluster", "up", "--detach", "--out", missing}, "create it first"},
+		{"unknown profile", []string{"cluster", "up", "--detach", "--profile", "huge-9"}, `unknown cluster profile "huge-9"`},
+		{"unknown scheduler", []string{"cluster", "up", "--detach", "--scheduler", "nope"}, `unknown scheduler "nope"`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			code, out, errs := cli(t, c.args...)
+			if code != exitBadInput || out != "" || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, c.want) {
+				t.Errorf("exit %d stdout %q stderr %q: want exit 2 and one line containing %q", code, out, errs, c.want)
+			}
+		})
+	}
+}
