@@ -34,7 +34,10 @@ func TestFluxTopologyTarget(t *testing.T) {
 	t0 := time.Now()
 	defer func() { t.Logf("wall time: %s", time.Since(t0).Round(time.Second)) }()
 	file, tg := sharedTarget(t)
-	yaml := filepath.Join("testdata", "flux", "wordcount.yaml")
+	yaml, err := filepath.Abs(filepath.Join("testdata", "flux", "wordcount.yaml")) // the CLI runs outside the checkout
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, s := range []string{"kpart", "storm-even"} {
 		start := time.Now()
 		code, out, errs := cliNoDocker(t, "run", "--target", file, "--scheduler", s, "--topology-file", yaml,

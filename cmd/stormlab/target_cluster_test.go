@@ -23,6 +23,7 @@ import (
 	"github.com/stormlab/stormlab/harness"
 	"github.com/stormlab/stormlab/harness/service"
 	"github.com/stormlab/stormlab/infra/control"
+	"github.com/stormlab/stormlab/infra/assets"
 	"github.com/stormlab/stormlab/infra/docker"
 	"github.com/stormlab/stormlab/infra/protocol"
 	"github.com/stormlab/stormlab/infra/stormui"
@@ -112,11 +113,16 @@ func downStanding() error {
 func cliNoDocker(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	a, _ := json.Marshal(args)
+	root, err := filepath.Abs("../..") // the checkout: the user's $STORMLAB_HOME here
+	if err != nil {
+		t.Fatal(err)
+	}
 	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), helperCLI+"="+string(a), "DOCKER_HOST=unix:///nonexistent/docker.sock")
+	cmd.Dir = t.TempDir() // outside the checkout, as a user's working folder
+	cmd.Env = append(os.Environ(), helperCLI+"="+string(a), "DOCKER_HOST=unix:///nonexistent/docker.sock", assets.Env+"="+root)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
+	err = cmd.Run()
 	if ee, ok := err.(*exec.ExitError); ok {
 		return ee.ExitCode(), out.String(), errb.String()
 	} else if err != nil {
