@@ -145,10 +145,13 @@ func runCommCost(ctx context.Context, env Env) (*Results, error) {
 	}
 	cs := harness.ClusterSpec{Seed: 1, Options: []docker.Option{docker.WithSupervisors(commCostSupervisors()...)}}
 	err = withSession(ctx, env, cs, "storm-even", func(s *session) error {
-		capacity, err := s.Capacity()
+		// The running cluster's supervisors (before a start, Capacity would give the default profile's,
+		// not the ones cs asks for).
+		c, err := s.cluster()
 		if err != nil {
 			return err
 		}
+		capacity := c.Capacity()
 		cells, skipped := commCells(capacity, prof.Nodes)
 		if len(skipped) > 0 {
 			res.Knobs["comm_nodes_skipped"] = skipped

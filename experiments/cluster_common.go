@@ -210,7 +210,8 @@ func (l *session) Nemesis() (*harness.Nemesis, error) {
 }
 
 // Capacity maps each supervisor host to its CPU capacity (100 = one core):
-// the running cluster's, or before a start the profile's (what it would be).
+// the running cluster's, or before a start the profile's (what it would be;
+// supervisors given in cs.Options instead are seen only once it runs).
 // A user's cluster ($STORMLAB_TARGET) is not described by a profile, so it is
 // opened for its own capacities (no containers start for it).
 func (l *session) Capacity() (map[string]float64, error) {
