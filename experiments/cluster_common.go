@@ -245,6 +245,9 @@ func (l *shared) profile() string {
 	if t := l.cs.Target; t != nil {
 		return "target " + cmp.Or(t.Name, "cluster")
 	}
+	if l.cs.Profile == "" && len(l.cs.Options) > 0 {
+		return "the experiment's own supervisors" // e.g. comm-cost's docker.WithSupervisors
+	}
 	return cmp.Or(l.cs.Profile, docker.DefaultProfile)
 }
 
