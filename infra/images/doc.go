@@ -24,6 +24,12 @@
 //     jars (topologies/storm), not in the image: a worker loads its transport from the topology's conf
 //     with the topology jar on its classpath, so the delay works on any Storm cluster, a user's too.
 //     iproute2 stays in the image for tc's other uses.
+//   - Worker JVMs start on a fraction of a core, where loading and verifying Storm's classes is most of
+//     their start. The storm image carries a class-data archive (AppCDS, /opt/storm/worker.jsa) of the
+//     classes in files/storm/storm/worker.classlist, which were recorded from a worker of the Throughput
+//     chain (`--worker-childopts -XX:DumpLoadedClassList=/tmp/worker.classlist` on a one-worker run, the
+//     file copied out of the supervisor); infra/docker's worker.childopts map it. Record it again when
+//     Storm's version changes: a stale list only archives fewer classes.
 //   - Maven runs on the host (its ~/.m2 cache makes rebuilds fast) and the jars go into the build
 //     context; the JDK is not needed in the images.
 package images
