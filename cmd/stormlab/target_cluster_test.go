@@ -282,12 +282,21 @@ func TestRecoveryTarget(t *testing.T) {
 		t.Errorf("recovery: %d rows and %d runs not measured (%v), want 2 runs in all", len(rows), len(notMeasured), notMeasured)
 	}
 	for _, s := range []string{"storm-even", "kpart-dynamic"} {
-		path := filepath.Join(dir, "runs", "rec-"+s+"-r0", "run.json")
-		checkRunOnTarget(t, path, tg, s != "storm-even")
+		name := "rec-" + s + "-r0"
+		path := filepath.Join(dir, "runs", name, "run.json")
 		var r struct {
-			Faults []harness.FaultRecord `json:"faults"`
+			Cluster   string                `json:"cluster"`
+			Invalid   string                `json:"invalid"`
+			Decisions []json.RawMessage     `json:"decisions"`
+			Faults    []harness.FaultRecord `json:"faults"`
 		}
 		readJSON(t, path, &r)
+		// A run in which nothing was acked is invalid; the manifest then names it as not measured.
+		unmeasured := slices.ContainsFunc(notMeasured, func(x any) bool { return strings.HasPrefix(fmt.Sprint(x), name+":") })
+		if r.Cluster != tg.Name || (r.Invalid != "" && !unmeasured) || (s == "kpart-dynamic") != (len(r.Decisions) > 0) {
+			t.Errorf("%s: cluster %q, invalid %q (not measured: %v), %d decisions: want the target's run, valid unless not measured, decisions only for kpart-dynamic",
+				path, r.Cluster, r.Invalid, unmeasured, len(r.Decisions))
+		}
 		if len(r.Faults) != 1 || r.Faults[0].Error != "" || r.Faults[0].Fault.Target != "sup2" {
 			t.Errorf("%s: faults %+v, want one kill-supervisor of sup2 (the most CPU) without error", path, r.Faults)
 		}
