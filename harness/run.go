@@ -358,7 +358,11 @@ func collect(ctx context.Context, r *running) error {
 	}
 	// Placement as Nimbus sees it now: a dynamic scheduler may have moved executors during the run;
 	// the cut rate uses the final placement.
-	top, err := cl.UI().Topology(ctx, r.id)
+	var top *stormui.Topology
+	err = retryRead(ctx, uiRecovery, func(ctx context.Context) (err error) {
+		top, err = cl.UI().Topology(ctx, r.id)
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("final placement: %w", err)
 	}
@@ -556,6 +560,26 @@ func allPlaced(execs []ExecutorPlace) bool {
 }
 
 // pause waits d or until ctx ends. It is the measurement window itself, not a synchronisation sleep.
+// uiRecovery is how long a read at a run's end retries the UI: the UI answers through Nimbus, which a fault
+// in the window (ZooKeeper restarted, so Nimbus's ZooKeeper session may expire and be made again) can
+// leave unresponsive for a while after it.
+const uiRecovery = 60 * time.Second
+
+// retryRead calls read until it succeeds or within has passed (then its last error). Only for reads:
+// repeating them changes nothing.
+func retryRead(ctx context.Context, within time.Duration, read func(context.Context) error) error {
+	deadline := time.Now().Add(within)
+	for {
+		err := read(ctx)
+		if err == nil || !time.Now().Before(deadline) {
+			return err
+		}
+		if perr := pause(ctx, 2*time.Second); perr != nil {
+			return err
+		}
+	}
+}
+
 func pause(ctx context.Context, d time.Duration) error {
 	if d <= 0 {
 		return nil

@@ -3,11 +3,13 @@ package harness
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stormlab/stormlab/infra/protocol"
 )
@@ -90,5 +92,32 @@ func TestCheckTopologyName(t *testing.T) {
 		if err := CheckTopologyName(c.name); (err == nil) != c.ok {
 			t.Errorf("CheckTopologyName(%q) = %v, want ok %v", c.name, err, c.ok)
 		}
+	}
+}
+
+// retryRead repeats a failing read until it succeeds, and gives the last error once its time is up or
+// the context ends.
+func TestRetryRead(t *testing.T) {
+	calls := 0
+	err := retryRead(context.Background(), time.Minute, func(context.Context) error {
+		if calls++; calls < 3 {
+			return errors.New("timeout")
+		}
+		return nil
+	})
+	if err != nil || calls != 3 {
+		t.Errorf("flaky read: err %v after %d calls, want success on the 3rd", err, calls)
+	}
+	calls = 0
+	err = retryRead(context.Background(), 0, func(context.Context) error { calls++; return errors.New("down") })
+	if err == nil || calls != 1 {
+		t.Errorf("no time to retry: err %v after %d calls, want the error after 1", err, calls)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	calls = 0
+	err = retryRead(ctx, time.Minute, func(context.Context) error { calls++; return errors.New("down") })
+	if err == nil || calls != 1 {
+		t.Errorf("cancelled: err %v after %d calls, want the error after 1", err, calls)
 	}
 }
