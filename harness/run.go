@@ -559,7 +559,6 @@ func allPlaced(execs []ExecutorPlace) bool {
 	return true
 }
 
-// pause waits d or until ctx ends. It is the measurement window itself, not a synchronisation sleep.
 // uiRecovery is how long a read at a run's end retries the UI: the UI answers through Nimbus, which a fault
 // in the window (ZooKeeper restarted, so Nimbus's ZooKeeper session may expire and be made again) can
 // leave unresponsive for a while after it.
@@ -580,6 +579,7 @@ func retryRead(ctx context.Context, within time.Duration, read func(context.Cont
 	}
 }
 
+// pause waits d or until ctx ends. It is the measurement window itself, not a synchronisation sleep.
 func pause(ctx context.Context, d time.Duration) error {
 	if d <= 0 {
 		return nil
