@@ -219,11 +219,7 @@ func TestStandingClusterTarget(t *testing.T) {
 // left idle. Under the ci profile this is the experiment's test (experiments' TestExperimentKPartCluster
 // runs it on containers under quick and full): the same code, one harness.Cluster path.
 func TestKPartClusterTarget(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Minute) // mostly waiting for the cluster lock
-	defer cancel()
-	file, tg := sharedTarget(t)
-	results, _ := experimentOnTarget(t, "kpart-cluster", file)
-	dir := filepath.Join(results, "kpart-cluster")
+	ctx, tg, dir := standingExperiment(t, "kpart-cluster")
 	checkRaw(t, dir, "kpart-cluster", []string{"kpart-dynamic", "online", "storm-even"}, "throughput", "latency_mean_ms")
 	for _, s := range []string{"kpart-dynamic", "online", "storm-even"} {
 		checkRunOnTarget(t, filepath.Join(dir, "runs", "kpc-"+s+"-i0-r0", "run.json"), tg, s != "storm-even")
@@ -238,11 +234,7 @@ func TestKPartClusterTarget(t *testing.T) {
 // the ci profile this is the experiment's test (experiments' TestExperimentCommCost runs it on
 // containers under quick and full).
 func TestCommCostTarget(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Minute) // mostly waiting for the cluster lock
-	defer cancel()
-	file, tg := sharedTarget(t)
-	results, _ := experimentOnTarget(t, "comm-cost", file)
-	dir := filepath.Join(results, "comm-cost")
+	ctx, tg, dir := standingExperiment(t, "comm-cost")
 	checkRaw(t, dir, "comm-cost", []string{"no delay", "no delay", "delay 2 ms", "delay 2 ms"}, "throughput", "latency_mean_ms", "nodes_used")
 	for _, run := range []string{"comm-n1-d0-r0", "comm-n1-d2-r0", "comm-n2-d0-r0", "comm-n2-d2-r0"} {
 		checkRunOnTarget(t, filepath.Join(dir, "runs", run, "run.json"), tg, false)
@@ -267,11 +259,7 @@ func TestCommCostTarget(t *testing.T) {
 // profile this is the experiment's test (experiments' TestExperimentRecovery runs it on containers
 // under quick and full).
 func TestRecoveryTarget(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Minute) // mostly waiting for the cluster lock
-	defer cancel()
-	file, tg := sharedTarget(t)
-	results, _ := experimentOnTarget(t, "recovery", file)
-	dir := filepath.Join(results, "recovery")
+	ctx, tg, dir := standingExperiment(t, "recovery")
 	var manifest struct {
 		Knobs map[string]any `json:"knobs"`
 	}
@@ -309,11 +297,8 @@ func TestRecoveryTarget(t *testing.T) {
 // left idle. Under the ci profile this is the experiment's test (experiments' TestExperimentObserver runs
 // it on containers under quick and full).
 func TestObserverTarget(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Minute) // mostly waiting for the cluster lock
-	defer cancel()
-	file, tg := sharedTarget(t)
-	results, _ := experimentOnTarget(t, "observer", file)
-	checkRaw(t, filepath.Join(results, "observer"), "observer", []string{"on", "off"}, "throughput", "latency_mean_ms")
+	ctx, tg, dir := standingExperiment(t, "observer")
+	checkRaw(t, dir, "observer", []string{"on", "off"}, "throughput", "latency_mean_ms")
 	checkIdle(ctx, t, tg)
 }
 
@@ -403,6 +388,18 @@ func checkRaw(t *testing.T, dir, experiment string, series []string, positive ..
 	if !slices.Equal(seen, want) {
 		t.Errorf("%s: series %v, want %v", path, seen, want)
 	}
+}
+
+// standingExperiment runs experiment (ci profile) through the shared standing cluster's target file
+// (experimentOnTarget) and gives a context for the checks after it, the target and the experiment's
+// results folder.
+func standingExperiment(t *testing.T, experiment string) (ctx context.Context, tg *target.Target, dir string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Minute) // mostly waiting for the cluster lock
+	t.Cleanup(cancel)
+	file, tg := sharedTarget(t)
+	results, _ := experimentOnTarget(t, experiment, file)
+	return ctx, tg, filepath.Join(results, experiment)
 }
 
 // experimentOnTarget runs experiment (ci profile) through target file from a process that cannot reach
