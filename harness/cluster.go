@@ -183,16 +183,26 @@ func StormTopology(name, topologyName string, args ...string) (TopologyRun, erro
 	if err != nil {
 		return TopologyRun{}, err
 	}
-	root, err := assets.Home()
+	jar, err := stormJar()
 	if err != nil {
 		return TopologyRun{}, err
 	}
-	jar := filepath.Join(root, topologies.StormJar)
-	if _, err := os.Stat(jar); err != nil {
-		return TopologyRun{}, fmt.Errorf("topology jar %s is missing: build it with `mvn -q -f topologies/storm/pom.xml package` (make setup does)", jar)
-	}
 	a := append([]string{"--name", topologyName}, m.DefaultArgs...)
 	return TopologyRun{Name: topologyName, Jar: jar, MainClass: m.Class, Args: append(a, args...)}, nil
+}
+
+// stormJar is the path of the Java topologies' jar (topologies.StormJar under $STORMLAB_HOME or the
+// checkout), checked to exist.
+func stormJar() (string, error) {
+	root, err := assets.Home()
+	if err != nil {
+		return "", err
+	}
+	jar := filepath.Join(root, topologies.StormJar)
+	if _, err := os.Stat(jar); err != nil {
+		return "", fmt.Errorf("topology jar %s is missing: build it with `mvn -q -f topologies/storm/pom.xml package` (make setup does)", jar)
+	}
+	return jar, nil
 }
 
 // nemesis acts on this cluster's own containers (control.Docker).

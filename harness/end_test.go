@@ -27,24 +27,6 @@ func TestAckSpan(t *testing.T) {
 	}
 }
 
-func TestLoadScript(t *testing.T) {
-	tests := []struct {
-		busyMs int
-		want   []string
-	}{
-		{40, []string{"timeout 0.040", "sleep 0.060", "setsid", loadPidFile}},
-		{100, []string{"while :; do :; done", "setsid"}},
-	}
-	for _, tc := range tests {
-		s := loadScript(tc.busyMs)
-		for _, w := range tc.want {
-			if !strings.Contains(s, w) {
-				t.Errorf("loadScript(%d) = %q: missing %q", tc.busyMs, s, w)
-			}
-		}
-	}
-}
-
 func TestIntervalRates(t *testing.T) {
 	// Two workers with unaligned 1 s and 2 s report intervals. Hand computation, oldest first:
 	// interval 1: 100/1 + 300/2 = 250; interval 2: 110/1 + 280/2 = 250; interval 3: 90/1 + 320/2 = 250.

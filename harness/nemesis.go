@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -21,14 +20,16 @@ import (
 // all Faults; each kind states the control operations it needs (fault.Kind.Needs), so a cluster whose
 // control lacks one is refused before anything is submitted (checkControl).
 //
-// What is wired on a target (control.ssh in the target file): `run --target --fault` injects
-// pause-worker, delay, kill-supervisor, restart-zookeeper and restart-service over SSH (the last three
-// with the target file's commands; delay writes the delay file that the delaying transport, shipped in
-// the topology jar, reads), and the deadline experiment's background load runs there (with whole-node
-// CPU read over SSH: StartNodeCPUReports). Not on a target: killing stragglers, which only container
-// sessions do (on a user's host a worker JVM may be another topology's).
+// Background CPU load needs no control: it is Storm topologies (burner.go), so it runs on any cluster
+// with the bridge, a target without control.ssh too. What is wired on a target with control.ssh:
+// `run --target --fault` injects pause-worker, delay, kill-supervisor, restart-zookeeper and
+// restart-service over SSH (the last three with the target file's commands; delay writes the delay file
+// that the delaying transport, shipped in the topology jar, reads), and whole-node CPU is read over SSH
+// (StartNodeCPUReports). Not on a target: killing stragglers, which only container sessions do (on a
+// user's host a worker JVM may be another topology's).
 type Nemesis struct {
-	ctl    control.Control
+	ctl    control.Control           // nil: no control layer (a target without control.ssh)
+	storm  runCluster                // where the burner topologies of background load go
 	name   string                    // the cluster, for log lines
 	cores  func() map[string]float64 // each supervisor's CPU cores (for fault.CPULoad)
 	logf   func(string, ...any)
@@ -89,8 +90,8 @@ func (n *Nemesis) inject(ctx context.Context, f fault.Fault) (control.Undo, erro
 
 // can checks that the control offers every operation f needs, on the hosts it acts on.
 func (n *Nemesis) can(f fault.Fault) error {
-	if n == nil || n.ctl == nil {
-		return fmt.Errorf("fault %s: %w", f, errNoControl)
+	if n == nil || n.ctl == nil && f.Kind.Needs() != 0 {
+		return fmt.Errorf("fault %s: %w", f, ErrNoControl)
 	}
 	hosts := f.HostsOf(n.hosts())
 	var errs []error
@@ -107,8 +108,8 @@ func (n *Nemesis) can(f fault.Fault) error {
 	return nil
 }
 
-// errNoControl is a fault on a cluster without a control layer.
-var errNoControl = errors.New("this cluster has no control layer to inject faults with: add control.ssh (user, key, hosts) to the target file (stormlab's docs/own-cluster.md)")
+// ErrNoControl is a fault on a cluster without a control layer.
+var ErrNoControl = errors.New("this cluster has no control layer to inject faults with: add control.ssh (user, key, hosts) to the target file (stormlab's docs/own-cluster.md)")
 
 // hosts lists the supervisors, sorted.
 func (n *Nemesis) hosts() []string {
@@ -129,81 +130,34 @@ func (n *Nemesis) checkControl(faults []fault.Fault) error {
 	return errors.Join(errs...)
 }
 
-// Background CPU load on every supervisor, for the runs "under CPU usage 20/50/80%" of Choi, Jeon,
-// Lim, Bok and Yoo, "Dynamic Task Scheduling Scheme for Processing Real-Time Stream Data in Storm
-// Environments" (2021), Figs. 7-8.
-//
-// Definition: a load of L percent on a supervisor with Q cores offers L/100*Q core-seconds of busy
-// looping per second. It runs as n = ceil(L/100*Q) shell loops, each busy for d = L/100*Q/n of every
-// 100 ms period (timeout-bounded busy loop, then sleep). It is an offered load: when the workers of a
-// run need the rest of the CPU, the kernel shares it between them and the loops, which is what the
-// paper's "CPU usage" setting does to the tasks. The loops lead their own process groups on the host;
-// the undo kills those groups.
-
-const loadPidFile = "/tmp/stormlab-load.pids"
-
-// loadPeriodMs is the duty-cycle period of the load loops.
-const loadPeriodMs = 100
-
-// loadScript returns the shell command that starts one duty-cycled loop busy busyMs of every
-// loadPeriodMs.
-func loadScript(busyMs int) string {
-	idle := loadPeriodMs - busyMs
-	loop := fmt.Sprintf(`while :; do timeout %.3f sh -c 'while :; do :; done'; sleep %.3f; done`, float64(busyMs)/1000, float64(idle)/1000)
-	if idle <= 0 {
-		loop = `while :; do :; done`
-	}
-	// setsid: the loop leads its own process group so one kill ends it and its children; all
-	// descriptors closed so the command returns at once.
-	return fmt.Sprintf(`setsid sh -c "echo \$\$ >> %s; %s" </dev/null >/dev/null 2>&1 &`, loadPidFile, strings.ReplaceAll(loop, `"`, `\"`))
-}
-
 // startLoad starts the load of a fault.CPULoad fault (target: the percent) on every supervisor, after the
-// previous run's topology and workers are gone (so the load does not slow down their shutdown).
+// previous run's topology and workers are gone (so the load does not slow down their shutdown): the
+// burner topologies of burner.go.
 func (n *Nemesis) startLoad(ctx context.Context, target string) (control.Undo, error) {
 	percent, err := strconv.ParseFloat(target, 64)
-	if err != nil || percent <= 0 || percent > 100 {
-		return nil, fmt.Errorf("background load %q out of range (0, 100]", target)
+	if err != nil {
+		return nil, fmt.Errorf("background load %q is not a number", target)
+	}
+	plans, err := burnerPlans(percent, n.cores())
+	if err != nil {
+		return nil, err
 	}
 	if n.before != nil {
 		if err := n.before(ctx); err != nil {
 			return nil, fmt.Errorf("before background load: %w", err)
 		}
 	}
-	stop := n.stopLoad
-	for host, q := range n.cores() {
-		cores := percent / 100 * q
-		k := int(math.Ceil(cores))
-		busyMs := int(math.Round(cores / float64(k) * loadPeriodMs))
-		for range k {
-			if _, err := n.ctl.Exec(ctx, host, loadScript(busyMs)); err != nil {
-				return nil, errors.Join(fmt.Errorf("start background load on %s: %w", host, err), stop(context.WithoutCancel(ctx)))
-			}
-		}
-	}
-	return stop, nil
-}
-
-// stopLoad kills every load loop started on the supervisors (by process group: "kill -TERM -PGID";
-// dash, Debian's sh, rejects "kill -- -PGID").
-func (n *Nemesis) stopLoad(ctx context.Context) error {
-	var errs []error
-	script := fmt.Sprintf(`[ -f %[1]s ] || exit 0; for p in $(cat %[1]s); do kill -TERM -$p 2>/dev/null; done; rm -f %[1]s`, loadPidFile)
-	for host := range n.cores() {
-		if _, err := n.ctl.Exec(ctx, host, script); err != nil {
-			errs = append(errs, fmt.Errorf("stop background load on %s: %w", host, err))
-		}
-	}
-	return errors.Join(errs...)
+	return n.startBurners(ctx, plans)
 }
 
 // workerPattern matches the command line of a Storm worker JVM (pgrep -f).
 const workerPattern = "org.apache.storm.daemon.worker.Worker"
 
-// workerProbe prints the pids of Storm worker JVMs (pgrep from procps: one process, cheap even on a
-// 0.25-core container under background load). The bracket keeps the probe's own shell, whose command
+// workerProbe prints the pids of Storm worker JVMs other than the burners' (pgrep from procps: one
+// process, cheap even on a 0.25-core container under load; a worker's command line holds its topology
+// id, which starts with the topology's name). The bracket keeps the probe's own shell, whose command
 // line holds the pattern, from matching.
-const workerProbe = `pgrep -f '[o]rg.apache.storm.daemon.worker.Worker'; true`
+const workerProbe = `pgrep -af '[o]rg.apache.storm.daemon.worker.Worker' | grep -v '` + BurnerPrefix + `' | cut -d' ' -f1; true`
 
 // stragglerGrace is how long waitIdle lets a worker JVM outlive its topology before killing it.
 const stragglerGrace = 30 * time.Second

@@ -17,7 +17,7 @@ func TestFaultNeeds(t *testing.T) {
 		fault.RestartZooKeeper: control.Of(control.OpStopZooKeeper),
 		fault.RestartService:   control.Of(control.OpStopService),
 		fault.Delay:            control.Of(control.OpDelay),
-		fault.CPULoad:          control.Of(control.OpExec),
+		fault.CPULoad:          0, // burner topologies: no control
 		fault.KillStragglers:   control.Of(control.OpExec),
 	} {
 		if got := k.Needs(); got != want {

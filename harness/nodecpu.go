@@ -35,7 +35,7 @@ func (s *Session) StartNodeCPUReports(ctx context.Context, every time.Duration) 
 func (t *targetSession) StartNodeCPUReports(ctx context.Context, every time.Duration) (stop func() error, err error) {
 	n := t.tc.nem
 	if n == nil || n.ctl == nil {
-		return nil, fmt.Errorf("whole-node CPU reports: %w", errNoControl)
+		return nil, fmt.Errorf("whole-node CPU reports: %w", ErrNoControl)
 	}
 	hosts := n.hosts()
 	for _, h := range hosts {

@@ -86,7 +86,7 @@ func StartSession(ctx context.Context, cs ClusterSpec, scheduler string) (*Sessi
 	if s.logf == nil {
 		s.logf = func(string, ...any) {}
 	}
-	s.nemesis = &Nemesis{ctl: control.NewDocker(c), name: c.ID, cores: s.cores, logf: s.logf, before: s.waitIdleAfterRun}
+	s.nemesis = &Nemesis{ctl: control.NewDocker(c), storm: s.dc, name: c.ID, cores: s.cores, logf: s.logf, before: s.waitIdleAfterRun}
 	s.dc.nem = s.nemesis
 	if err != nil {
 		return s, err
@@ -181,7 +181,7 @@ func (s *Session) waitIdleAfterRun(ctx context.Context) error {
 }
 
 // waitIdle waits until Nimbus lists no topology, no slot is used and no worker JVM runs in any
-// supervisor container. A worker JVM that outlives its topology by stragglerGrace is killed (the
+// supervisor container, background load's burner topologies (burner.go) aside. A worker JVM that outlives its topology by stragglerGrace is killed (the
 // Nemesis's killStragglers). The error wraps errNotIdle and the last reason.
 func (s *Session) WaitIdle(parent context.Context, timeout time.Duration) error {
 	ctx, cancel := context.WithTimeout(parent, timeout)
@@ -221,15 +221,19 @@ func (s *Session) idle(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if len(tops) > 0 {
-		return fmt.Errorf("topology %s still listed (%s)", tops[0].Name, tops[0].Status)
+	burners := 0 // slots the background load's burner topologies hold; they are not leftovers
+	for _, t := range tops {
+		if !isBurner(t.Name) {
+			return fmt.Errorf("topology %s still listed (%s)", t.Name, t.Status)
+		}
+		burners += t.WorkersTotal
 	}
 	cl, err := s.dc.ui.Cluster(ctx)
 	if err != nil {
 		return err
 	}
-	if cl.SlotsUsed > 0 {
-		return fmt.Errorf("%d slots still used", cl.SlotsUsed)
+	if cl.SlotsUsed > burners {
+		return fmt.Errorf("%d slots still used (%d by background load)", cl.SlotsUsed, burners)
 	}
 	for _, h := range s.hosts() {
 		pids, err := s.nemesis.workerPids(ctx, h)

@@ -36,29 +36,31 @@ type targetCluster struct {
 	hosts    []string
 	capacity map[string]float64
 	logf     func(string, ...any)
-	nem      *Nemesis // nil without a control section
+	nem      *Nemesis // its control is nil without a control section
 }
 
-// nemesis acts on the target's hosts over SSH, or is nil (no control section).
+// nemesis acts on the target's hosts over SSH (control.ssh) and submits burner topologies; without
+// a control section it can only do the latter (background load).
 func (tc *targetCluster) nemesis() *Nemesis { return tc.nem }
 
 // Close releases the control layer's connections.
 func (tc *targetCluster) Close() error {
-	if tc.nem == nil {
+	if tc.nem == nil || tc.nem.ctl == nil {
 		return nil
 	}
 	return tc.nem.ctl.Close()
 }
 
-// openControl makes the target's nemesis from its control section (nil without one). It connects to
-// nothing yet: the first fault does.
+// openControl makes the target's nemesis with the control layer of its control section (none without
+// one). It connects to nothing yet: the first fault does.
 func (tc *targetCluster) openControl() error {
-	if tc.T.Control == nil || tc.T.Control.SSH == nil {
-		return nil
-	}
-	ctl, err := control.NewSSH(tc.T.Control.SSH)
-	if err != nil {
-		return err
+	var ctl control.Control
+	if tc.T.Control != nil && tc.T.Control.SSH != nil {
+		c, err := control.NewSSH(tc.T.Control.SSH)
+		if err != nil {
+			return err
+		}
+		ctl = c
 	}
 	cores := func() map[string]float64 {
 		m := map[string]float64{}
@@ -67,7 +69,7 @@ func (tc *targetCluster) openControl() error {
 		}
 		return m
 	}
-	tc.nem = &Nemesis{ctl: ctl, name: orDefault(tc.T.Name, "target"), cores: cores, logf: tc.logf}
+	tc.nem = &Nemesis{ctl: ctl, storm: tc, name: orDefault(tc.T.Name, "target"), cores: cores, logf: tc.logf}
 	return nil
 }
 

@@ -293,6 +293,11 @@ func KMeans(parallelism int) Topology {
 // `mvn -q package` in topologies/storm (offline: `mvn -q -o package`).
 const StormJar = "topologies/storm/target/stormlab-topologies.jar"
 
+// BurnerClass is the main class of the burner topology: background CPU load as a topology (a spout
+// that spins a share of every 100 ms; harness/burner.go submits one per supervisor). It is not in
+// StormMains: it is a load, not a topology to measure.
+const BurnerClass = "org.stormlab.topologies.BurnerTopology"
+
 // StormSubmitted is the stdout prefix a main class prints, followed by the
 // topology name, after a successful submit. Exit codes: 0 submitted,
 // 1 submit failed (reason on stderr), 2 bad flags (usage on stderr).

@@ -6,7 +6,6 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
-	"io"
 	"math"
 	"net/http"
 	"os"
@@ -21,13 +20,12 @@ import (
 
 	"github.com/stormlab/stormlab/experiments"
 	"github.com/stormlab/stormlab/harness"
-	"github.com/stormlab/stormlab/harness/service"
 	"github.com/stormlab/stormlab/infra/assets"
-	"github.com/stormlab/stormlab/infra/control"
 	"github.com/stormlab/stormlab/infra/docker"
 	"github.com/stormlab/stormlab/infra/protocol"
 	"github.com/stormlab/stormlab/infra/stormui"
 	"github.com/stormlab/stormlab/infra/target"
+	"go.yaml.in/yaml/v3"
 )
 
 // helperCLI makes this test binary act as the stormlab CLI (arguments as JSON), so that a test can run
@@ -464,57 +462,52 @@ func lastN(s string, n int) string {
 	return strings.Join(lines, "\n")
 }
 
-// deadline (ci) through the standing cluster's target file from a process that cannot reach Docker, its
-// background load and whole-node CPU over SSH (the control section `cluster up` writes): exit 0, the
-// container path's files and columns, every run on the target, the loaded runs' faults started and undone
-// over SSH, each supervisor's whole-node CPU report in the service, and the cluster left idle with no
-// load loop running. Under the ci profile this is the experiment's test (experiments'
-// TestExperimentDeadline runs it on containers under quick and full).
+// deadline (ci) through a copy of the standing cluster's target file without its control section, from
+// a process that cannot reach Docker: a user's cluster with the bridge and nothing else. Background load
+// is burner topologies there: exit 0, the container path's files and columns, every run on the target,
+// the loaded runs' load started and undone with one burner per supervisor whose worker reported its own
+// CPU, the manifest saying node CPU came from the workers' reports, and the cluster left idle (no burner
+// left). Under the ci profile this is the experiment's test (experiments' TestExperimentDeadline runs it
+// on containers, with whole-node CPU through the control layer, under quick and full).
 func TestDeadlineTarget(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Minute) // mostly waiting for the cluster lock
 	defer cancel()
-	file, tg := sharedTarget(t)
-	if tg.Control == nil || tg.Control.SSH == nil || len(tg.Control.SSH.Hosts) != 2 {
-		t.Fatalf("cluster up's target file: control %+v, want control.ssh with both supervisors", tg.Control)
+	_, tg := sharedTarget(t)
+	bare := *tg
+	bare.Control = nil
+	data, err := yaml.Marshal(&bare)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "no-control.yaml")
+	if err := os.WriteFile(file, data, 0o600); err != nil {
+		t.Fatal(err)
 	}
 	results, errs := experimentOnTarget(t, "deadline", file)
 	for _, load := range []string{"cpu-load:20: started", "cpu-load:20: undone", "cpu-load:80: started", "cpu-load:80: undone"} {
 		if !strings.Contains(errs, "fault "+load) {
-			t.Errorf("deadline's log lacks %q: background load not run over SSH", load)
+			t.Errorf("deadline's log lacks %q: background load not run", load)
 		}
+	}
+	for _, h := range []string{"sup1", "sup2"} {
+		if n := strings.Count(errs, "burner "+harness.BurnerPrefix+h+": offered"); n != 2 {
+			t.Errorf("deadline's log has %d burner reports of %s, want 2 (loads 20 and 80%%)", n, h)
+		}
+	}
+	if strings.Contains(errs, "its worker used no report") {
+		t.Errorf("a burner's worker sent no report of its own CPU")
 	}
 	dir := filepath.Join(results, "deadline")
 	checkRaw(t, dir, "deadline", []string{"adaptive kmeans", "adaptive wordcount", "deadline kmeans", "deadline kmeans under load",
 		"deadline kmeans under load", "deadline wordcount", "storm-ras kmeans", "storm-ras wordcount"}, "dataset_s", "proc_ms")
-	// Whole-node CPU reached the service from both supervisors (read over SSH).
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target.Trim(tg.Service.Harness)+service.PathPrometheus, nil)
+	manifest, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	req.Header.Set("Authorization", "Bearer "+tg.Token)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	for _, h := range tg.Control.SSH.HostNames() {
-		if !strings.Contains(string(body), `stormlab_node_cpu_used_cores{node="`+h+`"}`) {
-			t.Errorf("the service has no whole-node CPU report of %s (metrics: %d bytes)", h, len(body))
-		}
+	if !strings.Contains(string(manifest), `"node_cpu": "workers"`) {
+		t.Errorf("manifest.json does not say node CPU came from the workers' reports")
 	}
 	checkIdle(ctx, t, tg)
-	// No load loop is left on the supervisors (the control layer undid them).
-	ctl, err := control.NewSSH(tg.Control.SSH)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ctl.Close()
-	for _, h := range tg.Control.SSH.HostNames() {
-		if out, err := ctl.Exec(ctx, h, "test ! -e /tmp/stormlab-load.pids && ! pgrep -f 'while [:]; do'"); err != nil {
-			t.Errorf("%s: background load left behind: %v %s", h, err, out)
-		}
-	}
 }
 
 // Faults over SSH on a real Storm cluster: a run through the standing cluster's target file, from a

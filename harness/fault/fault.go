@@ -54,8 +54,10 @@ func (k Kind) Needs() control.Ops {
 		return control.Of(control.OpStopService)
 	case Delay:
 		return control.Of(control.OpDelay)
-	case CPULoad, KillStragglers:
+	case KillStragglers:
 		return control.Of(control.OpExec)
+	case CPULoad: // burner topologies: Storm does it, the hosts are not touched
+		return 0
 	}
 	return 0
 }

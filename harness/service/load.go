@@ -392,6 +392,33 @@ func (m *measurements) nodeLoad(snap *protocol.Snapshot) []schedulers.NodeLoad {
 	return out
 }
 
+// besideCPU is the process CPU (percent of one core) per host of the workers of every topology that
+// snap does not list (ones the service does not place: e.g. the burner topologies of background load,
+// placed by Storm's own schedulers), from their reports fresh at nowMs. Without it, a node's CPU use
+// would miss every worker that the service does not schedule. A topology counts while its newest
+// report is at most 3 report intervals (at least 30 s) old, so a killed one drops out.
+func (m *measurements) besideCPU(snap *protocol.Snapshot, nowMs int64) map[string]float64 {
+	listed := map[string]bool{}
+	if snap != nil {
+		for _, t := range snap.Topologies {
+			listed[t.ID] = true
+		}
+	}
+	out := map[string]float64{}
+	for id, t := range m.topos {
+		if listed[id] {
+			continue
+		}
+		for _, w := range t.fresh() {
+			limit := max(int64(3*w.IntervalS*1000), 30_000)
+			if nowMs-w.TimeMs <= limit && !w.Lacks(protocol.FieldWorkerCPU) {
+				out[w.Host] += w.WorkerCPUPercent
+			}
+		}
+	}
+	return out
+}
+
 // topologyState renders one topology's measurements; series cut at sinceMs.
 func (m *measurements) topologyState(id string, sinceMs int64, snap *protocol.Snapshot) protocol.TopologyState {
 	t := m.topos[id]

@@ -2,6 +2,7 @@ package service
 
 import (
 	"encoding/json"
+	"math"
 	"slices"
 	"testing"
 	"time"
@@ -62,6 +63,52 @@ func TestNodeCPUDrivesDeadline(t *testing.T) {
 		if row.Node == "s2" && row.CPUUsed == 99 {
 			t.Errorf("stale node report still used: %+v", row)
 		}
+	}
+}
+
+// TestBesideWorkersCountInNodeCPU: the good placement of TestNodeCPUDrivesDeadline (s2 at 57 %), and
+// the worker of a topology the service does not place (a burner of background load, placed by Storm's
+// EvenScheduler, so absent from the snapshot) reporting 45 % of process CPU on h2. Without any node
+// report, s2's CPU_use is the sum of every fresh worker on it: 57 + 45 = 102 % > theta 0.95, so the
+// deadline scheduler moves boltB as it does under a whole-node report. Once the burner's reports are
+// older than max(3 intervals, 30 s) = 30 s, they no longer count: s2 is back at 57 %.
+func TestBesideWorkersCountInNodeCPU(t *testing.T) {
+	clk := &fakeClock{t: time.UnixMilli(1_700_000_100_000)}
+	s, err := New("deadline", schedulers.Options{Theta: 0.95}, WithClock(clk.now), WithRescheduleEvery(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	post := httpService(t, s)
+	for _, r := range pipelineReports(goodPlace, clk.t.UnixMilli()) {
+		post(protocol.PathMetrics, r, nil)
+	}
+	burner := protocol.WorkerReport{Topology: "stormlab-burner-h2-2-1700000000", Host: "h2", Port: 6701,
+		TimeMs: clk.t.UnixMilli(), IntervalS: 2, WorkerCPUPercent: 45}
+	post(protocol.PathMetrics, burner, nil)
+	var d protocol.Decision
+	post(protocol.PathSchedule, twoPipelines(goodPlace), &d)
+	st := s.State(0)
+	rec := st.Decisions[len(st.Decisions)-1]
+	if !rec.Applied || rec.Decision == nil || rec.Decision.Trigger != "cpu load" {
+		t.Fatalf("s2 at 57 + 45 %%: log %+v: want an applied cpu-load decision", st.Decisions)
+	}
+	cpuOf := func(st protocol.State, node string) float64 {
+		for _, row := range st.Load {
+			if row.Node == node {
+				return row.CPUUsed
+			}
+		}
+		return -1
+	}
+	if got := cpuOf(st, "s2"); math.Abs(got-102) > 1e-9 {
+		t.Errorf("s2 CPU_use %v, want 57 + 45 = 102 %%", got)
+	}
+	clk.t = clk.t.Add(31 * time.Second)
+	for _, r := range pipelineReports(goodPlace, clk.t.UnixMilli()) {
+		post(protocol.PathMetrics, r, nil)
+	}
+	if got := cpuOf(s.State(0), "s2"); math.Abs(got-57) > 1e-9 {
+		t.Errorf("s2 CPU_use %v after the burner's reports went stale, want 57 %%", got)
 	}
 }
 

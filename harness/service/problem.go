@@ -371,11 +371,15 @@ func (s *Service) loadTable(snap *protocol.Snapshot) []schedulers.NodeLoad {
 		host[sup.ID] = sup.Host
 	}
 	now := s.now().UnixMilli()
+	beside := s.m.besideCPU(snap, now)
 	for i := range rows {
 		rows[i].CPUThroughput = 0
 		c := capacity[rows[i].Node]
 		if c > 0 && r > 0 {
 			rows[i].CPUThroughput = c / 100 * r
+		}
+		if c > 0 {
+			rows[i].CPUUsed += 100 * beside[host[rows[i].Node]] / c
 		}
 		// CPU_use is the node's: a fresh whole-node report (workers plus
 		// anything else on the node, e.g. background load) replaces the sum
@@ -394,8 +398,8 @@ func (s *Service) tuplesPerCore() float64 {
 	tuples, cores := 0.0, 0.0
 	for id := range s.m.topos {
 		r := s.m.rates(id)
-		if r == nil {
-			continue
+		if r == nil || len(r.traffic) == 0 {
+			continue // a topology that moved no tuples (a burner) says nothing about tuples per core
 		}
 		for _, x := range r.traffic {
 			tuples += x.rate

@@ -1,0 +1,202 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/stormlab/stormlab/infra/control"
+	"github.com/stormlab/stormlab/infra/protocol"
+	"github.com/stormlab/stormlab/infra/stormui"
+	"github.com/stormlab/stormlab/topologies"
+)
+
+// Background CPU load on every supervisor, for the runs "under CPU usage 20/50/80%" of Choi, Jeon,
+// Lim, Bok and Yoo, "Dynamic Task Scheduling Scheme for Processing Real-Time Stream Data in Storm
+// Environments" (2021), Figs. 7-8.
+//
+// It is Storm-native, so it runs on any cluster with the bridge and needs no access to the hosts: one
+// burner topology (topologies.BurnerClass) per supervisor, whose conf names that host
+// (protocol.NodesConf) and Storm's EvenScheduler (protocol.TopologySchedulerConf), so the bridge
+// places its executors on that host only.
+//
+// Definition: a load of L percent on a supervisor with Q cores offers L/100*Q cores of busy looping.
+// It runs as k = ceil(L/100*Q) spout tasks, each busy for L/100*Q/k of every 100 ms (a wall-time spin,
+// then sleep). It is an offered load: when the measured run's workers need the rest of the CPU, the
+// kernel shares it between them and the burner, which is what the paper's "CPU usage" setting does to
+// the tasks. What the burner really used is in its worker's own reports (process CPU); the scheduler
+// service counts them in the node's CPU use, as it counts every instrumented worker on the node.
+
+// BurnerPrefix starts the name of every burner topology; a run's idle check and straggler probe leave
+// topologies and worker JVMs of that name alone (they are the load, not leftovers).
+const BurnerPrefix = "stormlab-burner-"
+
+// burnerStart bounds the wait for the burners' executors to run.
+const burnerStart = 3 * time.Minute
+
+// burnerPlan is one supervisor's burner: tasks spout tasks, each busy busy of every period.
+type burnerPlan struct {
+	host  string
+	tasks int
+	busy  float64
+}
+
+// burnerPlans sizes the burner of every supervisor (cores: host -> CPU cores) for a load of percent,
+// sorted by host.
+func burnerPlans(percent float64, cores map[string]float64) ([]burnerPlan, error) {
+	if !(percent > 0 && percent <= 100) {
+		return nil, fmt.Errorf("background load %v%% out of range (0, 100]", percent)
+	}
+	var out []burnerPlan
+	for host, q := range cores {
+		if !(q > 0) {
+			return nil, fmt.Errorf("background load on %s: the supervisor's CPU capacity is %v cores; set supervisor.cpu.capacity (or the target file's capacity) above 0", host, q)
+		}
+		c := percent / 100 * q
+		k := int(math.Ceil(c - 1e-9))
+		out = append(out, burnerPlan{host: host, tasks: k, busy: c / float64(k)})
+	}
+	slices.SortFunc(out, func(a, b burnerPlan) int { return strings.Compare(a.host, b.host) })
+	return out, nil
+}
+
+// name is the burner's topology name: BurnerPrefix and the host, with characters a topology name
+// does not take replaced by '-'.
+func (p burnerPlan) name() string {
+	h := strings.Map(func(r rune) rune {
+		if r == '-' || r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
+			return r
+		}
+		return '-'
+	}, p.host)
+	return BurnerPrefix + h
+}
+
+// args are the burner's main-class arguments: one worker of a small heap, C1 only (it spins one
+// loop; start-up is what matters), placed on p.host by Storm's EvenScheduler through the bridge.
+func (p burnerPlan) args() []string {
+	return []string{"--name", p.name(), "--workers", "1", "--parallelism", strconv.Itoa(p.tasks),
+		"--busy-fraction", strconv.FormatFloat(p.busy, 'f', 4, 64), "--worker-heap-mb", "64",
+		"--worker-childopts", "-XX:TieredStopAtLevel=1 -Xss512k", "--report-interval-secs", "2",
+		"--conf", protocol.NodesConf + "=" + p.host, "--conf", protocol.TopologySchedulerConf + "=storm-even"}
+}
+
+// isBurner says whether a topology (name or id: Storm's id starts with the name) is a burner.
+func isBurner(nameOrID string) bool { return strings.HasPrefix(nameOrID, BurnerPrefix) }
+
+// startBurners submits every plan's burner (in parallel: a submit is a JVM start), waits until each
+// one's executors all run on its host, and returns the undo that kills them all and waits until Nimbus
+// has forgotten them. When it fails, it kills what it submitted before returning.
+func (n *Nemesis) startBurners(ctx context.Context, plans []burnerPlan) (control.Undo, error) {
+	cl := n.storm
+	if cl == nil {
+		return nil, errors.New("this cluster cannot take topologies from the nemesis")
+	}
+	jar, err := stormJar()
+	if err != nil {
+		return nil, err
+	}
+	since := time.Now().UnixMilli()
+	stop := func(ctx context.Context) error {
+		n.logBurnerCPU(ctx, plans, since)
+		return n.stopBurners(ctx, plans)
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, len(plans))
+	for i, p := range plans {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = n.startBurner(ctx, jar, p)
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, errors.Join(err, stop(context.WithoutCancel(ctx)))
+	}
+	return stop, nil
+}
+
+// startBurner submits p's burner and waits until it runs on p.host only.
+func (n *Nemesis) startBurner(ctx context.Context, jar string, p burnerPlan) error {
+	if err := n.storm.Submit(ctx, jar, topologies.BurnerClass, p.args()...); err != nil {
+		return fmt.Errorf("submit burner on %s: %w", p.host, err)
+	}
+	_, execs, err := waitRunning(ctx, n.storm.UI(), p.name(), burnerStart)
+	if err != nil {
+		return fmt.Errorf("burner on %s: %w (the bridge places it: Nimbus must run %s)", p.host, err, protocol.BridgeClass)
+	}
+	for _, e := range execs {
+		if e.Host != p.host {
+			return fmt.Errorf("burner on %s: an executor of %s runs on %s: the bridge did not pin it (Nimbus must run %s)", p.host, e.Component, e.Host, protocol.BridgeClass)
+		}
+	}
+	n.logf("cluster %s: burner %s: %d tasks, each busy %.0f%% of the time", n.name, p.name(), p.tasks, 100*p.busy)
+	return nil
+}
+
+// stopBurners kills every burner of plans that Nimbus lists (one never submitted is fine) and waits
+// until Nimbus lists none of them.
+func (n *Nemesis) stopBurners(ctx context.Context, plans []burnerPlan) error {
+	ui := n.storm.UI()
+	ctx, cancel := context.WithTimeout(ctx, 90*time.Second)
+	defer cancel()
+	var tops []stormui.TopologySummary
+	err := retryRead(ctx, 30*time.Second, func(ctx context.Context) (err error) {
+		tops, err = ui.Topologies(ctx)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("stop burners: %w", err)
+	}
+	var errs []error
+	var killed []string
+	for _, p := range plans {
+		if !slices.ContainsFunc(tops, func(t stormui.TopologySummary) bool { return t.Name == p.name() }) {
+			continue
+		}
+		if err := ui.Kill(ctx, p.name(), 0); err != nil {
+			errs = append(errs, fmt.Errorf("kill burner: %w", err))
+			continue
+		}
+		killed = append(killed, p.name())
+	}
+	for _, name := range killed {
+		if err := waitGone(ctx, ui, name); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// logBurnerCPU says, per burner, the load it offered and the CPU its worker used by its own reports
+// (process CPU, mean over the reports since sinceMs): on a node whose CPU is short the two differ, and
+// the second is what the node's other workers met. A failed read is said, not an error: the load ran.
+func (n *Nemesis) logBurnerCPU(ctx context.Context, plans []burnerPlan, sinceMs int64) {
+	st, err := n.storm.Service().State(ctx, sinceMs)
+	if err != nil {
+		n.logf("cluster %s: burners' own CPU reports: %v", n.name, err)
+		return
+	}
+	for _, p := range plans {
+		sum, k := 0.0, 0
+		for _, t := range st.Topologies {
+			if strings.HasPrefix(t.ID, p.name()+"-") {
+				for _, w := range t.WorkerCPU {
+					sum, k = sum+w.CPUPercent, k+1
+				}
+			}
+		}
+		used := "no report"
+		if k > 0 {
+			used = fmt.Sprintf("%.2f cores (mean of %d reports)", sum/float64(k)/100, k)
+		}
+		n.logf("cluster %s: burner %s: offered %.2f cores, its worker used %s", n.name, p.name(), float64(p.tasks)*p.busy, used)
+	}
+}

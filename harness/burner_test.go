@@ -1,0 +1,80 @@
+package harness
+
+import (
+	"math"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stormlab/stormlab/infra/protocol"
+)
+
+// TestBurnerPlans checks the sizing of background load (burner.go's definition: L% of Q cores is
+// k = ceil(L/100*Q) tasks, each busy L/100*Q/k). Reference numbers by hand: 20% of 0.25 cores is
+// 0.05 cores, one task busy 5%; 80% of 1.0 core is one task busy 80%; 50% of 3 cores is 1.5 cores,
+// two tasks busy 75%; 100% of 2 cores is two tasks busy all the time.
+func TestBurnerPlans(t *testing.T) {
+	tests := []struct {
+		percent float64
+		cores   map[string]float64
+		want    []burnerPlan
+	}{
+		{20, map[string]float64{"sup2": 0.25, "sup1": 1}, []burnerPlan{{"sup1", 1, 0.2}, {"sup2", 1, 0.05}}},
+		{80, map[string]float64{"sup1": 1}, []burnerPlan{{"sup1", 1, 0.8}}},
+		{50, map[string]float64{"big": 3}, []burnerPlan{{"big", 2, 0.75}}},
+		{100, map[string]float64{"h": 2}, []burnerPlan{{"h", 2, 1}}},
+	}
+	for _, tc := range tests {
+		got, err := burnerPlans(tc.percent, tc.cores)
+		if err != nil {
+			t.Fatalf("burnerPlans(%v): %v", tc.percent, err)
+		}
+		if len(got) != len(tc.want) {
+			t.Fatalf("burnerPlans(%v) = %v, want %v", tc.percent, got, tc.want)
+		}
+		for i, w := range tc.want {
+			g := got[i]
+			if g.host != w.host || g.tasks != w.tasks || math.Abs(g.busy-w.busy) > 1e-9 {
+				t.Errorf("burnerPlans(%v)[%d] = %+v, want %+v", tc.percent, i, g, w)
+			}
+		}
+	}
+}
+
+func TestBurnerPlansBadInput(t *testing.T) {
+	for _, tc := range []struct {
+		percent float64
+		cores   map[string]float64
+		want    string
+	}{
+		{0, map[string]float64{"h": 1}, "out of range"},
+		{101, map[string]float64{"h": 1}, "out of range"},
+		{math.NaN(), map[string]float64{"h": 1}, "out of range"},
+		{50, map[string]float64{"h": 0}, "supervisor.cpu.capacity"},
+	} {
+		if _, err := burnerPlans(tc.percent, tc.cores); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("burnerPlans(%v, %v) error %v, want one saying %q", tc.percent, tc.cores, err, tc.want)
+		}
+	}
+}
+
+// TestBurnerArgs checks that a burner names its host and EvenScheduler in its conf (so the bridge pins
+// it there) and that its name is a valid, recognisable topology name.
+func TestBurnerArgs(t *testing.T) {
+	p := burnerPlan{host: "sup1.example.org", tasks: 2, busy: 0.75}
+	args := p.args()
+	for _, want := range []string{protocol.NodesConf + "=sup1.example.org", protocol.TopologySchedulerConf + "=storm-even", "0.7500"} {
+		if !slices.Contains(args, want) {
+			t.Errorf("args %v lack %q", args, want)
+		}
+	}
+	if p.name() != "stormlab-burner-sup1-example-org" || !isBurner(p.name()) {
+		t.Errorf("name %q", p.name())
+	}
+	if err := CheckTopologyName(p.name()); err != nil {
+		t.Errorf("name %q: %v", p.name(), err)
+	}
+	if isBurner("wordcount-1-1700000000") {
+		t.Error("a measured topology taken for a burner")
+	}
+}
