@@ -194,8 +194,8 @@ func runDeadline(ctx context.Context, env Env) (*Results, error) {
 	d.counter = newRunCounter(env, total) // known ahead from the knobs, so progress shows an ETA
 	d.res = &Results{Experiment: "deadline", Metrics: deadlineMetrics, Profile: prof.Profile, NoVerdict: noVerdict(prof.Profile, prof.Reps), Knobs: knobsManifest(prof)}
 	// One cluster serves the three schedulers. The deadline and adaptive schedulers read CPU_use from
-	// the load table; only whole-node cgroup reports let them see the background load (workers'
-	// process CPU cannot), so the cluster sends them for every run (R-Storm, in Nimbus, ignores them).
+	// the load table: whole-node cgroup reports where a control layer can read them (they also see
+	// the daemons and anything else on the node), else the workers' own reports (nodeCPU).
 	cs := harness.ClusterSpec{Profile: deadlineProfile, Seed: 1}
 	err = withSession(ctx, env, cs, deadlineSchedulers[0], func(all *session) error {
 		all.onStart = func(c harness.Cluster) (func() error, error) { return d.nodeCPU(ctx, c) }

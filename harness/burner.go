@@ -45,6 +45,7 @@ type burnerPlan struct {
 	host  string
 	tasks int
 	busy  float64
+	role  string // in the name, between BurnerPrefix and the host: "" (background load) or "straggler-"
 }
 
 // burnerPlans sizes the burner of every supervisor (cores: host -> CPU cores) for a load of percent,
@@ -75,7 +76,7 @@ func (p burnerPlan) name() string {
 		}
 		return '-'
 	}, p.host)
-	return BurnerPrefix + h
+	return BurnerPrefix + p.role + h
 }
 
 // args are the burner's main-class arguments: one worker of a small heap, C1 only (it spins one
@@ -102,10 +103,13 @@ func (n *Nemesis) startBurners(ctx context.Context, plans []burnerPlan) (control
 	if err != nil {
 		return nil, err
 	}
-	since := time.Now().UnixMilli()
+	t0 := time.Now()
 	stop := func(ctx context.Context) error {
-		n.logBurnerCPU(ctx, plans, since)
-		return n.stopBurners(ctx, plans)
+		n.logBurnerCPU(ctx, plans, t0.UnixMilli())
+		t1 := time.Now()
+		err := n.stopBurners(ctx, plans)
+		n.logf("cluster %s: %d burner(s) gone %s after the kill", n.name, len(plans), time.Since(t1).Round(100*time.Millisecond))
+		return err
 	}
 	var wg sync.WaitGroup
 	errs := make([]error, len(plans))
@@ -120,6 +124,7 @@ func (n *Nemesis) startBurners(ctx context.Context, plans []burnerPlan) (control
 	if err := errors.Join(errs...); err != nil {
 		return nil, errors.Join(err, stop(context.WithoutCancel(ctx)))
 	}
+	n.logf("cluster %s: %d burner(s) running %s after their submission", n.name, len(plans), time.Since(t0).Round(100*time.Millisecond))
 	return stop, nil
 }
 

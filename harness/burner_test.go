@@ -19,10 +19,10 @@ func TestBurnerPlans(t *testing.T) {
 		cores   map[string]float64
 		want    []burnerPlan
 	}{
-		{20, map[string]float64{"sup2": 0.25, "sup1": 1}, []burnerPlan{{"sup1", 1, 0.2}, {"sup2", 1, 0.05}}},
-		{80, map[string]float64{"sup1": 1}, []burnerPlan{{"sup1", 1, 0.8}}},
-		{50, map[string]float64{"big": 3}, []burnerPlan{{"big", 2, 0.75}}},
-		{100, map[string]float64{"h": 2}, []burnerPlan{{"h", 2, 1}}},
+		{20, map[string]float64{"sup2": 0.25, "sup1": 1}, []burnerPlan{{"sup1", 1, 0.2, ""}, {"sup2", 1, 0.05, ""}}},
+		{80, map[string]float64{"sup1": 1}, []burnerPlan{{"sup1", 1, 0.8, ""}}},
+		{50, map[string]float64{"big": 3}, []burnerPlan{{"big", 2, 0.75, ""}}},
+		{100, map[string]float64{"h": 2}, []burnerPlan{{"h", 2, 1, ""}}},
 	}
 	for _, tc := range tests {
 		got, err := burnerPlans(tc.percent, tc.cores)

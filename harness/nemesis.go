@@ -82,6 +82,17 @@ func (n *Nemesis) inject(ctx context.Context, f fault.Fault) (control.Undo, erro
 		return n.ctl.Delay(ctx, t.A, t.B, t.Delay)
 	case fault.CPULoad:
 		return n.startLoad(ctx, f.Target)
+	case fault.Straggler:
+		t, err := fault.ParseStragglerTarget(f.Target, n.hosts())
+		if err != nil {
+			return nil, err
+		}
+		plans, err := burnerPlans(t.Percent, map[string]float64{t.Host: n.cores()[t.Host]})
+		if err != nil {
+			return nil, err
+		}
+		plans[0].role = "straggler-"
+		return n.startBurners(ctx, plans)
 	case fault.KillStragglers:
 		return func(context.Context) error { return nil }, n.killStragglers(ctx)
 	}

@@ -17,16 +17,12 @@ func TestFaultNeeds(t *testing.T) {
 		fault.RestartZooKeeper: control.Of(control.OpStopZooKeeper),
 		fault.RestartService:   control.Of(control.OpStopService),
 		fault.Delay:            control.Of(control.OpDelay),
+		fault.Straggler:        0, // a burner topology: no control
 		fault.CPULoad:          0, // burner topologies: no control
 		fault.KillStragglers:   control.Of(control.OpExec),
 	} {
 		if got := k.Needs(); got != want {
 			t.Errorf("%s needs %s, want %s", k, got, want)
-		}
-	}
-	for _, k := range fault.Kinds() {
-		if k.Needs() == 0 {
-			t.Errorf("fault kind %s states no needed operation", k)
 		}
 	}
 }
@@ -57,6 +53,7 @@ func TestCheckTargetFaults(t *testing.T) {
 	}{
 		{"no control section", &target.Target{}, []fault.Fault{f("restart-service@10s+5s")}, "add control.ssh (user, key, hosts) to the target file"},
 		{"no faults, no control", &target.Target{}, nil, ""},
+		{"a straggler needs no control (a burner topology)", &target.Target{}, []fault.Fault{f("straggler@10s+30s:sup1=50")}, ""},
 		{"pause needs no commands", bare, []fault.Fault{f("pause-worker@10s+5s:sup1")}, ""},
 		{"delay needs no commands (the transport is in the topology jar)", bare, []fault.Fault{f("delay@20s+5s:sup1-sup2=50ms")}, ""},
 		{"kill without supervisor commands", bare, []fault.Fault{f("kill-supervisor@10s+5s:sup1")}, "add control.ssh.commands.supervisor: {stop: ..., start: ...} to the target file"},

@@ -181,8 +181,8 @@ func (s *Session) waitIdleAfterRun(ctx context.Context) error {
 }
 
 // waitIdle waits until Nimbus lists no topology, no slot is used and no worker JVM runs in any
-// supervisor container, background load's burner topologies (burner.go) aside. A worker JVM that outlives its topology by stragglerGrace is killed (the
-// Nemesis's killStragglers). The error wraps errNotIdle and the last reason.
+// supervisor container, background load's burner topologies (burner.go) aside. A worker JVM that
+// outlives its topology by stragglerGrace is killed (the Nemesis's killStragglers). The error wraps errNotIdle and the last reason.
 func (s *Session) WaitIdle(parent context.Context, timeout time.Duration) error {
 	ctx, cancel := context.WithTimeout(parent, timeout)
 	defer cancel()

@@ -473,16 +473,7 @@ func TestDeadlineTarget(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Minute) // mostly waiting for the cluster lock
 	defer cancel()
 	_, tg := sharedTarget(t)
-	bare := *tg
-	bare.Control = nil
-	data, err := yaml.Marshal(&bare)
-	if err != nil {
-		t.Fatal(err)
-	}
-	file := filepath.Join(t.TempDir(), "no-control.yaml")
-	if err := os.WriteFile(file, data, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	file := withoutControl(t, tg)
 	results, errs := experimentOnTarget(t, "deadline", file)
 	for _, load := range []string{"cpu-load:20: started", "cpu-load:20: undone", "cpu-load:80: started", "cpu-load:80: undone"} {
 		if !strings.Contains(errs, "fault "+load) {
@@ -510,41 +501,66 @@ func TestDeadlineTarget(t *testing.T) {
 	checkIdle(ctx, t, tg)
 }
 
-// Faults over SSH on a real Storm cluster: a run through the standing cluster's target file, from a
-// process that cannot reach Docker, pauses sup2's worker JVMs and then delays the messages between sup1
-// and sup2 (the delay file written over SSH, read by the delaying transport that comes with the topology
-// jar). Both are recorded without error and undone, and the cluster is left idle. Stopping a supervisor
-// over SSH (the target file's commands) is TestRecoveryTarget's: it does so in each of its runs.
+// withoutControl writes a copy of tg without its control section: a user's cluster with the bridge and
+// nothing else.
+func withoutControl(t *testing.T, tg *target.Target) string {
+	t.Helper()
+	bare := *tg
+	bare.Control = nil
+	data, err := yaml.Marshal(&bare)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "no-control.yaml")
+	if err := os.WriteFile(file, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return file
+}
+
+// Faults on a real Storm cluster through its target file, from a process that cannot reach Docker: one
+// run pauses sup2's worker JVMs over SSH, delays the messages between sup1 and sup2 (the delay file
+// written over SSH, read by the delaying transport that comes with the topology jar) and makes sup1
+// (0.5 cores) a straggler (a burner of 80% of its CPU, 0.40 cores, pinned there by the bridge: no SSH).
+// Each is recorded without error, undone and measured; the straggler starts once its burner runs and
+// its burner's worker reports its own CPU; the cluster is left idle (no burner left). Stopping a
+// supervisor over SSH (the target file's commands) is TestRecoveryTarget's: it does so in each run.
 func TestFaultsOverSSH(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Minute) // mostly waiting for the cluster lock
 	defer cancel()
 	file, tg := sharedTarget(t)
 	start := time.Now()
 	code, out, errs := cliNoDocker(t, "run", "--target", file, "--scheduler", "storm-even", "--topology", "throughput",
-		"--warmup", "10s", "--measure", "30s", "--fault", "pause-worker@10s+2s:sup2", "--fault", "delay@18s+8s:sup1-sup2=20ms", "--format", "json")
+		"--warmup", "10s", "--measure", "40s", "--fault", "pause-worker@10s+2s:sup2", "--fault", "delay@18s+8s:sup1-sup2=20ms",
+		"--fault", "straggler@1s+10s:sup1=80", "--format", "json")
 	t.Logf("run --fault through the target (%s): stderr (last lines) %s", time.Since(start).Round(time.Second), lastN(errs, 15))
 	if code != exitOK {
 		t.Fatalf("run --fault: exit %d", code)
 	}
 	var r struct {
-		Faults []harness.FaultRecord `json:"faults"`
+		MeasureFrom int64                 `json:"measure_from_ms"`
+		Faults      []harness.FaultRecord `json:"faults"`
 	}
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
 		t.Fatalf("run's JSON: %v\n%s", err, out)
 	}
-	if len(r.Faults) != 2 {
-		t.Fatalf("faults %+v: want 2 records", r.Faults)
+	if len(r.Faults) != 3 {
+		t.Fatalf("faults %+v: want 3 records", r.Faults)
 	}
 	for _, f := range r.Faults {
-		t.Logf("fault %s: error %q, recovery %+v", f.Fault, f.Error, f.Recovery)
-		if f.Error != "" || f.EndMs <= f.StartMs || !f.Recovery.Measured {
-			t.Errorf("fault %s: error %q, %d..%d ms, measured %v: want injected, undone without error and measured", f.Fault, f.Error, f.StartMs, f.EndMs, f.Recovery.Measured)
+		t.Logf("fault %s: error %q, %d..%d ms after the window opened, recovery %+v", f.Fault, f.Error, f.StartMs-r.MeasureFrom, f.EndMs-r.MeasureFrom, f.Recovery)
+		if f.Error != "" || f.EndMs-f.StartMs < f.Duration.Milliseconds() || f.StartMs < r.MeasureFrom+f.At.Milliseconds() || !f.Recovery.Measured {
+			t.Errorf("fault %s: error %q, %d..%d ms, measured %v: want started after AT, lasting its duration, undone without error and measured", f.Fault, f.Error, f.StartMs, f.EndMs, f.Recovery.Measured)
 		}
 	}
-	for _, w := range []string{"fault pause-worker@10s+2s:sup2: undone", "fault delay@18s+8s:sup1-sup2=20ms: undone"} {
+	for _, w := range []string{"fault pause-worker@10s+2s:sup2: undone", "fault delay@18s+8s:sup1-sup2=20ms: undone",
+		"fault straggler@1s+10s:sup1=80: undone", "burner " + harness.BurnerPrefix + "straggler-sup1: offered 0.40 cores, its worker used"} {
 		if !strings.Contains(errs, w) {
 			t.Errorf("the run's log lacks %q", w)
 		}
+	}
+	if strings.Contains(errs, "its worker used no report") {
+		t.Error("the burner's worker sent no report of its own CPU")
 	}
 	checkIdle(ctx, t, tg)
 }

@@ -423,7 +423,7 @@ func standUp(ctx context.Context, profile, scheduler, out string, logf func(stri
 
 // writeSSHFiles writes the standing cluster's SSH client key and known_hosts beside its target file
 // (mode 0600, named after it) and returns the target file's control section: the harness reaches the
-// supervisors over SSH, as a user's hosts, for background load, whole-node CPU, worker pauses and
+// supervisors over SSH, as a user's hosts, for whole-node CPU, worker pauses, delays and
 // stopping and starting a supervisor.
 func writeSSHFiles(ctx context.Context, c *docker.Cluster, targetFile string) (*target.Control, error) {
 	a, err := c.SSH(ctx)

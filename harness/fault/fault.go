@@ -17,7 +17,7 @@ type Kind string
 // The fault kinds (each acts at Fault.At for Fault.Duration, then is undone) and the syntax of a fault.
 const (
 	// Syntax is the --fault syntax, for help texts and errors.
-	Syntax = "KIND@AT+DURATION[:TARGET], e.g. kill-supervisor@30s+20s:sup1, restart-zookeeper@40s+10s or delay@30s+20s:sup1-sup2=50ms (AT counts from the opening of the measurement window)"
+	Syntax = "KIND@AT+DURATION[:TARGET], e.g. kill-supervisor@30s+20s:sup1, restart-zookeeper@40s+10s, delay@30s+20s:sup1-sup2=50ms or straggler@10s+40s:sup1=80 (AT counts from the opening of the measurement window)"
 	// KillSupervisor stops a supervisor's container (its worker JVMs die with it) and starts it again
 	// after the duration. Target: the supervisor's hostname.
 	KillSupervisor Kind = "kill-supervisor"
@@ -32,6 +32,11 @@ const (
 	// then restores the cluster's own (WithNetworkDelay, usually none). Target: NODE_A-NODE_B=DELAY,
 	// e.g. sup1-sup2=50ms (whole milliseconds, at most 10s). The harness says how (its delayFile).
 	Delay Kind = "delay"
+	// Straggler makes one supervisor slow: background CPU load of PERCENT of its CPU, a burner topology
+	// that the bridge pins to it, for the duration. Target: HOST=PERCENT, e.g. sup1=80. It starts when
+	// the burner runs (a worker JVM's start after AT: allow about 20 s of the window for it) and needs
+	// no control layer, only the bridge.
+	Straggler Kind = "straggler"
 
 	// CPULoad is background CPU load on every supervisor (Target: the percent of each one's CPU, e.g.
 	// "50"); its undo stops it. Not a --fault kind: experiments inject it around whole runs (Load).
@@ -54,6 +59,8 @@ func (k Kind) Needs() control.Ops {
 		return control.Of(control.OpStopService)
 	case Delay:
 		return control.Of(control.OpDelay)
+	case Straggler:
+		return 0 // a burner topology: Storm does it
 	case KillStragglers:
 		return control.Of(control.OpExec)
 	case CPULoad: // burner topologies: Storm does it, the hosts are not touched
@@ -73,6 +80,11 @@ func (f Fault) HostsOf(all []string) []string {
 			return []string{t.A, t.B}
 		}
 		return nil
+	case Straggler:
+		if t, err := ParseStragglerTarget(f.Target, nil); err == nil {
+			return []string{t.Host}
+		}
+		return nil
 	case CPULoad, KillStragglers:
 		return all
 	}
@@ -81,7 +93,7 @@ func (f Fault) HostsOf(all []string) []string {
 
 // Kinds lists the kinds a Fault can have.
 func Kinds() []Kind {
-	return []Kind{KillSupervisor, PauseWorker, RestartZooKeeper, RestartService, Delay}
+	return []Kind{KillSupervisor, PauseWorker, RestartZooKeeper, RestartService, Delay, Straggler}
 }
 
 // needsTarget says whether a kind acts on one supervisor.
@@ -134,6 +146,38 @@ func ParseDelayTarget(target string, hosts []string) (DelayTarget, error) {
 		return DelayTarget{}, fmt.Errorf("delay target %q: both nodes are %s; a delay is between two different supervisors", target, t.A)
 	}
 	return t, nil
+}
+
+// StragglerTarget is a straggler fault's target: Percent of Host's CPU as background load.
+type StragglerTarget struct {
+	Host    string
+	Percent float64
+}
+
+// stragglerTargetSyntax is the target of a straggler fault, for errors.
+const stragglerTargetSyntax = "HOST=PERCENT, e.g. straggler@10s+40s:sup1=80"
+
+// ParseStragglerTarget reads a straggler fault's target. With hosts (the cluster's supervisors) the
+// host must be one of them; without, only the shape is checked.
+func ParseStragglerTarget(target string, hosts []string) (StragglerTarget, error) {
+	host, p, ok := strings.Cut(target, "=")
+	if !ok || host == "" {
+		return StragglerTarget{}, fmt.Errorf("straggler target %q is not HOST=PERCENT", target)
+	}
+	percent, err := strconv.ParseFloat(p, 64)
+	if err != nil || !(percent > 0 && percent <= 100) {
+		return StragglerTarget{}, fmt.Errorf("straggler target %q: PERCENT %q must be a number in (0, 100]", target, p)
+	}
+	if hosts != nil && !slices.Contains(hosts, host) {
+		return StragglerTarget{}, fmt.Errorf("straggler target %q: %q is not a supervisor of this cluster (supervisors: %s)", target, host, strings.Join(hosts, ", "))
+	}
+	return StragglerTarget{Host: host, Percent: percent}, nil
+}
+
+// hostOf is a straggler fault's host ("" when its target is malformed).
+func hostOf(f Fault) string {
+	t, _ := ParseStragglerTarget(f.Target, nil)
+	return t.Host
 }
 
 // Delays are the delay faults among faults.
@@ -202,6 +246,11 @@ func Parse(s string) (Fault, error) {
 			return bad(err.Error())
 		}
 	}
+	if f.Kind == Straggler {
+		if _, err := ParseStragglerTarget(f.Target, nil); err != nil {
+			return bad(err.Error())
+		}
+	}
 	return f, nil
 }
 
@@ -218,6 +267,10 @@ func Validate(faults []Fault, hosts []string, measure time.Duration) error {
 		case f.Kind == Delay:
 			if _, err := ParseDelayTarget(f.Target, hosts); err != nil {
 				errs = append(errs, fmt.Errorf("fault %s: %w; write %s", f, err, delayTargetSyntax))
+			}
+		case f.Kind == Straggler:
+			if _, err := ParseStragglerTarget(f.Target, hosts); err != nil {
+				errs = append(errs, fmt.Errorf("fault %s: %w; write %s", f, err, stragglerTargetSyntax))
 			}
 		case f.Kind.needsTarget() && !slices.Contains(hosts, f.Target):
 			errs = append(errs, fmt.Errorf("fault %s: target %q is not a supervisor of this cluster (supervisors: %s)", f, f.Target, strings.Join(hosts, ", ")))
@@ -244,6 +297,17 @@ func Validate(faults []Fault, hosts []string, measure time.Duration) error {
 			}
 			if ft.A == gt.A || ft.A == gt.B || ft.B == gt.A || ft.B == gt.B {
 				errs = append(errs, fmt.Errorf("fault %s overlaps %s on a node they share; one delay per node at a time: move one of them", f, g))
+			}
+		}
+	}
+	// Two stragglers on one host at once: one burner per host and kind.
+	for i, f := range faults {
+		if f.Kind != Straggler {
+			continue
+		}
+		for _, g := range faults[i+1:] {
+			if g.Kind == Straggler && hostOf(f) == hostOf(g) && f.At < g.At+g.Duration && g.At < f.At+f.Duration {
+				errs = append(errs, fmt.Errorf("fault %s overlaps %s on one host: give it the sum of both percents instead", f, g))
 			}
 		}
 	}

@@ -30,6 +30,13 @@ func TestParseFault(t *testing.T) {
 		{"delay@30s+20s:sup1-sup2=-5ms", Fault{}, "whole milliseconds"},
 		{"delay@30s+20s:sup1-sup2=11s", Fault{}, "whole milliseconds in [0, 10s]"},
 		{"delay@30s+20s", Fault{}, "no =DELAY"},
+		{"straggler@10s+40s:sup1=80", Fault{Straggler, 10 * time.Second, 40 * time.Second, "sup1=80"}, ""},
+		{"straggler@10s+40s:sup1=12.5", Fault{Straggler, 10 * time.Second, 40 * time.Second, "sup1=12.5"}, ""},
+		{"straggler@10s+40s:sup1", Fault{}, "is not HOST=PERCENT"},
+		{"straggler@10s+40s:=50", Fault{}, "is not HOST=PERCENT"},
+		{"straggler@10s+40s:sup1=0", Fault{}, "must be a number in (0, 100]"},
+		{"straggler@10s+40s:sup1=150", Fault{}, "must be a number in (0, 100]"},
+		{"straggler@10s+40s:sup1=lots", Fault{}, "must be a number in (0, 100]"},
 	} {
 		got, err := Parse(tc.in)
 		if tc.err != "" {
@@ -79,6 +86,11 @@ func TestValidateFaults(t *testing.T) {
 		{"delay bad target", []Fault{{Kind: Delay, At: time.Second, Duration: time.Second, Target: "s1-s2"}}, "no =DELAY"},
 		{"two delays on one node", []Fault{f("delay@10s+20s:s1-s2=50ms"), f("delay@25s+10s:s2-s1=5ms")}, "one delay per node at a time"},
 		{"two delays one after the other", []Fault{f("delay@10s+20s:s1-s2=50ms"), f("delay@30s+10s:s2-s1=5ms")}, ""},
+		{"straggler", []Fault{f("straggler@10s+40s:s1=80")}, ""},
+		{"straggler unknown node", []Fault{f("straggler@10s+40s:s9=80")}, `"s9" is not a supervisor of this cluster`},
+		{"straggler after the window", []Fault{f("straggler@30s+40s:s1=80")}, "after the 1m0s measurement window"},
+		{"two stragglers on one node", []Fault{f("straggler@10s+20s:s1=50"), f("straggler@20s+20s:s1=30")}, "overlaps"},
+		{"stragglers on two nodes", []Fault{f("straggler@10s+20s:s1=50"), f("straggler@20s+20s:s2=30")}, ""},
 	} {
 		err := Validate(tc.faults, hosts, time.Minute)
 		if tc.err == "" && err != nil || tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)) {
