@@ -103,6 +103,9 @@ func (n *Nemesis) startBurners(ctx context.Context, plans []burnerPlan) (control
 	if err != nil {
 		return nil, err
 	}
+	if err := n.noBurnerRuns(ctx, plans); err != nil {
+		return nil, err
+	}
 	t0 := time.Now()
 	stop := func(ctx context.Context) error {
 		n.logBurnerCPU(ctx, plans, t0.UnixMilli())
@@ -128,12 +131,29 @@ func (n *Nemesis) startBurners(ctx context.Context, plans []burnerPlan) (control
 	return stop, nil
 }
 
+// noBurnerRuns refuses to start when a burner of plans already runs: a run cut short without its undo
+// (a killed process) left it, or another harness shares the cluster. Killing it here could break the
+// other harness, so the user is told how to remove it.
+func (n *Nemesis) noBurnerRuns(ctx context.Context, plans []burnerPlan) error {
+	tops, err := n.storm.UI().Topologies(ctx)
+	if err != nil {
+		return fmt.Errorf("before background load: %w", err)
+	}
+	for _, p := range plans {
+		if slices.ContainsFunc(tops, func(t stormui.TopologySummary) bool { return t.Name == p.name() }) {
+			return fmt.Errorf("a burner topology %s already runs on the cluster (left by a run that was killed, or another harness's): kill it (storm kill %s, or the Storm UI) and run again", p.name(), p.name())
+		}
+	}
+	return nil
+}
+
 // startBurner submits p's burner and waits until it runs on p.host only.
 func (n *Nemesis) startBurner(ctx context.Context, jar string, p burnerPlan) error {
 	if err := n.storm.Submit(ctx, jar, topologies.BurnerClass, p.args()...); err != nil {
 		return fmt.Errorf("submit burner on %s: %w", p.host, err)
 	}
-	_, execs, err := waitRunning(ctx, n.storm.UI(), p.name(), burnerStart)
+	since := time.Now().UnixMilli()
+	id, execs, err := waitRunning(ctx, n.storm.UI(), p.name(), burnerStart)
 	if err != nil {
 		return fmt.Errorf("burner on %s: %w (the bridge places it: Nimbus must run %s)", p.host, err, protocol.BridgeClass)
 	}
@@ -141,6 +161,12 @@ func (n *Nemesis) startBurner(ctx context.Context, jar string, p burnerPlan) err
 		if e.Host != p.host {
 			return fmt.Errorf("burner on %s: an executor of %s runs on %s: the bridge did not pin it (Nimbus must run %s)", p.host, e.Component, e.Host, protocol.BridgeClass)
 		}
+	}
+	// Placed is not yet burning: the worker JVM starts after its assignment. The load is on once the
+	// worker reports its own process CPU (its second report: the first has no baseline).
+	measured := func(x protocol.WorkerReport) bool { return !x.Lacks(protocol.FieldWorkerCPU) }
+	if err := n.storm.Service().waitReports(ctx, id, since, workerSlots(execs), burnerStart, measured, "reported their CPU"); err != nil {
+		return fmt.Errorf("burner on %s: %w (its worker reports to the scheduler service like any instrumented topology's)", p.host, err)
 	}
 	n.logf("cluster %s: burner %s: %d tasks, each busy %.0f%% of the time", n.name, p.name(), p.tasks, 100*p.busy)
 	return nil

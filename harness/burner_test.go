@@ -1,12 +1,18 @@
 package harness
 
 import (
+	"context"
+	"fmt"
 	"math"
+	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/stormlab/stormlab/harness/fault"
 	"github.com/stormlab/stormlab/infra/protocol"
+	"github.com/stormlab/stormlab/infra/stormui"
 )
 
 // TestBurnerPlans checks the sizing of background load (burner.go's definition: L% of Q cores is
@@ -76,5 +82,36 @@ func TestBurnerArgs(t *testing.T) {
 	}
 	if isBurner("wordcount-1-1700000000") {
 		t.Error("a measured topology taken for a burner")
+	}
+}
+
+// fakeStorm is a runCluster whose UI lists the given topologies and which records submissions.
+type fakeStorm struct {
+	runCluster
+	ui        *stormui.Client
+	submitted []string
+}
+
+func (f *fakeStorm) UI() *stormui.Client { return f.ui }
+func (f *fakeStorm) Submit(_ context.Context, _, main string, args ...string) error {
+	f.submitted = append(f.submitted, main)
+	return nil
+}
+
+// TestBurnerLeftBehind: a burner that already runs (left by a killed run) makes background load refuse
+// before anything is submitted, naming the topology and how to remove it.
+func TestBurnerLeftBehind(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `{"topologies":[{"id":"stormlab-burner-sup1-3-1700000000","name":"stormlab-burner-sup1","status":"ACTIVE"}]}`)
+	}))
+	defer srv.Close()
+	st := &fakeStorm{ui: stormui.New(srv.URL)}
+	n := &Nemesis{storm: st, name: "t", logf: t.Logf, cores: func() map[string]float64 { return map[string]float64{"sup1": 1, "sup2": 0.5} }}
+	_, err := n.Inject(t.Context(), fault.Load(50))
+	if err == nil || !strings.Contains(err.Error(), "stormlab-burner-sup1 already runs") || !strings.Contains(err.Error(), "storm kill") {
+		t.Errorf("Inject = %v, want a refusal naming the burner and how to kill it", err)
+	}
+	if len(st.submitted) > 0 {
+		t.Errorf("submitted %v before refusing", st.submitted)
 	}
 }

@@ -136,6 +136,15 @@ func (s *serviceClient) reportsUntil(ctx context.Context, sinceMs, untilMs int64
 // waitWorkers waits until every worker slot ("host:port") of topology id has sent a report with
 // traffic or acks, i.e. its executors really run.
 func (s *serviceClient) waitWorkers(ctx context.Context, id string, sinceMs int64, slots []string, timeout time.Duration) error {
+	return s.waitReports(ctx, id, sinceMs, slots, timeout, didWork, "reported work")
+}
+
+// didWork says whether a report shows tuples moved (traffic or acks).
+func didWork(x protocol.WorkerReport) bool { return len(x.Traffic) > 0 || x.Acked > 0 }
+
+// waitReports waits until every worker slot of topology id has sent a report since sinceMs for which
+// ok holds; what names that condition in the timeout's error.
+func (s *serviceClient) waitReports(ctx context.Context, id string, sinceMs int64, slots []string, timeout time.Duration, ok func(protocol.WorkerReport) bool, what string) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	for {
@@ -143,7 +152,7 @@ func (s *serviceClient) waitWorkers(ctx context.Context, id string, sinceMs int6
 		seen := map[string]bool{}
 		if err == nil {
 			for _, x := range r {
-				if x.Topology == id && (len(x.Traffic) > 0 || x.Acked > 0) {
+				if x.Topology == id && ok(x) {
 					seen[fmt.Sprintf("%s:%d", x.Host, x.Port)] = true
 				}
 			}
@@ -158,7 +167,7 @@ func (s *serviceClient) waitWorkers(ctx context.Context, id string, sinceMs int6
 			return nil
 		}
 		if perr := pause(ctx, pollEvery); perr != nil {
-			return fmt.Errorf("%d of %d workers of %s have not reported work after %s (last error: %v): %w", missing, len(slots), id, timeout, err, perr)
+			return fmt.Errorf("%d of %d workers of %s have not %s after %s (last error: %v): %w", missing, len(slots), id, what, timeout, err, perr)
 		}
 	}
 }
