@@ -109,11 +109,11 @@ func TestTargetBadFile(t *testing.T) {
 	}
 }
 
-// Cluster experiments that need containers of their own refuse a target, one line saying why, before
-// anything runs; every cluster experiment but smoke is among them.
+// Cluster experiments that need more than a Storm cluster with the bridge (a control section) refuse a
+// target without it, one line saying why, before anything runs; the others run on one.
 func TestExperimentTargetRefusals(t *testing.T) {
 	file := fakeTarget(t, protocol.BridgeClass)
-	onTarget := []string{"smoke", "load-curve", "kpart-cluster", "observer", "comm-cost"} // the cluster experiments that run on a target
+	onTarget := []string{"smoke", "load-curve", "kpart-cluster", "observer", "comm-cost", "deadline"} // the cluster experiments that run on a target without a control section
 	for _, s := range experiments.List() {
 		why := s.Needs.OnTarget(false) // fakeTarget has no control section
 		if s.Needs.Docker() && !slices.Contains(onTarget, s.Name) && why == nil {
