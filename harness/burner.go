@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/stormlab/stormlab/harness/fault"
 	"github.com/stormlab/stormlab/infra/control"
 	"github.com/stormlab/stormlab/infra/protocol"
 	"github.com/stormlab/stormlab/infra/stormui"
@@ -46,6 +47,9 @@ type burnerPlan struct {
 	tasks int
 	busy  float64
 	role  string // in the name, between BurnerPrefix and the host: "" (background load) or "straggler-"
+	// switched: the burner starts idle and polls the service for its busy fraction (a straggler's,
+	// switched by its fault: protocol.PathBurn).
+	switched bool
 }
 
 // burnerPlans sizes the burner of every supervisor (cores: host -> CPU cores) for a load of percent,
@@ -85,7 +89,8 @@ func (p burnerPlan) args() []string {
 	return []string{"--name", p.name(), "--workers", "1", "--parallelism", strconv.Itoa(p.tasks),
 		"--busy-fraction", strconv.FormatFloat(p.busy, 'f', 4, 64), "--worker-heap-mb", "64",
 		"--worker-childopts", "-XX:TieredStopAtLevel=1 -Xss512k", "--report-interval-secs", "2",
-		"--conf", protocol.NodesConf + "=" + p.host, "--conf", protocol.TopologySchedulerConf + "=storm-even"}
+		"--conf", protocol.NodesConf + "=" + p.host, "--conf", protocol.TopologySchedulerConf + "=storm-even",
+		"--busy-from-service=" + strconv.FormatBool(p.switched)}
 }
 
 // isBurner says whether a topology (name or id: Storm's id starts with the name) is a burner.
@@ -108,10 +113,8 @@ func (n *Nemesis) startBurners(ctx context.Context, plans []burnerPlan) (control
 	}
 	t0 := time.Now()
 	stop := func(ctx context.Context) error {
-		n.logBurnerCPU(ctx, plans, t0.UnixMilli())
-		t1 := time.Now()
 		err := n.stopBurners(ctx, plans)
-		n.logf("cluster %s: %d burner(s) gone %s after the kill", n.name, len(plans), time.Since(t1).Round(100*time.Millisecond))
+		n.logf("cluster %s: %d burner(s) gone %s after the kill", n.name, len(plans), time.Since(t0).Round(100*time.Millisecond))
 		return err
 	}
 	var wg sync.WaitGroup
@@ -206,28 +209,97 @@ func (n *Nemesis) stopBurners(ctx context.Context, plans []burnerPlan) error {
 	return errors.Join(errs...)
 }
 
-// logBurnerCPU says, per burner, the load it offered and the CPU its worker used by its own reports
+// logBurnerCPU says what a burner offered (cores) and the CPU its worker used by its own reports
 // (process CPU, mean over the reports since sinceMs): on a node whose CPU is short the two differ, and
 // the second is what the node's other workers met. A failed read is said, not an error: the load ran.
-func (n *Nemesis) logBurnerCPU(ctx context.Context, plans []burnerPlan, sinceMs int64) {
+func (n *Nemesis) logBurnerCPU(ctx context.Context, p burnerPlan, offered float64, sinceMs int64) {
 	st, err := n.storm.Service().State(ctx, sinceMs)
 	if err != nil {
-		n.logf("cluster %s: burners' own CPU reports: %v", n.name, err)
+		n.logf("cluster %s: burner %s's own CPU reports: %v", n.name, p.name(), err)
 		return
 	}
-	for _, p := range plans {
-		sum, k := 0.0, 0
-		for _, t := range st.Topologies {
-			if strings.HasPrefix(t.ID, p.name()+"-") {
-				for _, w := range t.WorkerCPU {
+	sum, k := 0.0, 0
+	for _, t := range st.Topologies {
+		if strings.HasPrefix(t.ID, p.name()+"-") {
+			for _, w := range t.WorkerCPU {
+				if w.TimeMs >= sinceMs {
 					sum, k = sum+w.CPUPercent, k+1
 				}
 			}
 		}
-		used := "no report"
-		if k > 0 {
-			used = fmt.Sprintf("%.2f cores (mean of %d reports)", sum/float64(k)/100, k)
-		}
-		n.logf("cluster %s: burner %s: offered %.2f cores, its worker used %s", n.name, p.name(), float64(p.tasks)*p.busy, used)
 	}
+	used := "no report"
+	if k > 0 {
+		used = fmt.Sprintf("%.2f cores (mean of %d reports)", sum/float64(k)/100, k)
+	}
+	n.logf("cluster %s: burner %s: offered %.2f cores, its worker used %s", n.name, p.name(), offered, used)
+}
+
+// prepareStragglers starts, idle, one switched burner per host that a straggler fault of faults names
+// (sized for the largest of that host's percents), before the run's topology is submitted, so that each
+// fault switches a running burner on at its AT instead of waiting for a worker JVM to start. The undo
+// kills them. Nothing to do (a no-op undo) without straggler faults.
+func (n *Nemesis) prepareStragglers(ctx context.Context, faults []fault.Fault) (control.Undo, error) {
+	plans := map[string]burnerPlan{}
+	for _, f := range faults {
+		if f.Kind != fault.Straggler {
+			continue
+		}
+		t, err := fault.ParseStragglerTarget(f.Target, n.hosts())
+		if err != nil {
+			return nil, err
+		}
+		ps, err := burnerPlans(t.Percent, map[string]float64{t.Host: n.cores()[t.Host]})
+		if err != nil {
+			return nil, err
+		}
+		p := ps[0]
+		p.role, p.switched = "straggler-", true
+		if q, ok := plans[t.Host]; !ok || p.tasks > q.tasks {
+			plans[t.Host] = p
+		}
+	}
+	if len(plans) == 0 {
+		return func(context.Context) error { return nil }, nil
+	}
+	list := make([]burnerPlan, 0, len(plans))
+	for _, p := range plans {
+		list = append(list, p)
+	}
+	stop, err := n.startBurners(ctx, list)
+	if err != nil {
+		return nil, err
+	}
+	n.stragglers = plans
+	return func(ctx context.Context) error {
+		n.stragglers = nil
+		return stop(ctx)
+	}, nil
+}
+
+// switchStraggler switches on the prepared burner of straggler fault f at f's percent of its host's
+// CPU (the burner's tasks poll the service every 500 ms) and returns the undo that switches it off.
+func (n *Nemesis) switchStraggler(ctx context.Context, f fault.Fault) (control.Undo, error) {
+	t, err := fault.ParseStragglerTarget(f.Target, n.hosts())
+	if err != nil {
+		return nil, err
+	}
+	p, ok := n.stragglers[t.Host]
+	if !ok {
+		return nil, fmt.Errorf("no burner was started on %s before the run (a run prepares one per straggler fault)", t.Host)
+	}
+	cores := t.Percent / 100 * n.cores()[t.Host]
+	svc := n.storm.Service()
+	if err := svc.post(ctx, protocol.PathBurn, protocol.Burn{Topology: p.name(), Busy: cores / float64(p.tasks)}); err != nil {
+		return nil, fmt.Errorf("switch on burner %s: %w", p.name(), err)
+	}
+	on := time.Now().UnixMilli()
+	return func(ctx context.Context) error {
+		err := svc.post(ctx, protocol.PathBurn, protocol.Burn{Topology: p.name(), Busy: 0})
+		n.logBurnerCPU(ctx, p, cores, on)
+		if err != nil {
+			return fmt.Errorf("switch off burner %s: %w", p.name(), err)
+		}
+		return nil
+	}, nil
 }

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"net/http"
@@ -9,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stormlab/stormlab/harness/fault"
 	"github.com/stormlab/stormlab/infra/protocol"
@@ -25,10 +27,10 @@ func TestBurnerPlans(t *testing.T) {
 		cores   map[string]float64
 		want    []burnerPlan
 	}{
-		{20, map[string]float64{"sup2": 0.25, "sup1": 1}, []burnerPlan{{"sup1", 1, 0.2, ""}, {"sup2", 1, 0.05, ""}}},
-		{80, map[string]float64{"sup1": 1}, []burnerPlan{{"sup1", 1, 0.8, ""}}},
-		{50, map[string]float64{"big": 3}, []burnerPlan{{"big", 2, 0.75, ""}}},
-		{100, map[string]float64{"h": 2}, []burnerPlan{{"h", 2, 1, ""}}},
+		{20, map[string]float64{"sup2": 0.25, "sup1": 1}, []burnerPlan{{host: "sup1", tasks: 1, busy: 0.2}, {host: "sup2", tasks: 1, busy: 0.05}}},
+		{80, map[string]float64{"sup1": 1}, []burnerPlan{{host: "sup1", tasks: 1, busy: 0.8}}},
+		{50, map[string]float64{"big": 3}, []burnerPlan{{host: "big", tasks: 2, busy: 0.75}}},
+		{100, map[string]float64{"h": 2}, []burnerPlan{{host: "h", tasks: 2, busy: 1}}},
 	}
 	for _, tc := range tests {
 		got, err := burnerPlans(tc.percent, tc.cores)
@@ -89,6 +91,7 @@ func TestBurnerArgs(t *testing.T) {
 type fakeStorm struct {
 	runCluster
 	ui        *stormui.Client
+	svc       *serviceClient
 	submitted []string
 }
 
@@ -113,5 +116,56 @@ func TestBurnerLeftBehind(t *testing.T) {
 	}
 	if len(st.submitted) > 0 {
 		t.Errorf("submitted %v before refusing", st.submitted)
+	}
+}
+
+func (f *fakeStorm) Service() *serviceClient { return f.svc }
+
+// TestSwitchStraggler: a straggler fault switches its host's prepared burner to percent x the host's
+// cores / the burner's tasks (80% of 0.5 cores on a 1-task burner: busy 0.4; 50% of 3 cores on a
+// 2-task burner: 0.75), its undo switches it off, and a host without a prepared burner is an error.
+func TestSwitchStraggler(t *testing.T) {
+	var got []protocol.Burn
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case protocol.PathBurn:
+			var b protocol.Burn
+			json.NewDecoder(r.Body).Decode(&b)
+			got = append(got, b)
+			w.WriteHeader(http.StatusNoContent)
+		default:
+			fmt.Fprint(w, `{"topologies":[]}`)
+		}
+	}))
+	defer srv.Close()
+	st := &fakeStorm{svc: &serviceClient{BaseURL: srv.URL}}
+	n := &Nemesis{storm: st, name: "t", logf: t.Logf, cores: func() map[string]float64 { return map[string]float64{"sup1": 0.5, "big": 3} }}
+	n.stragglers = map[string]burnerPlan{
+		"sup1": {host: "sup1", tasks: 1, role: "straggler-", switched: true},
+		"big":  {host: "big", tasks: 2, role: "straggler-", switched: true},
+	}
+	for _, c := range []struct {
+		target string
+		want   protocol.Burn
+	}{
+		{"sup1=80", protocol.Burn{Topology: "stormlab-burner-straggler-sup1", Busy: 0.4}},
+		{"big=50", protocol.Burn{Topology: "stormlab-burner-straggler-big", Busy: 0.75}},
+	} {
+		got = nil
+		undo, err := n.Inject(t.Context(), fault.Fault{Kind: fault.Straggler, Target: c.target, Duration: time.Second})
+		if err != nil {
+			t.Fatalf("%s: %v", c.target, err)
+		}
+		if err := undo(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		off := protocol.Burn{Topology: c.want.Topology}
+		if len(got) != 2 || got[0].Topology != c.want.Topology || math.Abs(got[0].Busy-c.want.Busy) > 1e-9 || got[1] != off {
+			t.Errorf("%s: burns %+v, want %+v then %+v", c.target, got, c.want, off)
+		}
+	}
+	n.cores = func() map[string]float64 { return map[string]float64{"sup1": 0.5, "sup2": 1} }
+	if _, err := n.Inject(t.Context(), fault.Fault{Kind: fault.Straggler, Target: "sup2=50", Duration: time.Second}); err == nil || !strings.Contains(err.Error(), "no burner was started on sup2") {
+		t.Errorf("unprepared straggler: %v", err)
 	}
 }

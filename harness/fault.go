@@ -83,9 +83,6 @@ func injectFaults(ctx context.Context, r *running, openMs int64) []FaultRecord {
 				rec.EndMs = time.Now().UnixMilli()
 				return
 			}
-			if f.Kind == fault.Straggler {
-				rec.StartMs = time.Now().UnixMilli() // its load begins once its burner runs
-			}
 			werr := pause(ctx, f.Duration)
 			uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
 			defer cancel()

@@ -28,12 +28,15 @@ import (
 // (StartNodeCPUReports). Not on a target: killing stragglers, which only container sessions do (on a
 // user's host a worker JVM may be another topology's).
 type Nemesis struct {
-	ctl    control.Control           // nil: no control layer (a target without control.ssh)
-	storm  runCluster                // where the burner topologies of background load go
-	name   string                    // the cluster, for log lines
-	cores  func() map[string]float64 // each supervisor's CPU cores (for fault.CPULoad)
-	logf   func(string, ...any)
-	before func(context.Context) error // fault.CPULoad waits with it until the previous run is gone
+	ctl   control.Control // nil: no control layer (a target without control.ssh)
+	storm runCluster      // where the burner topologies of background load go
+	// stragglers are the idle burners of a run's straggler faults, by host (prepareStragglers), which
+	// the faults switch on and off.
+	stragglers map[string]burnerPlan
+	name       string                    // the cluster, for log lines
+	cores      func() map[string]float64 // each supervisor's CPU cores (for fault.CPULoad)
+	logf       func(string, ...any)
+	before     func(context.Context) error // fault.CPULoad waits with it until the previous run is gone
 }
 
 // Inject starts f and returns its undo (a no-op for fault.KillStragglers, which has nothing to undo). It
@@ -83,16 +86,7 @@ func (n *Nemesis) inject(ctx context.Context, f fault.Fault) (control.Undo, erro
 	case fault.CPULoad:
 		return n.startLoad(ctx, f.Target)
 	case fault.Straggler:
-		t, err := fault.ParseStragglerTarget(f.Target, n.hosts())
-		if err != nil {
-			return nil, err
-		}
-		plans, err := burnerPlans(t.Percent, map[string]float64{t.Host: n.cores()[t.Host]})
-		if err != nil {
-			return nil, err
-		}
-		plans[0].role = "straggler-"
-		return n.startBurners(ctx, plans)
+		return n.switchStraggler(ctx, f)
 	case fault.KillStragglers:
 		return func(context.Context) error { return nil }, n.killStragglers(ctx)
 	}
@@ -158,7 +152,17 @@ func (n *Nemesis) startLoad(ctx context.Context, target string) (control.Undo, e
 			return nil, fmt.Errorf("before background load: %w", err)
 		}
 	}
-	return n.startBurners(ctx, plans)
+	stop, err := n.startBurners(ctx, plans)
+	if err != nil {
+		return nil, err
+	}
+	t0 := time.Now().UnixMilli()
+	return func(ctx context.Context) error {
+		for _, p := range plans {
+			n.logBurnerCPU(ctx, p, float64(p.tasks)*p.busy, t0)
+		}
+		return stop(ctx)
+	}, nil
 }
 
 // workerPattern matches the command line of a Storm worker JVM (pgrep -f).

@@ -291,6 +291,18 @@ func runOn(ctx context.Context, cl runCluster, spec RunSpec) (res *RunResult, er
 		}
 	}
 	r.enter(stageSubmit)
+	if len(spec.Faults) > 0 {
+		// Straggler faults switch burners that run, idle, from before the topology's submission.
+		stop, err := nemesisOf(cl).prepareStragglers(ctx, spec.Faults)
+		if err != nil {
+			return res, err
+		}
+		defer func() {
+			if serr := stop(context.WithoutCancel(ctx)); serr != nil {
+				err = errors.Join(err, serr)
+			}
+		}()
+	}
 	args := append(slices.Clone(spec.Topology.Args), delayTopologyArgs(spec.Faults)...)
 	if err := cl.Submit(ctx, spec.Topology.Jar, spec.Topology.MainClass, args...); err != nil {
 		return res, err

@@ -32,10 +32,10 @@ const (
 	// then restores the cluster's own (WithNetworkDelay, usually none). Target: NODE_A-NODE_B=DELAY,
 	// e.g. sup1-sup2=50ms (whole milliseconds, at most 10s). The harness says how (its delayFile).
 	Delay Kind = "delay"
-	// Straggler makes one supervisor slow: background CPU load of PERCENT of its CPU, a burner topology
-	// that the bridge pins to it, for the duration. Target: HOST=PERCENT, e.g. sup1=80. It starts when
-	// the burner runs (a worker JVM's start after AT: allow about 20 s of the window for it) and needs
-	// no control layer, only the bridge.
+	// Straggler makes one supervisor slow: background CPU load of PERCENT of its CPU for the duration,
+	// from a burner topology that the bridge pins to it. Target: HOST=PERCENT, e.g. sup1=80. The burner
+	// runs idle from before the run's topology is submitted (it holds one worker slot of HOST) and the
+	// fault switches it on and off through the scheduler service; it needs no control layer.
 	Straggler Kind = "straggler"
 
 	// CPULoad is background CPU load on every supervisor (Target: the percent of each one's CPU, e.g.

@@ -24,6 +24,7 @@ const maxBody = 64 << 20
 //	POST /v1/reset     forget measurements
 //	POST /v1/nodes     NodeReport (a supervisor's whole CPU use)
 //	POST /v1/scheduler SchedulerChoice (replace the scheduler between runs)
+//	POST /v1/burn      Burn (switch a burner topology's load); GET ?topology=NAME reads it
 //	GET  /v1/health    {"status":"ok","scheduler":NAME}
 //	GET  /v1/state     State (?since_ms=T)
 //	GET  /v1/reports   []WorkerReport (?since_ms=T)
@@ -45,6 +46,8 @@ func (s *Service) Handler() http.Handler {
 	route(http.MethodPost, protocol.PathFallback, postJSON("Fallback", noContent(s.fallback)))
 	route(http.MethodPost, protocol.PathNodes, postJSON("NodeReport", noContent(s.NodeReport)))
 	route(http.MethodPost, protocol.PathScheduler, postJSON("SchedulerChoice", noContent(s.choose)))
+	route(http.MethodPost, protocol.PathBurn, postJSON("Burn", noContent(s.setBurn)))
+	mux.HandleFunc(http.MethodGet+" "+protocol.PathBurn, s.getBurn) // the path's catch-all is POST's route
 	route(http.MethodPost, protocol.PathReset, func(w http.ResponseWriter, r *http.Request) {
 		s.Reset()
 		w.WriteHeader(http.StatusNoContent)
@@ -136,4 +139,28 @@ type errorBody struct {
 
 func writeError(w http.ResponseWriter, code int, format string, a ...any) {
 	writeJSON(w, code, errorBody{Error: fmt.Sprintf(format, a...)})
+}
+
+// setBurn sets a burner topology's load (protocol.Burn); busy in [0, 1].
+func (s *Service) setBurn(b *protocol.Burn) error {
+	if b.Topology == "" || !(b.Busy >= 0 && b.Busy <= 1) {
+		return fmt.Errorf("burn %+v: want a topology name and busy in [0, 1]", *b)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.burn[b.Topology] = b.Busy
+	return nil
+}
+
+// getBurn answers a burner's poll: its load, 0 when never set.
+func (s *Service) getBurn(w http.ResponseWriter, r *http.Request) {
+	name := r.URL.Query().Get("topology")
+	if name == "" {
+		writeError(w, http.StatusBadRequest, "GET %s needs ?topology=NAME", protocol.PathBurn)
+		return
+	}
+	s.mu.Lock()
+	busy := s.burn[name]
+	s.mu.Unlock()
+	writeJSON(w, http.StatusOK, protocol.Burn{Topology: name, Busy: busy})
 }

@@ -43,6 +43,7 @@ type Service struct {
 	snapshot    *protocol.Snapshot   // latest, for the load table's node mapping
 	m           *measurements
 	nodeCPU     map[string]protocol.NodeReport // host -> newest whole-node CPU report
+	burn        map[string]float64             // burner topology name -> its load (protocol.Burn)
 
 	reg *prometheus.Registry // this service's own, for GET /metrics (prom.go)
 }
@@ -82,6 +83,7 @@ func NewWithScheduler(name string, sc schedulers.Scheduler, o ...Option) *Servic
 		changedAt:   map[string]time.Time{},
 		m:           newMeasurements(),
 		nodeCPU:     map[string]protocol.NodeReport{},
+		burn:        map[string]float64{},
 	}
 	for _, f := range o {
 		f(s)

@@ -41,7 +41,17 @@ const (
 	// PathScheduler (POST SchedulerChoice) replaces the service's scheduler
 	// between runs, so one cluster can serve several schedulers in turn.
 	PathScheduler = "/v1/scheduler"
+	// PathBurn switches a burner topology's load: POST Burn sets it, GET ?topology=NAME reads it (a Burn;
+	// busy 0 for a name never set). A burner submitted with --busy-from-service polls it, so a straggler
+	// fault turns a running burner on and off at once instead of waiting for a worker JVM to start.
+	PathBurn = "/v1/burn"
 )
+
+// Burn is the share of every period each task of the burner topology named Topology spins (0 = idle).
+type Burn struct {
+	Topology string  `json:"topology"`
+	Busy     float64 `json:"busy"`
+}
 
 // NodeReport is one supervisor's CPU use over an interval, all processes
 // of the node counted (100 = one core), as sampled from its container's

@@ -1,6 +1,15 @@
 package org.stormlab.topologies;
 
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.apache.storm.Config;
 import org.apache.storm.generated.StormTopology;
 import org.apache.storm.spout.SpoutOutputCollector;
@@ -8,6 +17,7 @@ import org.apache.storm.task.TopologyContext;
 import org.apache.storm.topology.OutputFieldsDeclarer;
 import org.apache.storm.topology.TopologyBuilder;
 import org.apache.storm.topology.base.BaseRichSpout;
+import org.stormlab.instrument.Instrument;
 
 /**
  * Background CPU load as a Storm topology, for the runs "under CPU usage 20/50/80%" of Choi, Jeon, Lim, Bok
@@ -25,6 +35,11 @@ import org.apache.storm.topology.base.BaseRichSpout;
  *
  * <p>Wall time, not thread CPU time, bounds a spin: under contention a CPU-time target would make the
  * burner hold on to the CPU longer, which is a harsher load than the paper's settings describe.
+ *
+ * <p>With --busy-from-service the burner starts idle and each task asks the scheduler service every
+ * {@link BurnSpout#POLL_MS} ms how busy to be (GET /v1/burn?topology=NAME, beside the reports' URL, with
+ * their token): a straggler fault then switches a running burner on and off within that time, instead of
+ * waiting for a worker JVM to start (tens of seconds on a busy small node).
  */
 public final class BurnerTopology {
     public static final String SPOUT = "burn";
@@ -35,7 +50,9 @@ public final class BurnerTopology {
     public static Args flags() {
         return TopologySetup.commonFlags("BurnerTopology", "stormlab-burner", 1, 1)
             .flag("busy-fraction", 0.5, "share of every period each task spins, in (0, 1]")
-            .flag("period-ms", 100, "duty-cycle period, ms");
+            .flag("period-ms", 100, "duty-cycle period, ms")
+            .flag("busy-from-service", false, "start idle and poll the scheduler service for the busy fraction "
+                + "(GET /v1/burn?topology=NAME)");
     }
 
     public static StormTopology build(Args a, Config conf) {
@@ -49,7 +66,7 @@ public final class BurnerTopology {
         }
         conf.setNumAckers(0); // it emits nothing; an acker would only take CPU and memory
         TopologyBuilder b = new TopologyBuilder();
-        b.setSpout(SPOUT, new BurnSpout(busy, period), TopologySetup.parallelism(a, SPOUT));
+        b.setSpout(SPOUT, new BurnSpout(busy, period, a.bool("busy-from-service")), TopologySetup.parallelism(a, SPOUT));
         return b.createTopology();
     }
 
@@ -59,18 +76,82 @@ public final class BurnerTopology {
 
     /** Spins busyFraction of every period inside nextTuple, sleeps the rest. */
     static final class BurnSpout extends BaseRichSpout {
-        private final double busyFraction;
+        /** How often a --busy-from-service task asks the service for its busy fraction. */
+        static final long POLL_MS = 500;
+        /** The busy field of the service's answer; a regular expression because the answer is one flat
+         *  object and the topology jar carries no JSON reader. */
+        private static final Pattern BUSY = Pattern.compile("\"busy\"\\s*:\\s*([0-9.eE+-]+)");
+
+        private final double initialBusy;
         private final int periodMs;
+        private final boolean fromService;
+        private volatile double busyFraction;
         private long periodStart;
 
-        BurnSpout(double busyFraction, int periodMs) {
-            this.busyFraction = busyFraction;
+        BurnSpout(double busyFraction, int periodMs, boolean fromService) {
+            this.initialBusy = busyFraction;
             this.periodMs = periodMs;
+            this.fromService = fromService;
         }
 
         @Override
         public void open(Map<String, Object> conf, TopologyContext context, SpoutOutputCollector collector) {
             periodStart = System.nanoTime();
+            busyFraction = fromService ? 0 : initialBusy;
+            if (fromService) {
+                startPoller(conf);
+            }
+        }
+
+        /** Starts the daemon thread that keeps busyFraction at what the service says. */
+        private void startPoller(Map<String, Object> conf) {
+            String metrics = String.valueOf(conf.getOrDefault(Instrument.CONF_METRICS_URL, Instrument.DEFAULT_METRICS_URL));
+            String name = String.valueOf(conf.get(Config.TOPOLOGY_NAME));
+            URI uri = URI.create(metrics).resolve("/v1/burn?topology=" + URLEncoder.encode(name, StandardCharsets.UTF_8));
+            Object token = conf.get("stormlab.scheduler.token");
+            HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+            Thread t = new Thread(() -> {
+                while (!Thread.currentThread().isInterrupted()) {
+                    busyFraction = poll(http, uri, token == null ? "" : token.toString().strip(), busyFraction);
+                    try {
+                        Thread.sleep(POLL_MS);
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                }
+            }, "stormlab-burn-poll");
+            t.setDaemon(true);
+            t.start();
+        }
+
+        /** The busy fraction the service gives at uri, or last when it cannot be read (kept, not reset). */
+        static double poll(HttpClient http, URI uri, String token, double last) {
+            try {
+                HttpRequest.Builder b = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(2)).GET();
+                if (!token.isEmpty()) {
+                    b.header("Authorization", "Bearer " + token);
+                }
+                HttpResponse<String> resp = http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+                return resp.statusCode() == 200 ? parseBusy(resp.body(), last) : last;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return last;
+            } catch (Exception e) {
+                return last;
+            }
+        }
+
+        /** The busy field of an answer, clamped to [0, 1]; last when absent or malformed. */
+        static double parseBusy(String body, double last) {
+            Matcher m = BUSY.matcher(body);
+            if (!m.find()) {
+                return last;
+            }
+            try {
+                return Math.max(0, Math.min(1, Double.parseDouble(m.group(1))));
+            } catch (NumberFormatException e) {
+                return last;
+            }
         }
 
         @Override

@@ -38,4 +38,13 @@ class BurnerTopologyTest {
             assertTrue(e.getMessage().contains(argv[0]), e.getMessage());
         }
     }
+
+    @Test
+    void parsesTheServiceAnswer() {
+        assertEquals(0.4, BurnerTopology.BurnSpout.parseBusy("{\"topology\":\"b\",\"busy\":0.4}", 0), 1e-12);
+        assertEquals(0.0, BurnerTopology.BurnSpout.parseBusy("{\"topology\":\"b\", \"busy\": 0}", 0.7), 1e-12);
+        assertEquals(1.0, BurnerTopology.BurnSpout.parseBusy("{\"busy\":3}", 0), 1e-12); // clamped
+        assertEquals(0.7, BurnerTopology.BurnSpout.parseBusy("{\"error\":\"401\"}", 0.7), 1e-12); // kept
+        assertEquals(0.7, BurnerTopology.BurnSpout.parseBusy("{\"busy\":\"x\"}", 0.7), 1e-12);
+    }
 }
