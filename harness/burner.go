@@ -113,8 +113,9 @@ func (n *Nemesis) startBurners(ctx context.Context, plans []burnerPlan) (control
 	}
 	t0 := time.Now()
 	stop := func(ctx context.Context) error {
+		t1 := time.Now()
 		err := n.stopBurners(ctx, plans)
-		n.logf("cluster %s: %d burner(s) gone %s after the kill", n.name, len(plans), time.Since(t0).Round(100*time.Millisecond))
+		n.logf("cluster %s: %d burner(s) gone %s after the kill", n.name, len(plans), time.Since(t1).Round(100*time.Millisecond))
 		return err
 	}
 	var wg sync.WaitGroup
