@@ -222,10 +222,8 @@ func (n *Nemesis) logBurnerCPU(ctx context.Context, p burnerPlan, offered float6
 	sum, k := 0.0, 0
 	for _, t := range st.Topologies {
 		if strings.HasPrefix(t.ID, p.name()+"-") {
-			for _, w := range t.WorkerCPU {
-				if w.TimeMs >= sinceMs {
-					sum, k = sum+w.CPUPercent, k+1
-				}
+			for _, w := range t.WorkerCPU { // State cut the series at sinceMs
+				sum, k = sum+w.CPUPercent, k+1
 			}
 		}
 	}

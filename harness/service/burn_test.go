@@ -22,14 +22,11 @@ func TestBurnSwitch(t *testing.T) {
 	defer srv.Close()
 	do := func(method, url string, body any, token string) (int, protocol.Burn) {
 		t.Helper()
-		var rd *bytes.Reader
+		var data []byte
 		if body != nil {
-			b, _ := json.Marshal(body)
-			rd = bytes.NewReader(b)
-		} else {
-			rd = bytes.NewReader(nil)
+			data, _ = json.Marshal(body)
 		}
-		req, _ := http.NewRequest(method, srv.URL+url, rd)
+		req, _ := http.NewRequest(method, srv.URL+url, bytes.NewReader(data))
 		if token != "" {
 			req.Header.Set("Authorization", "Bearer "+token)
 		}
