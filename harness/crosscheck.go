@@ -152,8 +152,9 @@ func (c StormCheck) suspectText() string {
 }
 
 // uptimeSlackS is how much less than the wall clock between two readings an executor's uptime may grow
-// without a restart: each reading holds statistics a worker sent up to one reporting period
-// (infra/docker.ExecutorStatsSecs, 3 s) before it, plus 1 s of whole-second uptimes and 1 s of reading.
+// without a restart: each reading holds statistics a worker sent up to one reporting period before
+// it (3 s at most on the clusters this was tuned for; infra/docker.ExecutorStatsSecs is 1 s), plus 1 s
+// of whole-second uptimes and 1 s of reading.
 const uptimeSlackS = 2*3 + 2
 
 type execKey struct {

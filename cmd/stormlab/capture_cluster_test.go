@@ -30,6 +30,9 @@ var wordCountLinks = [][2]string{{"sentence", "split"}, {"split", "count"}, {"co
 // cluster's supervisors; whatif reads the instrumented one with the target's capacities. Then the
 // round trip (roundTrip): the instrumented capture is replayed and the replay captured.
 //
+// The background run's window is longer than the test needs; the test interrupts it (as Ctrl-C would)
+// once the captures and whatif are done, and the run kills its topology.
+//
 // WordCount runs open loop at wcRate sentences/s with --work-us wcWorkUs in split and count, so that
 // those two bolts' CPU is mostly their own work (what a replay reproduces), and with idle bolts that
 // sleep at once (topology.bolt.wait.progressive.level2.count=0; see replayTputTol).
@@ -42,14 +45,16 @@ func TestCaptureWordCount(t *testing.T) {
 	file, tg := sharedTarget(t)
 	t.Logf("cluster up after %s", time.Since(t0).Round(time.Second))
 
-	// WordCount in the background, measured and killed by `stormlab run`. Its window outlasts what the
-	// test does while it runs (steady: at most 1 minute after the first report, 15-20 s open loop; the
-	// captures: 20 s; the placement read after them): with 50 s, a slow start of an unpaced WordCount let
-	// the run kill the topology in the middle of the captures.
+	// WordCount in the background, measured by `stormlab run` and interrupted once the test is done
+	// with it. Its window outlasts what the test does while it runs (steady: at most 1 minute after the
+	// first report, 15-20 s open loop; the captures: 20 s; the placement read after them): with 50 s,
+	// a slow start of an unpaced WordCount let the run kill the topology in the middle of the captures.
+	runCtx, interrupt := context.WithCancel(ctx)
+	defer interrupt()
 	runDone := make(chan string, 1)
 	go func() {
-		code, out, errs := cliNoDocker(t, "run", "--target", file, "--scheduler", "storm-even", "--topology", "wordcount",
-			"--rate", fmt.Sprint(wcRate), "--warmup", "30s", "--measure", "90s", "--format", "json", "--", "--workers", "2",
+		code, out, errs := cliInterruptible(runCtx, t, "run", "--target", file, "--scheduler", "storm-even", "--topology", "wordcount",
+			"--rate", fmt.Sprint(wcRate), "--warmup", "30s", "--measure", "5m", "--format", "json", "--", "--workers", "2",
 			"--parallelism", "2", "--parallelism.count", "3", "--work-us", fmt.Sprint(wcWorkUs), "--conf", idleSleeps)
 		runDone <- fmt.Sprintf("exit %d\nstdout %s\nstderr (last lines) %s", code, out, lastN(errs, 12))
 	}()
@@ -106,12 +111,18 @@ func TestCaptureWordCount(t *testing.T) {
 	t.Logf("whatif rows: %d, wall time so far %s", len(o.Rows), time.Since(t0).Round(time.Second))
 	select {
 	case r := <-runDone:
-		t.Logf("background run: %s", r)
-		if !strings.HasPrefix(r, "exit 0") {
-			t.Errorf("background run of WordCount failed: %s", r)
+		t.Fatalf("the background run ended before it was interrupted: %s", r)
+	default:
+	}
+	interrupt()
+	select {
+	case r := <-runDone:
+		t.Logf("background run, interrupted: %s", r)
+		if !strings.HasPrefix(r, fmt.Sprintf("exit %d", exitFailed)) || !strings.Contains(r, "run interrupted; its topology was killed") {
+			t.Errorf("background run of WordCount after its interrupt: %s; want exit %d and its topology killed", r, exitFailed)
 		}
 	case <-ctx.Done():
-		t.Fatal("the background run did not end")
+		t.Fatal("the background run did not end after its interrupt")
 	}
 	roundTrip(ctx, t, file, tg, outs["auto"], filepath.Join(dir, "replay.json"))
 }

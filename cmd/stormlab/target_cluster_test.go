@@ -10,11 +10,13 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -40,7 +42,11 @@ func TestMain(m *testing.M) {
 			fmt.Fprintln(os.Stderr, "helper CLI:", err)
 			os.Exit(3)
 		}
-		os.Exit(execute(context.Background(), args, os.Stdout, os.Stderr))
+		// As main: an interrupt cancels the command (cliInterruptible's cancel sends one).
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		code := execute(ctx, args, os.Stdout, os.Stderr)
+		stop()
+		os.Exit(code)
 	}
 	code := m.Run()
 	if err := downStanding(); err != nil {
@@ -111,12 +117,20 @@ func downStanding() error {
 // a socket that does not exist).
 func cliNoDocker(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
+	return cliInterruptible(context.Background(), t, args...)
+}
+
+// cliInterruptible is cliNoDocker whose child gets an interrupt (as from Ctrl-C) when ctx ends.
+func cliInterruptible(ctx context.Context, t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
 	a, _ := json.Marshal(args)
 	root, err := filepath.Abs("../..") // the checkout: the user's $STORMLAB_HOME here
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(os.Args[0])
+	cmd := exec.CommandContext(ctx, os.Args[0])
+	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
+	cmd.WaitDelay = 2 * time.Minute // after the interrupt: the run kills its topology, then exits
 	cmd.Dir = t.TempDir() // outside the checkout, as a user's working folder
 	cmd.Env = append(os.Environ(), helperCLI+"="+string(a), "DOCKER_HOST=unix:///nonexistent/docker.sock", assets.Env+"="+root)
 	var out, errb bytes.Buffer

@@ -14,7 +14,7 @@
 //     and a bolt's CPU is estimated by its busy time (tuples executed times execute latency). Storm
 //     counts a sample of the tuples (topology.stats.sample.rate, 5% by default) and scales up, so
 //     these rates are estimates in steps of 1/rate per executor. Nimbus holds the counters as the
-//     workers last sent them, every executor.metrics.frequency.secs (60 s by default, 3 s on
+//     workers last sent them, every executor.metrics.frequency.secs (60 s by default, 1 s on
 //     stormlab's containers): counts are divided by the growth of the executors' uptimes, which
 //     Storm stamps with the statistics, and a window in which a component's statistics did not
 //     refresh is refused (on a default Storm, capture for well over 60 s).

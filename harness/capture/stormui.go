@@ -23,7 +23,7 @@ func delta(a, b float64) float64 {
 
 // execSpan is the time an executor's counters cover between the two readings: the growth of its
 // uptime, which Storm stamps when the worker sends the statistics (every
-// executor.metrics.frequency.secs: 60 s by default, 3 s on stormlab's containers), so the reporting
+// executor.metrics.frequency.secs: 60 s by default, 1 s on stormlab's containers), so the reporting
 // lag cancels (as in the harness's cross-check against Storm's statistics). A restarted executor
 // counts from its restart. 0: no statistics arrived in between.
 func execSpan(p0 *stormui.ComponentPage, e stormui.ExecutorStat) float64 {
