@@ -43,14 +43,16 @@ images:
 clean:
 	rm -rf bin results
 
-# Nightly CI: the cluster experiments at the papers' scale (STORMLAB_PROFILE=full) into
+# Nightly CI: every cluster experiment under NIGHTLY_PROFILE (quick: 3 runs per cell, so the gate has
+# units to test; NIGHTLY_PROFILE=full runs the papers' scale, hours) into
 # results/nightly-YYYYMMDD/<experiment>/, then `stormlab compare` against results/nightly-baseline
 # (if present; make a night the baseline with `ln -sfn nightly-YYYYMMDD results/nightly-baseline`).
 # Fails if an experiment fails or a metric regressed significantly (Welch, 95%) by more than
 # NIGHTLY_THRESHOLD. The comparison is kept in the night's folder as compare.md and compare.json
 # (and verdicts.md: which claims got the baseline's verdict again, not a failure when they did not),
 # and the night's HTML page (changes first) as index.html.
-NIGHTLY_EXPERIMENTS ?= smoke comm-cost kpart-cluster deadline
+NIGHTLY_EXPERIMENTS ?= smoke comm-cost kpart-cluster deadline recovery observer load-curve
+NIGHTLY_PROFILE ?= quick
 NIGHTLY_THRESHOLD ?= 0.05
 NIGHTLY_DIR ?= results/nightly-$(shell date -u +%Y%m%d)
 NIGHTLY_BASELINE ?= results/nightly-baseline
@@ -58,7 +60,7 @@ NIGHTLY_BASELINE ?= results/nightly-baseline
 nightly: setup build
 	@mkdir -p $(NIGHTLY_DIR); rc=0; \
 	for e in $(NIGHTLY_EXPERIMENTS); do \
-	  STORMLAB_PROFILE=full ./bin/stormlab experiment $$e --out $(NIGHTLY_DIR) $(FORCE) || { echo "nightly: $$e failed"; rc=1; }; \
+	  ./bin/stormlab experiment $$e --profile $(NIGHTLY_PROFILE) --out $(NIGHTLY_DIR) $(FORCE) || { echo "nightly: $$e failed"; rc=1; }; \
 	done; \
 	if [ -d $(NIGHTLY_BASELINE) ]; then \
 	  ./bin/stormlab compare $(NIGHTLY_BASELINE) $(NIGHTLY_DIR) --threshold $(NIGHTLY_THRESHOLD) \
