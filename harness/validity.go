@@ -224,3 +224,29 @@ func (r *RunResult) UnmarshalJSON(b []byte) error {
 	r.Validity = Validity{Level: Valid}.merge(rs...)
 	return nil
 }
+
+// SteadySpan re-judges the warm-up doubt of a timed run whose figures an experiment takes over
+// [fromMs, toMs] only, not over the whole window (kpart-cluster judges the second half, after the
+// dynamic schedulers' first reschedule): then whether that span was steady matters, not how the window
+// opened. The span is cut into steadyIntervals equal parts, and it is steady by the warm-up's rule
+// over their acked rates ((max - min) <= 10% of their mean). A steady span drops the run's "unsteady"
+// reason; an unsteady one replaces it with one that names the span's rates. Other reasons are kept.
+func (r *RunResult) SteadySpan(capacity map[string]float64, fromMs, toMs int64) (Validity, bool) {
+	n := int64(steadyIntervals)
+	rates := make([]float64, n)
+	for i := range n {
+		rates[i] = r.MeasureWindow(capacity, fromMs+i*(toMs-fromMs)/n, fromMs+(i+1)*(toMs-fromMs)/n).Throughput
+	}
+	var keep []Reason
+	for _, x := range r.Validity.Reasons {
+		if x.Kind != ReasonUnsteady {
+			keep = append(keep, x)
+		}
+	}
+	ok := steady(rates, steadyTolerance)
+	if !ok {
+		keep = append(keep, Reason{ReasonUnsteady, Suspect, fmt.Sprintf("the %.0f s judged were not steady (acked rates of its %d parts %s tuples/s)",
+			float64(toMs-fromMs)/1000, n, ratesText(rates))})
+	}
+	return Validity{Level: Valid}.merge(keep...), ok
+}

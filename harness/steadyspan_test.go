@@ -1,0 +1,47 @@
+package harness
+
+import (
+	"testing"
+
+	"github.com/stormlab/stormlab/infra/protocol"
+)
+
+// TestSteadySpan: one worker reports every second over 0..30 s; its acked rate per second is given
+// per test. The span judged is 15..30 s, cut in three parts of 5 s (the warm-up's rule: max - min <=
+// 10% of the mean). Reference rates are the per-second acks themselves (each part's rate is their
+// mean over its readings), so the verdicts are exact: 100 vs 108 is within 10%, 80 vs 100 is not.
+func TestSteadySpan(t *testing.T) {
+	unsteady := Reason{ReasonUnsteady, Suspect, "the window opened at the maximum warm-up"}
+	storm := Reason{ReasonStormLatency, Suspect, "latency disagrees"}
+	tests := []struct {
+		name      string
+		rate      func(s int64) int64 // acked in second s (ending at s)
+		reasons   []Reason
+		wantOK    bool
+		wantLevel Level
+	}{
+		{"ramp before the span, steady in it: doubt dropped", func(s int64) int64 { return min(100, 10*s) }, []Reason{unsteady}, true, Valid},
+		{"a step of 8% within the span: steady", func(s int64) int64 { return map[bool]int64{true: 108, false: 100}[s > 22] }, []Reason{unsteady}, true, Valid},
+		{"still ramping in the span: doubt kept", func(s int64) int64 { return 5 * s }, []Reason{unsteady}, false, Suspect},
+		{"20% drop in the last part", func(s int64) int64 { return map[bool]int64{true: 80, false: 100}[s > 25] }, nil, false, Suspect},
+		{"other reasons stay", func(s int64) int64 { return 100 }, []Reason{unsteady, storm}, true, Suspect},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := &RunResult{Validity: Validity{Level: Valid}.merge(tc.reasons...)}
+			total := int64(0)
+			for s := int64(1); s <= 30; s++ {
+				total += tc.rate(s)
+				r.Reports = append(r.Reports, protocol.WorkerReport{Topology: "t", Host: "h", Port: 6700, TimeMs: 1000 * s,
+					IntervalS: 1, WorkerStartMs: 1, AckedTotal: total, Acked: tc.rate(s)})
+			}
+			v, ok := r.SteadySpan(nil, 15_000, 30_000)
+			if ok != tc.wantOK || v.Level != tc.wantLevel || hasKind(v, ReasonUnsteady) == tc.wantOK {
+				t.Errorf("steady %v, validity %+v; want steady %v, level %s, an unsteady reason only when not steady", ok, v, tc.wantOK, tc.wantLevel)
+			}
+			if tc.wantOK && len(v.Reasons) != len(tc.reasons)-1 {
+				t.Errorf("reasons %+v: want every reason but the unsteady one kept", v.Reasons)
+			}
+		})
+	}
+}
