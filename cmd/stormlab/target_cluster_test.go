@@ -130,7 +130,8 @@ func cliInterruptible(ctx context.Context, t *testing.T, args ...string) (code i
 	}
 	cmd := exec.CommandContext(ctx, os.Args[0])
 	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
-	cmd.WaitDelay = 2 * time.Minute // after the interrupt: the run kills its topology, then exits
+	// After an interrupt the run kills its topology, then exits; WaitDelay bounds that.
+	cmd.WaitDelay = 2 * time.Minute
 	cmd.Dir = t.TempDir() // outside the checkout, as a user's working folder
 	cmd.Env = append(os.Environ(), helperCLI+"="+string(a), "DOCKER_HOST=unix:///nonexistent/docker.sock", assets.Env+"="+root)
 	var out, errb bytes.Buffer
