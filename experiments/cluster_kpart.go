@@ -207,7 +207,7 @@ func kpartRun(ctx context.Context, env Env, s *session, prof kpartKnobs, counter
 	}}, r)
 	// The figures are the second half's, so that half must be steady, not the window's opening (a
 	// dynamic scheduler's first reschedule falls in the first half on purpose).
-	row.Validity, _ = r.SteadySpan(capacity, mid, r.MeasureTo)
+	row.Validity = r.SteadySpan(capacity, mid, r.MeasureTo)
 	res.Add(row)
 	return r, nil
 }

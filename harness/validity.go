@@ -231,7 +231,7 @@ func (r *RunResult) UnmarshalJSON(b []byte) error {
 // opened. The span is cut into steadyIntervals equal parts, and it is steady by the warm-up's rule
 // over their acked rates ((max - min) <= 10% of their mean). A steady span drops the run's "unsteady"
 // reason; an unsteady one replaces it with one that names the span's rates. Other reasons are kept.
-func (r *RunResult) SteadySpan(capacity map[string]float64, fromMs, toMs int64) (Validity, bool) {
+func (r *RunResult) SteadySpan(capacity map[string]float64, fromMs, toMs int64) Validity {
 	n := int64(steadyIntervals)
 	rates := make([]float64, n)
 	for i := range n {
@@ -243,10 +243,9 @@ func (r *RunResult) SteadySpan(capacity map[string]float64, fromMs, toMs int64) 
 			keep = append(keep, x)
 		}
 	}
-	ok := steady(rates, steadyTolerance)
-	if !ok {
+	if !steady(rates, steadyTolerance) {
 		keep = append(keep, Reason{ReasonUnsteady, Suspect, fmt.Sprintf("the %.0f s judged were not steady (acked rates of its %d parts %s tuples/s)",
 			float64(toMs-fromMs)/1000, n, ratesText(rates))})
 	}
-	return Validity{Level: Valid}.merge(keep...), ok
+	return Validity{Level: Valid}.merge(keep...)
 }

@@ -18,9 +18,9 @@ import (
 // TestWordCounter -> TestGlobalCount) runs through `stormlab run --topology-file` under kpart on the
 // package's standing cluster, through its target file from a process that cannot reach Docker. (One
 // scheduler: how a Flux topology is submitted and measured does not depend on it, and the per-topology
-// choice between the service and Nimbus's own schedulers is TestStandingClusterTarget's.) TestWordSpout emits unanchored
-// tuples, so nothing is ever acked: the throughput must be measured at the sink (TestGlobalCount) and
-// latency reported as not measured, with a reason, never as 0. Each run is valid, and the cluster has
+// choice between the service and Nimbus's own schedulers is TestStandingClusterTarget's.)
+// TestWordSpout emits unanchored tuples, so nothing is ever acked: the throughput must be measured at
+// the sink (TestGlobalCount) and latency reported as not measured, with a reason, never as 0. Each run is valid, and the cluster has
 // no topology left afterwards. Then a compiled topology runs through --topology-jar under storm-even,
 // and one whose main submits under another name than --name fails with its topology killed.
 //
@@ -40,27 +40,26 @@ func TestFluxTopologyTarget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range []string{"kpart"} {
-		start := time.Now()
-		code, out, errs := cliNoDocker(t, "run", "--target", file, "--scheduler", s, "--topology-file", yaml,
-			"--warmup", "10s", "--measure", "20s", "--format", "json")
-		t.Logf("%s (%s): stdout %s\nstderr (last lines) %s", s, time.Since(start).Round(time.Second), out, lastN(errs, 12))
-		if code != exitOK {
-			t.Fatalf("%s: exit %d, want 0", s, code)
-		}
-		var row runRow
-		if err := json.Unmarshal([]byte(out), &row); err != nil {
-			t.Fatalf("%s: row does not parse: %v", s, err)
-		}
-		checkFluxRow(t, s, row)
+	const s = "kpart"
+	start := time.Now()
+	code, out, errs := cliNoDocker(t, "run", "--target", file, "--scheduler", s, "--topology-file", yaml,
+		"--warmup", "10s", "--measure", "20s", "--format", "json")
+	t.Logf("%s (%s): stdout %s\nstderr (last lines) %s", s, time.Since(start).Round(time.Second), out, lastN(errs, 12))
+	if code != exitOK {
+		t.Fatalf("%s: exit %d, want 0", s, code)
 	}
+	var flux runRow
+	if err := json.Unmarshal([]byte(out), &flux); err != nil {
+		t.Fatalf("%s: row does not parse: %v", s, err)
+	}
+	checkFluxRow(t, s, flux)
 	// A compiled topology through --topology-jar: stormlab's own Throughput chain, its jar taken as a
 	// user's jar. Its spout anchors, so throughput is acked tuples and latency is measured.
 	root, err := assets.Home()
 	if err != nil {
 		t.Fatal(err)
 	}
-	code, out, errs := cliNoDocker(t, "run", "--target", file, "--scheduler", "storm-even",
+	code, out, errs = cliNoDocker(t, "run", "--target", file, "--scheduler", "storm-even",
 		"--topology-jar", filepath.Join(root, topologies.StormJar), "--class", "org.stormlab.topologies.ThroughputTopology",
 		"--name", "stormlab-jar-throughput", "--warmup", "10s", "--measure", "20s", "--format", "json",
 		"--", "--name", "stormlab-jar-throughput", "--workers", "2", "--interval-ms", "20")
