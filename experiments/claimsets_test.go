@@ -320,18 +320,20 @@ func TestCommCostClaimVerdicts(t *testing.T) {
 }
 
 func TestKPartClusterClaimVerdicts(t *testing.T) {
-	type cell struct{ cut, thr, bal, lat, pacedThr float64 }
+	// openThr: the acked rate in the open-loop cell, which offers 0.5 x the calibration (1000 tuples/s
+	// for EvenScheduler's saturated throughput, as kpartCalibration would give for these rows).
+	type cell struct{ cut, thr, bal, lat, openThr float64 }
 	build := func(reps int, kp, on, ev cell) func() (*Results, *Aggregate) {
 		return func() (*Results, *Aggregate) {
 			n := newNoise(6)
-			r := &Results{Experiment: "kpart-cluster", Metrics: kpartClusterMetrics}
+			r := &Results{Experiment: "kpart-cluster", Metrics: kpartClusterMetrics, Knobs: map[string]any{"kpart_calibration_tps": 1000.0}}
 			for i, s := range kpartClusterSchedulers {
 				c := []cell{kp, on, ev}[i]
 				for rep := 0; rep < reps; rep++ {
-					for _, x := range []float64{0, 10} {
+					for _, x := range []float64{0, 0.5} {
 						thr, lat := c.thr, 3*c.lat
 						if x > 0 {
-							thr, lat = c.pacedThr, c.lat
+							thr, lat = c.openThr, c.lat
 						}
 						r.Add(clusterRow(s, x, rep, map[string]float64{
 							"throughput": n.rel(thr, 0.01), "latency_mean_ms": n.rel(lat, 0.01), "latency_p99_ms": 1,
@@ -342,23 +344,69 @@ func TestKPartClusterClaimVerdicts(t *testing.T) {
 			return agg(t, r)
 		}
 	}
-	good := []cell{{0.70, 1200, 5, 10, 200}, {0.72, 1050, 6, 12, 200}, {0.80, 1000, 10, 12, 200}}
-	bad := []cell{{0.80, 900, 10, 14, 200}, {0.72, 1050, 6, 12, 200}, {0.70, 1000, 5, 12, 200}}
+	good := []cell{{0.70, 1200, 5, 10, 500}, {0.72, 1050, 6, 12, 500}, {0.80, 1000, 10, 12, 500}}
+	bad := []cell{{0.80, 900, 10, 14, 500}, {0.72, 1050, 6, 12, 500}, {0.70, 1000, 5, 12, 500}}
 	runClaimCases(t, kpartClusterClaims, []claimCase{
 		{"paper-like", build(3, good[0], good[1], good[2]), reports.Holds},
 		{"opposite", build(3, bad[0], bad[1], bad[2]), reports.DoesNotHold},
 		{"one run per cell", build(1, good[0], good[1], good[2]), reports.Inconclusive},
 	})
-	// Paced runs at saturation: the latency claim is inconclusive.
+	// One scheduler acked 90% of the offered 500 tuples/s (kpartKeptUp is 95%): it was saturated in
+	// the open-loop cell, so the latency claim is inconclusive and names it.
 	sat := good
-	for i := range sat {
-		sat[i].pacedThr = 900
-	}
+	sat[1].openThr = 450
 	r, a := build(3, sat[0], sat[1], sat[2])()
 	for _, c := range judged(kpartClusterClaims(r, a), "") {
-		if strings.Contains(c.Statement, "latency") && (c.Verdict != reports.Inconclusive || !strings.Contains(c.Reason, "saturated")) {
-			t.Errorf("paced at saturation: latency claim %q (%s), want inconclusive", c.Verdict, c.Reason)
+		if strings.Contains(c.Statement, "latency") && (c.Verdict != reports.Inconclusive || !strings.Contains(c.Reason, "online acked")) {
+			t.Errorf("open loop at saturation: latency claim %q (%s), want inconclusive naming online", c.Verdict, c.Reason)
 		}
+	}
+}
+
+// TestKPartClusterClaimsUnpacedOnly: without an open-loop cell (profile ci) balance and the inter-node
+// rate are judged on the unpaced cell and the latency claim is inconclusive, saying why.
+func TestKPartClusterClaimsUnpacedOnly(t *testing.T) {
+	n := newNoise(6)
+	r := &Results{Experiment: "kpart-cluster", Metrics: kpartClusterMetrics}
+	for i, s := range kpartClusterSchedulers {
+		cut, bal := []float64{0.70, 0.72, 0.80}[i], []float64{5, 6, 10}[i]
+		for rep := range 3 {
+			r.Add(clusterRow(s, 0, rep, map[string]float64{"throughput": n.rel([]float64{1200, 1050, 1000}[i], 0.01),
+				"latency_mean_ms": 30, "latency_p99_ms": 1, "cut_rate": n.rel(cut, 0.01), "inter_node_tps": 1, "balance": n.rel(bal, 0.01)}))
+		}
+	}
+	_, a := agg(t, r)
+	for _, c := range judged(kpartClusterClaims(r, a), "") {
+		latency := strings.Contains(c.Statement, "latency")
+		if latency && (c.Verdict != reports.Inconclusive || !strings.Contains(c.Reason, "no open-loop runs")) {
+			t.Errorf("latency claim without an open-loop cell: %q (%s), want inconclusive", c.Verdict, c.Reason)
+		}
+		if !latency && (c.Verdict != reports.Holds || strings.Contains(c.Evidence, "open loop")) {
+			t.Errorf("%q without an open-loop cell: %q (%s; %s), want holds on the unpaced cell", c.Statement, c.Verdict, c.Reason, c.Evidence)
+		}
+	}
+}
+
+// TestKPartCalibration: the open-loop cell's calibration is the median of EvenScheduler's unpaced rows
+// (the other schedulers' rows, open-loop rows and runs that acked nothing aside), and an experiment
+// without one is an error that says so.
+func TestKPartCalibration(t *testing.T) {
+	r := &Results{Experiment: "kpart-cluster", Metrics: kpartClusterMetrics}
+	for _, c := range []struct {
+		s   string
+		x   float64
+		thr float64
+	}{{"storm-even", 0, 900}, {"storm-even", 0, 1400}, {"storm-even", 0, 1000}, {"storm-even", 0, 0},
+		{"storm-even", 0.5, 500}, {"kpart-dynamic", 0, 5000}} {
+		r.Add(clusterRow(c.s, c.x, 0, map[string]float64{"throughput": c.thr}))
+	}
+	if got, err := kpartCalibration(r); err != nil || got != 1000 {
+		t.Errorf("kpartCalibration = %v, %v; want 1000 (median of 900, 1000, 1400), nil", got, err)
+	}
+	empty := &Results{Experiment: "kpart-cluster", Metrics: kpartClusterMetrics}
+	empty.Add(clusterRow("kpart-dynamic", 0, 0, map[string]float64{"throughput": 1000}))
+	if _, err := kpartCalibration(empty); err == nil || !strings.Contains(err.Error(), "EvenScheduler") {
+		t.Errorf("kpartCalibration without an EvenScheduler run: %v, want an error naming EvenScheduler", err)
 	}
 }
 

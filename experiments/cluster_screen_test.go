@@ -106,14 +106,16 @@ func kpartRows(t *testing.T, reps int, mutate func(*Row)) func() (*Results, *Agg
 		n := newNoise(6)
 		type cell struct{ cut, thr, bal, lat float64 }
 		cells := []cell{{0.70, 1200, 5, 10}, {0.72, 1050, 6, 12}, {0.80, 1000, 10, 12}}
-		r := &Results{Experiment: "kpart-cluster", Metrics: kpartClusterMetrics}
+		// The open-loop cell offers half of EvenScheduler's saturated 1000 tuples/s, and every
+		// scheduler keeps up.
+		r := &Results{Experiment: "kpart-cluster", Metrics: kpartClusterMetrics, Knobs: map[string]any{"kpart_calibration_tps": 1000.0}}
 		for i, s := range kpartClusterSchedulers {
 			c := cells[i]
 			for rep := 0; rep < reps; rep++ {
-				for _, x := range []float64{0, 10} {
+				for _, x := range []float64{0, 0.5} {
 					thr, lat := c.thr, 3*c.lat
 					if x > 0 {
-						thr, lat = 200, c.lat
+						thr, lat = 500, c.lat
 					}
 					row := clusterRow(s, x, rep, map[string]float64{
 						"throughput": n.rel(thr, 0.01), "latency_mean_ms": n.rel(lat, 0.01), "latency_p99_ms": 1,
@@ -146,8 +148,8 @@ func TestKPartClusterScreen(t *testing.T) {
 			if r.Series == "kpart-dynamic" && r.X == 0 && r.Rep == 1 {
 				r.Validity = suspectOf(harness.ReasonStormCounts, "mean complete latency 20% apart")
 			}
-		}), map[string]reports.Verdict{kpCut: reports.Inconclusive, kpThr: reports.Inconclusive, kpBal: reports.Inconclusive, kpLat: reports.Holds},
-			"kpart-dynamic x=0: 2 valid run(s) (1 invalid or suspect left out)"}, // the latency claim rests on the paced cell
+		}), map[string]reports.Verdict{kpCut: reports.Holds, kpThr: reports.Inconclusive, kpBal: reports.Holds, kpLat: reports.Holds},
+			"kpart-dynamic x=0: 2 valid run(s) (1 invalid or suspect left out)"}, // only throughput rests on the unpaced cell
 		// The suspect run's figures say the opposite; left out, they change nothing.
 		{"one wild K-PART run suspect of 4: 3 left, its figures unused", kpartRows(t, 4, func(r *Row) {
 			if r.Series == "kpart-dynamic" && r.X == 0 && r.Rep == 3 {
@@ -156,25 +158,25 @@ func TestKPartClusterScreen(t *testing.T) {
 			}
 		}), all(reports.Holds), ""},
 		// Suspect on latency only (counts agree): its counts, cut rate and
-		// balance still count; the paced cell's latency claim loses it.
-		{"one paced K-PART run suspect on latency only", kpartRows(t, 3, func(r *Row) {
+		// balance still count; the open-loop cell's latency claim loses it.
+		{"one K-PART run suspect on latency only", kpartRows(t, 3, func(r *Row) {
 			if r.Series == "kpart-dynamic" && r.Rep == 1 {
 				r.Validity = suspectOf(harness.ReasonStormLatency, "mean complete latency 20% apart")
 			}
 		}), map[string]reports.Verdict{kpCut: reports.Holds, kpThr: reports.Holds, kpBal: reports.Holds, kpLat: reports.Inconclusive},
-			"kpart-dynamic x=10: 2 valid run(s) (1 invalid or suspect left out)"},
+			"kpart-dynamic x=0.5: 2 valid run(s) (1 invalid or suspect left out)"},
 		{"online decided without traffic", kpartRows(t, 3, func(r *Row) {
 			if r.Series == "online" && r.X == 0 && r.Rep == 0 {
 				r.NotMeasured = []string{"traffic"}
 			}
-		}), map[string]reports.Verdict{kpCut: reports.Inconclusive, kpThr: reports.Inconclusive, kpBal: reports.Holds, kpLat: reports.Holds},
+		}), map[string]reports.Verdict{kpCut: reports.Holds, kpThr: reports.Inconclusive, kpBal: reports.Holds, kpLat: reports.Holds},
 			"online x=0 rep 0: the scheduler decided without traffic"},
-		{"online decided without traffic in a paced run", kpartRows(t, 3, func(r *Row) {
-			if r.Series == "online" && r.X == 10 && r.Rep == 2 {
+		{"online decided without traffic in an open-loop run", kpartRows(t, 3, func(r *Row) {
+			if r.Series == "online" && r.X == 0.5 && r.Rep == 2 {
 				r.NotMeasured = []string{"traffic"}
 			}
-		}), map[string]reports.Verdict{kpCut: reports.Holds, kpThr: reports.Holds, kpBal: reports.Holds, kpLat: reports.Inconclusive},
-			"online x=10 rep 2: the scheduler decided without traffic"},
+		}), map[string]reports.Verdict{kpCut: reports.Inconclusive, kpThr: reports.Holds, kpBal: reports.Holds, kpLat: reports.Inconclusive},
+			"online x=0.5 rep 2: the scheduler decided without traffic"},
 	})
 }
 
