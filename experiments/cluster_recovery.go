@@ -43,6 +43,12 @@ type recoveryKnobs struct {
 	WarmUp, Measure, At, Down time.Duration // the supervisor is down from At into the window for Down
 	WorkerOpts                string        // extra worker JVM options
 	Schedulers                []string      // nil: recoverySchedulers
+	// OpenFraction, when > 0, makes every run open loop: WordCount's spouts offer this fraction of
+	// EvenScheduler's saturated throughput at constant arrivals. The calibration is one fault-free
+	// unpaced EvenScheduler run (CalWarmUp + CalMeasure) on the first cluster, before any fault.
+	// 0: every run unpaced (saturation).
+	OpenFraction          float64
+	CalWarmUp, CalMeasure time.Duration
 }
 
 // schedulers are the schedulers this profile runs.
@@ -62,6 +68,10 @@ func (k recoveryKnobs) Manifest() map[string]any {
 	if k.Schedulers != nil {
 		m["recovery_schedulers"] = k.Schedulers
 	}
+	if k.OpenFraction > 0 {
+		m["recovery_open_fraction"] = k.OpenFraction
+		m["recovery_calibration_warmup"], m["recovery_calibration_measure"] = k.CalWarmUp.String(), k.CalMeasure.String()
+	}
 	return m
 }
 
@@ -75,11 +85,18 @@ func (k recoveryKnobs) Manifest() map[string]any {
 // throughput and a settled placement (RunSpec.Settle), at most 90 s: with a 15 s reschedule period,
 // a dynamic scheduler's first offer comes about 15 s after the submit, and after a migration the
 // next comes once every restarted worker has reported a period of work (about 30-45 s later).
+//
+// quick and full offer half of EvenScheduler's saturated throughput, open loop: under the unpaced
+// WordCount the deadline and online schedulers moved executors at every offer, so in 4 of their 6
+// quick runs nothing flowed before the fault (2026-12-02). ci stays unpaced (no calibration run in
+// make test).
 var recoveryProfiles = map[string]recoveryKnobs{
 	"ci": {Profile: "ci", Reps: 1, WarmUp: 30 * time.Second, Measure: 40 * time.Second, At: 10 * time.Second, Down: 10 * time.Second, WorkerOpts: c1Only,
 		Schedulers: []string{"storm-even", "kpart-dynamic"}},
-	"quick": {Profile: "quick", Reps: 3, WarmUp: 90 * time.Second, Measure: 60 * time.Second, At: 10 * time.Second, Down: 10 * time.Second, WorkerOpts: c1Only},
-	"full":  {Profile: "full", Reps: 3, WarmUp: 150 * time.Second, Measure: 180 * time.Second, At: 60 * time.Second, Down: 30 * time.Second},
+	"quick": {Profile: "quick", Reps: 3, WarmUp: 90 * time.Second, Measure: 60 * time.Second, At: 10 * time.Second, Down: 10 * time.Second, WorkerOpts: c1Only,
+		OpenFraction: 0.5, CalWarmUp: 20 * time.Second, CalMeasure: 20 * time.Second},
+	"full": {Profile: "full", Reps: 3, WarmUp: 150 * time.Second, Measure: 180 * time.Second, At: 60 * time.Second, Down: 30 * time.Second,
+		OpenFraction: 0.5, CalWarmUp: 60 * time.Second, CalMeasure: 60 * time.Second},
 }
 
 // Recovery measures how each scheduler's topology comes through losing a supervisor mid-run: the
@@ -97,7 +114,7 @@ func Recovery() *Spec {
 	return &Spec{
 		Name:        "recovery",
 		Description: "recovery from a killed supervisor mid-run: storm-even, storm-ras, kpart-dynamic, deadline and online on a heterogeneous cluster",
-		Setup:       "profile " + recoveryProfile + " (supervisors of 0.25, 0.5, 0.5, 1.0 cores); WordCount with 4 workers, parallelism 2, reports every 2 s, C1-only worker JVMs (quick), every component 5% CPU and 64 MB (for R-Storm's admission); " + recoveryKilled + " (1 core; on a target, its supervisor with the most CPU) stopped into the window and started again (quick: killed at 10 s for 10 s of a 60 s window; full: at 60 s for 30 s of 180 s); dynamic schedulers reschedule every 15 s; the window opens once throughput is steady and the placement has settled (a dynamic scheduler was offered its placement again and kept it), at most 90 s (quick) or 150 s (full) after every worker ran, so the fault meets the scheduler's placement and not its own migration (runs whose warm-up ended unsettled are named in the manifest); one cluster per scheduler (a killed and restarted supervisor is not a clean state for the next; on a target, the one cluster, idle again between runs), runs sequential; the unit is one run; 3 repetitions. Profile ci (a walking check, no verdict): storm-even and kpart-dynamic only, one run each, at most 30 s of warm-up, killed at 10 s for 10 s of a 40 s window.",
+		Setup:       "profile " + recoveryProfile + " (supervisors of 0.25, 0.5, 0.5, 1.0 cores); WordCount with 4 workers, parallelism 2, reports every 2 s, C1-only worker JVMs (quick), every component 5% CPU and 64 MB (for R-Storm's admission); offered load (quick and full): open loop at 50% of EvenScheduler's saturated throughput, constant arrivals, measured first by one fault-free unpaced EvenScheduler run (quick: at most 20 s of warm-up + 20 s; full: 60 s + 60 s) on the first cluster (ci: unpaced); " + recoveryKilled + " (1 core; on a target, its supervisor with the most CPU) stopped into the window and started again (quick: killed at 10 s for 10 s of a 60 s window; full: at 60 s for 30 s of 180 s); dynamic schedulers reschedule every 15 s; the window opens once throughput is steady and the placement has settled (a dynamic scheduler was offered its placement again and kept it), at most 90 s (quick) or 150 s (full) after every worker ran, so the fault meets the scheduler's placement and not its own migration (runs whose warm-up ended unsettled are named in the manifest); one cluster per scheduler (a killed and restarted supervisor is not a clean state for the next; on a target, the one cluster, idle again between runs), runs sequential; the unit is one run; 3 repetitions. Profile ci (a walking check, no verdict): storm-even and kpart-dynamic only, one run each, at most 30 s of warm-up, killed at 10 s for 10 s of a 40 s window.",
 		SeriesLabel: "scheduler",
 		XName:       "fault_at_s",
 		XLabel:      "supervisor killed at (s into the window)",
@@ -120,6 +137,7 @@ type recoveryRunner struct {
 	counter                *runCounter
 	res                    *Results
 	notMeasured, unsettled []string
+	rate                   float64 // open-loop offered rate, sentences/s; 0: unpaced
 }
 
 func runRecovery(ctx context.Context, env Env) (*Results, error) {
@@ -140,6 +158,9 @@ func runRecovery(ctx context.Context, env Env) (*Results, error) {
 			if err := rr.chooseKilled(s); err != nil {
 				return err
 			}
+			if err := rr.calibrate(ctx, s); err != nil {
+				return err
+			}
 			for rep := 0; rep < k.Reps; rep++ {
 				if err := rr.run(ctx, s, sched, rep); err != nil {
 					return err
@@ -152,6 +173,58 @@ func runRecovery(ctx context.Context, env Env) (*Results, error) {
 		}
 	}
 	return rr.res, nil
+}
+
+// calibrate measures, once, EvenScheduler's saturated throughput (a fault-free unpaced run on s's
+// cluster) and sets the open-loop rate from it, when the profile runs open loop. The whole window's
+// throughput counts, steady or not: an open-loop rate at half of it stays below saturation even if a
+// swinging saturated rate read a third too high.
+func (rr *recoveryRunner) calibrate(ctx context.Context, s *session) error {
+	k := rr.k
+	if k.OpenFraction <= 0 || rr.rate > 0 {
+		return nil
+	}
+	const name = "rec-calibration"
+	topo, err := rr.topology(name, 1, 0)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(rr.env.Log, "recovery: calibration, storm-even unpaced without a fault\n")
+	progressOf(rr.env).Phase("calibration (storm-even, unpaced)", k.CalWarmUp+k.CalMeasure)
+	r, resumed, err := runOrResume(rr.env, name, func() (*harness.RunResult, error) {
+		return s.as("storm-even").Run(ctx, harness.RunSpec{Topology: topo, WarmUp: k.CalWarmUp, Measure: k.CalMeasure, Step: 5 * time.Second})
+	})
+	if err := keepRun(rr.env, name, r, err, resumed); err != nil {
+		return err
+	}
+	if r.Measurement.Throughput <= 0 {
+		return fmt.Errorf("recovery: the calibration run acked no tuple, so there is no saturated throughput to offer a fraction of")
+	}
+	rr.rate = k.OpenFraction * r.Measurement.Throughput
+	rr.res.Knobs["recovery_calibration_tps"] = r.Measurement.Throughput
+	fmt.Fprintf(rr.env.Log, "recovery: EvenScheduler's saturated throughput %.0f tuples/s: open loop at %.0f\n", r.Measurement.Throughput, rr.rate)
+	return nil
+}
+
+// topology is the experiment's WordCount named name, seeded with seed, open loop at rate sentences/s
+// (0: unpaced).
+func (rr *recoveryRunner) topology(name string, seed int, rate float64) (harness.TopologyRun, error) {
+	args := []string{"--workers", "4", "--parallelism", "2", "--seed", strconv.Itoa(seed), "--report-interval-secs", "2",
+		"--conf", "topology.component.cpu.pcore.percent=5", "--conf", "topology.component.resources.onheap.memory.mb=64"}
+	if rate > 0 {
+		args = append(args, "--rate", strconv.FormatFloat(rate, 'f', 2, 64), "--arrivals", "constant")
+	}
+	topo, err := harness.StormTopology("wordcount", name, args...)
+	topo.Args = append(topo.Args, workerArgs(rr.k.WorkerOpts)...)
+	return topo, err
+}
+
+// offered describes the runs' offered load.
+func (rr *recoveryRunner) offered() string {
+	if rr.rate <= 0 {
+		return "unpaced (saturation)"
+	}
+	return fmt.Sprintf("open loop: %.0f sentences/s (%.0f%% of EvenScheduler's saturated throughput)", rr.rate, 100*rr.k.OpenFraction)
 }
 
 // chooseKilled names the supervisor the fault stops: the profile's 1-core one on containers; on a
@@ -198,13 +271,11 @@ func (rr *recoveryRunner) nodeCPUReports(ctx context.Context, sched string) func
 func (rr *recoveryRunner) run(ctx context.Context, s *session, sched string, rep int) error {
 	k := rr.k
 	name := fmt.Sprintf("rec-%s-r%d", sched, rep)
-	topo, err := harness.StormTopology("wordcount", name, "--workers", "4", "--parallelism", "2", "--seed", strconv.Itoa(rep+1),
-		"--report-interval-secs", "2", "--conf", "topology.component.cpu.pcore.percent=5", "--conf", "topology.component.resources.onheap.memory.mb=64")
+	topo, err := rr.topology(name, rep+1, rr.rate)
 	if err != nil {
 		return err
 	}
-	topo.Args = append(topo.Args, workerArgs(k.WorkerOpts)...)
-	fmt.Fprintf(rr.env.Log, "recovery: %s, %s, rep %d\n", sched, rr.fault, rep)
+	fmt.Fprintf(rr.env.Log, "recovery: %s, %s, %s, rep %d\n", sched, rr.fault, rr.offered(), rep)
 	rr.counter.start(fmt.Sprintf("%s rep %d", sched, rep), k.WarmUp+k.Measure)
 	r, resumed, err := runOrResumeAccepting(rr.env, name, nothingFlowed, func() (*harness.RunResult, error) {
 		return s.Run(ctx, harness.RunSpec{Topology: topo, WarmUp: k.WarmUp, Settle: true, Measure: k.Measure, Step: 5 * time.Second, Faults: []fault.Fault{rr.fault}})
@@ -256,7 +327,7 @@ func (rr *recoveryRunner) record(sched, name string, rep int, r *harness.RunResu
 	}
 	fmt.Fprintf(env.Log, "recovery: %s: %s after %.0f s, %.0f tuples lost (%.0f%%), %d failed, %d executors moved\n",
 		sched, rc.Verdict(), span, rc.LostTuples, lostPct, rc.FailedTuples, rc.ExecutorsMoved)
-	res.Add(Row{Series: sched, X: rr.k.At.Seconds(), Rep: rep, Seed: uint64(rep + 1), Offered: "unpaced (saturation)", Values: map[string]float64{
+	res.Add(Row{Series: sched, X: rr.k.At.Seconds(), Rep: rep, Seed: uint64(rep + 1), Offered: rr.offered(), Values: map[string]float64{
 		"recovery_s": span, "recovered": recovered, "lost_pct": lostPct, "lost_tuples": rc.LostTuples,
 		"failed_tuples": float64(rc.FailedTuples), "executors_moved": float64(rc.ExecutorsMoved), "pre_tput": rc.PreTput,
 	}})
