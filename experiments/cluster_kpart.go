@@ -149,30 +149,31 @@ func runKPartCluster(ctx context.Context, env Env) (*Results, error) {
 	// calibrate the open-loop cell), then every open-loop run.
 	cs := harness.ClusterSpec{Profile: kpartProfile, Seed: 1, Mul: 5, RescheduleEvery: prof.Reschedule}
 	err = withSession(ctx, env, cs, kpartClusterSchedulers[0], func(all *session) error {
-		cell := kpartCell{}
-		for {
+		runCell := func(c kpartCell) error {
 			for _, sched := range kpartClusterSchedulers {
-				for rep := 0; rep < prof.Reps; rep++ {
-					r, err := kpartRun(ctx, env, all.as(sched), prof, counter, res, cell, sched, rep)
+				for rep := range prof.Reps {
+					r, err := kpartRun(ctx, env, all.as(sched), prof, counter, res, c, sched, rep)
 					if err != nil {
 						return err
 					}
-					if cell.Rate == 0 {
+					if c.Rate == 0 {
 						runs[sched] = append(runs[sched], r)
 					}
 				}
 			}
-			if cell.Rate > 0 || prof.OpenFraction <= 0 {
-				return nil
-			}
-			calib, err := kpartCalibration(res)
-			if err != nil {
-				return err
-			}
-			res.Knobs["kpart_calibration_tps"] = calib
-			cell = kpartCell{Fraction: prof.OpenFraction, Rate: prof.OpenFraction * calib}
-			fmt.Fprintf(env.Log, "kpart-cluster: EvenScheduler's saturated throughput %.0f tuples/s: open loop at %.0f\n", calib, cell.Rate)
+			return nil
 		}
+		if err := runCell(kpartCell{}); err != nil || prof.OpenFraction <= 0 {
+			return err
+		}
+		calib, err := kpartCalibration(res)
+		if err != nil {
+			return err
+		}
+		res.Knobs["kpart_calibration_tps"] = calib
+		open := kpartCell{Fraction: prof.OpenFraction, Rate: prof.OpenFraction * calib}
+		fmt.Fprintf(env.Log, "kpart-cluster: EvenScheduler's saturated throughput %.0f tuples/s: open loop at %.0f\n", calib, open.Rate)
+		return runCell(open)
 	})
 	if err != nil {
 		return nil, err
