@@ -117,11 +117,9 @@ func warmUp(ctx context.Context, r *running, sinceMs int64) (WarmUp, error) {
 			}
 		}
 		if r.spec.Settle {
-			st, err := r.cl.Service().State(ctx, r.res.StartedAt.UnixMilli())
-			if err != nil {
-				return w, fmt.Errorf("scheduler decisions: %w", err)
+			if w.Settled, err = placementSettled(ctx, r); err != nil {
+				return w, err
 			}
-			w.Settled = settled(st, r.id)
 		}
 		if w.Steady && (w.Settled || !r.spec.Settle) {
 			break
@@ -132,6 +130,21 @@ func warmUp(ctx context.Context, r *running, sinceMs int64) (WarmUp, error) {
 	}
 	w.S = time.Since(start).Seconds()
 	return w, nil
+}
+
+// placementSettled says whether run r's placement has settled. Storm's own schedulers place once, in
+// Nimbus: settled from the start (the service's state, which may still be a dynamic scheduler's from an
+// earlier run on the cluster, is not theirs; reading it made EvenScheduler's runs wait out their whole
+// maximum warm-up). Otherwise the service's decisions for the topology say (settled).
+func placementSettled(ctx context.Context, r *running) (bool, error) {
+	if _, bridged := StormSchedulerClass(r.spec.Scheduler); !bridged {
+		return true, nil
+	}
+	st, err := r.cl.Service().State(ctx, r.res.StartedAt.UnixMilli())
+	if err != nil {
+		return false, fmt.Errorf("scheduler decisions: %w", err)
+	}
+	return settled(st, r.id), nil
 }
 
 // SettledAtWindow says whether the run's placement had settled when its window opened (see settled),

@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"context"
 	"math"
 	"strings"
 	"testing"
@@ -238,5 +239,17 @@ func TestNewestPerWorker(t *testing.T) {
 	l := Live{Phase: "window", ElapsedS: 42, AckedRate: 199.5, LatencyP99Ms: 12, OfferedRate: 200, Decisions: 1}
 	if s := l.String(); !strings.Contains(s, "acked   199.5 tuples/s") || !strings.Contains(s, "offered 200.0") {
 		t.Errorf("Live.String = %q", s)
+	}
+}
+
+// A run placed by Storm's own scheduler is settled at once, without reading the service (whose state
+// may be a dynamic scheduler's from an earlier run): the run here has no cluster to read, so a read
+// would panic.
+func TestPlacementSettledNative(t *testing.T) {
+	for _, s := range NativeNames() {
+		r := &running{spec: RunSpec{Scheduler: s, Settle: true}}
+		if ok, err := placementSettled(context.Background(), r); !ok || err != nil {
+			t.Errorf("%s: placementSettled = %v, %v; want true, nil", s, ok, err)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stormlab/stormlab/infra/protocol"
@@ -42,6 +43,51 @@ func TestSteadySpan(t *testing.T) {
 			}
 			if tc.wantOK && len(v.Reasons) != len(tc.reasons)-1 {
 				t.Errorf("reasons %+v: want every reason but the unsteady one kept", v.Reasons)
+			}
+		})
+	}
+}
+
+// TestSteadySpanOpenLoop: with a schedule offering 100 tuples/s, the span [15 s, 30 s] is steady when
+// it acks within 10% of that rate, however the acks fall into its parts, and unsteady when a backlog
+// builds (fewer acked) or drains (more acked). Rates are per second, so the span's means are exact:
+// jitter 130/70/100 per 5 s part (mean 100), a 15% shortfall, a 20% excess.
+func TestSteadySpanOpenLoop(t *testing.T) {
+	tests := []struct {
+		name   string
+		acked  func(s int64) int64 // acked in second s (ending at s)
+		steady bool
+	}{
+		{"acks jitter between parts, mean = offered", func(s int64) int64 {
+			switch {
+			case s > 25:
+				return 100
+			case s > 20:
+				return 70
+			default:
+				return 130
+			}
+		}, true},
+		{"backlog building: 85 acked of 100", func(int64) int64 { return 85 }, false},
+		{"backlog draining: 120 acked of 100", func(int64) int64 { return 120 }, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := &RunResult{Validity: Validity{Level: Valid}}
+			total := int64(0)
+			for s := int64(1); s <= 30; s++ {
+				total += tc.acked(s)
+				r.Reports = append(r.Reports, protocol.WorkerReport{Topology: "t", Host: "h", Port: 6700, TimeMs: 1000 * s,
+					IntervalS: 1, WorkerStartMs: 1, AckedTotal: total, Acked: tc.acked(s),
+					LatencyIntendedHist: hist(t, protocol.LatencyHistHighest, 5), SendLagHist: hist(t, protocol.LatencyHistHighest, 1),
+					SpoutLoad: []protocol.SpoutLoad{{Task: 1, OfferedTotal: 100 * s, EmittedTotal: 100 * s}}})
+			}
+			v := r.SteadySpan(nil, 15_000, 30_000)
+			if steady := !hasKind(v, ReasonUnsteady); steady != tc.steady {
+				t.Errorf("steady %v (%+v), want %v", steady, v, tc.steady)
+			}
+			if !tc.steady && !strings.Contains(v.Reasons[0].Text, "of the 100 tuples/s offered") {
+				t.Errorf("reason %q: want the acked and offered rates named", v.Reasons[0].Text)
 			}
 		})
 	}
