@@ -95,7 +95,7 @@ var kpartClusterProfiles = map[string]kpartKnobs{
 // capacity. Latency, balance and inter-node claims use the open-loop cell
 // (x = the offered fraction of EvenScheduler's saturated throughput) when
 // the profile has one: at saturation latency is queueing noise and the
-// rates swing (measured: 8 of 9 quick runs' judged halves unsteady), and
+// rates swing (most unpaced quick runs' judged halves are unsteady), and
 // the paper compares a settled system. An open-loop run counts when its
 // judged half acked its offered rate within 10% (harness SteadySpan).
 // Without that cell they use the unpaced runs.

@@ -87,9 +87,9 @@ func (k recoveryKnobs) Manifest() map[string]any {
 // next comes once every restarted worker has reported a period of work (about 30-45 s later).
 //
 // quick and full offer half of EvenScheduler's saturated throughput, open loop: under the unpaced
-// WordCount the deadline and online schedulers moved executors at every offer, so in 4 of their 6
-// quick runs nothing flowed before the fault (2026-12-02). ci stays unpaced (no calibration run in
-// make test).
+// WordCount the deadline and online schedulers moved executors at every offer, so in most of their
+// runs nothing flowed before the fault (docs/results-log.md, Recovery). ci stays unpaced (no
+// calibration run in make test).
 var recoveryProfiles = map[string]recoveryKnobs{
 	"ci": {Profile: "ci", Reps: 1, WarmUp: 30 * time.Second, Measure: 40 * time.Second, At: 10 * time.Second, Down: 10 * time.Second, WorkerOpts: c1Only,
 		Schedulers: []string{"storm-even", "kpart-dynamic"}},

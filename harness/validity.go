@@ -236,8 +236,8 @@ func (r *RunResult) UnmarshalJSON(b []byte) error {
 // in the span), the offered rate is fixed by construction, and the span is steady when its acked rate
 // is within 10% of its offered rate (the warm-up's drained rule): no backlog built up or drained. The
 // parts' rates are not compared there: acks of a constant offered load land in report intervals with
-// the jitter of their latency, and the 2 s intervals of one open-loop WordCount at 641 tuples/s ranged
-// from 472 to 831 acks per worker, so 5 s parts swung by more than 10% with nothing unsteady.
+// the jitter of their latency, so parts of a few report intervals swing by more than 10% with nothing
+// unsteady (measured: docs/results-log.md, kpart-cluster open loop).
 func (r *RunResult) SteadySpan(capacity map[string]float64, fromMs, toMs int64) Validity {
 	steadyNow, why := r.spanSteady(capacity, fromMs, toMs)
 	var keep []Reason

@@ -19,9 +19,8 @@ import (
 // (Storm 2.8's WaitStrategyProgressive): with the default, a bolt that gets a tuple every few ms never
 // sleeps and costs about 9% of a core whatever it does, which would swamp the figures compared here.
 const (
-	// 60, not 100: at 100 the replay on heterogeneous-2 ran at about 83% of its capacity, so the
-	// backlog of its workers' start drained at ~20 tuples/s and outlasted the 60 s warm-up (two runs in
-	// a row read ~120 tuples/s for the 100 offered).
+	// 60, not 100: at 100 the replay on heterogeneous-2 ran close to its capacity, so the backlog of
+	// its workers' start drained slowly and outlasted the 60 s warm-up (docs/results-log.md).
 	wcRate     = 60
 	wcWorkUs   = 300
 	idleSleeps = "topology.bolt.wait.progressive.level2.count=0"
