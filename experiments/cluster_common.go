@@ -476,3 +476,9 @@ func seriesPlot(exp string, order []string, runs map[string][]*harness.RunResult
 func nodeCPUReports(ctx context.Context, c harness.Cluster) (stop func() error, err error) {
 	return c.StartNodeCPUReports(ctx, 2*time.Second)
 }
+
+// openLoopArgs are the topology flags of an open-loop run offering rate tuples/s (per topology) at
+// constant arrivals.
+func openLoopArgs(rate float64) []string {
+	return []string{"--rate", strconv.FormatFloat(rate, 'f', 2, 64), "--arrivals", "constant"}
+}

@@ -212,11 +212,14 @@ func (rr *recoveryRunner) topology(name string, seed int, rate float64) (harness
 	args := []string{"--workers", "4", "--parallelism", "2", "--seed", strconv.Itoa(seed), "--report-interval-secs", "2",
 		"--conf", "topology.component.cpu.pcore.percent=5", "--conf", "topology.component.resources.onheap.memory.mb=64"}
 	if rate > 0 {
-		args = append(args, "--rate", strconv.FormatFloat(rate, 'f', 2, 64), "--arrivals", "constant")
+		args = append(args, openLoopArgs(rate)...)
 	}
 	topo, err := harness.StormTopology("wordcount", name, args...)
+	if err != nil {
+		return topo, err
+	}
 	topo.Args = append(topo.Args, workerArgs(rr.k.WorkerOpts)...)
-	return topo, err
+	return topo, nil
 }
 
 // offered describes the runs' offered load.

@@ -144,8 +144,7 @@ func (lt loadTopology) setup() string {
 
 // build is run name of the topology offered rate tuples/s (constant arrivals), generators seeded by seed.
 func (lt loadTopology) build(name string, rate float64, seed int) (harness.TopologyRun, error) {
-	args := []string{"--report-interval-secs", "1", "--seed", strconv.Itoa(seed),
-		"--rate", strconv.FormatFloat(rate, 'f', 2, 64), "--arrivals", "constant"}
+	args := append([]string{"--report-interval-secs", "1", "--seed", strconv.Itoa(seed)}, openLoopArgs(rate)...)
 	if lt.File == "" {
 		return harness.StormTopology("wordcount", name, args...)
 	}
