@@ -97,7 +97,9 @@ var kpartClusterProfiles = map[string]kpartKnobs{
 // the profile has one: at saturation latency is queueing noise and the
 // rates swing (most unpaced quick runs' judged halves are unsteady), and
 // the paper compares a settled system. An open-loop run counts when its
-// judged half acked its offered rate within 10% (harness SteadySpan).
+// judged half acked its offered rate within 10% and its latency p50 from
+// the intended send time stayed flat between the half's halves (harness
+// SteadySpan).
 // Without that cell they use the unpaced runs.
 // The calibration is measured, not stated: the median of EvenScheduler's
 // unpaced runs of the same experiment, which therefore run before any
@@ -269,8 +271,9 @@ func kpartRun(ctx context.Context, env Env, s *session, prof kpartKnobs, counter
 // runs: throughput on the unpaced cell (x = 0); latency, balance and the
 // inter-node rate on the open-loop cell when the profile has one, else
 // balance and the inter-node rate on the unpaced cell and latency
-// inconclusive. An open-loop run that did not ack its offered rate (within
-// 10%) over the judged half is suspect (SteadySpan) and left out.
+// inconclusive. An open-loop run whose judged half was not steady (acked
+// rate off its offered rate by more than 10%, or latency drifting:
+// SteadySpan) is suspect and left out.
 func kpartClusterClaims(r *Results, a *Aggregate) []Claim {
 	kp, on, ev := "kpart-dynamic", "online", "storm-even"
 	sat := atX(0)

@@ -49,14 +49,20 @@ func TestSteadySpan(t *testing.T) {
 }
 
 // TestSteadySpanOpenLoop: with a schedule offering 100 tuples/s, the span [15 s, 30 s] is steady when
-// it acks within 10% of that rate, however the acks fall into its parts, and unsteady when a backlog
-// builds (fewer acked) or drains (more acked). Rates are per second, so the span's means are exact:
-// jitter 130/70/100 per 5 s part (mean 100), a 15% shortfall, a 20% excess.
+// it acks within 10% of that rate, however the acks fall into its parts, and its latency p50 from the
+// intended send time stays flat (halves within 100 ms, or 25% of the lower p50); unsteady when a
+// backlog builds (fewer acked) or drains (more acked, or latency falling with the acked rate in
+// bounds). Rates are per second, so the span's means are exact: jitter 130/70/100 per 5 s part (mean
+// 100), a 15% shortfall, a 20% excess. Latency is one value per second, so each half's p50 is the
+// value at its middle second, to the histogram's precision (3 significant digits).
 func TestSteadySpanOpenLoop(t *testing.T) {
+	flat := func(int64) int64 { return 50 }
 	tests := []struct {
-		name   string
-		acked  func(s int64) int64 // acked in second s (ending at s)
-		steady bool
+		name    string
+		acked   func(s int64) int64 // acked in second s (ending at s)
+		latency func(s int64) int64 // latency from the intended send time of second s's tuples (ms)
+		steady  bool
+		why     string // in the reason when not steady
 	}{
 		{"acks jitter between parts, mean = offered", func(s int64) int64 {
 			switch {
@@ -67,9 +73,17 @@ func TestSteadySpanOpenLoop(t *testing.T) {
 			default:
 				return 130
 			}
-		}, true},
-		{"backlog building: 85 acked of 100", func(int64) int64 { return 85 }, false},
-		{"backlog draining: 120 acked of 100", func(int64) int64 { return 120 }, false},
+		}, flat, true, ""},
+		{"backlog building: 85 acked of 100", func(int64) int64 { return 85 }, flat, false, "of the 100 tuples/s offered"},
+		{"backlog draining: 120 acked of 100", func(int64) int64 { return 120 }, flat, false, "of the 100 tuples/s offered"},
+		{"backlog draining: 108 acked, latency falling 3.7 s -> 2 s", func(int64) int64 { return 108 },
+			func(s int64) int64 { return 5000 - 100*s }, false, "latency p50 from the intended send time"},
+		{"latency drifting 60 ms, within 100 ms", func(int64) int64 { return 100 },
+			func(s int64) int64 { return map[bool]int64{true: 160, false: 100}[s > 22] }, true, ""},
+		{"latency 1 s, halves 200 ms apart, within 25%", func(int64) int64 { return 100 },
+			func(s int64) int64 { return map[bool]int64{true: 1200, false: 1000}[s > 22] }, true, ""},
+		{"latency 200 then 400 ms: more than 100 ms and 25%", func(int64) int64 { return 100 },
+			func(s int64) int64 { return map[bool]int64{true: 400, false: 200}[s > 22] }, false, "200 then 400 ms"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -79,15 +93,15 @@ func TestSteadySpanOpenLoop(t *testing.T) {
 				total += tc.acked(s)
 				r.Reports = append(r.Reports, protocol.WorkerReport{Topology: "t", Host: "h", Port: 6700, TimeMs: 1000 * s,
 					IntervalS: 1, WorkerStartMs: 1, AckedTotal: total, Acked: tc.acked(s),
-					LatencyIntendedHist: hist(t, protocol.LatencyHistHighest, 5), SendLagHist: hist(t, protocol.LatencyHistHighest, 1),
+					LatencyIntendedHist: hist(t, protocol.LatencyHistHighest, tc.latency(s)), SendLagHist: hist(t, protocol.LatencyHistHighest, 1),
 					SpoutLoad: []protocol.SpoutLoad{{Task: 1, OfferedTotal: 100 * s, EmittedTotal: 100 * s}}})
 			}
 			v := r.SteadySpan(nil, 15_000, 30_000)
 			if steady := !hasKind(v, ReasonUnsteady); steady != tc.steady {
 				t.Errorf("steady %v (%+v), want %v", steady, v, tc.steady)
 			}
-			if !tc.steady && !strings.Contains(v.Reasons[0].Text, "of the 100 tuples/s offered") {
-				t.Errorf("reason %q: want the acked and offered rates named", v.Reasons[0].Text)
+			if !tc.steady && !strings.Contains(v.Reasons[0].Text, tc.why) {
+				t.Errorf("reason %q: want %q named", v.Reasons[0].Text, tc.why)
 			}
 		})
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 )
@@ -237,7 +238,14 @@ func (r *RunResult) UnmarshalJSON(b []byte) error {
 // is within 10% of its offered rate (the warm-up's drained rule): no backlog built up or drained. The
 // parts' rates are not compared there: acks of a constant offered load land in report intervals with
 // the jitter of their latency, so parts of a few report intervals swing by more than 10% with nothing
-// unsteady (measured: docs/results-log.md, kpart-cluster open loop).
+// parts' rates are not compared there: acks of a constant offered load land in report intervals with
+// the jitter of their latency, so parts of a few report intervals swing by more than 10% with nothing
+// unsteady (measured: docs/results-log.md, kpart-cluster open loop). The acked rate alone lets a run
+// through that drains a backlog a little faster than the offered rate (one online run acked 8% above
+// it with seconds of latency), so the latency from the intended send time must also be flat: its p50
+// over the span's second half within latencyDrift of its first half's. A backlog that builds or
+// drains moves it by its size over the rate (5% of the rate over 7.5 s: 375 ms); the send lag alone,
+// the capacity search's trend, misses a backlog queued past the spout.
 func (r *RunResult) SteadySpan(capacity map[string]float64, fromMs, toMs int64) Validity {
 	steadyNow, why := r.spanSteady(capacity, fromMs, toMs)
 	var keep []Reason
@@ -256,7 +264,13 @@ func (r *RunResult) SteadySpan(capacity map[string]float64, fromMs, toMs int64) 
 func (r *RunResult) spanSteady(capacity map[string]float64, fromMs, toMs int64) (bool, string) {
 	if m := r.MeasureWindow(capacity, fromMs, toMs); m.OpenLoop != nil && m.OpenLoop.OfferedRate > 0 {
 		offered := m.OpenLoop.OfferedRate
-		return drained([]float64{m.Throughput}, offered, steadyTolerance), fmt.Sprintf("acked %.0f of the %.0f tuples/s offered", m.Throughput, offered)
+		rates := fmt.Sprintf("acked %.0f of the %.0f tuples/s offered", m.Throughput, offered)
+		if !drained([]float64{m.Throughput}, offered, steadyTolerance) {
+			return false, rates
+		}
+		mid := fromMs + (toMs-fromMs)/2
+		flat, lat := latencyFlat(r.MeasureWindow(capacity, fromMs, mid).OpenLoop, r.MeasureWindow(capacity, mid, toMs).OpenLoop)
+		return flat, rates + "; " + lat
 	}
 	n := int64(steadyIntervals)
 	rates := make([]float64, n)
@@ -264,4 +278,23 @@ func (r *RunResult) spanSteady(capacity map[string]float64, fromMs, toMs int64) 
 		rates[i] = r.MeasureWindow(capacity, fromMs+i*(toMs-fromMs)/n, fromMs+(i+1)*(toMs-fromMs)/n).Throughput
 	}
 	return steady(rates, steadyTolerance), fmt.Sprintf("acked rates of its %d parts %s tuples/s", n, ratesText(rates))
+}
+
+// latencyDrift bounds how far the latency p50 from the intended send time may move between the halves
+// of an open-loop span: 100 ms, or 25% of the lower half's p50 when that is more (a cluster whose tuples
+// take a second on throttled CPU quotas jitters by more than 100 ms with nothing building up).
+const (
+	latencyDriftMs  = 100
+	latencyDriftRel = 0.25
+)
+
+// latencyFlat reports whether the p50 latency from the intended send time of b (a span's second half)
+// is within latencyDrift of a's (its first half), and says what it measured.
+func latencyFlat(a, b *OpenLoop) (bool, string) {
+	if a == nil || b == nil || a.IntendedCount == 0 || b.IntendedCount == 0 {
+		return false, "no latency from the intended send time in one of its halves"
+	}
+	bound := max(latencyDriftMs, latencyDriftRel*min(a.IntendedP50, b.IntendedP50))
+	text := fmt.Sprintf("latency p50 from the intended send time %.0f then %.0f ms", a.IntendedP50, b.IntendedP50)
+	return math.Abs(b.IntendedP50-a.IntendedP50) <= bound, text
 }
