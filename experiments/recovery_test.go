@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"errors"
+	"io"
 	"strings"
 	"testing"
 
@@ -97,4 +98,35 @@ var nothingAcked = harness.Reason{Kind: harness.ReasonNoThroughput, Level: harne
 // invalidRun is a run judged invalid (harness's judge) for the given reasons.
 func invalidRun(rs ...harness.Reason) *harness.RunResult {
 	return &harness.RunResult{Validity: harness.Validity{Level: harness.Invalid, Reasons: rs}}
+}
+
+// TestRecoveryRowValidity: a fault run's row carries its run's validity, with the cross-check against
+// Storm's counters set aside (the killed supervisor takes its workers' counts with it) and every other
+// reason kept: a run whose warm-up ended unsteady stays suspect and feeds no claim.
+func TestRecoveryRowValidity(t *testing.T) {
+	counts := harness.Reason{Kind: harness.ReasonStormCounts, Level: harness.Suspect, Text: "throughput 10% from Storm's"}
+	unsteady := harness.Reason{Kind: harness.ReasonUnsteady, Level: harness.Suspect, Text: "opened unsteady"}
+	for _, tc := range []struct {
+		name    string
+		reasons []harness.Reason
+		counts  bool
+	}{
+		{"valid", nil, true},
+		{"Storm's counts off under the kill", []harness.Reason{counts}, true},
+		{"unsteady warm-up", []harness.Reason{counts, unsteady}, false},
+	} {
+		rr := &recoveryRunner{env: Env{Log: io.Discard}, k: recoveryProfiles["quick"], res: &Results{Experiment: "recovery", Metrics: recoveryMetrics}}
+		r := &harness.RunResult{MeasureTo: 60_000, Validity: harness.Validity{Level: harness.Valid, Reasons: tc.reasons},
+			Faults: []harness.FaultRecord{{StartMs: 10_000, Recovery: harness.Recovery{Measured: true, PreTput: 100, Recovered: true, RecoveryS: 12}}}}
+		if len(tc.reasons) > 0 {
+			r.Validity.Level = harness.Suspect
+		}
+		if err := rr.record("storm-even", "rec-storm-even-r0", 0, r); err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		row := rr.res.Rows[0]
+		if got := row.Validity.Counts("recovery_s"); got != tc.counts || len(row.Validity.Reasons) != len(tc.reasons) {
+			t.Errorf("%s: row validity %+v counts %v; want %v with every reason listed", tc.name, row.Validity, got, tc.counts)
+		}
+	}
 }

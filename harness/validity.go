@@ -88,6 +88,21 @@ func (v Validity) Counts(metric string) bool { return v.Level != Invalid && !v.D
 // ones a storm-latency reason puts in doubt.
 var latencyMetrics = []string{"latency_mean_ms", "latency_p99_ms"}
 
+// Waive sets aside v's reasons of the given kinds: they stay, their text prefixed with why, at level
+// Valid (so they still read in run.json and raw.csv but count against nothing), and the level is the
+// worst of the others. For an experiment whose design breaks a check's premise (a killed supervisor
+// takes Storm's counters, the cross-check's yardstick, with it).
+func (v Validity) Waive(why string, kinds ...ReasonKind) Validity {
+	rs := make([]Reason, len(v.Reasons))
+	for i, r := range v.Reasons {
+		if slices.Contains(kinds, r.Kind) {
+			r.Level, r.Text = Valid, why+": "+r.Text
+		}
+		rs[i] = r
+	}
+	return Validity{Level: Valid}.merge(rs...)
+}
+
 // rank orders levels for merge; an unknown level ranks as Suspect (never as Valid).
 func rank(l Level) int {
 	switch l {

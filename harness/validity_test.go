@@ -109,3 +109,36 @@ func TestCounts(t *testing.T) {
 		}
 	}
 }
+
+// TestWaive: waived kinds stay listed, prefixed and at level valid, and count against nothing; the level
+// is the worst of the other reasons.
+func TestWaive(t *testing.T) {
+	counts := Reason{ReasonStormCounts, Suspect, "acked 10% off Storm's"}
+	latency := Reason{ReasonStormLatency, Suspect, "latency off"}
+	unsteady := Reason{ReasonUnsteady, Suspect, "opened unsteady"}
+	fell := Reason{ReasonNoThroughput, Invalid, "nothing acked"}
+	for _, tc := range []struct {
+		name string
+		v    Validity
+		want Level
+	}{
+		{"only Storm's checks: valid", Validity{}.merge(counts, latency), Valid},
+		{"unsteady stays suspect", Validity{}.merge(counts, unsteady), Suspect},
+		{"invalid stays invalid", Validity{}.merge(counts, fell), Invalid},
+		{"nothing to waive", Validity{Level: Valid}, Valid},
+	} {
+		got := tc.v.Waive("killed", ReasonStormCounts, ReasonStormLatency)
+		if got.Level != tc.want || len(got.Reasons) != len(tc.v.Reasons) {
+			t.Errorf("%s: %+v; want level %s and all %d reasons kept", tc.name, got, tc.want, len(tc.v.Reasons))
+		}
+		for _, r := range got.Reasons {
+			waived := r.Kind == ReasonStormCounts || r.Kind == ReasonStormLatency
+			if waived && (r.Level != Valid || !strings.HasPrefix(r.Text, "killed: ")) {
+				t.Errorf("%s: reason %+v: want level valid and the text prefixed", tc.name, r)
+			}
+		}
+		if tc.want == Valid && !got.Counts("throughput") {
+			t.Errorf("%s: a waived run must count", tc.name)
+		}
+	}
+}
