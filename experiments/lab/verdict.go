@@ -3,6 +3,7 @@ package lab
 import (
 	"fmt"
 	"math"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -85,6 +86,10 @@ func ContainsStr(xs []string, s string) bool {
 	return false
 }
 
+// noUnits matches a figure of the evidence computed over no unit (a series with no valid run is a
+// NaN mean, by design: see experiments' mean), with its sign and unit, which the reader gets as "n/a".
+var noUnits = regexp.MustCompile(`[+-]?\bNaN\b( ?(%|pt|ms|s|tuples/s)\b|%)?`)
+
 // JudgeClaims decides every claim of one experiment. noVerdict, when not
 // empty, makes every claim inconclusive with that reason (the ci profile
 // runs too few repetitions for a verdict).
@@ -98,6 +103,7 @@ func JudgeClaims(cs []Claim, noVerdict string) {
 	reports.Judge(all)
 	for i := range cs {
 		c := &cs[i]
+		c.Evidence = noUnits.ReplaceAllString(c.Evidence, "n/a")
 		v, at := reports.Merge(c.Checks)
 		c.Verdict = v
 		switch {

@@ -97,3 +97,20 @@ func TestConstantUnitsThroughAveraging(t *testing.T) {
 		t.Errorf("equivalence: %s (%s), want holds", eq.Verdict, eq.Reason)
 	}
 }
+
+// TestEvidenceNoUnits: a figure over no valid unit (a NaN mean) reads "n/a", its sign and unit with it;
+// other figures and words are left alone.
+func TestEvidenceNoUnits(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"Even NaN%, K-PART 42.0% (+NaN pt)", "Even n/a, K-PART 42.0% (n/a)"},
+		{"recovery online NaN s vs storm-even 12 s", "recovery online n/a vs storm-even 12 s"},
+		{"K-PART -NaN ms, Even 3 ms; NaN tuples/s", "K-PART n/a, Even 3 ms; n/a"},
+		{"NaNo spans stay", "NaNo spans stay"},
+	} {
+		cs := []Claim{{Statement: "s", Evidence: tc.in}}
+		JudgeClaims(cs, "")
+		if cs[0].Evidence != tc.want {
+			t.Errorf("%q -> %q, want %q", tc.in, cs[0].Evidence, tc.want)
+		}
+	}
+}
