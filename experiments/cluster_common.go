@@ -32,11 +32,10 @@ import (
 //     repetition per cell, so the code cannot rot; with one run per cell no
 //     claim can be decided, so every claim is reported inconclusive.
 //   - quick issues verdicts: 3 runs per cell (the statistical unit is one
-//     run), fewer cells and short windows to fit about 30-40 min for the
-//     cluster experiments together: comm-cost without the delay series (5 s
-//     + 15 s); kpart-cluster unpaced only (its latency claim needs the paced
-//     cell and is inconclusive here); deadline on k-means only, one dataset
-//     size, and k-means under two background loads.
+//     run), fewer cells and shorter windows than full: each experiment's
+//     profile table says which (e.g. comm-cost without the delay series,
+//     deadline on k-means only with one dataset size); the declared cost of
+//     each is its Spec's Cost.
 //   - full is the papers' durations and as much of their scale as a single
 //     machine holds (see each experiment's Setup), 3 runs per cell.
 //

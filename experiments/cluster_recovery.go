@@ -145,7 +145,11 @@ func runRecovery(ctx context.Context, env Env) (*Results, error) {
 	if err != nil {
 		return nil, err
 	}
-	rr := &recoveryRunner{env: env, k: k, counter: newRunCounter(env, len(k.schedulers())*k.Reps),
+	runs := len(k.schedulers()) * k.Reps
+	if k.OpenFraction > 0 {
+		runs++ // the calibration
+	}
+	rr := &recoveryRunner{env: env, k: k, counter: newRunCounter(env, runs),
 		fault: fault.Fault{Kind: fault.KillSupervisor, At: k.At, Duration: k.Down, Target: recoveryKilled}}
 	rr.res = &Results{Experiment: "recovery", Metrics: recoveryMetrics, Profile: k.Profile, NoVerdict: noVerdict(k.Profile, k.Reps), Knobs: knobsManifest(k)}
 	rr.res.Knobs["fault"] = rr.fault.String()
@@ -190,7 +194,7 @@ func (rr *recoveryRunner) calibrate(ctx context.Context, s *session) error {
 		return err
 	}
 	fmt.Fprintf(rr.env.Log, "recovery: calibration, storm-even unpaced without a fault\n")
-	progressOf(rr.env).Phase("calibration (storm-even, unpaced)", k.CalWarmUp+k.CalMeasure)
+	rr.counter.start("calibration (storm-even, unpaced, no fault)", k.CalWarmUp+k.CalMeasure)
 	r, resumed, err := runOrResume(rr.env, name, func() (*harness.RunResult, error) {
 		return s.as("storm-even").Run(ctx, harness.RunSpec{Topology: topo, WarmUp: k.CalWarmUp, Measure: k.CalMeasure, Step: 5 * time.Second})
 	})
