@@ -65,7 +65,7 @@ func (k kpartKnobs) Manifest() map[string]any {
 		"kpart_warmup": k.WarmUp.String(), "kpart_measure": k.Measure.String(), "kpart_step": k.Step.String(),
 		"kpart_workers": k.Workers, "kpart_parallelism": k.Parallelism, "kpart_reschedule": k.Reschedule.String(),
 		"kpart_open_fraction": k.OpenFraction, "kpart_open_warmup": k.OpenWarmUp.String(), "kpart_open_measure": k.OpenMeasure.String(),
-		"worker_opts": k.WorkerOpts}
+		"kpart_shuffle": "uniform (" + uniformShuffle + ")", "worker_opts": k.WorkerOpts}
 }
 
 // kpartClusterProfiles: ci has no open-loop cell (it keeps make test's
@@ -117,7 +117,7 @@ func KPartCluster() *Spec {
 		Description: "dynamic K-PART vs online (T-PART) vs EvenScheduler on WordCount: balance, inter-node rate, latency, throughput over time",
 		Paper:       paperKPart,
 		Source:      Cite(paperKPart, "sec. 4, Figs. 8-11"),
-		Setup:       "profile " + kpartProfile + " (4 supervisors of 0.5 cores; on a target, its supervisors); WordCount (sentence -> split -> count -> report, max.spout.pending 1000) with W workers and parallelism P (ci/quick: 4 and 2; full: the paper's 8 and 4); offered load: x = 0 unpaced (saturation), x = F open loop at F times EvenScheduler's saturated throughput (the median of its unpaced runs here, run first), constant arrivals; throughput claims use x = 0, latency, balance and inter-node claims x = F (without it, x = 0 for balance and inter-node, and latency is inconclusive); kpart-dynamic and online through the bridge (service reschedule period from the profile), storm-even in Nimbus (the bridge's per-topology choice); time series of the unpaced runs every 10 s (series-*.png/svg, series.csv); table = second half of the measurement window (a run counts in the claims when that half was steady, whatever the window's opening: unpaced, the acked rates of its three parts within 10% of their mean; open loop, its acked rate within 10% of its offered rate); ci: 1 repetition, 5 s warm-up, 40 s measurement, no open-loop cell; quick: 3 repetitions, 5 s + 40 s unpaced, F = 0.5 with at most 60 s of warm-up (until throughput is steady, drained and the placement settled) + 30 s; ci and quick use C1-only worker JVMs; full: 3 repetitions, 30 s + 300 s unpaced, F = 0.5 with at most 150 s + 120 s. One cluster for the three schedulers, one after another (topology killed and workers gone before the next); the unit is one run.",
+		Setup:       "profile " + kpartProfile + " (4 supervisors of 0.5 cores; on a target, its supervisors); WordCount (sentence -> split -> count -> report, max.spout.pending 1000; shuffle groupings uniform, topology.disable.loadaware.messaging: Storm 2's default shuffle prefers tasks in the same worker, which makes the traffic the schedulers plan on follow their own placement, and the paper's Storm shuffled uniformly) with W workers and parallelism P (ci/quick: 4 and 2; full: the paper's 8 and 4); offered load: x = 0 unpaced (saturation), x = F open loop at F times EvenScheduler's saturated throughput (the median of its unpaced runs here, run first), constant arrivals; throughput claims use x = 0, latency, balance and inter-node claims x = F (without it, x = 0 for balance and inter-node, and latency is inconclusive); kpart-dynamic and online through the bridge (service reschedule period from the profile), storm-even in Nimbus (the bridge's per-topology choice); time series of the unpaced runs every 10 s (series-*.png/svg, series.csv); table = second half of the measurement window (a run counts in the claims when that half was steady, whatever the window's opening: unpaced, the acked rates of its three parts within 10% of their mean; open loop, its acked rate within 10% of its offered rate); ci: 1 repetition, 5 s warm-up, 40 s measurement, no open-loop cell; quick: 3 repetitions, 5 s + 40 s unpaced, F = 0.5 with at most 60 s of warm-up (until throughput is steady, drained and the placement settled) + 30 s; ci and quick use C1-only worker JVMs; full: 3 repetitions, 30 s + 300 s unpaced, F = 0.5 with at most 150 s + 120 s. One cluster for the three schedulers, one after another (topology killed and workers gone before the next); the unit is one run.",
 		SeriesLabel: "scheduler",
 		XName:       "offered_fraction",
 		XLabel:      "offered load (fraction of EvenScheduler's saturated throughput; 0 = unpaced)",
@@ -185,6 +185,15 @@ func runKPartCluster(ctx context.Context, env Env) (*Results, error) {
 	return res, nil
 }
 
+// uniformShuffle is the topology conf that makes Storm's shuffle grouping uniform over the target
+// tasks. Storm 2's default (load-aware, locality-aware shuffle) sends a task's tuples to the targets
+// in its own worker while their load stays under 80%, so the traffic between tasks follows the
+// placement: a traffic-based scheduler (online, K-PART) then measures the traffic of its own last
+// placement, and co-locating a pair changes the traffic it planned on. The papers ran Storm versions
+// whose shuffle was uniform, and traffic-aware scheduling research code on Storm 2 disables it too.
+// Every scheduler of the experiment gets it (EvenScheduler included), so the comparison stays fair.
+const uniformShuffle = "topology.disable.loadaware.messaging"
+
 // kpartCell is one offered load of kpart-cluster: unpaced (Rate 0), or open loop at Rate sentences/s,
 // Fraction of the calibration.
 type kpartCell struct{ Fraction, Rate float64 }
@@ -220,7 +229,7 @@ var kpartSeriesFigures = []seriesFigure{
 func kpartRun(ctx context.Context, env Env, s *session, prof kpartKnobs, counter *runCounter, res *Results, c kpartCell, sched string, rep int) (*harness.RunResult, error) {
 	name := fmt.Sprintf("kpc-%s-i0-r%d", sched, rep) // "i0": spout interval 0, the name runs had when a paced cell existed
 	args := []string{"--workers", strconv.Itoa(prof.Workers), "--parallelism", strconv.Itoa(prof.Parallelism),
-		"--seed", strconv.Itoa(rep + 1), "--report-interval-secs", "2"}
+		"--seed", strconv.Itoa(rep + 1), "--report-interval-secs", "2", "--conf", uniformShuffle + "=true"}
 	spec := harness.RunSpec{WarmUp: prof.WarmUp, Measure: prof.Measure, Step: prof.Step}
 	offered := "unpaced (saturation)"
 	if c.Rate > 0 {
