@@ -253,8 +253,6 @@ func (r *RunResult) UnmarshalJSON(b []byte) error {
 // is within 10% of its offered rate (the warm-up's drained rule): no backlog built up or drained. The
 // parts' rates are not compared there: acks of a constant offered load land in report intervals with
 // the jitter of their latency, so parts of a few report intervals swing by more than 10% with nothing
-// parts' rates are not compared there: acks of a constant offered load land in report intervals with
-// the jitter of their latency, so parts of a few report intervals swing by more than 10% with nothing
 // unsteady (measured: docs/results-log.md, kpart-cluster open loop). The acked rate alone lets a run
 // through that drains a backlog a little faster than the offered rate (one online run acked 8% above
 // it with seconds of latency), so the latency from the intended send time must also be flat: its p50
