@@ -8,9 +8,11 @@ import (
 )
 
 // TestSteadySpan: one worker reports every second over 0..30 s; its acked rate per second is given
-// per test. The span judged is 15..30 s, cut in three parts of 5 s (the warm-up's rule: max - min <=
-// 10% of the mean). Reference rates are the per-second acks themselves (each part's rate is their
-// mean over its readings), so the verdicts are exact: 100 vs 108 is within 10%, 80 vs 100 is not.
+// per test. The span judged is 15..30 s, cut in 7 parts (two report intervals each); it is unsteady
+// when the rates' fitted line changes by more than 10% of their mean over the span and its slope is
+// significant. Reference rates are the per-second acks themselves: a linear ramp of 6% passes, one of
+// 15% does not; a step of 8% passes; a drop of 20% over the last 5 s does not; a swing of 30% with no
+// direction (the range rule's false alarm) passes.
 func TestSteadySpan(t *testing.T) {
 	unsteady := Reason{ReasonUnsteady, Suspect, "the window opened at the maximum warm-up"}
 	storm := Reason{ReasonStormLatency, Suspect, "latency disagrees"}
@@ -25,6 +27,9 @@ func TestSteadySpan(t *testing.T) {
 		{"a step of 8% within the span: steady", func(s int64) int64 { return map[bool]int64{true: 108, false: 100}[s > 22] }, []Reason{unsteady}, true, Valid},
 		{"still ramping in the span: doubt kept", func(s int64) int64 { return 5 * s }, []Reason{unsteady}, false, Suspect},
 		{"20% drop in the last part", func(s int64) int64 { return map[bool]int64{true: 80, false: 100}[s > 25] }, nil, false, Suspect},
+		{"swinging by 30% without a direction: steady", func(s int64) int64 { return []int64{111, 146, 128, 95}[s%4] }, []Reason{unsteady}, true, Valid},
+		{"a 6% rise over the span, significant but within 10%", func(s int64) int64 { return 100 + (max(s, 15)-15)*6/15 }, []Reason{unsteady}, true, Valid},
+		{"a 15% decline over the span", func(s int64) int64 { return 115 - max(s, 15) + 15 }, nil, false, Suspect},
 		{"other reasons stay", func(s int64) int64 { return 100 }, []Reason{unsteady, storm}, true, Suspect},
 	}
 	for _, tc := range tests {
@@ -104,5 +109,33 @@ func TestSteadySpanOpenLoop(t *testing.T) {
 				t.Errorf("reason %q: want %q named", v.Reasons[0].Text, tc.why)
 			}
 		})
+	}
+}
+
+// TestSteadySpanWorkerStarted: a worker incarnation that starts inside the span (a restart or a
+// migration) makes it unsteady even when its rates show no trend; one that started before does not.
+func TestSteadySpanWorkerStarted(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		startMs int64 // the second incarnation's start; its reports follow it
+		steady  bool
+	}{
+		{"restarted at 22 s, inside the span", 22_000, false},
+		{"restarted at 10 s, before the span", 10_000, true},
+	} {
+		r := &RunResult{Validity: Validity{Level: Valid}}
+		var total, start int64 = 0, 1
+		for s := int64(1); s <= 30; s++ {
+			if 1000*s > tc.startMs && start == 1 {
+				start, total = tc.startMs, 0
+			}
+			total += 100
+			r.Reports = append(r.Reports, protocol.WorkerReport{Topology: "t", Host: "h", Port: 6700, TimeMs: 1000 * s,
+				IntervalS: 1, WorkerStartMs: start, AckedTotal: total, Acked: 100})
+		}
+		v := r.SteadySpan(nil, 15_000, 30_000)
+		if steady := !hasKind(v, ReasonUnsteady); steady != tc.steady || (!steady && !strings.Contains(v.Reasons[0].Text, "a worker started 7 s into it")) {
+			t.Errorf("%s: %+v, want steady %v (else the start named)", tc.name, v, tc.steady)
+		}
 	}
 }

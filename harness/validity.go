@@ -7,6 +7,11 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"gonum.org/v1/gonum/stat"
+	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/stormlab/stormlab/infra/protocol"
 )
 
 // Level is how far a run can be trusted. Levels merge as Jepsen's merge-valid: Invalid beats Suspect
@@ -247,8 +252,9 @@ func (r *RunResult) UnmarshalJSON(b []byte) error {
 // opened. A steady span drops the run's "unsteady" reason; an unsteady one replaces it with one that
 // names the span's rates. Other reasons are kept.
 //
-// Closed loop, the span is cut into steadyIntervals equal parts, and it is steady by the warm-up's rule
-// over their acked rates ((max - min) <= 10% of their mean). Open loop (the spouts reported a schedule
+// Closed loop, the span is steady when no worker started in it (no restart, no migration) and its
+// acked rate has no trend: cut into parts of two report intervals (3 to 10), their rates fitted by a
+// line whose change over the span is within 10% of their mean or not significant (trend). Open loop (the spouts reported a schedule
 // in the span), the offered rate is fixed by construction, and the span is steady when its acked rate
 // is within 10% of its offered rate (the warm-up's drained rule): no backlog built up or drained. The
 // parts' rates are not compared there: acks of a constant offered load land in report intervals with
@@ -285,12 +291,78 @@ func (r *RunResult) spanSteady(capacity map[string]float64, fromMs, toMs int64) 
 		flat, lat := latencyFlat(r.MeasureWindow(capacity, fromMs, mid).OpenLoop, r.MeasureWindow(capacity, mid, toMs).OpenLoop)
 		return flat, rates + "; " + lat
 	}
-	n := int64(steadyIntervals)
+	if at, ok := r.workerStarted(fromMs, toMs); ok {
+		return false, fmt.Sprintf("a worker started %.0f s into it", float64(at-fromMs)/1000)
+	}
+	n := trendParts(r.Reports, toMs-fromMs)
 	rates := make([]float64, n)
 	for i := range n {
 		rates[i] = r.MeasureWindow(capacity, fromMs+i*(toMs-fromMs)/n, fromMs+(i+1)*(toMs-fromMs)/n).Throughput
 	}
-	return steady(rates, steadyTolerance), fmt.Sprintf("acked rates of its %d parts %s tuples/s", n, ratesText(rates))
+	change, significant := trend(rates)
+	return !(significant && math.Abs(change) > steadyTolerance), fmt.Sprintf("acked rates of its %d parts %s tuples/s, fitted trend %+.0f%% over the span%s",
+		n, ratesText(rates), 100*change, map[bool]string{true: ", significant", false: ", within noise"}[significant])
+}
+
+// workerStarted reports the first start of a worker incarnation inside [fromMs, toMs]: a restart or a
+// migration, the transient the span must not hold.
+func (r *RunResult) workerStarted(fromMs, toMs int64) (int64, bool) {
+	first, ok := int64(0), false
+	for _, rep := range r.Reports {
+		if s := rep.WorkerStartMs; s > fromMs && s <= toMs && (!ok || s < first) {
+			first, ok = s, true
+		}
+	}
+	return first, ok
+}
+
+// trendParts is how many equal parts a closed-loop span of spanMs is cut into for its trend: parts of
+// two report intervals (so that every worker has a whole interval in each), at least steadyIntervals
+// and at most 10.
+func trendParts(reports []protocol.WorkerReport, spanMs int64) int64 {
+	interval := 0.0
+	for _, rep := range reports {
+		interval = max(interval, rep.IntervalS)
+	}
+	if interval <= 0 {
+		return steadyIntervals
+	}
+	return min(10, max(steadyIntervals, int64(float64(spanMs)/1000/(2*interval))))
+}
+
+// trend fits the rates by least squares over their index and returns the fitted change from the first
+// part to the last as a fraction of the mean, and whether the slope is significant (two-sided, 5%,
+// Student's t with n-2 degrees of freedom). A span is unsteady only when its trend is both larger than
+// steadyTolerance and significant: at saturation the parts' acked rates swing with the acks' jitter,
+// without a direction, and a range rule (max - min <= 10% of the mean, the warm-up's) read most
+// kpart-cluster quick runs as unsteady (docs/results-log.md), while a ramp or a decline runs one way
+// through every part. Restarts and migrations, which need not make a linear trend, are caught apart
+// (workerStarted).
+func trend(rates []float64) (change float64, significant bool) {
+	n := len(rates)
+	if n < 3 {
+		return 0, false
+	}
+	xs := make([]float64, n)
+	for i := range xs {
+		xs[i] = float64(i)
+	}
+	alpha, beta := stat.LinearRegression(xs, rates, nil, false)
+	mean := stat.Mean(rates, nil)
+	if mean <= 0 {
+		return 0, false
+	}
+	var ssr, sxx float64
+	xm := float64(n-1) / 2
+	for i, y := range rates {
+		e := y - (alpha + beta*xs[i])
+		ssr += e * e
+		sxx += (xs[i] - xm) * (xs[i] - xm)
+	}
+	change = beta * float64(n-1) / mean
+	se := math.Sqrt(ssr / float64(n-2) / sxx)
+	tCrit := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 2)}.Quantile(0.975)
+	return change, se == 0 && beta != 0 || se > 0 && math.Abs(beta/se) > tCrit
 }
 
 // latencyDrift bounds how far the latency p50 from the intended send time may move between the halves
