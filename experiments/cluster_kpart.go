@@ -170,6 +170,10 @@ func runKPartCluster(ctx context.Context, env Env) (*Results, error) {
 			return err
 		}
 		calib, err := kpartCalibration(res)
+		if env.Calibration > 0 {
+			calib, err = env.Calibration, nil
+			res.Knobs["kpart_calibration_stated"] = true
+		}
 		if err != nil {
 			return err
 		}

@@ -146,7 +146,7 @@ func runRecovery(ctx context.Context, env Env) (*Results, error) {
 		return nil, err
 	}
 	runs := len(k.schedulers()) * k.Reps
-	if k.OpenFraction > 0 {
+	if k.OpenFraction > 0 && env.Calibration <= 0 {
 		runs++ // the calibration
 	}
 	rr := &recoveryRunner{env: env, k: k, counter: newRunCounter(env, runs),
@@ -186,6 +186,12 @@ func runRecovery(ctx context.Context, env Env) (*Results, error) {
 func (rr *recoveryRunner) calibrate(ctx context.Context, s *session) error {
 	k := rr.k
 	if k.OpenFraction <= 0 || rr.rate > 0 {
+		return nil
+	}
+	if stated := rr.env.Calibration; stated > 0 {
+		rr.rate = k.OpenFraction * stated
+		rr.res.Knobs["recovery_calibration_tps"], rr.res.Knobs["recovery_calibration_stated"] = stated, true
+		fmt.Fprintf(rr.env.Log, "recovery: EvenScheduler's saturated throughput stated, %.0f tuples/s: open loop at %.0f\n", stated, rr.rate)
 		return nil
 	}
 	const name = "rec-calibration"

@@ -174,10 +174,17 @@ func runLoadCurve(ctx context.Context, env Env, lt loadTopology) (*Results, erro
 	// One cluster serves both schedulers; the reference (the first) is searched on it first.
 	cs := harness.ClusterSpec{Profile: loadCurveProfile, Seed: 1}
 	err = withSession(ctx, env, cs, loadCurveSchedulers[0], func(all *session) error {
-		if ref, err = searchReference(ctx, env, all, k, lt); err != nil {
-			return err
+		if stated := env.Calibration; stated > 0 {
+			// Stated (--calibration): no search, so no capacity.json; the manifest says so.
+			ref = &capacity.Result{Capacity: stated}
+			res.Knobs["reference_capacity_stated"] = true
+			fmt.Fprintf(env.Log, "load-curve: capacity of %s stated, %.0f tuples/s: no search\n", loadCurveSchedulers[0], stated)
+		} else {
+			if ref, err = searchReference(ctx, env, all, k, lt); err != nil {
+				return err
+			}
+			res.Files = append(res.Files, lab.File{Name: "capacity.json", Write: func(w io.Writer) error { enc := json.NewEncoder(w); enc.SetIndent("", "  "); return enc.Encode(ref) }})
 		}
-		res.Files = append(res.Files, lab.File{Name: "capacity.json", Write: func(w io.Writer) error { enc := json.NewEncoder(w); enc.SetIndent("", "  "); return enc.Encode(ref) }})
 		res.Knobs["reference_capacity_tps"] = ref.Capacity
 		for _, sched := range loadCurveSchedulers {
 			if err := loadCurvePoints(ctx, env, all.as(sched), k, lt, counter, res, sched, ref.Capacity); err != nil {

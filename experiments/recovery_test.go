@@ -1,8 +1,10 @@
 package experiments
 
 import (
+	"context"
 	"errors"
 	"io"
+	"math"
 	"strings"
 	"testing"
 
@@ -127,6 +129,41 @@ func TestRecoveryRowValidity(t *testing.T) {
 		row := rr.res.Rows[0]
 		if got := row.Validity.Counts("recovery_s"); got != tc.counts || len(row.Validity.Reasons) != len(tc.reasons) {
 			t.Errorf("%s: row validity %+v counts %v; want %v with every reason listed", tc.name, row.Validity, got, tc.counts)
+		}
+	}
+}
+
+// TestRecoveryStatedCalibration: a stated calibration sets the open-loop rate without a run (no
+// session is needed) and the manifest says it was stated.
+func TestRecoveryStatedCalibration(t *testing.T) {
+	rr := &recoveryRunner{env: Env{Log: io.Discard, Calibration: 2000}, k: recoveryProfiles["quick"], res: &Results{Experiment: "recovery", Knobs: map[string]any{}}}
+	if err := rr.calibrate(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if rr.rate != 1000 || rr.res.Knobs["recovery_calibration_stated"] != true || rr.res.Knobs["recovery_calibration_tps"] != 2000.0 {
+		t.Errorf("rate %v, knobs %v: want 1000 (50%% of 2000) and the calibration recorded as stated", rr.rate, rr.res.Knobs)
+	}
+}
+
+// TestCheckCalibration: none stated always passes; a stated rate must be positive and finite and go to
+// an experiment that offers fractions of one.
+func TestCheckCalibration(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		tps  float64
+		ok   bool
+	}{
+		{"comm-cost", 0, true},
+		{"kpart-cluster", 1200, true},
+		{"load-curve", 80, true},
+		{"recovery", 2000, true},
+		{"kpart-cluster", -1, false},
+		{"kpart-cluster", math.Inf(1), false},
+		{"comm-cost", 100, false},
+		{"default", 100, false},
+	} {
+		if err := CheckCalibration(c.name, c.tps); (err == nil) != c.ok {
+			t.Errorf("CheckCalibration(%s, %v) = %v, want ok %v", c.name, c.tps, err, c.ok)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package experiments
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -67,6 +68,24 @@ func Lookup(name string) (*Spec, error) {
 		}
 	}
 	return nil, fmt.Errorf("unknown experiment %q: choose one of %s, or a suite (%s); see `stormlab experiment list`", name, strings.Join(Names(), ", "), strings.Join(suiteNames(), ", "))
+}
+
+// CalibratedExperiments are the experiments whose open-loop load is a fraction of a measured reference
+// rate, which Env.Calibration (--calibration) can state instead.
+var CalibratedExperiments = []string{"kpart-cluster", "load-curve", "recovery"}
+
+// CheckCalibration refuses a stated calibration that is not a positive finite rate, or that names an
+// experiment (or suite) that does not read one; 0 (none stated) always passes.
+func CheckCalibration(name string, tps float64) error {
+	switch {
+	case tps == 0:
+		return nil
+	case math.IsNaN(tps) || math.IsInf(tps, 0) || tps < 0:
+		return fmt.Errorf("--calibration %v: give the reference rate in tuples/s (> 0), e.g. a capacity from `stormlab capacity`", tps)
+	case !slices.Contains(CalibratedExperiments, name):
+		return fmt.Errorf("--calibration applies to one experiment whose open-loop load is a fraction of a measured rate (%s), not to %s", strings.Join(CalibratedExperiments, ", "), name)
+	}
+	return nil
 }
 
 // TopologyExperiments are the experiments that run on a topology of the user's (OnTopology).

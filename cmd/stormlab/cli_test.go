@@ -230,6 +230,17 @@ func TestExperimentCmd(t *testing.T) {
 	if code, _, errs = cli(t, "experiment", "kpart-mul", "--out", dir, "--resume", "--reps", "-2"); code != exitBadInput || !strings.Contains(errs, "--reps -2") {
 		t.Errorf("--reps -2: exit %d stderr %q", code, errs)
 	}
+	// A stated calibration: a positive rate, for an experiment that offers fractions of one.
+	for _, c := range []struct{ name, rate, want string }{
+		{"kpart-cluster", "-5", "--calibration -5"},
+		{"kpart-cluster", "NaN", "--calibration NaN"},
+		{"kpart-mul", "100", "applies to one experiment whose open-loop load"},
+		{"default", "100", "not to default"},
+	} {
+		if code, _, errs = cli(t, "experiment", c.name, "--out", t.TempDir(), "--calibration", c.rate); code != exitBadInput || !strings.Contains(errs, c.want) {
+			t.Errorf("%s --calibration %s: exit %d stderr %q, want exit 2 and %q", c.name, c.rate, code, errs, c.want)
+		}
+	}
 	// The HTML page of that folder.
 	code, out, errs = cli(t, "report", dir)
 	if page := filepath.Join(dir, "index.html"); code != exitOK || strings.TrimSpace(out) != page {

@@ -148,10 +148,10 @@ func newExperimentCmd() *cobra.Command {
 		profile = "quick"
 	}
 	force, resume := false, false
-	reps := 0
+	reps, calibration := 0, 0.0
 	targetFile, topology := "", ""
 	cmd := &cobra.Command{
-		Use:   "experiment NAME|list [--out DIR] [--profile ci|quick|full] [--reps N] [--force | --resume] [--topology replay:FILE]",
+		Use:   "experiment NAME|list [--out DIR] [--profile ci|quick|full] [--reps N] [--force | --resume] [--topology replay:FILE] [--calibration TPS]",
 		Short: "Run an experiment or suite (files go to DIR/NAME/); `experiment list` lists them",
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 1 {
@@ -185,6 +185,9 @@ func newExperimentCmd() *cobra.Command {
 			if _, err := experimentSpec(name, topology, isSuite); err != nil {
 				return err
 			}
+			if err := experiments.CheckCalibration(name, calibration); err != nil {
+				return err
+			}
 			if targetFile != "" {
 				tg, err := target.Load(targetFile)
 				if err != nil {
@@ -212,7 +215,7 @@ func newExperimentCmd() *cobra.Command {
 			}
 			meter := reports.NewMeter(stderr, isTerminal(stderr))
 			defer meter.Stop()
-			opts := experiments.Options{Out: out, Log: meter, Profile: profile, Progress: meter, Resume: resume, Reps: reps}
+			opts := experiments.Options{Out: out, Log: meter, Profile: profile, Progress: meter, Resume: resume, Reps: reps, Calibration: calibration}
 			if isSuite {
 				reps, err := experiments.RunSuite(cmd.Context(), suite, opts)
 				meter.Stop()
@@ -242,6 +245,7 @@ func newExperimentCmd() *cobra.Command {
 	cmd.Flags().BoolVar(&force, "force", false, "replace the results already in DIR/NAME")
 	cmd.Flags().IntVar(&reps, "reps", 0, "runs per cell of the cluster experiments (observer: pairs) instead of the profile's; with --resume the kept runs count towards them, so a finished experiment can be extended")
 	cmd.Flags().StringVar(&topology, "topology", "", "run the experiment on your topology: replay:FILE, a topology captured with stormlab capture (experiments that take one: "+strings.Join(experiments.TopologyExperiments, ", ")+")")
+	cmd.Flags().Float64Var(&calibration, "calibration", 0, "the reference rate `TPS` (tuples/s) that the open-loop cells offer fractions of, instead of measuring it ("+strings.Join(experiments.CalibratedExperiments, ", ")+": EvenScheduler's saturated throughput, or load-curve's reference capacity, e.g. from stormlab capacity)")
 	cmd.Flags().BoolVar(&resume, "resume", false, "continue an interrupted experiment: cluster runs already kept in DIR/NAME/runs/ are read back, not run again")
 	return cmd
 }

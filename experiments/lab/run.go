@@ -149,6 +149,9 @@ type Options struct {
 	// cluster experiments (observer: pairs). With Resume, the kept runs
 	// count towards them, so a finished experiment can be extended.
 	Reps int
+	// Calibration, when > 0, is the reference rate (tuples/s) the open-loop
+	// cells offer fractions of, stated instead of measured (Env.Calibration).
+	Calibration float64
 }
 
 // Profiles of the experiments. The lab knows their names and the rule for
@@ -196,7 +199,7 @@ func Run(ctx context.Context, spec *Spec, o Options) (*Report, error) {
 	if o.Reps < 0 {
 		return nil, fmt.Errorf("repetitions %d: give a number of runs per cell >= 1, or 0 for the profile's", o.Reps)
 	}
-	env := Env{Log: log, Profile: prof, Progress: o.Progress, Resume: o.Resume, Reps: o.Reps}
+	env := Env{Log: log, Profile: prof, Progress: o.Progress, Resume: o.Resume, Reps: o.Reps, Calibration: o.Calibration}
 	if o.Out != "" {
 		env.RawDir = filepath.Join(o.Out, spec.Name, "runs")
 	}

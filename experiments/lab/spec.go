@@ -72,6 +72,13 @@ type Env struct {
 	// Reps, when > 0, replaces the profile's repetitions per cell (cluster
 	// experiments; the graph experiments' repetitions are fixed).
 	Reps int
+	// Calibration, when > 0, is the reference rate in tuples/s that the
+	// open-loop cells offer fractions of, stated by the user instead of
+	// measured by the experiment (its calibration runs or capacity search
+	// are skipped): the same offered loads across runs of an experiment, or
+	// a capacity measured once with `stormlab capacity`. Only the
+	// experiments in CalibratedExperiments read it.
+	Calibration float64
 }
 
 // Row is one run: one series (algorithm) at one x, one repetition.
