@@ -229,7 +229,7 @@ func commRun(ctx context.Context, env Env, s *session, prof commKnobs, res *Resu
 	}
 	m := r.Measurement
 	if m.OpenLoop == nil {
-		return fmt.Errorf("%s: the spouts reported no send schedule (a run kept by an older stormlab, paced? run it again without --resume)", name)
+		return fmt.Errorf("%s: no open-loop measurement (%s); a run kept by an older stormlab was paced: run it again without --resume", name, m.OpenLoopMissing())
 	}
 	used := hostsUsed(r)
 	if len(used) != n || slices.ContainsFunc(used, func(h string) bool { return !slices.Contains(c.hosts, h) }) {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -480,4 +481,45 @@ func nodeCPUReports(ctx context.Context, c harness.Cluster) (stop func() error, 
 // constant arrivals.
 func openLoopArgs(rate float64) []string {
 	return []string{"--rate", strconv.FormatFloat(rate, 'f', 2, 64), "--arrivals", "constant"}
+}
+
+// keptRate is the open-loop rate a kept run's topology was submitted with (its --rate), 0 when none.
+func keptRate(r *harness.RunResult) float64 {
+	args := r.Spec.Topology.Args
+	for i := 0; i+1 < len(args); i++ {
+		if args[i] == "--rate" {
+			v, _ := strconv.ParseFloat(args[i+1], 64)
+			return v
+		}
+	}
+	return 0
+}
+
+// checkKeptRate refuses a run read back with --resume whose offered rate differs from the rate this
+// run asks for (beyond the 2 decimals openLoopArgs writes): a changed --calibration would otherwise
+// mix two offered loads in one cell under one label.
+func checkKeptRate(name string, r *harness.RunResult, resumed bool, rate float64) error {
+	if !resumed || r == nil {
+		return nil
+	}
+	if kept := keptRate(r); math.Abs(kept-rate) > 0.01 {
+		return fmt.Errorf("%s: the kept run offered %.2f tuples/s, this run asks %.2f (a different --calibration?): resume with the calibration of the kept runs, or start again with --force", name, kept, rate)
+	}
+	return nil
+}
+
+// statedText marks a load label whose reference rate the user stated (--calibration).
+func statedText(env Env) string {
+	if env.Calibration > 0 {
+		return ", stated"
+	}
+	return ""
+}
+
+// ignoredCalibration says in the log that a stated calibration does nothing under profile, which has no
+// open-loop cell.
+func ignoredCalibration(env Env, profile string) {
+	if env.Calibration > 0 {
+		fmt.Fprintf(env.Log, "--calibration %.0f ignored: profile %s offers no open-loop load\n", env.Calibration, profile)
+	}
 }

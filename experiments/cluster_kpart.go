@@ -95,15 +95,14 @@ var kpartClusterProfiles = map[string]kpartKnobs{
 // capacity. Latency, balance and inter-node claims use the open-loop cell
 // (x = the offered fraction of EvenScheduler's saturated throughput) when
 // the profile has one: at saturation latency is queueing noise and the
-// rates swing (most unpaced quick runs' judged halves are unsteady), and
-// the paper compares a settled system. An open-loop run counts when its
+// rates swing, and the paper compares a settled system. An open-loop run counts when its
 // judged half acked its offered rate within 10% and its latency p50 from
 // the intended send time stayed flat between the half's halves (harness
 // SteadySpan).
 // Without that cell they use the unpaced runs.
-// The calibration is measured, not stated: the median of EvenScheduler's
-// unpaced runs of the same experiment, which therefore run before any
-// open-loop run. The
+// The calibration is measured unless the user states it (--calibration):
+// the median of EvenScheduler's unpaced runs of the same experiment, which
+// therefore run before any open-loop run. The
 // steady-state table is measured over the second half of the measurement
 // window (the paper compares "when the system is finally stable", after
 // the dynamic schedulers' rescheduling); the time series cover the whole
@@ -117,7 +116,7 @@ func KPartCluster() *Spec {
 		Description: "dynamic K-PART vs online (T-PART) vs EvenScheduler on WordCount: balance, inter-node rate, latency, throughput over time",
 		Paper:       paperKPart,
 		Source:      Cite(paperKPart, "sec. 4, Figs. 8-11"),
-		Setup:       "profile " + kpartProfile + " (4 supervisors of 0.5 cores; on a target, its supervisors); WordCount (sentence -> split -> count -> report, max.spout.pending 1000; shuffle groupings uniform, topology.disable.loadaware.messaging: Storm 2's default shuffle prefers tasks in the same worker, which makes the traffic the schedulers plan on follow their own placement, and the paper's Storm shuffled uniformly) with W workers and parallelism P (ci/quick: 4 and 2; full: the paper's 8 and 4); offered load: x = 0 unpaced (saturation), x = F open loop at F times EvenScheduler's saturated throughput (the median of its unpaced runs here, run first), constant arrivals; throughput claims use x = 0, latency, balance and inter-node claims x = F (without it, x = 0 for balance and inter-node, and latency is inconclusive); kpart-dynamic and online through the bridge (service reschedule period from the profile), storm-even in Nimbus (the bridge's per-topology choice); time series of the unpaced runs every 10 s (series-*.png/svg, series.csv); table = second half of the measurement window (a run counts in the claims when that half was steady, whatever the window's opening: unpaced, no worker started in it and its acked rate without a trend, i.e. a line fitted over parts of two report intervals changes by at most 10% of the mean over the half or is not significant at 5%; open loop, its acked rate within 10% of its offered rate and its latency p50 from the intended send time flat, the half's halves within 100 ms or 25%); ci: 1 repetition, 5 s warm-up, 40 s measurement, no open-loop cell; quick: 3 repetitions, 5 s + 40 s unpaced, F = 0.5 with at most 60 s of warm-up (until throughput is steady, drained and the placement settled) + 30 s; ci and quick use C1-only worker JVMs; full: 3 repetitions, 30 s + 300 s unpaced, F = 0.5 with at most 150 s + 120 s. One cluster for the three schedulers, one after another (topology killed and workers gone before the next); the unit is one run.",
+		Setup:       "profile " + kpartProfile + " (4 supervisors of 0.5 cores; on a target, its supervisors); WordCount (sentence -> split -> count -> report, max.spout.pending 1000; shuffle groupings uniform, topology.disable.loadaware.messaging: Storm 2's default shuffle prefers tasks in the same worker, which makes the traffic the schedulers plan on follow their own placement, and the paper's Storm shuffled uniformly) with W workers and parallelism P (ci/quick: 4 and 2; full: the paper's 8 and 4); offered load: x = 0 unpaced (saturation), x = F open loop at F times EvenScheduler's saturated throughput (the median of its unpaced runs here, run first), constant arrivals; throughput claims use x = 0, latency, balance and inter-node claims x = F (without it, x = 0 for balance and inter-node, and latency is inconclusive); kpart-dynamic and online through the bridge (service reschedule period from the profile), storm-even in Nimbus (the bridge's per-topology choice); time series of the unpaced runs every 10 s (series-*.png/svg, series.csv); table = second half of the measurement window (a run counts in the claims when that half was steady, whatever the window's opening: unpaced, no worker started in it, no part of two report intervals below 80% of the parts' mean, and its acked rate without a trend, i.e. a line fitted over those parts changes by at most 10% of the mean over the half or is not significant at 5%; open loop, its acked rate within 10% of its offered rate and its latency p50 from the intended send time flat, the half's halves within 100 ms or 25%); ci: 1 repetition, 5 s warm-up, 40 s measurement, no open-loop cell; quick: 3 repetitions, 5 s + 40 s unpaced, F = 0.5 with at most 60 s of warm-up (until throughput is steady, drained and the placement settled) + 30 s; ci and quick use C1-only worker JVMs; full: 3 repetitions, 30 s + 300 s unpaced, F = 0.5 with at most 150 s + 120 s. One cluster for the three schedulers, one after another (topology killed and workers gone before the next); the unit is one run.",
 		SeriesLabel: "scheduler",
 		XName:       "offered_fraction",
 		XLabel:      "offered load (fraction of EvenScheduler's saturated throughput; 0 = unpaced)",
@@ -166,6 +165,9 @@ func runKPartCluster(ctx context.Context, env Env) (*Results, error) {
 			}
 			return nil
 		}
+		if prof.OpenFraction <= 0 {
+			ignoredCalibration(env, prof.Profile)
+		}
 		if err := runCell(kpartCell{}); err != nil || prof.OpenFraction <= 0 {
 			return err
 		}
@@ -179,7 +181,7 @@ func runKPartCluster(ctx context.Context, env Env) (*Results, error) {
 		}
 		res.Knobs["kpart_calibration_tps"] = calib
 		open := kpartCell{Fraction: prof.OpenFraction, Rate: prof.OpenFraction * calib}
-		fmt.Fprintf(env.Log, "kpart-cluster: EvenScheduler's saturated throughput %.0f tuples/s: open loop at %.0f\n", calib, open.Rate)
+		fmt.Fprintf(env.Log, "kpart-cluster: EvenScheduler's saturated throughput%s %.0f tuples/s: open loop at %.0f\n", statedText(env), calib, open.Rate)
 		return runCell(open)
 	})
 	if err != nil {
@@ -192,10 +194,12 @@ func runKPartCluster(ctx context.Context, env Env) (*Results, error) {
 // uniformShuffle is the topology conf that makes Storm's shuffle grouping uniform over the target
 // tasks. Storm 2's default (load-aware, locality-aware shuffle) sends a task's tuples to the targets
 // in its own worker while their load stays under 80%, so the traffic between tasks follows the
-// placement: a traffic-based scheduler (online, K-PART) then measures the traffic of its own last
-// placement, and co-locating a pair changes the traffic it planned on. The papers ran Storm versions
-// whose shuffle was uniform, and traffic-aware scheduling research code on Storm 2 disables it too.
-// Every scheduler of the experiment gets it (EvenScheduler included), so the comparison stays fair.
+// placement (Storm's documentation, "Locality Awareness In LoadAwareShuffleGrouping"): a
+// traffic-based scheduler (online, K-PART) then measures the traffic of its own last placement, and
+// co-locating a pair changes the traffic it planned on. The paper's Storm shuffled uniformly. Every
+// scheduler of the experiment gets it (EvenScheduler included), so the comparison stays fair.
+// recovery and load-curve keep Storm's default for now: their runs so far were measured under it,
+// and whether they should follow is open.
 const uniformShuffle = "topology.disable.loadaware.messaging"
 
 // kpartCell is one offered load of kpart-cluster: unpaced (Rate 0), or open loop at Rate sentences/s,
@@ -240,7 +244,7 @@ func kpartRun(ctx context.Context, env Env, s *session, prof kpartKnobs, counter
 		name = fmt.Sprintf("kpc-%s-o%.0f-r%d", sched, 100*c.Fraction, rep)
 		args = append(args, openLoopArgs(c.Rate)...)
 		spec.WarmUp, spec.Measure, spec.Settle = prof.OpenWarmUp, prof.OpenMeasure, true
-		offered = fmt.Sprintf("open loop: %.0f sentences/s (%.0f%% of EvenScheduler's saturated throughput)", c.Rate, 100*c.Fraction)
+		offered = fmt.Sprintf("open loop: %.0f sentences/s (%.0f%% of EvenScheduler's saturated throughput%s)", c.Rate, 100*c.Fraction, statedText(env))
 	} else {
 		args = append(args, "--interval-ms", "0")
 	}
@@ -254,6 +258,9 @@ func kpartRun(ctx context.Context, env Env, s *session, prof kpartKnobs, counter
 	counter.start(fmt.Sprintf("%s %s rep %d", sched, offered, rep), spec.WarmUp+spec.Measure)
 	r, resumed, err := runOrResume(env, name, func() (*harness.RunResult, error) { return s.Run(ctx, spec) })
 	if err := keepRun(env, name, r, err, resumed); err != nil {
+		return nil, err
+	}
+	if err := checkKeptRate(name, r, resumed, c.Rate); err != nil {
 		return nil, err
 	}
 	res.Knobs["images"] = r.Images

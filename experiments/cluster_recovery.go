@@ -180,11 +180,15 @@ func runRecovery(ctx context.Context, env Env) (*Results, error) {
 }
 
 // calibrate measures, once, EvenScheduler's saturated throughput (a fault-free unpaced run on s's
-// cluster) and sets the open-loop rate from it, when the profile runs open loop. The whole window's
+// cluster), or takes the stated one (--calibration), and sets the open-loop rate from it, when the
+// profile runs open loop. The whole window's
 // throughput counts, steady or not: an open-loop rate at half of it stays below saturation even if a
 // swinging saturated rate read a third too high.
 func (rr *recoveryRunner) calibrate(ctx context.Context, s *session) error {
 	k := rr.k
+	if k.OpenFraction <= 0 {
+		ignoredCalibration(rr.env, k.Profile)
+	}
 	if k.OpenFraction <= 0 || rr.rate > 0 {
 		return nil
 	}
@@ -237,7 +241,7 @@ func (rr *recoveryRunner) offered() string {
 	if rr.rate <= 0 {
 		return "unpaced (saturation)"
 	}
-	return fmt.Sprintf("open loop: %.0f sentences/s (%.0f%% of EvenScheduler's saturated throughput)", rr.rate, 100*rr.k.OpenFraction)
+	return fmt.Sprintf("open loop: %.0f sentences/s (%.0f%% of EvenScheduler's saturated throughput%s)", rr.rate, 100*rr.k.OpenFraction, statedText(rr.env))
 }
 
 // chooseKilled names the supervisor the fault stops: the profile's 1-core one on containers; on a
@@ -296,6 +300,9 @@ func (rr *recoveryRunner) run(ctx context.Context, s *session, sched string, rep
 	if err := keepRun(rr.env, name, r, err, resumed); err != nil && !nothingFlowed(r, err) {
 		return err
 	}
+	if err := checkKeptRate(name, r, resumed, rr.rate); err != nil {
+		return err
+	}
 	return rr.record(sched, name, rep, r)
 }
 
@@ -345,6 +352,9 @@ func (rr *recoveryRunner) record(sched, name string, rep int, r *harness.RunResu
 		"failed_tuples": float64(rc.FailedTuples), "executors_moved": float64(rc.ExecutorsMoved), "pre_tput": rc.PreTput,
 	}}, r)
 	row.Validity = row.Validity.Waive(faultYardstick, harness.ReasonStormCounts, harness.ReasonStormLatency)
+	// Inputs a scheduler lacked once the supervisor was down are the fault's doing, the treatment
+	// measured; only decisions before it count against the run.
+	row.NotMeasured = inputsNotMeasuredUntil(r, f.StartMs)
 	res.Add(row)
 	return nil
 }

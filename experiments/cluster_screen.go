@@ -33,8 +33,11 @@ var waitingInputs = []string{"task_load", "traffic"}
 // kept the placement because nothing was measured yet (waitingInputs) and
 // was followed by another decision is skipped: the scheduler waited for
 // its first data and decided later.
-func inputsNotMeasured(r *harness.RunResult) []string {
-	inWindow := func(t int64) bool { return r.MeasureTo == 0 || t <= r.MeasureTo }
+func inputsNotMeasured(r *harness.RunResult) []string { return inputsNotMeasuredUntil(r, r.MeasureTo) }
+
+// inputsNotMeasuredUntil is inputsNotMeasured over the decisions up to toMs (0: all).
+func inputsNotMeasuredUntil(r *harness.RunResult, toMs int64) []string {
+	inWindow := func(t int64) bool { return toMs == 0 || t <= toMs }
 	var out []string
 	for i, d := range r.Decisions {
 		if d.Decision == nil || len(d.Decision.NotMeasured) == 0 || !inWindow(d.TimeMs) {

@@ -232,12 +232,15 @@ func loadCurvePoints(ctx context.Context, env Env, s *session, k loadCurveKnobs,
 			if err != nil {
 				return err
 			}
-			offered := fmt.Sprintf("open loop: %.0f tuples/s (%.0f%% of %s's capacity)", rate, 100*f, loadCurveSchedulers[0])
+			offered := fmt.Sprintf("open loop: %.0f tuples/s (%.0f%% of %s's capacity%s)", rate, 100*f, loadCurveSchedulers[0], statedText(env))
 			counter.start(fmt.Sprintf("%s %s rep %d", sched, offered, rep), k.WarmUp+k.Measure)
 			r, resumed, err := runOrResume(env, name, func() (*harness.RunResult, error) {
 				return s.Run(ctx, harness.RunSpec{Topology: topo, WarmUp: k.WarmUp, Measure: k.Measure, Step: k.Measure / time.Duration(k.Windows)})
 			})
 			if err := keepRun(env, name, r, err, resumed); err != nil {
+				return err
+			}
+			if err := checkKeptRate(name, r, resumed, rate); err != nil {
 				return err
 			}
 			row, err := loadCurveRow(r, sched, f, rep, offered, k.Windows)
@@ -288,7 +291,11 @@ func b2f(b bool) float64 {
 func latencyThroughputPlot(res *Results, ref float64) *reports.LinePlot {
 	lp := &reports.LinePlot{XLabel: "achieved throughput (acked tuples/s, mean over runs)", YLabel: "latency from the intended send time (ms)",
 		Title: "load-curve: latency against throughput"}
-	notes := []string{fmt.Sprintf("EvenScheduler's searched capacity: %.0f tuples/s.", ref)}
+	how := "searched"
+	if res.Knobs["reference_capacity_stated"] == true {
+		how = "stated"
+	}
+	notes := []string{fmt.Sprintf("EvenScheduler's %s capacity: %.0f tuples/s.", how, ref)}
 	for _, s := range loadCurveSchedulers {
 		for _, q := range []string{"p50", "p99"} {
 			ser := reports.Series{Name: s + " " + q}

@@ -40,7 +40,7 @@ func readmeTable(specs []*Spec, suites []Suite) string {
 	for _, s := range specs {
 		src := s.Source
 		if src == "" {
-			src = "this project's own question"
+			src = OwnQuestion
 		}
 		cost := s.Cost.CI + " / " + s.Cost.Quick + " / " + s.Cost.Full
 		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s | %s |\n", s.Name, mdCell(s.Description), mdCell(src), s.Needs.Need, mdCell(cost), suitesOf(s.Name, suites))

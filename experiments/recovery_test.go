@@ -9,7 +9,9 @@ import (
 	"testing"
 
 	"github.com/stormlab/stormlab/harness"
+	"github.com/stormlab/stormlab/infra/protocol"
 	"github.com/stormlab/stormlab/reports"
+	"github.com/stormlab/stormlab/schedulers"
 )
 
 // TestRecoveryClaimVerdicts: synthetic rows with a known answer. Dynamic schedulers back in 10 s with
@@ -164,6 +166,29 @@ func TestCheckCalibration(t *testing.T) {
 	} {
 		if err := CheckCalibration(c.name, c.tps); (err == nil) != c.ok {
 			t.Errorf("CheckCalibration(%s, %v) = %v, want ok %v", c.name, c.tps, err, c.ok)
+		}
+	}
+}
+
+// TestRecoveryRowNotMeasured: an input the scheduler lacked before the fault counts against the run;
+// one it lacked once the supervisor was down is the fault's doing and does not.
+func TestRecoveryRowNotMeasured(t *testing.T) {
+	dec := func(ms int64) protocol.DecisionRecord {
+		return protocol.DecisionRecord{TimeMs: ms, Kind: "reschedule", Decision: &schedulers.Decision{NotMeasured: []string{"deadline"}}}
+	}
+	for _, tc := range []struct {
+		name string
+		at   int64 // the decision without the deadline, ms; the fault starts at 10,000
+		want int
+	}{{"before the fault", 5_000, 1}, {"after the fault", 20_000, 0}} {
+		rr := &recoveryRunner{env: Env{Log: io.Discard}, k: recoveryProfiles["quick"], res: &Results{Experiment: "recovery", Metrics: recoveryMetrics}}
+		r := &harness.RunResult{MeasureTo: 60_000, Validity: harness.Validity{Level: harness.Valid}, Decisions: []protocol.DecisionRecord{dec(tc.at), dec(tc.at + 1)},
+			Faults: []harness.FaultRecord{{StartMs: 10_000, Recovery: harness.Recovery{Measured: true, PreTput: 100, Recovered: true, RecoveryS: 12}}}}
+		if err := rr.record("deadline", "rec-deadline-r0", 0, r); err != nil {
+			t.Fatal(err)
+		}
+		if got := len(rr.res.Rows[0].NotMeasured); got != tc.want {
+			t.Errorf("%s: not measured %v, want %d input(s)", tc.name, rr.res.Rows[0].NotMeasured, tc.want)
 		}
 	}
 }

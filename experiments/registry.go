@@ -70,6 +70,10 @@ func Lookup(name string) (*Spec, error) {
 	return nil, fmt.Errorf("unknown experiment %q: choose one of %s, or a suite (%s); see `stormlab experiment list`", name, strings.Join(Names(), ", "), strings.Join(suiteNames(), ", "))
 }
 
+// OwnQuestion stands where a paper would be cited for an experiment that reproduces none (no Source):
+// in `experiment list` and the README's table.
+const OwnQuestion = "this project's own question"
+
 // CalibratedExperiments are the experiments whose open-loop load is a fraction of a measured reference
 // rate, which Env.Calibration (--calibration) can state instead.
 var CalibratedExperiments = []string{"kpart-cluster", "load-curve", "recovery"}

@@ -133,3 +133,28 @@ func TestSessionCapacityOfTarget(t *testing.T) {
 		t.Errorf("withSession: %v", err)
 	}
 }
+
+// TestCheckKeptRate: a run read back with --resume must have offered the rate this run asks for (to
+// the 2 decimals openLoopArgs writes); a fresh run and an unpaced kept run at rate 0 pass.
+func TestCheckKeptRate(t *testing.T) {
+	kept := func(args ...string) *harness.RunResult {
+		return &harness.RunResult{Spec: harness.RunSpec{Topology: harness.TopologyRun{Args: args}}}
+	}
+	for _, c := range []struct {
+		name    string
+		r       *harness.RunResult
+		resumed bool
+		rate    float64
+		ok      bool
+	}{
+		{"same rate", kept(append([]string{"--workers", "4"}, openLoopArgs(527.349)...)...), true, 527.349, true},
+		{"another calibration", kept(openLoopArgs(527.35)...), true, 600, false},
+		{"unpaced, kept unpaced", kept("--interval-ms", "0"), true, 0, true},
+		{"unpaced kept, open loop asked", kept("--interval-ms", "0"), true, 500, false},
+		{"a fresh run is not checked", kept(openLoopArgs(1)...), false, 500, true},
+	} {
+		if err := checkKeptRate("x", c.r, c.resumed, c.rate); (err == nil) != c.ok {
+			t.Errorf("%s: %v, want ok %v", c.name, err, c.ok)
+		}
+	}
+}

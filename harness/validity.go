@@ -250,21 +250,8 @@ func (r *RunResult) UnmarshalJSON(b []byte) error {
 // [fromMs, toMs] only, not over the whole window (kpart-cluster judges the second half, after the
 // dynamic schedulers' first reschedule): then whether that span was steady matters, not how the window
 // opened. A steady span drops the run's "unsteady" reason; an unsteady one replaces it with one that
-// names the span's rates. Other reasons are kept.
-//
-// Closed loop, the span is steady when no worker started in it (no restart, no migration) and its
-// acked rate has no trend: cut into parts of two report intervals (3 to 10), their rates fitted by a
-// line whose change over the span is within 10% of their mean or not significant (trend). Open loop (the spouts reported a schedule
-// in the span), the offered rate is fixed by construction, and the span is steady when its acked rate
-// is within 10% of its offered rate (the warm-up's drained rule): no backlog built up or drained. The
-// parts' rates are not compared there: acks of a constant offered load land in report intervals with
-// the jitter of their latency, so parts of a few report intervals swing by more than 10% with nothing
-// unsteady (measured: docs/results-log.md, kpart-cluster open loop). The acked rate alone lets a run
-// through that drains a backlog a little faster than the offered rate (one online run acked 8% above
-// it with seconds of latency), so the latency from the intended send time must also be flat: its p50
-// over the span's second half within latencyDrift of its first half's. A backlog that builds or
-// drains moves it by its size over the rate (5% of the rate over 7.5 s: 375 ms); the send lag alone,
-// the capacity search's trend, misses a backlog queued past the spout.
+// names what the span measured. Other reasons are kept. Open loop (the spouts reported a schedule in
+// the span) it is judged by openSteady, closed loop by closedSteady.
 func (r *RunResult) SteadySpan(capacity map[string]float64, fromMs, toMs int64) Validity {
 	steadyNow, why := r.spanSteady(capacity, fromMs, toMs)
 	var keep []Reason
@@ -282,15 +269,41 @@ func (r *RunResult) SteadySpan(capacity map[string]float64, fromMs, toMs int64) 
 // spanSteady judges [fromMs, toMs] by SteadySpan's rules and says what it measured.
 func (r *RunResult) spanSteady(capacity map[string]float64, fromMs, toMs int64) (bool, string) {
 	if m := r.MeasureWindow(capacity, fromMs, toMs); m.OpenLoop != nil && m.OpenLoop.OfferedRate > 0 {
-		offered := m.OpenLoop.OfferedRate
-		rates := fmt.Sprintf("acked %.0f of the %.0f tuples/s offered", m.Throughput, offered)
-		if !drained([]float64{m.Throughput}, offered, steadyTolerance) {
-			return false, rates
-		}
-		mid := fromMs + (toMs-fromMs)/2
-		flat, lat := latencyFlat(r.MeasureWindow(capacity, fromMs, mid).OpenLoop, r.MeasureWindow(capacity, mid, toMs).OpenLoop)
-		return flat, rates + "; " + lat
+		return r.openSteady(capacity, m, fromMs, toMs)
 	}
+	return r.closedSteady(capacity, fromMs, toMs)
+}
+
+// openSteady: the offered rate is fixed by construction, so the span is steady when no backlog built
+// up or drained in it: its acked rate within 10% of its offered rate (the warm-up's drained rule), and
+// its latency p50 from the intended send time flat (latencyFlat). The parts' acked rates are not
+// compared: acks of a constant offered load land in report intervals with the jitter of their latency,
+// so parts of a few report intervals swing by more than 10% with nothing unsteady (docs/results-log.md,
+// kpart-cluster open loop). The acked rate alone lets a run through that drains a backlog a little
+// faster than the offered rate (one online run acked 8% above it with seconds of latency). A backlog
+// that builds or drains moves the latency by its size over the rate (5% of the rate over 7.5 s:
+// 375 ms); the send lag alone, the capacity search's trend, misses a backlog queued past the spout.
+func (r *RunResult) openSteady(capacity map[string]float64, m Measurement, fromMs, toMs int64) (bool, string) {
+	offered := m.OpenLoop.OfferedRate
+	rates := fmt.Sprintf("acked %.0f of the %.0f tuples/s offered", m.Throughput, offered)
+	if !drained([]float64{m.Throughput}, offered, steadyTolerance) {
+		return false, rates
+	}
+	mid := fromMs + (toMs-fromMs)/2
+	flat, lat := latencyFlat(r.MeasureWindow(capacity, fromMs, mid).OpenLoop, r.MeasureWindow(capacity, mid, toMs).OpenLoop)
+	return flat, rates + "; " + lat
+}
+
+// closedSteady: at saturation nothing fixes the rate, so the span is steady when
+//   - no worker started in it (a restart or a migration, which need not make a linear trend),
+//   - no part of it fell below 80% of the parts' mean (a dip or a collapse), and
+//   - its acked rate has no trend: a line fitted over its parts changes by at most 10% of their mean
+//     over the span, or its slope is not significant (trend).
+//
+// A range rule (max - min <= 10% of the mean, the warm-up's) is not used: the parts' acked rates swing
+// with the acks' jitter, without a direction, and it read most kpart-cluster quick runs as unsteady
+// (docs/results-log.md), while a ramp or a decline runs one way through every part.
+func (r *RunResult) closedSteady(capacity map[string]float64, fromMs, toMs int64) (bool, string) {
 	if at, ok := r.workerStarted(fromMs, toMs); ok {
 		return false, fmt.Sprintf("a worker started %.0f s into it", float64(at-fromMs)/1000)
 	}
@@ -299,9 +312,17 @@ func (r *RunResult) spanSteady(capacity map[string]float64, fromMs, toMs int64) 
 	for i := range n {
 		rates[i] = r.MeasureWindow(capacity, fromMs+i*(toMs-fromMs)/n, fromMs+(i+1)*(toMs-fromMs)/n).Throughput
 	}
-	change, significant := trend(rates)
-	return !(significant && math.Abs(change) > steadyTolerance), fmt.Sprintf("acked rates of its %d parts %s tuples/s, fitted trend %+.0f%% over the span%s",
-		n, ratesText(rates), 100*change, map[bool]string{true: ", significant", false: ", within noise"}[significant])
+	mean := stat.Mean(rates, nil)
+	text := fmt.Sprintf("acked rates of its %d parts %s tuples/s", n, ratesText(rates))
+	switch change, significant := trend(rates); {
+	case mean <= 0:
+		return false, text + ": nothing acked"
+	case slices.Min(rates) < (1-2*steadyTolerance)*mean:
+		return false, fmt.Sprintf("%s: a part below %.0f%% of their mean", text, 100*(1-2*steadyTolerance))
+	case significant && math.Abs(change) > steadyTolerance:
+		return false, fmt.Sprintf("%s: a significant trend of %+.0f%% over the span", text, 100*change)
+	}
+	return true, text
 }
 
 // workerStarted reports the first start of a worker incarnation inside [fromMs, toMs]: a restart or a
@@ -316,31 +337,34 @@ func (r *RunResult) workerStarted(fromMs, toMs int64) (int64, bool) {
 	return first, ok
 }
 
-// trendParts is how many equal parts a closed-loop span of spanMs is cut into for its trend: parts of
-// two report intervals (so that every worker has a whole interval in each), at least steadyIntervals
-// and at most 10.
+// Parts of a closed-loop span for its trend: two report intervals each (so that every worker has a
+// whole interval in each), at least minTrendParts (fewer leave Student's t almost no power: with 3
+// parts a 30% monotone decline is not significant) and at most maxTrendParts.
+const (
+	minTrendParts = 5
+	maxTrendParts = 10
+)
+
+// trendParts is how many equal parts a closed-loop span of spanMs is cut into (see minTrendParts).
 func trendParts(reports []protocol.WorkerReport, spanMs int64) int64 {
 	interval := 0.0
 	for _, rep := range reports {
 		interval = max(interval, rep.IntervalS)
 	}
 	if interval <= 0 {
-		return steadyIntervals
+		return minTrendParts
 	}
-	return min(10, max(steadyIntervals, int64(float64(spanMs)/1000/(2*interval))))
+	return min(maxTrendParts, max(minTrendParts, int64(float64(spanMs)/1000/(2*interval))))
 }
 
-// trend fits the rates by least squares over their index and returns the fitted change from the first
-// part to the last as a fraction of the mean, and whether the slope is significant (two-sided, 5%,
-// Student's t with n-2 degrees of freedom). A span is unsteady only when its trend is both larger than
-// steadyTolerance and significant: at saturation the parts' acked rates swing with the acks' jitter,
-// without a direction, and a range rule (max - min <= 10% of the mean, the warm-up's) read most
-// kpart-cluster quick runs as unsteady (docs/results-log.md), while a ramp or a decline runs one way
-// through every part. Restarts and migrations, which need not make a linear trend, are caught apart
-// (workerStarted).
+// trend fits the rates by least squares over their index and returns the fitted change over the whole
+// span (n parts: slope times n) as a fraction of the mean, and whether the slope is significant
+// (two-sided, 5%, Student's t with n-2 degrees of freedom). Fewer than 3 rates, or a mean <= 0, give no
+// trend.
 func trend(rates []float64) (change float64, significant bool) {
 	n := len(rates)
-	if n < 3 {
+	mean := stat.Mean(rates, nil)
+	if n < 3 || !(mean > 0) {
 		return 0, false
 	}
 	xs := make([]float64, n)
@@ -348,10 +372,6 @@ func trend(rates []float64) (change float64, significant bool) {
 		xs[i] = float64(i)
 	}
 	alpha, beta := stat.LinearRegression(xs, rates, nil, false)
-	mean := stat.Mean(rates, nil)
-	if mean <= 0 {
-		return 0, false
-	}
 	var ssr, sxx float64
 	xm := float64(n-1) / 2
 	for i, y := range rates {
@@ -359,14 +379,13 @@ func trend(rates []float64) (change float64, significant bool) {
 		ssr += e * e
 		sxx += (xs[i] - xm) * (xs[i] - xm)
 	}
-	change = beta * float64(n-1) / mean
 	se := math.Sqrt(ssr / float64(n-2) / sxx)
 	tCrit := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 2)}.Quantile(0.975)
-	return change, se == 0 && beta != 0 || se > 0 && math.Abs(beta/se) > tCrit
+	return beta * float64(n) / mean, beta != 0 && math.Abs(beta) > tCrit*se
 }
 
-// latencyDrift bounds how far the latency p50 from the intended send time may move between the halves
-// of an open-loop span: 100 ms, or 25% of the lower half's p50 when that is more (a cluster whose tuples
+// latencyDriftMs and latencyDriftRel bound how far the latency p50 from the intended send time may move
+// between the halves of an open-loop span: 100 ms, or 25% of the lower half's p50 when that is more (a cluster whose tuples
 // take a second on throttled CPU quotas jitters by more than 100 ms with nothing building up).
 const (
 	latencyDriftMs  = 100
@@ -374,7 +393,7 @@ const (
 )
 
 // latencyFlat reports whether the p50 latency from the intended send time of b (a span's second half)
-// is within latencyDrift of a's (its first half), and says what it measured.
+// is within latencyDriftMs (or latencyDriftRel) of a's (its first half), and says what it measured.
 func latencyFlat(a, b *OpenLoop) (bool, string) {
 	if a == nil || b == nil || a.IntendedCount == 0 || b.IntendedCount == 0 {
 		return false, "no latency from the intended send time in one of its halves"

@@ -26,16 +26,13 @@ var listExperiments = experiments.List
 
 // writeExperimentList is `stormlab experiment list`: each experiment's
 // needs and expected wall time per profile, from its Spec.
-// ownQuestion stands in the list for an experiment that reproduces no paper (no Source), as in the README.
-const ownQuestion = "this project's own question"
-
 func writeExperimentList(w io.Writer, results string) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tDOCKER\tNEEDS\tCI\tQUICK\tFULL\tLAST RUN\tDESCRIPTION\tREPRODUCES")
 	docker := map[string]bool{}
 	for _, s := range listExperiments() {
 		docker[s.Name] = s.Needs.Docker()
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", s.Name, yesNo(s.Needs.Docker()), s.Needs.Need, orUnknown(s.Cost.CI), orUnknown(s.Cost.Quick), orUnknown(s.Cost.Full), lastRun(results, s), s.Description, cmp.Or(s.Source, ownQuestion))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", s.Name, yesNo(s.Needs.Docker()), s.Needs.Need, orUnknown(s.Cost.CI), orUnknown(s.Cost.Quick), orUnknown(s.Cost.Full), lastRun(results, s), s.Description, cmp.Or(s.Source, experiments.OwnQuestion))
 	}
 	for _, s := range experiments.Suites() {
 		d := false

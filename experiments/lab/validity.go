@@ -53,7 +53,7 @@ func whyLeftOut(row Row, metric string) string {
 }
 
 // reasonsText is the row's reasons as one CSV cell: "kind: text" joined by
-// "; " ("" for a valid run).
+// "; " ("" when there are none; a valid run may list waived ones).
 func reasonsText(v harness.Validity) string {
 	out := make([]string, len(v.Reasons))
 	for i, r := range v.Reasons {
