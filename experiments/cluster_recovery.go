@@ -181,9 +181,8 @@ func runRecovery(ctx context.Context, env Env) (*Results, error) {
 
 // calibrate measures, once, EvenScheduler's saturated throughput (a fault-free unpaced run on s's
 // cluster), or takes the stated one (--calibration), and sets the open-loop rate from it, when the
-// profile runs open loop. The whole window's
-// throughput counts, steady or not: an open-loop rate at half of it stays below saturation even if a
-// swinging saturated rate read a third too high.
+// profile runs open loop. The whole window's throughput counts, steady or not: an open-loop rate at
+// half of it stays below saturation even if a swinging saturated rate read a third too high.
 func (rr *recoveryRunner) calibrate(ctx context.Context, s *session) error {
 	k := rr.k
 	if k.OpenFraction <= 0 {
@@ -361,9 +360,9 @@ func (rr *recoveryRunner) record(sched, name string, rep int, r *harness.RunResu
 
 // faultYardstick is why a fault run's cross-check against Storm's counters is set aside: Storm keeps
 // an executor's counts in its worker, so the killed supervisor's workers take theirs with them and
-// Storm's count over the window falls short of the tuples the workers reported before the kill (a
-// storm-even run read 10% apart). Every other reason keeps its level: an unsteady warm-up, for one,
-// makes the pre-fault level a transient.
+// Storm's count over the window falls short of the tuples the workers reported before the kill
+// (docs/results-log.md). Every other reason keeps its level: an unsteady warm-up, for one, makes the
+// pre-fault level a transient.
 const faultYardstick = "not counted under a killed supervisor (Storm's counts leave with its workers)"
 
 // nothingFlowed: the only reason the run does not count is that no tuple was acked in its window.
