@@ -198,8 +198,8 @@ func runKPartCluster(ctx context.Context, env Env) (*Results, error) {
 // traffic-based scheduler (online, K-PART) then measures the traffic of its own last placement, and
 // co-locating a pair changes the traffic it planned on. The paper's Storm shuffled uniformly. Every
 // scheduler of the experiment gets it (EvenScheduler included), so the comparison stays fair.
-// recovery and load-curve keep Storm's default for now: their runs so far were measured under it,
-// and whether they should follow is open.
+// recovery sets it too (its dynamic schedulers did not settle without it); load-curve keeps Storm's
+// default for now: its runs so far were measured under it, and whether it should follow is open.
 const uniformShuffle = "topology.disable.loadaware.messaging"
 
 // kpartCell is one offered load of kpart-cluster: unpaced (Rate 0), or open loop at Rate sentences/s,
