@@ -171,12 +171,10 @@ func runKPartCluster(ctx context.Context, env Env) (*Results, error) {
 		if err := runCell(kpartCell{}); err != nil || prof.OpenFraction <= 0 {
 			return err
 		}
-		calib, err := kpartCalibration(res)
-		if env.Calibration > 0 {
-			calib, err = env.Calibration, nil
+		calib := env.Calibration
+		if calib > 0 {
 			res.Knobs["kpart_calibration_stated"] = true
-		}
-		if err != nil {
+		} else if calib, err = kpartCalibration(res); err != nil {
 			return err
 		}
 		res.Knobs["kpart_calibration_tps"] = calib
