@@ -196,8 +196,7 @@ func runKPartCluster(ctx context.Context, env Env) (*Results, error) {
 // traffic-based scheduler (online, K-PART) then measures the traffic of its own last placement, and
 // co-locating a pair changes the traffic it planned on. The paper's Storm shuffled uniformly. Every
 // scheduler of the experiment gets it (EvenScheduler included), so the comparison stays fair.
-// recovery sets it too (its dynamic schedulers did not settle without it); load-curve keeps Storm's
-// default for now: its runs so far were measured under it, and whether it should follow is open.
+// recovery and load-curve set it too (recovery's dynamic schedulers did not settle without it).
 const uniformShuffle = "topology.disable.loadaware.messaging"
 
 // kpartCell is one offered load of kpart-cluster: unpaced (Rate 0), or open loop at Rate sentences/s,

@@ -55,7 +55,8 @@ func (k *loadCurveKnobs) reps() *int { return &k.Reps }
 func (k loadCurveKnobs) Manifest() map[string]any {
 	return map[string]any{"profile": k.Profile, "reps": k.Reps, "load_fractions": k.Fractions,
 		"load_warmup": k.WarmUp.String(), "load_measure": k.Measure.String(), "load_windows": k.Windows,
-		"capacity_start": k.Start, "capacity_precision": k.Precision, "worker_opts": ""}
+		"capacity_start": k.Start, "capacity_precision": k.Precision, "worker_opts": "",
+		"load_shuffle": "uniform (" + uniformShuffle + ")"}
 }
 
 // loadCurveProfiles: ci has two loads (below saturation and 110%) so that both claims can be decided
@@ -97,7 +98,7 @@ func loadCurveOn(lt loadTopology) *Spec {
 		Source:      source,
 		Setup: "profile " + loadCurveProfile + " (supervisors of 0.5 and 1.0 cores); " + lt.setup() + "; " +
 			"capacity of storm-even by search (98% of the offered acked over the step, p99 from the intended send time < 2 s in every window, send lag growth <= 100 ms), then open-loop runs at " +
-			"fractions of it (ci: 50% and 110%, quick and full: 20, 40, 60, 80, 90, 100, 110%), constant arrivals; ci and quick: 3 runs per point, at most 40 s warm-up (the window opens once the acked rate is steady and within 10% of the offered), " +
+			"fractions of it (uniform shuffle under both schedulers; ci: 50% and 110%, quick and full: 20, 40, 60, 80, 90, 100, 110%), constant arrivals; ci and quick: 3 runs per point, at most 40 s warm-up (the window opens once the acked rate is steady and within 10% of the offered), " +
 			"20 s window in 2 halves; full: 5 runs, 60 s in 3. One cluster for both schedulers, which first runs the search; the unit is one run.",
 		SeriesLabel: "scheduler",
 		XName:       "offered_fraction",
@@ -144,7 +145,8 @@ func (lt loadTopology) setup() string {
 
 // build is run name of the topology offered rate tuples/s (constant arrivals), generators seeded by seed.
 func (lt loadTopology) build(name string, rate float64, seed int) (harness.TopologyRun, error) {
-	args := append([]string{"--report-interval-secs", "1", "--seed", strconv.Itoa(seed)}, openLoopArgs(rate)...)
+	args := append([]string{"--report-interval-secs", "1", "--seed", strconv.Itoa(seed), "--conf", uniformShuffle + "=true"},
+		openLoopArgs(rate)...)
 	if lt.File == "" {
 		return harness.StormTopology("wordcount", name, args...)
 	}
