@@ -159,8 +159,7 @@ func (rep *Report) WriteNotes(w io.Writer) error {
 		fmt.Fprintf(&b, "Profile: %s.\n\n", rep.Profile)
 	}
 	if len(rep.Claims) > 0 {
-		h, n, i, san := CountVerdicts(rep.Claims)
-		fmt.Fprintf(&b, "## Claims, checked on these numbers (paper claims: %d hold, %d do not hold, %d inconclusive; %d sanity checks)\n\n", h, n, i, san)
+		fmt.Fprintf(&b, "## Claims, checked on these numbers (%s)\n\n", VerdictCounts(rep.Claims))
 		b.WriteString("Rules (reports/inference.go): one level for every check, the 95% CI (each one-sided test at 0.025): a difference by Welch's t-test (the paired t-test when both sides are the same graphs), one-sided in the claimed direction, Holm-corrected over the experiment's difference checks; a trend by Spearman's rho with a 95% CI (Fisher z), n >= 5; a threshold by the 95% CI lying wholly on one side; a claim of no or small effect by equivalence (TOST) against the margin the claim states. At least 3 units per side. \"does not hold\" needs significant evidence against the claim; anything else is inconclusive. Units: a graph instance (mean over its repetitions) in graph experiments, one run in cluster experiments.\n\n")
 		for i, c := range rep.Claims {
 			kind := ""

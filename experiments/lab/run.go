@@ -242,12 +242,17 @@ func Run(ctx context.Context, spec *Spec, o Options) (*Report, error) {
 }
 
 // SummaryTable is one line per experiment: runs, wall time, paper claims
-// that hold / do not hold / are inconclusive, sanity checks, output folder.
+// that hold / do not hold / are inconclusive (and in parentheses this project's own claims, where an
+// experiment has them), sanity checks, output folder.
 func SummaryTable(title string, reps []*Report) *reports.Table {
 	t := &reports.Table{Title: title, Columns: []string{"experiment", "reproduces", "profile", "rows", "wall (s)",
-		"paper claims: holds / not / inconclusive", "sanity checks holding", "output"}}
+		"paper claims: holds / not / inconclusive (this project's)", "sanity checks holding", "output"}}
 	for _, r := range reps {
 		h, n, i, san := CountVerdicts(r.Claims)
+		claims := fmt.Sprintf("%d / %d / %d", h, n, i)
+		if h, n, i := Tally(r.Claims, ProjectClaim); h+n+i > 0 {
+			claims += fmt.Sprintf(" (%d / %d / %d)", h, n, i)
+		}
 		sanOK := 0
 		for _, c := range r.Claims {
 			if c.Kind == SanityCheck && c.Holds() {
@@ -259,7 +264,7 @@ func SummaryTable(title string, reps []*Report) *reports.Table {
 			src = CiteShort(r.Spec.Paper, SourceWhere(r.Spec.Paper, r.Spec.Source))
 		}
 		t.AddRow(reports.Text(r.Spec.Name), reports.Text(src), reports.Text(r.Profile), reports.Textf("%d", len(r.Results.Rows)),
-			reports.Textf("%.1f", r.Wall.Seconds()), reports.Textf("%d / %d / %d", h, n, i), reports.Textf("%d/%d", sanOK, san), reports.Text(r.Dir))
+			reports.Textf("%.1f", r.Wall.Seconds()), reports.Text(claims), reports.Textf("%d/%d", sanOK, san), reports.Text(r.Dir))
 	}
 	return t
 }

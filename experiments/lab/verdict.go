@@ -243,12 +243,19 @@ func orKind(k ClaimKind) ClaimKind {
 // inconclusive, and how many sanity checks there are (project claims are
 // in neither).
 func CountVerdicts(cs []Claim) (holds, not, inconc, sanity int) {
+	holds, not, inconc = Tally(cs, PaperClaim)
 	for _, c := range cs {
 		if c.Kind == SanityCheck {
 			sanity++
-			continue
 		}
-		if c.Kind == ProjectClaim {
+	}
+	return
+}
+
+// Tally counts the claims of kind by verdict (a claim without a kind is a paper's).
+func Tally(cs []Claim, kind ClaimKind) (holds, not, inconc int) {
+	for _, c := range cs {
+		if c.Kind != kind && (kind != PaperClaim || c.Kind != "") {
 			continue
 		}
 		switch c.Verdict {
@@ -261,6 +268,17 @@ func CountVerdicts(cs []Claim) (holds, not, inconc, sanity int) {
 		}
 	}
 	return
+}
+
+// VerdictCounts says how many claims of each kind hold, do not hold and are inconclusive, for a
+// reader: the paper's always, this project's own when there are any, and the sanity checks.
+func VerdictCounts(cs []Claim) string {
+	h, n, i, san := CountVerdicts(cs)
+	s := fmt.Sprintf("paper claims: %d hold, %d do not hold, %d inconclusive", h, n, i)
+	if h, n, i := Tally(cs, ProjectClaim); h+n+i > 0 {
+		s += fmt.Sprintf("; this project's claims: %d hold, %d do not hold, %d inconclusive", h, n, i)
+	}
+	return s + fmt.Sprintf("; %d sanity checks", san)
 }
 
 // Units: the independent statistical units of the claims.

@@ -114,3 +114,26 @@ func TestEvidenceNoUnits(t *testing.T) {
 		}
 	}
 }
+
+// The counts a reader sees: a claim without a kind is a paper's; this project's own claims are counted
+// apart and named only when there are some (before, an experiment of only own claims read "0 hold, 0
+// do not hold, 0 inconclusive").
+func TestVerdictCounts(t *testing.T) {
+	claim := func(k ClaimKind, v reports.Verdict) Claim { return Claim{Kind: k, Verdict: v} }
+	for _, tc := range []struct {
+		name   string
+		claims []Claim
+		want   string
+	}{
+		{"paper only", []Claim{claim("", reports.Holds), claim(PaperClaim, reports.DoesNotHold), claim(PaperClaim, reports.Inconclusive)},
+			"paper claims: 1 hold, 1 do not hold, 1 inconclusive; 0 sanity checks"},
+		{"own only", []Claim{claim(ProjectClaim, reports.Holds), claim(ProjectClaim, reports.Holds), claim(ProjectClaim, reports.Inconclusive)},
+			"paper claims: 0 hold, 0 do not hold, 0 inconclusive; this project's claims: 2 hold, 0 do not hold, 1 inconclusive; 0 sanity checks"},
+		{"all kinds", []Claim{claim(PaperClaim, reports.Holds), claim(ProjectClaim, reports.DoesNotHold), claim(SanityCheck, reports.Holds)},
+			"paper claims: 1 hold, 0 do not hold, 0 inconclusive; this project's claims: 0 hold, 1 do not hold, 0 inconclusive; 1 sanity checks"},
+	} {
+		if got := VerdictCounts(tc.claims); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
