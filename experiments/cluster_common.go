@@ -126,6 +126,19 @@ func withSession(ctx context.Context, env Env, cs harness.ClusterSpec, scheduler
 	return fn(s)
 }
 
+// rotated is schedulers in the order of the k-th turn of an interleaved experiment: rotated left by k.
+// Experiments whose schedulers share a cluster run repetitions outermost and turn the schedulers' order
+// each time, so that neither the cluster's first run nor a drift of a shared host over the experiment
+// goes with one scheduler (run one after another, a scheduler's runs all fall in one stretch of time).
+func rotated(schedulers []string, k int) []string {
+	n := len(schedulers)
+	if n == 0 {
+		return nil
+	}
+	k %= n
+	return append(slices.Clone(schedulers[k:]), schedulers[:k]...)
+}
+
 // session is one cluster seen by one scheduler: Run runs that scheduler unless the spec names another.
 type session struct {
 	*shared

@@ -127,7 +127,7 @@ func Deadline() *Spec {
 		Description: "deadline-aware dynamic scheduler vs R-Storm vs adaptive on a heterogeneous cluster: dataset processing time, QoS rate, deadline misses; and under background CPU load",
 		Paper:       paperDeadline,
 		Source:      Cite(paperDeadline, "sec. 4, Figs. 7-10"),
-		Setup:       "profile " + deadlineProfile + " (supervisors of 0.25, 0.5, 0.5, 1.0 cores); WordCount and k-means (k 8, 16 dims) streamed once over two dataset sizes in full (8 and 16 MB; ci: one size each, 0.1 MB of text for WordCount and 0.25 MB for k-means, for make test's budget; quick: k-means only, 0.5 MB; ci and quick: C1-only worker JVMs), W workers, parallelism P (ci and quick 4/2, full 8/4), deadline 1,000 ms, reports every 1 s; schedulers deadline and adaptive (Go, bridge), storm-ras (in Nimbus, through the bridge's per-topology choice); then the deadline scheduler under background CPU load 20/50/80% of each supervisor's quota (ci and quick: 20 and 80%, k-means only, 0.25 MB in ci and 0.5 MB in quick; full: 20/50/80%, both queries); x = dataset size (MB), or background load (%) for the \"under load\" series; offered load: the bounded dataset streamed once, unpaced; one cluster for the three schedulers, runs sequential (topology killed and workers gone before the next), the unit is one run; ci 1 repetition, quick and full 3. Extra files: node-qos.md/csv (QoS per node, Fig. 10), load-*.png/svg (Figs. 7-8).",
+		Setup:       "profile " + deadlineProfile + " (supervisors of 0.25, 0.5, 0.5, 1.0 cores); WordCount and k-means (k 8, 16 dims) streamed once over two dataset sizes in full (8 and 16 MB; ci: one size each, 0.1 MB of text for WordCount and 0.25 MB for k-means, for make test's budget; quick: k-means only, 0.5 MB; ci and quick: C1-only worker JVMs), W workers, parallelism P (ci and quick 4/2, full 8/4), deadline 1,000 ms, reports every 1 s; schedulers deadline and adaptive (Go, bridge), storm-ras (in Nimbus, through the bridge's per-topology choice); then the deadline scheduler under background CPU load 20/50/80% of each supervisor's quota (ci and quick: 20 and 80%, k-means only, 0.25 MB in ci and 0.5 MB in quick; full: 20/50/80%, both queries); x = dataset size (MB), or background load (%) for the \"under load\" series; offered load: the bounded dataset streamed once, unpaced; one cluster for the three schedulers, runs sequential (topology killed and workers gone before the next) and interleaved (repetitions outermost, the schedulers' order rotated at each query and size), the unit is one run; ci 1 repetition, quick and full 3. Extra files: node-qos.md/csv (QoS per node, Fig. 10), load-*.png/svg (Figs. 7-8).",
 		SeriesLabel: "scheduler / query",
 		XName:       "size_mb_or_load_pct",
 		XLabel:      "dataset size (MB); background load (%) for the \"under load\" series",
@@ -189,11 +189,8 @@ func runDeadline(ctx context.Context, env Env) (*Results, error) {
 		return nil, err
 	}
 	d := &deadlineRunner{env: env, prof: prof}
-	total := 0
-	for _, sched := range deadlineSchedulers {
-		total += len(d.runs(sched))
-	}
-	d.counter = newRunCounter(env, total) // known ahead from the knobs, so progress shows an ETA
+	order := d.runs()
+	d.counter = newRunCounter(env, len(order)) // known ahead from the knobs, so progress shows an ETA
 	d.res = &Results{Experiment: "deadline", Metrics: deadlineMetrics, Profile: prof.Profile, NoVerdict: noVerdict(prof.Profile, prof.Reps), Knobs: knobsManifest(prof)}
 	// One cluster serves the three schedulers. The deadline and adaptive schedulers read CPU_use from
 	// the load table: whole-node cgroup reports where a control layer can read them (they also see
@@ -201,8 +198,8 @@ func runDeadline(ctx context.Context, env Env) (*Results, error) {
 	cs := harness.ClusterSpec{Profile: deadlineProfile, Seed: 1}
 	err = withSession(ctx, env, cs, deadlineSchedulers[0], func(all *session) error {
 		all.onStart = func(c harness.Cluster) (func() error, error) { return d.nodeCPU(ctx, c) }
-		for _, sched := range deadlineSchedulers {
-			if err := d.runAll(ctx, all.as(sched), sched); err != nil {
+		for _, run := range order {
+			if err := d.run(ctx, all.as(run.sched), run); err != nil {
 				return err
 			}
 		}
@@ -237,42 +234,35 @@ func (d *deadlineRunner) nodeCPU(ctx context.Context, c harness.Cluster) (func()
 	return stop, err
 }
 
-// runs lists a scheduler's runs: both queries at every size, then (the
-// deadline scheduler only) the load runs.
-func (d *deadlineRunner) runs(sched string) []deadlineRun {
+// runs lists every run in the order they run: both queries at every size for every scheduler,
+// interleaved (repetitions outermost, the schedulers' order rotated at each query and size), then the
+// deadline scheduler's load runs.
+func (d *deadlineRunner) runs() []deadlineRun {
 	var out []deadlineRun
 	p := d.prof
 	for rep := 0; rep < p.Reps; rep++ {
+		turn := rep
 		for _, topo := range []string{"wordcount", "kmeans"} {
 			sizes := p.WordCountMB
 			if topo == "kmeans" {
 				sizes = p.KMeansMB
 			}
 			for _, size := range sizes {
-				out = append(out, deadlineRun{sched, topo, size, rep, sched + " " + topo, size, FormatX(size) + "mb", 0})
+				for _, sched := range rotated(deadlineSchedulers, turn) {
+					out = append(out, deadlineRun{sched, topo, size, rep, sched + " " + topo, size, FormatX(size) + "mb", 0})
+				}
+				turn++
 			}
 		}
-	}
-	if sched != "deadline" {
-		return out
 	}
 	for rep := 0; rep < p.Reps; rep++ {
 		for _, topo := range p.LoadTopos {
 			for _, load := range p.LoadPercents {
-				out = append(out, deadlineRun{sched, topo, p.LoadMB, rep, loadSeries(topo), load, fmt.Sprintf("load%.0f", load), load})
+				out = append(out, deadlineRun{"deadline", topo, p.LoadMB, rep, loadSeries(topo), load, fmt.Sprintf("load%.0f", load), load})
 			}
 		}
 	}
 	return out
-}
-
-func (d *deadlineRunner) runAll(ctx context.Context, s *session, sched string) error {
-	for _, run := range d.runs(sched) {
-		if err := d.run(ctx, s, run); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // run runs (or reads back) one run and adds its row and node QoS rates.

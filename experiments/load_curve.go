@@ -99,7 +99,7 @@ func loadCurveOn(lt loadTopology) *Spec {
 		Setup: "profile " + loadCurveProfile + " (supervisors of 0.5 and 1.0 cores); " + lt.setup() + "; " +
 			"capacity of storm-even by search (98% of the offered acked over the step, p99 from the intended send time < 2 s in every window, send lag growth <= 100 ms), then open-loop runs at " +
 			"fractions of it (uniform shuffle under both schedulers; ci: 50% and 110%, quick and full: 20, 40, 60, 80, 90, 100, 110%), constant arrivals; ci and quick: 3 runs per point, at most 40 s warm-up (the window opens once the acked rate is steady and within 10% of the offered), " +
-			"20 s window in 2 halves; full: 5 runs, 60 s in 3. One cluster for both schedulers, which first runs the search; the unit is one run.",
+			"20 s window in 2 halves; full: 5 runs, 60 s in 3. One cluster for both schedulers, which first runs the search; runs interleaved: repetitions outermost, then loads, the schedulers' order rotated at each; the unit is one run.",
 		SeriesLabel: "scheduler",
 		XName:       "offered_fraction",
 		XLabel:      "offered load (fraction of EvenScheduler's capacity)",
@@ -188,9 +188,13 @@ func runLoadCurve(ctx context.Context, env Env, lt loadTopology) (*Results, erro
 			res.Files = append(res.Files, lab.File{Name: "capacity.json", Write: func(w io.Writer) error { enc := json.NewEncoder(w); enc.SetIndent("", "  "); return enc.Encode(ref) }})
 		}
 		res.Knobs["reference_capacity_tps"] = ref.Capacity
-		for _, sched := range loadCurveSchedulers {
-			if err := loadCurvePoints(ctx, env, all.as(sched), k, lt, counter, res, sched, ref.Capacity); err != nil {
-				return err
+		for rep := range k.Reps {
+			for i, f := range k.Fractions {
+				for _, sched := range rotated(loadCurveSchedulers, rep+i) {
+					if err := loadCurvePoint(ctx, env, all.as(sched), k, lt, counter, res, sched, f, rep, ref.Capacity); err != nil {
+						return err
+					}
+				}
 			}
 		}
 		return nil
@@ -223,37 +227,33 @@ func searchReference(ctx context.Context, env Env, s *session, k loadCurveKnobs,
 	return r, nil
 }
 
-// loadCurvePoints runs every load of one scheduler, reps times, repetitions outermost so that a drift
-// of the cluster over time spreads over every load.
-func loadCurvePoints(ctx context.Context, env Env, s *session, k loadCurveKnobs, lt loadTopology, counter *runCounter, res *Results, sched string, ref float64) error {
-	for rep := range k.Reps {
-		for _, f := range k.Fractions {
-			name := loadCurveRunName(sched, f, rep)
-			rate := f * ref
-			topo, err := lt.build(name, rate, rep+1)
-			if err != nil {
-				return err
-			}
-			offered := fmt.Sprintf("open loop: %.0f tuples/s (%.0f%% of %s's capacity%s)", rate, 100*f, loadCurveSchedulers[0], statedText(env))
-			counter.start(fmt.Sprintf("%s %s rep %d", sched, offered, rep), k.WarmUp+k.Measure)
-			r, resumed, err := runOrResume(env, name, func() (*harness.RunResult, error) {
-				return s.Run(ctx, harness.RunSpec{Topology: topo, WarmUp: k.WarmUp, Measure: k.Measure, Step: k.Measure / time.Duration(k.Windows)})
-			})
-			if err := keepRun(env, name, r, err, resumed); err != nil {
-				return err
-			}
-			if err := checkKeptRate(name, r, resumed, rate); err != nil {
-				return err
-			}
-			row, err := loadCurveRow(r, sched, f, rep, offered, k.Windows)
-			if err != nil {
-				return fmt.Errorf("%s: %w", name, err)
-			}
-			fmt.Fprintf(env.Log, "load-curve: %s at %.0f%%: offered %.0f, acked %.0f tuples/s, p99 from intended %.0f ms, sustainable %v\n",
-				sched, 100*f, row.Values["offered_tps"], row.Values["throughput"], row.Values["latency_intended_p99_ms"], row.Values["sustainable"] == 1)
-			res.Add(row)
-		}
+// loadCurvePoint runs one load of one scheduler, f of the reference's capacity ref. The runs are
+// interleaved (rotated): repetitions outermost, then loads, and the schedulers' order turns at each.
+func loadCurvePoint(ctx context.Context, env Env, s *session, k loadCurveKnobs, lt loadTopology, counter *runCounter, res *Results, sched string, f float64, rep int, ref float64) error {
+	name := loadCurveRunName(sched, f, rep)
+	rate := f * ref
+	topo, err := lt.build(name, rate, rep+1)
+	if err != nil {
+		return err
 	}
+	offered := fmt.Sprintf("open loop: %.0f tuples/s (%.0f%% of %s's capacity%s)", rate, 100*f, loadCurveSchedulers[0], statedText(env))
+	counter.start(fmt.Sprintf("%s %s rep %d", sched, offered, rep), k.WarmUp+k.Measure)
+	r, resumed, err := runOrResume(env, name, func() (*harness.RunResult, error) {
+		return s.Run(ctx, harness.RunSpec{Topology: topo, WarmUp: k.WarmUp, Measure: k.Measure, Step: k.Measure / time.Duration(k.Windows)})
+	})
+	if err := keepRun(env, name, r, err, resumed); err != nil {
+		return err
+	}
+	if err := checkKeptRate(name, r, resumed, rate); err != nil {
+		return err
+	}
+	row, err := loadCurveRow(r, sched, f, rep, offered, k.Windows)
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	fmt.Fprintf(env.Log, "load-curve: %s at %.0f%%: offered %.0f, acked %.0f tuples/s, p99 from intended %.0f ms, sustainable %v\n",
+		sched, 100*f, row.Values["offered_tps"], row.Values["throughput"], row.Values["latency_intended_p99_ms"], row.Values["sustainable"] == 1)
+	res.Add(row)
 	return nil
 }
 

@@ -89,7 +89,7 @@ func TestProfileVerdicts(t *testing.T) {
 
 // The deadline experiment's runs per profile follow from its knobs (the
 // progress line's total): 3 schedulers x reps x sizes, plus the deadline
-// scheduler's load runs.
+// scheduler's load runs; the schedulers interleaved (rotated).
 func TestDeadlineRunCount(t *testing.T) {
 	for _, c := range []struct {
 		profile string
@@ -100,19 +100,20 @@ func TestDeadlineRunCount(t *testing.T) {
 		{"full", 3*3*4 + 3*2*3},  // sizes: two per query; load: both queries at 20, 50, 80
 	} {
 		d := &deadlineRunner{prof: deadlineProfiles[c.profile]}
-		n := 0
-		for _, s := range deadlineSchedulers {
-			n += len(d.runs(s))
-		}
-		if n != c.want {
+		if n := len(d.runs()); n != c.want {
 			t.Errorf("%s: %d runs, want %d", c.profile, n, c.want)
 		}
 	}
 	// Run names are the kept runs' folders, which --resume reads back: unchanged.
-	runs := (&deadlineRunner{prof: deadlineProfiles["quick"]}).runs("deadline")
+	runs := (&deadlineRunner{prof: deadlineProfiles["quick"]}).runs()
 	var names []string
 	for _, r := range runs {
 		names = append(names, r.name())
+	}
+	// quick: one size, so each repetition's turn starts one scheduler further.
+	if want := []string{"dl-deadline-kmeans-0p5mb-r0", "dl-storm-ras-kmeans-0p5mb-r0", "dl-adaptive-kmeans-0p5mb-r0",
+		"dl-storm-ras-kmeans-0p5mb-r1", "dl-adaptive-kmeans-0p5mb-r1", "dl-deadline-kmeans-0p5mb-r1"}; !slices.Equal(names[:6], want) {
+		t.Errorf("deadline's first runs %v, want interleaved %v", names[:6], want)
 	}
 	for _, want := range []string{"dl-deadline-kmeans-0p5mb-r0", "dl-deadline-kmeans-load80-r2"} {
 		if !slices.Contains(names, want) {
