@@ -104,7 +104,7 @@ func loadCurveOn(lt loadTopology) *Spec {
 		XName:       "offered_fraction",
 		XLabel:      "offered load (fraction of EvenScheduler's capacity)",
 		Metrics:     loadCurveMetrics,
-		Cost:        lab.Cost{CI: "~25 min", Quick: "~50 min", Full: "~2 h"},
+		Cost:        lab.Cost{CI: "~25 min", Quick: "~65 min", Full: "~2 h"},
 		Needs: lab.Needs{Need: lab.NeedsCluster,
 			Why: "it searches EvenScheduler's capacity and runs open-loop loads on one Storm cluster: its own containers, or a target"},
 		Profiles: profiles(loadCurveProfiles),
