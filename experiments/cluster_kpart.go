@@ -22,6 +22,10 @@ var kpartClusterMetrics = []Metric{
 	{Name: "cut_rate", Label: "inter-node tuple rate (inter-node / all tuples)"},
 	{Name: "inter_node_tps", Label: "inter-node tuples/s"},
 	{Name: "balance", Label: "node CPU std dev (% of capacity)"},
+	// The open-loop cell's (x = F) own: unpaced runs have no intended send time.
+	{Name: "offered_tps", Label: "offered (tuples/s)", Optional: true},
+	{Name: "latency_intended_p99_ms", Label: "latency p99 from the intended send time (ms)", Optional: true},
+	{Name: "send_lag_p99_ms", Label: "send lag p99 (ms: actual emit minus intended send time)", Optional: true},
 }
 
 // kpartClusterSchedulers are the three schedulers of Figs. 8-11.
@@ -287,6 +291,11 @@ func kpartRun(ctx context.Context, env Env, s *session, prof kpartKnobs, counter
 		"throughput": m.Throughput, "latency_mean_ms": m.LatencyMean, "latency_p99_ms": m.LatencyP99,
 		"cut_rate": m.CutRate, "inter_node_tps": m.InterNodeRate, "balance": m.Balance,
 	}}, r)
+	if ol := m.OpenLoop; ol != nil {
+		row.Values["offered_tps"], row.Values["latency_intended_p99_ms"], row.Values["send_lag_p99_ms"] = ol.OfferedRate, ol.IntendedP99, ol.SendLagP99
+	} else if c.Rate > 0 { // the row reads n/a there; the run's other figures stand
+		fmt.Fprintf(env.Log, "kpart-cluster: %s: no open-loop measurement in the judged half (%s)\n", name, m.OpenLoopMissing())
+	}
 	// The figures are the second half's, so that half must be steady, whatever the window's opening
 	// (with a fixed warm-up, a dynamic scheduler's first reschedule falls in the first half).
 	row.Validity = r.SteadySpan(capacity, mid, r.MeasureTo)

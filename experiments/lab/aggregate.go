@@ -119,7 +119,10 @@ func SummarisePanels(r *Results, panel func(Row) string) (*Aggregate, error) {
 			c.units = append(c.units, u)
 		}
 		for _, m := range r.Metrics {
-			v := row.Values[m.Name]
+			v, ok := row.Values[m.Name]
+			if !ok {
+				continue // an optional metric this run did not measure (Validate allows no other)
+			}
 			t := c.sums[u][m.Name]
 			c.sums[u][m.Name] = [2]float64{t[0] + v, t[1] + 1}
 			if old, ok := c.rawMax[m.Name]; !ok || v > old {
@@ -179,10 +182,14 @@ func (c *cell) point(x float64, metrics []Metric) (Point, error) {
 	p := Point{X: x, N: len(c.units), Metrics: map[string]reports.Summary{}, CV: map[string]float64{},
 		RawMax: c.rawMax, Offered: strings.Join(c.offered, "; ")}
 	for _, m := range metrics {
-		v := make([]float64, len(c.units))
-		for i, u := range c.units {
-			t := c.sums[u][m.Name]
-			v[i] = t[0] / t[1]
+		var v []float64
+		for _, u := range c.units {
+			if t := c.sums[u][m.Name]; t[1] > 0 {
+				v = append(v, t[0]/t[1])
+			}
+		}
+		if len(v) == 0 {
+			continue // an optional metric not measured in this cell: no summary, "n/a" in the table
 		}
 		sum, err := reports.Summarize(v)
 		if err != nil {
@@ -224,13 +231,17 @@ func (a *Aggregate) Xs(series string) []float64 {
 	return nil
 }
 
-// Means returns a series' per-x means of a metric, in x order.
+// Means returns a series' per-x means of a metric, in x order (NaN where
+// an optional metric was not measured).
 func (a *Aggregate) Means(series, metric string) []float64 {
 	for _, s := range a.Series {
 		if s.Name == series {
 			out := make([]float64, len(s.Points))
 			for i, p := range s.Points {
-				out[i] = p.Metrics[metric].Mean
+				out[i] = math.NaN() // an optional metric not measured at this x
+				if v, ok := p.Metrics[metric]; ok {
+					out[i] = v.Mean
+				}
 			}
 			return out
 		}
@@ -302,7 +313,7 @@ func (a *Aggregate) TableWithPanels(title, panelLabel, seriesLabel, xName string
 			}
 			row = append(row, reports.Textf("%d", p.N))
 			for _, m := range a.Metrics {
-				row = append(row, reports.Value(p.Metrics[m.Name]))
+				row = append(row, metricCell(p, m.Name))
 			}
 			if cluster {
 				row = append(row, reports.Text(unstableText(p, a.Metrics)))
@@ -317,6 +328,15 @@ func (a *Aggregate) TableWithPanels(title, panelLabel, seriesLabel, xName string
 		t.Notes = append(t.Notes, "Validity: "+c+" (suspect runs are kept in n; raw.csv names every run with its reasons).")
 	}
 	return t
+}
+
+// metricCell is a point's "mean ± CI" of metric, or "n/a" where the cell
+// did not measure it (an optional metric).
+func metricCell(p Point, metric string) reports.Cell {
+	if s, ok := p.Metrics[metric]; ok {
+		return reports.Value(s)
+	}
+	return reports.Text("n/a")
 }
 
 // unstableText names the metrics whose CV over the cell's runs exceeds
@@ -434,10 +454,14 @@ func (a *Aggregate) PanelPlot(panel, xLabel string, m Metric) *reports.LinePlot 
 		}
 		rs := reports.Series{Name: s.Name}
 		for _, p := range s.Points {
-			rs.X = append(rs.X, p.X)
-			rs.Y = append(rs.Y, p.Metrics[m.Name])
+			if y, ok := p.Metrics[m.Name]; ok { // an optional metric has no point where it was not measured
+				rs.X = append(rs.X, p.X)
+				rs.Y = append(rs.Y, y)
+			}
 		}
-		lp.Series = append(lp.Series, rs)
+		if len(rs.X) > 0 {
+			lp.Series = append(lp.Series, rs)
+		}
 	}
 	return lp
 }

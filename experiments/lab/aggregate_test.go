@@ -172,3 +172,59 @@ func TestSummariesFitWidth(t *testing.T) {
 		t.Errorf("long claim cut (%d whole copies):\n%s", got, out)
 	}
 }
+
+// TestOptionalMetric: a metric measured in one cell only (latency from the intended send time, open-loop
+// cells) passes Validate where it is missing, reads "n/a" in the other cell's table row and an empty field
+// in raw.csv, and its figure has the one x it was measured at; a required metric missing, or an optional
+// one NaN, still fails.
+func TestOptionalMetric(t *testing.T) {
+	metrics := []Metric{{Name: "throughput"}, {Name: "lag_ms", Label: "send lag (ms)", Optional: true}}
+	r := &Results{Experiment: "o", Metrics: metrics}
+	for rep := 0; rep < 3; rep++ {
+		r.Add(Row{Series: "s", X: 0, Rep: rep, Offered: "unpaced", Values: map[string]float64{"throughput": 100 + float64(rep)}})
+		r.Add(Row{Series: "s", X: 0.5, Rep: rep, Offered: "open loop", Values: map[string]float64{"throughput": 50, "lag_ms": 2 + float64(rep)}})
+	}
+	if err := r.Validate(); err != nil {
+		t.Fatalf("Validate: %v", err)
+	}
+	a, err := Summarise(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := a.Get("s", 0, "lag_ms"); ok {
+		t.Error("x = 0 has a lag summary, want none")
+	}
+	if s, ok := a.Get("s", 0.5, "lag_ms"); !ok || s.N != 3 || s.Mean != 3 { // mean of 2, 3, 4
+		t.Errorf("x = 0.5 lag: %+v %v, want n 3, mean 3", s, ok)
+	}
+	var b strings.Builder
+	if err := a.Table("t", "scheduler", "x").WriteMarkdown(&b); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "n/a") {
+		t.Errorf("table lacks n/a for the unmeasured cell:\n%s", b.String())
+	}
+	b.Reset()
+	if err := r.WriteRaw(&b); err != nil {
+		t.Fatal(err)
+	}
+	if lines := strings.Split(b.String(), "\n"); !strings.HasSuffix(lines[1], ",100,") {
+		t.Errorf("raw.csv unpaced row %q, want an empty lag field", lines[1])
+	}
+	if lp := a.PanelPlot("", "x", metrics[1]); len(lp.Series) != 1 || len(lp.Series[0].X) != 1 || lp.Series[0].X[0] != 0.5 {
+		t.Errorf("lag figure: %+v, want one series with x = 0.5 only", lp.Series)
+	}
+	for _, bad := range []struct {
+		name string
+		row  map[string]float64
+	}{
+		{"required missing", map[string]float64{"lag_ms": 1}},
+		{"optional NaN", map[string]float64{"throughput": 1, "lag_ms": math.NaN()}},
+	} {
+		rb := &Results{Experiment: "o", Metrics: metrics}
+		rb.Add(Row{Series: "s", Values: bad.row})
+		if err := rb.Validate(); err == nil {
+			t.Errorf("%s: Validate passed", bad.name)
+		}
+	}
+}

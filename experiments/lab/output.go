@@ -112,7 +112,8 @@ func vcsRevision(ctx context.Context) (rev string, modified bool, from string) {
 
 // WriteRaw writes every row as CSV: experiment, series, x, instance,
 // instance_seed, rep, seed, validity (valid, suspect or invalid), reasons
-// ("kind: text; ..."), then one column per metric. Invalid runs are written
+// ("kind: text; ..."), then one column per metric (empty where a run did
+// not measure an optional metric). Invalid runs are written
 // too: raw.csv is the record, and its readers (stormlab compare, the page)
 // leave them out by the validity column.
 func (r *Results) WriteRaw(w io.Writer) error {
@@ -129,7 +130,12 @@ func (r *Results) WriteRaw(w io.Writer) error {
 			strconv.FormatUint(row.InstanceSeed, 10), strconv.Itoa(row.Rep), strconv.FormatUint(row.Seed, 10),
 			levelText(row.Validity), reasonsText(row.Validity)}
 		for _, m := range r.Metrics {
-			rec = append(rec, strconv.FormatFloat(row.Values[m.Name], 'g', -1, 64))
+			v, ok := row.Values[m.Name]
+			if !ok {
+				rec = append(rec, "") // an optional metric the run did not measure; readers skip it
+				continue
+			}
+			rec = append(rec, strconv.FormatFloat(v, 'g', -1, 64))
 		}
 		if err := cw.Write(rec); err != nil {
 			return err

@@ -17,6 +17,11 @@ import (
 type Metric struct {
 	Name  string
 	Label string
+	// Optional: measured in some cells only (latency from the intended send
+	// time exists in open-loop cells, not in unpaced ones). A row may leave
+	// it out, never hold NaN; its cells then read "n/a" and feed no figure
+	// point. A required metric missing from a row fails the experiment.
+	Optional bool
 }
 
 // Spec declares an experiment.
@@ -156,6 +161,9 @@ func (r *Results) Validate() error {
 	for i, row := range r.Rows {
 		for _, m := range r.Metrics {
 			v, ok := row.Values[m.Name]
+			if !ok && m.Optional {
+				continue
+			}
 			if !ok {
 				return fmt.Errorf("experiment %s row %d (%s, x=%v): metric %s missing", r.Experiment, i, row.Series, row.X, m.Name)
 			}

@@ -347,7 +347,7 @@ func loadTable(path string) (Table, bool, error) {
 		for k, c := range cols {
 			v := cell(r, c.val)
 			m, err1 := strconv.ParseFloat(v, 64)
-			if v != "" && err1 != nil {
+			if v != "" && v != "n/a" && err1 != nil { // n/a: an optional metric not measured in the cell
 				t.Numeric[k] = false
 			}
 			if c.ci >= 0 && err1 == nil {
