@@ -292,7 +292,7 @@ func b2f(b bool) float64 {
 // caption marks each scheduler's capacity (the highest load every run sustained) and the reference's.
 func latencyThroughputPlot(res *Results, ref float64) *reports.LinePlot {
 	lp := &reports.LinePlot{XLabel: "achieved throughput (acked tuples/s, mean over runs)", YLabel: "latency from the intended send time (ms)",
-		Title: "load-curve: latency against throughput"}
+		Title: "load-curve: latency against throughput", NonNegative: true}
 	how := "searched"
 	if res.Knobs["reference_capacity_stated"] == true {
 		how = "stated"
@@ -310,7 +310,9 @@ func latencyThroughputPlot(res *Results, ref float64) *reports.LinePlot {
 				}
 				ser.X, ser.Y = append(ser.X, ts.Mean), append(ser.Y, ls)
 			}
-			lp.Series = append(lp.Series, ser)
+			if len(ser.X) > 0 { // a scheduler with no summarisable load has no line (the plot refuses empty series)
+				lp.Series = append(lp.Series, ser)
+			}
 		}
 		notes = append(notes, capacityNote(res, s, ref))
 	}

@@ -105,9 +105,14 @@ type LinePlot struct {
 	Unit string
 	// Notes are sentences appended to the caption (a series that breaks
 	// the bound its name states).
-	Notes   []string
-	Series  []Series
-	entries []legendEntry // of the last Plot
+	Notes  []string
+	Series []Series
+	// NonNegative: the quantity cannot be negative (a latency, a rate), so
+	// a lower error bar that would reach below 0 stops at 0, and the caption
+	// says so. A t-interval over 3 runs with a large spread reaches below 0
+	// although no run did.
+	NonNegative bool
+	entries     []legendEntry // of the last Plot
 }
 
 // legendEntry is one legend line, kept so the figure can lay the legend
@@ -141,7 +146,7 @@ func (lp *LinePlot) Constant() bool {
 // error bars are and n per point.
 func (lp *LinePlot) CaptionText() string {
 	if lp.Caption != "" {
-		return lp.Caption
+		return strings.TrimSpace(lp.Caption + " " + lp.clipNote())
 	}
 	unit := lp.Unit
 	if unit == "" {
@@ -162,7 +167,19 @@ func (lp *LinePlot) CaptionText() string {
 	default:
 		c = fmt.Sprintf("%s; n = %d to %d %s per point.", ErrorBarCaption, lo, hi, unit)
 	}
-	return strings.TrimSpace(joinCaption(lp.Title, c) + " " + strings.Join(lp.Notes, " "))
+	return strings.TrimSpace(joinCaption(lp.Title, c) + " " + strings.Join(append(lp.Notes, lp.clipNote()), " "))
+}
+
+// clipNote says that lower error bars were cut at 0, when one was.
+func (lp *LinePlot) clipNote() string {
+	for _, s := range lp.Series {
+		for _, y := range s.Y {
+			if lp.NonNegative && y.Mean-y.CI95 < 0 {
+				return "Lower error bars stop at 0 (the quantity cannot be negative; the interval reached below it)."
+			}
+		}
+	}
+	return ""
 }
 
 // joinCaption puts a title and a caption into one paragraph.
@@ -174,12 +191,22 @@ func joinCaption(title, caption string) string {
 	return strings.TrimSpace(title + " " + caption)
 }
 
-// ciPoints adapts a Series to gonum's XYer and YErrorer.
-type ciPoints struct{ s Series }
+// ciPoints adapts a Series to gonum's XYer and YErrorer; nonNeg stops the
+// lower bar at 0 (LinePlot.NonNegative).
+type ciPoints struct {
+	s      Series
+	nonNeg bool
+}
 
-func (c ciPoints) Len() int                        { return len(c.s.X) }
-func (c ciPoints) XY(i int) (float64, float64)     { return c.s.X[i], c.s.Y[i].Mean }
-func (c ciPoints) YError(i int) (float64, float64) { return c.s.Y[i].CI95, c.s.Y[i].CI95 }
+func (c ciPoints) Len() int                    { return len(c.s.X) }
+func (c ciPoints) XY(i int) (float64, float64) { return c.s.X[i], c.s.Y[i].Mean }
+func (c ciPoints) YError(i int) (float64, float64) {
+	y := c.s.Y[i]
+	if c.nonNeg && y.Mean-y.CI95 < 0 {
+		return max(y.Mean, 0), y.CI95
+	}
+	return y.CI95, y.CI95
+}
 
 func checkXY(name string, x []float64, y []float64) error {
 	for i := range x {
@@ -240,7 +267,7 @@ func (lp *LinePlot) Plot() (*plot.Plot, error) {
 		if err := checkXY(s.Name, s.X, ys); err != nil {
 			return nil, err
 		}
-		pts := ciPoints{s}
+		pts := ciPoints{s, lp.NonNegative}
 		line, points, err := plotter.NewLinePoints(pts)
 		if err != nil {
 			return nil, fmt.Errorf("series %q: %w", s.Name, err)

@@ -168,3 +168,30 @@ func TestIntTicks(t *testing.T) {
 		t.Errorf("labels %s, %d ticks; want 5,10,15,20 and 23 ticks", got, n)
 	}
 }
+
+// TestNonNegativeClipsLowerBar: a latency of mean 100 and CI 150 (n = 3 with a wide spread) has its lower bar
+// stop at 0 and the caption says so; without NonNegative, or with an interval above 0, the bars are symmetric
+// and the caption is silent.
+func TestNonNegativeClipsLowerBar(t *testing.T) {
+	cases := []struct {
+		name        string
+		nonNeg      bool
+		mean, ci    float64
+		wantLo      float64
+		wantCaption bool
+	}{
+		{"clipped", true, 100, 150, 100, true},
+		{"inside", true, 100, 50, 50, false},
+		{"not asked", false, 100, 150, 150, false},
+	}
+	for _, c := range cases {
+		lp := &LinePlot{Title: "t", NonNegative: c.nonNeg, Series: []Series{{Name: "a", X: []float64{1}, Y: []Summary{{N: 3, Mean: c.mean, CI95: c.ci}}}}}
+		lo, hi := ciPoints{lp.Series[0], lp.NonNegative}.YError(0)
+		if lo != c.wantLo || hi != c.ci {
+			t.Errorf("%s: bars (%v, %v), want (%v, %v)", c.name, lo, hi, c.wantLo, c.ci)
+		}
+		if got := strings.Contains(lp.CaptionText(), "stop at 0"); got != c.wantCaption {
+			t.Errorf("%s: caption %q, clip note %v, want %v", c.name, lp.CaptionText(), got, c.wantCaption)
+		}
+	}
+}
