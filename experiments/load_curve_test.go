@@ -64,7 +64,7 @@ func TestLoadCurveFigure(t *testing.T) {
 	if len(lp.Series) != 4 || len(lp.Series[0].X) != 2 {
 		t.Fatalf("series %+v", lp.Series)
 	}
-	for _, want := range []string{"searched capacity: 400 tuples/s", "kpart sustained up to 110% (440 tuples/s)", "storm-even sustained up to 50% (200 tuples/s)"} {
+	for _, want := range []string{"searched capacity: 400 tuples/s", "kpart sustained every load up to 110% (440 tuples/s).", "storm-even sustained every load up to 50% (200 tuples/s)."} {
 		if !strings.Contains(lp.Caption, want) {
 			t.Errorf("caption %q lacks %q", lp.Caption, want)
 		}
@@ -72,6 +72,17 @@ func TestLoadCurveFigure(t *testing.T) {
 	var b bytes.Buffer
 	if err := lp.WriteSize(&b, "svg", 400, 300); err != nil || b.Len() == 0 {
 		t.Errorf("render: %v", err)
+	}
+	// Sustained at 50%, not at 80%, again at 110%: the note names the 50% and the 110% apart.
+	odd := func(f float64) (float64, float64) {
+		return 80, 400 * f * map[bool]float64{true: 0.9, false: 1}[f == 0.8]
+	}
+	r, _ = loadCurveRows(t, 3, []float64{0.5, 0.8, 1.1}, odd, odd)()
+	if got, want := capacityNote(r, "kpart", 400), "kpart sustained every load up to 50% (200 tuples/s); every run sustained 110% again above that."; got != want {
+		t.Errorf("note %q, want %q", got, want)
+	}
+	if got, want := capacityNote(r, "none", 400), "none has no run."; got != want {
+		t.Errorf("note %q, want %q", got, want)
 	}
 }
 
