@@ -10,6 +10,7 @@ import (
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
@@ -588,6 +589,9 @@ const legendRightShare = 0.3
 // depends on font rasterisation; PDF embeds its fonts.
 func writeFigure(w io.Writer, p *plot.Plot, entries []legendEntry, format string, width, height vg.Length) error {
 	const margin = vg.Length(4)
+	// A label wider than the figure was cut at both ends; it takes two lines or more instead.
+	p.X.Label.Text = wrapLabel(p.X.Label.TextStyle, p.X.Label.Text, 0.95*width-2*margin)
+	p.Y.Label.Text = wrapLabel(p.Y.Label.TextStyle, p.Y.Label.Text, 0.9*height)
 	style := p.Legend
 	p.Legend = plot.NewLegend() // the plot draws none; the legend goes outside
 	defer func() { p.Legend = style }()
@@ -636,6 +640,24 @@ func writeFigure(w io.Writer, p *plot.Plot, entries []legendEntry, format string
 		p.Draw(draw.Crop(dc, 0, 0, bottom+legH, -margin))
 	}
 	return writeCanvas(w, c, format)
+}
+
+// wrapLabel breaks an axis label into lines no wider than avail in its
+// font, at spaces (a word longer than avail keeps a line of its own).
+func wrapLabel(st text.Style, label string, avail vg.Length) string {
+	if label == "" || st.Width(label) <= avail {
+		return label
+	}
+	var lines []string
+	line := ""
+	for _, w := range strings.Fields(label) {
+		if line != "" && st.Width(line+" "+w) > avail {
+			lines, line = append(lines, line), w
+			continue
+		}
+		line = strings.TrimSpace(line + " " + w)
+	}
+	return strings.Join(append(lines, line), "\n")
 }
 
 func newCanvas(format string, width, height vg.Length) (vg.CanvasWriterTo, error) {

@@ -195,3 +195,25 @@ func TestNonNegativeClipsLowerBar(t *testing.T) {
 		}
 	}
 }
+
+// TestWrapLabel: a label wider than the space breaks at spaces into lines that fit (measured in the label's
+// font); one that fits is left alone.
+func TestWrapLabel(t *testing.T) {
+	p := newPlot("x", "y")
+	st := p.X.Label.TextStyle
+	long := "offered load (fraction of EvenScheduler's saturated throughput; 0 = unpaced)"
+	avail := st.Width(long) * 0.6
+	got := wrapLabel(st, long, avail)
+	lines := strings.Split(got, "\n")
+	if len(lines) != 2 || strings.Join(lines, " ") != long {
+		t.Fatalf("wrapped %q, want two lines that join to the label", got)
+	}
+	for _, l := range lines {
+		if st.Width(l) > avail {
+			t.Errorf("line %q is %v wide, more than %v", l, st.Width(l), avail)
+		}
+	}
+	if got := wrapLabel(st, "time (s)", avail); got != "time (s)" {
+		t.Errorf("short label wrapped: %q", got)
+	}
+}
