@@ -133,6 +133,7 @@ func KPartCluster() *Spec {
 		SeriesLabel: "scheduler",
 		XName:       "offered_fraction",
 		XLabel:      "offered load (fraction of EvenScheduler's saturated throughput; 0 = unpaced)",
+		XConditions: true,
 		Metrics:     kpartClusterMetrics,
 		// Cost: the profile's runs times ~75 s per unpaced run and ~100 s
 		// per open-loop run, plus ~25 s for the cluster.

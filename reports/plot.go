@@ -5,6 +5,7 @@ import (
 	"image/color"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -113,7 +114,10 @@ type LinePlot struct {
 	// says so. A t-interval over 3 runs with a large spread reaches below 0
 	// although no run did.
 	NonNegative bool
-	entries     []legendEntry // of the last Plot
+	// NoLines draws markers and error bars only: the x values are separate
+	// conditions, and a line between them would suggest a curve.
+	NoLines bool
+	entries []legendEntry // of the last Plot
 }
 
 // legendEntry is one legend line, kept so the figure can lay the legend
@@ -268,6 +272,9 @@ func (lp *LinePlot) Plot() (*plot.Plot, error) {
 		if err := checkXY(s.Name, s.X, ys); err != nil {
 			return nil, err
 		}
+		if lp.NoLines {
+			s = dodge(s, i, len(lp.Series), lp.Series)
+		}
 		pts := ciPoints{s, lp.NonNegative}
 		line, points, err := plotter.NewLinePoints(pts)
 		if err != nil {
@@ -283,11 +290,20 @@ func (lp *LinePlot) Plot() (*plot.Plot, error) {
 			return nil, fmt.Errorf("series %q error bars: %w", s.Name, err)
 		}
 		bars.Color = c
+		if lp.NoLines {
+			p.Add(points, bars)
+			p.Legend.Add(s.Name, points)
+			lp.entries = append(lp.entries, legendEntry{s.Name, []plot.Thumbnailer{points}})
+			continue
+		}
 		p.Add(line, points, bars)
 		p.Legend.Add(s.Name, line, points)
 		lp.entries = append(lp.entries, legendEntry{s.Name, []plot.Thumbnailer{line, points}})
 	}
 	switch {
+	case lp.NoLines:
+		p.X.Tick.Marker = conditionTicks(lp.Series)
+		pad(p, true)
 	case logX(lp.Series):
 		p.X.Scale = plot.LogScale{}
 		p.X.Tick.Marker = distinctTicks{plot.LogTicks{Prec: -1}}
@@ -300,6 +316,46 @@ func (lp *LinePlot) Plot() (*plot.Plot, error) {
 		pad(p, true)
 	}
 	return p, nil
+}
+
+// dodge shifts series i of n sideways by a few percent of the x span, so
+// that markers of separate conditions at one x do not hide each other.
+func dodge(s Series, i, n int, all []Series) Series {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, a := range all {
+		for _, x := range a.X {
+			lo, hi = math.Min(lo, x), math.Max(hi, x)
+		}
+	}
+	span := hi - lo
+	if span <= 0 {
+		span = math.Max(math.Abs(hi), 1)
+	}
+	off := (float64(i) - float64(n-1)/2) * 0.03 * span
+	out := Series{Name: s.Name, Y: s.Y, X: make([]float64, len(s.X))}
+	for j, x := range s.X {
+		out.X[j] = x + off
+	}
+	return out
+}
+
+// conditionTicks labels exactly the x values of the series (the
+// conditions of a NoLines plot), each as its shortest exact decimal.
+func conditionTicks(ss []Series) plot.Ticker {
+	var xs []float64
+	for _, s := range ss {
+		for _, x := range s.X {
+			if !slices.Contains(xs, x) {
+				xs = append(xs, x)
+			}
+		}
+	}
+	slices.Sort(xs)
+	ticks := make(plot.ConstantTicks, len(xs))
+	for i, x := range xs {
+		ticks[i] = plot.Tick{Value: x, Label: strconv.FormatFloat(x, 'g', -1, 64)}
+	}
+	return ticks
 }
 
 // integral reports whether every x value is a whole number (Mul, k, edge
@@ -590,7 +646,7 @@ const legendRightShare = 0.3
 func writeFigure(w io.Writer, p *plot.Plot, entries []legendEntry, format string, width, height vg.Length) error {
 	const margin = vg.Length(4)
 	// A label wider than the figure was cut at both ends; it takes two lines or more instead.
-	p.X.Label.Text = wrapLabel(p.X.Label.TextStyle, p.X.Label.Text, 0.95*width-2*margin)
+	p.X.Label.Text = wrapLabel(p.X.Label.TextStyle, p.X.Label.Text, 0.8*width-2*margin) // centred on the axes, not the figure
 	p.Y.Label.Text = wrapLabel(p.Y.Label.TextStyle, p.Y.Label.Text, 0.9*height)
 	style := p.Legend
 	p.Legend = plot.NewLegend() // the plot draws none; the legend goes outside

@@ -217,3 +217,30 @@ func TestWrapLabel(t *testing.T) {
 		t.Errorf("short label wrapped: %q", got)
 	}
 }
+
+// TestNoLines: separate conditions get markers and bars only, side by side (dodged by 3% of the x span per
+// series), and ticks at the conditions alone.
+func TestNoLines(t *testing.T) {
+	ss := []Series{
+		{Name: "a", X: []float64{0, 0.5}, Y: []Summary{{N: 3, Mean: 1, CI95: 0.1}, {N: 3, Mean: 2, CI95: 0.1}}},
+		{Name: "b", X: []float64{0, 0.5}, Y: []Summary{{N: 3, Mean: 1, CI95: 0.1}, {N: 3, Mean: 2, CI95: 0.1}}},
+	}
+	if got := dodge(ss[0], 0, 2, ss).X; math.Abs(got[0]+0.0075) > 1e-12 || math.Abs(got[1]-0.4925) > 1e-12 {
+		t.Errorf("dodge of the first of two: %v, want [-0.0075 0.4925] (half of 3%% of 0.5)", got)
+	}
+	lp := &LinePlot{NoLines: true, Series: ss}
+	p, err := lp.Plot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var labels []string
+	for _, tk := range p.X.Tick.Marker.Ticks(p.X.Min, p.X.Max) {
+		labels = append(labels, tk.Label)
+	}
+	if strings.Join(labels, ",") != "0,0.5" {
+		t.Errorf("x ticks %v, want 0 and 0.5 only", labels)
+	}
+	if len(lp.entries) != 2 || len(lp.entries[0].thumbs) != 1 {
+		t.Errorf("legend entries %+v, want a marker each", lp.entries)
+	}
+}

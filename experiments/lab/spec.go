@@ -34,6 +34,10 @@ type Spec struct {
 	SeriesLabel string // table header for the series column, e.g. "algorithm"
 	XName       string // table/CSV header for x, e.g. "k"
 	XLabel      string // plot x axis label
+	// XConditions: the x values are separate conditions, not points of a
+	// curve (kpart-cluster's 0 = unpaced and 0.5 = open loop), so the
+	// figures draw markers and intervals without lines between them.
+	XConditions bool
 	Metrics     []Metric
 	// Panel, when set, splits tables and figures by a key of the row (the
 	// spd experiment: regime and c, which its claims keep apart); its
