@@ -19,8 +19,8 @@ import (
 var recoveryMetrics = []Metric{
 	{Name: "recovery_s", Label: "recovery time (s; not recovered: until the window's end)"},
 	{Name: "recovered", Label: "recovered within the window (1 = yes)"},
-	{Name: "lost_pct", Label: "throughput lost from the fault to recovery (% of the pre-fault level)"},
-	{Name: "lost_tuples", Label: "tuples lost (below the pre-fault level)"},
+	{Name: "lost_pct", Label: "throughput lost from the fault to recovery (% of the pre-fault level)", Signed: true}, // negative: above the pre-fault level
+	{Name: "lost_tuples", Label: "tuples lost (below the pre-fault level)", Signed: true},
 	{Name: "failed_tuples", Label: "tuples failed (replayed) after the fault"},
 	{Name: "executors_moved", Label: "executors moved"},
 	{Name: "pre_tput", Label: "pre-fault throughput (tuples/s)"},

@@ -115,3 +115,32 @@ func TestCostBudget(t *testing.T) {
 		t.Error("a profile that does not exist has a budget")
 	}
 }
+
+// A metric's figure stops lower error bars at 0 (its caption says so) unless the metric is Signed: runs of 1, 1
+// and 10 give a t-interval reaching below 0 at both x.
+func TestFiguresNonNegativeUnlessSigned(t *testing.T) {
+	out := t.TempDir()
+	spec := &Spec{Name: "nonneg", Metrics: []Metric{{Name: "lat", Label: "latency (ms)"}, {Name: "loss", Label: "loss (%)", Signed: true}},
+		XName: "x", XLabel: "x", Cost: Cost{CI: "~1 s", Quick: "~1 s", Full: "~1 s"},
+		Run: func(_ context.Context, env Env) (*Results, error) {
+			r := &Results{}
+			for _, x := range []float64{1, 2} {
+				for rep, v := range []float64{1, 1, 10 * x} {
+					r.Add(Row{Series: "s", X: x, Rep: rep, Offered: "unpaced", Values: map[string]float64{"lat": v, "loss": v}})
+				}
+			}
+			return r, nil
+		}}
+	if _, err := Run(context.Background(), spec, Options{Out: out, Log: io.Discard, Profile: "quick"}); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]bool{"lat.txt": true, "loss.txt": false} {
+		b, err := os.ReadFile(filepath.Join(out, "nonneg", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(string(b), "stop at 0"); got != want {
+			t.Errorf("%s: %q; clipped %v, want %v", name, b, got, want)
+		}
+	}
+}

@@ -239,6 +239,7 @@ func (rep *Report) figureFiles() []outFile {
 		for _, m := range rep.Spec.Metrics {
 			lp := rep.Aggregate.PanelPlot(panel, rep.Spec.XLabel, m)
 			lp.NoLines = rep.Spec.XConditions
+			lp.NonNegative = !m.Signed
 			if lp.Constant() {
 				continue // a flat metric: the table has its one value, a figure would show nothing
 			}

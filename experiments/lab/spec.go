@@ -22,6 +22,10 @@ type Metric struct {
 	// it out, never hold NaN; its cells then read "n/a" and feed no figure
 	// point. A required metric missing from a row fails the experiment.
 	Optional bool
+	// Signed: the quantity can be negative (a loss against a level that a
+	// run can exceed). Every other metric is a count, rate, time or share,
+	// and its figures stop a lower error bar at 0 (reports.LinePlot.NonNegative).
+	Signed bool
 }
 
 // Spec declares an experiment.
