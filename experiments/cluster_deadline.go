@@ -135,7 +135,7 @@ func Deadline() *Spec {
 		// Cost: the profile's runs times ~55 s per 0.5 MB k-means run
 		// (save to save) plus ~25 s per cluster start; quick measured
 		// 2026-12-01 (15.6 min).
-		Cost: lab.Cost{CI: "~10 min", Quick: "~16 min", Full: "~3 h"},
+		Cost: lab.Cost{CI: "~4 min", Quick: "~9 min", Full: "~3 h"},
 		Needs: lab.Needs{Need: lab.NeedsCluster,
 			Why: "it streams datasets through WordCount and k-means on a Storm cluster and loads every supervisor's CPU with burner topologies (Storm-native); a control layer, where there is one, adds whole-node CPU readings"},
 		Profiles: profiles(deadlineProfiles),

@@ -96,7 +96,7 @@ func Observer() *Spec {
 		XLabel:      "max spout pending per spout task",
 		Metrics:     observerMetrics,
 		// Cost: quick measured 2026-12-01 (15.0 min); ci is one pair.
-		Cost: lab.Cost{CI: "~2 min", Quick: "~15 min", Full: "~40 min"},
+		Cost: lab.Cost{CI: "~2 min", Quick: "~11 min", Full: "~40 min"},
 		Needs: lab.Needs{Need: lab.NeedsCluster,
 			Why: "it runs two copies of the Throughput chain side by side, read by Storm's own counters, on a Storm cluster: its own containers, or a target"},
 		Profiles: profiles(observerProfiles),
