@@ -237,7 +237,7 @@ func (r *RunResult) UnmarshalJSON(b []byte) error {
 	}
 	if aux.Suspect != "" {
 		kind := ReasonStormCounts
-		if r.Storm.Diff <= stormTolerance {
+		if r.Storm.Diff <= r.Storm.countTolerance() {
 			kind = ReasonStormLatency
 		}
 		rs = append(rs, Reason{kind, Suspect, aux.Suspect})
