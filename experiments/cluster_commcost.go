@@ -64,7 +64,7 @@ func commNodes(capacity map[string]float64, n int) (hosts []string, ok bool) {
 
 // commKnobs are comm-cost's settings under one profile.
 type commKnobs struct {
-	Profile         string
+	Scale         string
 	Reps            int
 	WarmUp, Measure time.Duration
 	DelayMs         int    // 0: no delay series
@@ -76,19 +76,19 @@ func (k *commKnobs) reps() *int { return &k.Reps }
 
 // Manifest lists the knobs for manifest.json.
 func (k commKnobs) Manifest() map[string]any {
-	return map[string]any{"profile": k.Profile, "reps": k.Reps, "comm_warmup": k.WarmUp.String(), "comm_measure": k.Measure.String(),
+	return map[string]any{"profile": k.Scale, "reps": k.Reps, "comm_warmup": k.WarmUp.String(), "comm_measure": k.Measure.String(),
 		"comm_delay_ms": k.DelayMs, "comm_nodes": k.Nodes, "worker_opts": k.WorkerOpts}
 }
 
-// commCostProfiles: quick drops the delay series (its claims are forced
+// commCostScales: quick drops the delay series (its claims are forced
 // anyway); full is the paper's windows. The warm-up is a maximum: the
 // window opens once throughput is steady (3 report intervals of 2 s within
 // 10%), which 5 s never allowed (every ci run opened unsteady and was left
 // out of the claims).
-var commCostProfiles = map[string]commKnobs{
-	"ci":    {Profile: "ci", Reps: 1, WarmUp: 20 * time.Second, Measure: 15 * time.Second, DelayMs: 2, Nodes: []int{1, 2}, WorkerOpts: c1Only},
-	"quick": {Profile: "quick", Reps: 3, WarmUp: 20 * time.Second, Measure: 15 * time.Second, DelayMs: 0, Nodes: commCostNodes, WorkerOpts: c1Only},
-	"full":  {Profile: "full", Reps: 3, WarmUp: 60 * time.Second, Measure: 120 * time.Second, DelayMs: 2, Nodes: commCostNodes},
+var commCostScales = map[string]commKnobs{
+	"ci":    {Scale: "ci", Reps: 1, WarmUp: 20 * time.Second, Measure: 15 * time.Second, DelayMs: 2, Nodes: []int{1, 2}, WorkerOpts: c1Only},
+	"quick": {Scale: "quick", Reps: 3, WarmUp: 20 * time.Second, Measure: 15 * time.Second, DelayMs: 0, Nodes: commCostNodes, WorkerOpts: c1Only},
+	"full":  {Scale: "full", Reps: 3, WarmUp: 60 * time.Second, Measure: 120 * time.Second, DelayMs: 2, Nodes: commCostNodes},
 }
 
 // CommCost reproduces Jian, Lu and Zhang 2018, sec. 2.1, Fig. 1: the
@@ -130,7 +130,7 @@ func CommCost() *Spec {
 		Cost: lab.Cost{CI: "~5 min", Quick: "~7 min", Full: "~70 min"},
 		Needs: lab.Needs{Need: lab.NeedsCluster,
 			Why: "it runs the Throughput chain under EvenScheduler on 1, 2 and 4 of a Storm cluster's nodes (the bridge holds each run to its nodes; the delay is the topology jar's transport): its own containers, or a target with that many supervisors"},
-		Profiles: profiles(commCostProfiles),
+		Scales: profiles(commCostScales),
 		Run:      runCommCost,
 		Claims:   commCostClaims,
 	}
@@ -144,11 +144,11 @@ func commSeries(delayMs int) string {
 }
 
 func runCommCost(ctx context.Context, env Env) (*Results, error) {
-	_, prof, _, err := knobsOf(env, commCostProfiles)
+	_, prof, _, err := knobsOf(env, commCostScales)
 	if err != nil {
 		return nil, err
 	}
-	res := &Results{Experiment: "comm-cost", Metrics: commCostMetrics, Profile: prof.Profile, NoVerdict: noVerdict(prof.Profile, prof.Reps), Knobs: knobsManifest(prof)}
+	res := &Results{Experiment: "comm-cost", Metrics: commCostMetrics, Scale: prof.Scale, NoVerdict: noVerdict(prof.Scale, prof.Reps), Knobs: knobsManifest(prof)}
 	delays := []int{0}
 	if prof.DelayMs > 0 {
 		delays = append(delays, prof.DelayMs)

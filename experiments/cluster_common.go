@@ -20,7 +20,6 @@ import (
 	"github.com/stormlab/stormlab/harness"
 	"github.com/stormlab/stormlab/infra/docker"
 	"github.com/stormlab/stormlab/infra/images"
-	"github.com/stormlab/stormlab/infra/target"
 	"github.com/stormlab/stormlab/reports"
 )
 
@@ -84,7 +83,7 @@ type counted[K any] interface {
 // knobs in table, with env.Reps applied; ok is false when the experiment
 // has no such profile.
 func knobsOf[K any, P counted[K]](env Env, table map[string]K) (profile string, k K, ok bool, err error) {
-	if profile, err = lab.ResolveProfile(env.Profile); err != nil {
+	if profile, err = lab.ResolveScale(env.Scale); err != nil {
 		return "", k, false, err
 	}
 	k, ok = table[profile]
@@ -95,8 +94,8 @@ func knobsOf[K any, P counted[K]](env Env, table map[string]K) (profile string, 
 }
 
 // profiles is table as the Spec's Profiles.
-func profiles[K lab.ProfileKnobs](table map[string]K) map[string]lab.ProfileKnobs {
-	out := map[string]lab.ProfileKnobs{}
+func profiles[K lab.ScaleKnobs](table map[string]K) map[string]lab.ScaleKnobs {
+	out := map[string]lab.ScaleKnobs{}
 	for p, k := range table {
 		out[p] = k
 	}
@@ -105,7 +104,7 @@ func profiles[K lab.ProfileKnobs](table map[string]K) map[string]lab.ProfileKnob
 
 // knobsManifest is the manifest.json knobs of a cluster run: the
 // profile's knobs plus the Storm version.
-func knobsManifest(k lab.ProfileKnobs) map[string]any {
+func knobsManifest(k lab.ScaleKnobs) map[string]any {
 	m := k.Manifest()
 	m["storm_version"] = images.StormVersion
 	return m
@@ -172,9 +171,7 @@ func (l *session) cluster() (harness.Cluster, error) {
 		return l.s, l.err
 	}
 	l.started = time.Now()
-	if l.cs.Target, l.err = target.FromEnv(); l.err != nil {
-		return nil, l.err
-	}
+	l.cs.Target = l.env.Cluster.Target
 	cs := l.cs
 	cs.Logf = logfOf(l.env)
 	progressOf(l.env).Phase("cluster up ("+l.profile()+")", 0)
@@ -225,24 +222,18 @@ func (l *session) Nemesis() (*harness.Nemesis, error) {
 // Capacity maps each supervisor host to its CPU capacity (100 = one core):
 // the running cluster's, or before a start the profile's (what it would be;
 // supervisors given in cs.Options instead are seen only once it runs).
-// A user's cluster ($STORMLAB_TARGET) is not described by a profile, so it is
+// A user's cluster (Env.Cluster, a target) is not described by a shape, so it is
 // opened for its own capacities (no containers start for it).
 func (l *session) Capacity() (map[string]float64, error) {
-	if l.s == nil {
-		t, err := target.FromEnv()
-		if err != nil {
+	if l.s == nil && l.env.Cluster.IsTarget() {
+		if _, err := l.cluster(); err != nil {
 			return nil, err
-		}
-		if t != nil {
-			if _, err := l.cluster(); err != nil {
-				return nil, err
-			}
 		}
 	}
 	if l.s != nil {
 		return l.s.Capacity(), nil
 	}
-	sups, err := docker.Profile(cmp.Or(l.cs.Profile, docker.DefaultProfile))
+	sups, err := docker.Shape(cmp.Or(l.cs.Shape, docker.DefaultShape))
 	if err != nil {
 		return nil, err
 	}
@@ -258,10 +249,10 @@ func (l *shared) profile() string {
 	if t := l.cs.Target; t != nil {
 		return "target " + cmp.Or(t.Name, "cluster")
 	}
-	if l.cs.Profile == "" && len(l.cs.Options) > 0 {
+	if l.cs.Shape == "" && len(l.cs.Options) > 0 {
 		return "the experiment's own supervisors" // e.g. comm-cost's docker.WithSupervisors
 	}
-	return cmp.Or(l.cs.Profile, docker.DefaultProfile)
+	return cmp.Or(l.cs.Shape, docker.DefaultShape)
 }
 
 func (l *shared) close() error {

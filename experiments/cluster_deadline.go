@@ -44,16 +44,16 @@ func migrations(r *harness.RunResult) int {
 // deadlineSchedulers: the proposed scheduler and the paper's baselines.
 var deadlineSchedulers = []string{"deadline", "storm-ras", "adaptive"}
 
-// deadlineProfile is the heterogeneous cluster (supervisors of 0.25, 0.5,
+// deadlineShape is the heterogeneous cluster (supervisors of 0.25, 0.5,
 // 0.5 and 1.0 cores with 1-1.5 GB: different CPU quotas and memory).
-const deadlineProfile = "heterogeneous-4"
+const deadlineShape = "heterogeneous-4"
 
 // deadlineSpouts names the spout component of each bounded topology.
 var deadlineSpouts = map[string]string{"wordcount": "sentence", "kmeans": "points"}
 
 // deadlineKnobs are the deadline experiment's settings under one profile.
 type deadlineKnobs struct {
-	Profile               string
+	Scale               string
 	Reps                  int
 	Workers, Parallelism  int
 	WordCountMB, KMeansMB []float64 // data sizes (full: two each; quick: one)
@@ -74,20 +74,20 @@ func (k *deadlineKnobs) reps() *int { return &k.Reps }
 
 // Manifest lists the knobs for manifest.json.
 func (k deadlineKnobs) Manifest() map[string]any {
-	return map[string]any{"profile": k.Profile, "reps": k.Reps,
+	return map[string]any{"profile": k.Scale, "reps": k.Reps,
 		"deadline_workers": k.Workers, "deadline_parallelism": k.Parallelism,
 		"wordcount_mb": k.WordCountMB, "kmeans_mb": k.KMeansMB, "load_percents": k.LoadPercents, "load_mb": k.LoadMB,
 		"load_topologies": k.LoadTopos, "deadline_ms": k.DeadlineMs, "deadline_max_run": k.MaxRun.String(), "worker_opts": k.WorkerOpts}
 }
 
-// deadlineProfiles: quick runs k-means only (the complex query carries
+// deadlineScales: quick runs k-means only (the complex query carries
 // every claim) at one size.
-var deadlineProfiles = map[string]deadlineKnobs{
-	"ci": {Profile: "ci", Reps: 1, Workers: 4, Parallelism: 2, WordCountMB: []float64{0.1}, KMeansMB: []float64{0.25},
+var deadlineScales = map[string]deadlineKnobs{
+	"ci": {Scale: "ci", Reps: 1, Workers: 4, Parallelism: 2, WordCountMB: []float64{0.1}, KMeansMB: []float64{0.25},
 		LoadPercents: []float64{20, 80}, LoadMB: 0.25, LoadTopos: []string{"kmeans"}, DeadlineMs: 1000, MaxRun: 4 * time.Minute, WorkerOpts: c1Only},
-	"quick": {Profile: "quick", Reps: 3, Workers: 4, Parallelism: 2, WordCountMB: nil, KMeansMB: []float64{0.5},
+	"quick": {Scale: "quick", Reps: 3, Workers: 4, Parallelism: 2, WordCountMB: nil, KMeansMB: []float64{0.5},
 		LoadPercents: []float64{20, 80}, LoadMB: 0.5, LoadTopos: []string{"kmeans"}, DeadlineMs: 1000, MaxRun: 4 * time.Minute, WorkerOpts: c1Only},
-	"full": {Profile: "full", Reps: 3, Workers: 8, Parallelism: 4, WordCountMB: []float64{8, 16}, KMeansMB: []float64{8, 16},
+	"full": {Scale: "full", Reps: 3, Workers: 8, Parallelism: 4, WordCountMB: []float64{8, 16}, KMeansMB: []float64{8, 16},
 		LoadPercents: []float64{20, 50, 80}, LoadMB: 8, LoadTopos: []string{"wordcount", "kmeans"}, DeadlineMs: 1000, MaxRun: 20 * time.Minute},
 }
 
@@ -127,7 +127,7 @@ func Deadline() *Spec {
 		Description: "deadline-aware dynamic scheduler vs R-Storm vs adaptive on a heterogeneous cluster: dataset processing time, QoS rate, deadline misses; and under background CPU load",
 		Paper:       paperDeadline,
 		Source:      Cite(paperDeadline, "sec. 4, Figs. 7-10"),
-		Setup:       "profile " + deadlineProfile + " (supervisors of 0.25, 0.5, 0.5, 1.0 cores); WordCount and k-means (k 8, 16 dims) streamed once over two dataset sizes in full (8 and 16 MB; ci: one size each, 0.1 MB of text for WordCount and 0.25 MB for k-means, for make test's budget; quick: k-means only, 0.5 MB; ci and quick: C1-only worker JVMs), W workers, parallelism P (ci and quick 4/2, full 8/4), deadline 1,000 ms, reports every 1 s; schedulers deadline and adaptive (Go, bridge), storm-ras (in Nimbus, through the bridge's per-topology choice); then the deadline scheduler under background CPU load 20/50/80% of each supervisor's quota (ci and quick: 20 and 80%, k-means only, 0.25 MB in ci and 0.5 MB in quick; full: 20/50/80%, both queries); x = dataset size (MB), or background load (%) for the \"under load\" series; offered load: the bounded dataset streamed once, unpaced; one cluster for the three schedulers, runs sequential (topology killed and workers gone before the next) and interleaved (repetitions outermost, the schedulers' order rotated at each query and size), the unit is one run; ci 1 repetition, quick and full 3. Extra files: node-qos.md/csv (QoS per node, Fig. 10), load-*.png/svg (Figs. 7-8).",
+		Setup:       "profile " + deadlineShape + " (supervisors of 0.25, 0.5, 0.5, 1.0 cores); WordCount and k-means (k 8, 16 dims) streamed once over two dataset sizes in full (8 and 16 MB; ci: one size each, 0.1 MB of text for WordCount and 0.25 MB for k-means, for make test's budget; quick: k-means only, 0.5 MB; ci and quick: C1-only worker JVMs), W workers, parallelism P (ci and quick 4/2, full 8/4), deadline 1,000 ms, reports every 1 s; schedulers deadline and adaptive (Go, bridge), storm-ras (in Nimbus, through the bridge's per-topology choice); then the deadline scheduler under background CPU load 20/50/80% of each supervisor's quota (ci and quick: 20 and 80%, k-means only, 0.25 MB in ci and 0.5 MB in quick; full: 20/50/80%, both queries); x = dataset size (MB), or background load (%) for the \"under load\" series; offered load: the bounded dataset streamed once, unpaced; one cluster for the three schedulers, runs sequential (topology killed and workers gone before the next) and interleaved (repetitions outermost, the schedulers' order rotated at each query and size), the unit is one run; ci 1 repetition, quick and full 3. Extra files: node-qos.md/csv (QoS per node, Fig. 10), load-*.png/svg (Figs. 7-8).",
 		SeriesLabel: "scheduler / query",
 		XName:       "size_mb_or_load_pct",
 		XLabel:      "dataset size (MB); background load (%) for the \"under load\" series",
@@ -138,7 +138,7 @@ func Deadline() *Spec {
 		Cost: lab.Cost{CI: "~4 min", Quick: "~9 min", Full: "~3 h"},
 		Needs: lab.Needs{Need: lab.NeedsCluster,
 			Why: "it streams datasets through WordCount and k-means on a Storm cluster and loads every supervisor's CPU with burner topologies (Storm-native); a control layer, where there is one, adds whole-node CPU readings"},
-		Profiles: profiles(deadlineProfiles),
+		Scales: profiles(deadlineScales),
 		Extra:    []string{"node-qos.md/csv (QoS per node, Fig. 10)", "load-*.png/svg (Figs. 7-8)"},
 		Run:      runDeadline,
 		Claims:   deadlineClaims,
@@ -184,18 +184,18 @@ type deadlineRunner struct {
 }
 
 func runDeadline(ctx context.Context, env Env) (*Results, error) {
-	_, prof, _, err := knobsOf(env, deadlineProfiles)
+	_, prof, _, err := knobsOf(env, deadlineScales)
 	if err != nil {
 		return nil, err
 	}
 	d := &deadlineRunner{env: env, prof: prof}
 	order := d.runs()
 	d.counter = newRunCounter(env, len(order)) // known ahead from the knobs, so progress shows an ETA
-	d.res = &Results{Experiment: "deadline", Metrics: deadlineMetrics, Profile: prof.Profile, NoVerdict: noVerdict(prof.Profile, prof.Reps), Knobs: knobsManifest(prof)}
+	d.res = &Results{Experiment: "deadline", Metrics: deadlineMetrics, Scale: prof.Scale, NoVerdict: noVerdict(prof.Scale, prof.Reps), Knobs: knobsManifest(prof)}
 	// One cluster serves the three schedulers. The deadline and adaptive schedulers read CPU_use from
 	// the load table: whole-node cgroup reports where a control layer can read them (they also see
 	// the daemons and anything else on the node), else the workers' own reports (nodeCPU).
-	cs := harness.ClusterSpec{Profile: deadlineProfile, Seed: 1}
+	cs := harness.ClusterSpec{Shape: deadlineShape, Seed: 1}
 	err = withSession(ctx, env, cs, deadlineSchedulers[0], func(all *session) error {
 		all.onStart = func(c harness.Cluster) (func() error, error) { return d.nodeCPU(ctx, c) }
 		for _, run := range order {

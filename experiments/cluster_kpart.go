@@ -31,13 +31,13 @@ var kpartClusterMetrics = []Metric{
 // kpartClusterSchedulers are the three schedulers of Figs. 8-11.
 var kpartClusterSchedulers = []string{"kpart-dynamic", "online", "storm-even"}
 
-// kpartProfile is the cluster of kpart-cluster: four identical nodes (the
+// kpartShape is the cluster of kpart-cluster: four identical nodes (the
 // paper's VMs were identical: 4 cores, 4 GB each).
-const kpartProfile = "homogeneous-4"
+const kpartShape = "homogeneous-4"
 
 // kpartKnobs are kpart-cluster's settings under one profile.
 type kpartKnobs struct {
-	Profile               string
+	Scale               string
 	Reps                  int
 	WarmUp, Measure, Step time.Duration
 	Workers, Parallelism  int
@@ -73,14 +73,14 @@ func (k *kpartKnobs) reps() *int { return &k.Reps }
 
 // Manifest lists the knobs for manifest.json.
 func (k kpartKnobs) Manifest() map[string]any {
-	return map[string]any{"profile": k.Profile, "reps": k.Reps,
+	return map[string]any{"profile": k.Scale, "reps": k.Reps,
 		"kpart_warmup": k.WarmUp.String(), "kpart_measure": k.Measure.String(), "kpart_step": k.Step.String(),
 		"kpart_workers": k.Workers, "kpart_parallelism": k.Parallelism, "kpart_reschedule": k.Reschedule.String(), "kpart_settle_unpaced": k.SettleUnpaced,
 		"kpart_open_fraction": k.OpenFraction, "kpart_open_warmup": k.OpenWarmUp.String(), "kpart_open_measure": k.OpenMeasure.String(),
 		"kpart_shuffle": "uniform (" + uniformShuffle + ")", "worker_opts": k.WorkerOpts}
 }
 
-// kpartClusterProfiles: ci has no open-loop cell (it keeps make test's
+// kpartClusterScales: ci has no open-loop cell (it keeps make test's
 // cluster time; the open-loop runs are load-curve's code, and the
 // calibration is unit-tested); quick and full offer 50% of EvenScheduler's
 // saturated throughput. Their warm-ups (open loop, and unpaced with
@@ -88,13 +88,13 @@ func (k kpartKnobs) Manifest() map[string]any {
 // reschedule periods after the submit), a migration's worker restarts and
 // the next offer that keeps the placement: 60 s with a 15 s period, 150 s
 // with 30 s.
-var kpartClusterProfiles = map[string]kpartKnobs{
-	"ci": {Profile: "ci", Reps: 1, WarmUp: 5 * time.Second, Measure: 40 * time.Second, Step: 10 * time.Second,
+var kpartClusterScales = map[string]kpartKnobs{
+	"ci": {Scale: "ci", Reps: 1, WarmUp: 5 * time.Second, Measure: 40 * time.Second, Step: 10 * time.Second,
 		Workers: 4, Parallelism: 2, Reschedule: 15 * time.Second, WorkerOpts: c1Only},
-	"quick": {Profile: "quick", Reps: 3, WarmUp: 60 * time.Second, SettleUnpaced: true, Measure: 40 * time.Second, Step: 10 * time.Second,
+	"quick": {Scale: "quick", Reps: 3, WarmUp: 60 * time.Second, SettleUnpaced: true, Measure: 40 * time.Second, Step: 10 * time.Second,
 		Workers: 4, Parallelism: 2, Reschedule: 15 * time.Second, WorkerOpts: c1Only,
 		OpenFraction: 0.5, OpenWarmUp: 60 * time.Second, OpenMeasure: 30 * time.Second},
-	"full": {Profile: "full", Reps: 3, WarmUp: 150 * time.Second, SettleUnpaced: true, Measure: 300 * time.Second, Step: 10 * time.Second,
+	"full": {Scale: "full", Reps: 3, WarmUp: 150 * time.Second, SettleUnpaced: true, Measure: 300 * time.Second, Step: 10 * time.Second,
 		Workers: 8, Parallelism: 4, Reschedule: 30 * time.Second,
 		OpenFraction: 0.5, OpenWarmUp: 150 * time.Second, OpenMeasure: 120 * time.Second},
 }
@@ -129,7 +129,7 @@ func KPartCluster() *Spec {
 		Description: "dynamic K-PART vs online (T-PART) vs EvenScheduler on WordCount: balance, inter-node rate, latency, throughput over time",
 		Paper:       paperKPart,
 		Source:      Cite(paperKPart, "sec. 4, Figs. 8-11"),
-		Setup:       "profile " + kpartProfile + " (4 supervisors of 0.5 cores; on a target, its supervisors); WordCount (sentence -> split -> count -> report, max.spout.pending 1000; shuffle groupings uniform, topology.disable.loadaware.messaging: Storm 2's default shuffle prefers tasks in the same worker, which makes the traffic the schedulers plan on follow their own placement, and the paper's Storm shuffled uniformly) with W workers and parallelism P (ci/quick: 4 and 2; full: the paper's 8 and 4); offered load: x = 0 unpaced (saturation), x = F open loop at F times EvenScheduler's saturated throughput (the median of its unpaced runs here, run first), constant arrivals; throughput claims use x = 0, latency, balance and inter-node claims x = F (without it, x = 0 for balance and inter-node, and latency is inconclusive); kpart-dynamic and online through the bridge (service reschedule period from the profile), storm-even in Nimbus (the bridge's per-topology choice); time series of the unpaced runs every 10 s (series-*.png/svg, series.csv); table = second half of the measurement window (a run counts in the claims when that half was steady, whatever the window's opening: unpaced, no worker started in it, no part of two report intervals below 80% of the parts' mean, and its acked rate without a trend, i.e. a line fitted over those parts changes by at most 10% of the mean over the half or is not significant at 5%; open loop, its acked rate within 10% of its offered rate and its latency p50 from the intended send time flat, the half's halves within 100 ms or 25%); ci: 1 repetition, 5 s warm-up, 40 s measurement, no open-loop cell; quick: 3 repetitions, unpaced at most 60 s of warm-up (until throughput is steady and the placement settled) + 40 s, F = 0.5 with at most 60 s of warm-up (until throughput is steady, drained and the placement settled) + 30 s; ci and quick use C1-only worker JVMs; full: 3 repetitions, unpaced at most 150 s + 300 s, F = 0.5 with at most 150 s + 120 s. One cluster for the three schedulers, one run after another (topology killed and workers gone before the next), interleaved: repetitions outermost, the schedulers' order rotated at each; the unit is one run.",
+		Setup:       "profile " + kpartShape + " (4 supervisors of 0.5 cores; on a target, its supervisors); WordCount (sentence -> split -> count -> report, max.spout.pending 1000; shuffle groupings uniform, topology.disable.loadaware.messaging: Storm 2's default shuffle prefers tasks in the same worker, which makes the traffic the schedulers plan on follow their own placement, and the paper's Storm shuffled uniformly) with W workers and parallelism P (ci/quick: 4 and 2; full: the paper's 8 and 4); offered load: x = 0 unpaced (saturation), x = F open loop at F times EvenScheduler's saturated throughput (the median of its unpaced runs here, run first), constant arrivals; throughput claims use x = 0, latency, balance and inter-node claims x = F (without it, x = 0 for balance and inter-node, and latency is inconclusive); kpart-dynamic and online through the bridge (service reschedule period from the profile), storm-even in Nimbus (the bridge's per-topology choice); time series of the unpaced runs every 10 s (series-*.png/svg, series.csv); table = second half of the measurement window (a run counts in the claims when that half was steady, whatever the window's opening: unpaced, no worker started in it, no part of two report intervals below 80% of the parts' mean, and its acked rate without a trend, i.e. a line fitted over those parts changes by at most 10% of the mean over the half or is not significant at 5%; open loop, its acked rate within 10% of its offered rate and its latency p50 from the intended send time flat, the half's halves within 100 ms or 25%); ci: 1 repetition, 5 s warm-up, 40 s measurement, no open-loop cell; quick: 3 repetitions, unpaced at most 60 s of warm-up (until throughput is steady and the placement settled) + 40 s, F = 0.5 with at most 60 s of warm-up (until throughput is steady, drained and the placement settled) + 30 s; ci and quick use C1-only worker JVMs; full: 3 repetitions, unpaced at most 150 s + 300 s, F = 0.5 with at most 150 s + 120 s. One cluster for the three schedulers, one run after another (topology killed and workers gone before the next), interleaved: repetitions outermost, the schedulers' order rotated at each; the unit is one run.",
 		SeriesLabel: "scheduler",
 		XName:       "offered_fraction",
 		XLabel:      "offered load (fraction of EvenScheduler's saturated throughput; 0 = unpaced)",
@@ -140,7 +140,7 @@ func KPartCluster() *Spec {
 		Cost: lab.Cost{CI: "~6 min", Quick: "~27 min", Full: "~120 min"},
 		Needs: lab.Needs{Need: lab.NeedsCluster,
 			Why: "it submits WordCount under three schedulers, one after another, to a Storm cluster with the bridge: its own containers, or a target (the service's rescheduling period is set with each run's scheduler)"},
-		Profiles: profiles(kpartClusterProfiles),
+		Scales: profiles(kpartClusterScales),
 		Extra:    []string{"series.csv", "series-*.png/svg (time series of the unpaced runs)"},
 		Run:      runKPartCluster,
 		Claims:   kpartClusterClaims,
@@ -148,11 +148,11 @@ func KPartCluster() *Spec {
 }
 
 func runKPartCluster(ctx context.Context, env Env) (*Results, error) {
-	_, prof, _, err := knobsOf(env, kpartClusterProfiles)
+	_, prof, _, err := knobsOf(env, kpartClusterScales)
 	if err != nil {
 		return nil, err
 	}
-	res := &Results{Experiment: "kpart-cluster", Metrics: kpartClusterMetrics, Profile: prof.Profile, NoVerdict: noVerdict(prof.Profile, prof.Reps), Knobs: knobsManifest(prof)}
+	res := &Results{Experiment: "kpart-cluster", Metrics: kpartClusterMetrics, Scale: prof.Scale, NoVerdict: noVerdict(prof.Scale, prof.Reps), Knobs: knobsManifest(prof)}
 	runs := map[string][]*harness.RunResult{}
 	cells := 1
 	if prof.OpenFraction > 0 {
@@ -163,7 +163,7 @@ func runKPartCluster(ctx context.Context, env Env) (*Results, error) {
 	// the growth step can leave a worker empty and a node idle (seen in a quick run: 3 of 4 workers
 	// used). One cluster serves the three schedulers, one after another: every unpaced run first (they
 	// calibrate the open-loop cell), then every open-loop run, each cell interleaved (rotated).
-	cs := harness.ClusterSpec{Profile: kpartProfile, Seed: 1, Mul: 5, RescheduleEvery: prof.Reschedule}
+	cs := harness.ClusterSpec{Shape: kpartShape, Seed: 1, Mul: 5, RescheduleEvery: prof.Reschedule}
 	err = withSession(ctx, env, cs, kpartClusterSchedulers[0], func(all *session) error {
 		runCell := func(c kpartCell) error {
 			for rep := range prof.Reps {
@@ -180,7 +180,7 @@ func runKPartCluster(ctx context.Context, env Env) (*Results, error) {
 			return nil
 		}
 		if prof.OpenFraction <= 0 {
-			ignoredCalibration(env, prof.Profile)
+			ignoredCalibration(env, prof.Scale)
 		}
 		if err := runCell(kpartCell{}); err != nil || prof.OpenFraction <= 0 {
 			return err

@@ -29,16 +29,16 @@ var recoveryMetrics = []Metric{
 // recoverySchedulers: Storm's own two and the three dynamic Go schedulers.
 var recoverySchedulers = []string{"storm-even", "storm-ras", "kpart-dynamic", "deadline", "online"}
 
-// recoveryProfile is the heterogeneous cluster; recoveryKilled is its 1-core supervisor, the node every
+// recoveryShape is the heterogeneous cluster; recoveryKilled is its 1-core supervisor, the node every
 // scheduler uses (killing a node a scheduler left idle would measure nothing).
 const (
-	recoveryProfile = "heterogeneous-4"
+	recoveryShape = "heterogeneous-4"
 	recoveryKilled  = "sup4"
 )
 
 // recoveryKnobs are the recovery experiment's settings under one profile.
 type recoveryKnobs struct {
-	Profile                   string
+	Scale                   string
 	Reps                      int
 	WarmUp, Measure, At, Down time.Duration // the supervisor is down from At into the window for Down
 	WorkerOpts                string        // extra worker JVM options
@@ -63,7 +63,7 @@ func (k *recoveryKnobs) reps() *int { return &k.Reps }
 
 // Manifest lists the knobs for manifest.json.
 func (k recoveryKnobs) Manifest() map[string]any {
-	m := map[string]any{"profile": k.Profile, "reps": k.Reps, "worker_opts": k.WorkerOpts, "recovery_shuffle": "uniform (" + uniformShuffle + ")", "recovery_warmup": k.WarmUp.String(),
+	m := map[string]any{"profile": k.Scale, "reps": k.Reps, "worker_opts": k.WorkerOpts, "recovery_shuffle": "uniform (" + uniformShuffle + ")", "recovery_warmup": k.WarmUp.String(),
 		"recovery_measure": k.Measure.String(), "recovery_at": k.At.String(), "recovery_down": k.Down.String()}
 	if k.Schedulers != nil {
 		m["recovery_schedulers"] = k.Schedulers
@@ -75,7 +75,7 @@ func (k recoveryKnobs) Manifest() map[string]any {
 	return m
 }
 
-// recoveryProfiles: ci is a walking check for make test (through the standing cluster's target): two
+// recoveryScales: ci is a walking check for make test (through the standing cluster's target): two
 // schedulers, Storm's own and the dynamic K-PART in the service, one run each, a 30 s warm-up at
 // most and a 40 s window, so a run may end unsettled or unrecovered (it says so); no claim is decided.
 //
@@ -90,12 +90,12 @@ func (k recoveryKnobs) Manifest() map[string]any {
 // WordCount the deadline and online schedulers moved executors at every offer, so in most of their
 // runs nothing flowed before the fault (docs/results-log.md, Recovery). ci stays unpaced (no
 // calibration run in make test).
-var recoveryProfiles = map[string]recoveryKnobs{
-	"ci": {Profile: "ci", Reps: 1, WarmUp: 30 * time.Second, Measure: 40 * time.Second, At: 10 * time.Second, Down: 10 * time.Second, WorkerOpts: c1Only,
+var recoveryScales = map[string]recoveryKnobs{
+	"ci": {Scale: "ci", Reps: 1, WarmUp: 30 * time.Second, Measure: 40 * time.Second, At: 10 * time.Second, Down: 10 * time.Second, WorkerOpts: c1Only,
 		Schedulers: []string{"storm-even", "kpart-dynamic"}},
-	"quick": {Profile: "quick", Reps: 3, WarmUp: 90 * time.Second, Measure: 60 * time.Second, At: 10 * time.Second, Down: 10 * time.Second, WorkerOpts: c1Only,
+	"quick": {Scale: "quick", Reps: 3, WarmUp: 90 * time.Second, Measure: 60 * time.Second, At: 10 * time.Second, Down: 10 * time.Second, WorkerOpts: c1Only,
 		OpenFraction: 0.5, CalWarmUp: 20 * time.Second, CalMeasure: 20 * time.Second},
-	"full": {Profile: "full", Reps: 3, WarmUp: 150 * time.Second, Measure: 180 * time.Second, At: 60 * time.Second, Down: 30 * time.Second,
+	"full": {Scale: "full", Reps: 3, WarmUp: 150 * time.Second, Measure: 180 * time.Second, At: 60 * time.Second, Down: 30 * time.Second,
 		OpenFraction: 0.5, CalWarmUp: 60 * time.Second, CalMeasure: 60 * time.Second},
 }
 
@@ -114,7 +114,7 @@ func Recovery() *Spec {
 	return &Spec{
 		Name:        "recovery",
 		Description: "recovery from a killed supervisor mid-run: storm-even, storm-ras, kpart-dynamic, deadline and online on a heterogeneous cluster",
-		Setup:       "profile " + recoveryProfile + " (supervisors of 0.25, 0.5, 0.5, 1.0 cores); WordCount with 4 workers, parallelism 2, shuffle groupings uniform (topology.disable.loadaware.messaging: Storm 2's default shuffle keeps tuples in the sending worker, so the traffic the dynamic schedulers plan on would follow their own placement), reports every 2 s, C1-only worker JVMs (quick), every component 5% CPU and 64 MB (for R-Storm's admission); offered load (quick and full): open loop at 50% of EvenScheduler's saturated throughput, constant arrivals, measured first by one fault-free unpaced EvenScheduler run (quick: at most 20 s of warm-up + 20 s; full: 60 s + 60 s) on the first cluster (ci: unpaced); " + recoveryKilled + " (1 core; on a target, its supervisor with the most CPU) stopped into the window and started again (quick: killed at 10 s for 10 s of a 60 s window; full: at 60 s for 30 s of 180 s); dynamic schedulers reschedule every 15 s; the window opens once throughput is steady and the placement has settled (a dynamic scheduler was offered its placement again and kept it), at most 90 s (quick) or 150 s (full) after every worker ran, so the fault meets the scheduler's placement and not its own migration (runs whose warm-up ended unsettled are named in the manifest); one cluster per scheduler (a killed and restarted supervisor is not a clean state for the next; on a target, the one cluster, idle again between runs), runs sequential; the unit is one run; 3 repetitions. Profile ci (a walking check, no verdict): storm-even and kpart-dynamic only, one run each, at most 30 s of warm-up, killed at 10 s for 10 s of a 40 s window.",
+		Setup:       "profile " + recoveryShape + " (supervisors of 0.25, 0.5, 0.5, 1.0 cores); WordCount with 4 workers, parallelism 2, shuffle groupings uniform (topology.disable.loadaware.messaging: Storm 2's default shuffle keeps tuples in the sending worker, so the traffic the dynamic schedulers plan on would follow their own placement), reports every 2 s, C1-only worker JVMs (quick), every component 5% CPU and 64 MB (for R-Storm's admission); offered load (quick and full): open loop at 50% of EvenScheduler's saturated throughput, constant arrivals, measured first by one fault-free unpaced EvenScheduler run (quick: at most 20 s of warm-up + 20 s; full: 60 s + 60 s) on the first cluster (ci: unpaced); " + recoveryKilled + " (1 core; on a target, its supervisor with the most CPU) stopped into the window and started again (quick: killed at 10 s for 10 s of a 60 s window; full: at 60 s for 30 s of 180 s); dynamic schedulers reschedule every 15 s; the window opens once throughput is steady and the placement has settled (a dynamic scheduler was offered its placement again and kept it), at most 90 s (quick) or 150 s (full) after every worker ran, so the fault meets the scheduler's placement and not its own migration (runs whose warm-up ended unsettled are named in the manifest); one cluster per scheduler (a killed and restarted supervisor is not a clean state for the next; on a target, the one cluster, idle again between runs), runs sequential; the unit is one run; 3 repetitions. Profile ci (a walking check, no verdict): storm-even and kpart-dynamic only, one run each, at most 30 s of warm-up, killed at 10 s for 10 s of a 40 s window.",
 		SeriesLabel: "scheduler",
 		XName:       "fault_at_s",
 		XLabel:      "supervisor killed at (s into the window)",
@@ -123,7 +123,7 @@ func Recovery() *Spec {
 		Cost: lab.Cost{CI: "~5 min", Quick: "~35 min", Full: "~70 min"},
 		Needs: lab.Needs{Need: lab.NeedsControl,
 			Why: "it stops and starts a supervisor in the middle of each run, through a control layer: its own containers, or a target's hosts over SSH with control.ssh.commands.supervisor"},
-		Profiles: profiles(recoveryProfiles),
+		Scales: profiles(recoveryScales),
 		Run:      runRecovery,
 		Claims:   recoveryClaims,
 	}
@@ -141,7 +141,7 @@ type recoveryRunner struct {
 }
 
 func runRecovery(ctx context.Context, env Env) (*Results, error) {
-	_, k, _, err := knobsOf(env, recoveryProfiles)
+	_, k, _, err := knobsOf(env, recoveryScales)
 	if err != nil {
 		return nil, err
 	}
@@ -151,10 +151,10 @@ func runRecovery(ctx context.Context, env Env) (*Results, error) {
 	}
 	rr := &recoveryRunner{env: env, k: k, counter: newRunCounter(env, runs),
 		fault: fault.Fault{Kind: fault.KillSupervisor, At: k.At, Duration: k.Down, Target: recoveryKilled}}
-	rr.res = &Results{Experiment: "recovery", Metrics: recoveryMetrics, Profile: k.Profile, NoVerdict: noVerdict(k.Profile, k.Reps), Knobs: knobsManifest(k)}
+	rr.res = &Results{Experiment: "recovery", Metrics: recoveryMetrics, Scale: k.Scale, NoVerdict: noVerdict(k.Scale, k.Reps), Knobs: knobsManifest(k)}
 	rr.res.Knobs["fault"] = rr.fault.String()
 	for _, sched := range k.schedulers() {
-		cs := harness.ClusterSpec{Profile: recoveryProfile, Seed: 1, Mul: 5, RescheduleEvery: 15 * time.Second}
+		cs := harness.ClusterSpec{Shape: recoveryShape, Seed: 1, Mul: 5, RescheduleEvery: 15 * time.Second}
 		err := withSession(ctx, env, cs, sched, func(s *session) error {
 			if _, bridged := harness.StormSchedulerClass(sched); bridged {
 				s.onStart = rr.nodeCPUReports(ctx, sched)
@@ -186,7 +186,7 @@ func runRecovery(ctx context.Context, env Env) (*Results, error) {
 func (rr *recoveryRunner) calibrate(ctx context.Context, s *session) error {
 	k := rr.k
 	if k.OpenFraction <= 0 {
-		ignoredCalibration(rr.env, k.Profile)
+		ignoredCalibration(rr.env, k.Scale)
 	}
 	if k.OpenFraction <= 0 || rr.rate > 0 {
 		return nil

@@ -14,29 +14,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/stormlab/stormlab/experiments/lab"
+	"github.com/stormlab/stormlab/internal/testsettings"
 	"github.com/stormlab/stormlab/reports"
 )
-
-// outBase is where experiment tests write: $STORMLAB_OUT if set, else the
-// module's results/ folder (gitignored) so the files stay for a researcher,
-// else a temp folder.
-func outBase(t *testing.T) string {
-	if d := os.Getenv("STORMLAB_OUT"); d != "" {
-		return d
-	}
-	dir, err := os.Getwd()
-	if err == nil {
-		for d := dir; ; d = filepath.Dir(d) {
-			if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-				return filepath.Join(d, "results")
-			}
-			if filepath.Dir(d) == d {
-				break
-			}
-		}
-	}
-	return t.TempDir()
-}
 
 // interruptible is the test's context, cancelled on SIGINT/SIGTERM: without
 // it an interrupted `go test` dies at once and skips the cluster teardown;
@@ -58,7 +38,7 @@ func runForTest(t *testing.T, name string) *Report {
 	}
 	var log bytes.Buffer
 	start := time.Now()
-	rep, err := Run(interruptible(t), spec, Options{Out: outBase(t), Log: &log})
+	rep, err := Run(interruptible(t), spec, Options{Out: testsettings.Out(t), Log: &log, Scale: testsettings.Scale(t), Cluster: testsettings.Cluster(t)})
 	if err != nil {
 		t.Fatalf("%v\nprogress:\n%s", err, log.String())
 	}
@@ -66,7 +46,7 @@ func runForTest(t *testing.T, name string) *Report {
 	if err := rep.WriteSummary(&sum); err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("%s in %v\n%s", name, time.Since(start).Round(time.Millisecond), sum.String())
+	t.Logf("%s in %v, results in %s\n%s", name, time.Since(start).Round(time.Millisecond), rep.Dir, sum.String())
 	for _, f := range rep.Files {
 		if st, err := os.Stat(filepath.Join(rep.Dir, f)); err != nil || st.Size() == 0 {
 			t.Errorf("output %s: %v", f, err)
@@ -90,21 +70,40 @@ func checkSummaryWidth(t *testing.T, sum string) {
 	}
 }
 
-func TestExperimentKPartMul(t *testing.T) { runForTest(t, "kpart-mul") }
-
-func TestExperimentPartitionK(t *testing.T) { runForTest(t, "partition-k") }
-
-func TestExperimentPartitionDensity(t *testing.T) { runForTest(t, "partition-density") }
-
-// TestExperimentSmoke needs a Docker engine. Under the ci profile (make test) it is left to
-// cmd/stormlab's TestStandingClusterTarget, which runs this experiment through a standing cluster's target
-// file: the same code (one harness.Cluster path), the container branch of harness.Open being run by every
-// other cluster experiment here.
-func TestExperimentSmoke(t *testing.T) {
-	if p := os.Getenv(ProfileEnv); p != "quick" && p != "full" && os.Getenv("STORMLAB_SMOKE") == "" {
-		t.Skipf("smoke: run through a target by cmd/stormlab's TestStandingClusterTarget under ci (set %s=quick, or STORMLAB_SMOKE=1, to run it on containers here)", ProfileEnv)
+// TestExperiment runs every registered experiment as a subtest named as `stormlab experiment list`
+// names it (go test ./experiments -run 'TestExperiment/kpart-mul$'), at the scale and on the cluster
+// of the test settings (internal/testsettings). The graph experiments always run; the cluster
+// experiments run on containers under quick and full. Under ci (make test) they are left to
+// cmd/stormlab's target tests, which run them through a standing cluster's target file (the same code
+// on one cluster start fewer), unless $STORMLAB_CONTAINERS names them. A subtest fails on an error, a
+// missing output file or a broken check of afterRun, never on a claim's verdict (a finding, in notes.md).
+func TestExperiment(t *testing.T) {
+	for _, spec := range List() {
+		t.Run(spec.Name, func(t *testing.T) {
+			if spec.Needs.Need != lab.NeedsNothing && testsettings.Scale(t) == "ci" {
+				if ok, why := testsettings.OnContainersUnderCI(spec.Name); !ok {
+					t.Skipf("%s: left to cmd/stormlab's target tests under ci; %s", spec.Name, why)
+				}
+			}
+			rep := runForTest(t, spec.Name)
+			if check := afterRun[spec.Name]; check != nil {
+				check(t, rep)
+			}
+		})
 	}
-	runForTest(t, "smoke")
+}
+
+// afterRun holds the checks an experiment's test makes beyond runForTest's.
+var afterRun = map[string]func(*testing.T, *Report){
+	// The lower bound must hold on every row: a violation is a bug, not a finding.
+	"spd": func(t *testing.T, rep *Report) {
+		if !rep.Claims[0].Holds() {
+			t.Errorf("lower bound violated: %s", rep.Claims[0].Evidence)
+		}
+	},
+	"comm-cost":     logPaperSummary,
+	"kpart-cluster": logPaperSummary,
+	"deadline":      logPaperSummary,
 }
 
 // extraFiles names the files the experiment's Run returned besides its rows.

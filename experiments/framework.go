@@ -38,10 +38,9 @@ const (
 	ProjectClaim = lab.ProjectClaim
 )
 
-// Profiles.
+// Scales.
 const (
-	ProfileEnv     = lab.ProfileEnv
-	DefaultProfile = lab.DefaultProfile
+	DefaultScale   = lab.DefaultScale
 	MinVerdictReps = lab.MinVerdictReps
 )
 
@@ -53,8 +52,8 @@ var (
 	FormatX     = lab.FormatX
 	WriteBib    = lab.WriteBib
 	PaperByKey  = lab.PaperByKey
-	// CheckProfile reports whether a name is a profile (ci, quick, full).
-	CheckProfile = lab.CheckProfile
+	// CheckScale reports whether a name is a scale (ci, quick, full).
+	CheckScale = lab.CheckScale
 	// SummaryTable is the suite's one-line-per-experiment table.
 	SummaryTable = lab.SummaryTable
 	// WriteSuiteSummary is the suite's terminal summary (120 columns).

@@ -120,7 +120,7 @@ func TestRunWritesEveryFile(t *testing.T) {
 	}
 	if man.Experiment != "stub" || man.Rows != 24 || man.GoVersion == "" || man.ClaimsHold != 1 || man.ClaimsNot != 0 ||
 		len(man.InstanceSeeds) != 4 || len(man.Seeds) == 0 || len(man.Files) != len(want) || len(man.CommandLine) == 0 ||
-		man.Profile == "" || man.Host.Cores < 1 {
+		man.Scale == "" || man.Host.Cores < 1 {
 		t.Errorf("manifest = %+v", man)
 	}
 	notes, _ := os.ReadFile(filepath.Join(dir, "notes.md"))
@@ -220,7 +220,7 @@ func TestRepsOverride(t *testing.T) {
 	var seen commKnobs
 	ran := false
 	spec := &Spec{Name: "reps", Metrics: []Metric{{Name: "m"}}, Run: func(_ context.Context, env Env) (*Results, error) {
-		_, k, _, err := knobsOf(env, commCostProfiles)
+		_, k, _, err := knobsOf(env, commCostScales)
 		seen, ran = k, true
 		r := &Results{}
 		r.Add(Row{Series: "s", Values: map[string]float64{"m": 1}})
@@ -229,22 +229,22 @@ func TestRepsOverride(t *testing.T) {
 	for _, c := range []struct {
 		reps, want int
 	}{{0, 3}, {7, 7}, {1, 1}} {
-		if _, err := Run(context.Background(), spec, Options{Profile: "quick", Reps: c.reps}); err != nil {
+		if _, err := Run(context.Background(), spec, Options{Scale: "quick", Reps: c.reps}); err != nil {
 			t.Fatal(err)
 		}
-		if seen.Reps != c.want || seen.Profile != "quick" {
-			t.Errorf("Reps %d: profile %s with %d reps, want quick with %d", c.reps, seen.Profile, seen.Reps, c.want)
+		if seen.Reps != c.want || seen.Scale != "quick" {
+			t.Errorf("Reps %d: profile %s with %d reps, want quick with %d", c.reps, seen.Scale, seen.Reps, c.want)
 		}
 	}
-	if commCostProfiles["quick"].Reps != 3 {
-		t.Errorf("an override changed the profile table: %+v", commCostProfiles["quick"])
+	if commCostScales["quick"].Reps != 3 {
+		t.Errorf("an override changed the profile table: %+v", commCostScales["quick"])
 	}
-	_, k, _, _ := knobsOf(Env{Profile: "full", Reps: 5}, observerProfiles)
+	_, k, _, _ := knobsOf(Env{Scale: "full", Reps: 5}, observerProfiles)
 	if k.Pairs != 5 {
 		t.Errorf("observer: Reps 5 gave %d pairs", k.Pairs)
 	}
 	ran = false
-	if _, err := Run(context.Background(), spec, Options{Profile: "quick", Reps: -1}); err == nil || !strings.Contains(err.Error(), "repetitions -1") || ran {
+	if _, err := Run(context.Background(), spec, Options{Scale: "quick", Reps: -1}); err == nil || !strings.Contains(err.Error(), "repetitions -1") || ran {
 		t.Errorf("Reps -1: err %v, experiment ran: %v", err, ran)
 	}
 }

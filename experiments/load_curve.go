@@ -39,7 +39,7 @@ const loadCurveProfile = "heterogeneous-2"
 
 // loadCurveKnobs are load-curve's settings under one profile.
 type loadCurveKnobs struct {
-	Profile         string
+	Scale         string
 	Reps            int
 	Fractions       []float64 // offered loads, fractions of the reference's capacity
 	WarmUp, Measure time.Duration
@@ -53,7 +53,7 @@ func (k *loadCurveKnobs) reps() *int { return &k.Reps }
 
 // Manifest lists the knobs for manifest.json.
 func (k loadCurveKnobs) Manifest() map[string]any {
-	return map[string]any{"profile": k.Profile, "reps": k.Reps, "load_fractions": k.Fractions,
+	return map[string]any{"profile": k.Scale, "reps": k.Reps, "load_fractions": k.Fractions,
 		"load_warmup": k.WarmUp.String(), "load_measure": k.Measure.String(), "load_windows": k.Windows,
 		"capacity_start": k.Start, "capacity_precision": k.Precision, "worker_opts": "",
 		"load_shuffle": "uniform (" + uniformShuffle + ")"}
@@ -62,11 +62,11 @@ func (k loadCurveKnobs) Manifest() map[string]any {
 // loadCurveProfiles: ci has two loads (below saturation and 110%) so that both claims can be decided
 // in about 20 minutes; quick has the seven loads of the design (20-110%); full longer windows, 5 runs.
 var loadCurveProfiles = map[string]loadCurveKnobs{
-	"ci": {Profile: "ci", Reps: 3, Fractions: []float64{0.5, 1.1}, WarmUp: 40 * time.Second, Measure: 20 * time.Second,
+	"ci": {Scale: "ci", Reps: 3, Fractions: []float64{0.5, 1.1}, WarmUp: 40 * time.Second, Measure: 20 * time.Second,
 		Windows: 2, Start: 50, Precision: 0.2},
-	"quick": {Profile: "quick", Reps: 3, Fractions: []float64{0.2, 0.4, 0.6, 0.8, 0.9, 1.0, 1.1}, WarmUp: 40 * time.Second,
+	"quick": {Scale: "quick", Reps: 3, Fractions: []float64{0.2, 0.4, 0.6, 0.8, 0.9, 1.0, 1.1}, WarmUp: 40 * time.Second,
 		Measure: 20 * time.Second, Windows: 2, Start: 50, Precision: 0.1},
-	"full": {Profile: "full", Reps: 5, Fractions: []float64{0.2, 0.4, 0.6, 0.8, 0.9, 1.0, 1.1}, WarmUp: 30 * time.Second,
+	"full": {Scale: "full", Reps: 5, Fractions: []float64{0.2, 0.4, 0.6, 0.8, 0.9, 1.0, 1.1}, WarmUp: 30 * time.Second,
 		Measure: 60 * time.Second, Windows: 3, Start: 50, Precision: 0.05},
 }
 
@@ -107,7 +107,7 @@ func loadCurveOn(lt loadTopology) *Spec {
 		Cost:        lab.Cost{CI: "~25 min", Quick: "~65 min", Full: "~2 h"},
 		Needs: lab.Needs{Need: lab.NeedsCluster,
 			Why: "it searches EvenScheduler's capacity and runs open-loop loads on one Storm cluster: its own containers, or a target"},
-		Profiles: profiles(loadCurveProfiles),
+		Scales: profiles(loadCurveProfiles),
 		Extra:    []string{"capacity.json (the reference's search)", "latency-vs-throughput.png/svg/pdf"},
 		Run:      func(ctx context.Context, env Env) (*Results, error) { return runLoadCurve(ctx, env, lt) },
 		Claims:   loadCurveClaims,
@@ -161,9 +161,9 @@ func runLoadCurve(ctx context.Context, env Env, lt loadTopology) (*Results, erro
 		return nil, err
 	}
 	if !ok {
-		return nil, fmt.Errorf("load-curve has no profile %q: use ci, quick or full", env.Profile)
+		return nil, fmt.Errorf("load-curve has no profile %q: use ci, quick or full", env.Scale)
 	}
-	res := &Results{Experiment: "load-curve", Metrics: loadCurveMetrics, Profile: k.Profile, NoVerdict: noVerdict(k.Profile, k.Reps), Knobs: knobsManifest(k)}
+	res := &Results{Experiment: "load-curve", Metrics: loadCurveMetrics, Scale: k.Scale, NoVerdict: noVerdict(k.Scale, k.Reps), Knobs: knobsManifest(k)}
 	res.Knobs["topology"] = cmp.Or(lt.File, "wordcount")
 	if len(lt.Warnings) > 0 {
 		res.Knobs["replay_warnings"] = lt.Warnings
@@ -174,7 +174,7 @@ func runLoadCurve(ctx context.Context, env Env, lt loadTopology) (*Results, erro
 	counter := newRunCounter(env, len(loadCurveSchedulers)*len(k.Fractions)*k.Reps)
 	var ref *capacity.Result
 	// One cluster serves both schedulers; the reference (the first) is searched on it first.
-	cs := harness.ClusterSpec{Profile: loadCurveProfile, Seed: 1}
+	cs := harness.ClusterSpec{Shape: loadCurveProfile, Seed: 1}
 	err = withSession(ctx, env, cs, loadCurveSchedulers[0], func(all *session) error {
 		if stated := env.Calibration; stated > 0 {
 			// Stated (--calibration): no search, so no capacity.json; the manifest says so.

@@ -39,7 +39,7 @@ const (
 // profile: pairs (one run each, both arms side by side), fixed warm-up
 // and window.
 type observerKnobs struct {
-	Profile         string
+	Scale         string
 	Pairs           int
 	WarmUp, Measure time.Duration
 	WorkerOpts      string // extra worker JVM options
@@ -49,16 +49,16 @@ func (k *observerKnobs) reps() *int { return &k.Pairs }
 
 // Manifest lists the knobs for manifest.json.
 func (k observerKnobs) Manifest() map[string]any {
-	return map[string]any{"profile": k.Profile, "worker_opts": k.WorkerOpts, "observer_pairs": k.Pairs,
+	return map[string]any{"profile": k.Scale, "worker_opts": k.WorkerOpts, "observer_pairs": k.Pairs,
 		"observer_warmup": k.WarmUp.String(), "observer_measure": k.Measure.String(), "observer_max_spout_pending": observerPending}
 }
 
 // observerProfiles: ci is a walking check for make test (one pair, short windows, no verdict; the
 // claim logic is unit-tested).
 var observerProfiles = map[string]observerKnobs{
-	"ci":    {Profile: "ci", Pairs: 1, WarmUp: 10 * time.Second, Measure: 20 * time.Second, WorkerOpts: c1Only},
-	"quick": {Profile: "quick", Pairs: 6, WarmUp: 20 * time.Second, Measure: 45 * time.Second, WorkerOpts: c1Only},
-	"full":  {Profile: "full", Pairs: 10, WarmUp: 30 * time.Second, Measure: 120 * time.Second},
+	"ci":    {Scale: "ci", Pairs: 1, WarmUp: 10 * time.Second, Measure: 20 * time.Second, WorkerOpts: c1Only},
+	"quick": {Scale: "quick", Pairs: 6, WarmUp: 20 * time.Second, Measure: 45 * time.Second, WorkerOpts: c1Only},
+	"full":  {Scale: "full", Pairs: 10, WarmUp: 30 * time.Second, Measure: 120 * time.Second},
 }
 
 // Observer measures the observer effect of the harness's own instrumentation (the task hook in every
@@ -99,7 +99,7 @@ func Observer() *Spec {
 		Cost: lab.Cost{CI: "~2 min", Quick: "~11 min", Full: "~40 min"},
 		Needs: lab.Needs{Need: lab.NeedsCluster,
 			Why: "it runs two copies of the Throughput chain side by side, read by Storm's own counters, on a Storm cluster: its own containers, or a target"},
-		Profiles: profiles(observerProfiles),
+		Scales: profiles(observerProfiles),
 		Run:      runObserver,
 		Claims:   observerClaims,
 	}
@@ -130,12 +130,12 @@ func runObserver(ctx context.Context, env Env) (*Results, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &Results{Experiment: "observer", Metrics: observerMetrics, Profile: k.Profile, Knobs: knobsManifest(k)}
+	res := &Results{Experiment: "observer", Metrics: observerMetrics, Scale: k.Scale, Knobs: knobsManifest(k)}
 	if k.Pairs < MinVerdictReps {
 		res.NoVerdict = fmt.Sprintf("%d pairs; a verdict needs >= %d", k.Pairs, MinVerdictReps)
 	}
 	counter := newRunCounter(env, k.Pairs)
-	cs := harness.ClusterSpec{Profile: observerProfile, Seed: 1}
+	cs := harness.ClusterSpec{Shape: observerProfile, Seed: 1}
 	err = withSession(ctx, env, cs, "storm-even", func(s *session) error {
 		for i := 0; i < k.Pairs; i++ {
 			mainOn := observerMainOn(i)

@@ -2,7 +2,6 @@ package experiments
 
 import (
 	"math"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -114,16 +113,6 @@ func TestObserverSpec(t *testing.T) {
 			}
 		}
 	}
-}
-
-// TestExperimentObserver runs the observer experiment on containers under quick and full. Under the ci
-// profile (make test) it is left to cmd/stormlab's TestObserverTarget, which runs its one pair through
-// the standing cluster's target file.
-func TestExperimentObserver(t *testing.T) {
-	if p := os.Getenv(ProfileEnv); p != "quick" && p != "full" && os.Getenv("STORMLAB_OBSERVER") == "" {
-		t.Skipf("observer: run through a target by cmd/stormlab's TestObserverTarget under ci (set %s=quick, or STORMLAB_OBSERVER=1, to run it on containers here)", ProfileEnv)
-	}
-	runForTest(t, "observer")
 }
 
 // TestObserverPositionEffect: the run's own topology runs 10% slower than the one beside it whichever

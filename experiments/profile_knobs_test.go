@@ -27,16 +27,16 @@ func TestProfileKnobs(t *testing.T) {
 	for _, s := range List() {
 		w, cluster := want[s.Name]
 		if !cluster {
-			if s.Profiles != nil {
+			if s.Scales != nil {
 				t.Errorf("%s has Profiles but no entry in testdata/profile-knobs.json", s.Name)
 			}
 			continue
 		}
-		if len(s.Profiles) != len(w) {
-			t.Errorf("%s: profiles %d, want %d (%v)", s.Name, len(s.Profiles), len(w), w)
+		if len(s.Scales) != len(w) {
+			t.Errorf("%s: profiles %d, want %d (%v)", s.Name, len(s.Scales), len(w), w)
 		}
 		for p, wk := range w {
-			k, ok := s.Profiles[p]
+			k, ok := s.Scales[p]
 			if !ok {
 				t.Errorf("%s: no %s profile", s.Name, p)
 				continue
@@ -74,15 +74,15 @@ func knobsJSON(t *testing.T, m map[string]any) map[string]any {
 // The full profile keeps the papers' scale, quick issues verdicts and ci
 // does not (its one repetition per cell).
 func TestProfileVerdicts(t *testing.T) {
-	if k := deadlineProfiles["full"]; k.Reps < 3 || len(k.WordCountMB) != 2 || len(k.LoadPercents) != 3 {
+	if k := deadlineScales["full"]; k.Reps < 3 || len(k.WordCountMB) != 2 || len(k.LoadPercents) != 3 {
 		t.Errorf("full deadline profile must have >= 3 repetitions, two data sizes and the paper's three loads: %+v", k)
 	}
-	for name, k := range commCostProfiles {
+	for name, k := range commCostScales {
 		if v := noVerdict(name, k.Reps); (v == "") != (name != "ci") {
 			t.Errorf("profile %s (%d reps): no-verdict reason %q; only ci may have one", name, k.Reps, v)
 		}
 	}
-	if _, err := Run(context.Background(), CommCost(), Options{Profile: "huge"}); err == nil || !strings.Contains(err.Error(), "ci, quick or full") {
+	if _, err := Run(context.Background(), CommCost(), Options{Scale: "huge"}); err == nil || !strings.Contains(err.Error(), "ci, quick or full") {
 		t.Errorf("unknown profile: err = %v, want one naming ci, quick or full", err)
 	}
 }
@@ -99,13 +99,13 @@ func TestDeadlineRunCount(t *testing.T) {
 		{"quick", 3*3*1 + 3*1*2}, // sizes: kmeans 0.5; load: kmeans at 20, 80
 		{"full", 3*3*4 + 3*2*3},  // sizes: two per query; load: both queries at 20, 50, 80
 	} {
-		d := &deadlineRunner{prof: deadlineProfiles[c.profile]}
+		d := &deadlineRunner{prof: deadlineScales[c.profile]}
 		if n := len(d.runs()); n != c.want {
 			t.Errorf("%s: %d runs, want %d", c.profile, n, c.want)
 		}
 	}
 	// Run names are the kept runs' folders, which --resume reads back: unchanged.
-	runs := (&deadlineRunner{prof: deadlineProfiles["quick"]}).runs()
+	runs := (&deadlineRunner{prof: deadlineScales["quick"]}).runs()
 	var names []string
 	for _, r := range runs {
 		names = append(names, r.name())

@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"context"
+	"github.com/stormlab/stormlab/infra/clusterref"
 	"io"
 	"os"
 	"path/filepath"
@@ -78,7 +79,6 @@ func TestRunOrResume(t *testing.T) {
 // kept starts none (no Docker engine needed); a failed start is returned to
 // every later call and nothing is left to tear down.
 func TestSessionStartsOnFirstUse(t *testing.T) {
-	t.Setenv(target.Env, "") // containers, not a user's cluster
 	raw := t.TempDir()
 	if err := harness.Save(filepath.Join(raw, "k-r0"), &harness.RunResult{TopologyID: "kept", Measurement: harness.Measurement{Throughput: 1}}); err != nil {
 		t.Fatal(err)
@@ -86,7 +86,7 @@ func TestSessionStartsOnFirstUse(t *testing.T) {
 	env := Env{Log: io.Discard, RawDir: raw, Resume: true}
 	ctx := context.Background()
 	var started bool
-	err := withSession(ctx, env, harness.ClusterSpec{Profile: "heterogeneous-2"}, "storm-even", func(s *session) error {
+	err := withSession(ctx, env, harness.ClusterSpec{Shape: "heterogeneous-2"}, "storm-even", func(s *session) error {
 		s.onStart = func(harness.Cluster) (func() error, error) { started = true; return nil, nil }
 		r, resumed, err := runOrResume(env, "k-r0", func() (*harness.RunResult, error) { return s.Run(ctx, harness.RunSpec{}) })
 		if err != nil || !resumed || r.TopologyID != "kept" {
@@ -118,14 +118,15 @@ func TestSessionStartsOnFirstUse(t *testing.T) {
 	}
 }
 
-// A user's cluster is not described by a profile: before a start, Capacity opens it (here: a target
-// file that is not there, so the error names the variable) instead of answering the profile's.
+// A user's cluster is not described by a shape: before a start, Capacity opens it (here: a target
+// whose UI does not answer, so the error names it) instead of answering the shape's.
 func TestSessionCapacityOfTarget(t *testing.T) {
-	t.Setenv(target.Env, filepath.Join(t.TempDir(), "no-such-target.json"))
-	err := withSession(context.Background(), Env{Log: io.Discard}, harness.ClusterSpec{Profile: "heterogeneous-2"}, "storm-even", func(s *session) error {
+	tg := &target.Target{Name: "gone", UI: "http://127.0.0.1:1"}
+	env := Env{Log: io.Discard, Cluster: clusterref.Ref{Kind: clusterref.Target, File: "gone.yaml", Target: tg}}
+	err := withSession(context.Background(), env, harness.ClusterSpec{Shape: "heterogeneous-2"}, "storm-even", func(s *session) error {
 		c, err := s.Capacity()
-		if err == nil || !strings.Contains(err.Error(), target.Env) {
-			t.Errorf("Capacity() = %v, %v; want an error naming $%s", c, err, target.Env)
+		if err == nil || !strings.Contains(err.Error(), "target UI http://127.0.0.1:1 does not answer") {
+			t.Errorf("Capacity() = %v, %v; want an error naming the target's UI", c, err)
 		}
 		return nil
 	})

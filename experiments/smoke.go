@@ -56,7 +56,7 @@ func Smoke() *Spec {
 			res := &Results{Metrics: clusterMetrics}
 			counter := newRunCounter(env, len(scheds))
 			// One cluster for both schedulers: containers, or $STORMLAB_TARGET (a user's cluster).
-			cs := harness.ClusterSpec{Profile: "heterogeneous-2", Seed: 1}
+			cs := harness.ClusterSpec{Shape: "heterogeneous-2", Seed: 1}
 			err := withSession(ctx, env, cs, scheds[0], func(all *session) error {
 				for i, s := range scheds {
 					row, err := smokeRun(ctx, env, all.as(s), counter, i)

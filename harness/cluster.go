@@ -19,7 +19,7 @@ import (
 
 // ClusterSpec says which containerized cluster a run gets.
 type ClusterSpec struct {
-	Profile string // infra/docker profile, e.g. "heterogeneous-2"
+	Shape string // infra/docker profile, e.g. "heterogeneous-2"
 	DelayMs int    // emulated network delay between nodes (in Storm's messaging layer: docker.DelayTransport); 0 = none
 	Seed    uint64 // scheduler seed passed to the service
 	Mul     int    // K-PART balance multiplier passed to the service

@@ -13,7 +13,6 @@ import (
 	"github.com/stormlab/stormlab/infra/docker"
 	"github.com/stormlab/stormlab/infra/images"
 	"github.com/stormlab/stormlab/infra/protocol"
-	"github.com/stormlab/stormlab/infra/target"
 	"github.com/stormlab/stormlab/schedulers"
 )
 
@@ -49,7 +48,7 @@ type Session struct {
 // default acker count instead of RAS's estimate.
 func StartSession(ctx context.Context, cs ClusterSpec, scheduler string) (*Session, error) {
 	if cs.Target != nil {
-		return nil, fmt.Errorf("this experiment needs clusters of its own (its supervisors, delays or faults): it cannot run on a target yet; leave out the target (%s)", target.Env)
+		return nil, fmt.Errorf("this experiment needs clusters of its own (its supervisors, delays or faults): it cannot run on a target yet; run it on containers (--cluster containers)")
 	}
 	if _, bridged := StormSchedulerClass(scheduler); bridged {
 		if _, err := schedulers.Lookup(scheduler); err != nil {
@@ -65,7 +64,7 @@ func StartSession(ctx context.Context, cs ClusterSpec, scheduler string) (*Sessi
 		return nil, err
 	}
 	opts := []docker.Option{
-		docker.WithProfile(orDefault(cs.Profile, docker.DefaultProfile)),
+		docker.WithShape(orDefault(cs.Shape, docker.DefaultShape)),
 		docker.WithScheduler(protocol.BridgeClass),
 		docker.WithService("", "--scheduler", svcScheduler, "--options", soJSON, "--reschedule-every", cs.rescheduleEvery().String()),
 		docker.WithLogf(cs.Logf),
@@ -263,6 +262,6 @@ func (s *Session) Close(ctx context.Context) error {
 // stamp records the cluster's profile, versions and images in a result.
 func (s *Session) stamp(res *RunResult) {
 	c := s.c
-	res.Cluster, res.StormVersion, res.StartS = c.Profile, images.StormVersion, c.StartDuration().Seconds()
+	res.Cluster, res.StormVersion, res.StartS = c.Shape, images.StormVersion, c.StartDuration().Seconds()
 	res.Images = map[string]string{"zookeeper": c.Images.ZooKeeper, "storm": c.Images.Storm, "service": c.Images.Service}
 }

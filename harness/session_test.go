@@ -16,7 +16,7 @@ import (
 func TestSessionEnds(t *testing.T) {
 	ctx := clusterTest(t)
 	t0 := time.Now()
-	s, err := StartSession(ctx, ClusterSpec{Profile: "homogeneous-2", Seed: 1, Logf: t.Logf}, "storm-even")
+	s, err := StartSession(ctx, ClusterSpec{Shape: "homogeneous-2", Seed: 1, Logf: t.Logf}, "storm-even")
 	t.Cleanup(func() {
 		if err := s.Close(context.Background()); err != nil {
 			t.Errorf("close: %v", err)

@@ -7,7 +7,7 @@ import (
 )
 
 func claims(exp string, verdicts ...string) ClaimsFile {
-	f := ClaimsFile{Experiment: exp, Profile: "quick"}
+	f := ClaimsFile{Experiment: exp, Scale: "quick"}
 	for i := 0; i+1 < len(verdicts); i += 2 {
 		f.Claims = append(f.Claims, ClaimRecord{Statement: verdicts[i], Kind: "paper", Verdict: verdicts[i+1]})
 	}

@@ -28,12 +28,14 @@ import (
 
 // capacityOptions are the flags of `stormlab capacity`.
 type capacityOptions struct {
-	scheduler, topology, profile, target, arrivals, out, format string
-	search                                                      capacity.Options
-	window, warmup                                              time.Duration
-	windows, reps                                               int
-	seed                                                        uint64
-	extra                                                       []string
+	scheduler, topology, shape, target, arrivals, out, format string
+	search                                                    capacity.Options
+	window, warmup                                            time.Duration
+	windows, reps                                             int
+	seed                                                      uint64
+	extra                                                     []string
+	cluster                                                   string // --cluster: a shape or target:FILE (clusterFlags)
+	oldProfile, oldTarget                                     string // the deprecated --profile and --target
 }
 
 func (o *capacityOptions) validate() error {
@@ -66,7 +68,7 @@ func (o *capacityOptions) validate() error {
 	} else if _, err := topologies.LookupStormMain(o.topology); err != nil {
 		return err
 	}
-	if _, err := docker.Profile(o.profile); err != nil {
+	if _, err := docker.Shape(o.shape); err != nil && o.target == "" {
 		return err
 	}
 	for _, f := range []string{"--rate", "--arrivals", "--name"} {
@@ -78,7 +80,7 @@ func (o *capacityOptions) validate() error {
 }
 
 func newCapacityCmd() *cobra.Command {
-	o := capacityOptions{profile: docker.DefaultProfile, arrivals: "constant", format: "table", seed: 1,
+	o := capacityOptions{shape: docker.DefaultShape, arrivals: "constant", format: "table", seed: 1,
 		window: 10 * time.Second, windows: 3, reps: 1, warmup: 60 * time.Second, search: capacity.DefaultOptions}
 	cmd := &cobra.Command{
 		Use:   "capacity --scheduler NAME --topology throughput|wordcount|kmeans|replay:FILE [flags] [-- topology flags]",
@@ -94,6 +96,10 @@ func newCapacityCmd() *cobra.Command {
 				return fmt.Errorf("capacity takes no arguments (got %q): topology flags go after `--`", args[0])
 			}
 			o.extra = args
+			var err error
+			if o.shape, o.target, err = clusterFlags(o.cluster, o.oldProfile, o.oldTarget); err != nil {
+				return err
+			}
 			if err := o.validate(); err != nil {
 				return err
 			}
@@ -112,8 +118,11 @@ func newCapacityCmd() *cobra.Command {
 	f := cmd.Flags()
 	f.StringVar(&o.scheduler, "scheduler", "", "scheduler: any Go scheduler (stormlab schedulers), or storm-even, storm-default, storm-ras (native)")
 	f.StringVar(&o.topology, "topology", "", "topology: "+strings.Join(stormTopologyNames(), ", ")+", or replay:FILE (a captured topology, see stormlab capture)")
-	f.StringVar(&o.profile, "profile", o.profile, "cluster profile: "+strings.Join(docker.Profiles(), ", "))
-	f.StringVar(&o.target, "target", "", "target file: search on that existing Storm cluster (no containers are started)")
+	f.StringVar(&o.cluster, "cluster", "", "where to run: SHAPE, containers of a shape ("+strings.Join(docker.Shapes(), ", ")+"; default "+docker.DefaultShape+"), or target:FILE, an existing Storm cluster (no containers are started; --delay-ms does not apply)")
+	f.StringVar(&o.oldProfile, "profile", "", "a cluster shape (deprecated: use --cluster SHAPE)")
+	f.StringVar(&o.oldTarget, "target", "", "a target file (deprecated: use --cluster target:FILE)")
+	deprecate(cmd, "profile", "--cluster SHAPE")
+	deprecate(cmd, "target", "--cluster target:FILE")
 	f.Float64Var(&o.search.Start, "start", o.search.Start, "first offered rate, tuples/s")
 	f.Float64Var(&o.search.Factor, "factor", o.search.Factor, "step-up factor until a rate fails")
 	f.Float64Var(&o.search.Precision, "precision", o.search.Precision, "stop bisecting when (failed - sustainable) / sustainable is at most this")
@@ -136,7 +145,7 @@ func newCapacityCmd() *cobra.Command {
 type capacityReport struct {
 	Scheduler string `json:"scheduler"`
 	Topology  string `json:"topology"`
-	Profile   string `json:"profile"`
+	Cluster   string `json:"cluster"`
 	capacity.Summary
 	Criteria  capacityCriteria   `json:"criteria"`
 	Precision float64            `json:"precision"`
@@ -160,7 +169,7 @@ func searchCapacity(ctx context.Context, o capacityOptions, tg *target.Target, s
 		return failed(err)
 	}
 	defer closeRun()
-	rep := capacityReport{Scheduler: o.scheduler, Topology: o.topology, Profile: o.profile, Precision: o.search.Precision,
+	rep := capacityReport{Scheduler: o.scheduler, Topology: o.topology, Cluster: o.shape, Precision: o.search.Precision,
 		Criteria: capacityCriteria{o.search.Criteria.MinAchieved, msOf(o.search.Criteria.P99Bound), msOf(o.search.Criteria.MaxLagGrowth)}}
 	for i := range o.reps {
 		r, err := capacity.Search(ctx, o.prober(run, i, logf), o.withLog(logf, i))
@@ -192,9 +201,9 @@ func (o capacityOptions) withLog(logf func(string, ...any), i int) capacity.Opti
 // capacityRunner opens the one cluster every step runs on (harness.Open: containers started once, or the
 // target). closeRun releases it: the containers are removed, a target's connections closed.
 func capacityRunner(ctx context.Context, o *capacityOptions, tg *target.Target, logf func(string, ...any)) (run func(context.Context, harness.RunSpec) (*harness.RunResult, error), closeRun func(), err error) {
-	cs := harness.ClusterSpec{Profile: o.profile, Seed: o.seed, Logf: logf, Target: tg}
+	cs := harness.ClusterSpec{Shape: o.shape, Seed: o.seed, Logf: logf, Target: tg}
 	if tg != nil {
-		o.profile = orDefaultStr(tg.Name, "target")
+		o.shape = orDefaultStr(tg.Name, "target")
 		logf("%s on %s (target %s): Ctrl-C cancels and kills the topology", o.scheduler, o.topology, o.target)
 	} else {
 		cli, err := images.NewClient(ctx)
@@ -202,7 +211,7 @@ func capacityRunner(ctx context.Context, o *capacityOptions, tg *target.Target, 
 			return nil, nil, err
 		}
 		cli.Close()
-		logf("%s on %s (profile %s): starting one cluster for every step; Ctrl-C cancels and removes it", o.scheduler, o.topology, o.profile)
+		logf("%s on %s (cluster %s): starting one cluster for every step; Ctrl-C cancels and removes it", o.scheduler, o.topology, o.shape)
 	}
 	c, err := harness.Open(ctx, cs, o.scheduler)
 	closeRun = func() {
@@ -278,7 +287,7 @@ func (o capacityOptions) write(rep capacityReport, stdout io.Writer) error {
 // writeCapacityTable prints every step, then the capacity with its CI.
 func writeCapacityTable(w io.Writer, rep capacityReport) error {
 	t := &reports.Table{
-		Title: fmt.Sprintf("stormlab capacity: %s on %s (%s)", rep.Scheduler, rep.Topology, rep.Profile),
+		Title: fmt.Sprintf("stormlab capacity: %s on %s (%s)", rep.Scheduler, rep.Topology, rep.Cluster),
 		Columns: []string{"search", "step", "phase", "offered (tuples/s)", "acked, lowest window (tuples/s)",
 			"latency p99 from intended, highest (ms)", "send lag p50 growth (ms)", "sustainable", "wall (s)"},
 	}

@@ -25,7 +25,7 @@ func TestCapacityBadInput(t *testing.T) {
 		{"unknown topology", []string{"capacity", "--scheduler", "kpart", "--topology", "pi"}, `unknown storm topology "pi"`},
 		{"replay file missing", []string{"capacity", "--scheduler", "kpart", "--topology", "replay:testdata/absent.json"}, "absent.json"},
 		{"replay of a plain graph", []string{"capacity", "--scheduler", "kpart", "--topology", "replay:testdata/small.json"}, "capture one with"},
-		{"unknown profile", base("--profile", "huge-9"), `unknown cluster profile "huge-9"`},
+		{"unknown shape", base("--cluster", "huge-9"), `unknown cluster shape "huge-9"`},
 		{"start zero", base("--start", "0"), "start rate 0 is not a rate"},
 		{"start NaN", base("--start", "NaN"), "start rate NaN is not a rate"},
 		{"max below start", base("--start", "500", "--max", "100"), "below the start rate"},
@@ -74,7 +74,7 @@ func TestCapacityTableGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep := capacityReport{Scheduler: "kpart", Topology: "wordcount", Profile: "heterogeneous-2", Summary: s,
+	rep := capacityReport{Scheduler: "kpart", Topology: "wordcount", Cluster: "heterogeneous-2", Summary: s,
 		Searches: []*capacity.Result{r}, Steps: r.Steps, WallS: 151}
 	var b bytes.Buffer
 	if err := writeCapacityTable(&b, rep); err != nil {

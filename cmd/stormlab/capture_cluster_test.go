@@ -53,7 +53,7 @@ func TestCaptureWordCount(t *testing.T) {
 	defer interrupt()
 	runDone := make(chan string, 1)
 	go func() {
-		code, out, errs := cliInterruptible(runCtx, t, "run", "--target", file, "--scheduler", "storm-even", "--topology", "wordcount",
+		code, out, errs := cliInterruptible(runCtx, t, "run", "--cluster", "target:"+file, "--scheduler", "storm-even", "--topology", "wordcount",
 			"--rate", fmt.Sprint(wcRate), "--warmup", "30s", "--measure", "5m", "--format", "json", "--", "--workers", "2",
 			"--parallelism", "2", "--parallelism.count", "3", "--work-us", fmt.Sprint(wcWorkUs), "--conf", idleSleeps)
 		runDone <- fmt.Sprintf("exit %d\nstdout %s\nstderr (last lines) %s", code, out, lastN(errs, 12))
@@ -98,7 +98,7 @@ func TestCaptureWordCount(t *testing.T) {
 	compareSources(t, outs["auto"], outs["storm-ui"])
 
 	// whatif on the capture, with the target's capacities and the captured placement.
-	code, out, errs := cliNoDocker(t, "whatif", outs["auto"], "--target", file, "--format", "json")
+	code, out, errs := cliNoDocker(t, "whatif", outs["auto"], "--cluster", "target:"+file, "--format", "json")
 	var o whatifOutput
 	if code != exitOK || json.Unmarshal([]byte(out), &o) != nil || o.Current == "" || len(o.Nodes) != len(sups) {
 		t.Errorf("whatif on the capture: exit %d stderr %q; want 0, a current placement, %d nodes", code, errs, len(sups))

@@ -65,7 +65,7 @@ func roundTrip(ctx context.Context, t *testing.T, file string, tg *target.Target
 	runDone := make(chan string, 1)
 	var row runRow
 	go func() {
-		code, so, errs := cliNoDocker(t, "run", "--target", file, "--scheduler", "storm-even", "--topology", "replay:"+captured,
+		code, so, errs := cliNoDocker(t, "run", "--cluster", "target:"+file, "--scheduler", "storm-even", "--topology", "replay:"+captured,
 			"--warmup", "60s", "--measure", "60s", "--format", "json", "--", "--conf", idleSleeps)
 		if code == exitOK && json.Unmarshal([]byte(so), &row) != nil {
 			code = -1 // not a JSON row

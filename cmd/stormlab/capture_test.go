@@ -80,7 +80,7 @@ func TestCaptureCLI(t *testing.T) {
 	if len(c.Components) != 4 || len(c.Vertices) != 7 || len(c.Placement) != 7 || c.Provenance.Cluster != "lab" {
 		t.Errorf("captured %d components, %d tasks, placement %v, cluster %q", len(c.Components), len(c.Vertices), c.Placement, c.Provenance.Cluster)
 	}
-	code, stdout, stderr = cli(t, "whatif", out, "--target", tg, "--schedulers", "kpart,even", "--format", "json")
+	code, stdout, stderr = cli(t, "whatif", out, "--cluster", "target:"+tg, "--schedulers", "kpart,even", "--format", "json")
 	if code != exitOK {
 		t.Fatalf("whatif: exit %d stderr %q", code, stderr)
 	}

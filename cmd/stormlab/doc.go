@@ -4,7 +4,7 @@
 //	stormlab partition --graph FILE|random:N:M --k K --scheduler NAME [--mul M] [--seed S] [--format json|table]
 //	stormlab spd --graph FILE|random:N --resources C --scheduler NAME [--seed S] [--format json|table]
 //	stormlab schedulers
-//	stormlab experiment NAME|list [--out DIR] [--profile ci|quick|full] [--force | --resume]
+//	stormlab experiment NAME|list [--out DIR] [--scale ci|quick|full] [--cluster containers|target:FILE] [--force | --resume]
 //	stormlab report DIR [--out FILE] [--title TEXT]
 //	stormlab run --scheduler NAME --topology throughput|wordcount|kmeans [flags] [-- topology flags]
 //	stormlab compare BASE_DIR NEW_DIR [--metric M]... [--threshold 0.05] [--only-changed] [--fail-on-regression] [--format table|markdown|csv|json]

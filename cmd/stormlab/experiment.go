@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"github.com/stormlab/stormlab/infra/clusterref"
 	"io"
 	"os"
 	"path/filepath"
@@ -25,7 +26,7 @@ import (
 var listExperiments = experiments.List
 
 // writeExperimentList is `stormlab experiment list`: each experiment's
-// needs and expected wall time per profile, from its Spec.
+// needs and expected wall time per scale, from its Spec.
 func writeExperimentList(w io.Writer, results string) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tDOCKER\tNEEDS\tCI\tQUICK\tFULL\tLAST RUN\tDESCRIPTION\tREPRODUCES")
@@ -44,7 +45,7 @@ func writeExperimentList(w io.Writer, results string) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintln(w, "\nNEEDS: none (in process), cluster (containers or --target), cluster + control (containers, or --target with a control section), containers (its own).\nCI, QUICK, FULL: expected wall time per --profile on a 2-core machine (cluster experiments: estimates).\nLAST RUN: the wall time of the run in --out (profile, and \"over\" when above its cost by more than x1.5).")
+	_, err := fmt.Fprintln(w, "\nNEEDS: none (in process), cluster (containers or --cluster target:FILE), cluster + control (containers, or a target with a control section), containers (its own).\nCI, QUICK, FULL: expected wall time per --scale on a 2-core machine (cluster experiments: estimates).\nLAST RUN: the wall time of the run in --out (scale, and \"over\" when above its cost by more than x1.5).")
 	return err
 }
 
@@ -59,8 +60,8 @@ func lastRun(results string, s *experiments.Spec) string {
 	if json.Unmarshal(b, &m) != nil || m.WallSeconds <= 0 {
 		return "-"
 	}
-	txt := fmt.Sprintf("%s (%s)", time.Duration(m.WallSeconds*float64(time.Second)).Round(time.Second), m.Profile)
-	if d, ok := s.Cost.Budget(m.Profile); ok && m.WallSeconds > lab.OverBudget*d.Seconds() {
+	txt := fmt.Sprintf("%s (%s)", time.Duration(m.WallSeconds*float64(time.Second)).Round(time.Second), m.Scale)
+	if d, ok := s.Cost.Budget(m.Scale); ok && m.WallSeconds > lab.OverBudget*d.Seconds() {
 		txt += " over"
 	}
 	return txt
@@ -112,7 +113,7 @@ func refuseTarget(names []string, tg *target.Target) error {
 			return err
 		}
 		if why := spec.Needs.OnTarget(tg.Control != nil); why != nil {
-			return fmt.Errorf("%s cannot run on a target: %v; run it without --target (it starts its own containers)", n, why)
+			return fmt.Errorf("%s cannot run on a target: %v; run it with --cluster containers, the default (it starts its own)", n, why)
 		}
 	}
 	return nil
@@ -139,20 +140,42 @@ func isTerminal(w io.Writer) bool {
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
+// experimentCluster resolves where the experiments names run, from --cluster or the deprecated
+// --target, and refuses a target to experiments that need clusters of their own. Each experiment
+// keeps its own cluster shapes: a shape is refused.
+func experimentCluster(cluster, targetFile string, names []string) (clusterref.Ref, error) {
+	if cluster != "" && targetFile != "" {
+		return clusterref.Ref{}, fmt.Errorf("--cluster and --target: give one (--cluster target:FILE)")
+	}
+	if targetFile != "" {
+		cluster = "target:" + targetFile
+	}
+	where, err := clusterref.Resolve(cluster)
+	if err != nil {
+		return clusterref.Ref{}, err
+	}
+	if where.Shape != "" {
+		return clusterref.Ref{}, fmt.Errorf("--cluster %s: experiments start clusters of their own shapes; give --cluster containers or target:FILE", cluster)
+	}
+	if where.IsTarget() {
+		if err := refuseTarget(names, where.Target); err != nil {
+			return clusterref.Ref{}, err
+		}
+	}
+	return where, nil
+}
+
 func newExperimentCmd() *cobra.Command {
 	out := "results"
 	if d := os.Getenv("STORMLAB_OUT"); d != "" {
 		out = d
 	}
-	profile := os.Getenv(experiments.ProfileEnv)
-	if profile == "" {
-		profile = "quick"
-	}
+	scale, profile := experiments.DefaultScale, ""
 	force, resume := false, false
 	reps, calibration := 0, 0.0
-	targetFile, topology := "", ""
+	cluster, targetFile, topology := "", "", ""
 	cmd := &cobra.Command{
-		Use:   "experiment NAME|list [--out DIR] [--profile ci|quick|full] [--reps N] [--force | --resume] [--topology replay:FILE] [--calibration TPS]",
+		Use:   "experiment NAME|list [--out DIR] [--scale ci|quick|full] [--cluster containers|target:FILE] [--reps N] [--force | --resume] [--topology replay:FILE] [--calibration TPS]",
 		Short: "Run an experiment or suite (files go to DIR/NAME/); `experiment list` lists them",
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 1 {
@@ -176,8 +199,11 @@ func newExperimentCmd() *cobra.Command {
 			if err := os.MkdirAll(out, 0o755); err != nil {
 				return fmt.Errorf("--out: %w: choose a folder you can write to", err)
 			}
-			if err := experiments.CheckProfile(profile); err != nil {
-				return fmt.Errorf("--profile: %w", err)
+			if profile != "" {
+				scale = profile // the deprecated --profile
+			}
+			if err := experiments.CheckScale(scale); err != nil {
+				return fmt.Errorf("--scale: %w", err)
 			}
 			names := []string{name}
 			if isSuite {
@@ -189,20 +215,13 @@ func newExperimentCmd() *cobra.Command {
 			if err := experiments.CheckCalibration(name, calibration); err != nil {
 				return err
 			}
-			if targetFile != "" {
-				tg, err := target.Load(targetFile)
-				if err != nil {
-					return err
-				}
-				if err := refuseTarget(names, tg); err != nil {
-					return err
-				}
-				// The experiments read the target from the environment, as under `go test`.
-				os.Setenv(target.Env, targetFile)
+			where, err := experimentCluster(cluster, targetFile, names)
+			if err != nil {
+				return err
 			}
 			// Never overwrite results silently: an existing DIR/NAME needs --force.
 			if reps < 0 {
-				return fmt.Errorf("--reps %d: give the runs per cell (>= 1; a verdict needs >= %d), or leave it out for the profile's", reps, experiments.MinVerdictReps)
+				return fmt.Errorf("--reps %d: give the runs per cell (>= 1; a verdict needs >= %d), or leave it out for the scale's", reps, experiments.MinVerdictReps)
 			}
 			if force && resume {
 				return fmt.Errorf("--force and --resume exclude each other: --force starts again, --resume keeps the finished runs")
@@ -216,7 +235,7 @@ func newExperimentCmd() *cobra.Command {
 			}
 			meter := reports.NewMeter(stderr, isTerminal(stderr))
 			defer meter.Stop()
-			opts := experiments.Options{Out: out, Log: meter, Profile: profile, Progress: meter, Resume: resume, Reps: reps, Calibration: calibration}
+			opts := experiments.Options{Out: out, Log: meter, Scale: scale, Cluster: where, Progress: meter, Resume: resume, Reps: reps, Calibration: calibration}
 			if isSuite {
 				reps, err := experiments.RunSuite(cmd.Context(), suite, opts)
 				meter.Stop()
@@ -241,10 +260,14 @@ func newExperimentCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&out, "out", out, "results base folder, files go to DIR/NAME/ (or $STORMLAB_OUT when set)")
-	cmd.Flags().StringVar(&profile, "profile", profile, "cluster experiments' profile: ci (1 run per cell, no verdicts), quick (3 runs per cell), full (the papers' scale) (or $STORMLAB_PROFILE when set)")
-	cmd.Flags().StringVar(&targetFile, "target", "", "target file: run the cluster experiments on that existing Storm cluster instead of containers (or $STORMLAB_TARGET): "+targetHelp())
+	cmd.Flags().StringVar(&scale, "scale", scale, "cluster experiments' scale: ci (1 run per cell, no verdicts), quick (3 runs per cell), full (the papers' scale)")
+	cmd.Flags().StringVar(&cluster, "cluster", "", "where the cluster experiments run: containers (the default; each experiment starts its own shapes) or target:FILE, an existing Storm cluster: "+targetHelp())
+	cmd.Flags().StringVar(&profile, "profile", "", "the scale (deprecated: use --scale)")
+	cmd.Flags().StringVar(&targetFile, "target", "", "a target file (deprecated: use --cluster target:FILE)")
+	deprecate(cmd, "profile", "--scale")
+	deprecate(cmd, "target", "--cluster target:FILE")
 	cmd.Flags().BoolVar(&force, "force", false, "replace the results already in DIR/NAME")
-	cmd.Flags().IntVar(&reps, "reps", 0, "runs per cell of the cluster experiments (observer: pairs) instead of the profile's; with --resume the kept runs count towards them, so a finished experiment can be extended")
+	cmd.Flags().IntVar(&reps, "reps", 0, "runs per cell of the cluster experiments (observer: pairs) instead of the scale's; with --resume the kept runs count towards them, so a finished experiment can be extended")
 	cmd.Flags().StringVar(&topology, "topology", "", "run the experiment on your topology: replay:FILE, a topology captured with stormlab capture (experiments that take one: "+strings.Join(experiments.TopologyExperiments, ", ")+")")
 	cmd.Flags().Float64Var(&calibration, "calibration", 0, "the reference rate `TPS` (tuples/s) that the open-loop cells offer fractions of, instead of measuring it ("+strings.Join(experiments.CalibratedExperiments, ", ")+": EvenScheduler's saturated throughput, or load-curve's reference capacity, e.g. from stormlab capacity)")
 	cmd.Flags().BoolVar(&resume, "resume", false, "continue an interrupted experiment: cluster runs already kept in DIR/NAME/runs/ are read back, not run again")

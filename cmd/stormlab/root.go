@@ -50,6 +50,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return err })
+	root.PersistentPreRun = func(cmd *cobra.Command, _ []string) { warnDeprecated(cmd, cmd.ErrOrStderr()) }
 
 	root.AddCommand(
 		newPartitionCmd(),

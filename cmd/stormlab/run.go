@@ -33,18 +33,20 @@ import (
 
 // runOptions are the flags of `stormlab run`.
 type runOptions struct {
-	scheduler, topology, profile string
-	warmup, measure              time.Duration
-	delayMs, mul                 int
-	seed                         uint64
-	out, format                  string
-	target                       string   // target file: an existing cluster instead of containers
-	extra                        []string // topology flags after "--"
-	faultArgs                    []string // --fault, in fault.Syntax
-	faults                       []fault.Fault
-	rate                         float64 // --rate: open-loop tuples/s of the topology; 0 = closed loop
-	rateSet                      bool
-	arrivals                     string
+	scheduler, topology, shape string
+	warmup, measure            time.Duration
+	delayMs, mul               int
+	seed                       uint64
+	out, format                string
+	target                     string   // target file: an existing cluster instead of containers
+	cluster                    string   // --cluster: a shape or target:FILE (clusterFlags)
+	oldProfile, oldTarget      string   // the deprecated --profile and --target
+	extra                      []string // topology flags after "--"
+	faultArgs                  []string // --fault, in fault.Syntax
+	faults                     []fault.Fault
+	rate                       float64 // --rate: open-loop tuples/s of the topology; 0 = closed loop
+	rateSet                    bool
+	arrivals                   string
 	// A user topology (see usertopo.Spec) instead of --topology: a Flux file (--topology-file,
 	// optional --jar) or a compiled one (--topology-jar, --class, --name).
 	fluxFile, jar, topoJar, class, name string
@@ -123,7 +125,7 @@ func (o *runOptions) validate() error {
 	} else if _, err := topologies.LookupStormMain(o.topology); err != nil {
 		return fmt.Errorf("%w (or replay:FILE, a topology captured with `stormlab capture`)", err)
 	}
-	if _, err := docker.Profile(o.profile); err != nil {
+	if _, err := docker.Shape(o.shape); err != nil && o.target == "" {
 		return err
 	}
 	switch {
@@ -147,7 +149,7 @@ func (o *runOptions) validate() error {
 		o.faults = append(o.faults, f)
 	}
 	if len(o.faults) > 0 && o.target == "" { // on a target: checked against its control once loaded
-		sups, _ := docker.Profile(o.profile)
+		sups, _ := docker.Shape(o.shape)
 		var hosts []string
 		for _, s := range sups {
 			hosts = append(hosts, s.Host)
@@ -217,11 +219,11 @@ func stormTopologyNames() []string {
 }
 
 func newRunCmd() *cobra.Command {
-	o := runOptions{profile: docker.DefaultProfile, warmup: 20 * time.Second, measure: 60 * time.Second, seed: 1, format: "table", arrivals: "constant"}
+	o := runOptions{shape: docker.DefaultShape, warmup: 20 * time.Second, measure: 60 * time.Second, seed: 1, format: "table", arrivals: "constant"}
 	cmd := &cobra.Command{
 		Use:   "run --scheduler NAME (--topology throughput|wordcount|kmeans|replay:FILE | --topology-file FILE.yaml [--jar JAR] | --topology-jar JAR --class MAIN --name NAME) [flags] [-- topology flags]",
 		Short: "One measured run of a scheduler on a fresh containerized Storm cluster",
-		Long: "run starts a Storm cluster in containers (profile --profile), submits the topology with the\n" +
+		Long: "run starts a Storm cluster in containers (of the shape --cluster names), submits the topology with the\n" +
 			"scheduler plugged into Nimbus (a Go scheduler through the bridge, or native storm-even,\n" +
 			"storm-default, storm-ras), warms up until throughput is steady, measures and prints one result row. The cluster is removed\n" +
 			"afterwards, also on failure and Ctrl-C. Flags after `--` go to the topology's main class\n" +
@@ -251,6 +253,10 @@ func newRunCmd() *cobra.Command {
 				o.extra = args[cmd.ArgsLenAtDash():]
 			}
 			o.rateSet = cmd.Flags().Changed("rate")
+			var err error
+			if o.shape, o.target, err = clusterFlags(o.cluster, o.oldProfile, o.oldTarget); err != nil {
+				return err
+			}
 			if err := o.validate(); err != nil {
 				return err
 			}
@@ -272,7 +278,11 @@ func newRunCmd() *cobra.Command {
 	f := cmd.Flags()
 	f.StringVar(&o.scheduler, "scheduler", "", "scheduler: any Go scheduler (stormlab schedulers), or storm-even, storm-default, storm-ras (native)")
 	f.StringVar(&o.topology, "topology", "", "topology: "+strings.Join(stormTopologyNames(), ", ")+", or replay:FILE (a topology captured with stormlab capture, rebuilt live)")
-	f.StringVar(&o.profile, "profile", o.profile, "cluster profile: "+strings.Join(docker.Profiles(), ", "))
+	f.StringVar(&o.cluster, "cluster", "", "where to run: SHAPE, containers of a shape ("+strings.Join(docker.Shapes(), ", ")+"; default "+docker.DefaultShape+"), or target:FILE, an existing Storm cluster (no containers are started; --delay-ms does not apply)")
+	f.StringVar(&o.oldProfile, "profile", "", "a cluster shape (deprecated: use --cluster SHAPE)")
+	f.StringVar(&o.oldTarget, "target", "", "a target file (deprecated: use --cluster target:FILE)")
+	deprecate(cmd, "profile", "--cluster SHAPE")
+	deprecate(cmd, "target", "--cluster target:FILE")
 	f.DurationVar(&o.warmup, "warmup", o.warmup, "maximum warm-up after every worker reports: measuring starts once throughput is steady (3 report intervals within 10%) or after this")
 	f.DurationVar(&o.measure, "measure", o.measure, "measurement window")
 	f.IntVar(&o.delayMs, "delay-ms", 0, "emulated network delay between nodes, ms (0 = none)")
@@ -280,7 +290,7 @@ func newRunCmd() *cobra.Command {
 	f.IntVar(&o.mul, "mul", 0, "K-PART balance multiplier Mul (0 = no balance adjustment, as in the smoke experiment)")
 	f.StringVar(&o.out, "out", "", "folder for the raw run (run.json, reports.jsonl, storm-stats.json); none when empty")
 	f.StringVar(&o.format, "format", o.format, "output format: table or json")
-	f.StringArrayVar(&o.faultArgs, "fault", nil, "inject a fault into the measurement window (repeatable): "+fault.Syntax+"; kinds: kill-supervisor and pause-worker (TARGET: a supervisor host of the profile), restart-zookeeper, restart-service, delay (TARGET: NODE_A-NODE_B=DELAY), straggler (TARGET: HOST=PERCENT, CPU load on one supervisor as a burner topology; needs no control section)")
+	f.StringArrayVar(&o.faultArgs, "fault", nil, "inject a fault into the measurement window (repeatable): "+fault.Syntax+"; kinds: kill-supervisor and pause-worker (TARGET: a supervisor host of the shape), restart-zookeeper, restart-service, delay (TARGET: NODE_A-NODE_B=DELAY), straggler (TARGET: HOST=PERCENT, CPU load on one supervisor as a burner topology; needs no control section)")
 	f.Float64Var(&o.rate, "rate", 0, fmt.Sprintf("open loop: the tuples/s the spouts offer on a schedule fixed at start, divided over the spout tasks (at most %d); latency is then also reported from each tuple's intended send time, with the send lag; default: closed loop", maxOpenLoopRate))
 	f.StringVar(&o.arrivals, "arrivals", o.arrivals, "with --rate: constant or poisson (seeded by the topology's --seed)")
 	f.StringVar(&o.fluxFile, "topology-file", "", "a Flux topology (YAML) instead of --topology; run and measured with stormlab's instrumentation, the user's code unchanged")
@@ -288,7 +298,6 @@ func newRunCmd() *cobra.Command {
 	f.StringVar(&o.topoJar, "topology-jar", "", "a compiled topology instead of --topology: its jar (with --class and --name; its main's arguments after `--`)")
 	f.StringVar(&o.class, "class", "", "with --topology-jar: the main class, which submits the topology with StormSubmitter")
 	f.StringVar(&o.name, "name", "", "with --topology-jar: the name the main submits the topology under")
-	f.StringVar(&o.target, "target", "", "target file: run on that existing Storm cluster (no containers are started; --profile and --delay-ms do not apply)")
 	return cmd
 }
 
@@ -328,14 +337,14 @@ func runOnce(ctx context.Context, o runOptions, tg *target.Target, stdout, stder
 	}
 	var err error
 	spec := harness.RunSpec{Scheduler: o.scheduler, Topology: topo, WarmUp: o.warmup, Measure: o.measure, Faults: o.faults, Live: liveLines(stderr)}
-	cs := harness.ClusterSpec{Profile: o.profile, DelayMs: o.delayMs, Seed: o.seed, Mul: o.mul, Logf: logf}
+	cs := harness.ClusterSpec{Shape: o.shape, DelayMs: o.delayMs, Seed: o.seed, Mul: o.mul, Logf: logf}
 	var res *harness.RunResult
 	if tg != nil {
-		o.profile = orDefaultStr(tg.Name, "target")
+		o.shape = orDefaultStr(tg.Name, "target")
 		logf("%s on %s (target %s): Ctrl-C cancels and kills the topology", o.scheduler, o.label(), o.target)
 		res, err = runTarget(ctx, tg, cs, spec, logf)
 	} else {
-		logf("%s on %s (profile %s): starting cluster; Ctrl-C cancels and removes it", o.scheduler, o.label(), o.profile)
+		logf("%s on %s (cluster %s): starting cluster; Ctrl-C cancels and removes it", o.scheduler, o.label(), o.shape)
 		res, err = harness.RunOnNewCluster(ctx, cs, spec)
 	}
 	if res != nil && o.out != "" {
@@ -410,7 +419,7 @@ func builtinTopology(o runOptions, logf func(string, ...any)) (harness.TopologyR
 type runRow struct {
 	Scheduler string `json:"scheduler"`
 	Topology  string `json:"topology"`
-	Profile   string `json:"profile"`
+	Cluster   string `json:"cluster"`
 	// Throughput, latency, cut rate and balance are null when not measured (a topology whose spouts do
 	// not anchor has no complete latency); NotMeasured says why. Never a 0 standing for "unknown".
 	Throughput    *float64 `json:"throughput"`
@@ -467,7 +476,7 @@ func newRunRow(o runOptions, r *harness.RunResult) runRow {
 		return &v
 	}
 	row := runRow{
-		Scheduler: o.scheduler, Topology: o.label(), Profile: o.profile,
+		Scheduler: o.scheduler, Topology: o.label(), Cluster: o.shape,
 		Throughput: measured(harness.MetricThroughput, m.Throughput), LatencyMeanMs: measured(harness.MetricLatency, m.LatencyMean),
 		LatencyP99Ms: measured(harness.MetricLatency, m.LatencyP99), CutRate: measured(harness.MetricCutRate, m.CutRate),
 		Balance: measured(harness.MetricNodeCPU, m.Balance), ThroughputBasis: m.ThroughputBasis, NotMeasured: m.NotMeasured,
@@ -507,7 +516,7 @@ func (row runRow) write(w io.Writer, format string) error {
 		return writeJSON(w, row)
 	}
 	t := &reports.Table{
-		Title: fmt.Sprintf("stormlab run: %s on %s (%s)", row.Scheduler, row.Topology, row.Profile),
+		Title: fmt.Sprintf("stormlab run: %s on %s (%s)", row.Scheduler, row.Topology, row.Cluster),
 		Columns: []string{"scheduler", "throughput (tuples/s)", "latency mean (ms)", "latency p99 (ms)",
 			"cut rate", "balance (CPU std, %)", "QoS rate", "bridge rounds", "valid"},
 	}

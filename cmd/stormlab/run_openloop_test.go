@@ -53,7 +53,7 @@ func TestRunRateTopologyArgs(t *testing.T) {
 // and the rates; a closed-loop row has none of them.
 func TestRunRowOpenLoop(t *testing.T) {
 	m := harness.Measurement{Throughput: 99, LatencyP50: 3, LatencyP99: 9, LatencyMax: 40}
-	o := runOptions{scheduler: "storm-even", topology: "throughput", profile: "heterogeneous-2"}
+	o := runOptions{scheduler: "storm-even", topology: "throughput", shape: "heterogeneous-2"}
 	var b strings.Builder
 	if err := newRunRow(o, &harness.RunResult{Measurement: m}).write(&b, "json"); err != nil {
 		t.Fatal(err)

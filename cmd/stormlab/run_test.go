@@ -38,7 +38,7 @@ func TestRunBadInput(t *testing.T) {
 		{"unknown scheduler", []string{"run", "--scheduler", "nope", "--topology", "throughput"}, `unknown scheduler "nope"`},
 		{"topology missing", []string{"run", "--scheduler", "storm-even"}, "--topology is required"},
 		{"unknown topology", []string{"run", "--scheduler", "kpart", "--topology", "pi"}, `unknown storm topology "pi"`},
-		{"unknown profile", base("--profile", "huge-9"), `unknown cluster profile "huge-9"`},
+		{"unknown shape", base("--cluster", "huge-9"), `unknown cluster shape "huge-9"`},
 		{"malformed duration", base("--warmup", "20"), `invalid argument "20" for "--warmup"`},
 		{"zero measure", base("--measure", "0s"), "--measure 0s must be positive"},
 		{"negative warmup", base("--warmup", "-1s"), "--warmup -1s is negative"},
@@ -57,7 +57,7 @@ func TestRunBadInput(t *testing.T) {
 		{"delay after the window", base("--measure", "30s", "--fault", "delay@25s+10s:sup1-sup2=50ms"), "after the 30s measurement window"},
 		{"delay on one node", base("--fault", "delay@10s+10s:sup1-sup1=50ms"), "both nodes are sup1"},
 		{"two delays on one node", base("--fault", "delay@10s+10s:sup1-sup2=50ms", "--fault", "delay@15s+10s:sup2-sup1=5ms"), "one delay per node at a time"},
-		{"fault on a target without control", base("--target", noControl, "--fault", "restart-service@10s+5s"), "add control.ssh (user, key, hosts) to the target file"},
+		{"fault on a target without control", base("--cluster", "target:"+noControl, "--fault", "restart-service@10s+5s"), "add control.ssh (user, key, hosts) to the target file"},
 		{"name in topology flags", base("--", "--name", "x"), "--name is set by stormlab run"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -98,7 +98,7 @@ func TestRunRow(t *testing.T) {
 		Measurement: harness.Measurement{Throughput: 812.5, LatencyMean: 4.25, LatencyP99: 19, CutRate: 0.375, Balance: 12.5},
 		RoundsMs:    []float64{10, 30},
 	}
-	o := runOptions{scheduler: "kpart", topology: "throughput", profile: "heterogeneous-2"}
+	o := runOptions{scheduler: "kpart", topology: "throughput", shape: "heterogeneous-2"}
 	row := newRunRow(o, res)
 	if !row.Valid || row.QoSRate != nil {
 		t.Errorf("row %+v: want valid and no QoS (no deadline tuples)", row)

@@ -42,7 +42,7 @@ func TestFluxTopologyTarget(t *testing.T) {
 	}
 	const s = "kpart"
 	start := time.Now()
-	code, out, errs := cliNoDocker(t, "run", "--target", file, "--scheduler", s, "--topology-file", yaml,
+	code, out, errs := cliNoDocker(t, "run", "--cluster", "target:"+file, "--scheduler", s, "--topology-file", yaml,
 		"--warmup", "10s", "--measure", "20s", "--format", "json")
 	t.Logf("%s (%s): stdout %s\nstderr (last lines) %s", s, time.Since(start).Round(time.Second), out, lastN(errs, 12))
 	if code != exitOK {
@@ -59,7 +59,7 @@ func TestFluxTopologyTarget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	code, out, errs = cliNoDocker(t, "run", "--target", file, "--scheduler", "storm-even",
+	code, out, errs = cliNoDocker(t, "run", "--cluster", "target:"+file, "--scheduler", "storm-even",
 		"--topology-jar", filepath.Join(root, topologies.StormJar), "--class", "org.stormlab.topologies.ThroughputTopology",
 		"--name", "stormlab-jar-throughput", "--warmup", "10s", "--measure", "20s", "--format", "json",
 		"--", "--name", "stormlab-jar-throughput", "--workers", "2", "--interval-ms", "20")
@@ -74,7 +74,7 @@ func TestFluxTopologyTarget(t *testing.T) {
 	}
 	// A main that submits under another name than --name: the submission fails naming both, and what
 	// it submitted is killed.
-	code, _, errs = cliNoDocker(t, "run", "--target", file, "--scheduler", "storm-even",
+	code, _, errs = cliNoDocker(t, "run", "--cluster", "target:"+file, "--scheduler", "storm-even",
 		"--topology-jar", filepath.Join(root, topologies.StormJar), "--class", "org.stormlab.topologies.ThroughputTopology",
 		"--name", "stormlab-jar-other", "--", "--name", "stormlab-jar-throughput", "--workers", "1")
 	if code == exitOK || !strings.Contains(errs, `not \"stormlab-jar-other\"`) && !strings.Contains(errs, `not "stormlab-jar-other"`) {

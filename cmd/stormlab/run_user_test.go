@@ -107,7 +107,7 @@ func TestRunRowNotMeasured(t *testing.T) {
 	why := "no spout tuple was acked or failed in the run"
 	m := harness.Measurement{Throughput: 19.5, ThroughputBasis: harness.BasisSinkExecuted, CutRate: 0.25, Balance: 3,
 		NotMeasured: map[string]string{harness.MetricLatency: why}}
-	o := runOptions{scheduler: "storm-even", fluxFile: filepath.Join("testdata", "flux", "wordcount.yaml"), profile: "heterogeneous-2"}
+	o := runOptions{scheduler: "storm-even", fluxFile: filepath.Join("testdata", "flux", "wordcount.yaml"), shape: "heterogeneous-2"}
 	row := newRunRow(o, &harness.RunResult{Measurement: m})
 	var b strings.Builder
 	if err := row.write(&b, "json"); err != nil {

@@ -80,7 +80,7 @@ func sharedTarget(t *testing.T) (file string, tg *target.Target) {
 		}
 		standing.file = filepath.Join(standing.dir, "target.yaml")
 		t0 := time.Now()
-		standing.c, standing.err = standUp(ctx, docker.DefaultProfile, "kpart", standing.file, t.Logf)
+		standing.c, standing.err = standUp(ctx, docker.DefaultShape, "kpart", standing.file, t.Logf)
 		t.Logf("shared standing cluster up in %s", time.Since(t0).Round(time.Second))
 	})
 	if standing.err != nil {
@@ -177,7 +177,7 @@ func TestStandingClusterTarget(t *testing.T) {
 	if err := bad.Write(badFile); err != nil {
 		t.Fatal(err)
 	}
-	code, _, errs = cliNoDocker(t, "run", "--target", badFile, "--scheduler", "kpart", "--topology", "throughput")
+	code, _, errs = cliNoDocker(t, "run", "--cluster", "target:"+badFile, "--scheduler", "kpart", "--topology", "throughput")
 	if code != exitBadInput || !strings.Contains(errs, "service.harness") {
 		t.Errorf("unreachable service: exit %d stderr %q, want exit 2 naming service.harness", code, errs)
 	}
@@ -185,7 +185,7 @@ func TestStandingClusterTarget(t *testing.T) {
 	// The smoke comparison through the target: both schedulers on the one standing Nimbus.
 	results := filepath.Join(dir, "results")
 	start := time.Now()
-	code, out, errs = cliNoDocker(t, "experiment", "smoke", "--target", file, "--profile", "ci", "--out", results)
+	code, out, errs = cliNoDocker(t, "experiment", "smoke", "--cluster", "target:"+file, "--scale", "ci", "--out", results)
 	t.Logf("experiment smoke --target (%s):\nstdout %s\nstderr (last lines) %s", time.Since(start).Round(time.Second), out, lastN(errs, 15))
 	if code != exitOK {
 		t.Fatalf("experiment smoke --target: exit %d", code)
@@ -425,7 +425,7 @@ func experimentOnTarget(t *testing.T, experiment, file string) (results, stderr 
 	t.Helper()
 	results = filepath.Join(t.TempDir(), "results")
 	start := time.Now()
-	code, out, errs := cliNoDocker(t, "experiment", experiment, "--target", file, "--profile", "ci", "--out", results)
+	code, out, errs := cliNoDocker(t, "experiment", experiment, "--cluster", "target:"+file, "--scale", "ci", "--out", results)
 	t.Logf("experiment %s --target (%s):\nstdout %s\nstderr (last lines) %s", experiment, time.Since(start).Round(time.Second), out, lastN(errs, 20))
 	if code != exitOK {
 		t.Fatalf("experiment %s --target: exit %d", experiment, code)
@@ -550,7 +550,7 @@ func TestFaultsOverSSH(t *testing.T) {
 	defer cancel()
 	file, tg := sharedTarget(t)
 	start := time.Now()
-	code, out, errs := cliNoDocker(t, "run", "--target", file, "--scheduler", "storm-even", "--topology", "throughput",
+	code, out, errs := cliNoDocker(t, "run", "--cluster", "target:"+file, "--scheduler", "storm-even", "--topology", "throughput",
 		"--warmup", "10s", "--measure", "40s", "--fault", "pause-worker@10s+2s:sup2", "--fault", "delay@18s+8s:sup1-sup2=20ms",
 		"--fault", "straggler@28s+10s:sup1=80", "--format", "json")
 	t.Logf("run --fault through the target (%s): stderr (last lines) %s", time.Since(start).Round(time.Second), lastN(errs, 15))

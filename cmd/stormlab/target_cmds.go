@@ -267,13 +267,13 @@ func newClusterCmd() *cobra.Command {
 		Use:   "cluster",
 		Short: "A standing containerized Storm cluster on this machine, used through a target file",
 	}
-	var profile, scheduler, out string
+	var shape, oldProfile, scheduler, out string
 	var detach bool
 	up := &cobra.Command{
-		Use:   "up [--profile P] [--scheduler NAME] [--out FILE] --detach",
+		Use:   "up [--shape SHAPE] [--scheduler NAME] [--out FILE] --detach",
 		Short: "Start a standing cluster and write its target file",
 		Long: "up starts ZooKeeper, the scheduler service, Nimbus with the bridge (so every run chooses its\n" +
-			"scheduler, Go or Storm's own, without a restart), the UI and the supervisors of --profile, writes\n" +
+			"scheduler, Go or Storm's own, without a restart), the UI and the supervisors of --shape, writes\n" +
 			"the target file (--out) and,\n" +
 			"with --detach, leaves them running: `stormlab run --target FILE` and `stormlab experiment NAME\n" +
 			"--target FILE` then use it, `stormlab cluster down` removes it. Without --detach the cluster is\n" +
@@ -282,7 +282,10 @@ func newClusterCmd() *cobra.Command {
 			"written beside it (NAME.ssh-key, NAME.known_hosts), so the harness reaches those hosts as yours.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if _, err := docker.Profile(profile); err != nil {
+			if oldProfile != "" {
+				shape = oldProfile
+			}
+			if _, err := docker.Shape(shape); err != nil {
 				return err
 			}
 			if !validScheduler(scheduler) {
@@ -294,7 +297,7 @@ func newClusterCmd() *cobra.Command {
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			logf := func(f string, a ...any) { fmt.Fprintf(cmd.ErrOrStderr(), "cluster: "+f+"\n", a...) }
-			c, err := standUp(ctx, profile, scheduler, out, logf)
+			c, err := standUp(ctx, shape, scheduler, out, logf)
 			if err != nil {
 				return failed(err)
 			}
@@ -310,7 +313,9 @@ func newClusterCmd() *cobra.Command {
 		},
 	}
 	f := up.Flags()
-	f.StringVar(&profile, "profile", docker.DefaultProfile, "cluster profile: "+strings.Join(docker.Profiles(), ", "))
+	f.StringVar(&shape, "shape", docker.DefaultShape, "the cluster's shape: "+strings.Join(docker.Shapes(), ", "))
+	f.StringVar(&oldProfile, "profile", "", "the cluster's shape (deprecated: use --shape)")
+	deprecate(up, "profile", "--shape")
 	f.StringVar(&scheduler, "scheduler", "kpart", "a Go scheduler: the service's first (runs switch it to theirs); or storm-even, storm-default, storm-ras: the scheduler of topologies that name none (default storm-default)")
 	f.StringVar(&out, "out", "stormlab-target.yaml", "where to write the target file")
 	f.BoolVar(&detach, "detach", false, "leave the cluster running after this command exits")
@@ -371,7 +376,7 @@ func validScheduler(name string) bool {
 }
 
 // standUp starts a standing cluster and writes its target file. On error the partial cluster is removed.
-func standUp(ctx context.Context, profile, scheduler, out string, logf func(string, ...any)) (*docker.Cluster, error) {
+func standUp(ctx context.Context, shape, scheduler, out string, logf func(string, ...any)) (*docker.Cluster, error) {
 	if left, err := docker.ListLeftovers(ctx, docker.LabelStanding+"=true"); err != nil {
 		return nil, err
 	} else if len(left) > 0 {
@@ -393,7 +398,7 @@ func standUp(ctx context.Context, profile, scheduler, out string, logf func(stri
 	if err != nil {
 		return nil, err
 	}
-	c, err := docker.Run(ctx, docker.WithStanding(), docker.WithProfile(profile), docker.WithScheduler(protocol.BridgeClass),
+	c, err := docker.Run(ctx, docker.WithStanding(), docker.WithShape(shape), docker.WithScheduler(protocol.BridgeClass),
 		docker.WithNimbusConf(map[string]any{protocol.DefaultSchedulerConf: dflt, protocol.TokenConf: token}),
 		docker.WithSupervisorConf(map[string]any{protocol.TokenConf: token}),
 		docker.WithService("", "--scheduler", svcScheduler, "--token", token), docker.WithSSH(), docker.WithLogf(logf))
@@ -406,7 +411,7 @@ func standUp(ctx context.Context, profile, scheduler, out string, logf func(stri
 		return nil, errors.Join(err, c.Terminate(ctx))
 	}
 	t := &target.Target{
-		Name:    "standing-" + profile,
+		Name:    "standing-" + shape,
 		Nimbus:  target.Nimbus{Seeds: []string{docker.NimbusAlias}, Port: docker.StandingNimbusPort, Resolve: map[string]string{docker.NimbusAlias: "127.0.0.1"}},
 		UI:      ui,
 		Service: target.Service{Cluster: fmt.Sprintf("http://%s:%d", docker.ServiceAlias, docker.ServicePort), Harness: svc},

@@ -100,7 +100,7 @@ func TestTargetBadFile(t *testing.T) {
 		{[]string{"target", "check", bad}, `unknown key "nimbus_port"`},
 		{[]string{"target", "check", missing}, "missing ui"},
 		{[]string{"target", "check", filepath.Join(dir, "none.yaml")}, "no such file"},
-		{[]string{"run", "--scheduler", "kpart", "--topology", "throughput", "--target", bad}, `unknown key "nimbus_port"`},
+		{[]string{"run", "--scheduler", "kpart", "--topology", "throughput", "--cluster", "target:" + bad}, `unknown key "nimbus_port"`},
 	} {
 		code, out, errs := cli(t, c.args...)
 		if code != exitBadInput || out != "" || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, c.want) {
@@ -123,7 +123,7 @@ func TestExperimentTargetRefusals(t *testing.T) {
 			continue
 		}
 		name := s.Name
-		code, out, errs := cli(t, "experiment", name, "--target", file, "--out", t.TempDir())
+		code, out, errs := cli(t, "experiment", name, "--cluster", "target:"+file, "--out", t.TempDir())
 		if code != exitBadInput || out != "" || strings.Count(errs, "\n") != 1 ||
 			!strings.Contains(errs, name+" cannot run on a target: ") || !strings.Contains(errs, why.Error()) {
 			t.Errorf("experiment %s --target: exit %d stdout %q stderr %q, want exit 2 and one line saying why", name, code, out, errs)
@@ -176,7 +176,7 @@ func TestTargetCheckToken(t *testing.T) {
 func TestRunTargetNativeNimbus(t *testing.T) {
 	file := fakeTarget(t, "org.apache.storm.scheduler.EvenScheduler")
 	for _, sched := range []string{"storm-ras", "kpart"} {
-		code, out, errs := cli(t, "run", "--target", file, "--scheduler", sched, "--topology", "throughput")
+		code, out, errs := cli(t, "run", "--cluster", "target:"+file, "--scheduler", sched, "--topology", "throughput")
 		last := lastN(errs, 1) // after the run's progress line, one error line
 		if code != exitBadInput || out != "" || !strings.HasPrefix(last, "stormlab: ") ||
 			!strings.Contains(last, "storm.scheduler org.apache.storm.scheduler.EvenScheduler") || !strings.Contains(last, "install the bridge") {
@@ -195,7 +195,7 @@ func TestClusterUpBadInput(t *testing.T) {
 		want string
 	}{
 		{"out folder missing", []string{"cluster", "up", "--detach", "--out", missing}, "create it first"},
-		{"unknown profile", []string{"cluster", "up", "--detach", "--profile", "huge-9"}, `unknown cluster profile "huge-9"`},
+		{"unknown shape", []string{"cluster", "up", "--detach", "--shape", "huge-9"}, `unknown cluster shape "huge-9"`},
 		{"unknown scheduler", []string{"cluster", "up", "--detach", "--scheduler", "nope"}, `unknown scheduler "nope"`},
 	} {
 		t.Run(c.name, func(t *testing.T) {

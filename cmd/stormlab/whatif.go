@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"slices"
 	"strings"
@@ -47,7 +49,7 @@ func newWhatifCmd() *cobra.Command {
 		timeout                                                 time.Duration
 	)
 	cmd := &cobra.Command{
-		Use:   "whatif GRAPH (--profile P | --cluster FILE | --target FILE) [--schedulers a,b] [--workers K] [--format table|json]",
+		Use:   "whatif GRAPH --cluster SHAPE|target:FILE|FILE.json [--schedulers a,b] [--workers K] [--format table|json]",
 		Short: "Ask every scheduler, in process, where it would place a graph on a cluster, and compare the placements",
 		Long: "whatif runs each scheduler on the graph (a graph JSON file, see docs/graph-format.md, or random:N:M)\n" +
 			"and the cluster's capacities, in process and in seconds, and prints per scheduler: the share of\n" +
@@ -56,7 +58,7 @@ func newWhatifCmd() *cobra.Command {
 			"spread of those ratios, and the run time. Where the graph is small enough it adds the proven\n" +
 			"minimum cut at equal part weights as a reference. Nothing runs on Storm: it is a second opinion\n" +
 			"before a live run, not a measurement of one. Schedulers that need measured load say so.\n\n" +
-			"--target takes the capacities of a running cluster (its UI's supervisors, the target file's\n" +
+			"--cluster target:FILE takes the capacities of a running cluster (its UI's supervisors, the target file's\n" +
 			"capacity entries first). A graph written by `stormlab capture` holds the placement it ran with:\n" +
 			"then a column counts the executors (tasks) each scheduler would put on another node, nodes\n" +
 			"matched by host name (exact, else by first DNS label); on a cluster without those hosts the\n" +
@@ -119,9 +121,11 @@ func newWhatifCmd() *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&profile, "profile", "", "a containerized cluster profile: "+strings.Join(docker.Profiles(), ", "))
-	f.StringVar(&targetFile, "target", "", "a target file: the capacities of that running cluster's supervisors")
-	f.StringVar(&clusterFile, "cluster", "", `a cluster JSON file: {"nodes":[{"id":"n1","cpu":400,"memory_mb":8192,"ports":[6700,6701]}]} (cpu: percent of a core, as supervisor.cpu.capacity)`)
+	f.StringVar(&clusterFile, "cluster", "", "the cluster: a shape of the containerized clusters ("+strings.Join(docker.Shapes(), ", ")+`), target:FILE (the capacities of that running cluster's supervisors), or a cluster JSON file: {"nodes":[{"id":"n1","cpu":400,"memory_mb":8192,"ports":[6700,6701]}]} (cpu: percent of a core, as supervisor.cpu.capacity)`)
+	f.StringVar(&profile, "profile", "", "a cluster shape (deprecated: use --cluster SHAPE)")
+	f.StringVar(&targetFile, "target", "", "a target file (deprecated: use --cluster target:FILE)")
+	deprecate(cmd, "profile", "--cluster SHAPE")
+	deprecate(cmd, "target", "--cluster target:FILE")
 	f.StringVar(&list, "schedulers", "", "comma-separated schedulers (default: every scheduler but exact, which gives the reference line)")
 	f.IntVar(&workers, "workers", 0, "the topology's number of workers (0 = one per node)")
 	f.StringVar(&options, "options", "", `scheduler options as JSON, e.g. '{"mul":5}'`)
@@ -131,8 +135,16 @@ func newWhatifCmd() *cobra.Command {
 	return cmd
 }
 
-// whatifCluster reads the cluster from exactly one of --profile, --cluster and --target.
+// whatifCluster reads the cluster from exactly one of --cluster and the deprecated --profile and
+// --target. --cluster is a shape, target:FILE or a cluster JSON file (any other value).
 func whatifCluster(ctx context.Context, profile, file, targetFile string, placed topologies.Placement) (schedulers.Cluster, string, error) {
+	if f, ok := strings.CutPrefix(file, "target:"); ok {
+		file, targetFile = "", f
+	} else if shape, ok := strings.CutPrefix(file, "containers:"); ok {
+		file, profile = "", shape
+	} else if _, err := docker.Shape(file); err == nil {
+		file, profile = "", file
+	}
 	given := 0
 	for _, f := range []string{profile, file, targetFile} {
 		if f != "" {
@@ -141,27 +153,30 @@ func whatifCluster(ctx context.Context, profile, file, targetFile string, placed
 	}
 	switch {
 	case given > 1:
-		return schedulers.Cluster{}, "", fmt.Errorf("--profile, --cluster and --target: give one")
+		return schedulers.Cluster{}, "", fmt.Errorf("--cluster, --profile and --target: give one (--cluster SHAPE, target:FILE or FILE.json)")
 	case profile != "":
-		sups, err := docker.Profile(profile)
+		sups, err := docker.Shape(profile)
 		if err != nil {
-			return schedulers.Cluster{}, "", fmt.Errorf("--profile: %w", err)
+			return schedulers.Cluster{}, "", fmt.Errorf("--cluster: %w", err)
 		}
 		var c schedulers.Cluster
 		for _, s := range sups {
 			c.Nodes = append(c.Nodes, schedulers.Node{ID: s.Host, CPU: s.CapacityCPU(), MemoryMB: float64(s.CapacityMemoryMB()), Ports: s.Ports()})
 		}
-		return c, "profile " + profile, nil
+		return c, "shape " + profile, nil
 	case file != "":
 		return clusterFromFile(file)
 	case targetFile != "":
 		return clusterFromTarget(ctx, targetFile, placed)
 	}
-	return schedulers.Cluster{}, "", fmt.Errorf("no cluster: give --profile (%s), --cluster FILE or --target FILE", strings.Join(docker.Profiles(), ", "))
+	return schedulers.Cluster{}, "", fmt.Errorf("no cluster: give --cluster SHAPE (%s), --cluster target:FILE or --cluster FILE.json", strings.Join(docker.Shapes(), ", "))
 }
 
 func clusterFromFile(file string) (schedulers.Cluster, string, error) {
 	data, err := os.ReadFile(file)
+	if errors.Is(err, fs.ErrNotExist) {
+		return schedulers.Cluster{}, "", fmt.Errorf("--cluster %s: neither a shape (%s), target:FILE nor a cluster JSON file that exists", file, strings.Join(docker.Shapes(), ", "))
+	}
 	if err != nil {
 		return schedulers.Cluster{}, "", fmt.Errorf("--cluster: %w", err)
 	}

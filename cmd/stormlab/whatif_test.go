@@ -13,7 +13,7 @@ import (
 // TestWhatifGolden: the table for a seeded K-PART-paper graph on the heterogeneous-4 profile is
 // deterministic (every scheduler is seeded) and matches testdata/whatif.golden (go test -update).
 func TestWhatifGolden(t *testing.T) {
-	code, out, errOut := cli(t, "whatif", "random:24:36", "--profile", "heterogeneous-4")
+	code, out, errOut := cli(t, "whatif", "random:24:36", "--cluster", "heterogeneous-4")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -55,13 +55,13 @@ func TestWhatifBadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"whatif", "random:24:36"}, "give --profile"},
-		{[]string{"whatif", "random:24:36", "--profile", "nope"}, "unknown cluster profile"},
+		{[]string{"whatif", "random:24:36"}, "give --cluster SHAPE"},
+		{[]string{"whatif", "random:24:36", "--cluster", "nope"}, "neither a shape"},
 		{[]string{"whatif", "random:24:36", "--profile", "heterogeneous-2", "--cluster", bad}, "give one"},
 		{[]string{"whatif", "random:24:36", "--cluster", bad}, "cpu capacity > 0"},
-		{[]string{"whatif", "random:24:36", "--profile", "heterogeneous-2", "--schedulers", "kpart,zz"}, `unknown scheduler "zz"`},
-		{[]string{"whatif", "random:24:36", "--profile", "heterogeneous-2", "--workers", "-1"}, "workers = -1"},
-		{[]string{"whatif", filepath.Join(dir, "missing.json"), "--profile", "heterogeneous-2"}, "missing.json"},
+		{[]string{"whatif", "random:24:36", "--cluster", "heterogeneous-2", "--schedulers", "kpart,zz"}, `unknown scheduler "zz"`},
+		{[]string{"whatif", "random:24:36", "--cluster", "heterogeneous-2", "--workers", "-1"}, "workers = -1"},
+		{[]string{"whatif", filepath.Join(dir, "missing.json"), "--cluster", "heterogeneous-2"}, "missing.json"},
 	} {
 		code, out, errOut := cli(t, c.args...)
 		if code != 2 || out != "" || !strings.Contains(errOut, c.want) {

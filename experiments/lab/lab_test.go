@@ -159,20 +159,33 @@ func compileBib(t *testing.T, bib string) {
 	run("pdflatex", "-interaction=nonstopmode", "-halt-on-error", "doc.tex")
 }
 
-func TestResolveProfile(t *testing.T) {
-	t.Setenv(ProfileEnv, "")
-	if p, err := ResolveProfile(""); err != nil || p != DefaultProfile {
-		t.Errorf("default profile = %q, %v", p, err)
+// TestResolveScale: the one place a scale is resolved reads no environment: "" is DefaultScale
+// (quick, the CLI's), a name is itself, anything else is an error naming the scales.
+func TestResolveScale(t *testing.T) {
+	t.Setenv("STORMLAB_PROFILE", "full") // the old variable must not be read here any more
+	t.Setenv("STORMLAB_SCALE", "full")
+	cases := []struct {
+		in, want, wantErr string
+	}{
+		{"", "quick", ""},
+		{"  ", "quick", ""},
+		{"ci", "ci", ""},
+		{"quick", "quick", ""},
+		{" full ", "full", ""},
+		{"huge", "", "ci, quick or full"},
+		{"heterogeneous-2", "", "unknown scale"},
 	}
-	t.Setenv(ProfileEnv, "full")
-	if p, _ := ResolveProfile(""); p != "full" {
-		t.Errorf("$%s=full gave %q", ProfileEnv, p)
-	}
-	if p, _ := ResolveProfile("quick"); p != "quick" {
-		t.Errorf("explicit quick gave %q", p)
-	}
-	if _, err := ResolveProfile("huge"); err == nil || !strings.Contains(err.Error(), "ci, quick or full") {
-		t.Errorf("unknown profile: %v", err)
+	for _, c := range cases {
+		got, err := ResolveScale(c.in)
+		if c.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), c.wantErr) {
+				t.Errorf("ResolveScale(%q) = %q, %v; want an error containing %q", c.in, got, err, c.wantErr)
+			}
+			continue
+		}
+		if err != nil || got != c.want {
+			t.Errorf("ResolveScale(%q) = %q, %v; want %q", c.in, got, err, c.want)
+		}
 	}
 }
 

@@ -98,9 +98,9 @@ func (c Cost) For(profile string) string {
 	return "?"
 }
 
-// ProfileKnobs are an experiment's typed settings under one profile; each
+// ScaleKnobs are an experiment's typed settings under one profile; each
 // experiment defines its own type. Manifest lists them for manifest.json.
-type ProfileKnobs interface {
+type ScaleKnobs interface {
 	Manifest() map[string]any
 }
 
@@ -120,7 +120,7 @@ func CheckSpec(s *Spec) error {
 	} else if s.Needs.Need > NeedsNothing && s.Needs.Why == "" {
 		errs = append(errs, fmt.Errorf("Needs %s without a reason (Needs.Why)", s.Needs.Need))
 	}
-	for _, p := range ProfileNames {
+	for _, p := range ScaleNames {
 		c := s.Cost.For(p)
 		if _, ok := s.Cost.Budget(p); c == "" {
 			errs = append(errs, fmt.Errorf("no Cost for profile %s: give its expected wall time", p))
@@ -134,12 +134,12 @@ func CheckSpec(s *Spec) error {
 	return nil
 }
 
-// CheckProfile reports whether name is a profile (ci, quick or full).
-func CheckProfile(name string) error {
-	for _, p := range ProfileNames {
+// CheckScale reports whether name is a profile (ci, quick or full).
+func CheckScale(name string) error {
+	for _, p := range ScaleNames {
 		if p == name {
 			return nil
 		}
 	}
-	return fmt.Errorf("unknown profile %q: use ci, quick or full (in $%s or --profile)", name, ProfileEnv)
+	return fmt.Errorf("unknown scale %q: use ci, quick or full (--scale)", name)
 }

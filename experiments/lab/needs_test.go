@@ -24,7 +24,7 @@ func TestRunWritesExtraFiles(t *testing.T) {
 			r.Add(Row{Series: "s", Values: map[string]float64{"m": 1}})
 			return r, nil
 		}}
-	if _, err := Run(context.Background(), spec, Options{Out: out, Log: &log, Profile: "quick"}); err != nil {
+	if _, err := Run(context.Background(), spec, Options{Out: out, Log: &log, Scale: "quick"}); err != nil {
 		t.Fatal(err)
 	}
 	if b, err := os.ReadFile(filepath.Join(out, "extra", "extra.csv")); err != nil || string(b) != "a,b\n" {
@@ -80,10 +80,10 @@ func TestNeeds(t *testing.T) {
 			t.Errorf("%+v on a target with control: %v", c.n, withCtl)
 		}
 	}
-	if err := CheckProfile("huge"); err == nil || !strings.Contains(err.Error(), "ci, quick or full") {
+	if err := CheckScale("huge"); err == nil || !strings.Contains(err.Error(), "ci, quick or full") {
 		t.Errorf("CheckProfile(huge): %v", err)
 	}
-	if err := CheckProfile(""); err == nil {
+	if err := CheckScale(""); err == nil {
 		t.Error("CheckProfile(\"\") must fail: an empty --profile is not a profile")
 	}
 }
@@ -131,7 +131,7 @@ func TestFiguresNonNegativeUnlessSigned(t *testing.T) {
 			}
 			return r, nil
 		}}
-	if _, err := Run(context.Background(), spec, Options{Out: out, Log: io.Discard, Profile: "quick"}); err != nil {
+	if _, err := Run(context.Background(), spec, Options{Out: out, Log: io.Discard, Scale: "quick"}); err != nil {
 		t.Fatal(err)
 	}
 	for name, want := range map[string]bool{"lat.txt": true, "loss.txt": false} {

@@ -28,7 +28,7 @@ type Manifest struct {
 	Source        string         `json:"source"`
 	Setup         string         `json:"setup"`
 	CommandLine   []string       `json:"command_line"`
-	Profile       string         `json:"profile"`
+	Scale         string         `json:"profile"`
 	Knobs         map[string]any `json:"knobs,omitempty"` // every setting of the profile and run
 	InstanceSeeds []uint64       `json:"instance_seeds"`
 	Seeds         []uint64       `json:"algorithm_seeds"`
@@ -161,8 +161,8 @@ func (rep *Report) WriteNotes(w io.Writer) error {
 	if c := CountRuns(rep.Results.Rows); c.String() != "" {
 		fmt.Fprintf(&b, "Validity: %s (raw.csv names each with its reasons); invalid runs are in no table and no claim, suspect ones in no claim on the metrics they concern.\n\n", c)
 	}
-	if rep.Profile != "" {
-		fmt.Fprintf(&b, "Profile: %s.\n\n", rep.Profile)
+	if rep.Scale != "" {
+		fmt.Fprintf(&b, "Profile: %s.\n\n", rep.Scale)
 	}
 	if len(rep.Claims) > 0 {
 		fmt.Fprintf(&b, "## Claims, checked on these numbers (%s)\n\n", VerdictCounts(rep.Claims))
@@ -313,7 +313,7 @@ func (rep *Report) Output(ctx context.Context, dir string, args []string, paperE
 	for _, f := range rep.Results.Files {
 		files = append(files, outFile{f.Name, f.Write})
 	}
-	files = append(files, outFile{"notes.md", rep.WriteNotes}, outFile{"claims.json", claimsFile(rep.Spec.Name, rep.Profile, rep.Claims).Write})
+	files = append(files, outFile{"notes.md", rep.WriteNotes}, outFile{"claims.json", claimsFile(rep.Spec.Name, rep.Scale, rep.Claims).Write})
 	var names []string
 	for _, f := range files {
 		if err := WriteAtomic(filepath.Join(dir, f.name), f.write); err != nil {
@@ -329,14 +329,14 @@ func (rep *Report) Output(ctx context.Context, dir string, args []string, paperE
 	h, n, i, san := CountVerdicts(rep.Claims)
 	man := Manifest{
 		Experiment: rep.Spec.Name, Description: rep.Spec.Description, Source: rep.Spec.Source, Setup: rep.Spec.Setup,
-		CommandLine: args, Profile: rep.Profile, Knobs: rep.Results.Knobs,
+		CommandLine: args, Scale: rep.Scale, Knobs: rep.Results.Knobs,
 		InstanceSeeds: ins, Seeds: alg, Rows: len(rep.Results.Rows), Host: hostInfo(ctx),
 		VCSRevision: rev, VCSModified: dirty, VCSFrom: from, GoVersion: runtime.Version(),
 		Started: rep.Start.UTC().Format(time.RFC3339), WallSeconds: rep.Wall.Seconds(),
 		ClaimsHold: h, ClaimsNot: n, ClaimsUnknown: i, SanityChecks: san, Files: append(names, "manifest.json"),
-		DeclaredCost: rep.Spec.Cost.For(rep.Profile),
+		DeclaredCost: rep.Spec.Cost.For(rep.Scale),
 	}
-	if b, ok := rep.Spec.Cost.Budget(rep.Profile); ok {
+	if b, ok := rep.Spec.Cost.Budget(rep.Scale); ok {
 		man.BudgetRatio = rep.Wall.Seconds() / b.Seconds()
 	}
 	if err := WriteAtomic(filepath.Join(dir, "manifest.json"), func(w io.Writer) error {

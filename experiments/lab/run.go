@@ -3,8 +3,8 @@ package lab
 import (
 	"context"
 	"fmt"
+	"github.com/stormlab/stormlab/infra/clusterref"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -18,7 +18,7 @@ type Report struct {
 	Results   *Results
 	Aggregate *Aggregate
 	Claims    []Claim // judged (JudgeClaims)
-	Profile   string  // profile name the experiment ran under
+	Scale     string  // profile name the experiment ran under
 	Start     time.Time
 	Wall      time.Duration // time of Spec.Run (without writing files)
 	Dir       string        // output folder, after Output
@@ -131,9 +131,13 @@ type Options struct {
 	// means do not write files.
 	Out string
 	Log io.Writer // progress; nil discards
-	// Profile is the cluster experiments' profile (ci, quick, full); ""
-	// means $STORMLAB_PROFILE, else DefaultProfile.
-	Profile string
+	// Scale is the cluster experiments' scale (ci, quick, full); "" means
+	// DefaultScale.
+	Scale string
+	// Cluster is where the cluster experiments run: containers (the zero
+	// value) or an existing cluster through its target file, resolved where
+	// the program starts (clusterref.Resolve).
+	Cluster clusterref.Ref
 	// Args is the command line recorded in manifest.json (nil: os.Args).
 	Args []string
 	// PaperExperiments lists the experiments that reproduce a paper (for
@@ -154,27 +158,28 @@ type Options struct {
 	Calibration float64
 }
 
-// Profiles of the experiments. The lab knows their names and the rule for
-// verdicts; what each profile sets is the experiments' business.
+// Scales of the experiments: how many runs and how long each (the cluster
+// experiments; the graph experiments are the same at every scale). The lab
+// knows their names, the default and the rule for verdicts; what each scale
+// sets is the experiments' business (their Spec's Scales).
 const (
-	ProfileEnv     = "STORMLAB_PROFILE" // environment variable choosing a profile
-	DefaultProfile = "ci"               // under go test and make test
-	MinVerdictReps = 3                  // repetitions per cell a verdict needs
+	// DefaultScale is the scale of `stormlab experiment` and of Run when
+	// Options.Scale is empty. Tests run at ci (the test settings,
+	// internal/testsettings).
+	DefaultScale   = "quick"
+	MinVerdictReps = 3 // repetitions per cell a verdict needs
 )
 
-// ProfileNames lists the profiles.
-var ProfileNames = []string{"ci", "quick", "full"}
+// ScaleNames lists the scales.
+var ScaleNames = []string{"ci", "quick", "full"}
 
-// ResolveProfile picks the profile: name, else $STORMLAB_PROFILE, else
-// DefaultProfile; an unknown name is an error.
-func ResolveProfile(name string) (string, error) {
+// ResolveScale is the one place a scale is resolved: name, else
+// DefaultScale; an unknown name is an error.
+func ResolveScale(name string) (string, error) {
 	if name = strings.TrimSpace(name); name == "" {
-		name = strings.TrimSpace(os.Getenv(ProfileEnv))
+		name = DefaultScale
 	}
-	if name == "" {
-		name = DefaultProfile
-	}
-	if err := CheckProfile(name); err != nil {
+	if err := CheckScale(name); err != nil {
 		return "", err
 	}
 	return name, nil
@@ -191,15 +196,18 @@ func Run(ctx context.Context, spec *Spec, o Options) (*Report, error) {
 	if log == nil {
 		log = io.Discard
 	}
-	prof, err := ResolveProfile(o.Profile)
+	prof, err := ResolveScale(o.Scale)
 	if err != nil {
 		return nil, err
 	}
-	rep := &Report{Spec: spec, Start: time.Now(), Profile: prof}
+	if o.Cluster.IsTarget() && o.Cluster.Target == nil {
+		return nil, fmt.Errorf("cluster %s: the target file is not loaded (clusterref.Resolve loads it)", o.Cluster)
+	}
+	rep := &Report{Spec: spec, Start: time.Now(), Scale: prof}
 	if o.Reps < 0 {
 		return nil, fmt.Errorf("repetitions %d: give a number of runs per cell >= 1, or 0 for the profile's", o.Reps)
 	}
-	env := Env{Log: log, Profile: prof, Progress: o.Progress, Resume: o.Resume, Reps: o.Reps, Calibration: o.Calibration}
+	env := Env{Log: log, Scale: prof, Cluster: o.Cluster, Progress: o.Progress, Resume: o.Resume, Reps: o.Reps, Calibration: o.Calibration}
 	if o.Out != "" {
 		env.RawDir = filepath.Join(o.Out, spec.Name, "runs")
 	}
@@ -263,7 +271,7 @@ func SummaryTable(title string, reps []*Report) *reports.Table {
 		if r.Spec.Paper != "" {
 			src = CiteShort(r.Spec.Paper, SourceWhere(r.Spec.Paper, r.Spec.Source))
 		}
-		t.AddRow(reports.Text(r.Spec.Name), reports.Text(src), reports.Text(r.Profile), reports.Textf("%d", len(r.Results.Rows)),
+		t.AddRow(reports.Text(r.Spec.Name), reports.Text(src), reports.Text(r.Scale), reports.Textf("%d", len(r.Results.Rows)),
 			reports.Textf("%.1f", r.Wall.Seconds()), reports.Text(claims), reports.Textf("%d/%d", sanOK, san), reports.Text(r.Dir))
 	}
 	return t

@@ -3,6 +3,7 @@ package lab
 import (
 	"context"
 	"fmt"
+	"github.com/stormlab/stormlab/infra/clusterref"
 	"io"
 	"math"
 	"sort"
@@ -53,9 +54,9 @@ type Spec struct {
 	// the README's table read them; CheckSpec requires both.
 	Needs Needs
 	Cost  Cost
-	// Profiles are its typed knobs per profile (nil: the same work under
+	// Scales are its typed knobs per profile (nil: the same work under
 	// every profile); a profile missing here is one it does not run under.
-	Profiles map[string]ProfileKnobs
+	Scales map[string]ScaleKnobs
 	// Extra names the files it writes beside the framework's (time
 	// series, per-node tables, extra figures), for the README and notes.
 	Extra []string
@@ -75,8 +76,11 @@ type Env struct {
 	// RawDir is where a run may keep raw samples beyond the rows (per-run
 	// worker reports and manifests of cluster runs); "" means keep none.
 	RawDir string
-	// Profile names the profile (ci, quick, full) the experiment runs under.
-	Profile string
+	// Scale names the scale (ci, quick, full) the experiment runs under.
+	Scale string
+	// Cluster is where a cluster experiment runs: containers of its own
+	// shapes (the zero value) or an existing cluster (Cluster.Target).
+	Cluster clusterref.Ref
 	// Progress hears of long runs (run i of N, phase); nil means none.
 	Progress reports.Progress
 	// Resume: runs already kept under RawDir (finished before an
@@ -136,9 +140,9 @@ type Results struct {
 	Experiment string
 	Metrics    []Metric
 	Rows       []Row
-	// Profile names the profile the rows were measured under ("" for
-	// experiments without profiles).
-	Profile string
+	// Scale names the scale the rows were measured under ("" for
+	// experiments without scales).
+	Scale string
 	// NoVerdict, when set, is why no claim may be decided on these rows
 	// (the ci profile's single repetition); every claim is then reported
 	// inconclusive with this reason.

@@ -205,7 +205,7 @@ func numPtr(v float64) *float64 {
 // claimsFile builds claims.json's content. The effect, CI, n and p are
 // those of the deciding check (Claim.Decider); Evidence lists every check.
 func claimsFile(exp, profile string, cs []Claim) ClaimsFile {
-	f := ClaimsFile{Experiment: exp, Profile: profile, Claims: []ClaimJSON{}}
+	f := ClaimsFile{Experiment: exp, Scale: profile, Claims: []ClaimJSON{}}
 	for _, c := range cs {
 		d := c.Decider()
 		n := d.N

@@ -67,7 +67,7 @@ func TestClusterDecisions(t *testing.T) {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 
-	s, err := harness.StartSession(ctx, harness.ClusterSpec{Profile: "heterogeneous-2", Seed: 1, Logf: t.Logf,
+	s, err := harness.StartSession(ctx, harness.ClusterSpec{Shape: "heterogeneous-2", Seed: 1, Logf: t.Logf,
 		RescheduleEvery: 8 * time.Second}, "rstorm")
 	t.Cleanup(func() {
 		if s != nil {

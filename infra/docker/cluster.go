@@ -80,9 +80,9 @@ func (s *Supervisor) Host() string { return s.Spec.Host }
 // Cluster is a running Storm cluster. Run returns it even on error, partially built, so that the caller
 // can Terminate it.
 type Cluster struct {
-	ID      string
-	Profile string
-	Images  images.Set
+	ID     string
+	Shape  string
+	Images images.Set
 
 	mu          sync.Mutex
 	network     *testcontainers.DockerNetwork
@@ -161,7 +161,7 @@ func Run(ctx context.Context, opts ...Option) (*Cluster, error) {
 		machineUnlock(lock)
 		return nil, fmt.Errorf("storm cluster: %w", err)
 	}
-	c := &Cluster{ID: cfg.runID, Profile: cfg.profile, containers: map[string]*testcontainers.DockerContainer{}, logf: cfg.logf, lock: lock, ssh: cfg.ssh}
+	c := &Cluster{ID: cfg.runID, Shape: cfg.shape, containers: map[string]*testcontainers.DockerContainer{}, logf: cfg.logf, lock: lock, ssh: cfg.ssh}
 	if err := c.run(ctx, cfg); err != nil {
 		return c, fmt.Errorf("storm cluster: %w", err)
 	}

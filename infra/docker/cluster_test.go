@@ -70,7 +70,7 @@ type supSummary struct {
 
 func TestClusterHeterogeneous2(t *testing.T) {
 	needEngine(t)
-	c, err := runCluster(t, WithProfile("heterogeneous-2"), WithNetworkDelay(5))
+	c, err := runCluster(t, WithShape("heterogeneous-2"), WithNetworkDelay(5))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +152,7 @@ func TestClusterHeterogeneous2(t *testing.T) {
 // exist): Run must fail naming Nimbus with the last lines of its log, and Terminate must leave nothing.
 func TestTerminateAfterFailedRun(t *testing.T) {
 	needEngine(t)
-	c, err := runCluster(t, WithProfile("homogeneous-2"), WithScheduler("org.stormlab.NoSuchScheduler"),
+	c, err := runCluster(t, WithShape("homogeneous-2"), WithScheduler("org.stormlab.NoSuchScheduler"),
 		WithStartTimeout(90*time.Second))
 	if err == nil {
 		t.Fatal("Run with a missing scheduler class succeeded; want an error")
@@ -180,7 +180,7 @@ func TestOptionErrors(t *testing.T) {
 		opt  Option
 		want string
 	}{
-		{"unknown profile", WithProfile("nope"), "unknown cluster profile"},
+		{"unknown profile", WithShape("nope"), "unknown cluster profile"},
 		{"no supervisors", WithSupervisors(), "no supervisors"},
 		{"bad cpu", WithSupervisors(SupervisorSpec{Host: "a", CPUs: 0, MemoryMB: 1024}), "CPUs"},
 		{"small memory", WithSupervisors(SupervisorSpec{Host: "a", CPUs: 1, MemoryMB: 256}), "too small"},
@@ -204,8 +204,8 @@ func TestOptionErrors(t *testing.T) {
 // heterogeneous-4: supervisors 1024+1280+1280+1536 = 5120, ZooKeeper 384, Nimbus 768, UI 256,
 // service 256: 6784 MB).
 func TestProfilesMemory(t *testing.T) {
-	for _, name := range Profiles() {
-		sups, err := Profile(name)
+	for _, name := range Shapes() {
+		sups, err := Shape(name)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -220,7 +220,7 @@ func TestProfilesMemory(t *testing.T) {
 		}
 		t.Logf("%s: %d supervisors, %d MB total container memory", name, len(sups), total)
 	}
-	sups, _ := Profile("heterogeneous-4")
+	sups, _ := Shape("heterogeneous-4")
 	if got := MemoryTotalMB(sups, true, true); got != 6784 {
 		t.Errorf("heterogeneous-4 total = %d MB, want 6784 (hand sum)", got)
 	}
@@ -270,7 +270,7 @@ func TestTerminateAfterInterrupt(t *testing.T) {
 	needEngine(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	c, err := Run(ctx, WithProfile("homogeneous-2"), WithLogf(func(format string, args ...any) {
+	c, err := Run(ctx, WithShape("homogeneous-2"), WithLogf(func(format string, args ...any) {
 		t.Logf(format, args...)
 		if strings.Contains(format, "zookeeper up") {
 			cancel()

@@ -7,7 +7,7 @@
 // service. Each supervisor has its own CPU quota (NanoCPUs) and memory limit with the matching
 // supervisor.cpu.capacity (cores*100) and supervisor.memory.capacity.mb (limit minus
 // SupervisorReserveMB), its own hostname (storm.local.hostname), worker slots from 6700 and optionally a
-// delay on messages between nodes (WithNetworkDelay). Cluster profiles are data (Profiles, Profile).
+// delay on messages between nodes (WithNetworkDelay). Cluster shapes are data (Shapes, Shape).
 //
 // Cleanup: Ryuk is off (it needs a pulled image), so every container and network carries
 // LabelRun=<run id>, LabelAll=true and its owner process (LabelOwnerPID, LabelOwnerStart: pid and start

@@ -13,7 +13,7 @@ type Option func(*config) error
 
 type config struct {
 	supervisors  []SupervisorSpec
-	profile      string
+	shape        string
 	delayMS      int
 	ui           bool
 	scheduler    string
@@ -30,14 +30,14 @@ type config struct {
 	ssh          *sshKeys // WithSSH
 }
 
-// DefaultProfile is the cluster Run starts without WithProfile or WithSupervisors.
-const DefaultProfile = "heterogeneous-2"
+// DefaultShape is the cluster Run starts without WithProfile or WithSupervisors.
+const DefaultShape = "heterogeneous-2"
 
 func defaults() *config {
-	sups, _ := Profile(DefaultProfile)
+	sups, _ := Shape(DefaultShape)
 	return &config{
 		supervisors: sups,
-		profile:     DefaultProfile,
+		shape:       DefaultShape,
 		ui:          true,
 		nimbusConf:  map[string]any{},
 		supConf:     map[string]any{},
@@ -46,14 +46,14 @@ func defaults() *config {
 	}
 }
 
-// WithProfile starts the supervisors of a named profile (see Profiles).
-func WithProfile(name string) Option {
+// WithShape starts the supervisors of a named shape (see Shapes).
+func WithShape(name string) Option {
 	return func(c *config) error {
-		sups, err := Profile(name)
+		sups, err := Shape(name)
 		if err != nil {
 			return err
 		}
-		c.supervisors, c.profile = sups, name
+		c.supervisors, c.shape = sups, name
 		return nil
 	}
 }
@@ -74,7 +74,7 @@ func WithSupervisors(specs ...SupervisorSpec) Option {
 			}
 			seen[s.Host] = true
 		}
-		c.supervisors, c.profile = append([]SupervisorSpec(nil), specs...), "custom"
+		c.supervisors, c.shape = append([]SupervisorSpec(nil), specs...), "custom"
 		return nil
 	}
 }

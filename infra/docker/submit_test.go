@@ -33,7 +33,7 @@ func topologyJar(t *testing.T) string {
 func TestSubmitAndKill(t *testing.T) {
 	needEngine(t)
 	jar := topologyJar(t)
-	c, err := runCluster(t, WithProfile("homogeneous-2"), WithNetworkDelay(100))
+	c, err := runCluster(t, WithShape("homogeneous-2"), WithNetworkDelay(100))
 	if err != nil {
 		t.Fatal(err)
 	}

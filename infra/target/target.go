@@ -189,20 +189,3 @@ func (t *Target) Write(path string) error {
 
 // Trim returns u without a trailing slash.
 func Trim(u string) string { return strings.TrimRight(u, "/") }
-
-// Env names the environment variable holding a target file: experiments (and `go test ./experiments`)
-// run on that cluster instead of containers when it is set.
-const Env = "STORMLAB_TARGET"
-
-// FromEnv loads the target file named by $STORMLAB_TARGET, or returns nil when it is unset.
-func FromEnv() (*Target, error) {
-	f := os.Getenv(Env)
-	if f == "" {
-		return nil, nil
-	}
-	t, err := Load(f)
-	if err != nil {
-		return nil, fmt.Errorf("$%s: %w", Env, err)
-	}
-	return t, nil
-}

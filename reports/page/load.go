@@ -40,7 +40,7 @@ type Doc struct{ File, Text string }
 type Experiment struct {
 	Name, Dir                  string
 	Description, Source, Setup string
-	Profile                    string
+	Scale                    string
 	Manifest                   []KV
 	Tables                     []Table
 	Figures                    []Figure
@@ -158,8 +158,8 @@ func loadExperiment(dir string) (*Experiment, error) {
 			return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "claims.json"), err)
 		}
 		e.Claims, e.HasClaims = cf.Claims, true
-		if cf.Profile != "" {
-			e.Profile = cf.Profile
+		if cf.Scale != "" {
+			e.Scale = cf.Scale
 		}
 		for _, c := range cf.Claims {
 			switch c.Verdict {
@@ -263,7 +263,7 @@ func (e *Experiment) loadManifest(path string) error {
 	if n := str("experiment"); n != "" {
 		e.Name = n
 	}
-	e.Description, e.Source, e.Setup, e.Profile = str("description"), str("source"), str("setup"), str("profile")
+	e.Description, e.Source, e.Setup, e.Scale = str("description"), str("source"), str("setup"), str("profile")
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)

@@ -67,7 +67,7 @@ func (s SupervisorSpec) validate() error {
 	return nil
 }
 
-// Memory limits of the other containers, MB. With the largest profile (4 supervisors, 5,120 MB) the
+// Memory limits of the other containers, MB. With the largest shape (4 supervisors, 5,120 MB) the
 // whole cluster stays at 6,784 MB, within the 8 GiB the project allows a 4-supervisor cluster.
 const (
 	ZooKeeperMemoryMB = 384
@@ -76,9 +76,9 @@ const (
 	ServiceMemoryMB   = 256
 )
 
-// profiles are the named clusters. Heterogeneous profiles vary CPU (the resource the papers' schedulers
+// shapes are the named clusters. Heterogeneous shapes vary CPU (the resource the papers' schedulers
 // balance) and memory with it; homogeneous ones give every node the same share.
-var profiles = map[string][]SupervisorSpec{
+var shapes = map[string][]SupervisorSpec{
 	"homogeneous-2": {
 		{Host: "sup1", CPUs: 0.5, MemoryMB: 1280},
 		{Host: "sup2", CPUs: 0.5, MemoryMB: 1280},
@@ -101,21 +101,21 @@ var profiles = map[string][]SupervisorSpec{
 	},
 }
 
-// Profiles lists the profile names, sorted.
-func Profiles() []string {
-	names := make([]string, 0, len(profiles))
-	for n := range profiles {
+// Shapes lists the shape names, sorted.
+func Shapes() []string {
+	names := make([]string, 0, len(shapes))
+	for n := range shapes {
 		names = append(names, n)
 	}
 	sort.Strings(names)
 	return names
 }
 
-// Profile returns a copy of the named profile's supervisors.
-func Profile(name string) ([]SupervisorSpec, error) {
-	p, ok := profiles[name]
+// Shape returns a copy of the named shape's supervisors.
+func Shape(name string) ([]SupervisorSpec, error) {
+	p, ok := shapes[name]
 	if !ok {
-		return nil, fmt.Errorf("unknown cluster profile %q; known: %s", name, strings.Join(Profiles(), ", "))
+		return nil, fmt.Errorf("unknown cluster shape %q; known: %s", name, strings.Join(Shapes(), ", "))
 	}
 	return append([]SupervisorSpec(nil), p...), nil
 }
