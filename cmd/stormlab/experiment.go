@@ -140,6 +140,10 @@ func isTerminal(w io.Writer) bool {
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
+// runExperiment runs one experiment: experiments.Run, replaced by tests that check what a command
+// line hands it.
+var runExperiment = experiments.Run
+
 // experimentCluster resolves where the experiments names run, from --cluster or the deprecated
 // --target, and refuses a target to experiments that need clusters of their own. Each experiment
 // keeps its own cluster shapes: a shape is refused.
@@ -251,7 +255,7 @@ func newExperimentCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			rep, err := experiments.Run(cmd.Context(), spec, opts)
+			rep, err := runExperiment(cmd.Context(), spec, opts)
 			meter.Stop()
 			if err != nil {
 				return failed(err)
