@@ -166,3 +166,14 @@ func gateCommand(t *testing.T, w nightlyWorkflow) string {
 	}
 	return lines[0]
 }
+
+// The gate script passes shellcheck too (where it is installed).
+func TestGateScriptShellcheck(t *testing.T) {
+	sc, err := exec.LookPath("shellcheck")
+	if err != nil {
+		t.Skip("shellcheck not on PATH (apt-get install shellcheck; .ci/setup.sh installs it)")
+	}
+	if out, err := exec.Command(sc, filepath.Join(root, ".ci", "nightly-gate.sh")).CombinedOutput(); err != nil {
+		t.Errorf("shellcheck .ci/nightly-gate.sh: %v\n%s", err, out)
+	}
+}
