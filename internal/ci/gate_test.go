@@ -101,7 +101,7 @@ func TestNightlyGate(t *testing.T) {
 		exit        int
 		stdout      []string // in the gate's output
 		stderr      string   // in its stderr ("" for no check)
-		verdicts    bool     // verdicts.md is written
+		verdicts    bool     // both folders were read: verdicts.md written (both hold claims.json), compare.json kept
 	}{
 		{"no change", spd("", 1, epyc), spd("", 1, epyc), 0, []string{"nightly gate: passed", "| spd "}, "", true},
 		{"within the threshold", spd("", 1, epyc), spd("ratio", 1.02, epyc), 0, []string{"nightly gate: passed"}, "", true},
