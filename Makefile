@@ -46,11 +46,13 @@ clean:
 # Nightly CI: every cluster experiment under NIGHTLY_PROFILE (quick: 3 runs per cell, so the gate has
 # units to test; NIGHTLY_PROFILE=full runs the papers' scale, hours) into
 # results/nightly-YYYYMMDD/<experiment>/, then `stormlab compare` against results/nightly-baseline
-# (if present; make a night the baseline with `ln -sfn nightly-YYYYMMDD results/nightly-baseline`).
-# Fails if an experiment fails or a metric regressed significantly (Welch, 95%) by more than
-# NIGHTLY_THRESHOLD. The comparison is kept in the night's folder as compare.md and compare.json
-# (and verdicts.md: which claims got the baseline's verdict again, not a failure when they did not),
-# and the night's HTML page (changes first) as index.html.
+# (if present; make a night the baseline with `ln -sfn nightly-YYYYMMDD results/nightly-baseline`)
+# through .ci/nightly-gate.sh, the gate the scheduled CI workflow runs too (docs/nightly.md).
+# Fails if an experiment fails, a metric regressed significantly (family-wise 95%) by more than
+# NIGHTLY_THRESHOLD, or the night was measured on another testbed than the baseline. The comparison is
+# kept in the night's folder as compare.md and compare.json (and verdicts.md: which claims got the
+# baseline's verdict again, not a failure when they did not), and the night's HTML page (changes
+# first) as index.html.
 NIGHTLY_EXPERIMENTS ?= smoke comm-cost kpart-cluster deadline recovery observer load-curve
 NIGHTLY_PROFILE ?= quick
 NIGHTLY_THRESHOLD ?= 0.05
@@ -63,12 +65,7 @@ nightly: setup build
 	  ./bin/stormlab experiment $$e --profile $(NIGHTLY_PROFILE) --out $(NIGHTLY_DIR) $(FORCE) || { echo "nightly: $$e failed"; rc=1; }; \
 	done; \
 	if [ -d $(NIGHTLY_BASELINE) ]; then \
-	  ./bin/stormlab compare $(NIGHTLY_BASELINE) $(NIGHTLY_DIR) --threshold $(NIGHTLY_THRESHOLD) \
-	    --fail-on-regression --format markdown > $(NIGHTLY_DIR)/compare.md || rc=1; \
-	  ./bin/stormlab compare $(NIGHTLY_BASELINE) $(NIGHTLY_DIR) --threshold $(NIGHTLY_THRESHOLD) \
-	    --format json > $(NIGHTLY_DIR)/compare.json || rc=1; \
-	  ./bin/stormlab compare --verdicts $(NIGHTLY_BASELINE) $(NIGHTLY_DIR) --format markdown > $(NIGHTLY_DIR)/verdicts.md || rc=1; \
-	  cat $(NIGHTLY_DIR)/compare.md $(NIGHTLY_DIR)/verdicts.md; \
+	  STORMLAB=./bin/stormlab .ci/nightly-gate.sh $(NIGHTLY_BASELINE) $(NIGHTLY_DIR) $(NIGHTLY_THRESHOLD) || rc=1; \
 	else \
 	  echo "nightly: no $(NIGHTLY_BASELINE) to compare with; to make this night the baseline:"; \
 	  echo "  ln -sfn $(notdir $(NIGHTLY_DIR)) results/nightly-baseline"; \

@@ -8,7 +8,8 @@ cd "$(dirname "$0")/.."
 
 need_pkgs=()
 # coinor-cbc: the exact scheduler's MIP solver. chromium: the HTML report test loads the page in headless Chromium (reports).
-for p in libmetis-dev metis coinor-cbc debootstrap docker.io iproute2 chromium; do
+# The shellcheck package: internal/ci's actionlint test checks the workflows' run: scripts with it.
+for p in libmetis-dev metis coinor-cbc debootstrap docker.io iproute2 chromium shellcheck; do
   dpkg -s "$p" >/dev/null 2>&1 || need_pkgs+=("$p")
 done
 if [ ${#need_pkgs[@]} -gt 0 ]; then

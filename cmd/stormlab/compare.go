@@ -37,7 +37,9 @@ func newCompareCmd() *cobra.Command {
 			"(reports/metric); a metric not in it is listed as untested. A significant change beyond --threshold\n" +
 			"(relative) is improved or regressed (changed, for a metric that should not change). With\n" +
 			"--fail-on-regression, a regression, a change, or anything the base has and NEW_DIR lacks\n" +
-			"(experiment, series, cell, metric) exits 1. With csv or json, the summary goes to stderr.\n\n" +
+			"(experiment, series, cell, metric) exits 1. With csv or json, the summary goes to stderr. Where the\n" +
+			"manifests say base and new were measured on different testbeds (host cores or CPU model, cluster,\n" +
+			"supervisors), compare warns on stderr and --fail-on-regression refuses to judge (exit 2).\n\n" +
 			"With --verdicts, compare reads every claims.json instead and lists each claim's verdict in both\n" +
 			"folders: how often two independent runs of one profile reach the same verdict (raw, among decided\n" +
 			"claims, and Cohen's kappa). --only-changed then lists the claims whose verdict differs.",
@@ -104,6 +106,9 @@ func readBoth(baseDir, newDir string, metrics []string) (*compare.Samples, *comp
 func compareMetrics(stdout, stderr io.Writer, baseDir, newDir string, o compareFlags) error {
 	base, nw, err := readBoth(baseDir, newDir, o.metrics)
 	if err != nil {
+		return err
+	}
+	if err := checkTestbeds(stderr, baseDir, newDir, o.failOnReg); err != nil {
 		return err
 	}
 	res := compare.Compare(base, nw, compare.Options{Metrics: o.metrics, Threshold: o.threshold})
