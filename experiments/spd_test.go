@@ -1,6 +1,10 @@
 package experiments
 
-import "testing"
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
 
 // TestExperimentSPD runs the SPD allocation experiment (Eidenbenz and Locher 2016) and writes its
 // table, plots and notes.md under results/spd (see outBase).
@@ -9,5 +13,20 @@ func TestExperimentSPD(t *testing.T) {
 	// The lower bound must hold on every row: a violation is a bug, not a finding.
 	if !rep.Claims[0].Holds() {
 		t.Errorf("lower bound violated: %s", rep.Claims[0].Evidence)
+	}
+	// A^disc as published puts every task on one resource at c = 2 (its first group holds 2n tasks);
+	// the notes say so with the count.
+	n := 0
+	for _, row := range rep.Results.Rows {
+		if _, c := spdRowInfo(row); row.Series == "spd" && c == 2 {
+			n++
+			if u := row.Values["used"]; u != 0.5 {
+				t.Errorf("spd at c = 2, n = %v: resources used / c %v, want 0.5 (one of two)", row.X, u)
+			}
+		}
+	}
+	last := rep.Claims[len(rep.Claims)-1]
+	if want := fmt.Sprintf("c=2 0.5 (every task on one resource in %d of %d allocations)", n, n); !strings.Contains(last.Evidence, want) {
+		t.Errorf("notes do not explain A^disc's single resource (want %q in the by-c claim):\n%s", want, last.Evidence)
 	}
 }
