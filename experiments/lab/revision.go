@@ -43,6 +43,12 @@ func vcsRevision() (rev string, modified bool, from string) {
 	return UnknownRevision, false, ""
 }
 
+// StampedRevision is the Makefile's -ldflags stamp: the commit and whether the tree was modified
+// ("" when the binary was built otherwise). `stormlab --version` shows it where build info has none.
+func StampedRevision() (rev string, modified bool) {
+	return stampedRevision, stampedModified == "true"
+}
+
 func buildInfoRevision(bi *debug.BuildInfo) (rev string, modified bool) {
 	for _, st := range bi.Settings {
 		switch st.Key {
