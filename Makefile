@@ -9,9 +9,16 @@ all: build
 setup:
 	.ci/setup.sh
 
+# The commit every manifest names (vcs_revision): taken from this checkout at build time, since builds with
+# -buildvcs=false carry none in their build info, and git where the binary later runs may be another repository.
+REPO_DIR := $(dir $(abspath $(lastword $(MAKEFILE_LIST))))
+REVISION := $(shell git -C $(REPO_DIR) rev-parse HEAD 2>/dev/null)
+MODIFIED := $(shell test -n "$$(git -C $(REPO_DIR) status --porcelain --untracked-files=no 2>/dev/null)" && echo true)
+STAMP := -X github.com/stormlab/stormlab/experiments/lab.stampedRevision=$(REVISION) -X github.com/stormlab/stormlab/experiments/lab.stampedModified=$(MODIFIED)
+
 build:
 	go build ./...
-	go build -o bin/stormlab ./cmd/stormlab
+	go build -ldflags '$(STAMP)' -o bin/stormlab ./cmd/stormlab
 
 test: setup
 	go vet ./...

@@ -64,7 +64,7 @@ func commNodes(capacity map[string]float64, n int) (hosts []string, ok bool) {
 
 // commKnobs are comm-cost's settings under one profile.
 type commKnobs struct {
-	Scale         string
+	Scale           string
 	Reps            int
 	WarmUp, Measure time.Duration
 	DelayMs         int    // 0: no delay series
@@ -131,8 +131,8 @@ func CommCost() *Spec {
 		Needs: lab.Needs{Need: lab.NeedsCluster,
 			Why: "it runs the Throughput chain under EvenScheduler on 1, 2 and 4 of a Storm cluster's nodes (the bridge holds each run to its nodes; the delay is the topology jar's transport): its own containers, or a target with that many supervisors"},
 		Scales: profiles(commCostScales),
-		Run:      runCommCost,
-		Claims:   commCostClaims,
+		Run:    runCommCost,
+		Claims: commCostClaims,
 	}
 }
 

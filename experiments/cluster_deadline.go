@@ -53,7 +53,7 @@ var deadlineSpouts = map[string]string{"wordcount": "sentence", "kmeans": "point
 
 // deadlineKnobs are the deadline experiment's settings under one profile.
 type deadlineKnobs struct {
-	Scale               string
+	Scale                 string
 	Reps                  int
 	Workers, Parallelism  int
 	WordCountMB, KMeansMB []float64 // data sizes (full: two each; quick: one)
@@ -139,9 +139,9 @@ func Deadline() *Spec {
 		Needs: lab.Needs{Need: lab.NeedsCluster,
 			Why: "it streams datasets through WordCount and k-means on a Storm cluster and loads every supervisor's CPU with burner topologies (Storm-native); a control layer, where there is one, adds whole-node CPU readings"},
 		Scales: profiles(deadlineScales),
-		Extra:    []string{"node-qos.md/csv (QoS per node, Fig. 10)", "load-*.png/svg (Figs. 7-8)"},
-		Run:      runDeadline,
-		Claims:   deadlineClaims,
+		Extra:  []string{"node-qos.md/csv (QoS per node, Fig. 10)", "load-*.png/svg (Figs. 7-8)"},
+		Run:    runDeadline,
+		Claims: deadlineClaims,
 	}
 }
 

@@ -37,7 +37,7 @@ const kpartShape = "homogeneous-4"
 
 // kpartKnobs are kpart-cluster's settings under one profile.
 type kpartKnobs struct {
-	Scale               string
+	Scale                 string
 	Reps                  int
 	WarmUp, Measure, Step time.Duration
 	Workers, Parallelism  int
@@ -141,9 +141,9 @@ func KPartCluster() *Spec {
 		Needs: lab.Needs{Need: lab.NeedsCluster,
 			Why: "it submits WordCount under three schedulers, one after another, to a Storm cluster with the bridge: its own containers, or a target (the service's rescheduling period is set with each run's scheduler)"},
 		Scales: profiles(kpartClusterScales),
-		Extra:    []string{"series.csv", "series-*.png/svg (time series of the unpaced runs)"},
-		Run:      runKPartCluster,
-		Claims:   kpartClusterClaims,
+		Extra:  []string{"series.csv", "series-*.png/svg (time series of the unpaced runs)"},
+		Run:    runKPartCluster,
+		Claims: kpartClusterClaims,
 	}
 }
 

@@ -32,13 +32,13 @@ var recoverySchedulers = []string{"storm-even", "storm-ras", "kpart-dynamic", "d
 // recoveryShape is the heterogeneous cluster; recoveryKilled is its 1-core supervisor, the node every
 // scheduler uses (killing a node a scheduler left idle would measure nothing).
 const (
-	recoveryShape = "heterogeneous-4"
-	recoveryKilled  = "sup4"
+	recoveryShape  = "heterogeneous-4"
+	recoveryKilled = "sup4"
 )
 
 // recoveryKnobs are the recovery experiment's settings under one profile.
 type recoveryKnobs struct {
-	Scale                   string
+	Scale                     string
 	Reps                      int
 	WarmUp, Measure, At, Down time.Duration // the supervisor is down from At into the window for Down
 	WorkerOpts                string        // extra worker JVM options
@@ -124,8 +124,8 @@ func Recovery() *Spec {
 		Needs: lab.Needs{Need: lab.NeedsControl,
 			Why: "it stops and starts a supervisor in the middle of each run, through a control layer: its own containers, or a target's hosts over SSH with control.ssh.commands.supervisor"},
 		Scales: profiles(recoveryScales),
-		Run:      runRecovery,
-		Claims:   recoveryClaims,
+		Run:    runRecovery,
+		Claims: recoveryClaims,
 	}
 }
 

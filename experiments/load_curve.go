@@ -39,7 +39,7 @@ const loadCurveProfile = "heterogeneous-2"
 
 // loadCurveKnobs are load-curve's settings under one profile.
 type loadCurveKnobs struct {
-	Scale         string
+	Scale           string
 	Reps            int
 	Fractions       []float64 // offered loads, fractions of the reference's capacity
 	WarmUp, Measure time.Duration
@@ -108,9 +108,9 @@ func loadCurveOn(lt loadTopology) *Spec {
 		Needs: lab.Needs{Need: lab.NeedsCluster,
 			Why: "it searches EvenScheduler's capacity and runs open-loop loads on one Storm cluster: its own containers, or a target"},
 		Scales: profiles(loadCurveProfiles),
-		Extra:    []string{"capacity.json (the reference's search)", "latency-vs-throughput.png/svg/pdf"},
-		Run:      func(ctx context.Context, env Env) (*Results, error) { return runLoadCurve(ctx, env, lt) },
-		Claims:   loadCurveClaims,
+		Extra:  []string{"capacity.json (the reference's search)", "latency-vs-throughput.png/svg/pdf"},
+		Run:    func(ctx context.Context, env Env) (*Results, error) { return runLoadCurve(ctx, env, lt) },
+		Claims: loadCurveClaims,
 	}
 }
 

@@ -39,7 +39,7 @@ const (
 // profile: pairs (one run each, both arms side by side), fixed warm-up
 // and window.
 type observerKnobs struct {
-	Scale         string
+	Scale           string
 	Pairs           int
 	WarmUp, Measure time.Duration
 	WorkerOpts      string // extra worker JVM options
@@ -100,8 +100,8 @@ func Observer() *Spec {
 		Needs: lab.Needs{Need: lab.NeedsCluster,
 			Why: "it runs two copies of the Throughput chain side by side, read by Storm's own counters, on a Storm cluster: its own containers, or a target"},
 		Scales: profiles(observerProfiles),
-		Run:      runObserver,
-		Claims:   observerClaims,
+		Run:    runObserver,
+		Claims: observerClaims,
 	}
 }
 

@@ -13,7 +13,9 @@ import (
 )
 
 // stormTolerance is the largest relative difference between the harness's figures and Storm's own
-// statistics (throughput and mean complete latency) that leaves a run's figures unsuspected.
+// statistics that leaves a run's figures unsuspected: counts (plus Storm's own resolution for a
+// throughput), and the mean complete latency only where the run's reports cannot bound it
+// (LatencyTolerance).
 const stormTolerance = 0.05
 
 // stormSnapshot is Storm's all-time executor statistics (from Nimbus's TopologyInfo over Thrift, read
@@ -122,11 +124,15 @@ type StormCheck struct {
 	// weighted by the executors' rates. (Measured: a comm-cost run's 806 tuples over 16.1 s read
 	// 47.4/s, over an uptime growth of 17 s; the harness's 804 over the same span agreed to 0.25%.)
 	Resolution float64 `json:"resolution,omitempty"`
+	// LatencyTolerance is how far apart, relative to Storm's, the two mean latencies may be with
+	// neither wrong (timed runs with reports over Storm's span; crosscheck_latency.go): the window's
+	// edges and the histograms' resolution. 0: the fixed stormTolerance applies.
+	LatencyTolerance float64 `json:"latency_tolerance,omitempty"`
 
 	From, To *stormSnapshot `json:"-"` // raw readings, saved in storm-stats.json
 }
 
-// reasons are the run's disagreements with Storm's statistics beyond stormTolerance (suspect): the
+// reasons are the run's disagreements with Storm's statistics beyond their tolerance (suspect): the
 // quantity (storm-counts) and the mean latency (storm-latency); none when not compared.
 func (c StormCheck) reasons() []Reason {
 	if !c.Compared {
@@ -142,8 +148,8 @@ func (c StormCheck) reasons() []Reason {
 				100*c.Resolution, c.OurThroughput, c.Throughput, 100*c.Diff)})
 		}
 	}
-	if c.LatencyDiff > stormTolerance {
-		out = append(out, Reason{ReasonStormLatency, Suspect, fmt.Sprintf(lead+"mean complete latency %.2f ms vs Storm's %.2f ms (%.1f%% apart)", c.OurLatencyMs, c.CompleteLatencyMs, 100*c.LatencyDiff)})
+	if c.LatencyDiff > c.latencyLimit() {
+		out = append(out, Reason{ReasonStormLatency, Suspect, c.latencyReason()})
 	}
 	return out
 }
@@ -342,6 +348,9 @@ func (c *StormCheck) compare(m Measurement, from, to *stormSnapshot, reports []p
 				measureAcks(&sm, reports, fromMs, toMs)
 				if sm.LatencyCount > 0 {
 					c.OurLatencyMs, c.OurLatencyCount, c.OurLatencySpanMs = sm.LatencyMean, sm.LatencyCount, []int64{fromMs, toMs}
+					if tol, ok := latencyToleranceMs(reports, fromMs, toMs, [2]int64{from.TimeMs - stormLagMs, to.TimeMs - stormLagMs}, sm.LatencyMean, sm.LatencyCount); ok && c.CompleteLatencyMs > 0 {
+						c.LatencyTolerance = tol / c.CompleteLatencyMs
+					}
 				}
 			}
 		}

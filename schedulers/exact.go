@@ -91,10 +91,12 @@ var exactInfo = Info{
 	New:         NewExact,
 }
 
-// epsilonOrDefault validates a balance bound: 0 means DefaultEpsilon.
+// epsilonOrDefault validates a balance bound: 0 means DefaultEpsilon. It must be below 1: from 1
+// on, the lower bound (1-ε)·w_e lets parts be empty, and from k-1 on one part may hold every
+// vertex, so the bound no longer asks for k parts at all.
 func epsilonOrDefault(name string, eps float64) (float64, error) {
-	if !(eps >= 0) || math.IsInf(eps, 0) {
-		return 0, fmt.Errorf("%s: epsilon = %v: use a finite max deviation rate >= 0 (0 means %v)", name, eps, DefaultEpsilon)
+	if !(eps >= 0 && eps < 1) {
+		return 0, fmt.Errorf("%s: epsilon = %v is out of range: use a max deviation rate in [0, 1), e.g. 0.05 (0 means %v); from 1 on parts may be empty", name, eps, DefaultEpsilon)
 	}
 	if eps == 0 {
 		return DefaultEpsilon, nil

@@ -238,10 +238,11 @@ func ReadGraph(r io.Reader) (*Graph, error) {
 	return g, nil
 }
 
-// checkWeightsGiven reports the first vertex or edge of a graph JSON
-// document without a "weight" field (the document decodes: ReadGraph has
-// checked it).
-func checkWeightsGiven(data []byte) error {
+// checkFieldsGiven reports the first vertex or edge of a graph JSON document without a field that
+// has no sensible default: a vertex's "id" and "weight", an edge's "from", "to" and "weight". A
+// missing one would decode as 0 and surface later as a wrong error ("duplicate vertex id 0") or
+// a wrong graph. The document decodes: ReadGraph has checked it.
+func checkFieldsGiven(data []byte) error {
 	var raw struct {
 		Vertices []map[string]json.RawMessage `json:"vertices"`
 		Edges    []map[string]json.RawMessage `json:"edges"`
@@ -250,11 +251,19 @@ func checkWeightsGiven(data []byte) error {
 		return fmt.Errorf("malformed graph JSON: %w", err)
 	}
 	for i, v := range raw.Vertices {
+		if _, ok := v["id"]; !ok {
+			return fmt.Errorf("vertex at index %d has no \"id\": give every vertex a unique integer id, e.g. {\"id\":%d,\"weight\":1}", i, i)
+		}
 		if _, ok := v["weight"]; !ok {
 			return fmt.Errorf("vertex %s (index %d) has no \"weight\": give every vertex its CPU weight, e.g. {\"id\":%s,\"weight\":1}", v["id"], i, v["id"])
 		}
 	}
 	for i, e := range raw.Edges {
+		for _, end := range []string{"from", "to"} {
+			if _, ok := e[end]; !ok {
+				return fmt.Errorf("edge %d has no %q: give every edge the ids of its two vertices, e.g. {\"from\":0,\"to\":1,\"weight\":1}", i, end)
+			}
+		}
 		if _, ok := e["weight"]; !ok {
 			return fmt.Errorf("edge %d (%s->%s) has no \"weight\": give every edge its traffic weight, e.g. {\"from\":%s,\"to\":%s,\"weight\":1}", i, e["from"], e["to"], e["from"], e["to"])
 		}
@@ -304,5 +313,5 @@ func decodeStrict(data []byte, v any, what, hint string) error {
 	if err := expectEOF(dec); err != nil {
 		return fmt.Errorf("malformed %s JSON: %w", what, err)
 	}
-	return checkWeightsGiven(data)
+	return checkFieldsGiven(data)
 }

@@ -78,6 +78,11 @@ func TestReadGraphRejects(t *testing.T) {
 		{"trailing garbage", `{"vertices":[{"id":0,"weight":1}],"edges":[]} x`, "trailing data"},
 		{"vertex without weight", `{"vertices":[{"id":0,"weight":1},{"id":7}],"edges":[]}`, `vertex 7 (index 1) has no "weight": give every vertex its CPU weight`},
 		{"edge without weight", `{"vertices":[{"id":0,"weight":1},{"id":1,"weight":1}],"edges":[{"from":0,"to":1}]}`, `edge 0 (0->1) has no "weight"`},
+		// Without the check these decode as id 0 and fail later as "duplicate vertex id 0", or as an edge from vertex 0.
+		{"vertices without id", `{"vertices":[{"weight":1},{"weight":2}],"edges":[]}`, `vertex at index 0 has no "id": give every vertex a unique integer id`},
+		{"second vertex without id", `{"vertices":[{"id":0,"weight":1},{"weight":2}],"edges":[]}`, `vertex at index 1 has no "id"`},
+		{"edge without from", `{"vertices":[{"id":0,"weight":1},{"id":1,"weight":1}],"edges":[{"to":1,"weight":1}]}`, `edge 0 has no "from"`},
+		{"edge without to", `{"vertices":[{"id":0,"weight":1},{"id":1,"weight":1}],"edges":[{"from":1,"weight":1}]}`, `edge 0 has no "to"`},
 	} {
 		if _, err := ReadGraph(strings.NewReader(c.in)); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v, want one containing %q", c.name, err, c.want)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"strconv"
 	"strings"
 
@@ -35,8 +36,8 @@ type partitionOutput struct {
 	Status string `json:"status,omitempty"`
 	// EmptyParts counts the parts without a vertex.
 	EmptyParts int `json:"empty_parts"`
-	// BoundViolated says how the partition breaks Epsilon ("" when it keeps
-	// it, or when the scheduler states no bound).
+	// BoundViolated says how the partition breaks Epsilon or, for any
+	// scheduler, that it leaves parts empty ("" when neither).
 	BoundViolated string `json:"bound_violated,omitempty"`
 }
 
@@ -100,6 +101,7 @@ func newPartitionCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			warnIgnoredOptions(cmd, scheduler, o)
 			parts, err := p.Partition(cmd.Context(), g, k)
 			status := ""
 			var notProven *schedulers.NotProvenError
@@ -136,7 +138,7 @@ func newPartitionCmd() *cobra.Command {
 				fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s (allowed by --allow-imbalance)\n", out.BoundViolated)
 				return nil
 			}
-			return failed(fmt.Errorf("%s: the partition is printed but breaks its bound; rerun with --allow-imbalance to accept it, or a larger --epsilon", out.BoundViolated))
+			return failed(fmt.Errorf("%s: the partition is printed but refused; rerun with --allow-imbalance to accept it, or %s", out.BoundViolated, boundAdvice(out)))
 		},
 	}
 	f := cmd.Flags()
@@ -145,15 +147,16 @@ func newPartitionCmd() *cobra.Command {
 	f.StringVar(&scheduler, "scheduler", "", "scheduler name (list them with: stormlab schedulers)")
 	f.IntVar(&mul, "mul", 0, "K-PART balance-adjustment iteration multiplier (0 = none)")
 	f.StringVar(&options, "options", "", `scheduler options as JSON, as the scheduler service takes them, e.g. '{"mul":5,"alpha":0.1}'`)
-	f.Float64Var(&epsilon, "epsilon", 0, fmt.Sprintf("balance bound of exact and mlfm: max deviation rate of part weights (0 = %v)", schedulers.DefaultEpsilon))
+	f.Float64Var(&epsilon, "epsilon", 0, fmt.Sprintf("balance bound of exact and mlfm: max deviation rate of part weights, in [0, 1) (0 = %v)", schedulers.DefaultEpsilon))
 	f.Uint64Var(&seed, "seed", 1, "seed for random graphs and randomised schedulers")
 	f.StringVar(&format, "format", "json", "output format: json or table")
-	f.BoolVar(&allowImbalance, "allow-imbalance", false, "accept a partition that breaks the scheduler's balance bound (epsilon) or leaves a part empty: warn, exit 0")
+	f.BoolVar(&allowImbalance, "allow-imbalance", false, "accept a partition that breaks the scheduler's balance bound (epsilon) or leaves a part empty (any scheduler): warn, exit 0 (without it: printed, exit 1)")
 	return cmd
 }
 
-// boundViolation counts the empty parts and, for a scheduler with a stated
-// balance bound (exact, mlfm), says how the partition breaks it.
+// boundViolation counts the empty parts and says how the partition breaks
+// the scheduler's balance bound (exact, mlfm) or, for a scheduler without
+// one (kpart, mpart, ...), that it leaves parts empty: k parts were asked for.
 func boundViolation(out partitionOutput) (empty int, why string) {
 	for _, ids := range out.Parts {
 		if len(ids) == 0 {
@@ -161,7 +164,10 @@ func boundViolation(out partitionOutput) (empty int, why string) {
 		}
 	}
 	if out.Epsilon <= 0 {
-		return empty, ""
+		if empty == 0 {
+			return 0, ""
+		}
+		return empty, fmt.Sprintf("%s partition leaves %d of %d parts empty", out.Scheduler, empty, out.K)
 	}
 	var broken []string
 	if out.MaxDev > out.Epsilon+1e-9 {
@@ -174,6 +180,60 @@ func boundViolation(out partitionOutput) (empty int, why string) {
 		return empty, ""
 	}
 	return empty, fmt.Sprintf("%s partition breaks its balance bound: %s", out.Scheduler, strings.Join(broken, ", "))
+}
+
+// boundAdvice is the other way out of a refused partition: fewer parts where
+// some are empty, else a looser bound.
+func boundAdvice(out partitionOutput) string {
+	if out.EmptyParts > 0 {
+		return "a smaller --k"
+	}
+	return "a larger --epsilon (below 1)"
+}
+
+// warnIgnoredOptions says on stderr which of --mul and --epsilon (or the
+// same fields of --options) the scheduler does not read, so a value given
+// is never silently without effect. A field counts as ignored when the
+// scheduler built with it equals the one built without it.
+func warnIgnoredOptions(cmd *cobra.Command, name string, o schedulers.Options) {
+	for _, f := range []struct {
+		flag  string
+		given bool
+		clear func(*schedulers.Options)
+	}{
+		{"mul", o.Mul != 0, func(o *schedulers.Options) { o.Mul = 0 }},
+		{"epsilon", o.Epsilon != 0, func(o *schedulers.Options) { o.Epsilon = 0 }},
+	} {
+		if !f.given || readsOption(name, o, f.clear) {
+			continue
+		}
+		given := "--" + f.flag
+		if !cmd.Flags().Changed(f.flag) {
+			given = fmt.Sprintf("%q of --options", f.flag)
+		}
+		fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s ignores %s (read by %s only)\n", name, given, strings.Join(optionReaders(f.clear), ", "))
+	}
+}
+
+// readsOption says whether scheduler name built with o differs from the one
+// built with clear applied to o.
+func readsOption(name string, o schedulers.Options, clear func(*schedulers.Options)) bool {
+	with, err1 := schedulers.New(name, o)
+	clear(&o)
+	without, err2 := schedulers.New(name, o)
+	return err1 != nil || err2 != nil || !reflect.DeepEqual(with, without)
+}
+
+// optionReaders lists the partitioners that read the option clear resets.
+func optionReaders(clear func(*schedulers.Options)) []string {
+	probe := schedulers.Options{Seed: 1, Mul: 3, Epsilon: 0.1}
+	var out []string
+	for _, name := range partitionerNames() {
+		if readsOption(name, probe, clear) {
+			out = append(out, name)
+		}
+	}
+	return out
 }
 
 // newPartitioner builds the named scheduler as a Partitioner; one that only

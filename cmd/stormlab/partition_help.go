@@ -23,4 +23,8 @@ The graph is --graph random:N:M (N vertices, M distinct edges, weights uniform i
   edges[].weight        traffic >= 0, any unit common to all edges (from a running cluster: tuples/s)
 
 Weights must be finite. The partitioners see the graph undirected: parallel and opposite edges are
-summed, self loops dropped. A bad file is refused with exit 2 and a message naming the fix.`
+summed, self loops dropped. A bad file is refused with exit 2 and a message naming the fix.
+
+A partition that leaves a part empty (any scheduler) or breaks exact's or mlfm's --epsilon (in
+[0, 1)) is printed and refused with exit 1, unless --allow-imbalance accepts it with a warning.
+--mul or --epsilon given to a scheduler that does not read it is said on stderr.`

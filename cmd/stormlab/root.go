@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/stormlab/stormlab/experiments/lab"
 )
 
 // Exit codes.
@@ -76,7 +78,8 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 
 // version describes this binary from its build info: the module version
 // ("(devel)" for a local build), the VCS commit and time that `go build`
-// stamps, "+dirty" for uncommitted changes, and the Go version.
+// stamps (else the commit `make build` stamps with -ldflags), "+dirty" for
+// uncommitted changes, and the Go version.
 func version() string {
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
@@ -97,6 +100,12 @@ func version() string {
 			if s.Value == "true" {
 				dirty = "+dirty"
 			}
+		}
+	}
+	if rev == "" {
+		var modified bool
+		if rev, modified = lab.StampedRevision(); modified {
+			dirty = "+dirty"
 		}
 	}
 	if rev != "" {

@@ -2,17 +2,14 @@ package lab
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -34,9 +31,9 @@ type Manifest struct {
 	Seeds         []uint64       `json:"algorithm_seeds"`
 	Rows          int            `json:"rows"`
 	Host          HostInfo       `json:"host"`
-	VCSRevision   string         `json:"vcs_revision,omitempty"` // from the build info, else git; empty when neither knows
+	VCSRevision   string         `json:"vcs_revision"` // from the build info, else the Makefile's -ldflags stamp, else "unknown"
 	VCSModified   bool           `json:"vcs_modified,omitempty"`
-	VCSFrom       string         `json:"vcs_from,omitempty"` // "buildinfo" or "git"
+	VCSFrom       string         `json:"vcs_from,omitempty"` // "buildinfo" or "ldflags"; empty when unknown
 	GoVersion     string         `json:"go_version"`
 	Started       string         `json:"started"` // RFC 3339, UTC
 	WallSeconds   float64        `json:"wall_seconds"`
@@ -81,33 +78,6 @@ func WriteAtomic(path string, write func(io.Writer) error) (err error) {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
-}
-
-// vcsRevision is the build's VCS revision from runtime/debug.ReadBuildInfo
-// (right outside the repository too; `go build` stamps it), else HEAD from
-// git (go test binaries carry no VCS stamp), else "".
-func vcsRevision(ctx context.Context) (rev string, modified bool, from string) {
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		for _, st := range bi.Settings {
-			switch st.Key {
-			case "vcs.revision":
-				rev = st.Value
-			case "vcs.modified":
-				modified = st.Value == "true"
-			}
-		}
-		if rev != "" {
-			return rev, modified, "buildinfo"
-		}
-	}
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, "git", "rev-parse", "HEAD").Output()
-	if err != nil {
-		return "", false, ""
-	}
-	st, err := exec.CommandContext(ctx, "git", "status", "--porcelain", "--untracked-files=no").Output()
-	return strings.TrimSpace(string(out)), err == nil && len(bytes.TrimSpace(st)) > 0, "git"
 }
 
 // WriteRaw writes every row as CSV: experiment, series, x, instance,
@@ -322,7 +292,7 @@ func (rep *Report) Output(ctx context.Context, dir string, args []string, paperE
 		names = append(names, f.name)
 	}
 	ins, alg := rep.Results.Seeds()
-	rev, dirty, from := vcsRevision(ctx)
+	rev, dirty, from := vcsRevision()
 	if args == nil {
 		args = os.Args
 	}
