@@ -50,7 +50,7 @@ func TestManifestRevisionIgnoresGitInWorkingDir(t *testing.T) {
 		if err := os.RemoveAll(filepath.Join(out, "rev")); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := Run(context.Background(), spec, Options{Out: out, Log: io.Discard, Profile: "quick"}); err != nil {
+		if _, err := Run(context.Background(), spec, Options{Out: out, Log: io.Discard, Scale: "quick"}); err != nil {
 			t.Fatal(err)
 		}
 	}
