@@ -151,12 +151,16 @@ func compareVerdicts(w io.Writer, baseDir, newDir string, o compareFlags) error 
 	if a.Compared == 0 {
 		return fmt.Errorf("no claim is in both %s and %s (%d in only one): compare results of the same experiments", baseDir, newDir, a.OneSide)
 	}
+	// Agreement and kappa are over every claim judged on both sides;
+	// --only-changed filters the listing only.
+	js, listed := a.JSON(), a
 	if o.onlyChanged {
-		a.Pairs = slices.DeleteFunc(a.Pairs, reports.VerdictPair.Agree)
+		listed.Pairs = slices.DeleteFunc(slices.Clone(a.Pairs), reports.VerdictPair.Agree)
+		js.Pairs = listed.Pairs
 	}
-	switch t := a.Table(fmt.Sprintf("verdicts %s -> %s", baseDir, newDir)); o.format {
+	switch t := listed.Table(fmt.Sprintf("verdicts %s -> %s", baseDir, newDir)); o.format {
 	case "json":
-		return failedIf(writeJSON(w, a.JSON()))
+		return failedIf(writeJSON(w, js))
 	case "csv":
 		return failedIf(t.WriteCSV(w))
 	case "markdown":

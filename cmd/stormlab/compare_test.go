@@ -337,3 +337,59 @@ func TestCompareVerdictsFlags(t *testing.T) {
 		t.Errorf("unrelated: exit %d stdout %q stderr %q, want exit 2 \"no claim is in both\"", code, out, errs)
 	}
 }
+
+// writeClaims writes dir/exp/claims.json with one claim per verdict,
+// statements "claim 1", "claim 2", ...
+func writeClaims(t *testing.T, dir, exp string, verdicts ...string) {
+	t.Helper()
+	var cs []string
+	for i, v := range verdicts {
+		cs = append(cs, fmt.Sprintf(`{"statement":"claim %d","kind":"paper","verdict":%q}`, i+1, v))
+	}
+	os.MkdirAll(filepath.Join(dir, exp), 0o755)
+	js := fmt.Sprintf(`{"experiment":%q,"profile":"quick","claims":[%s]}`, exp, strings.Join(cs, ","))
+	if err := os.WriteFile(filepath.Join(dir, exp, "claims.json"), []byte(js), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Kappa and agreement come from every claim judged on both sides;
+// --only-changed filters the listing only. It printed a kappa of 4 here,
+// computed on the one listed pair against the agreement of all five.
+//
+// Hand computation over the 5 claims: base (holds, holds, does not hold,
+// inconclusive, inconclusive), new the same with claim 1 inconclusive.
+// po = 4/5 = 0.8; base counts H 2, N 1, I 2; new H 1, N 1, I 3;
+// pe = (2·1 + 1·1 + 2·3) / 25 = 9/25 = 0.36; kappa = (0.8 - 0.36) / 0.64 =
+// 0.6875 ("0.69").
+func TestCompareVerdictsKappaOnlyChanged(t *testing.T) {
+	dir := t.TempDir()
+	a, c := filepath.Join(dir, "A"), filepath.Join(dir, "C")
+	writeClaims(t, a, "kpart-mul", "holds", "holds", "does not hold", "inconclusive", "inconclusive")
+	writeClaims(t, c, "kpart-mul", "inconclusive", "holds", "does not hold", "inconclusive", "inconclusive")
+	const want = 0.6875
+	for _, only := range []bool{false, true} {
+		args := []string{"compare", "--verdicts", a, c}
+		if only {
+			args = append(args, "--only-changed")
+		}
+		code, out, errs := cli(t, args...)
+		if code != exitOK || !strings.Contains(out, "Cohen's kappa 0.69") || !strings.Contains(out, "4 of 5 claims got the same verdict twice (80%)") {
+			t.Errorf("only-changed %v: exit %d stderr %q, want kappa 0.69 and 4 of 5 alike:\n%s", only, code, errs, out)
+		}
+		if only && (strings.Count(out, "claim 1") != 1 || strings.Contains(out, "claim 2")) {
+			t.Errorf("--only-changed lists other claims than claim 1:\n%s", out)
+		}
+		code, out, _ = cli(t, append(args, "--format", "json")...)
+		var got struct {
+			Kappa *float64
+			Pairs []struct{ Statement string }
+		}
+		if err := json.Unmarshal([]byte(out), &got); code != exitOK || err != nil || got.Kappa == nil || math.Abs(*got.Kappa-want) > 1e-12 {
+			t.Errorf("only-changed %v, json: exit %d %v kappa %v, want %g", only, code, err, got.Kappa, want)
+		}
+		if wantPairs := map[bool]int{false: 5, true: 1}[only]; len(got.Pairs) != wantPairs {
+			t.Errorf("only-changed %v, json: %d pairs listed, want %d", only, len(got.Pairs), wantPairs)
+		}
+	}
+}
