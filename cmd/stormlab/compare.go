@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"slices"
 	"strings"
 
@@ -60,8 +61,10 @@ func newCompareCmd() *cobra.Command {
 						return fmt.Errorf("--%s does not apply to --verdicts, which compares the claims' verdicts: drop it, or compare the metrics without --verdicts", f)
 					}
 				}
+				warnSameFolder(cmd.ErrOrStderr(), args[0], args[1])
 				return compareVerdicts(cmd.OutOrStdout(), args[0], args[1], o)
 			}
+			warnSameFolder(cmd.ErrOrStderr(), args[0], args[1])
 			return compareMetrics(cmd.OutOrStdout(), cmd.ErrOrStderr(), args[0], args[1], o)
 		},
 	}
@@ -131,9 +134,36 @@ func compareMetrics(stdout, stderr io.Writer, baseDir, newDir string, o compareF
 	}
 	fmt.Fprint(summary, res.Summary())
 	if fails := res.Failures(); o.failOnReg && len(fails) > 0 {
-		return failed(fmt.Errorf("%d gate failures (threshold %g): %s", len(fails), o.threshold, strings.Join(fails, ", ")))
+		writeGateFailures(stderr, fails, o.threshold)
+		return failed(fmt.Errorf("the gate failed: %d failure(s) at threshold %g, listed above", len(fails), o.threshold))
 	}
 	return nil
+}
+
+// maxGateLines is how many gate failures stderr lists one per line; the
+// rest are counted (the output's table and summary name every one).
+const maxGateLines = 10
+
+// writeGateFailures lists the gate's failures one per line, at most
+// maxGateLines of them, so a nightly's log stays readable.
+func writeGateFailures(w io.Writer, fails []string, threshold float64) {
+	fmt.Fprintf(w, "gate failures (threshold %g):\n", threshold)
+	for _, f := range fails[:min(len(fails), maxGateLines)] {
+		fmt.Fprintf(w, "  %s\n", f)
+	}
+	if n := len(fails) - maxGateLines; n > 0 {
+		fmt.Fprintf(w, "  and %d more: the output names every one (compare.md in a nightly)\n", n)
+	}
+}
+
+// warnSameFolder warns on stderr when both arguments are one folder: every
+// value would be compared with itself, and "no changes" would say nothing.
+func warnSameFolder(stderr io.Writer, baseDir, newDir string) {
+	a, errA := os.Stat(baseDir)
+	b, errB := os.Stat(newDir)
+	if errA == nil && errB == nil && os.SameFile(a, b) {
+		fmt.Fprintf(stderr, "warning: %s and %s are the same folder: every value is compared with itself, so nothing can change\n", baseDir, newDir)
+	}
 }
 
 // compareVerdicts is `compare --verdicts`: every claim's verdict in both

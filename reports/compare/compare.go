@@ -63,9 +63,15 @@ type Row struct {
 // Tested: a test gave the row a p.
 func (r Row) Tested() bool { return r.Test != "" }
 
-// IsChanged: any verdict other than "same"; an untested row when its
-// change exceeds the threshold.
-func (r Row) IsChanged() bool { return r.Verdict != Same && (r.Verdict != Untested || r.beyond) }
+// IsChanged: any verdict other than "same" on a row both sides have; an
+// untested row when its change exceeds the threshold. A row one side lacks
+// is "only in base" or "only in new", not a change: nothing was compared.
+func (r Row) IsChanged() bool {
+	return !r.OneSided() && r.Verdict != Same && (r.Verdict != Untested || r.beyond)
+}
+
+// OneSided: one side has no value for the row.
+func (r Row) OneSided() bool { return r.NBase == 0 || r.NNew == 0 }
 
 // Result is a whole comparison.
 type Result struct {

@@ -125,7 +125,13 @@ func isDir(dir, holds string) error {
 // error names the file.
 func walkFiles(dir, name string, read func(rel string, r io.Reader) error) (int, error) {
 	n := 0
-	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+	// A symbolic link to a folder (a nightly's baseline) is walked as the
+	// folder: WalkDir does not follow a link, not even at the root.
+	root, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return 0, fmt.Errorf("results folder: %w", err)
+	}
+	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || d.Name() != name {
 			return err
 		}
@@ -135,12 +141,12 @@ func walkFiles(dir, name string, read func(rel string, r io.Reader) error) (int,
 		}
 		defer f.Close()
 		n++
-		rel, err := filepath.Rel(dir, path)
+		rel, err := filepath.Rel(root, path)
 		if err != nil {
-			rel = path
+			return err
 		}
 		if err := read(rel, f); err != nil {
-			return fmt.Errorf("%s: %w", path, err)
+			return fmt.Errorf("%s: %w", filepath.Join(dir, rel), err) // as the user named it
 		}
 		return nil
 	})

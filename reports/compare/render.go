@@ -18,9 +18,13 @@ func (res Result) Method() string {
 		"two-sided, Holm-corrected over %d tests, family-wise alpha %g.", res.Tests, Alpha)
 }
 
-// Counts returns how many rows changed and how many fail the gate.
-func (res Result) Counts() (changed, failing int) {
+// Counts returns how many rows both sides have (compared), how many of
+// them changed and how many fail the gate.
+func (res Result) Counts() (compared, changed, failing int) {
 	for _, r := range res.Rows {
+		if !r.OneSided() {
+			compared++
+		}
 		if r.IsChanged() {
 			changed++
 		}
@@ -28,14 +32,32 @@ func (res Result) Counts() (changed, failing int) {
 			failing++
 		}
 	}
-	return changed, failing
+	return compared, changed, failing
+}
+
+// OneSided counts the rows only the base has and those only the new side
+// has.
+func (res Result) OneSided() (onlyBase, onlyNew int) {
+	for _, r := range res.Rows {
+		switch {
+		case r.NNew == 0:
+			onlyBase++
+		case r.NBase == 0:
+			onlyNew++
+		}
+	}
+	return onlyBase, onlyNew
 }
 
 // Summary is the lines under the output: counts, then what is missing,
 // new or untested (each line only when there is something to say).
 func (res Result) Summary() string {
-	changed, failing := res.Counts()
-	lines := []string{fmt.Sprintf("%d compared, %d changed, %d regressed", len(res.Rows), changed, failing)}
+	compared, changed, failing := res.Counts()
+	head := fmt.Sprintf("%d compared, %d changed, %d regressed", compared, changed, failing)
+	if ob, on := res.OneSided(); ob+on > 0 {
+		head += fmt.Sprintf("; not compared: %d only in base, %d only in new", ob, on)
+	}
+	lines := []string{head}
 	if len(res.Missing) > 0 {
 		lines = append(lines, "missing in new (fails the gate): "+strings.Join(res.Missing, ", "))
 	}
@@ -138,15 +160,20 @@ type JSON struct {
 	Missing  []string `json:"missing"`
 	Added    []string `json:"added"`
 	Untested []string `json:"untested"`
+	// OnlyBase and OnlyNew count the rows one side lacks: not compared,
+	// so neither in "compared" nor in "changed".
+	OnlyBase int `json:"only_base"`
+	OnlyNew  int `json:"only_new"`
 }
 
 // ToJSON renders res; shown are the rows listed (all, or the changed ones).
 func (res Result) ToJSON(base, new string, threshold float64, onlyChanged bool, shown []Row) JSON {
-	changed, failing := res.Counts()
+	compared, changed, failing := res.Counts()
 	out := JSON{Comparison: page.Comparison{Base: base, New: new, Threshold: threshold, Alpha: Alpha, Test: res.Method(),
-		Compared: len(res.Rows), Changed: changed, Regressed: failing, OnlyChange: onlyChanged, Rows: []page.CompareRow{},
+		Compared: compared, Changed: changed, Regressed: failing, OnlyChange: onlyChanged, Rows: []page.CompareRow{},
 		Invalid: res.Invalid, Suspect: res.Suspect},
 		Missing: nonNil(res.Missing), Added: nonNil(res.Added), Untested: nonNil(res.Untested)}
+	out.OnlyBase, out.OnlyNew = res.OneSided()
 	for _, r := range shown {
 		out.Rows = append(out.Rows, page.CompareRow{
 			Experiment: r.Experiment, Series: r.Series, X: r.X, Metric: r.Metric,
