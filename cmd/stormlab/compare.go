@@ -32,9 +32,12 @@ func newCompareCmd() *cobra.Command {
 		Long: "compare reads every raw.csv in BASE_DIR and NEW_DIR (an experiment's folder or a suite's; a folder\n" +
 			"without raw.csv is read as `stormlab run --out` folders, every run.json one sample) and prints, per\n" +
 			"experiment / series / x / metric, both means with their 95% CIs, new/base and whether the\n" +
-			"difference is significant: per experiment and metric a moderated t-test on log values (variances\n" +
-			"pooled across the metric's series) when 3 or more series have 2+ values a side, else Welch's t-test;\n" +
-			"p Holm-corrected over all tested rows, family-wise 95%. Directions come from the metric registry\n" +
+			"difference is significant. n counts the experiment's statistical unit, which its manifest.json\n" +
+			"records: a run, or an instance (a graph, the mean of its repetitions). Rows of instances whose\n" +
+			"sides hold the same instances are tested pair by pair (paired t-test on the logs of the\n" +
+			"per-instance means); the others per experiment and metric by a moderated t-test on log values\n" +
+			"(variances pooled across the metric's series) when 3 or more series have 2+ units a side, else\n" +
+			"Welch's t-test; p Holm-corrected over all tested rows, family-wise 95%. Directions come from the metric registry\n" +
 			"(reports/metric); a metric not in it is listed as untested. A significant change beyond --threshold\n" +
 			"(relative) is improved or regressed (changed, for a metric that should not change). With\n" +
 			"--fail-on-regression, a regression, a change, or anything the base has and NEW_DIR lacks\n" +
