@@ -113,6 +113,10 @@ func TestCompareKPartMulUnits(t *testing.T) {
 		t.Skip("runs kpart-mul (about 2 s)")
 	}
 	run := kpartMulRun(t)
+	var man struct{ Unit string }
+	if b, err := os.ReadFile(filepath.Join(run, "manifest.json")); err != nil || json.Unmarshal(b, &man) != nil || man.Unit != "instance" {
+		t.Fatalf("manifest.json unit %q (%v), want instance: the unit kpart-mul declares", man.Unit, err)
+	}
 	r, errs := cutRow(t, run, doctorKPartMul(t, run, true, 1.5, "0", "1"))
 	if r.NBase != 10 || r.NNew != 10 || r.Unit != "instance" || !r.Paired || r.Test != "paired t, logs" ||
 		r.P == nil || math.Abs(*r.P-0.167851) > 1e-5 || r.Verdict != "same" || strings.Contains(errs, "unit:") {
