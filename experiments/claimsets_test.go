@@ -63,6 +63,9 @@ func runClaimCases(t *testing.T, claims func(*Results, *Aggregate) []Claim, case
 
 func agg(t *testing.T, r *Results) (*Results, *Aggregate) {
 	t.Helper()
+	if s, err := Lookup(r.Experiment); err == nil && r.Unit == "" {
+		r.Unit = s.Unit // as lab.Run sets it
+	}
 	a, err := Summarise(r)
 	if err != nil {
 		t.Fatal(err)

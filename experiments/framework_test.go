@@ -62,7 +62,7 @@ func stubSpec(fail string) *Spec {
 	}
 	return &Spec{
 		Name: "stub", Description: "framework test", Source: "none", Setup: "two x values",
-		SeriesLabel: "algorithm", XName: "k", XLabel: "k", Metrics: PartitionMetrics(),
+		SeriesLabel: "algorithm", XName: "k", XLabel: "k", Metrics: PartitionMetrics(), Unit: lab.UnitInstance,
 		Run: func(ctx context.Context, env Env) (*Results, error) { return sweep.Run(ctx, env, "stub") },
 		Claims: func(r *Results, a *Aggregate) []Claim {
 			return []Claim{{Statement: "stub holds", Evidence: "n/a",

@@ -46,6 +46,7 @@ func KPartMul() *Spec {
 		Setup:       "10 random G(24,36) graphs (vertex and edge weights uniform 1..100, seeds 1..10), k = 3, Mul = 0..9, 10 K-PART runs per graph and Mul (seeds derived from graph seed and repetition, equal across Mul). Reference rows: the proven minimum cut at max deviation <= 0.05 (exact: branch and bound, CBC fallback) per graph, and every row's cut / that optimum (cut_ratio).",
 		SeriesLabel: "algorithm", XName: "Mul", XLabel: "iteration multiplier Mul",
 		Metrics: append(PartitionMetrics(), CutRatioMetric),
+		Unit:    lab.UnitInstance, // a graph: its repetitions are averaged
 		// Cost: measured with `stormlab experiment NAME --profile P` (the
 		// work does not depend on the profile), rounded up.
 		Cost:  lab.Cost{CI: "< 1 s", Quick: "< 1 s", Full: "< 1 s"},

@@ -41,6 +41,7 @@ func PartitionDensity() *Spec {
 		Setup:       "12 vertices, edges 15, 18, ..., 66, 10 random graphs per edge count (weights uniform 1..100, seed 100*edges + i), k = 3, 10 runs per graph and algorithm (T-PART, deterministic: once per graph). Reference rows: the proven minimum cut at max deviation <= 0.05 (exact: branch and bound, CBC fallback) per graph, and every row's cut / that optimum (cut_ratio); the multilevel partitioner mlfm at the same bound as a fifth series.",
 		SeriesLabel: "algorithm", XName: "edges", XLabel: "number of edges (12 vertices)",
 		Metrics: append(PartitionMetrics(), CutRatioMetric),
+		Unit:    lab.UnitInstance, // a graph: its repetitions are averaged
 		// Cost: measured with `stormlab experiment NAME --profile P` (the
 		// work does not depend on the profile), rounded up.
 		Cost:  lab.Cost{CI: "~15 s", Quick: "~15 s", Full: "~15 s"},

@@ -56,6 +56,7 @@ func PartitionK() *Spec {
 		Setup:       "10 random G(24,36) graphs (weights uniform 1..100, seeds 101..110), k = 2..24, 10 runs per graph, k and algorithm (seeds derived from graph seed and repetition); T-PART is deterministic and runs once per graph and k. Reference rows: the proven minimum cut at max deviation <= 0.05 (exact: branch and bound, CBC fallback) per graph at k = 2..4 (the exact solver's limit; no cut ratio, which needs an optimum at every k), and the multilevel partitioner mlfm at the same bound as a fifth series.",
 		SeriesLabel: "algorithm", XName: "k", XLabel: "number of parts k",
 		Metrics: PartitionMetrics(),
+		Unit:    lab.UnitInstance, // a graph: its repetitions are averaged
 		// Cost: measured with `stormlab experiment NAME --profile P` (the
 		// work does not depend on the profile), rounded up.
 		Cost:  lab.Cost{CI: "~40 s", Quick: "~40 s", Full: "~40 s"},

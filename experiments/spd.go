@@ -47,6 +47,7 @@ func SPDAllocation() *Spec {
 		// The claims keep the regimes and c apart; so do the table and figures.
 		Panel:      spdPanel,
 		PanelLabel: "regime, c",
+		Unit:       lab.UnitInstance, // a graph (one run each)
 		Metrics: []Metric{
 			{Name: "ratio", Label: "streaming cost / lower bound"},
 			{Name: "proc_ratio", Label: "processing-only cost / lower bound"},

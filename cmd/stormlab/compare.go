@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"slices"
 	"strings"
 
@@ -31,9 +32,12 @@ func newCompareCmd() *cobra.Command {
 		Long: "compare reads every raw.csv in BASE_DIR and NEW_DIR (an experiment's folder or a suite's; a folder\n" +
 			"without raw.csv is read as `stormlab run --out` folders, every run.json one sample) and prints, per\n" +
 			"experiment / series / x / metric, both means with their 95% CIs, new/base and whether the\n" +
-			"difference is significant: per experiment and metric a moderated t-test on log values (variances\n" +
-			"pooled across the metric's series) when 3 or more series have 2+ values a side, else Welch's t-test;\n" +
-			"p Holm-corrected over all tested rows, family-wise 95%. Directions come from the metric registry\n" +
+			"difference is significant. n counts the experiment's statistical unit, which its manifest.json\n" +
+			"records: a run, or an instance (a graph, the mean of its repetitions). Rows of instances whose\n" +
+			"sides hold the same instances are tested pair by pair (paired t-test on the logs of the\n" +
+			"per-instance means); the others per experiment and metric by a moderated t-test on log values\n" +
+			"(variances pooled across the metric's series) when 3 or more series have 2+ units a side, else\n" +
+			"Welch's t-test; p Holm-corrected over all tested rows, family-wise 95%. Directions come from the metric registry\n" +
 			"(reports/metric); a metric not in it is listed as untested. A significant change beyond --threshold\n" +
 			"(relative) is improved or regressed (changed, for a metric that should not change). With\n" +
 			"--fail-on-regression, a regression, a change, or anything the base has and NEW_DIR lacks\n" +
@@ -62,8 +66,10 @@ func newCompareCmd() *cobra.Command {
 						return fmt.Errorf("--%s does not apply to --verdicts, which compares the claims' verdicts: drop it, or compare the metrics without --verdicts", f)
 					}
 				}
+				warnSameFolder(cmd.ErrOrStderr(), args[0], args[1])
 				return compareVerdicts(cmd.OutOrStdout(), args[0], args[1], o)
 			}
+			warnSameFolder(cmd.ErrOrStderr(), args[0], args[1])
 			return compareMetrics(cmd.OutOrStdout(), cmd.ErrOrStderr(), args[0], args[1], o)
 		},
 	}
@@ -136,9 +142,36 @@ func compareMetrics(stdout, stderr io.Writer, baseDir, newDir string, o compareF
 	}
 	fmt.Fprint(summary, res.Summary())
 	if fails := res.Failures(); o.failOnReg && len(fails) > 0 {
-		return failed(fmt.Errorf("%d gate failures (threshold %g): %s", len(fails), o.threshold, strings.Join(fails, ", ")))
+		writeGateFailures(stderr, fails, o.threshold)
+		return failed(fmt.Errorf("the gate failed: %d failure(s) at threshold %g, listed above", len(fails), o.threshold))
 	}
 	return nil
+}
+
+// maxGateLines is how many gate failures stderr lists one per line; the
+// rest are counted (the output's table and summary name every one).
+const maxGateLines = 10
+
+// writeGateFailures lists the gate's failures one per line, at most
+// maxGateLines of them, so a nightly's log stays readable.
+func writeGateFailures(w io.Writer, fails []string, threshold float64) {
+	fmt.Fprintf(w, "gate failures (threshold %g):\n", threshold)
+	for _, f := range fails[:min(len(fails), maxGateLines)] {
+		fmt.Fprintf(w, "  %s\n", f)
+	}
+	if n := len(fails) - maxGateLines; n > 0 {
+		fmt.Fprintf(w, "  and %d more: the output names every one (compare.md in a nightly)\n", n)
+	}
+}
+
+// warnSameFolder warns on stderr when both arguments are one folder: every
+// value would be compared with itself, and "no changes" would say nothing.
+func warnSameFolder(stderr io.Writer, baseDir, newDir string) {
+	a, errA := os.Stat(baseDir)
+	b, errB := os.Stat(newDir)
+	if errA == nil && errB == nil && os.SameFile(a, b) {
+		fmt.Fprintf(stderr, "warning: %s and %s are the same folder: every value is compared with itself, so nothing can change\n", baseDir, newDir)
+	}
 }
 
 // compareVerdicts is `compare --verdicts`: every claim's verdict in both
@@ -156,12 +189,16 @@ func compareVerdicts(w io.Writer, baseDir, newDir string, o compareFlags) error 
 	if a.Compared == 0 {
 		return fmt.Errorf("no claim is in both %s and %s (%d in only one): compare results of the same experiments", baseDir, newDir, a.OneSide)
 	}
+	// Agreement and kappa are over every claim judged on both sides;
+	// --only-changed filters the listing only.
+	js, listed := a.JSON(), a
 	if o.onlyChanged {
-		a.Pairs = slices.DeleteFunc(a.Pairs, reports.VerdictPair.Agree)
+		listed.Pairs = slices.DeleteFunc(slices.Clone(a.Pairs), reports.VerdictPair.Agree)
+		js.Pairs = listed.Pairs
 	}
-	switch t := a.Table(fmt.Sprintf("verdicts %s -> %s", baseDir, newDir)); o.format {
+	switch t := listed.Table(fmt.Sprintf("verdicts %s -> %s", baseDir, newDir)); o.format {
 	case "json":
-		return failedIf(writeJSON(w, a.JSON()))
+		return failedIf(writeJSON(w, js))
 	case "csv":
 		return failedIf(t.WriteCSV(w))
 	case "markdown":

@@ -49,8 +49,9 @@ func TestCompareGolden(t *testing.T) {
 
 func TestCompareFailOnRegression(t *testing.T) {
 	code, _, errs := cli(t, "compare", "testdata/compare/base", "testdata/compare/new", "--fail-on-regression")
-	if code != exitFailed || !strings.Contains(errs, "smoke/kpart/x=1/throughput") || strings.Count(errs, "\n") != 1 {
-		t.Errorf("exit %d stderr %q: want exit 1 naming smoke/kpart/x=1/throughput in one line", code, errs)
+	want := "gate failures (threshold 0.05):\n  regressed smoke/kpart/x=1/throughput\nstormlab: the gate failed: 1 failure(s) at threshold 0.05, listed above\n"
+	if code != exitFailed || errs != want {
+		t.Errorf("exit %d stderr %q: want exit 1 and %q", code, errs, want)
 	}
 	// The same data restricted to latency has no regression.
 	code, _, errs = cli(t, "compare", "testdata/compare/base", "testdata/compare/new", "--fail-on-regression", "--metric", "latency_mean_ms")
@@ -109,10 +110,10 @@ func TestCompareOnlyChangedJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &c); err != nil {
 		t.Fatalf("not JSON: %v\n%s", err, out)
 	}
-	// 20 rows compared (see TestCompareGolden), 9 changed: 6 only in new,
-	// 1 untested beyond the threshold (kpart edges 7 -> 8), 1 better
-	// (untested), 1 regressed.
-	if c.Compared != 20 || c.Changed != 9 || c.Regressed != 1 || len(c.Rows) != 9 || !c.OnlyChange {
+	// 20 rows (see TestCompareGolden): 6 only in new, not compared; of the
+	// 14 compared, 3 changed: 1 untested beyond the threshold (kpart edges
+	// 7 -> 8), 1 better (untested), 1 regressed.
+	if c.Compared != 14 || c.Changed != 3 || c.Regressed != 1 || len(c.Rows) != 3 || !c.OnlyChange {
 		t.Fatalf("compared %d changed %d regressed %d rows %d", c.Compared, c.Changed, c.Regressed, len(c.Rows))
 	}
 	for _, r := range c.Rows {
@@ -127,7 +128,8 @@ func TestCompareOnlyChangedJSON(t *testing.T) {
 		}
 	}
 	code, out, _ = cli(t, "compare", "testdata/compare/base", "testdata/compare/new", "--only-changed")
-	if code != exitOK || strings.Contains(out, "│ same ") || !strings.Contains(out, "20 compared, 9 changed, 1 regressed") {
+	if code != exitOK || strings.Contains(out, "│ same ") || strings.Contains(out, "│ only in new ") ||
+		!strings.Contains(out, "14 compared, 3 changed, 1 regressed; not compared: 0 only in base, 6 only in new") {
 		t.Errorf("--only-changed table: exit %d\n%s", code, out)
 	}
 }
@@ -305,13 +307,13 @@ func TestCompareSchemalessRun(t *testing.T) {
 func TestComparePureOutput(t *testing.T) {
 	code, out, errs := cli(t, "compare", "testdata/compare/base", "testdata/compare/new", "--format", "csv")
 	recs, err := csv.NewReader(strings.NewReader(out)).ReadAll()
-	if code != exitOK || err != nil || len(recs) != 21 || !strings.Contains(errs, "20 compared, 9 changed, 1 regressed") {
+	if code != exitOK || err != nil || len(recs) != 21 || !strings.Contains(errs, "14 compared, 3 changed, 1 regressed") {
 		t.Errorf("csv: exit %d, %d records, parse error %v, stderr %q: want 21 records and the summary on stderr", code, len(recs), err, errs)
 	}
 	code, out, errs = cli(t, "compare", "testdata/compare/base", "testdata/compare/new", "--format", "json")
 	d := json.NewDecoder(strings.NewReader(out))
 	var c page.Comparison
-	if err := d.Decode(&c); code != exitOK || err != nil || d.More() || !strings.Contains(errs, "20 compared") {
+	if err := d.Decode(&c); code != exitOK || err != nil || d.More() || !strings.Contains(errs, "14 compared") {
 		t.Errorf("json: exit %d decode %v more %v stderr %q: want one JSON value and the summary on stderr", code, err, d.More(), errs)
 	}
 }
@@ -335,5 +337,148 @@ func TestCompareVerdictsFlags(t *testing.T) {
 	code, out, errs := cli(t, "compare", "--verdicts", vb, other)
 	if code != exitBadInput || out != "" || !strings.Contains(errs, "no claim is in both") {
 		t.Errorf("unrelated: exit %d stdout %q stderr %q, want exit 2 \"no claim is in both\"", code, out, errs)
+	}
+}
+
+// writeClaims writes dir/exp/claims.json with one claim per verdict,
+// statements "claim 1", "claim 2", ...
+func writeClaims(t *testing.T, dir, exp string, verdicts ...string) {
+	t.Helper()
+	var cs []string
+	for i, v := range verdicts {
+		cs = append(cs, fmt.Sprintf(`{"statement":"claim %d","kind":"paper","verdict":%q}`, i+1, v))
+	}
+	os.MkdirAll(filepath.Join(dir, exp), 0o755)
+	js := fmt.Sprintf(`{"experiment":%q,"profile":"quick","claims":[%s]}`, exp, strings.Join(cs, ","))
+	if err := os.WriteFile(filepath.Join(dir, exp, "claims.json"), []byte(js), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Kappa and agreement come from every claim judged on both sides;
+// --only-changed filters the listing only. It printed a kappa of 4 here,
+// computed on the one listed pair against the agreement of all five.
+//
+// Hand computation over the 5 claims: base (holds, holds, does not hold,
+// inconclusive, inconclusive), new the same with claim 1 inconclusive.
+// po = 4/5 = 0.8; base counts H 2, N 1, I 2; new H 1, N 1, I 3;
+// pe = (2·1 + 1·1 + 2·3) / 25 = 9/25 = 0.36; kappa = (0.8 - 0.36) / 0.64 =
+// 0.6875 ("0.69").
+func TestCompareVerdictsKappaOnlyChanged(t *testing.T) {
+	dir := t.TempDir()
+	a, c := filepath.Join(dir, "A"), filepath.Join(dir, "C")
+	writeClaims(t, a, "kpart-mul", "holds", "holds", "does not hold", "inconclusive", "inconclusive")
+	writeClaims(t, c, "kpart-mul", "inconclusive", "holds", "does not hold", "inconclusive", "inconclusive")
+	const want = 0.6875
+	for _, only := range []bool{false, true} {
+		args := []string{"compare", "--verdicts", a, c}
+		if only {
+			args = append(args, "--only-changed")
+		}
+		code, out, errs := cli(t, args...)
+		if code != exitOK || !strings.Contains(out, "Cohen's kappa 0.69") || !strings.Contains(out, "4 of 5 claims got the same verdict twice (80%)") {
+			t.Errorf("only-changed %v: exit %d stderr %q, want kappa 0.69 and 4 of 5 alike:\n%s", only, code, errs, out)
+		}
+		if only && (strings.Count(out, "claim 1") != 1 || strings.Contains(out, "claim 2")) {
+			t.Errorf("--only-changed lists other claims than claim 1:\n%s", out)
+		}
+		code, out, _ = cli(t, append(args, "--format", "json")...)
+		var got struct {
+			Kappa *float64
+			Pairs []struct{ Statement string }
+		}
+		if err := json.Unmarshal([]byte(out), &got); code != exitOK || err != nil || got.Kappa == nil || math.Abs(*got.Kappa-want) > 1e-12 {
+			t.Errorf("only-changed %v, json: exit %d %v kappa %v, want %g", only, code, err, got.Kappa, want)
+		}
+		if wantPairs := map[bool]int{false: 5, true: 1}[only]; len(got.Pairs) != wantPairs {
+			t.Errorf("only-changed %v, json: %d pairs listed, want %d", only, len(got.Pairs), wantPairs)
+		}
+	}
+}
+
+// The same folder on both sides is warned about, however it is spelled
+// (here through a symbolic link), for the metrics and for --verdicts; two
+// folders are not.
+func TestCompareSameFolderWarns(t *testing.T) {
+	link := filepath.Join(t.TempDir(), "base")
+	abs, _ := filepath.Abs("testdata/compare/base")
+	if err := os.Symlink(abs, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"compare", "testdata/compare/base", link},
+		{"compare", "testdata/compare/base", "testdata/compare/base/", "--only-changed"},
+		{"compare", "--verdicts", "testdata/verdicts/base", "testdata/verdicts/base"},
+	} {
+		code, _, errs := cli(t, args...)
+		if code != exitOK || !strings.Contains(errs, "are the same folder: every value is compared with itself") {
+			t.Errorf("%v: exit %d stderr %q, want a warning naming the same folder", args, code, errs)
+		}
+	}
+	if _, _, errs := cli(t, "compare", "testdata/compare/base", "testdata/compare/new"); strings.Contains(errs, "same folder") {
+		t.Errorf("two folders: stderr %q warns of the same folder", errs)
+	}
+}
+
+// Rows one side lacks are "only in base" / "only in new", counted apart and
+// never as changed: a series dropped from the new side gave "N changed".
+func TestCompareOneSidedRowsNotChanged(t *testing.T) {
+	dir := t.TempDir()
+	hdr := "experiment,series,x,instance,instance_seed,rep,seed,throughput,latency_mean_ms\n"
+	base := hdr + "e,a,1,0,0,0,1,100,5\ne,a,1,0,0,1,2,101,5\ne,b,1,0,0,0,1,50,9\ne,b,1,0,0,1,2,51,9\n"
+	nw := hdr + "e,a,1,0,0,0,1,100,5\ne,a,1,0,0,1,2,101,5\ne,c,1,0,0,0,1,70,7\n"
+	for name, body := range map[string]string{"base": base, "new": nw} {
+		os.MkdirAll(filepath.Join(dir, name), 0o755)
+		os.WriteFile(filepath.Join(dir, name, "raw.csv"), []byte(body), 0o644)
+	}
+	code, out, errs := cli(t, "compare", filepath.Join(dir, "base"), filepath.Join(dir, "new"), "--only-changed", "--format", "json")
+	var c struct {
+		Compared, Changed, OnlyBase, OnlyNew int `json:",omitempty"`
+		OB                                   int `json:"only_base"`
+		ON                                   int `json:"only_new"`
+		Rows                                 []struct{ Verdict string }
+	}
+	if err := json.Unmarshal([]byte(out), &c); code != exitOK || err != nil {
+		t.Fatalf("exit %d %v stderr %q", code, err, errs)
+	}
+	// 2 rows compared (series a: same), 2 only in base (b), 2 only in new (c).
+	if c.Compared != 2 || c.Changed != 0 || c.OB != 2 || c.ON != 2 || len(c.Rows) != 0 {
+		t.Errorf("compared %d changed %d only base %d only new %d rows %v, want 2, 0, 2, 2 and no row listed", c.Compared, c.Changed, c.OB, c.ON, c.Rows)
+	}
+	if want := "2 compared, 0 changed, 0 regressed; not compared: 2 only in base, 2 only in new"; !strings.Contains(errs, want) {
+		t.Errorf("summary %q, want %q", errs, want)
+	}
+	code, out, _ = cli(t, "compare", filepath.Join(dir, "base"), filepath.Join(dir, "new"))
+	if code != exitOK || strings.Count(out, "only in base") < 2 || strings.Count(out, "only in new") < 2 {
+		t.Errorf("full table: exit %d, want the one-sided rows named:\n%s", code, out)
+	}
+}
+
+// A gate failure prints short lines: at most maxGateLines failures one per
+// line, then how many more, then one line of error. It was one stderr line
+// of about 1,300 characters.
+func TestCompareGateFailureLines(t *testing.T) {
+	nw := t.TempDir()
+	doctor(t, nw, "ratio", 1.3) // 9 regressions
+	b, _ := os.ReadFile(filepath.Join(nw, "spd", "raw.csv"))
+	recs, _ := csv.NewReader(bytes.NewReader(b)).ReadAll()
+	j := slices.Index(recs[0], "proc_ratio")
+	for _, r := range recs[1:] {
+		v, _ := strconv.ParseFloat(r[j], 64)
+		r[j] = strconv.FormatFloat(v*1.3, 'g', -1, 64) // 9 more
+	}
+	var buf bytes.Buffer
+	csv.NewWriter(&buf).WriteAll(recs)
+	os.WriteFile(filepath.Join(nw, "spd", "raw.csv"), buf.Bytes(), 0o644)
+	code, _, errs := cli(t, "compare", "testdata/compare-spd", nw, "--only-changed", "--fail-on-regression")
+	lines := strings.Split(strings.TrimSuffix(errs, "\n"), "\n")
+	if code != exitFailed || len(lines) != maxGateLines+3 || !strings.HasPrefix(lines[len(lines)-2], "  and 8 more:") ||
+		lines[len(lines)-1] != "stormlab: the gate failed: 18 failure(s) at threshold 0.05, listed above" {
+		t.Fatalf("exit %d stderr:\n%s\nwant a head, %d failures, \"and 8 more\" and the error line", code, errs, maxGateLines)
+	}
+	for _, l := range lines {
+		if len(l) > 100 {
+			t.Errorf("line of %d characters: %q", len(l), l)
+		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/stormlab/stormlab/harness"
 	"github.com/stormlab/stormlab/reports"
+	"github.com/stormlab/stormlab/reports/metric"
 )
 
 // Point is the summary of one series at one x over its statistical units.
@@ -47,7 +48,8 @@ type Aggregate struct {
 	Experiment string
 	Metrics    []Metric
 	Series     []SeriesAgg // in order of first appearance in the rows
-	// Unit names the statistical unit: "graphs" or "runs".
+	// Unit names the statistical unit (Results.Unit) in the tables:
+	// "graphs" or "runs".
 	Unit string
 	// XName names x in notes ("k", "Mul"); "" reads "x".
 	XName string
@@ -55,15 +57,28 @@ type Aggregate struct {
 	Runs RunCount
 }
 
-// rowUnit is the statistical unit of a row. A cluster row (one with an
-// offered load) is a run of its own; a graph row belongs to its graph
-// instance (InstanceSeed, Instance), whose repetitions are averaged: they
-// share the graph and are not independent.
-func rowUnit(i int, row Row) [2]uint64 {
-	if row.Offered != "" {
-		return [2]uint64{math.MaxUint64, uint64(i)}
+// rowUnit is the statistical unit of row i under the design's unit (the
+// Spec's): with UnitInstance the row belongs to its graph instance
+// (InstanceSeed, Instance), whose repetitions are averaged since they share
+// the graph and are not independent; with UnitRun it is a unit of its own.
+func rowUnit(unit string, i int, row Row) [2]uint64 {
+	if unit == UnitInstance {
+		return [2]uint64{row.InstanceSeed, uint64(row.Instance)}
 	}
-	return [2]uint64{row.InstanceSeed, uint64(row.Instance)}
+	return [2]uint64{math.MaxUint64, uint64(i)}
+}
+
+// unitOf is r's unit ("" is UnitRun), an error for any other, and the
+// tables' name of it ("graphs" or "runs").
+func unitOf(r *Results) (unit, label string, err error) {
+	unit = OrStr(r.Unit, UnitRun)
+	if err := metric.CheckUnit(unit); err != nil {
+		return "", "", fmt.Errorf("experiment %s: %w", r.Experiment, err)
+	}
+	if unit == UnitInstance {
+		return unit, "graphs", nil
+	}
+	return unit, "runs", nil
 }
 
 // Summarise builds the Aggregate of r, one panel.
@@ -84,13 +99,17 @@ type cell struct {
 }
 
 // SummarisePanels builds the Aggregate of r with the rows split by panel
-// (nil: one panel). Every summary is over units (see rowUnit).
+// (nil: one panel). Every summary is over the units of r.Unit (rowUnit).
 func SummarisePanels(r *Results, panel func(Row) string) (*Aggregate, error) {
 	cells := map[cellKey]*cell{}
 	type sp struct{ panel, s string }
 	var order []sp
 	xs := map[sp][]float64{}
-	a := &Aggregate{Experiment: r.Experiment, Metrics: r.Metrics, Unit: "graphs", Runs: CountRuns(r.Rows)}
+	unit, label, err := unitOf(r)
+	if err != nil {
+		return nil, err
+	}
+	a := &Aggregate{Experiment: r.Experiment, Metrics: r.Metrics, Unit: label, Runs: CountRuns(r.Rows)}
 	for i, row := range r.Rows {
 		if row.Validity.Level == harness.Invalid {
 			continue // an invalid run must not be reported
@@ -98,9 +117,6 @@ func SummarisePanels(r *Results, panel func(Row) string) (*Aggregate, error) {
 		p := ""
 		if panel != nil {
 			p = panel(row)
-		}
-		if row.Offered != "" {
-			a.Unit = "runs"
 		}
 		k, s := cellKey{p, row.Series, row.X}, sp{p, row.Series}
 		if _, ok := xs[s]; !ok {
@@ -113,7 +129,7 @@ func SummarisePanels(r *Results, panel func(Row) string) (*Aggregate, error) {
 			cells[k] = c
 			xs[s] = append(xs[s], row.X)
 		}
-		u := rowUnit(i, row)
+		u := rowUnit(unit, i, row)
 		if c.sums[u] == nil {
 			c.sums[u] = map[string][2]float64{}
 			c.units = append(c.units, u)

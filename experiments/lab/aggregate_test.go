@@ -41,7 +41,7 @@ func TestTableMarksUnstableCells(t *testing.T) {
 // reference "ref (max dev <= 0.05)" identical at both x, breaking its bound
 // on one graph at x = 1 only if broken is set.
 func graphRows(broken bool) *Results {
-	r := &Results{Experiment: "g", Metrics: []Metric{{Name: "max_dev"}, {Name: "empty_parts"}}}
+	r := &Results{Experiment: "g", Metrics: []Metric{{Name: "max_dev"}, {Name: "empty_parts"}}, Unit: UnitInstance}
 	for _, x := range []float64{0, 1} {
 		for g := 0; g < 2; g++ {
 			for rep := 0; rep < 3; rep++ {
@@ -112,7 +112,7 @@ func TestTableFlagsBrokenBound(t *testing.T) {
 // TestPanels: rows split by panel, panels in natural order (c = 4 before
 // c = 16), one figure per panel.
 func TestPanels(t *testing.T) {
-	r := &Results{Experiment: "p", Metrics: []Metric{{Name: "ratio"}}}
+	r := &Results{Experiment: "p", Metrics: []Metric{{Name: "ratio"}}, Unit: UnitInstance}
 	for _, c := range []int{16, 4} {
 		for i := 0; i < 2; i++ {
 			r.Add(Row{Series: "spd", X: 10, Instance: c*100 + i, InstanceSeed: 1, Values: map[string]float64{"ratio": float64(c + i)}})
@@ -226,5 +226,33 @@ func TestOptionalMetric(t *testing.T) {
 		if err := rb.Validate(); err == nil {
 			t.Errorf("%s: Validate passed", bad.name)
 		}
+	}
+}
+
+// The unit is the design's (Results.Unit, from the Spec), not inferred from
+// the rows: the same graph rows (2 graphs x 3 repetitions a cell) give n = 2
+// graphs under UnitInstance and n = 6 runs under UnitRun; a unit that is
+// neither is an error naming both.
+func TestSummaryUnitFromDesign(t *testing.T) {
+	for _, c := range []struct {
+		unit  string
+		n     int
+		label string
+	}{{UnitInstance, 2, "graphs"}, {UnitRun, 6, "runs"}, {"", 6, "runs"}} {
+		r := graphRows(false)
+		r.Unit = c.unit
+		a, err := Summarise(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// alg x = 0: rows 0.1 + 0.1 g + 0.1 (rep - 1): the same mean 0.15 over graphs or runs.
+		if s, _ := a.Get("alg", 0, "max_dev"); s.N != c.n || math.Abs(s.Mean-0.15) > 1e-12 || a.Unit != c.label {
+			t.Errorf("unit %q: n %d mean %v label %q, want n %d mean 0.15 label %q", c.unit, s.N, s.Mean, a.Unit, c.n, c.label)
+		}
+	}
+	r := graphRows(false)
+	r.Unit = "graph"
+	if _, err := Summarise(r); err == nil || !strings.Contains(err.Error(), `statistical unit "graph": use "run"`) {
+		t.Errorf("unknown unit: error %v", err)
 	}
 }

@@ -26,6 +26,7 @@ type Manifest struct {
 	Setup         string         `json:"setup"`
 	CommandLine   []string       `json:"command_line"`
 	Scale         string         `json:"profile"`
+	Unit          string         `json:"unit"`            // statistical unit of the design (Spec.Unit): run or instance; stormlab compare reads it
 	Knobs         map[string]any `json:"knobs,omitempty"` // every setting of the profile and run
 	InstanceSeeds []uint64       `json:"instance_seeds"`
 	Seeds         []uint64       `json:"algorithm_seeds"`
@@ -299,7 +300,7 @@ func (rep *Report) Output(ctx context.Context, dir string, args []string, paperE
 	h, n, i, san := CountVerdicts(rep.Claims)
 	man := Manifest{
 		Experiment: rep.Spec.Name, Description: rep.Spec.Description, Source: rep.Spec.Source, Setup: rep.Spec.Setup,
-		CommandLine: args, Scale: rep.Scale, Knobs: rep.Results.Knobs,
+		CommandLine: args, Scale: rep.Scale, Unit: OrStr(rep.Results.Unit, UnitRun), Knobs: rep.Results.Knobs,
 		InstanceSeeds: ins, Seeds: alg, Rows: len(rep.Results.Rows), Host: hostInfo(ctx),
 		VCSRevision: rev, VCSModified: dirty, VCSFrom: from, GoVersion: runtime.Version(),
 		Started: rep.Start.UTC().Format(time.RFC3339), WallSeconds: rep.Wall.Seconds(),

@@ -229,6 +229,7 @@ func Run(ctx context.Context, spec *Spec, o Options) (*Report, error) {
 	if res.Metrics == nil {
 		res.Metrics = spec.Metrics
 	}
+	res.Unit = spec.Unit
 	if err := res.Validate(); err != nil {
 		return nil, err
 	}

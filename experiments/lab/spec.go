@@ -10,6 +10,7 @@ import (
 
 	"github.com/stormlab/stormlab/harness"
 	"github.com/stormlab/stormlab/reports"
+	"github.com/stormlab/stormlab/reports/metric"
 	"gonum.org/v1/plot/vg"
 )
 
@@ -44,6 +45,11 @@ type Spec struct {
 	// figures draw markers and intervals without lines between them.
 	XConditions bool
 	Metrics     []Metric
+	// Unit is the statistical unit of the design: UnitRun ("", the
+	// default: every repetition is an independent run, as on a cluster) or
+	// UnitInstance (repetitions on one graph are averaged into one value).
+	// Tables, manifest.json and stormlab compare count n in it.
+	Unit string
 	// Panel, when set, splits tables and figures by a key of the row (the
 	// spd experiment: regime and c, which its claims keep apart); its
 	// table column is headed PanelLabel.
@@ -135,10 +141,17 @@ type Figure struct {
 	}
 }
 
+// Statistical units of a design (Spec.Unit).
+const (
+	UnitRun      = metric.UnitRun
+	UnitInstance = metric.UnitInstance
+)
+
 // Results are the raw rows of one experiment run.
 type Results struct {
 	Experiment string
 	Metrics    []Metric
+	Unit       string // the Spec's Unit ("": UnitRun), set by Run
 	Rows       []Row
 	// Scale names the scale the rows were measured under ("" for
 	// experiments without scales).

@@ -30,7 +30,7 @@ const (
 	Untested       = "untested (unknown metric)"
 )
 
-// Tests that decide a row.
+// Tests that decide a row (and TestPairedLog, TestPaired).
 const (
 	TestModerated = "moderated t"
 	TestWelch     = "Welch"
@@ -45,6 +45,11 @@ type Options struct {
 // Row is one compared quantity.
 type Row struct {
 	Key
+	// Unit is the statistical unit NBase and NNew count (metric.UnitRun or
+	// metric.UnitInstance; "base/new" when the sides differ); Paired: both
+	// sides hold the same instances, tested pair by pair.
+	Unit        string
+	Paired      bool
 	NBase, NNew int
 	// SuspectBase and SuspectNew count the suspect runs among the values
 	// (kept in the test, marked in the output).
@@ -63,9 +68,15 @@ type Row struct {
 // Tested: a test gave the row a p.
 func (r Row) Tested() bool { return r.Test != "" }
 
-// IsChanged: any verdict other than "same"; an untested row when its
-// change exceeds the threshold.
-func (r Row) IsChanged() bool { return r.Verdict != Same && (r.Verdict != Untested || r.beyond) }
+// IsChanged: any verdict other than "same" on a row both sides have; an
+// untested row when its change exceeds the threshold. A row one side lacks
+// is "only in base" or "only in new", not a change: nothing was compared.
+func (r Row) IsChanged() bool {
+	return !r.OneSided() && r.Verdict != Same && (r.Verdict != Untested || r.beyond)
+}
+
+// OneSided: one side has no value for the row.
+func (r Row) OneSided() bool { return r.NBase == 0 || r.NNew == 0 }
 
 // Result is a whole comparison.
 type Result struct {
@@ -76,6 +87,9 @@ type Result struct {
 	Missing, Added []string
 	Untested       []string // metrics not in the registry: shown, not judged
 	Tests          int      // rows in the Holm family
+	// Notes say how a unit was chosen where a folder records none, or the
+	// two disagree (sideUnits).
+	Notes []string
 	// Invalid are the runs of either side left out of every row (and so of
 	// the gate: a cell whose new runs are all invalid is missing); Suspect
 	// the runs kept but marked. Side says which folder.
@@ -84,7 +98,7 @@ type Result struct {
 
 // Compare compares every key present in base or new.
 func Compare(base, new *Samples, o Options) Result {
-	rows := rowsOf(base, new, o.Metrics)
+	rows, notes := rowsOf(base, new, o.Metrics)
 	testRows(rows)
 	var ps []float64
 	for _, r := range rows {
@@ -94,7 +108,7 @@ func Compare(base, new *Samples, o Options) Result {
 		}
 		ps = append(ps, p)
 	}
-	res := Result{Rows: rows, Invalid: sided(base.Invalid, new.Invalid), Suspect: sided(base.Suspect, new.Suspect)}
+	res := Result{Rows: rows, Notes: notes, Invalid: sided(base.Invalid, new.Invalid), Suspect: sided(base.Suspect, new.Suspect)}
 	for i, p := range reports.Holm(ps) {
 		rows[i].PAdj = p
 		if !math.IsNaN(p) {
@@ -110,9 +124,10 @@ func Compare(base, new *Samples, o Options) Result {
 	return res
 }
 
-// rowsOf builds the rows with their means and CIs, sorted by experiment,
-// series, x (numerically when numbers) and metric in file order.
-func rowsOf(base, new *Samples, metrics []string) []Row {
+// rowsOf builds the rows with their means and CIs over units (sideUnits),
+// sorted by experiment, series, x (numerically when numbers) and metric in
+// file order, and the notes on how units were chosen.
+func rowsOf(base, new *Samples, metrics []string) ([]Row, []string) {
 	keys := map[Key]bool{}
 	for k := range base.Values {
 		keys[k] = true
@@ -127,19 +142,26 @@ func rowsOf(base, new *Samples, metrics []string) []Row {
 		}
 	}
 	var rows []Row
+	var notes []string
 	for k := range keys {
 		if len(metrics) > 0 && !slices.Contains(metrics, k.Metric) {
 			continue
 		}
-		a, b := base.Values[k], new.Values[k]
-		r := Row{Key: k, base: a, new: b, NBase: len(a), NNew: len(b), SuspectBase: base.SuspectN[k], SuspectNew: new.SuspectN[k],
-			Base: mean(a), New: mean(b), Ratio: math.NaN(),
-			BaseCI: ci95(a), NewCI: ci95(b), P: math.NaN(), PAdj: math.NaN()}
+		ub, un, note := sideUnits(k.Experiment, base, new)
+		if note != "" && !slices.Contains(notes, note) {
+			notes = append(notes, note)
+		}
+		r := Row{Key: k, base: base.Values[k], new: new.Values[k], SuspectBase: base.SuspectN[k], SuspectNew: new.SuspectN[k],
+			Ratio: math.NaN(), P: math.NaN(), PAdj: math.NaN()}
+		r.setUnits(ub, un, base.Inst[k], new.Inst[k])
+		a, b := r.base, r.new
+		r.NBase, r.NNew, r.Base, r.New, r.BaseCI, r.NewCI = len(a), len(b), mean(a), mean(b), ci95(a), ci95(b)
 		if len(a) > 0 && len(b) > 0 && r.Base != 0 {
 			r.Ratio = r.New / r.Base
 		}
 		rows = append(rows, r)
 	}
+	slices.Sort(notes)
 	slices.SortFunc(rows, func(x, y Row) int {
 		if c := cmp.Or(cmp.Compare(x.Experiment, y.Experiment), cmp.Compare(x.Series, y.Series)); c != 0 {
 			return c
@@ -152,7 +174,7 @@ func rowsOf(base, new *Samples, metrics []string) []Row {
 		}
 		return cmp.Compare(slices.Index(order, x.Metric), slices.Index(order, y.Metric))
 	})
-	return rows
+	return rows, notes
 }
 
 // sided is base's notes then new's, each with its side.
@@ -185,14 +207,19 @@ func ci95(xs []float64) float64 {
 	return s.CI95
 }
 
-// testRows sets P and Test of every row with 2 or more values a side: per
-// experiment and metric, the moderated t on log values when the metric's
-// rows allow a prior (3 or more with a positive variance, every value > 0),
-// else Welch's t-test.
+// testRows sets P and Test of every row with 2 or more units a side: a
+// paired row by the paired t-test (pairedP); the others per experiment and
+// metric, the moderated t on log values when the metric's rows allow a
+// prior (3 or more with a positive variance, every value > 0), else Welch's
+// t-test.
 func testRows(rows []Row) {
 	type group struct{ exp, metric string }
 	groups := map[group][]int{}
 	for i, r := range rows {
+		if r.Paired {
+			rows[i].P, rows[i].Test = pairedP(r.base, r.new)
+			continue
+		}
 		if r.NBase >= 2 && r.NNew >= 2 {
 			g := group{r.Experiment, r.Metric}
 			groups[g] = append(groups[g], i)

@@ -328,7 +328,8 @@ func TestJSONReadByPage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c := f.Compare; c == nil || c.Compared != 20 || c.Regressed != 1 || len(c.Rows) != 20 || !strings.Contains(c.Test, "Holm-corrected over 3 tests") {
+	// 20 rows, 6 of them only in new: 14 compared.
+	if c := f.Compare; c == nil || c.Compared != 14 || c.Regressed != 1 || len(c.Rows) != 20 || !strings.Contains(c.Test, "Holm-corrected over 3 tests") {
 		t.Errorf("page read %+v", f.Compare)
 	}
 }

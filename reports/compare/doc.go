@@ -11,6 +11,14 @@
 // reasons under the output; a suspect run is kept, counted per row in an
 // extra column, and listed.
 //
+// Values are counted in the experiment's statistical unit, as its
+// manifest.json records it (metric.UnitRun, metric.UnitInstance): under
+// "instance" each side's repetitions on one graph are averaged into one
+// value, and a row whose sides hold the same instances is tested pair by
+// pair (paired t-test on the logs of the per-instance means; units.go).
+// A folder that records no unit takes the other side's; when neither does,
+// every row counts as a run, with a note. docs/statistics.md states the rule.
+//
 // A metric's direction comes from the registry (reports/metric); a metric
 // not in it is shown as "untested", never dropped. A nightly gate fails on a
 // significant regression beyond the threshold, on a significant change of a

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/stormlab/stormlab/reports"
+	"github.com/stormlab/stormlab/reports/metric"
 )
 
 // night simulates one nightly: series series of runs runs a side, normal
@@ -14,7 +15,7 @@ import (
 // the new side. Each series has its own level (50 to 5000 tuples/s), so a
 // test that pools raw variances instead of relative ones would fail.
 func night(rng *rand.Rand, series, runs, nReg int, cv, factor float64) (base, nw *Samples) {
-	base, nw = newSamples(), newSamples()
+	base, nw = nightSides()
 	for s := 0; s < series; s++ {
 		mu := 50 * math.Pow(100, rng.Float64())
 		muNew := mu
@@ -30,15 +31,27 @@ func night(rng *rand.Rand, series, runs, nReg int, cv, factor float64) (base, nw
 	return base, nw
 }
 
+// nightSides are the two empty sides of a nightly whose folders record
+// their unit, as every experiment's manifest.json does: the nightly's
+// cluster experiments count runs.
+func nightSides() (base, nw *Samples) {
+	base, nw = newSamples(), newSamples()
+	base.Units["nightly"], nw.Units["nightly"] = metric.UnitRun, metric.UnitRun
+	return base, nw
+}
+
 // gateRates runs nights simulated nights and returns the share of the true
 // regressions the gate found and the share of nights with a false one, for
 // Compare and, as the contrast, per-series Welch + Holm.
-func gateRates(seed uint64, nights, series, runs, nReg int, cv, factor float64) (power, falseNights, welchPower float64) {
+func gateRates(t *testing.T, seed uint64, nights, series, runs, nReg int, cv, factor float64) (power, falseNights, welchPower float64) {
 	rng := rand.New(rand.NewPCG(seed, 1))
 	found, welchFound, falseN := 0, 0, 0
 	for n := 0; n < nights; n++ {
 		base, nw := night(rng, series, runs, nReg, cv, factor)
 		res := Compare(base, nw, Options{Threshold: 0.05})
+		if len(res.Notes) > 0 || res.Rows[0].Unit != metric.UnitRun || res.Rows[0].NBase != runs {
+			t.Fatalf("unit notes %q, row unit %q n %d: want runs, as recorded", res.Notes, res.Rows[0].Unit, res.Rows[0].NBase)
+		}
 		isFalse := false
 		ps := make([]float64, len(res.Rows))
 		for i, r := range res.Rows {
@@ -84,7 +97,7 @@ func TestGatePower(t *testing.T) {
 		{"no regression", 0, 1, 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			power, falseNights, welch := gateRates(20, nights, series, runs, c.nReg, cv, c.factor)
+			power, falseNights, welch := gateRates(t, 20, nights, series, runs, c.nReg, cv, c.factor)
 			t.Logf("%s: power %.3f (Welch + Holm alone %.3f), false nights %.3f over %d nights", c.name, power, welch, falseNights, nights)
 			if power < c.wantPower {
 				t.Errorf("power %.3f, want >= %g", power, c.wantPower)
@@ -104,7 +117,7 @@ func TestGateFalseNightsUnequalCV(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 1))
 	falseN := 0
 	for n := 0; n < 200; n++ {
-		base, nw := newSamples(), newSamples()
+		base, nw := nightSides()
 		for s := 0; s < 42; s++ {
 			mu, cv := 50*math.Pow(100, rng.Float64()), 0.08*math.Pow(4, 2*rng.Float64()-1)
 			k := Key{"nightly", fmt.Sprintf("s%02d", s), "1", "throughput"}

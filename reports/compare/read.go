@@ -18,6 +18,7 @@ import (
 	"github.com/stormlab/stormlab/harness"
 	"github.com/stormlab/stormlab/harness/fault"
 	"github.com/stormlab/stormlab/reports"
+	"github.com/stormlab/stormlab/reports/metric"
 	"github.com/stormlab/stormlab/reports/page"
 )
 
@@ -35,8 +36,17 @@ type Key struct{ Experiment, Series, X, Metric string }
 // are listed in Invalid. Suspect runs add their values and are listed in
 // Suspect; SuspectN counts them per key (a run whose figures the
 // cross-check with Storm's statistics doubts, for the metrics it doubts).
+//
+// Inst names the instance of each value (raw.csv's instance and
+// instance_seed: a generated graph), "" where there is none. Units holds
+// the statistical unit each experiment's folder records (manifest.json's
+// "unit"; metric.UnitRun for run.json); an experiment missing there was
+// written before units were recorded.
 type Samples struct {
 	Values   map[Key][]float64
+	Inst     map[Key][]string
+	Units    map[string]string
+	exps     map[string]bool // experiments with a value
 	Metrics  []string
 	Files    int
 	Invalid  []page.RunNote
@@ -44,21 +54,40 @@ type Samples struct {
 	SuspectN map[Key]int
 }
 
-func newSamples() *Samples { return &Samples{Values: map[Key][]float64{}, SuspectN: map[Key]int{}} }
+func newSamples() *Samples {
+	return &Samples{Values: map[Key][]float64{}, Inst: map[Key][]string{}, Units: map[string]string{}, exps: map[string]bool{}, SuspectN: map[Key]int{}}
+}
 
-func (s *Samples) add(k Key, v float64) {
+// add adds a value with no instance (a run).
+func (s *Samples) add(k Key, v float64) { s.addAt(k, "", v) }
+
+// addAt adds a value of instance inst.
+func (s *Samples) addAt(k Key, inst string, v float64) {
 	if !slices.Contains(s.Metrics, k.Metric) {
 		s.Metrics = append(s.Metrics, k.Metric)
 	}
 	s.Values[k] = append(s.Values[k], v)
+	s.Inst[k] = append(s.Inst[k], inst)
+	s.exps[k.Experiment] = true
 }
 
-// addRun adds a value of a run, counting it in SuspectN when suspect.
-func (s *Samples) addRun(k Key, v float64, suspect bool) {
-	s.add(k, v)
+// addRun adds a value of a run on instance inst, counting it in SuspectN
+// when suspect.
+func (s *Samples) addRun(k Key, inst string, v float64, suspect bool) {
+	s.addAt(k, inst, v)
 	if suspect {
 		s.SuspectN[k]++
 	}
+}
+
+// setUnit records exp's unit; two files of one experiment that disagree
+// are an error.
+func (s *Samples) setUnit(exp, unit string) error {
+	if u, ok := s.Units[exp]; ok && u != unit {
+		return fmt.Errorf("experiment %s: one results file records the unit %q, another %q: compare one run of it at a time", exp, u, unit)
+	}
+	s.Units[exp] = unit
+	return nil
 }
 
 // note lists a run that is not valid; it reports whether the run's values
@@ -93,7 +122,13 @@ func ReadDir(dir string) (*Samples, error) {
 		return nil, err
 	}
 	s := newSamples()
-	n, err := walkFiles(dir, "raw.csv", s.readRaw)
+	n, err := walkFiles(dir, "raw.csv", func(rel string, r io.Reader) error {
+		unit, err := readUnit(filepath.Join(dir, filepath.Dir(rel), "manifest.json"))
+		if err != nil {
+			return err
+		}
+		return s.readRaw(r, unit)
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -125,7 +160,13 @@ func isDir(dir, holds string) error {
 // error names the file.
 func walkFiles(dir, name string, read func(rel string, r io.Reader) error) (int, error) {
 	n := 0
-	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+	// A symbolic link to a folder (a nightly's baseline) is walked as the
+	// folder: WalkDir does not follow a link, not even at the root.
+	root, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return 0, fmt.Errorf("results folder: %w", err)
+	}
+	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || d.Name() != name {
 			return err
 		}
@@ -135,12 +176,12 @@ func walkFiles(dir, name string, read func(rel string, r io.Reader) error) (int,
 		}
 		defer f.Close()
 		n++
-		rel, err := filepath.Rel(dir, path)
+		rel, err := filepath.Rel(root, path)
 		if err != nil {
-			rel = path
+			return err
 		}
 		if err := read(rel, f); err != nil {
-			return fmt.Errorf("%s: %w", path, err)
+			return fmt.Errorf("%s: %w", filepath.Join(dir, rel), err) // as the user named it
 		}
 		return nil
 	})
@@ -191,10 +232,10 @@ func (s *Samples) readRun(rel string, r io.Reader) error {
 	}
 	for _, name := range runFields {
 		if v, ok := vals[name]; ok && !math.IsNaN(v) {
-			s.addRun(Key{exp, res.Spec.Scheduler, x, name}, v, res.Validity.Doubts(name))
+			s.addRun(Key{exp, res.Spec.Scheduler, x, name}, "", v, res.Validity.Doubts(name))
 		}
 	}
-	return nil
+	return s.setUnit(exp, metric.UnitRun) // each run.json is a run of its own
 }
 
 // runExperiment: a run with faults is its own experiment, never pooled with
@@ -214,8 +255,9 @@ func runExperiment(faults []fault.Fault) string {
 // file with the validity and reasons columns leaves its invalid rows out
 // (Samples.Invalid names them) and marks its suspect rows on every metric
 // (raw.csv does not say which metrics a reason doubts); a file written
-// before those columns reads as all valid.
-func (s *Samples) readRaw(_ string, r io.Reader) error {
+// before those columns reads as all valid. unit is what the folder's
+// manifest.json records ("" for none).
+func (s *Samples) readRaw(r io.Reader, unit string) error {
 	cr := csv.NewReader(r)
 	hdr, err := cr.Read()
 	if err != nil {
@@ -246,7 +288,36 @@ func (s *Samples) readRaw(_ string, r io.Reader) error {
 		if err := s.readRawRow(rec, first, metrics, line); err != nil {
 			return err
 		}
+		if unit != "" {
+			if err := s.setUnit(rec[0], unit); err != nil {
+				return err
+			}
+		}
 	}
+}
+
+// readUnit is the statistical unit a results folder's manifest.json
+// records, "" when there is no manifest or it names none (a folder written
+// before units were recorded). An unknown unit is an error.
+func readUnit(path string) (string, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	var m struct{ Unit string }
+	if err := json.Unmarshal(b, &m); err != nil {
+		return "", fmt.Errorf("%s: not a manifest.json of stormlab experiments: %w", path, err)
+	}
+	if m.Unit == "" {
+		return "", nil
+	}
+	if err := metric.CheckUnit(m.Unit); err != nil {
+		return "", fmt.Errorf("%s: %w", path, err)
+	}
+	return m.Unit, nil
 }
 
 // rawValidity are the columns after rawFixed that hold a row's validity.
@@ -275,7 +346,7 @@ func (s *Samples) readRawRow(rec []string, first int, metrics []string, line int
 			return fmt.Errorf("line %d, column %s: %q is not a number", line, m, cell)
 		}
 		if !math.IsNaN(v) {
-			s.addRun(Key{rec[0], rec[1], rec[2], m}, v, suspect)
+			s.addRun(Key{rec[0], rec[1], rec[2], m}, rec[3]+"/"+rec[4], v, suspect)
 		}
 	}
 	return nil

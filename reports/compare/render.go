@@ -13,14 +13,21 @@ import (
 
 // Method describes how significance is decided, for the output.
 func (res Result) Method() string {
-	return fmt.Sprintf("Per experiment and metric: moderated t on log values (each series' variance shrunk toward the "+
-		"metric's pooled variance; Smyth 2004) when 3 or more series have 2+ values a side, else Welch's t-test; "+
+	return fmt.Sprintf("n counts the experiment's unit: a run, or an instance (a graph: the mean of its repetitions). "+
+		"Rows of instances whose sides hold the same instances: paired t-test on the logs of the per-instance means (the means "+
+		"themselves where one is <= 0; differences constant up to rounding decided exactly: none p = 1, else p = 0). "+
+		"Other rows, per experiment and metric: moderated t on log values (each series' variance shrunk toward the "+
+		"metric's pooled variance; Smyth 2004) when 3 or more series have 2+ units a side, else Welch's t-test; "+
 		"two-sided, Holm-corrected over %d tests, family-wise alpha %g.", res.Tests, Alpha)
 }
 
-// Counts returns how many rows changed and how many fail the gate.
-func (res Result) Counts() (changed, failing int) {
+// Counts returns how many rows both sides have (compared), how many of
+// them changed and how many fail the gate.
+func (res Result) Counts() (compared, changed, failing int) {
 	for _, r := range res.Rows {
+		if !r.OneSided() {
+			compared++
+		}
 		if r.IsChanged() {
 			changed++
 		}
@@ -28,14 +35,35 @@ func (res Result) Counts() (changed, failing int) {
 			failing++
 		}
 	}
-	return changed, failing
+	return compared, changed, failing
+}
+
+// OneSided counts the rows only the base has and those only the new side
+// has.
+func (res Result) OneSided() (onlyBase, onlyNew int) {
+	for _, r := range res.Rows {
+		switch {
+		case r.NNew == 0:
+			onlyBase++
+		case r.NBase == 0:
+			onlyNew++
+		}
+	}
+	return onlyBase, onlyNew
 }
 
 // Summary is the lines under the output: counts, then what is missing,
 // new or untested (each line only when there is something to say).
 func (res Result) Summary() string {
-	changed, failing := res.Counts()
-	lines := []string{fmt.Sprintf("%d compared, %d changed, %d regressed", len(res.Rows), changed, failing)}
+	compared, changed, failing := res.Counts()
+	head := fmt.Sprintf("%d compared, %d changed, %d regressed", compared, changed, failing)
+	if ob, on := res.OneSided(); ob+on > 0 {
+		head += fmt.Sprintf("; not compared: %d only in base, %d only in new", ob, on)
+	}
+	lines := []string{head}
+	for _, n := range res.Notes {
+		lines = append(lines, "unit: "+n)
+	}
 	if len(res.Missing) > 0 {
 		lines = append(lines, "missing in new (fails the gate): "+strings.Join(res.Missing, ", "))
 	}
@@ -71,7 +99,7 @@ const suspectColumn = "suspect runs (base/new)"
 func Table(title string, rows []Row) *reports.Table {
 	t := &reports.Table{
 		Title: title,
-		Columns: []string{"experiment", "series", "x", "metric", "n base", "base mean", "n new", "new mean",
+		Columns: []string{"experiment", "series", "x", "metric", "unit", "n base", "base mean", "n new", "new mean",
 			"new/base", "test", "p", "p (Holm)", "verdict"},
 	}
 	for _, r := range rows {
@@ -79,7 +107,7 @@ func Table(title string, rows []Row) *reports.Table {
 		if !math.IsNaN(r.Ratio) {
 			ratio = reports.Text(strconv.FormatFloat(r.Ratio, 'g', 4, 64))
 		}
-		t.AddRow(reports.Text(r.Experiment), reports.Text(r.Series), reports.Text(r.X), reports.Text(r.Metric),
+		t.AddRow(reports.Text(r.Experiment), reports.Text(r.Series), reports.Text(r.X), reports.Text(r.Metric), reports.Text(r.Unit),
 			reports.Textf("%d", r.NBase), meanCell(r.Base, r.BaseCI), reports.Textf("%d", r.NNew), meanCell(r.New, r.NewCI),
 			ratio, reports.Text(orDash(r.Test)), pText(r.P), pText(r.PAdj), reports.Text(r.Verdict))
 	}
@@ -135,26 +163,43 @@ func ptr(x float64) *float64 {
 // from a nightly folder's compare.json, with the gate's lists beside it.
 type JSON struct {
 	page.Comparison
-	Missing  []string `json:"missing"`
-	Added    []string `json:"added"`
-	Untested []string `json:"untested"`
+	Rows     []JSONRow `json:"rows"` // the page reads them as page.CompareRow
+	Notes    []string  `json:"unit_notes"`
+	Missing  []string  `json:"missing"`
+	Added    []string  `json:"added"`
+	Untested []string  `json:"untested"`
+	// OnlyBase and OnlyNew count the rows one side lacks: not compared,
+	// so neither in "compared" nor in "changed".
+	OnlyBase int `json:"only_base"`
+	OnlyNew  int `json:"only_new"`
 }
 
 // ToJSON renders res; shown are the rows listed (all, or the changed ones).
 func (res Result) ToJSON(base, new string, threshold float64, onlyChanged bool, shown []Row) JSON {
-	changed, failing := res.Counts()
+	compared, changed, failing := res.Counts()
 	out := JSON{Comparison: page.Comparison{Base: base, New: new, Threshold: threshold, Alpha: Alpha, Test: res.Method(),
-		Compared: len(res.Rows), Changed: changed, Regressed: failing, OnlyChange: onlyChanged, Rows: []page.CompareRow{},
+		Compared: compared, Changed: changed, Regressed: failing, OnlyChange: onlyChanged, Rows: []page.CompareRow{},
 		Invalid: res.Invalid, Suspect: res.Suspect},
 		Missing: nonNil(res.Missing), Added: nonNil(res.Added), Untested: nonNil(res.Untested)}
+	out.OnlyBase, out.OnlyNew = res.OneSided()
+	out.Rows, out.Notes = []JSONRow{}, nonNil(res.Notes)
 	for _, r := range shown {
-		out.Rows = append(out.Rows, page.CompareRow{
+		out.Rows = append(out.Rows, JSONRow{CompareRow: page.CompareRow{
 			Experiment: r.Experiment, Series: r.Series, X: r.X, Metric: r.Metric,
 			NBase: r.NBase, SuspectBase: r.SuspectBase, SuspectNew: r.SuspectNew, BaseMean: ptr(r.Base), BaseCI95: ptr(r.BaseCI), NNew: r.NNew, NewMean: ptr(r.New), NewCI95: ptr(r.NewCI),
 			Ratio: ptr(r.Ratio), P: ptr(r.P), PAdjusted: ptr(r.PAdj), Verdict: r.Verdict, Changed: r.IsChanged(), Regressed: r.Fails,
-		})
+		}, Unit: r.Unit, Paired: r.Paired, Test: r.Test})
 	}
 	return out
+}
+
+// JSONRow is a row of the JSON output: the page's row, with the unit n
+// counts, whether the sides were paired by instance, and the test.
+type JSONRow struct {
+	page.CompareRow
+	Unit   string `json:"unit"`
+	Paired bool   `json:"paired"`
+	Test   string `json:"test"`
 }
 
 func nonNil(s []string) []string {

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/stormlab/stormlab/experiments"
+	"github.com/stormlab/stormlab/experiments/lab"
 	"github.com/stormlab/stormlab/reports/metric"
 )
 
@@ -19,6 +20,25 @@ func TestRegistryCoversExperiments(t *testing.T) {
 			if err := metric.Check(m.Name); err != nil {
 				t.Errorf("experiment %s: %v", s.Name, err)
 			}
+		}
+	}
+}
+
+// Every registered experiment declares a known statistical unit; those on
+// generated graphs in process (they need nothing) average a graph's
+// repetitions (UnitInstance), the cluster ones count runs (UnitRun, the
+// default).
+func TestExperimentsDeclareUnit(t *testing.T) {
+	for _, s := range experiments.List() {
+		u := s.Unit
+		if u == "" {
+			u = metric.UnitRun
+		}
+		if err := metric.CheckUnit(u); err != nil {
+			t.Errorf("experiment %s: %v", s.Name, err)
+		}
+		if graphs := s.Needs.Need == lab.NeedsNothing; graphs != (u == metric.UnitInstance) {
+			t.Errorf("experiment %s: unit %q, want %q for an experiment on generated graphs, else %q", s.Name, u, metric.UnitInstance, metric.UnitRun)
 		}
 	}
 }

@@ -32,11 +32,28 @@ func (d Direction) String() string {
 	return "unknown direction"
 }
 
-// Statistical units: what one independent value of a metric is.
+// Statistical units: what one independent value is. The unit is a
+// property of an experiment's design (instance x repetition), not of a
+// metric: cut_rate is per run on a cluster and per graph in a partition
+// sweep. An experiment declares it (lab.Spec.Unit), manifest.json records
+// it ("unit"), and tables, claims and stormlab compare count n in it.
 const (
-	UnitRun      = "run"            // one cluster run (its measurement window)
-	UnitInstance = "graph instance" // one generated graph or problem instance
+	// UnitRun: every repetition is independent (a cluster run: its own
+	// topology, workers and measurement window).
+	UnitRun = "run"
+	// UnitInstance: the repetitions on one problem instance (a generated
+	// graph, named by its instance number and seed) share it and are
+	// averaged; the instance is the unit.
+	UnitInstance = "instance"
 )
+
+// CheckUnit refuses anything but UnitRun and UnitInstance.
+func CheckUnit(u string) error {
+	if u != UnitRun && u != UnitInstance {
+		return fmt.Errorf("statistical unit %q: use %q (every repetition independent) or %q (repetitions on one instance averaged)", u, UnitRun, UnitInstance)
+	}
+	return nil
+}
 
 // Aggregations: how an experiment folds a unit's values (and repetitions).
 const (
@@ -48,59 +65,58 @@ type Metric struct {
 	Name      string
 	Unit      string // physical unit, e.g. "ms", "tuples/s", "1" for ratios
 	Direction Direction
-	StatUnit  string // UnitRun or UnitInstance
 	Aggregate string // Mean
 }
 
 // registry: every metric name the experiments (experiments.Spec.Metrics)
 // and `stormlab run` (run.json's measurement, see harness.Measurement)
-// write. cut_rate is both a run metric (cluster experiments) and a graph
-// metric (partition experiments); its entry names the run, the more common.
+// write. What one independent value is (a run, a graph) is the
+// experiment's, not the metric's (UnitRun, UnitInstance).
 var registry = []Metric{
 	// cluster runs: harness.Measurement
-	{"throughput", "tuples/s", HigherBetter, UnitRun, Mean},
-	{"latency_mean_ms", "ms", LowerBetter, UnitRun, Mean},
-	{"latency_p99_ms", "ms", LowerBetter, UnitRun, Mean},
-	{"cut_rate", "1", LowerBetter, UnitRun, Mean},
-	{"balance", "% of capacity", LowerBetter, UnitRun, Mean},
-	{"inter_node_rate", "tuples/s", LowerBetter, UnitRun, Mean},
-	{"inter_node_tps", "tuples/s", LowerBetter, UnitRun, Mean},
-	{"processing_ms", "ms", LowerBetter, UnitRun, Mean},
-	{"qos_rate", "1", LowerBetter, UnitRun, Mean},
-	{"nodes_used", "nodes", Stable, UnitRun, Mean},
+	{"throughput", "tuples/s", HigherBetter, Mean},
+	{"latency_mean_ms", "ms", LowerBetter, Mean},
+	{"latency_p99_ms", "ms", LowerBetter, Mean},
+	{"cut_rate", "1", LowerBetter, Mean},
+	{"balance", "% of capacity", LowerBetter, Mean},
+	{"inter_node_rate", "tuples/s", LowerBetter, Mean},
+	{"inter_node_tps", "tuples/s", LowerBetter, Mean},
+	{"processing_ms", "ms", LowerBetter, Mean},
+	{"qos_rate", "1", LowerBetter, Mean},
+	{"nodes_used", "nodes", Stable, Mean},
 	// deadline
-	{"dataset_s", "s", LowerBetter, UnitRun, Mean},
-	{"proc_ms", "ms", LowerBetter, UnitRun, Mean},
-	{"qos_pct", "% of deadline", LowerBetter, UnitRun, Mean},
-	{"qos_node_max_pct", "% of deadline", LowerBetter, UnitRun, Mean},
-	{"misses", "tuples", LowerBetter, UnitRun, Mean},
-	{"migrations", "executors", Stable, UnitRun, Mean},
+	{"dataset_s", "s", LowerBetter, Mean},
+	{"proc_ms", "ms", LowerBetter, Mean},
+	{"qos_pct", "% of deadline", LowerBetter, Mean},
+	{"qos_node_max_pct", "% of deadline", LowerBetter, Mean},
+	{"misses", "tuples", LowerBetter, Mean},
+	{"migrations", "executors", Stable, Mean},
 	// recovery
-	{"recovery_s", "s", LowerBetter, UnitRun, Mean},
-	{"recovered", "1", HigherBetter, UnitRun, Mean},
-	{"lost_pct", "% of pre-fault throughput", LowerBetter, UnitRun, Mean},
-	{"lost_tuples", "tuples", LowerBetter, UnitRun, Mean},
-	{"failed_tuples", "tuples", LowerBetter, UnitRun, Mean},
-	{"executors_moved", "executors", Stable, UnitRun, Mean},
-	{"pre_tput", "tuples/s", HigherBetter, UnitRun, Mean},
+	{"recovery_s", "s", LowerBetter, Mean},
+	{"recovered", "1", HigherBetter, Mean},
+	{"lost_pct", "% of pre-fault throughput", LowerBetter, Mean},
+	{"lost_tuples", "tuples", LowerBetter, Mean},
+	{"failed_tuples", "tuples", LowerBetter, Mean},
+	{"executors_moved", "executors", Stable, Mean},
+	{"pre_tput", "tuples/s", HigherBetter, Mean},
 	// load-curve: open-loop runs
-	{"offered_tps", "tuples/s", Stable, UnitRun, Mean},
-	{"latency_intended_p50_ms", "ms", LowerBetter, UnitRun, Mean},
-	{"latency_intended_p99_ms", "ms", LowerBetter, UnitRun, Mean},
-	{"send_lag_p99_ms", "ms", LowerBetter, UnitRun, Mean},
-	{"sustainable", "1", HigherBetter, UnitRun, Mean},
+	{"offered_tps", "tuples/s", Stable, Mean},
+	{"latency_intended_p50_ms", "ms", LowerBetter, Mean},
+	{"latency_intended_p99_ms", "ms", LowerBetter, Mean},
+	{"send_lag_p99_ms", "ms", LowerBetter, Mean},
+	{"sustainable", "1", HigherBetter, Mean},
 	// observer
-	{"failed", "tuples", LowerBetter, UnitRun, Mean},
+	{"failed", "tuples", LowerBetter, Mean},
 	// partition experiments
-	{"std", "weight", LowerBetter, UnitInstance, Mean},
-	{"max_dev", "1", LowerBetter, UnitInstance, Mean},
-	{"max_over", "1", LowerBetter, UnitInstance, Mean},
-	{"empty_parts", "parts", LowerBetter, UnitInstance, Mean},
-	{"cut_ratio", "1", LowerBetter, UnitInstance, Mean},
+	{"std", "weight", LowerBetter, Mean},
+	{"max_dev", "1", LowerBetter, Mean},
+	{"max_over", "1", LowerBetter, Mean},
+	{"empty_parts", "parts", LowerBetter, Mean},
+	{"cut_ratio", "1", LowerBetter, Mean},
 	// spd: costs over a lower bound, resources over c
-	{"ratio", "1", LowerBetter, UnitInstance, Mean},
-	{"proc_ratio", "1", LowerBetter, UnitInstance, Mean},
-	{"used", "1", LowerBetter, UnitInstance, Mean},
+	{"ratio", "1", LowerBetter, Mean},
+	{"proc_ratio", "1", LowerBetter, Mean},
+	{"used", "1", LowerBetter, Mean},
 }
 
 // Lookup returns the registered metric called name.

@@ -8,7 +8,7 @@ import (
 func TestRegistryWellFormed(t *testing.T) {
 	seen := map[string]bool{}
 	for _, m := range All() {
-		if m.Name == "" || m.Unit == "" || m.StatUnit == "" || m.Aggregate == "" {
+		if m.Name == "" || m.Unit == "" || m.Aggregate == "" {
 			t.Errorf("%+v: every field must be set", m)
 		}
 		if m.Direction < LowerBetter || m.Direction > Stable {
@@ -38,5 +38,18 @@ func TestLookupAndCheck(t *testing.T) {
 	err := Check("throughput", "edges", "speed", "edges")
 	if err == nil || !strings.Contains(err.Error(), "edges, speed not in the registry") {
 		t.Errorf("error %v, want one naming edges and speed once", err)
+	}
+}
+
+func TestCheckUnit(t *testing.T) {
+	for _, u := range []string{UnitRun, UnitInstance} {
+		if err := CheckUnit(u); err != nil {
+			t.Errorf("%s: %v", u, err)
+		}
+	}
+	for _, u := range []string{"", "graph instance", "graph"} {
+		if err := CheckUnit(u); err == nil || !strings.Contains(err.Error(), `use "run"`) {
+			t.Errorf("%q: error %v, want one naming the units", u, err)
+		}
 	}
 }
