@@ -290,7 +290,7 @@ func writeCapacityTable(w io.Writer, rep capacityReport) error {
 				lagGrowth(st.Windows), reports.Text(sustainableText(st)), reports.Number(st.WallS))
 		}
 	}
-	if err := t.WriteText(w); err != nil {
+	if err := writeTable(w, t); err != nil {
 		return err
 	}
 	if len(rep.Searches) == 0 || rep.CIOver == "" {
