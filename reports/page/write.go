@@ -34,8 +34,8 @@ type view struct {
 	// Paper, Sanity and Project add up the experiments' tallies.
 	Paper, Sanity, Project Tally
 	Claims                 int
-	Changes   []CompareRow
-	Unchanged []CompareRow
+	Changes                []CompareRow
+	Unchanged              []CompareRow
 }
 
 // Write renders f as one HTML page.
