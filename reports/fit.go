@@ -238,6 +238,7 @@ func shrink(widths []int, limits [][]int, maxWidth int) []int {
 // whole line, which breaks after a '/' or '-' where it can (a path), else
 // at the width.
 func WrapWords(s string, width int, indent string) string {
+	width = max(width, 1)
 	if text.StringWidth(indent) >= width/2 {
 		indent = ""
 	}
