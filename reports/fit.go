@@ -71,7 +71,7 @@ func (t *Table) fit(maxWidth int) layout {
 		least[j] = min(head[j], comfy[j])
 	}
 	for t.gridWidth(least, moved, marked) > maxWidth {
-		j := t.widestMovable(nat, moved)
+		j := t.widestMovable(least, nat, moved)
 		if j < 0 {
 			break
 		}
@@ -151,9 +151,9 @@ func (t *Table) gridWidth(w []int, moved map[int]bool, marked int) int {
 }
 
 // widestMovable is the next column of MoveFirst not yet moved, else the
-// widest text column not yet moved other than the first; -1 when none is
-// left.
-func (t *Table) widestMovable(nat []int, moved map[int]bool) int {
+// text column, other than the first, that frees the most room (the widest
+// at its least width, then at its natural one); -1 when none is left.
+func (t *Table) widestMovable(least, nat []int, moved map[int]bool) int {
 	for _, name := range t.MoveFirst {
 		if j := slices.Index(t.Columns, name); j > 0 && !moved[j] {
 			return j
@@ -164,7 +164,7 @@ func (t *Table) widestMovable(nat []int, moved map[int]bool) int {
 		if moved[j] || t.numericColumn(j) {
 			continue
 		}
-		if best < 0 || nat[j] >= nat[best] {
+		if best < 0 || least[j] > least[best] || (least[j] == least[best] && nat[j] >= nat[best]) {
 			best = j
 		}
 	}

@@ -65,6 +65,10 @@ func TestWriteTextWidthNoCutWord(t *testing.T) {
 		if !strings.Contains(out, "/home/researcher/stormlab/results/2026-12-04/partition-density\n") {
 			t.Errorf("width %d: the output path is not under the table in full:\n%s", width, out)
 		}
+		// The column that frees the most room moves first: the paths, not the claim counts.
+		if !strings.Contains(out, "│ 3 / 0 / 3 (1 / 0 / 0)") {
+			t.Errorf("width %d: the claim counts left the grid:\n%s", width, out)
+		}
 		if !strings.Contains(out, "n counts graphs") {
 			t.Errorf("width %d: notes missing:\n%s", width, out)
 		}
