@@ -65,6 +65,9 @@ type Table struct {
 	// Notes are sentences under the table (in the caption of LaTeX and
 	// terminal output): flags such as a broken bound, what n counts.
 	Notes []string
+	// MoveFirst names the columns that move under the table first when it
+	// is too wide for a terminal (WriteTextWidth): the least needed ones.
+	MoveFirst []string
 }
 
 // AddRow appends a row.
@@ -174,7 +177,9 @@ func (t *Table) notes() string {
 	return strings.Join(append(lines, t.Notes...), "\n")
 }
 
-// WriteText renders the table for a terminal (box-drawing lines).
+// WriteText renders the table at its natural width (box-drawing lines),
+// for logs and files; a terminal gets WriteTextWidth. A title longer than
+// the grid wraps at spaces.
 func (t *Table) WriteText(w io.Writer) error {
 	if err := t.check(); err != nil {
 		return err
@@ -185,76 +190,72 @@ func (t *Table) WriteText(w io.Writer) error {
 	}
 	tw.SetStyle(table.StyleLight)
 	tw.Style().Format.Header = text.FormatDefault // keep column names as written
+	grid := 3*len(t.Columns) + 1
+	for j := range t.Columns {
+		n, _, _ := t.colWidths(j)
+		grid += n
+	}
+	setTitle(tw, t.Title, grid, max(grid, longestWord(t.Title)+4))
 	return writeString(w, tw.Render())
 }
 
-// WriteTextWidth renders the table for a terminal of maxWidth columns:
-// the widest columns wrap (at spaces where they can) until every line
-// fits, and the title and notes wrap too.
+// setTitle sets a title wrapped at spaces to the grid's width, widening
+// the table (up to maxWidth) for a title word longer than that; go-pretty
+// would cut it.
+func setTitle(tw table.Writer, title string, grid, maxWidth int) {
+	if need := min(maxWidth, longestWord(title)+4); need > grid {
+		tw.Style().Size.WidthMin, grid = need, need
+	}
+	tw.SetTitle("%s", WrapWords(title, grid-4, ""))
+}
+
+// WriteTextWidth renders the table for a terminal of maxWidth columns with
+// no word cut: text columns wrap at spaces, and columns too wide for that
+// move under the table as numbered notes, full (see fit). Markdown, CSV
+// and JSON keep every column as it is.
 func (t *Table) WriteTextWidth(w io.Writer, maxWidth int) error {
 	if err := t.check(); err != nil {
 		return err
 	}
-	// floor: a value ("mean ± ci") stays on one line, text wraps at spaces.
-	widths, floor := make([]int, len(t.Columns)), make([]int, len(t.Columns))
-	for j, c := range t.Columns {
-		widths[j], floor[j] = text.StringWidth(c), longestWord(c)
-		for i := range t.Rows {
-			cell := t.cell(i, j)
-			widths[j] = max(widths[j], text.StringWidth(cell.String()))
-			if cell.Value != nil {
-				floor[j] = max(floor[j], text.StringWidth(cell.String()))
-			} else {
-				floor[j] = max(floor[j], longestWord(cell.Text))
-			}
-		}
+	l := t.fit(maxWidth)
+	g := &Table{Title: t.Title}
+	for _, j := range l.keep {
+		g.Columns = append(g.Columns, t.Columns[j])
 	}
-	total := func() int {
-		n := 3*len(widths) + 1 // "│ " before each column, " │" after the last
-		for _, x := range widths {
-			n += x
+	for i := range t.Rows {
+		row := make([]Cell, len(l.keep))
+		for k, j := range l.keep {
+			row[k] = Text(t.cell(i, j).String())
 		}
-		return n
-	}
-	const minCol = 6
-	for _, lim := range [][]int{floor, nil} {
-		for total() > maxWidth {
-			wide := -1
-			for j := range widths {
-				low := minCol
-				if lim != nil {
-					low = max(low, lim[j])
-				}
-				if widths[j] > low && (wide < 0 || widths[j] > widths[wide]) {
-					wide = j
-				}
-			}
-			if wide < 0 {
-				break
-			}
-			widths[wide]--
+		if l.marks != nil && l.marks[i] != "" {
+			row[0].Text = strings.TrimSpace(row[0].Text + " " + l.marks[i])
 		}
+		g.Rows = append(g.Rows, row)
 	}
-	tw := t.pretty()
-	tw.SetTitle("%s", text.WrapSoft(t.Title, total()-4))
+	tw := g.pretty()
+	grid := 3*len(l.widths) + 1
 	var cfg []table.ColumnConfig
-	for j := range t.Columns {
-		c := table.ColumnConfig{Number: j + 1, WidthMax: widths[j], WidthMaxEnforcer: text.WrapSoft}
+	for k, j := range l.keep {
+		c := table.ColumnConfig{Number: k + 1, WidthMax: l.widths[k], WidthMaxEnforcer: text.WrapSoft}
 		if t.numericColumn(j) {
 			c.Align = text.AlignRight
 		}
 		cfg = append(cfg, c)
+		grid += l.widths[k]
 	}
 	tw.SetColumnConfigs(cfg)
-	if c := t.notes(); c != "" {
-		var lines []string
-		for _, l := range strings.Split(c, "\n") {
-			lines = append(lines, text.WrapSoft(l, maxWidth))
-		}
-		tw.SetCaption("%s", strings.Join(lines, "\n"))
-	}
 	tw.SetStyle(table.StyleLight)
-	tw.Style().Format.Header = text.FormatDefault
+	setTitle(tw, t.Title, grid, maxWidth)
+	var notes []string
+	for _, n := range append(l.notes, strings.Split(t.notes(), "\n")...) {
+		if n != "" {
+			notes = append(notes, WrapWords(n, maxWidth, "    "))
+		}
+	}
+	if len(notes) > 0 {
+		tw.SetCaption("%s", strings.Join(notes, "\n"))
+	}
+	tw.Style().Format.Header = text.FormatDefault // keep column names as written
 	return writeString(w, tw.Render())
 }
 

@@ -299,7 +299,7 @@ func writeCapacityTable(w io.Writer, rep capacityReport) error {
 				lagGrowth(st.Windows), reports.Text(sustainableText(st)), reports.Number(st.WallS))
 		}
 	}
-	if err := t.WriteText(w); err != nil {
+	if err := writeTable(w, t); err != nil {
 		return err
 	}
 	if len(rep.Searches) == 0 || rep.CIOver == "" {
@@ -309,8 +309,8 @@ func writeCapacityTable(w io.Writer, rep capacityReport) error {
 	if rep.AtLeast {
 		atLeast = "at least "
 	}
-	_, err := fmt.Fprintf(w, "capacity %s%.0f tuples/s, 95%% CI [%.0f, %.0f] over the %s; %.0f s\n",
-		atLeast, rep.Capacity, rep.CI95[0], rep.CI95[1], rep.CIOver, rep.WallS)
+	_, err := fmt.Fprintln(w, wrapLines(fmt.Sprintf("capacity %s%.0f tuples/s, 95%% CI [%.0f, %.0f] over the %s; %.0f s",
+		atLeast, rep.Capacity, rep.CI95[0], rep.CI95[1], rep.CIOver, rep.WallS)))
 	return err
 }
 

@@ -183,8 +183,9 @@ func TestPartitionTableFormat(t *testing.T) {
 }
 
 func TestSchedulersCmd(t *testing.T) {
+	t.Setenv("COLUMNS", "1000") // a row a line
 	code, out, _ := cli(t, "schedulers")
-	lines := strings.Split(strings.TrimSpace(out), "\n")
+	lines := tableRows(out)[1:] // under the header
 	if code != 0 || len(lines) != len(schedulers.List()) {
 		t.Fatalf("exit %d, %d lines for %d schedulers:\n%s", code, len(lines), len(schedulers.List()), out)
 	}
@@ -257,6 +258,7 @@ func TestExperimentCmd(t *testing.T) {
 
 // Every experiment says whether it needs Docker and how long it takes.
 func TestExperimentListCosts(t *testing.T) {
+	t.Setenv("COLUMNS", "1000") // a row a line
 	code, out, _ := cli(t, "experiment", "list")
 	if code != exitOK || !strings.Contains(out, "NAME") || !strings.Contains(out, "DOCKER") {
 		t.Fatalf("experiment list: exit %d\n%s", code, out)
@@ -264,7 +266,7 @@ func TestExperimentListCosts(t *testing.T) {
 	if strings.Contains(out, "?") {
 		t.Errorf("an experiment lacks a cost or a need:\n%s", out)
 	}
-	for _, line := range strings.Split(out, "\n") {
+	for _, line := range tableRows(out) {
 		if f := strings.Fields(line); len(f) > 1 && (f[0] == "smoke" || f[0] == "kpart-mul") {
 			if want := map[string]string{"smoke": "yes", "kpart-mul": "no"}[f[0]]; f[1] != want {
 				t.Errorf("%s: DOCKER %s, want %s", f[0], f[1], want)
@@ -284,12 +286,13 @@ func TestExperimentListLastRun(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	t.Setenv("COLUMNS", "1000") // a row a line
 	code, out, _ := cli(t, "experiment", "list", "--out", dir)
 	if code != exitOK {
 		t.Fatalf("exit %d", code)
 	}
 	want := map[string]string{"smoke": "7m0s (ci) over", "kpart-mul": "2s (ci)", "spd": " - "}
-	for _, line := range strings.Split(out, "\n") {
+	for _, line := range tableRows(out) {
 		if f := strings.Fields(line); len(f) > 0 && want[f[0]] != "" {
 			if !strings.Contains(line, want[f[0]]) {
 				t.Errorf("%s: %q lacks %q", f[0], line, want[f[0]])

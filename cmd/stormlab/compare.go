@@ -123,6 +123,7 @@ func compareMetrics(stdout, stderr io.Writer, baseDir, newDir string, o compareF
 		shown = slices.DeleteFunc(slices.Clone(res.Rows), func(r compare.Row) bool { return !r.IsChanged() })
 	}
 	t := compare.Table(fmt.Sprintf("compare %s -> %s (threshold %g; mean ± 95%% CI)", baseDir, newDir, o.threshold), shown)
+	t.MoveFirst = []string{"test", "p", "n base", "n new"} // on a narrow terminal: under the table, p (Holm) kept
 	summary := stdout
 	switch {
 	case o.format == "json":
@@ -135,12 +136,16 @@ func compareMetrics(stdout, stderr io.Writer, baseDir, newDir string, o compareF
 	case o.format == "markdown":
 		err = t.WriteMarkdown(stdout)
 	default:
-		err = t.WriteText(stdout)
+		err = writeTable(stdout, t)
 	}
 	if err != nil {
 		return failed(err)
 	}
-	fmt.Fprint(summary, res.Summary())
+	if sum := res.Summary(); o.format == "table" {
+		fmt.Fprint(summary, wrapLines(sum))
+	} else {
+		fmt.Fprint(summary, sum)
+	}
 	if fails := res.Failures(); o.failOnReg && len(fails) > 0 {
 		writeGateFailures(stderr, fails, o.threshold)
 		return failed(fmt.Errorf("the gate failed: %d failure(s) at threshold %g, listed above", len(fails), o.threshold))
@@ -205,11 +210,15 @@ func compareVerdicts(w io.Writer, baseDir, newDir string, o compareFlags) error 
 		err = t.WriteMarkdown(w)
 		fmt.Fprintln(w) // a line right under a Markdown table would read as a row
 	default:
-		err = t.WriteText(w)
+		err = writeTable(w, t)
 	}
 	if err != nil {
 		return failed(err)
 	}
-	_, err = fmt.Fprintln(w, a.Summary())
+	sum := a.Summary()
+	if o.format == "table" {
+		sum = wrapLines(sum)
+	}
+	_, err = fmt.Fprintln(w, sum)
 	return failedIf(err)
 }

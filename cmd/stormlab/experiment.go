@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -28,24 +27,23 @@ var listExperiments = experiments.List
 // writeExperimentList is `stormlab experiment list`: each experiment's
 // needs and expected wall time per scale, from its Spec.
 func writeExperimentList(w io.Writer, results string) error {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tDOCKER\tNEEDS\tCI\tQUICK\tFULL\tLAST RUN\tDESCRIPTION\tREPRODUCES")
+	t := &reports.Table{Columns: []string{"NAME", "DOCKER", "NEEDS", "CI", "QUICK", "FULL", "LAST RUN", "DESCRIPTION", "REPRODUCES"}}
 	docker := map[string]bool{}
 	for _, s := range listExperiments() {
 		docker[s.Name] = s.Needs.Docker()
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", s.Name, yesNo(s.Needs.Docker()), s.Needs.Need, orUnknown(s.Cost.CI), orUnknown(s.Cost.Quick), orUnknown(s.Cost.Full), lastRun(results, s), s.Description, cmp.Or(s.Source, experiments.OwnQuestion))
+		t.AddRow(reports.Text(s.Name), reports.Text(yesNo(s.Needs.Docker())), reports.Text(s.Needs.Need.String()), reports.Text(orUnknown(s.Cost.CI)), reports.Text(orUnknown(s.Cost.Quick)), reports.Text(orUnknown(s.Cost.Full)), reports.Text(lastRun(results, s)), reports.Text(s.Description), reports.Text(cmp.Or(s.Source, experiments.OwnQuestion)))
 	}
 	for _, s := range experiments.Suites() {
 		d := false
 		for _, e := range s.Experiments {
 			d = d || docker[e]
 		}
-		fmt.Fprintf(tw, "%s\t%s\t\t\t\t\t\tsuite: %s\t%s\n", s.Name, yesNo(d), s.Description, strings.Join(s.Experiments, ", "))
+		t.AddRow(reports.Text(s.Name), reports.Text(yesNo(d)), reports.Text(""), reports.Text(""), reports.Text(""), reports.Text(""), reports.Text(""), reports.Text("suite: "+s.Description), reports.Text(strings.Join(s.Experiments, ", ")))
 	}
-	if err := tw.Flush(); err != nil {
+	if err := writeTable(w, t); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintln(w, "\nNEEDS: none (in process), cluster (containers or --cluster target:FILE), cluster + control (containers, or a target with a control section), containers (its own).\nCI, QUICK, FULL: expected wall time per --scale on a 2-core machine (cluster experiments: estimates).\nLAST RUN: the wall time of the run in --out (scale, and \"over\" when above its cost by more than x1.5).")
+	_, err := fmt.Fprintln(w, wrapLines("\nNEEDS: none (in process), cluster (containers or --cluster target:FILE), cluster + control (containers, or a target with a control section), containers (its own).\nCI, QUICK, FULL: expected wall time per --scale on a 2-core machine (cluster experiments: estimates).\nLAST RUN: the wall time of the run in --out (scale, and \"over\" when above its cost by more than x1.5)."))
 	return err
 }
 

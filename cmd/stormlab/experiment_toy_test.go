@@ -43,12 +43,13 @@ func withToy(t *testing.T, toy func() *experiments.Spec) {
 // A registered experiment shows its needs and costs in `experiment list`.
 func TestExperimentListToy(t *testing.T) {
 	withToy(t, toyExperiment)
+	t.Setenv("COLUMNS", "1000") // a row a line
 	code, out, errs := cli(t, "experiment", "list")
 	if code != exitOK {
 		t.Fatalf("experiment list: exit %d: %s", code, errs)
 	}
 	var line string
-	for _, l := range strings.Split(out, "\n") {
+	for _, l := range tableRows(out) {
 		if strings.HasPrefix(l, "toy ") {
 			line = l
 		}
@@ -73,8 +74,9 @@ func TestExperimentListToyIncomplete(t *testing.T) {
 		return s
 	}
 	withToy(t, bare)
+	t.Setenv("COLUMNS", "1000") // a row a line
 	_, out, _ := cli(t, "experiment", "list")
-	for _, l := range strings.Split(out, "\n") {
+	for _, l := range tableRows(out) {
 		if strings.HasPrefix(l, "toy ") && strings.Count(l, "?") != 4 {
 			t.Errorf("toy without cost and need: %q, want ? for its need and three costs", l)
 		}

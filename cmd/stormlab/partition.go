@@ -292,7 +292,7 @@ func writePartitionTable(w io.Writer, out partitionOutput) error {
 	for i, ids := range out.Parts {
 		t.AddRow(reports.Textf("%d", i), reports.Textf("%d", len(ids)), reports.Number(out.PartWeights[i]), reports.Text(joinIDs(ids)))
 	}
-	if err := t.WriteText(w); err != nil {
+	if err := writeTable(w, t); err != nil {
 		return err
 	}
 	if _, err := fmt.Fprintf(w, "cut_rate %.4f  std %.4g  max_dev %.4f  max_over %.4f\n", out.CutRate, out.Std, out.MaxDev, out.MaxOver); err != nil {

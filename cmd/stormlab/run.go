@@ -533,7 +533,7 @@ func (row runRow) write(w io.Writer, format string) error {
 	t.AddRow(reports.Text(row.Scheduler), cell(row.Throughput), cell(row.LatencyMeanMs),
 		cell(row.LatencyP99Ms), cell(row.CutRate), cell(row.Balance), qos,
 		reports.Text(roundsText(row.RoundsMs)), valid)
-	if err := t.WriteText(w); err != nil {
+	if err := writeTable(w, t); err != nil {
 		return err
 	}
 	if err := row.writeNotes(w); err != nil {
@@ -558,7 +558,7 @@ func (row runRow) write(w io.Writer, format string) error {
 			reports.Number(float64(rc.ExecutorsMoved)), reports.Number(rc.PreLatencyMs), reports.Number(rc.FaultLatencyMs),
 			reports.Text(orDefaultStr(f.Error, "-")))
 	}
-	return ft.WriteText(w)
+	return writeTable(w, ft)
 }
 
 // cell is a measured number, or "not measured".
@@ -603,7 +603,7 @@ func (row runRow) writeOpenLoop(w io.Writer) error {
 	}{{"latency from emit", row.LatencyMs}, {"latency from intended", row.LatencyFromIntendedMs}, {"send lag", row.SendLagMs}} {
 		t.AddRow(reports.Text(q.name), reports.Number(q.v.P50), reports.Number(q.v.P99), reports.Number(q.v.Max))
 	}
-	if err := t.WriteText(w); err != nil {
+	if err := writeTable(w, t); err != nil {
 		return err
 	}
 	_, err := fmt.Fprintf(w, "offered %.1f tuples/s, achieved (emitted) %.1f tuples/s\n", *row.OfferedRate, *row.AchievedRate)

@@ -1,11 +1,9 @@
 package main
 
 import (
-	"fmt"
-	"text/tabwriter"
-
 	"github.com/spf13/cobra"
 
+	"github.com/stormlab/stormlab/reports"
 	"github.com/stormlab/stormlab/schedulers"
 )
 
@@ -15,11 +13,11 @@ func newSchedulersCmd() *cobra.Command {
 		Short: "List the schedulers: name, description, source (authors, title, year)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+			t := &reports.Table{Columns: []string{"name", "description", "source"}}
 			for _, i := range schedulers.List() {
-				fmt.Fprintf(tw, "%s\t%s\t%s\n", i.Name, i.Description, i.Source)
+				t.AddRow(reports.Text(i.Name), reports.Text(i.Description), reports.Text(i.Source))
 			}
-			return tw.Flush()
+			return writeTable(cmd.OutOrStdout(), t)
 		},
 	}
 }

@@ -134,10 +134,10 @@ func writeSPDTable(w io.Writer, out spdOutput) error {
 	for i, ids := range out.Parts {
 		t.AddRow(reports.Textf("%d", i), reports.Textf("%d", len(ids)), reports.Text(joinIDs(ids)))
 	}
-	if err := t.WriteText(w); err != nil {
+	if err := writeTable(w, t); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintf(w, "streaming_cost %.6g  processing_cost %.6g  lower_bound %.6g  ratio %.4f  resources_used %d\n",
-		out.StreamingCost, out.ProcessingCost, out.LowerBound, out.Ratio, out.ResourcesUsed)
+	_, err := fmt.Fprintln(w, wrapLines(fmt.Sprintf("streaming_cost %.6g  processing_cost %.6g  lower_bound %.6g  ratio %.4f  resources_used %d",
+		out.StreamingCost, out.ProcessingCost, out.LowerBound, out.Ratio, out.ResourcesUsed)))
 	return err
 }

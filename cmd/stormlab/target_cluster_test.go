@@ -48,6 +48,7 @@ func TestMain(m *testing.M) {
 		stop()
 		os.Exit(code)
 	}
+	os.Setenv("COLUMNS", "120") // the goldens are for a 120-column terminal, whatever the shell exports
 	code := m.Run()
 	if err := downStanding(); err != nil {
 		fmt.Fprintln(os.Stderr, "shared standing cluster:", err)

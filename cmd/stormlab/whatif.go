@@ -307,7 +307,7 @@ func writeWhatifTable(w io.Writer, out whatifOutput) error {
 		}
 		t.AddRow(cells...)
 	}
-	if err := t.WriteText(w); err != nil {
+	if err := writeTable(w, t); err != nil {
 		return err
 	}
 	var tail strings.Builder
@@ -328,6 +328,6 @@ func writeWhatifTable(w io.Writer, out whatifOutput) error {
 		fmt.Fprintf(&tail, "reference: minimum cut rate into %d parts of equal weight (max deviation %g): %.4f (%s)\n",
 			len(out.Nodes), ref.Epsilon, ref.CutRate, proof)
 	}
-	_, err := io.WriteString(w, tail.String())
+	_, err := io.WriteString(w, wrapLines(tail.String()))
 	return err
 }

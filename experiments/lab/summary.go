@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/stormlab/stormlab/reports"
@@ -97,9 +98,21 @@ func jsonEffect(c ClaimJSON) string {
 		}
 		b.WriteString(", ")
 	}
-	fmt.Fprintf(&b, "n = %v", c.N)
+	fmt.Fprintf(&b, "n = %s", joinN(c.N))
 	if c.P != nil {
 		fmt.Fprintf(&b, ", p = %.3g", *c.P)
 	}
 	return b.String()
+}
+
+// joinN prints the units per group ("16 and 24"), not Go's "[16 24]".
+func joinN(n []int) string {
+	s := make([]string, len(n))
+	for i, x := range n {
+		s[i] = strconv.Itoa(x)
+	}
+	if len(s) < 2 {
+		return strings.Join(s, "")
+	}
+	return strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]
 }

@@ -61,9 +61,17 @@ func TestPageInChromium(t *testing.T) {
 	t.Logf("screenshot: %s", path)
 }
 
+// jsCheck is a further check of a page: a JavaScript expression giving an
+// int, and the value wanted.
+type jsCheck struct {
+	what, js string
+	want     int
+}
+
 // checkInBrowser opens file page and checks it; wantTables counts every
 // <table> (compare tables and manifests included), wantFigures the figures.
-func checkInBrowser(t *testing.T, exe, page string, wantTables, wantFigures int) []byte {
+// Every page's element ids must be unique; extra checks run last.
+func checkInBrowser(t *testing.T, exe, page string, wantTables, wantFigures int, extra ...jsCheck) []byte {
 	t.Helper()
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(exe),
@@ -111,6 +119,14 @@ func checkInBrowser(t *testing.T, exe, page string, wantTables, wantFigures int)
 	drawn := eval(`[...document.querySelectorAll('figure > svg, figure > img')].filter(e => {
 		const r = e.getBoundingClientRect(); return r.width > 20 && r.height > 10 &&
 		(e.tagName !== 'IMG' || (e.complete && e.naturalWidth > 0)) }).length`)
+	extra = append(extra, jsCheck{"elements whose id another element has too",
+		`(() => { const ids = [...document.querySelectorAll('[id]')].map(e => e.id);
+		return ids.filter(id => ids.indexOf(id) !== ids.lastIndexOf(id)).length })()`, 0})
+	for _, c := range extra {
+		if got := eval(c.js); got != c.want {
+			t.Errorf("%s: %d, want %d", c.what, got, c.want)
+		}
+	}
 	shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 	if err != nil {
 		t.Fatalf("chromium: screenshot: %v", err)
@@ -166,8 +182,9 @@ func TestExperimentPageInChromium(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	// Tables: every CSV but raw.csv, the claims, the manifest.
-	shot := checkInBrowser(t, exe, page, len(csvs)-1+2, len(svgs))
+	// Tables: every CSV but raw.csv, the claims, the manifest, and one per paper summary.
+	sums, _ := filepath.Glob(filepath.Join(out, "summary-*.md"))
+	shot := checkInBrowser(t, exe, page, len(csvs)-1+2+len(sums), len(svgs))
 	dir := artifactDir(t)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
@@ -175,4 +192,23 @@ func TestExperimentPageInChromium(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "report-kpart-mul.png"), shot, 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestSuitePageInChromium loads the page of a suite-like results base
+// (suiteFolder: three experiments drawing the same two figure files, and
+// the paper's summary) in headless Chromium: ids unique, the summary drawn
+// as a table with its 12 claim rows and laid out with a size, no Markdown
+// left in it.
+func TestSuitePageInChromium(t *testing.T) {
+	exe := chromium(t)
+	page := filepath.Join(t.TempDir(), "index.html")
+	if err := os.WriteFile(page, render(t, suiteFolder(t)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Tables: the summary, and per experiment its claims and manifest; figures: 2 per experiment.
+	checkInBrowser(t, exe, page, 1+3*2, 3*2,
+		jsCheck{"claim rows of the summary table", `document.querySelectorAll('#summaries table tbody tr').length`, 12},
+		jsCheck{"summary tables drawn with a size", `[...document.querySelectorAll('#summaries table')].filter(e => e.getBoundingClientRect().width > 200).length`, 1},
+		jsCheck{"Markdown pipes or ** in the summaries' text", `['|', '**'].filter(s => document.querySelector('#summaries').innerText.includes(s)).length`, 0},
+		jsCheck{"figures with an id", `document.querySelectorAll('figure[id]').length`, 6})
 }

@@ -33,12 +33,17 @@ type Folder struct {
 	Summaries   []Doc       // summary-*.md of a results base (one per paper)
 }
 
-// Doc is a Markdown file shown as written.
-type Doc struct{ File, Text string }
+// Doc is a Markdown file (a paper's summary): its text, its "# " title,
+// and the rest as HTML (tables as tables).
+type Doc struct {
+	File, Text, Title string
+	HTML              template.HTML
+}
 
 // Experiment is one experiment's result folder.
 type Experiment struct {
 	Name, Dir                  string
+	ID                         string // element id, unique in the page (assignIDs)
 	Description, Source, Setup string
 	Scale                    string
 	Manifest                   []KV
@@ -48,7 +53,9 @@ type Experiment struct {
 	HasClaims                  bool // claims.json was there (possibly with no claims)
 	Notes                      string
 	OtherFiles                 []string // files not shown on the page (raw.csv, runs/, long CSVs)
-	Held, Failed, Inconclusive int
+	// Paper, Sanity and Project count the papers' claims, the sanity
+	// checks and this project's own claims apart.
+	Paper, Sanity, Project Tally
 	// Invalid are the runs raw.csv records as invalid (in no table and no
 	// claim), Suspect those it records as suspect (kept in the tables).
 	Invalid, Suspect []RunNote
@@ -70,6 +77,7 @@ type Table struct {
 // Figure is one plot of the folder.
 type Figure struct {
 	File    string
+	ID      string        // element id, unique in the page (assignIDs)
 	SVG     template.HTML // inline SVG (trusted: written by our own plotter)
 	PNGData template.URL  // data: URL when there is no SVG
 	Caption string
@@ -125,7 +133,11 @@ func Load(dir string) (*Folder, error) {
 			if err != nil {
 				return nil, err
 			}
-			f.Summaries = append(f.Summaries, Doc{filepath.Base(p), string(b)})
+			d, err := newDoc(filepath.Base(p), string(b))
+			if err != nil {
+				return nil, err
+			}
+			f.Summaries = append(f.Summaries, d)
 		}
 	}
 	if c, err := loadCompare(filepath.Join(dir, "compare.json")); err != nil {
@@ -136,6 +148,7 @@ func Load(dir string) (*Folder, error) {
 	if len(f.Experiments) == 0 && f.Compare == nil {
 		return nil, fmt.Errorf("no experiment results in %s: give a folder `stormlab experiment NAME --out DIR` wrote (DIR or DIR/NAME)", dir)
 	}
+	f.assignIDs()
 	return f, nil
 }
 
@@ -161,16 +174,7 @@ func loadExperiment(dir string) (*Experiment, error) {
 		if cf.Scale != "" {
 			e.Scale = cf.Scale
 		}
-		for _, c := range cf.Claims {
-			switch c.Verdict {
-			case "holds":
-				e.Held++
-			case "does not hold":
-				e.Failed++
-			default:
-				e.Inconclusive++
-			}
-		}
+		e.countClaims()
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}

@@ -38,8 +38,9 @@ func TestLoad(t *testing.T) {
 		t.Fatalf("loaded %d experiments, compare %v, %d summaries; want 2, a comparison and 1", len(f.Experiments), f.Compare != nil, len(f.Summaries))
 	}
 	a, b := f.Experiments[0], f.Experiments[1]
-	if a.Held != 1 || a.Failed != 1 || a.Inconclusive != 1 || !a.HasClaims {
-		t.Errorf("alpha claims: %d held, %d failed, %d inconclusive", a.Held, a.Failed, a.Inconclusive)
+	// Two paper claims (one holds, one does not) and one sanity check (inconclusive), counted apart.
+	if a.Paper != (Tally{1, 1, 0}) || a.Sanity != (Tally{0, 0, 1}) || a.Project != (Tally{}) || !a.HasClaims {
+		t.Errorf("alpha claims: paper %+v, sanity %+v, project %+v", a.Paper, a.Sanity, a.Project)
 	}
 	// table.csv: "cut rate" and "cut rate ci95" merge into one column; the
 	// title comes from table.md's bold first line.

@@ -31,12 +31,11 @@ type view struct {
 	*Folder
 	Title     string
 	Generated string
-	Held      int
-	Failed    int
-	Inconcl   int
-	Claims    int
-	Changes   []CompareRow
-	Unchanged []CompareRow
+	// Paper, Sanity and Project add up the experiments' tallies.
+	Paper, Sanity, Project Tally
+	Claims                 int
+	Changes                []CompareRow
+	Unchanged              []CompareRow
 }
 
 // Write renders f as one HTML page.
@@ -49,9 +48,9 @@ func Write(w io.Writer, f *Folder, o Options) error {
 		v.Generated = o.Generated.UTC().Format(time.RFC3339)
 	}
 	for _, e := range f.Experiments {
-		v.Held += e.Held
-		v.Failed += e.Failed
-		v.Inconcl += e.Inconclusive
+		v.Paper.plus(e.Paper)
+		v.Sanity.plus(e.Sanity)
+		v.Project.plus(e.Project)
 		v.Claims += len(e.Claims)
 	}
 	if f.Compare != nil {
