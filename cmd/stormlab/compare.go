@@ -123,7 +123,7 @@ func compareMetrics(stdout, stderr io.Writer, baseDir, newDir string, o compareF
 		shown = slices.DeleteFunc(slices.Clone(res.Rows), func(r compare.Row) bool { return !r.IsChanged() })
 	}
 	t := compare.Table(fmt.Sprintf("compare %s -> %s (threshold %g; mean ± 95%% CI)", baseDir, newDir, o.threshold), shown)
-	t.MoveFirst = []string{"test", "p", "n base", "n new"} // on a narrow terminal: under the table, p (Holm) kept
+	t.MoveFirst = []string{"test", "p", "n base", "n new", "unit", "p (Holm)"} // on a narrow terminal: under the table first, the verdict kept
 	summary := stdout
 	switch {
 	case o.format == "json":
