@@ -6,6 +6,7 @@ import (
 	"encoding/csv"
 	"errors"
 	"fmt"
+	"github.com/stormlab/stormlab/infra/clusterref"
 	"io"
 	"io/fs"
 	"math"
@@ -171,11 +172,11 @@ func (l *session) cluster() (harness.Cluster, error) {
 		return l.s, l.err
 	}
 	l.started = time.Now()
-	l.cs.Target = l.env.Cluster.Target
+	l.cs.Where = l.env.Cluster
 	cs := l.cs
 	cs.Logf = logfOf(l.env)
 	progressOf(l.env).Phase("cluster up ("+l.profile()+")", 0)
-	s, err := harness.Open(l.ctx, cs, l.scheduler)
+	s, err := l.env.Kinds.Open(l.ctx, cs, l.scheduler)
 	l.s = s // possibly partial: close tears it down
 	if err != nil {
 		l.err = fmt.Errorf("start cluster (%s): %w", l.profile(), err)
@@ -211,7 +212,7 @@ func (l *session) Run(ctx context.Context, spec harness.RunSpec) (*harness.RunRe
 }
 
 // Nemesis is what disturbs the cluster on purpose, starting it first if need be.
-func (l *session) Nemesis() (*harness.Nemesis, error) {
+func (l *session) Nemesis() (harness.Disturber, error) {
 	s, err := l.cluster()
 	if err != nil {
 		return nil, err
@@ -225,9 +226,15 @@ func (l *session) Nemesis() (*harness.Nemesis, error) {
 // A user's cluster (Env.Cluster, a target) is not described by a shape, so it is
 // opened for its own capacities (no containers start for it).
 func (l *session) Capacity() (map[string]float64, error) {
-	if l.s == nil && l.env.Cluster.IsTarget() {
-		if _, err := l.cluster(); err != nil {
+	if l.s == nil {
+		caps, err := l.env.Kinds.Caps(l.env.Cluster)
+		if err != nil {
 			return nil, err
+		}
+		if !caps.OwnShapes { // its own nodes: open it to read them
+			if _, err := l.cluster(); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if l.s != nil {
@@ -246,8 +253,11 @@ func (l *session) Capacity() (map[string]float64, error) {
 
 // profile names the cluster in progress lines: its profile, or the target's name.
 func (l *shared) profile() string {
-	if t := l.cs.Target; t != nil {
+	if t := l.env.Cluster.Target; t != nil {
 		return "target " + cmp.Or(t.Name, "cluster")
+	}
+	if k := l.env.Cluster.Kind; k != "" && k != clusterref.Containers {
+		return l.env.Cluster.String()
 	}
 	if l.cs.Shape == "" && len(l.cs.Options) > 0 {
 		return "the experiment's own supervisors" // e.g. comm-cost's docker.WithSupervisors

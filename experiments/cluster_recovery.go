@@ -244,12 +244,12 @@ func (rr *recoveryRunner) offered() string {
 	return fmt.Sprintf("open loop: %.0f sentences/s (%.0f%% of EvenScheduler's saturated throughput%s)", rr.rate, 100*rr.k.OpenFraction, statedText(rr.env))
 }
 
-// chooseKilled names the supervisor the fault stops: the profile's 1-core one on containers; on a
-// target (not described by the profile), its supervisor with the most CPU capacity (the first by name
-// among equals), which like sup4 carries the most executors under a balancing scheduler.
+// chooseKilled names the supervisor the fault stops: the shape's 1-core one where the cluster has it;
+// on a cluster of its own nodes (a target), its supervisor with the most CPU capacity (the first by
+// name among equals), which like sup4 carries the most executors under a balancing scheduler.
 func (rr *recoveryRunner) chooseKilled(s *session) error {
-	capacity, err := s.Capacity() // opens a target ($STORMLAB_TARGET); on containers starts nothing
-	if err != nil || s.cs.Target == nil {
+	capacity, err := s.Capacity() // opens a cluster of its own nodes; of the experiment's shape, starts nothing
+	if _, ours := capacity[recoveryKilled]; err != nil || ours {
 		return err
 	}
 	best := ""

@@ -20,7 +20,7 @@ import (
 
 // interruptible is the test's context, cancelled on SIGINT/SIGTERM: without
 // it an interrupted `go test` dies at once and skips the cluster teardown;
-// with it the run is cancelled and RunOnNewCluster removes its containers.
+// with it the run is cancelled and the cluster is closed and its containers removed.
 func interruptible(t *testing.T) context.Context {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	t.Cleanup(stop)

@@ -2,24 +2,23 @@ package harness
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/stormlab/stormlab/infra/assets"
+	"github.com/stormlab/stormlab/infra/clusterref"
 	"github.com/stormlab/stormlab/infra/docker"
 	"github.com/stormlab/stormlab/infra/protocol"
 	"github.com/stormlab/stormlab/infra/stormui"
-	"github.com/stormlab/stormlab/infra/target"
 	"github.com/stormlab/stormlab/schedulers"
 	"github.com/stormlab/stormlab/topologies"
 )
 
 // ClusterSpec says which containerized cluster a run gets.
 type ClusterSpec struct {
-	Shape string // infra/docker profile, e.g. "heterogeneous-2"
+	Shape   string // infra/docker shape, e.g. "heterogeneous-2"
 	DelayMs int    // emulated network delay between nodes (in Storm's messaging layer: docker.DelayTransport); 0 = none
 	Seed    uint64 // scheduler seed passed to the service
 	Mul     int    // K-PART balance multiplier passed to the service
@@ -34,9 +33,10 @@ type ClusterSpec struct {
 	// topology; 0 is the service's default (protocol.DefaultRescheduleEvery). Every run sends it to the
 	// service with its scheduler (protocol.SchedulerChoice), so it holds on a target too.
 	RescheduleEvery time.Duration
-	// Target, when set, is an existing cluster to run on instead of containers (RunOnNewCluster runs
-	// there through its endpoints only; Profile, DelayMs and Options do not apply).
-	Target *target.Target
+	// Where names the cluster: containers (the zero value, of Shape), or an existing cluster through
+	// its target file (Where.Target; Shape, DelayMs and Options do not apply), or another kind of the
+	// registry (Kinds).
+	Where clusterref.Ref
 }
 
 // dockerCluster adapts infra/docker.Cluster to the Cluster the run loop needs.
@@ -84,7 +84,7 @@ type Cluster interface {
 	Capacity() map[string]float64
 	// Nemesis is what disturbs the cluster on purpose (faults, background load); what it cannot do
 	// on this cluster it refuses, naming what to add.
-	Nemesis() *Nemesis
+	Nemesis() Disturber
 	// StartNodeCPUReports posts each supervisor's whole CPU use (background load included) to the
 	// service every period, read through the control layer; stop ends it and gives the first error.
 	// A target without control.ssh refuses, naming the key.
@@ -97,55 +97,6 @@ var (
 	_ Cluster = (*Session)(nil)
 	_ Cluster = (*targetSession)(nil)
 )
-
-// Open gives the cluster cs describes: cs.Target when set, else containers started with cs's profile.
-// scheduler runs the topologies that name none. On error the returned Cluster (possibly partial) must
-// still be closed; it is nil only when nothing was started or opened.
-func Open(ctx context.Context, cs ClusterSpec, scheduler string) (Cluster, error) {
-	if cs.Target == nil {
-		s, err := StartSession(ctx, cs, scheduler)
-		if s == nil {
-			return nil, err
-		}
-		return s, err
-	}
-	opts, err := cs.optionsJSON()
-	if err != nil {
-		return nil, err
-	}
-	tc, err := openTarget(ctx, cs.Target, cs.Logf)
-	if err != nil {
-		return nil, err
-	}
-	return &targetSession{tc: tc, scheduler: scheduler, choice: serviceChoice{options: opts, every: cs.rescheduleEvery()}}, nil
-}
-
-// RunOnNewCluster opens the cluster cs describes (see Open), runs spec on it and always closes it: on
-// containers every container and network it made is removed, also when the run fails or ctx is
-// cancelled (interrupt).
-func RunOnNewCluster(ctx context.Context, cs ClusterSpec, spec RunSpec) (res *RunResult, err error) {
-	if cs.Target != nil {
-		// Refused before the target is even reached.
-		if err := CheckTargetFaults(cs.Target, spec.Faults); err != nil {
-			return nil, &RunError{Topology: spec.Topology.Name, Stage: stageSpec, Err: err}
-		}
-	}
-	c, err := Open(ctx, cs, spec.Scheduler)
-	if c != nil {
-		defer func() {
-			if cerr := c.Close(ctx); cerr != nil {
-				err = errors.Join(err, cerr)
-			}
-		}()
-	}
-	if err != nil {
-		if cs.Target != nil {
-			err = &RunError{Topology: spec.Topology.Name, Stage: stageSpec, Err: err}
-		}
-		return nil, err
-	}
-	return c.Run(ctx, spec)
-}
 
 // optionsJSON is the scheduler configuration every Go scheduler of the cluster gets: SchedulerOptions
 // with Seed and Mul filled in.

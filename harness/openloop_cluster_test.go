@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"github.com/stormlab/stormlab/infra/clusterref"
 	"slices"
 	"sync"
 	"testing"
@@ -48,7 +49,7 @@ func TestClusterOpenLoopPause(t *testing.T) {
 	var lines []Live
 	live := func(l Live) { mu.Lock(); lines = append(lines, l); mu.Unlock() }
 	one := docker.WithSupervisors(docker.SupervisorSpec{Host: "sup1", CPUs: 1, MemoryMB: docker.SupervisorReserveMB + 420*2, Slots: 2})
-	r, err := RunOnNewCluster(ctx, ClusterSpec{Seed: 1, Logf: t.Logf, Options: []docker.Option{one}},
+	r, err := Kinds{clusterref.Containers: Containers()}.RunOnNew(ctx, ClusterSpec{Seed: 1, Logf: t.Logf, Options: []docker.Option{one}},
 		RunSpec{Scheduler: "storm-even", Topology: topo, WarmUp: 20 * time.Second, Measure: 12 * time.Second, Faults: faults, Live: live})
 	if err != nil {
 		t.Fatalf("open-loop run with a pause: %v\n%s", err, logsOf(err))

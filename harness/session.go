@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/stormlab/stormlab/infra/clusterref"
 	"strings"
 	"time"
 
@@ -47,7 +48,7 @@ type Session struct {
 // difference that shows (the bridge's Delegates doc) is that a storm-ras topology gets Nimbus's
 // default acker count instead of RAS's estimate.
 func StartSession(ctx context.Context, cs ClusterSpec, scheduler string) (*Session, error) {
-	if cs.Target != nil {
+	if k := cs.Where.Kind; k != "" && k != clusterref.Containers {
 		return nil, fmt.Errorf("this experiment needs clusters of its own (its supervisors, delays or faults): it cannot run on a target yet; run it on containers (--cluster containers)")
 	}
 	if _, bridged := StormSchedulerClass(scheduler); bridged {
@@ -121,7 +122,7 @@ func (s *Session) hosts() []string { return s.dc.Hosts() }
 func (s *Session) logs() logFiles { return s.c }
 
 // Nemesis is what disturbs this session's cluster on purpose.
-func (s *Session) Nemesis() *Nemesis { return s.nemesis }
+func (s *Session) Nemesis() Disturber { return s.nemesis }
 
 // Run runs spec on the session's cluster under spec.Scheduler (the session's default when empty).
 // Before submitting it waits until the previous run's topology and workers are gone, so runs are

@@ -373,7 +373,7 @@ func (t *targetSession) Run(ctx context.Context, spec RunSpec) (*RunResult, erro
 }
 
 func (t *targetSession) Capacity() map[string]float64    { return t.tc.Capacity() }
-func (t *targetSession) Nemesis() *Nemesis               { return t.tc.nemesis() }
+func (t *targetSession) Nemesis() Disturber              { return t.tc.nemesis() }
 func (t *targetSession) Close(ctx context.Context) error { return t.tc.Close() }
 
 // ProbeTarget opens target t (reading only) and probes its workers -> service path (see probeReports),

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/stormlab/stormlab/harness/clusters"
 	"io"
 	"math"
 	"os"
@@ -198,10 +199,10 @@ func (o capacityOptions) withLog(logf func(string, ...any), i int) capacity.Opti
 	return so
 }
 
-// capacityRunner opens the one cluster every step runs on (harness.Open: containers started once, or the
-// target). closeRun releases it: the containers are removed, a target's connections closed.
+// capacityRunner opens the one cluster every step runs on (the registry's Open: containers started
+// once, or the target). closeRun releases it: the containers are removed, a target's connections closed.
 func capacityRunner(ctx context.Context, o *capacityOptions, tg *target.Target, logf func(string, ...any)) (run func(context.Context, harness.RunSpec) (*harness.RunResult, error), closeRun func(), err error) {
-	cs := harness.ClusterSpec{Shape: o.shape, Seed: o.seed, Logf: logf, Target: tg}
+	cs := harness.ClusterSpec{Shape: o.shape, Seed: o.seed, Logf: logf, Where: whereOf(o.target, tg)}
 	if tg != nil {
 		o.shape = orDefaultStr(tg.Name, "target")
 		logf("%s on %s (target %s): Ctrl-C cancels and kills the topology", o.scheduler, o.topology, o.target)
@@ -213,7 +214,7 @@ func capacityRunner(ctx context.Context, o *capacityOptions, tg *target.Target, 
 		cli.Close()
 		logf("%s on %s (cluster %s): starting one cluster for every step; Ctrl-C cancels and removes it", o.scheduler, o.topology, o.shape)
 	}
-	c, err := harness.Open(ctx, cs, o.scheduler)
+	c, err := clusters.Kinds().Open(ctx, cs, o.scheduler)
 	closeRun = func() {
 		if c != nil {
 			if cerr := c.Close(context.Background()); cerr != nil {

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/pflag"
 	"github.com/stormlab/stormlab/infra/clusterref"
 	"github.com/stormlab/stormlab/infra/docker"
+	"github.com/stormlab/stormlab/infra/target"
 )
 
 // deprecatedAnnotation marks a flag kept for old command lines: hidden from help, and one line on
@@ -65,4 +66,12 @@ func clusterFlags(cluster, profile, targetFile string) (shape, file string, err 
 		return "", "", fmt.Errorf("--cluster: %w", err)
 	}
 	return ref.Shape, "", nil
+}
+
+// whereOf names the cluster of run and capacity: the target loaded from file, else containers.
+func whereOf(file string, tg *target.Target) clusterref.Ref {
+	if tg == nil {
+		return clusterref.Ref{Kind: clusterref.Containers}
+	}
+	return clusterref.Ref{Kind: clusterref.Target, File: file, Target: tg}
 }

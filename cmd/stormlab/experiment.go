@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"github.com/stormlab/stormlab/harness/clusters"
 	"github.com/stormlab/stormlab/infra/clusterref"
 	"io"
 	"os"
@@ -16,7 +17,6 @@ import (
 
 	"github.com/stormlab/stormlab/experiments"
 	"github.com/stormlab/stormlab/experiments/lab"
-	"github.com/stormlab/stormlab/infra/target"
 	"github.com/stormlab/stormlab/reports"
 )
 
@@ -86,9 +86,9 @@ func targetHelp() string {
 	for _, s := range experiments.List() {
 		switch {
 		case !s.Needs.Docker():
-		case s.Needs.OnTarget(false) == nil:
+		case s.Needs.On(clusterref.Caps{}) == nil:
 			ok = append(ok, s.Name)
-		case s.Needs.OnTarget(true) == nil:
+		case s.Needs.On(clusterref.Caps{Control: true}) == nil:
 			ctl = append(ctl, s.Name)
 		default:
 			refuse = append(refuse, s.Name)
@@ -102,16 +102,16 @@ func targetHelp() string {
 		strings.Join(refuse, ", ") + " " + verbs + ", saying why"
 }
 
-// refuseTarget is the first of names that cannot run on target tg, with
-// the reason its spec's needs give.
-func refuseTarget(names []string, tg *target.Target) error {
+// refuseCluster is the first of names that cannot run on a cluster offering caps, with the reason
+// its spec's needs give.
+func refuseCluster(names []string, where clusterref.Ref, caps clusterref.Caps) error {
 	for _, n := range names {
 		spec, err := experiments.Lookup(n)
 		if err != nil {
 			return err
 		}
-		if why := spec.Needs.OnTarget(tg.Control != nil); why != nil {
-			return fmt.Errorf("%s cannot run on a target: %v; run it with --cluster containers, the default (it starts its own)", n, why)
+		if why := spec.Needs.On(caps); why != nil {
+			return fmt.Errorf("%s cannot run on --cluster %s: %v; run it with --cluster containers, the default (it starts its own)", n, where, why)
 		}
 	}
 	return nil
@@ -159,10 +159,12 @@ func experimentCluster(cluster, targetFile string, names []string) (clusterref.R
 	if where.Shape != "" {
 		return clusterref.Ref{}, fmt.Errorf("--cluster %s: experiments start clusters of their own shapes; give --cluster containers or target:FILE", cluster)
 	}
-	if where.IsTarget() {
-		if err := refuseTarget(names, where.Target); err != nil {
-			return clusterref.Ref{}, err
-		}
+	caps, err := clusters.Kinds().Caps(where)
+	if err != nil {
+		return clusterref.Ref{}, err
+	}
+	if err := refuseCluster(names, where, caps); err != nil {
+		return clusterref.Ref{}, err
 	}
 	return where, nil
 }

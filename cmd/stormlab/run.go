@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/stormlab/stormlab/harness/clusters"
 	"io"
 	"maps"
 	"math"
@@ -342,10 +343,10 @@ func runOnce(ctx context.Context, o runOptions, tg *target.Target, stdout, stder
 	if tg != nil {
 		o.shape = orDefaultStr(tg.Name, "target")
 		logf("%s on %s (target %s): Ctrl-C cancels and kills the topology", o.scheduler, o.label(), o.target)
-		res, err = runTarget(ctx, tg, cs, spec, logf)
+		res, err = runTarget(ctx, o.target, tg, cs, spec, logf)
 	} else {
 		logf("%s on %s (cluster %s): starting cluster; Ctrl-C cancels and removes it", o.scheduler, o.label(), o.shape)
-		res, err = harness.RunOnNewCluster(ctx, cs, spec)
+		res, err = clusters.Kinds().RunOnNew(ctx, cs, spec)
 	}
 	if res != nil && o.out != "" {
 		if serr := harness.Save(o.out, res); serr != nil {
@@ -611,9 +612,9 @@ func (row runRow) writeOpenLoop(w io.Writer) error {
 }
 
 // runTarget runs spec on a target cluster, through its endpoints only (no Docker).
-func runTarget(ctx context.Context, tg *target.Target, cs harness.ClusterSpec, spec harness.RunSpec, logf func(string, ...any)) (*harness.RunResult, error) {
-	cs.Target, cs.Logf = tg, logf
-	return harness.RunOnNewCluster(ctx, cs, spec)
+func runTarget(ctx context.Context, file string, tg *target.Target, cs harness.ClusterSpec, spec harness.RunSpec, logf func(string, ...any)) (*harness.RunResult, error) {
+	cs.Where, cs.Logf = whereOf(file, tg), logf
+	return clusters.Kinds().RunOnNew(ctx, cs, spec)
 }
 
 func orDefaultStr(s, d string) string {

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/stormlab/stormlab/infra/clusterref"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -115,7 +116,7 @@ func TestExperimentTargetRefusals(t *testing.T) {
 	file := fakeTarget(t, protocol.BridgeClass)
 	onTarget := []string{"smoke", "load-curve", "kpart-cluster", "observer", "comm-cost", "deadline"} // the cluster experiments that run on a target without a control section
 	for _, s := range experiments.List() {
-		why := s.Needs.OnTarget(false) // fakeTarget has no control section
+		why := s.Needs.On(clusterref.Caps{}) // fakeTarget has no control section
 		if s.Needs.Docker() && !slices.Contains(onTarget, s.Name) && why == nil {
 			t.Errorf("cluster experiment %s neither runs on a target nor says why it cannot (Spec.Needs)", s.Name)
 		}
@@ -125,8 +126,8 @@ func TestExperimentTargetRefusals(t *testing.T) {
 		name := s.Name
 		code, out, errs := cli(t, "experiment", name, "--cluster", "target:"+file, "--out", t.TempDir())
 		if code != exitBadInput || out != "" || strings.Count(errs, "\n") != 1 ||
-			!strings.Contains(errs, name+" cannot run on a target: ") || !strings.Contains(errs, why.Error()) {
-			t.Errorf("experiment %s --target: exit %d stdout %q stderr %q, want exit 2 and one line saying why", name, code, out, errs)
+			!strings.Contains(errs, name+" cannot run on --cluster target:"+file+": ") || !strings.Contains(errs, why.Error()) {
+			t.Errorf("experiment %s --cluster target:FILE: exit %d stdout %q stderr %q, want exit 2 and one line saying why", name, code, out, errs)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package lab
 import (
 	"errors"
 	"fmt"
+	"github.com/stormlab/stormlab/infra/clusterref"
 	"io"
 	"strconv"
 	"strings"
@@ -49,14 +50,13 @@ type Needs struct {
 // Docker reports whether the experiment starts containers when no target is given.
 func (n Needs) Docker() bool { return n.Need >= NeedsCluster }
 
-// OnTarget is nil when the experiment can run on a target (with a control section when control is
-// true), else why not.
-func (n Needs) OnTarget(control bool) error {
+// On is nil when the experiment can run on a cluster that offers caps, else why not.
+func (n Needs) On(caps clusterref.Caps) error {
 	switch {
-	case n.Need <= NeedsCluster, n.Need == NeedsControl && control:
+	case n.Need <= NeedsCluster, caps.OwnShapes, n.Need == NeedsControl && caps.Control:
 		return nil
 	case n.Need == NeedsControl:
-		return fmt.Errorf("%s: add a control section (control.ssh: user, key, hosts) to the target file", n.Why)
+		return fmt.Errorf("%s: this cluster has no control layer (a target: add a control section, control.ssh: user, key, hosts, to its file)", n.Why)
 	}
 	return errors.New(n.Why)
 }

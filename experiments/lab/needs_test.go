@@ -3,6 +3,7 @@ package lab
 import (
 	"context"
 	"encoding/json"
+	"github.com/stormlab/stormlab/infra/clusterref"
 	"io"
 	"os"
 	"path/filepath"
@@ -68,7 +69,10 @@ func TestNeeds(t *testing.T) {
 		{Needs{Need: NeedsContainers, Why: "sizes its own nodes"}, true, false, "containers"},
 		{Needs{}, false, true, "?"},
 	} {
-		err := c.n.OnTarget(false)
+		err := c.n.On(clusterref.Caps{}) // a target without a control section
+		if own := c.n.On(clusterref.Caps{OwnShapes: true}); own != nil {
+			t.Errorf("%+v on containers of its own shapes: %v, want every need met", c.n, own)
+		}
 		if c.n.Docker() != c.docker || (err == nil) != c.target || c.n.Need.String() != c.str {
 			t.Errorf("%+v: docker %v, on target %v, %q; want %v, %v, %q", c.n, c.n.Docker(), err, c.n.Need, c.docker, c.target, c.str)
 		}
@@ -76,7 +80,7 @@ func TestNeeds(t *testing.T) {
 			t.Errorf("%+v: refusal %q, want the reason %q", c.n, err, c.n.Why)
 		}
 		// A target with a control section takes every experiment up to NeedsControl.
-		if withCtl := c.n.OnTarget(true); (withCtl == nil) != (c.target || c.n.Need == NeedsControl) {
+		if withCtl := c.n.On(clusterref.Caps{Control: true}); (withCtl == nil) != (c.target || c.n.Need == NeedsControl) {
 			t.Errorf("%+v on a target with control: %v", c.n, withCtl)
 		}
 	}

@@ -3,6 +3,8 @@ package lab
 import (
 	"context"
 	"fmt"
+	"github.com/stormlab/stormlab/harness"
+	"github.com/stormlab/stormlab/harness/clusters"
 	"github.com/stormlab/stormlab/infra/clusterref"
 	"io"
 	"path/filepath"
@@ -138,6 +140,9 @@ type Options struct {
 	// value) or an existing cluster through its target file, resolved where
 	// the program starts (clusterref.Resolve).
 	Cluster clusterref.Ref
+	// Kinds is the registry of cluster kinds; nil means clusters.Kinds()
+	// (tests give one with a fake kind).
+	Kinds harness.Kinds
 	// Args is the command line recorded in manifest.json (nil: os.Args).
 	Args []string
 	// PaperExperiments lists the experiments that reproduce a paper (for
@@ -200,6 +205,12 @@ func Run(ctx context.Context, spec *Spec, o Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	if o.Kinds == nil {
+		o.Kinds = clusters.Kinds()
+	}
+	if _, err := o.Kinds.Kind(o.Cluster); err != nil {
+		return nil, err
+	}
 	if o.Cluster.IsTarget() && o.Cluster.Target == nil {
 		return nil, fmt.Errorf("cluster %s: the target file is not loaded (clusterref.Resolve loads it)", o.Cluster)
 	}
@@ -207,7 +218,7 @@ func Run(ctx context.Context, spec *Spec, o Options) (*Report, error) {
 	if o.Reps < 0 {
 		return nil, fmt.Errorf("repetitions %d: give a number of runs per cell >= 1, or 0 for the profile's", o.Reps)
 	}
-	env := Env{Log: log, Scale: prof, Cluster: o.Cluster, Progress: o.Progress, Resume: o.Resume, Reps: o.Reps, Calibration: o.Calibration}
+	env := Env{Log: log, Scale: prof, Cluster: o.Cluster, Kinds: o.Kinds, Progress: o.Progress, Resume: o.Resume, Reps: o.Reps, Calibration: o.Calibration}
 	if o.Out != "" {
 		env.RawDir = filepath.Join(o.Out, spec.Name, "runs")
 	}

@@ -87,6 +87,9 @@ type Env struct {
 	// Cluster is where a cluster experiment runs: containers of its own
 	// shapes (the zero value) or an existing cluster (Cluster.Target).
 	Cluster clusterref.Ref
+	// Kinds opens clusters (Kinds.Open with Cluster as the spec's Where)
+	// and says what they offer (Kinds.Caps): never nil in a Run.
+	Kinds harness.Kinds
 	// Progress hears of long runs (run i of N, phase); nil means none.
 	Progress reports.Progress
 	// Resume: runs already kept under RawDir (finished before an

@@ -22,6 +22,7 @@ type Ref struct {
 	Kind  Kind
 	Shape string // Containers: a named shape; "" is the experiment's (or command's) own
 	File  string // Target: the target file's path
+	Arg   string // any other kind: what follows "KIND:" (the kind's registry entry reads it)
 	// Target is the target file, loaded by Resolve (nil from Parse, and for containers).
 	Target *target.Target
 }
@@ -47,7 +48,8 @@ func Parse(s string) (Ref, error) {
 		}
 		return Ref{Kind: Target, File: arg}, nil
 	case hasArg:
-		return Ref{}, fmt.Errorf("--cluster %q: unknown kind of cluster %q; use containers, containers:SHAPE or target:FILE", s, kind)
+		// Another kind: the registry of cluster kinds (harness/clusters) knows it or refuses it.
+		return Ref{Kind: Kind(kind), Arg: arg}, nil
 	}
 	return Ref{Kind: Containers, Shape: s}, nil
 }
@@ -71,8 +73,22 @@ func (r Ref) String() string {
 		return string(Target) + ":" + r.File
 	case r.Shape != "":
 		return string(Containers) + ":" + r.Shape
+	case r.Kind != "" && r.Kind != Containers:
+		return string(r.Kind) + ":" + r.Arg
 	}
 	return string(Containers)
+}
+
+// Caps are what a cluster offers beyond running topologies. Experiments and commands ask for these,
+// never for a cluster's kind, so a new kind of cluster needs no change in them.
+type Caps struct {
+	// Control: faults on its hosts (stop a supervisor, pause a process) and their whole-node CPU.
+	Control bool
+	// Delay: emulated network delay between its nodes.
+	Delay bool
+	// OwnShapes: clusters of the experiment's own shapes (supervisors and their capacities) are
+	// started for it; without, the experiment runs on the nodes the cluster has.
+	OwnShapes bool
 }
 
 // IsTarget reports whether r is an existing cluster reached through a target file.

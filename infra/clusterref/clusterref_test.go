@@ -22,7 +22,7 @@ func TestParse(t *testing.T) {
 		{"target:", Ref{}, "names no file"},
 		{"target", Ref{}, "names no file"},
 		{"containers:", Ref{}, "names no shape"},
-		{"sim:big", Ref{}, `unknown kind of cluster "sim"`},
+		{"sim:big", Ref{Kind: "sim", Arg: "big"}, ""}, // the registry of kinds decides
 	}
 	for _, c := range cases {
 		got, err := Parse(c.in)

@@ -9,4 +9,5 @@
 //	containers:SHAPE     containers of a named shape (stormlab run, capacity, whatif)
 //	SHAPE                the same, e.g. heterogeneous-2
 //	target:FILE          an existing Storm cluster described by a target file (docs/own-cluster.md)
+//	KIND:ARG             another kind of cluster, known to the registry of kinds (harness/clusters)
 package clusterref

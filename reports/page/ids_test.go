@@ -33,7 +33,7 @@ func suiteFolder(t *testing.T) string {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		cf := reports.ClaimsFile{Experiment: name, Profile: "ci", Claims: []reports.ClaimRecord{
+		cf := reports.ClaimsFile{Experiment: name, Scale: "ci", Claims: []reports.ClaimRecord{
 			{Statement: "K-PART cuts fewer edges", Source: "Jian, Lu and Zhang 2018, Fig. 5", Kind: "paper", Rule: "paired t", Verdict: "holds",
 				Effect: &eff, EffectLabel: "cut rate difference", CILow: &lo, CIHigh: &hi, N: []int{16, 24}, P: &p},
 			{Statement: "balance improves with Mul", Source: "Jian, Lu and Zhang 2018, Fig. 5", Kind: "paper", Rule: "paired t", Verdict: "inconclusive", N: []int{10}},
