@@ -20,5 +20,6 @@
 // Any topology, not only the Java ones under topologies/storm, can be run: usertopo.Topology turns a Flux
 // file or a compiled jar into a TopologyRun whose submitted jar carries the instrumentation and whose
 // conf switches it on (package harness/usertopo). A topology whose spouts never ack is measured at its sinks
-// (Measurement.ThroughputBasis) and its complete latency is reported not measured.
+// (Measurement.ThroughputBasis) and its complete latency is reported not measured; a worker left with
+// nothing to do (its acker alone on a worker) does not hold the run's start back (see unready).
 package harness

@@ -34,7 +34,7 @@ const (
 // WarmUp records how a run's warm-up ended.
 type WarmUp struct {
 	MaxS   float64   `json:"max_s"`           // the stated maximum (RunSpec.WarmUp)
-	S      float64   `json:"s"`               // waited: every worker reporting work -> window open
+	S      float64   `json:"s"`               // waited: every worker ready (see unready) -> window open
 	Steady bool      `json:"steady"`          // the window opened on steady throughput, not on the maximum
 	Rates  []float64 `json:"rates,omitempty"` // the last interval throughputs seen (tuples/s), oldest first
 	// OfferedRate is the open-loop spouts' offered rate over those intervals (tuples/s); in an open-loop
@@ -68,7 +68,7 @@ func checkWindow(kind string, spec RunSpec) error {
 func (Timed) window(ctx context.Context, r *running) error {
 	r.enter(stageWorkers)
 	running := time.Now().UnixMilli()
-	if err := r.cl.Service().waitWorkers(ctx, r.id, r.res.StartedAt.UnixMilli(), workerSlots(r.res.Executors), r.spec.StartTimeout); err != nil {
+	if err := r.cl.Service().waitWorkers(ctx, r.id, r.res.StartedAt.UnixMilli(), r.res.Executors, r.spec.StartTimeout); err != nil {
 		return err
 	}
 	r.enter(stageWarmUp)

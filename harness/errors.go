@@ -10,7 +10,7 @@ import (
 const (
 	stageSubmit  = "submit"       // copying the jar and running its main class in Nimbus
 	stageStart   = "start"        // waiting until every executor runs
-	stageWorkers = "workers"      // waiting until every worker reports work
+	stageWorkers = "workers"      // waiting until every worker is ready (see unready)
 	stageWarmUp  = "warm-up"      // waiting for steady throughput
 	stageWindow  = "window"       // the measurement window (or the dataset)
 	stageCollect = "collect"      // reading reports, placement, service state and Storm's statistics

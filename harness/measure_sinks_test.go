@@ -2,6 +2,7 @@ package harness
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/stormlab/stormlab/infra/protocol"
@@ -41,5 +42,28 @@ func TestMeasureSinks(t *testing.T) {
 	m = measureWindow(reports, place, map[string]float64{"a": 100, "b": 100}, 5_000, 15_000)
 	if m.ThroughputBasis != "" {
 		t.Errorf("basis %q after an ack: want acked tuples", m.ThroughputBasis)
+	}
+}
+
+// The Flux word count with one acker alone on a worker (oneAckerAlone): the acker's worker reports and
+// moves nothing. The warm-up still sees steady throughput at the sink (20 tuples/s in each of the 3
+// intervals: 50 + 50 tuples into task 4 per 5 s report, see wordCountReport), and the window [5 s, 15 s)
+// measures 200 sink tuples over the reports' 10 s = 20 tuples/s, latency not measured because no spout
+// anchors; the acker's worker contributes no traffic and no sink.
+func TestMeasureSinksAckerAlone(t *testing.T) {
+	var reports []protocol.WorkerReport
+	for ms := int64(5_000); ms <= 15_000; ms += 5_000 {
+		reports = append(reports, wordCountReport("s1", ms, true), wordCountReport("s2", ms, false))
+	}
+	rates, ok := intervalRates(reports, steadyIntervals)
+	if !ok || !steady(rates, steadyTolerance) || math.Abs(rates[0]-20) > 1e-9 {
+		t.Errorf("warm-up rates %v (ok %v): want 3 steady intervals of 20 tuples/s", rates, ok)
+	}
+	m := measureWindow(reports, placementOf(oneAckerAlone), map[string]float64{"s1": 100, "s2": 100}, 5_000, 15_000)
+	if m.ThroughputBasis != BasisSinkExecuted || math.Abs(m.Throughput-20) > 1e-9 {
+		t.Errorf("throughput %v basis %q: want 20 tuples/s at the sinks", m.Throughput, m.ThroughputBasis)
+	}
+	if why := m.NotMeasured[metricLatency]; m.isMeasured(metricLatency) || !strings.Contains(why, "anchor") {
+		t.Errorf("latency: measured %v, not measured %q: want not measured, naming anchoring", m.Measured, why)
 	}
 }

@@ -11,7 +11,7 @@ type Phases struct {
 	IdleS    float64 `json:"idle_s"`    // before the run: the previous run's topology and workers gone
 	SubmitS  float64 `json:"submit_s"`  // jar copied, submitter JVM ran the main class
 	StartS   float64 `json:"start_s"`   // scheduling round and worker JVMs: every executor has a heartbeat
-	WorkersS float64 `json:"workers_s"` // every worker slot has reported work to the service
+	WorkersS float64 `json:"workers_s"` // every worker slot is ready by its reports to the service (see unready)
 	WarmUpS  float64 `json:"warm_up_s"` // steady throughput (and a settled placement if asked)
 	// StormReadS is the wait for Storm's first statistics after each end of the window (crosscheck).
 	StormReadS float64 `json:"storm_read_s"`

@@ -63,7 +63,7 @@ type RunSpec struct {
 	Scheduler string
 	Topology  TopologyRun
 	// WarmUp is the maximum warm-up of a timed run: the window opens as soon as throughput is steady
-	// (see Timed) and at the latest WarmUp after every worker reported work.
+	// (see Timed) and at the latest WarmUp after every worker is ready (see unready).
 	WarmUp time.Duration
 	// Settle makes a timed run's window also wait, within WarmUp, for the placement to settle: a
 	// dynamic scheduler has been offered the current placement and kept it (see settled). A fault

@@ -133,14 +133,26 @@ func (s *serviceClient) reportsUntil(ctx context.Context, sinceMs, untilMs int64
 	}
 }
 
-// waitWorkers waits until every worker slot ("host:port") of topology id has sent a report with
-// traffic or acks, i.e. its executors really run.
-func (s *serviceClient) waitWorkers(ctx context.Context, id string, sinceMs int64, slots []string, timeout time.Duration) error {
-	return s.waitReports(ctx, id, sinceMs, slots, timeout, didWork, "reported work")
+// waitWorkers waits until every worker slot of topology id, placed as execs, is ready by the reports
+// since sinceMs (see unready): its executors really run.
+func (s *serviceClient) waitWorkers(ctx context.Context, id string, sinceMs int64, execs []ExecutorPlace, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	slots := workerSlots(execs)
+	missing := slots // as of the last reports read
+	for {
+		r, err := s.reports(ctx, sinceMs)
+		if err == nil {
+			if missing = unready(r, id, execs); len(missing) == 0 {
+				return nil
+			}
+		}
+		if perr := pause(ctx, pollEvery); perr != nil {
+			return fmt.Errorf("%d of %d workers of %s have not reported work after %s (%s; last error: %v): %w",
+				len(missing), len(slots), id, timeout, strings.Join(missing, ", "), err, perr)
+		}
+	}
 }
-
-// didWork says whether a report shows tuples moved (traffic or acks).
-func didWork(x protocol.WorkerReport) bool { return len(x.Traffic) > 0 || x.Acked > 0 }
 
 // waitReports waits until every worker slot of topology id has sent a report since sinceMs for which
 // ok holds; what names that condition in the timeout's error.
