@@ -21,7 +21,9 @@ type fakeCluster struct {
 	calls []string
 }
 
-func (f *fakeCluster) record(format string, a ...any) { f.calls = append(f.calls, fmt.Sprintf(format, a...)) }
+func (f *fakeCluster) record(format string, a ...any) {
+	f.calls = append(f.calls, fmt.Sprintf(format, a...))
+}
 
 func (f *fakeCluster) Run(_ context.Context, spec harness.RunSpec) (*harness.RunResult, error) {
 	f.record("run %s %s", spec.Scheduler, spec.Topology.Name)

@@ -12,9 +12,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/stormlab/stormlab/experiments/capacity"
 	"github.com/stormlab/stormlab/experiments/lab"
 	"github.com/stormlab/stormlab/harness"
-	"github.com/stormlab/stormlab/harness/capacity"
 	"github.com/stormlab/stormlab/harness/usertopo"
 	"github.com/stormlab/stormlab/reports"
 )
@@ -72,7 +72,7 @@ var loadCurveProfiles = map[string]loadCurveKnobs{
 
 // LoadCurve measures latency against offered load, as the field's benchmarks do (OpenMessaging
 // Benchmark, Theodolite): first the maximum sustainable throughput of Storm's EvenScheduler
-// (harness/capacity: double from Start, bisect to Precision), then per scheduler open-loop runs at
+// (experiments/capacity: double from Start, bisect to Precision), then per scheduler open-loop runs at
 // fractions of it (constant arrivals), latency measured from each tuple's intended send time.
 //
 // Choices: the loads are fractions of the reference's capacity so that every scheduler is compared at

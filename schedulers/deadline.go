@@ -34,7 +34,7 @@ import (
 //   - Node performance ("CPU_avg-th", Table 1, used by the CPU branch and
 //     eq. 6) is capacity, never load: NodeLoad.CPUThroughput, the tuples/s
 //     the node can process (the scheduler service derives it from the
-//     supervisor's CPU quota, see harness/service). A node without it counts
+//     supervisor's CPU quota, see infra/service). A node without it counts
 //     as its capacity in cores (Node.CPU/100), which keeps the ratios of the
 //     CPU branch, and is reported as not measured.
 //   - Eq. 1: T_dead = T_cpu * alpha * Now / (T_start + T_dline), Now =

@@ -1,5 +1,5 @@
 // Command stormlab-service is the Go scheduler service that Storm's Nimbus
-// calls through the bridge (see package harness/service). It runs one
+// calls through the bridge (see package infra/service). It runs one
 // scheduler from the registry and keeps the workers' load reports.
 //
 //	stormlab-service --scheduler kpart --addr 127.0.0.1:7070 --options '{"seed":1,"mul":5}'
@@ -27,7 +27,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/stormlab/stormlab/harness/service"
+	"github.com/stormlab/stormlab/infra/service"
 	"github.com/stormlab/stormlab/schedulers"
 )
 

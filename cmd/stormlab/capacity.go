@@ -17,8 +17,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/stormlab/stormlab/experiments/capacity"
 	"github.com/stormlab/stormlab/harness"
-	"github.com/stormlab/stormlab/harness/capacity"
 	"github.com/stormlab/stormlab/harness/usertopo"
 	"github.com/stormlab/stormlab/infra/docker"
 	"github.com/stormlab/stormlab/infra/images"

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stormlab/stormlab/harness/capacity"
+	"github.com/stormlab/stormlab/experiments/capacity"
 	"github.com/stormlab/stormlab/internal/golden"
 )
 

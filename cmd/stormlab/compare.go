@@ -10,8 +10,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/stormlab/stormlab/experiments/compare"
 	"github.com/stormlab/stormlab/reports"
-	"github.com/stormlab/stormlab/reports/compare"
 )
 
 // compareFlags are the flags of `stormlab compare`.

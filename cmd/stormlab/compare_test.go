@@ -173,7 +173,7 @@ func TestCompareRunFolders(t *testing.T) {
 	for _, r := range c.Rows {
 		if r.Experiment == "run" && r.Series == "kpart" && r.X == "WordCount" && r.Metric == "throughput" {
 			found = true
-			// Same numbers as the first case of reports/compare TestWelchP;
+			// Same numbers as the first case of experiments/compare TestWelchP;
 			// one series, so Welch; 6 registered metrics tested (throughput,
 			// latency mean and p99, cut rate, balance, inter-node rate), the
 			// other five constant and equal (p = 1): Holm 6 * 0.0036022.
@@ -237,7 +237,7 @@ func TestCompareVerdictsCommand(t *testing.T) {
 // every value of metric multiplied by f. The fixture is synthetic, made once
 // with Python's random.seed(20): 3 series (levels 1.20, 1.45, 1.30) x c in
 // {2, 4, 8} x 8 instances, ratio = level (1 + N(0, 0.05)), proc_ratio =
-// 0.9 ratio (1 + N(0, 0.03)), used = 0.7 (1 + N(0, 0.05)); reports/compare
+// 0.9 ratio (1 + N(0, 0.03)), used = 0.7 (1 + N(0, 0.05)); experiments/compare
 // keeps a copy as testdata/spd.
 func doctor(t *testing.T, dir, metric string, f float64) {
 	t.Helper()

@@ -5,7 +5,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/stormlab/stormlab/reports/compare"
+	"github.com/stormlab/stormlab/experiments/compare"
 )
 
 // checkTestbeds warns, one stderr line per experiment, where base and new

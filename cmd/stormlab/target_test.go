@@ -15,8 +15,8 @@ import (
 
 	"github.com/stormlab/stormlab/experiments"
 
-	"github.com/stormlab/stormlab/harness/service"
 	"github.com/stormlab/stormlab/infra/protocol"
+	"github.com/stormlab/stormlab/infra/service"
 	"github.com/stormlab/stormlab/schedulers"
 )
 

@@ -19,7 +19,7 @@ var envReaders = []string{
 	"infra/assets/assets.go",        // STORMLAB_HOME
 	"infra/docker/cluster.go",       // TESTCONTAINERS_* (read by testcontainers-go)
 	"infra/control/sshtest/",        // a test server's set-up
-	"harness/service/cmd/",          // none today; a server binary would be a main
+	"infra/service/cmd/",            // none today; a server binary would be a main
 	"infra/images/cmd/",             // main
 	"infra/docker/cmd/",             // main
 	"internal/archtest/env_test.go", // names the functions

@@ -14,12 +14,12 @@ import (
 	"testing"
 )
 
-// spdFixture is reports/compare's spd fixture: synthetic, 3 series x c in
+// spdFixture is experiments/compare's spd fixture: synthetic, 3 series x c in
 // {2, 4, 8} x 8 instances (how it was made: cmd/stormlab's doctor).
-const spdFixture = "../../reports/compare/testdata/spd/spd/raw.csv"
+const spdFixture = "../../experiments/compare/testdata/spd/spd/raw.csv"
 
-// smokeFixture is reports/compare's smoke base: kpart and storm-even rows.
-const smokeFixture = "../../reports/compare/testdata/base/smoke/raw.csv"
+// smokeFixture is experiments/compare's smoke base: kpart and storm-even rows.
+const smokeFixture = "../../experiments/compare/testdata/base/smoke/raw.csv"
 
 // experimentDir writes dir/exp/ as an experiment's folder: raw.csv copied
 // from fixture with metric's values times f (metric "" copies it as it

@@ -45,7 +45,7 @@ type Experiment struct {
 	Name, Dir                  string
 	ID                         string // element id, unique in the page (assignIDs)
 	Description, Source, Setup string
-	Scale                    string
+	Scale                      string
 	Manifest                   []KV
 	Tables                     []Table
 	Figures                    []Figure
@@ -165,7 +165,7 @@ func loadExperiment(dir string) (*Experiment, error) {
 	}
 	if b, err := os.ReadFile(filepath.Join(dir, "claims.json")); err == nil {
 		// One decoder for claims.json: the one `stormlab compare --verdicts`
-		// reads with (reports/compare.ReadClaimsDir).
+		// reads with (experiments/compare.ReadClaimsDir).
 		cf, err := reports.ReadClaimsFile(bytes.NewReader(b))
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "claims.json"), err)

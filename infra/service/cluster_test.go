@@ -19,9 +19,9 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/stormlab/stormlab/harness"
-	"github.com/stormlab/stormlab/harness/service"
 	"github.com/stormlab/stormlab/infra/images"
 	"github.com/stormlab/stormlab/infra/protocol"
+	"github.com/stormlab/stormlab/infra/service"
 )
 
 // TestClusterDecisions runs the dynamic schedulers on one real cluster
