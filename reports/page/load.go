@@ -40,7 +40,7 @@ type Doc struct{ File, Text string }
 type Experiment struct {
 	Name, Dir                  string
 	Description, Source, Setup string
-	Scale                    string
+	Scale                      string
 	Manifest                   []KV
 	Tables                     []Table
 	Figures                    []Figure
