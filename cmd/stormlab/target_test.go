@@ -126,7 +126,7 @@ func TestExperimentTargetRefusals(t *testing.T) {
 		code, out, errs := cli(t, "experiment", name, "--cluster", "target:"+file, "--out", t.TempDir())
 		if code != exitBadInput || out != "" || strings.Count(errs, "\n") != 1 ||
 			!strings.Contains(errs, name+" cannot run on a target: ") || !strings.Contains(errs, why.Error()) {
-			t.Errorf("experiment %s --target: exit %d stdout %q stderr %q, want exit 2 and one line saying why", name, code, out, errs)
+			t.Errorf("experiment %s --cluster target:FILE: exit %d stdout %q stderr %q, want exit 2 and one line saying why", name, code, out, errs)
 		}
 	}
 }
