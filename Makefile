@@ -37,7 +37,7 @@ bench:
 
 # The instrumentation's CPU cost per hook event and per tuple of the Throughput chain (Java, thread CPU
 # time; topologies/storm/src/test/java/org/stormlab/instrument/HookCost.java). HOOK_JVM=-XX:TieredStopAtLevel=1
-# measures it as the quick profile's C1-only workers run it.
+# measures it as the quick scale's C1-only workers run it.
 HOOK_JVM ?=
 bench-hook:
 	cd topologies/storm && mvn -q test-compile dependency:build-classpath -Dmdep.outputFile=target/test.classpath -Dmdep.includeScope=test
