@@ -37,7 +37,7 @@ bench:
 
 # The instrumentation's CPU cost per hook event and per tuple of the Throughput chain (Java, thread CPU
 # time; topologies/storm/src/test/java/org/stormlab/instrument/HookCost.java). HOOK_JVM=-XX:TieredStopAtLevel=1
-# measures it as the quick profile's C1-only workers run it.
+# measures it as the quick scale's C1-only workers run it.
 HOOK_JVM ?=
 bench-hook:
 	cd topologies/storm && mvn -q test-compile dependency:build-classpath -Dmdep.outputFile=target/test.classpath -Dmdep.includeScope=test
@@ -50,8 +50,9 @@ images:
 clean:
 	rm -rf bin results
 
-# Nightly CI: every cluster experiment under NIGHTLY_PROFILE (quick: 3 runs per cell, so the gate has
-# units to test; NIGHTLY_PROFILE=full runs the papers' scale, hours) into
+# Nightly CI: every cluster experiment at scale NIGHTLY_SCALE (quick: 3 runs per cell, so the gate has
+# units to test; NIGHTLY_SCALE=full runs the papers' scale, hours; NIGHTLY_PROFILE, its old name, is
+# still read when NIGHTLY_SCALE is not given) into
 # results/nightly-YYYYMMDD/<experiment>/, then `stormlab compare` against results/nightly-baseline
 # (if present; make a night the baseline with `ln -sfn nightly-YYYYMMDD results/nightly-baseline`)
 # through .ci/nightly-gate.sh, the gate the scheduled CI workflow runs too (docs/nightly.md).
@@ -62,6 +63,7 @@ clean:
 # first) as index.html.
 NIGHTLY_EXPERIMENTS ?= smoke comm-cost kpart-cluster deadline recovery observer load-curve
 NIGHTLY_PROFILE ?= quick
+NIGHTLY_SCALE ?= $(NIGHTLY_PROFILE)
 NIGHTLY_THRESHOLD ?= 0.05
 NIGHTLY_DIR ?= results/nightly-$(shell date -u +%Y%m%d)
 NIGHTLY_BASELINE ?= results/nightly-baseline
@@ -69,7 +71,7 @@ NIGHTLY_BASELINE ?= results/nightly-baseline
 nightly: setup build
 	@mkdir -p $(NIGHTLY_DIR); rc=0; \
 	for e in $(NIGHTLY_EXPERIMENTS); do \
-	  ./bin/stormlab experiment $$e --profile $(NIGHTLY_PROFILE) --out $(NIGHTLY_DIR) $(FORCE) || { echo "nightly: $$e failed"; rc=1; }; \
+	  ./bin/stormlab experiment $$e --scale $(NIGHTLY_SCALE) --out $(NIGHTLY_DIR) $(FORCE) || { echo "nightly: $$e failed"; rc=1; }; \
 	done; \
 	if [ -d $(NIGHTLY_BASELINE) ]; then \
 	  STORMLAB=./bin/stormlab .ci/nightly-gate.sh $(NIGHTLY_BASELINE) $(NIGHTLY_DIR) $(NIGHTLY_THRESHOLD) || rc=1; \

@@ -314,11 +314,11 @@ func TestCommCostClaimVerdicts(t *testing.T) {
 			t.Errorf("claim %q: forced label %q", c.Statement, c.Forced)
 		}
 	}
-	// The ci profile's single run: inconclusive whatever the numbers say.
+	// The ci scale's single run: inconclusive whatever the numbers say.
 	r, a = build(3, 10, 15, 20, false)()
 	for _, c := range judged(commCostClaims(r, a), "profile ci runs 1 repetition(s)") {
 		if c.Verdict != reports.Inconclusive || !strings.Contains(c.Reason, "profile ci") {
-			t.Errorf("no-verdict profile: %q (%s)", c.Verdict, c.Reason)
+			t.Errorf("no-verdict scale: %q (%s)", c.Verdict, c.Reason)
 		}
 	}
 }
@@ -374,7 +374,7 @@ func TestKPartClusterClaimVerdicts(t *testing.T) {
 	}
 }
 
-// TestKPartClusterClaimsUnpacedOnly: without an open-loop cell (profile ci) balance and the inter-node
+// TestKPartClusterClaimsUnpacedOnly: without an open-loop cell (scale ci) balance and the inter-node
 // rate are judged on the unpaced cell and the latency claim is inconclusive, saying why.
 func TestKPartClusterClaimsUnpacedOnly(t *testing.T) {
 	n := newNoise(6)

@@ -35,7 +35,7 @@ var commCostNodes = []int{1, 2, 4}
 // nodes of 1 core and 4 slots. A cell of n nodes places the 4 workers on the
 // first n (protocol.NodesConf), so node i holds at most ceil(4/i) workers
 // and gets the memory for them (4 workers of 256 MB heap on one node do not
-// fit the 1,280 MB of the profile nodes). One core, not the profiles' 0.5:
+// fit the 1,280 MB of the shapes' nodes). One core, not the shapes' 0.5:
 // on 0.5 cores the single node of n1 saturated at ~50 tuples/s (measured),
 // so n1 measured CPU queueing instead of the absence of network hops.
 func commCostSupervisors() []docker.SupervisorSpec {
@@ -62,7 +62,7 @@ func commNodes(capacity map[string]float64, n int) (hosts []string, ok bool) {
 	return all[:n], true
 }
 
-// commKnobs are comm-cost's settings under one profile.
+// commKnobs are comm-cost's settings at one scale.
 type commKnobs struct {
 	Scale           string
 	Reps            int
@@ -119,12 +119,12 @@ func CommCost() *Spec {
 		Description: "Throughput chain, 4 workers on 1, 2 and 4 nodes (EvenScheduler), with and without emulated network delay",
 		Paper:       paperKPart,
 		Source:      Cite(paperKPart, "sec. 2.1, Fig. 1"),
-		Setup:       "one cluster of 4 supervisors (1 core each, 4 slots; on a target, the target's: a cell of n nodes uses the n with the most CPU, and a node count above the target's supervisors is skipped and listed in the manifest); the cell of n nodes names those n hosts in the topology conf (stormlab.nodes), and EvenScheduler in Nimbus spreads the 4 workers over them; Throughput chain (offered load open loop: 50 tuples/s at constant arrivals, one tuple per 20 ms from the spout, so that n1 is not overloaded, in every cell; latency also from each tuple's intended send time, and the send lag; parallelism 1, 4 workers, one acker per worker) under storm-even; series: no delay, and (ci, full) a delay of D ms per inter-node message (D from the profile; this series is forced: the delay builds latency growth with the node count into the setup); profile ci: 1 and 2 nodes only (make test runs it through the standing 2-node cluster), 1 repetition, at most 20 s warm-up (the window opens once throughput is steady), 15 s measurement; quick: 3 repetitions, no delay series, at most 20 s + 15 s; ci and quick use C1-only worker JVMs; full: 3 repetitions, 60 s + 120 s. Runs on the one cluster sequentially (each topology killed and its workers gone before the next); the unit is one run.",
+		Setup:       "one cluster of 4 supervisors (1 core each, 4 slots; on a target, the target's: a cell of n nodes uses the n with the most CPU, and a node count above the target's supervisors is skipped and listed in the manifest); the cell of n nodes names those n hosts in the topology conf (stormlab.nodes), and EvenScheduler in Nimbus spreads the 4 workers over them; Throughput chain (offered load open loop: 50 tuples/s at constant arrivals, one tuple per 20 ms from the spout, so that n1 is not overloaded, in every cell; latency also from each tuple's intended send time, and the send lag; parallelism 1, 4 workers, one acker per worker) under storm-even; series: no delay, and (ci, full) a delay of D ms per inter-node message (D from the scale; this series is forced: the delay builds latency growth with the node count into the setup); scale ci: 1 and 2 nodes only (make test runs it through the standing 2-node cluster), 1 repetition, at most 20 s warm-up (the window opens once throughput is steady), 15 s measurement; quick: 3 repetitions, no delay series, at most 20 s + 15 s; ci and quick use C1-only worker JVMs; full: 3 repetitions, 60 s + 120 s. Runs on the one cluster sequentially (each topology killed and its workers gone before the next); the unit is one run.",
 		SeriesLabel: "delay",
 		XName:       "nodes",
 		XLabel:      "nodes holding the 4 workers",
 		Metrics:     commCostMetrics,
-		// Cost: the profile's runs times ~60 s per run (a 20 s window,
+		// Cost: the scale's runs times ~60 s per run (a 20 s window,
 		// save to save) plus ~25 s for the cluster start; quick measured
 		// 2026-12-01 (10.1 min, three clusters then).
 		Cost: lab.Cost{CI: "~5 min", Quick: "~7 min", Full: "~70 min"},
@@ -155,7 +155,7 @@ func runCommCost(ctx context.Context, env Env) (*Results, error) {
 	}
 	cs := harness.ClusterSpec{Seed: 1, Options: []docker.Option{docker.WithSupervisors(commCostSupervisors()...)}}
 	err = withSession(ctx, env, cs, "storm-even", func(s *session) error {
-		// The running cluster's supervisors (before a start, Capacity would give the default profile's,
+		// The running cluster's supervisors (before a start, Capacity would give the default shape's,
 		// not the ones cs asks for).
 		c, err := s.cluster()
 		if err != nil {

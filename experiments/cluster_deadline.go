@@ -51,7 +51,7 @@ const deadlineShape = "heterogeneous-4"
 // deadlineSpouts names the spout component of each bounded topology.
 var deadlineSpouts = map[string]string{"wordcount": "sentence", "kmeans": "points"}
 
-// deadlineKnobs are the deadline experiment's settings under one profile.
+// deadlineKnobs are the deadline experiment's settings at one scale.
 type deadlineKnobs struct {
 	Scale                 string
 	Reps                  int
@@ -118,7 +118,7 @@ var deadlineScales = map[string]deadlineKnobs{
 //     where there is one, else the sum of every worker's own process CPU
 //     on it (the burners' included). The manifest's node_cpu says which.
 //   - Data sizes are scaled down from the paper's 1 GB / 2 GB (one small
-//     machine); the profile names them. Every component gets
+//     machine); the scale names them. Every component gets
 //     topology.component.cpu.pcore.percent 5 and 64 MB on-heap so that
 //     R-Storm's admission fits the small cluster (only R-Storm reads them).
 func Deadline() *Spec {
@@ -127,12 +127,12 @@ func Deadline() *Spec {
 		Description: "deadline-aware dynamic scheduler vs R-Storm vs adaptive on a heterogeneous cluster: dataset processing time, QoS rate, deadline misses; and under background CPU load",
 		Paper:       paperDeadline,
 		Source:      Cite(paperDeadline, "sec. 4, Figs. 7-10"),
-		Setup:       "profile " + deadlineShape + " (supervisors of 0.25, 0.5, 0.5, 1.0 cores); WordCount and k-means (k 8, 16 dims) streamed once over two dataset sizes in full (8 and 16 MB; ci: one size each, 0.1 MB of text for WordCount and 0.25 MB for k-means, for make test's budget; quick: k-means only, 0.5 MB; ci and quick: C1-only worker JVMs), W workers, parallelism P (ci and quick 4/2, full 8/4), deadline 1,000 ms, reports every 1 s; schedulers deadline and adaptive (Go, bridge), storm-ras (in Nimbus, through the bridge's per-topology choice); then the deadline scheduler under background CPU load 20/50/80% of each supervisor's quota (ci and quick: 20 and 80%, k-means only, 0.25 MB in ci and 0.5 MB in quick; full: 20/50/80%, both queries); x = dataset size (MB), or background load (%) for the \"under load\" series; offered load: the bounded dataset streamed once, unpaced; one cluster for the three schedulers, runs sequential (topology killed and workers gone before the next) and interleaved (repetitions outermost, the schedulers' order rotated at each query and size), the unit is one run; ci 1 repetition, quick and full 3. Extra files: node-qos.md/csv (QoS per node, Fig. 10), load-*.png/svg (Figs. 7-8).",
+		Setup:       "shape " + deadlineShape + " (supervisors of 0.25, 0.5, 0.5, 1.0 cores); WordCount and k-means (k 8, 16 dims) streamed once over two dataset sizes in full (8 and 16 MB; ci: one size each, 0.1 MB of text for WordCount and 0.25 MB for k-means, for make test's budget; quick: k-means only, 0.5 MB; ci and quick: C1-only worker JVMs), W workers, parallelism P (ci and quick 4/2, full 8/4), deadline 1,000 ms, reports every 1 s; schedulers deadline and adaptive (Go, bridge), storm-ras (in Nimbus, through the bridge's per-topology choice); then the deadline scheduler under background CPU load 20/50/80% of each supervisor's quota (ci and quick: 20 and 80%, k-means only, 0.25 MB in ci and 0.5 MB in quick; full: 20/50/80%, both queries); x = dataset size (MB), or background load (%) for the \"under load\" series; offered load: the bounded dataset streamed once, unpaced; one cluster for the three schedulers, runs sequential (topology killed and workers gone before the next) and interleaved (repetitions outermost, the schedulers' order rotated at each query and size), the unit is one run; ci 1 repetition, quick and full 3. Extra files: node-qos.md/csv (QoS per node, Fig. 10), load-*.png/svg (Figs. 7-8).",
 		SeriesLabel: "scheduler / query",
 		XName:       "size_mb_or_load_pct",
 		XLabel:      "dataset size (MB); background load (%) for the \"under load\" series",
 		Metrics:     deadlineMetrics,
-		// Cost: the profile's runs times ~55 s per 0.5 MB k-means run
+		// Cost: the scale's runs times ~55 s per 0.5 MB k-means run
 		// (save to save) plus ~25 s per cluster start; quick measured
 		// 2026-12-01 (15.6 min).
 		Cost: lab.Cost{CI: "~4 min", Quick: "~9 min", Full: "~3 h"},

@@ -35,7 +35,7 @@ var kpartClusterSchedulers = []string{"kpart-dynamic", "online", "storm-even"}
 // paper's VMs were identical: 4 cores, 4 GB each).
 const kpartShape = "homogeneous-4"
 
-// kpartKnobs are kpart-cluster's settings under one profile.
+// kpartKnobs are kpart-cluster's settings at one scale.
 type kpartKnobs struct {
 	Scale                 string
 	Reps                  int
@@ -62,7 +62,7 @@ type kpartKnobs struct {
 	// (kpartCalibration), at constant arrivals. Its window opens once
 	// throughput is steady, the start-up backlog has drained and a dynamic
 	// scheduler's placement has settled (RunSpec.Settle), at most OpenWarmUp.
-	// Latency, balance and inter-node claims use this cell when the profile
+	// Latency, balance and inter-node claims use this cell when the scale
 	// has it; throughput claims keep the unpaced cell (capacity).
 	OpenFraction            float64
 	OpenWarmUp, OpenMeasure time.Duration
@@ -107,7 +107,7 @@ var kpartClusterScales = map[string]kpartKnobs{
 // fast as max.spout.pending allows), so throughput is the cluster's
 // capacity. Latency, balance and inter-node claims use the open-loop cell
 // (x = the offered fraction of EvenScheduler's saturated throughput) when
-// the profile has one: at saturation latency is queueing noise and the
+// the scale has one: at saturation latency is queueing noise and the
 // rates swing, and the paper compares a settled system. An open-loop run counts when its
 // judged half acked its offered rate within 10% and its latency p50 from
 // the intended send time stayed flat between the half's halves (harness
@@ -129,13 +129,13 @@ func KPartCluster() *Spec {
 		Description: "dynamic K-PART vs online (T-PART) vs EvenScheduler on WordCount: balance, inter-node rate, latency, throughput over time",
 		Paper:       paperKPart,
 		Source:      Cite(paperKPart, "sec. 4, Figs. 8-11"),
-		Setup:       "profile " + kpartShape + " (4 supervisors of 0.5 cores; on a target, its supervisors); WordCount (sentence -> split -> count -> report, max.spout.pending 1000; shuffle groupings uniform, topology.disable.loadaware.messaging: Storm 2's default shuffle prefers tasks in the same worker, which makes the traffic the schedulers plan on follow their own placement, and the paper's Storm shuffled uniformly) with W workers and parallelism P (ci/quick: 4 and 2; full: the paper's 8 and 4); offered load: x = 0 unpaced (saturation), x = F open loop at F times EvenScheduler's saturated throughput (the median of its unpaced runs here, run first), constant arrivals; throughput claims use x = 0, latency, balance and inter-node claims x = F (without it, x = 0 for balance and inter-node, and latency is inconclusive); kpart-dynamic and online through the bridge (service reschedule period from the profile), storm-even in Nimbus (the bridge's per-topology choice); time series of the unpaced runs every 10 s (series-*.png/svg, series.csv); table = second half of the measurement window (a run counts in the claims when that half was steady, whatever the window's opening: unpaced, no worker started in it, no part of two report intervals below 80% of the parts' mean, and its acked rate without a trend, i.e. a line fitted over those parts changes by at most 10% of the mean over the half or is not significant at 5%; open loop, its acked rate within 10% of its offered rate and its latency p50 from the intended send time flat, the half's halves within 100 ms or 25%); ci: 1 repetition, 5 s warm-up, 40 s measurement, no open-loop cell; quick: 3 repetitions, unpaced at most 60 s of warm-up (until throughput is steady and the placement settled) + 40 s, F = 0.5 with at most 60 s of warm-up (until throughput is steady, drained and the placement settled) + 30 s; ci and quick use C1-only worker JVMs; full: 3 repetitions, unpaced at most 150 s + 300 s, F = 0.5 with at most 150 s + 120 s. One cluster for the three schedulers, one run after another (topology killed and workers gone before the next), interleaved: repetitions outermost, the schedulers' order rotated at each; the unit is one run.",
+		Setup:       "shape " + kpartShape + " (4 supervisors of 0.5 cores; on a target, its supervisors); WordCount (sentence -> split -> count -> report, max.spout.pending 1000; shuffle groupings uniform, topology.disable.loadaware.messaging: Storm 2's default shuffle prefers tasks in the same worker, which makes the traffic the schedulers plan on follow their own placement, and the paper's Storm shuffled uniformly) with W workers and parallelism P (ci/quick: 4 and 2; full: the paper's 8 and 4); offered load: x = 0 unpaced (saturation), x = F open loop at F times EvenScheduler's saturated throughput (the median of its unpaced runs here, run first), constant arrivals; throughput claims use x = 0, latency, balance and inter-node claims x = F (without it, x = 0 for balance and inter-node, and latency is inconclusive); kpart-dynamic and online through the bridge (service reschedule period from the scale), storm-even in Nimbus (the bridge's per-topology choice); time series of the unpaced runs every 10 s (series-*.png/svg, series.csv); table = second half of the measurement window (a run counts in the claims when that half was steady, whatever the window's opening: unpaced, no worker started in it, no part of two report intervals below 80% of the parts' mean, and its acked rate without a trend, i.e. a line fitted over those parts changes by at most 10% of the mean over the half or is not significant at 5%; open loop, its acked rate within 10% of its offered rate and its latency p50 from the intended send time flat, the half's halves within 100 ms or 25%); ci: 1 repetition, 5 s warm-up, 40 s measurement, no open-loop cell; quick: 3 repetitions, unpaced at most 60 s of warm-up (until throughput is steady and the placement settled) + 40 s, F = 0.5 with at most 60 s of warm-up (until throughput is steady, drained and the placement settled) + 30 s; ci and quick use C1-only worker JVMs; full: 3 repetitions, unpaced at most 150 s + 300 s, F = 0.5 with at most 150 s + 120 s. One cluster for the three schedulers, one run after another (topology killed and workers gone before the next), interleaved: repetitions outermost, the schedulers' order rotated at each; the unit is one run.",
 		SeriesLabel: "scheduler",
 		XName:       "offered_fraction",
 		XLabel:      "offered load (fraction of EvenScheduler's saturated throughput; 0 = unpaced)",
 		XConditions: true,
 		Metrics:     kpartClusterMetrics,
-		// Cost: the profile's runs times ~75 s per unpaced run and ~100 s
+		// Cost: the scale's runs times ~75 s per unpaced run and ~100 s
 		// per open-loop run, plus ~25 s for the cluster.
 		Cost: lab.Cost{CI: "~6 min", Quick: "~27 min", Full: "~120 min"},
 		Needs: lab.Needs{Need: lab.NeedsCluster,
@@ -306,7 +306,7 @@ func kpartRun(ctx context.Context, env Env, s *session, prof kpartKnobs, counter
 
 // kpartClusterClaims checks Figs. 8-11 with one-sided Welch tests over
 // runs: throughput on the unpaced cell (x = 0); latency, balance and the
-// inter-node rate on the open-loop cell when the profile has one, else
+// inter-node rate on the open-loop cell when the scale has one, else
 // balance and the inter-node rate on the unpaced cell and latency
 // inconclusive. An open-loop run whose judged half was not steady (acked
 // rate off its offered rate by more than 10%, or latency drifting:
@@ -376,5 +376,5 @@ func kpartOpenCell(r *Results) (x float64, why string) {
 			return row.X, ""
 		}
 	}
-	return 0, "no open-loop runs in this profile: latency at saturation is queueing noise"
+	return 0, "no open-loop runs at this scale: latency at saturation is queueing noise"
 }

@@ -1,8 +1,8 @@
 // Package experiments holds the experiment definitions: one small file per
 // experiment with a func returning *Spec, which declares everything about
 // it (what to vary, which schedulers, repetitions, seeds; its typed knobs
-// per profile, what it needs from a cluster and why, its expected cost per
-// profile; the Run producing rows, and the papers' claims with their
+// per scale, what it needs from a cluster and why, its expected cost per
+// scale; the Run producing rows, and the papers' claims with their
 // statistical checks). The framework (spec types, running,
 // aggregation, verdicts, output) is package experiments/lab; framework.go
 // aliases its types so a definition reads Spec, Row, Claim without a
@@ -20,24 +20,28 @@
 // deterministic schedulers run once per instance; one run for cluster
 // experiments.
 //
-// Profiles (cluster experiments; $STORMLAB_PROFILE, Options.Profile or
-// `stormlab experiment --profile`): ci (default under go test: every
-// cluster experiment end to end at tiny scale, one run per cell, every
-// claim inconclusive), quick (3 runs per cell, fewer cells, verdicts), full
-// (the papers' scale, 3 runs per cell). Each cluster experiment defines
-// its own knobs per profile in its file (Spec.Profiles).
+// Scales (cluster experiments; `stormlab experiment --scale`, Options.Scale,
+// or under go test $STORMLAB_SCALE, read by internal/testsettings): ci
+// (default under go test: every cluster experiment end to end at tiny
+// scale, one run per cell, every claim inconclusive), quick (3 runs per
+// cell, fewer cells, verdicts), full (the papers' scale, 3 runs per cell).
+// Each cluster experiment defines its own knobs per scale in its file
+// (Spec.Scales).
 //
-// Every experiment is also a Go test TestExperimentXxx in this package, and
+// Every registered experiment is also the Go test TestExperiment/<name> in
+// this package (the name `stormlab experiment list` gives), and
 // `stormlab experiment NAME` runs the same Spec. Tests write to
-// $STORMLAB_OUT/<experiment>/ when STORMLAB_OUT is set, else to the
-// module's results/ folder (gitignored), so a researcher finds the files
-// after `go test ./experiments -run ExperimentKPartMul`.
+// $STORMLAB_OUT/<experiment>/ when STORMLAB_OUT is set, else to a temporary
+// folder removed after the test (never the checkout's results/), so a
+// researcher keeps the files with
+// `STORMLAB_OUT=results go test ./experiments -run 'TestExperiment/kpart-mul$'`.
 //
 // To add an experiment: write a file with a func returning *Spec with its
 // Needs and Cost (for graph partition sweeps fill in a PartitionSweep and
 // call its Spec method; its Algorithms are a list, so a new scheduler is
-// one more entry), add it to List in registry.go, add a TestExperimentXxx
-// that calls runForTest, and, if it belongs in `make experiment`, add its
+// one more entry), add it to List in registry.go (TestExperiment then runs
+// it as a subtest; checks beyond the framework's go in afterRun in
+// experiments_test.go), and, if it belongs in `make experiment`, add its
 // name to the default suite. TestRegistryComplete fails while a registered
 // experiment lacks a cost or a need.
 package experiments

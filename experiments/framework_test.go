@@ -214,7 +214,7 @@ func TestPartitionSeedDistinct(t *testing.T) {
 }
 
 // Options.Reps reaches a cluster experiment's knobs (and only replaces the
-// profile's repetitions when > 0); a negative count is refused before
+// scale's repetitions when > 0); a negative count is refused before
 // anything runs.
 func TestRepsOverride(t *testing.T) {
 	var seen commKnobs
@@ -233,11 +233,11 @@ func TestRepsOverride(t *testing.T) {
 			t.Fatal(err)
 		}
 		if seen.Reps != c.want || seen.Scale != "quick" {
-			t.Errorf("Reps %d: profile %s with %d reps, want quick with %d", c.reps, seen.Scale, seen.Reps, c.want)
+			t.Errorf("Reps %d: scale %s with %d reps, want quick with %d", c.reps, seen.Scale, seen.Reps, c.want)
 		}
 	}
 	if commCostScales["quick"].Reps != 3 {
-		t.Errorf("an override changed the profile table: %+v", commCostScales["quick"])
+		t.Errorf("an override changed the scale table: %+v", commCostScales["quick"])
 	}
 	_, k, _, _ := knobsOf(Env{Scale: "full", Reps: 5}, observerProfiles)
 	if k.Pairs != 5 {
@@ -250,8 +250,8 @@ func TestRepsOverride(t *testing.T) {
 }
 
 // Every registered experiment says what it needs from a cluster (and why)
-// and what it costs under each profile: `stormlab experiment list`,
-// --target and the README's table read them.
+// and what it costs at each scale: `stormlab experiment list`,
+// --cluster target:FILE and the README's table read them.
 func TestRegistryComplete(t *testing.T) {
 	for _, s := range List() {
 		if err := lab.CheckSpec(s); err != nil {
@@ -259,7 +259,7 @@ func TestRegistryComplete(t *testing.T) {
 		}
 	}
 	if err := lab.CheckSpec(&Spec{Name: "bare", Needs: lab.Needs{Need: lab.NeedsContainers}}); err == nil ||
-		!strings.Contains(err.Error(), "without a reason") || !strings.Contains(err.Error(), "no Cost for profile quick") {
+		!strings.Contains(err.Error(), "without a reason") || !strings.Contains(err.Error(), "no Cost for scale quick") {
 		t.Errorf("a spec with a need but no reason and no cost: %v", err)
 	}
 }

@@ -47,8 +47,8 @@ func KPartMul() *Spec {
 		SeriesLabel: "algorithm", XName: "Mul", XLabel: "iteration multiplier Mul",
 		Metrics: append(PartitionMetrics(), CutRatioMetric),
 		Unit:    lab.UnitInstance, // a graph: its repetitions are averaged
-		// Cost: measured with `stormlab experiment NAME --profile P` (the
-		// work does not depend on the profile), rounded up.
+		// Cost: measured with `stormlab experiment NAME --scale S` (the
+		// work does not depend on the scale), rounded up.
 		Cost:  lab.Cost{CI: "< 1 s", Quick: "< 1 s", Full: "< 1 s"},
 		Needs: lab.Needs{Need: lab.NeedsNothing, Why: "it runs the schedulers in process on generated graphs"},
 		Run: func(ctx context.Context, env Env) (*Results, error) {

@@ -37,7 +37,7 @@ var loadCurveSchedulers = []string{"storm-even", "kpart"}
 // loadCurveProfile is its cluster: heterogeneous-2, the supervisors of 0.5 and 1.0 cores.
 const loadCurveProfile = "heterogeneous-2"
 
-// loadCurveKnobs are load-curve's settings under one profile.
+// loadCurveKnobs are load-curve's settings at one scale.
 type loadCurveKnobs struct {
 	Scale           string
 	Reps            int
@@ -96,7 +96,7 @@ func loadCurveOn(lt loadTopology) *Spec {
 		Description: "latency against open-loop offered load (fractions of EvenScheduler's measured capacity), EvenScheduler vs K-PART on " + lt.label(),
 		Paper:       paper,
 		Source:      source,
-		Setup: "profile " + loadCurveProfile + " (supervisors of 0.5 and 1.0 cores); " + lt.setup() + "; " +
+		Setup: "shape " + loadCurveProfile + " (supervisors of 0.5 and 1.0 cores); " + lt.setup() + "; " +
 			"capacity of storm-even by search (98% of the offered acked over the step, p99 from the intended send time < 2 s in every window, send lag growth <= 100 ms), then open-loop runs at " +
 			"fractions of it (uniform shuffle under both schedulers; ci: 50% and 110%, quick and full: 20, 40, 60, 80, 90, 100, 110%), constant arrivals; ci and quick: 3 runs per point, at most 40 s warm-up (the window opens once the acked rate is steady and within 10% of the offered), " +
 			"20 s window in 2 halves; full: 5 runs, 60 s in 3. One cluster for both schedulers, which first runs the search; runs interleaved: repetitions outermost, then loads, the schedulers' order rotated at each; the unit is one run.",
@@ -161,7 +161,7 @@ func runLoadCurve(ctx context.Context, env Env, lt loadTopology) (*Results, erro
 		return nil, err
 	}
 	if !ok {
-		return nil, fmt.Errorf("load-curve has no profile %q: use ci, quick or full", env.Scale)
+		return nil, fmt.Errorf("load-curve has no scale %q: use ci, quick or full", env.Scale)
 	}
 	res := &Results{Experiment: "load-curve", Metrics: loadCurveMetrics, Scale: k.Scale, NoVerdict: noVerdict(k.Scale, k.Reps), Knobs: knobsManifest(k)}
 	res.Knobs["topology"] = cmp.Or(lt.File, "wordcount")
@@ -220,7 +220,7 @@ func searchReference(ctx context.Context, env Env, s *session, k loadCurveKnobs,
 		return nil, fmt.Errorf("capacity search: %w", err)
 	}
 	if r.BelowFirstStep {
-		return nil, fmt.Errorf("capacity search: %.0f tuples/s, the first step, was not sustainable (%s): lower the profile's start rate", r.Failed, r.Steps[0].Why)
+		return nil, fmt.Errorf("capacity search: %.0f tuples/s, the first step, was not sustainable (%s): lower the scale's start rate", r.Failed, r.Steps[0].Why)
 	}
 	fmt.Fprintf(env.Log, "load-curve: capacity of %s: %.0f tuples/s (first unsustainable %.0f), %d steps in %.0f s\n",
 		loadCurveSchedulers[0], r.Capacity, r.Failed, len(r.Steps), r.WallS)

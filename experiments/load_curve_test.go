@@ -138,7 +138,7 @@ func TestLoadCurveOnTopology(t *testing.T) {
 	}
 }
 
-// TestLoadCurveRunNames: every run of every profile has a name Storm accepts, and a name of its own
+// TestLoadCurveRunNames: every run at every scale has a name Storm accepts, and a name of its own
 // (runOrResume keeps runs by name).
 func TestLoadCurveRunNames(t *testing.T) {
 	for p, k := range loadCurveProfiles {

@@ -83,7 +83,7 @@ func TestObserverOverheads(t *testing.T) {
 
 // TestObserverSpec: the experiment is registered, alternates its arms ABBA with as many runs of each,
 // runs the unpaced (saturating) chain with the instrumentation switched by the shared flag; every
-// profile but ci (a one-pair walking check, no verdict) has enough pairs for one.
+// scale but ci (a one-pair walking check, no verdict) has enough pairs for one.
 func TestObserverSpec(t *testing.T) {
 	spec, err := Lookup("observer")
 	if err != nil {
@@ -94,7 +94,7 @@ func TestObserverSpec(t *testing.T) {
 	}
 	for prof, k := range observerProfiles {
 		if (k.Pairs < MinVerdictReps) != (prof == "ci") || k.WarmUp <= 0 || k.Measure <= 0 {
-			t.Errorf("profile %s: %+v; want >= %d pairs (ci: fewer) and positive windows", prof, k, MinVerdictReps)
+			t.Errorf("scale %s: %+v; want >= %d pairs (ci: fewer) and positive windows", prof, k, MinVerdictReps)
 		}
 	}
 	var roles []bool

@@ -42,8 +42,8 @@ func PartitionDensity() *Spec {
 		SeriesLabel: "algorithm", XName: "edges", XLabel: "number of edges (12 vertices)",
 		Metrics: append(PartitionMetrics(), CutRatioMetric),
 		Unit:    lab.UnitInstance, // a graph: its repetitions are averaged
-		// Cost: measured with `stormlab experiment NAME --profile P` (the
-		// work does not depend on the profile), rounded up.
+		// Cost: measured with `stormlab experiment NAME --scale S` (the
+		// work does not depend on the scale), rounded up.
 		Cost:  lab.Cost{CI: "~15 s", Quick: "~15 s", Full: "~15 s"},
 		Needs: lab.Needs{Need: lab.NeedsNothing, Why: "it runs the schedulers in process on generated graphs"},
 		Run: func(ctx context.Context, env Env) (*Results, error) {

@@ -57,8 +57,8 @@ func PartitionK() *Spec {
 		SeriesLabel: "algorithm", XName: "k", XLabel: "number of parts k",
 		Metrics: PartitionMetrics(),
 		Unit:    lab.UnitInstance, // a graph: its repetitions are averaged
-		// Cost: measured with `stormlab experiment NAME --profile P` (the
-		// work does not depend on the profile), rounded up.
+		// Cost: measured with `stormlab experiment NAME --scale S` (the
+		// work does not depend on the scale), rounded up.
 		Cost:  lab.Cost{CI: "~40 s", Quick: "~40 s", Full: "~40 s"},
 		Needs: lab.Needs{Need: lab.NeedsNothing, Why: "it runs the schedulers in process on generated graphs"},
 		Run: func(ctx context.Context, env Env) (*Results, error) {

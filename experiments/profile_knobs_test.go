@@ -10,7 +10,7 @@ import (
 	"testing"
 )
 
-// TestProfileKnobs: every cluster experiment resolves, per profile, the
+// TestProfileKnobs: every cluster experiment resolves, per scale, the
 // knobs that testdata/profile-knobs.json holds. That file was dumped from
 // the shared ClusterProfile (and the recovery and observer tables) before
 // each experiment got its own knobs, so the move changed no window, rate
@@ -28,17 +28,17 @@ func TestProfileKnobs(t *testing.T) {
 		w, cluster := want[s.Name]
 		if !cluster {
 			if s.Scales != nil {
-				t.Errorf("%s has Profiles but no entry in testdata/profile-knobs.json", s.Name)
+				t.Errorf("%s has Scales but no entry in testdata/profile-knobs.json", s.Name)
 			}
 			continue
 		}
 		if len(s.Scales) != len(w) {
-			t.Errorf("%s: profiles %d, want %d (%v)", s.Name, len(s.Scales), len(w), w)
+			t.Errorf("%s: scales %d, want %d (%v)", s.Name, len(s.Scales), len(w), w)
 		}
 		for p, wk := range w {
 			k, ok := s.Scales[p]
 			if !ok {
-				t.Errorf("%s: no %s profile", s.Name, p)
+				t.Errorf("%s: no %s scale", s.Name, p)
 				continue
 			}
 			if got := knobsJSON(t, k.Manifest()); !reflect.DeepEqual(got, wk) {
@@ -71,23 +71,23 @@ func knobsJSON(t *testing.T, m map[string]any) map[string]any {
 	return out
 }
 
-// The full profile keeps the papers' scale, quick issues verdicts and ci
+// The full scale keeps the papers' scale, quick issues verdicts and ci
 // does not (its one repetition per cell).
 func TestProfileVerdicts(t *testing.T) {
 	if k := deadlineScales["full"]; k.Reps < 3 || len(k.WordCountMB) != 2 || len(k.LoadPercents) != 3 {
-		t.Errorf("full deadline profile must have >= 3 repetitions, two data sizes and the paper's three loads: %+v", k)
+		t.Errorf("full deadline scale must have >= 3 repetitions, two data sizes and the paper's three loads: %+v", k)
 	}
 	for name, k := range commCostScales {
 		if v := noVerdict(name, k.Reps); (v == "") != (name != "ci") {
-			t.Errorf("profile %s (%d reps): no-verdict reason %q; only ci may have one", name, k.Reps, v)
+			t.Errorf("scale %s (%d reps): no-verdict reason %q; only ci may have one", name, k.Reps, v)
 		}
 	}
 	if _, err := Run(context.Background(), CommCost(), Options{Scale: "huge"}); err == nil || !strings.Contains(err.Error(), "ci, quick or full") {
-		t.Errorf("unknown profile: err = %v, want one naming ci, quick or full", err)
+		t.Errorf("unknown scale: err = %v, want one naming ci, quick or full", err)
 	}
 }
 
-// The deadline experiment's runs per profile follow from its knobs (the
+// The deadline experiment's runs per scale follow from its knobs (the
 // progress line's total): 3 schedulers x reps x sizes, plus the deadline
 // scheduler's load runs; the schedulers interleaved (rotated).
 func TestDeadlineRunCount(t *testing.T) {

@@ -32,7 +32,7 @@ var errNoTableMarkers = errors.New("experiment table markers missing")
 
 // readmeTable renders the experiment table: one row per registered
 // experiment with its description, what it reproduces (authors, title, year,
-// figure), what it needs from a cluster, its expected wall time per profile
+// figure), what it needs from a cluster, its expected wall time per scale
 // (ci / quick / full) and the suites it belongs to, all from its Spec.
 func readmeTable(specs []*Spec, suites []Suite) string {
 	var b strings.Builder

@@ -92,7 +92,7 @@ func TestSessionStartsOnFirstUse(t *testing.T) {
 		if err != nil || !resumed || r.TopologyID != "kept" {
 			t.Errorf("runOrResume: %v resumed %v err %v; want the kept run", r, resumed, err)
 		}
-		// Before a start, the capacity is the profile's (heterogeneous-2: sup1 0.5 core, sup2 1 core).
+		// Before a start, the capacity is the shape's (heterogeneous-2: sup1 0.5 core, sup2 1 core).
 		c, err := s.Capacity()
 		if err != nil || len(c) != 2 || c["sup1"] != 50 || c["sup2"] != 100 {
 			t.Errorf("Capacity() = %v, %v; want map[sup1:50 sup2:100]", c, err)

@@ -36,7 +36,7 @@ func clusterValues(m harness.Measurement) map[string]float64 {
 // under Storm's native EvenScheduler and one under K-PART through the bridge;
 // 30 s of measurement each (it carries no claim: a walking skeleton needs
 // the whole path to work, not long windows; 20 s + 60 s cost ~80 s more in
-// every profile, make test included). It fails if throughput is zero, an executor
+// every scale, make test included). It fails if throughput is zero, an executor
 // stays unassigned or the bridge fell back to EvenScheduler.
 func Smoke() *Spec {
 	scheds := []string{"storm-even", "kpart"}
@@ -44,7 +44,7 @@ func Smoke() *Spec {
 		Name:        "smoke",
 		Description: "real Storm cluster: Throughput chain under EvenScheduler (in Nimbus) and K-PART (in the service), on one cluster",
 		Source:      "walking skeleton; the Throughput chain of " + Cite(paperKPart, "sec. 2.1"),
-		Setup:       "profile heterogeneous-2 (supervisors of 0.5 and 1.0 cores), Throughput chain (4 workers, parallelism 1, spout every 5 ms), 10 s warm-up, 30 s measurement, one run per scheduler",
+		Setup:       "shape heterogeneous-2 (supervisors of 0.5 and 1.0 cores), Throughput chain (4 workers, parallelism 1, spout every 5 ms), 10 s warm-up, 30 s measurement, one run per scheduler",
 		SeriesLabel: "scheduler",
 		XName:       "run",
 		XLabel:      "run",
@@ -55,7 +55,7 @@ func Smoke() *Spec {
 		Run: func(ctx context.Context, env Env) (*Results, error) {
 			res := &Results{Metrics: clusterMetrics}
 			counter := newRunCounter(env, len(scheds))
-			// One cluster for both schedulers: containers, or $STORMLAB_TARGET (a user's cluster).
+			// One cluster for both schedulers: containers, or a user's cluster (--cluster target:FILE).
 			cs := harness.ClusterSpec{Shape: "heterogeneous-2", Seed: 1}
 			err := withSession(ctx, env, cs, scheds[0], func(all *session) error {
 				for i, s := range scheds {

@@ -53,8 +53,8 @@ func SPDAllocation() *Spec {
 			{Name: "proc_ratio", Label: "processing-only cost / lower bound"},
 			{Name: "used", Label: "resources used / c"},
 		},
-		// Cost: measured with `stormlab experiment NAME --profile P` (the
-		// work does not depend on the profile), rounded up.
+		// Cost: measured with `stormlab experiment NAME --scale S` (the
+		// work does not depend on the scale), rounded up.
 		Cost:   lab.Cost{CI: "~25 s", Quick: "~25 s", Full: "~25 s"},
 		Needs:  lab.Needs{Need: lab.NeedsNothing, Why: "it runs the schedulers in process on generated graphs"},
 		Run:    runSPD,

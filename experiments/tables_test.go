@@ -59,7 +59,7 @@ func TestKPartMulTableOverGraphs(t *testing.T) {
 	if !ok || s.N != 10 {
 		t.Fatalf("K-PART Mul=0 cut rate over %d units, want 10 graphs", s.N)
 	}
-	// ±0.0207 at n = 10 is the independent computation (graph means,
+	// ±0.0207 at n = 10 is computed independently of this code (graph means,
 	// Student's t, 9 df); pooling the 100 rows gave ±0.0078.
 	if abs(s.CI95-0.0207) > 5e-5 {
 		t.Errorf("K-PART Mul=0 cut rate ± %v, want 0.0207 (CI over 10 graphs)", s.CI95)

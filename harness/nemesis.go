@@ -22,7 +22,7 @@ import (
 //
 // Background CPU load needs no control: it is Storm topologies (burner.go), so it runs on any cluster
 // with the bridge, a target without control.ssh too. What is wired on a target with control.ssh:
-// `run --target --fault` injects pause-worker, delay, kill-supervisor, restart-zookeeper and
+// `run --cluster target:FILE --fault` injects pause-worker, delay, kill-supervisor, restart-zookeeper and
 // restart-service over SSH (the last three with the target file's commands; delay writes the delay file
 // that the delaying transport, shipped in the topology jar, reads), and whole-node CPU is read over SSH
 // (StartNodeCPUReports). Not on a target: killing stragglers, which only container sessions do (on a

@@ -104,7 +104,7 @@ type RunResult struct {
 	Validity     Validity                  `json:"validity"`
 	Reports      []protocol.WorkerReport   `json:"-"` // raw samples, written separately
 	StartedAt    time.Time                 `json:"started_at"`
-	Cluster      string                    `json:"cluster,omitempty"` // profile
+	Cluster      string                    `json:"cluster,omitempty"` // shape, or a target's name
 	Images       map[string]string         `json:"images,omitempty"`  // role -> image tag (content hash)
 	StormVersion string                    `json:"storm_version,omitempty"`
 	StartS       float64                   `json:"cluster_start_s,omitempty"` // ZooKeeper up -> supervisors registered

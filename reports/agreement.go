@@ -25,7 +25,7 @@ func (p VerdictPair) Agree() bool { return p.Base != "" && p.Base == p.New }
 func (p VerdictPair) Decided() bool { return p.Agree() && p.Base != "inconclusive" }
 
 // Agreement compares the verdicts of two sets of claims.json files, e.g. two
-// independent runs of the same profile: how often the harness reaches the
+// independent runs at the same scale: how often the harness reaches the
 // same verdict twice. A claim is keyed by experiment and statement.
 type Agreement struct {
 	Pairs []VerdictPair `json:"pairs"`

@@ -29,7 +29,7 @@ type ClaimRecord struct {
 // ClaimsFile is claims.json.
 type ClaimsFile struct {
 	Experiment string        `json:"experiment"`
-	Scale      string        `json:"profile"`
+	Scale      string        `json:"profile"` // the key keeps the scale's former name, so earlier results still read
 	Claims     []ClaimRecord `json:"claims"`
 }
 

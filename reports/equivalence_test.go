@@ -25,7 +25,7 @@ func TestWelchConstantEqualSamples(t *testing.T) {
 		return []float64{s / float64(n), s / float64(n), s / float64(n)}
 	}
 	for name, c := range map[string][2][]float64{
-		"issue's samples":          {{0.1, 0.1, 0.1}, {0.1, 0.1}},
+		"0.1 three times vs twice": {{0.1, 0.1, 0.1}, {0.1, 0.1}},
 		"graph averages (10 vs 7)": {tenth(10), tenth(7)}, // 0.1 and 0.09999999999999999
 		"mixed last bits":          {{0.1, tenth(10)[0], 0.1}, tenth(7)},
 	} {

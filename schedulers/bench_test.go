@@ -14,7 +14,7 @@ import (
 	"github.com/stormlab/stormlab/topologies"
 )
 
-// Benchmarks of issue 2: every graph-partition scheduler on sparse random
+// Benchmarks of every graph-partition scheduler at large sizes, on sparse random
 // graphs (the paper's generator, average degree 3: m = 1.5 n) of 10^3,
 // 10^4 and 10^5 vertices, k = 64. Run:
 //

@@ -256,7 +256,8 @@ func DiscreteShares(s *topologies.SPD, c int) ([]float64, error) {
 // pass ends in time). A task with share 0 (weight 0) takes all remaining
 // tasks onto its resource. With few resources the factor 2 n^(2/c) makes
 // groups large (c = 2 puts every task on R_1 once n >= 1): that is the
-// algorithm as published, measured in TestExperimentSPD.
+// algorithm as published, measured by the spd experiment
+// (TestExperiment/spd in experiments).
 func DiscreteAllocation(s *topologies.SPD, c int) ([]int, error) {
 	return discreteAllocation(s, c, 2*math.Pow(float64(s.Graph.N()), 2/float64(c)))
 }

@@ -45,7 +45,7 @@ func newCompareCmd() *cobra.Command {
 			"manifests say base and new were measured on different testbeds (host cores or CPU model, cluster,\n" +
 			"supervisors), compare warns on stderr and --fail-on-regression refuses to judge (exit 2).\n\n" +
 			"With --verdicts, compare reads every claims.json instead and lists each claim's verdict in both\n" +
-			"folders: how often two independent runs of one profile reach the same verdict (raw, among decided\n" +
+			"folders: how often two independent runs at one scale reach the same verdict (raw, among decided\n" +
 			"claims, and Cohen's kappa). --only-changed then lists the claims whose verdict differs.",
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 2 {

@@ -262,7 +262,7 @@ func doctor(t *testing.T, dir, metric string, f float64) {
 	}
 }
 
-// The first probe: an spd folder whose ratio was multiplied by 1.3
+// A regression the gate once missed: an spd folder whose ratio was multiplied by 1.3
 // passed "--only-changed --fail-on-regression" with "no changes".
 func TestCompareGateScaledMetric(t *testing.T) {
 	nw := t.TempDir()

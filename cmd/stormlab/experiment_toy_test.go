@@ -11,11 +11,11 @@ import (
 
 // toyExperiment is a whole experiment in one file, as docs/experiments.md
 // "Adding an experiment" describes: its Spec says what it needs, what it
-// costs per profile, its metric and its Run (rows only).
+// costs per scale, its metric and its Run (rows only).
 func toyExperiment() *experiments.Spec {
 	return &experiments.Spec{
 		Name:        "toy",
-		Description: "a toy experiment: one row per profile",
+		Description: "a toy experiment: one row per scale",
 		Setup:       "nothing to set up",
 		SeriesLabel: "series",
 		XName:       "x",
@@ -82,7 +82,7 @@ func TestExperimentListToyIncomplete(t *testing.T) {
 		}
 	}
 	err := lab.CheckSpec(bare())
-	if err == nil || !strings.Contains(err.Error(), "no Needs") || !strings.Contains(err.Error(), "no Cost for profile ci") {
+	if err == nil || !strings.Contains(err.Error(), "no Needs") || !strings.Contains(err.Error(), "no Cost for scale ci") {
 		t.Errorf("CheckSpec of a toy without cost and need: %v", err)
 	}
 }

@@ -51,7 +51,7 @@ func TestRunBadInput(t *testing.T) {
 		{"fault on an unknown node", base("--fault", "kill-supervisor@10s+5s:sup9"), `target "sup9" is not a supervisor`},
 		{"fault after the window", base("--measure", "30s", "--fault", "restart-service@25s+10s"), "after the 30s measurement window"},
 		{"last supervisor killed", base("--fault", "kill-supervisor@10s+20s:sup1", "--fault", "kill-supervisor@15s+5s:sup2"), "kills the last running supervisor"},
-		// Delay faults (the default profile's supervisors are sup1 and sup2).
+		// Delay faults (the default shape's supervisors are sup1 and sup2).
 		{"delay on an unknown node", base("--fault", "delay@10s+10s:sup1-sup9=50ms"), `"sup1-sup9" is not two supervisors`},
 		{"delay not a duration", base("--fault", "delay@10s+10s:sup1-sup2=fast"), `DELAY "fast" is not a duration`},
 		{"delay after the window", base("--measure", "30s", "--fault", "delay@25s+10s:sup1-sup2=50ms"), "after the 30s measurement window"},

@@ -148,7 +148,7 @@ func cliInterruptible(ctx context.Context, t *testing.T, args ...string) (code i
 
 // A standing cluster used through its target file only: target check, then the smoke comparison
 // (storm-even, run by Storm's EvenScheduler inside Nimbus, and kpart through the service, chosen per
-// topology on one bridged Nimbus) through --target from a process that cannot reach Docker; the same
+// topology on one bridged Nimbus) through --cluster target:FILE from a process that cannot reach Docker; the same
 // metrics as the container path; nothing of the target's endpoints in the result files; the cluster
 // healthy and without a topology afterwards. (`cluster down` removes it after the package's last test:
 // downStanding.)
@@ -187,9 +187,9 @@ func TestStandingClusterTarget(t *testing.T) {
 	results := filepath.Join(dir, "results")
 	start := time.Now()
 	code, out, errs = cliNoDocker(t, "experiment", "smoke", "--cluster", "target:"+file, "--scale", "ci", "--out", results)
-	t.Logf("experiment smoke --target (%s):\nstdout %s\nstderr (last lines) %s", time.Since(start).Round(time.Second), out, lastN(errs, 15))
+	t.Logf("experiment smoke --cluster target:FILE (%s):\nstdout %s\nstderr (last lines) %s", time.Since(start).Round(time.Second), out, lastN(errs, 15))
 	if code != exitOK {
-		t.Fatalf("experiment smoke --target: exit %d", code)
+		t.Fatalf("experiment smoke --cluster target:FILE: exit %d", code)
 	}
 	checkRaw(t, filepath.Join(results, "smoke"), "smoke", []string{"kpart", "storm-even"}, "throughput", "latency_mean_ms")
 	for _, s := range []string{"storm-even", "kpart"} {
@@ -229,10 +229,11 @@ func TestStandingClusterTarget(t *testing.T) {
 }
 
 // kpart-cluster (ci: dynamic K-PART, online and EvenScheduler on WordCount, one run each) through the
-// standing cluster's target file from a process that cannot reach Docker: the container path's files and
-// columns, every run on the target, the dynamic schedulers' decisions made by the service, and the cluster
-// left idle. Under the ci profile this is the experiment's test (experiments' TestExperimentKPartCluster
-// runs it on containers under quick and full): the same code, one harness.Cluster path.
+// standing cluster's target file from a process that cannot reach Docker: the container path's files
+// and columns, every run on the target, the dynamic schedulers' decisions made by the service, and the
+// cluster left idle. At the ci scale this is the experiment's test (experiments'
+// TestExperiment/kpart-cluster runs it on containers at quick and full, and at ci with
+// STORMLAB_CONTAINERS=kpart-cluster): the same code, one harness.Cluster path.
 func TestKPartClusterTarget(t *testing.T) {
 	ctx, tg, dir := standingExperiment(t, "kpart-cluster")
 	checkRaw(t, dir, "kpart-cluster", []string{"kpart-dynamic", "online", "storm-even"}, "throughput", "latency_mean_ms")
@@ -245,9 +246,9 @@ func TestKPartClusterTarget(t *testing.T) {
 // comm-cost (ci: the chain's 4 workers on 1 and 2 nodes, without and with a 2 ms delay, one run each)
 // through the standing cluster's target file from a process that cannot reach Docker. The bridge holds
 // each run to its nodes (stormlab.nodes: n1 on sup2, the node with the most CPU), and the delaying
-// transport comes with the topology jar, as on a user's cluster where nothing of it is installed. Under
-// the ci profile this is the experiment's test (experiments' TestExperimentCommCost runs it on
-// containers under quick and full).
+// transport comes with the topology jar, as on a user's cluster where nothing of it is installed. At
+// the ci scale this is the experiment's test (experiments' TestExperiment/comm-cost runs it on
+// containers at quick and full, and at ci with STORMLAB_CONTAINERS=comm-cost).
 func TestCommCostTarget(t *testing.T) {
 	ctx, tg, dir := standingExperiment(t, "comm-cost")
 	checkRaw(t, dir, "comm-cost", []string{"no delay", "no delay", "delay 2 ms", "delay 2 ms"}, "throughput", "latency_mean_ms", "nodes_used")
@@ -267,12 +268,12 @@ func TestCommCostTarget(t *testing.T) {
 }
 
 // recovery (ci: storm-even and kpart-dynamic, one run each) through the standing cluster's target file
-// from a process that cannot reach Docker: in each run the supervisor with the most CPU (sup2) is stopped
-// and started again over SSH by the target file's commands. A run whose recovery could not be measured
-// (nothing flowed before the fault) has no row but is named in the manifest, so rows and such names
-// together cover both runs. Afterwards the cluster is back to its two supervisors, idle. Under the ci
-// profile this is the experiment's test (experiments' TestExperimentRecovery runs it on containers
-// under quick and full).
+// from a process that cannot reach Docker: in each run the supervisor with the most CPU (sup2) is
+// stopped and started again over SSH by the target file's commands. A run whose recovery could not be
+// measured (nothing flowed before the fault) has no row but is named in the manifest, so rows and such
+// names together cover both runs. Afterwards the cluster is back to its two supervisors, idle. At the
+// ci scale this is the experiment's test (experiments' TestExperiment/recovery runs it on containers at
+// quick and full, and at ci with STORMLAB_CONTAINERS=recovery).
 func TestRecoveryTarget(t *testing.T) {
 	ctx, tg, dir := standingExperiment(t, "recovery")
 	var manifest struct {
@@ -309,8 +310,8 @@ func TestRecoveryTarget(t *testing.T) {
 
 // observer (ci: one pair) through the standing cluster's target file from a process that cannot reach
 // Docker: both arms read by Storm's own counters, the container path's files and columns, the cluster
-// left idle. Under the ci profile this is the experiment's test (experiments' TestExperimentObserver runs
-// it on containers under quick and full).
+// left idle. At the ci scale this is the experiment's test (experiments' TestExperiment/observer runs
+// it on containers at quick and full, and at ci with STORMLAB_CONTAINERS=observer).
 func TestObserverTarget(t *testing.T) {
 	ctx, tg, dir := standingExperiment(t, "observer")
 	checkRaw(t, dir, "observer", []string{"on", "off"}, "throughput", "latency_mean_ms")
@@ -408,7 +409,7 @@ func checkRaw(t *testing.T, dir, experiment string, series []string, positive ..
 	}
 }
 
-// standingExperiment runs experiment (ci profile) through the shared standing cluster's target file
+// standingExperiment runs experiment (ci scale) through the shared standing cluster's target file
 // (experimentOnTarget) and gives a context for the checks after it, the target and the experiment's
 // results folder.
 func standingExperiment(t *testing.T, experiment string) (ctx context.Context, tg *target.Target, dir string) {
@@ -420,16 +421,16 @@ func standingExperiment(t *testing.T, experiment string) (ctx context.Context, t
 	return ctx, tg, filepath.Join(results, experiment)
 }
 
-// experimentOnTarget runs experiment (ci profile) through target file from a process that cannot reach
+// experimentOnTarget runs experiment (ci scale) through target file from a process that cannot reach
 // Docker, fails the test unless it exits 0, and returns the results folder and the run's stderr.
 func experimentOnTarget(t *testing.T, experiment, file string) (results, stderr string) {
 	t.Helper()
 	results = filepath.Join(t.TempDir(), "results")
 	start := time.Now()
 	code, out, errs := cliNoDocker(t, "experiment", experiment, "--cluster", "target:"+file, "--scale", "ci", "--out", results)
-	t.Logf("experiment %s --target (%s):\nstdout %s\nstderr (last lines) %s", experiment, time.Since(start).Round(time.Second), out, lastN(errs, 20))
+	t.Logf("experiment %s --cluster target:FILE (%s):\nstdout %s\nstderr (last lines) %s", experiment, time.Since(start).Round(time.Second), out, lastN(errs, 20))
 	if code != exitOK {
-		t.Fatalf("experiment %s --target: exit %d", experiment, code)
+		t.Fatalf("experiment %s --cluster target:FILE: exit %d", experiment, code)
 	}
 	return results, errs
 }
@@ -483,12 +484,13 @@ func lastN(s string, n int) string {
 }
 
 // deadline (ci) through a copy of the standing cluster's target file without its control section, from
-// a process that cannot reach Docker: a user's cluster with the bridge and nothing else. Background load
-// is burner topologies there: exit 0, the container path's files and columns, every run on the target,
-// the loaded runs' load started and undone with one burner per supervisor whose worker reported its own
-// CPU, the manifest saying node CPU came from the workers' reports, and the cluster left idle (no burner
-// left). Under the ci profile this is the experiment's test (experiments' TestExperimentDeadline runs it
-// on containers, with whole-node CPU through the control layer, under quick and full).
+// a process that cannot reach Docker: a user's cluster with the bridge and nothing else. Background
+// load is burner topologies there: exit 0, the container path's files and columns, every run on the
+// target, the loaded runs' load started and undone with one burner per supervisor whose worker reported
+// its own CPU, the manifest saying node CPU came from the workers' reports, and the cluster left idle
+// (no burner left). At the ci scale this is the experiment's test (experiments' TestExperiment/deadline
+// runs it on containers, with whole-node CPU through the control layer, at quick and full, and at ci
+// with STORMLAB_CONTAINERS=deadline).
 func TestDeadlineTarget(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Minute) // mostly waiting for the cluster lock
 	defer cancel()

@@ -275,8 +275,8 @@ func newClusterCmd() *cobra.Command {
 		Long: "up starts ZooKeeper, the scheduler service, Nimbus with the bridge (so every run chooses its\n" +
 			"scheduler, Go or Storm's own, without a restart), the UI and the supervisors of --shape, writes\n" +
 			"the target file (--out) and,\n" +
-			"with --detach, leaves them running: `stormlab run --target FILE` and `stormlab experiment NAME\n" +
-			"--target FILE` then use it, `stormlab cluster down` removes it. Without --detach the cluster is\n" +
+			"with --detach, leaves them running: `stormlab run --cluster target:FILE` and `stormlab experiment\n" +
+			"NAME --cluster target:FILE` then use it, `stormlab cluster down` removes it. Without --detach the cluster is\n" +
 			"removed on Ctrl-C. A standing cluster is never removed as a dead run's leftovers. Its supervisors\n" +
 			"run an sshd on 127.0.0.1: the target file gets a control section, with the SSH key and known_hosts\n" +
 			"written beside it (NAME.ssh-key, NAME.known_hosts), so the harness reaches those hosts as yours.",

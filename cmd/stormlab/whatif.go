@@ -205,11 +205,11 @@ func clusterFromTarget(ctx context.Context, file string, placed topologies.Place
 	}
 	capacity, err := harness.TargetCapacity(ctx, tg)
 	if err != nil {
-		return schedulers.Cluster{}, "", fmt.Errorf("--target: %w", err)
+		return schedulers.Cluster{}, "", fmt.Errorf("--cluster target:%s: %w", file, err)
 	}
 	sups, err := stormui.New(tg.UI).Supervisors(ctx)
 	if err != nil {
-		return schedulers.Cluster{}, "", fmt.Errorf("--target: %w", err)
+		return schedulers.Cluster{}, "", fmt.Errorf("--cluster target:%s: %w", file, err)
 	}
 	var c schedulers.Cluster
 	for _, s := range sups {

@@ -10,7 +10,7 @@ import (
 	"github.com/stormlab/stormlab/internal/golden"
 )
 
-// TestWhatifGolden: the table for a seeded K-PART-paper graph on the heterogeneous-4 profile is
+// TestWhatifGolden: the table for a seeded K-PART-paper graph on the heterogeneous-4 shape is
 // deterministic (every scheduler is seeded) and matches testdata/whatif.golden (go test -update).
 func TestWhatifGolden(t *testing.T) {
 	code, out, errOut := cli(t, "whatif", "random:24:36", "--cluster", "heterogeneous-4")

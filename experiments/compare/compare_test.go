@@ -187,7 +187,7 @@ func scale(m string, f float64) func(hdr, rec []string) []string {
 	}
 }
 
-// The probe: an spd folder whose ratio was multiplied by 1.3 gave
+// A regression compare once missed: an spd folder whose ratio was multiplied by 1.3 gave
 // "no changes". Every ratio cell (3 series x 3 c, 8 instances a side, CV
 // about 5%) must now regress; the other metrics stay the same.
 func TestScaledMetricFound(t *testing.T) {

@@ -22,7 +22,7 @@ import (
 type Testbed struct {
 	Cores    int    // the host's logical CPUs; 0 when the manifest does not say
 	CPUModel string // the host's CPU model; "" when the manifest does not say
-	// Clusters are the runs' clusters: a containers profile ("homogeneous-4",
+	// Clusters are the runs' clusters: a container shape ("homogeneous-4",
 	// "custom" for an experiment's own supervisors) or a target's name.
 	Clusters []string
 	// Nodes maps each supervisor the runs measured to its CPU capacity in

@@ -59,7 +59,7 @@ func writeJSONFile(t *testing.T, path string, v any) {
 	}
 }
 
-// Two supervisors of 0.5 cores (homogeneous profiles' size): sup1 at 25% of
+// Two supervisors of 0.5 cores (homogeneous shapes' size): sup1 at 25% of
 // one core is 50% of its capacity, so 0.25 / 0.5 = 0.5 cores.
 var halfCore = bedRun{cluster: "homogeneous-4", cpu: map[string]float64{"sup1": 25, "sup2": 10}, util: map[string]float64{"sup1": 50, "sup2": 20}}
 
@@ -81,7 +81,7 @@ func TestTestbedDiffs(t *testing.T) {
 		{"CPU unknown on one side", same, bed{cores: 4, runs: same.runs}, nil},
 		{"no runs on one side", same, bed{cores: 4, cpu: epyc}, nil},
 		{"run without a measurement", same, bed{cores: 4, cpu: epyc, runs: []bedRun{{cluster: "homogeneous-4", omitMeasurement: true}}}, nil},
-		{"cluster profile", same, bed{cores: 4, cpu: epyc, runs: []bedRun{{cluster: "heterogeneous-4", cpu: halfCore.cpu, util: halfCore.util}}},
+		{"cluster shape", same, bed{cores: 4, cpu: epyc, runs: []bedRun{{cluster: "heterogeneous-4", cpu: halfCore.cpu, util: halfCore.util}}},
 			[]string{"cluster homogeneous-4 -> heterogeneous-4"}},
 		{"target instead of containers", same, bed{cores: 4, cpu: epyc, runs: []bedRun{{cluster: "lab", cpu: halfCore.cpu, util: halfCore.util}}},
 			[]string{"cluster homogeneous-4 -> lab"}},

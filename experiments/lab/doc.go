@@ -8,7 +8,7 @@
 // correction over the experiment's difference checks, Jepsen-style merge
 // per claim) and writing its files (Output). A Spec also declares what
 // the experiment needs from a cluster (Needs), its expected wall time per
-// profile (Cost) and its typed knobs per profile (Profiles). A Spec's Run
+// scale (Cost) and its typed knobs per scale (Scales). A Spec's Run
 // returns rows (and extra files as Results.Files) and writes nothing;
 // judging happens only in Spec.Claims + JudgeClaims; writing only in
 // Output, rendering only here and in package reports.

@@ -78,11 +78,11 @@ func TestJudgeClaimsAndClaimsJSON(t *testing.T) {
 	if raw["experiment"] != "x" || raw["profile"] != "quick" || claims[1].(map[string]any)["forced"] != "built in" {
 		t.Errorf("claims.json: %s", b.String())
 	}
-	// A profile without verdicts makes every claim inconclusive.
+	// A scale without verdicts makes every claim inconclusive.
 	JudgeClaims(cs, "profile ci runs 1 repetition(s)")
 	for _, c := range cs {
 		if c.Verdict != reports.Inconclusive || !strings.Contains(c.Reason, "profile ci") {
-			t.Errorf("no-verdict profile: %q (%s)", c.Verdict, c.Reason)
+			t.Errorf("no-verdict scale: %q (%s)", c.Verdict, c.Reason)
 		}
 	}
 }
@@ -205,7 +205,7 @@ func TestWritePaperSummary(t *testing.T) {
 		t.Fatal(err)
 	}
 	onDisk, _ := os.ReadFile(filepath.Join(out, "summary-jian2018kpart.md"))
-	for _, want := range []string{"Jian, Lu and Zhang", "latency grows (FORCED: delay added)", "| Fig. 1 |", "holds", "comm-cost: profile quick", "kpart-cluster: not run yet"} {
+	for _, want := range []string{"Jian, Lu and Zhang", "latency grows (FORCED: delay added)", "| Fig. 1 |", "holds", "comm-cost: scale quick", "kpart-cluster: not run yet"} {
 		if !strings.Contains(md, want) || !strings.Contains(string(onDisk), want) {
 			t.Errorf("summary lacks %q:\n%s", want, md)
 		}

@@ -44,7 +44,7 @@ func (n Need) String() string {
 // Needs is an experiment's need and why it has it.
 type Needs struct {
 	Need Need
-	Why  string // what in the experiment needs it, as the --target refusal says it
+	Why  string // what in the experiment needs it, as the refusal of --cluster target:FILE says it
 }
 
 // Docker reports whether the experiment starts containers when no target is given.
@@ -61,12 +61,12 @@ func (n Needs) On(caps clusterref.Caps) error {
 	return errors.New(n.Why)
 }
 
-// Cost is an experiment's expected wall time per profile on the reference
+// Cost is an experiment's expected wall time per scale on the reference
 // machine (2 shared cores): a guide for planning, not a limit.
 type Cost struct{ CI, Quick, Full string }
 
-// Budget is the cost under profile as a duration: "~25 s", "< 1 s", "~13 min", "~2 h" (the number
-// and unit after an optional "~" or "<"). ok is false for a profile the experiment does not run under
+// Budget is the cost at a scale as a duration: "~25 s", "< 1 s", "~13 min", "~2 h" (the number
+// and unit after an optional "~" or "<"). ok is false for a scale the experiment does not run at
 // ("not run ...") or a cost that is not declared.
 func (c Cost) Budget(profile string) (d time.Duration, ok bool) {
 	f := strings.Fields(strings.TrimLeft(c.For(profile), "~< "))
@@ -85,7 +85,7 @@ func (c Cost) Budget(profile string) (d time.Duration, ok bool) {
 // costs are estimates on a shared 2-core machine.
 const OverBudget = 1.5
 
-// For is the cost under the named profile ("?" for an unknown one).
+// For is the cost at the named scale ("?" for an unknown one).
 func (c Cost) For(profile string) string {
 	switch profile {
 	case "ci":
@@ -98,7 +98,7 @@ func (c Cost) For(profile string) string {
 	return "?"
 }
 
-// ScaleKnobs are an experiment's typed settings under one profile; each
+// ScaleKnobs are an experiment's typed settings at one scale; each
 // experiment defines its own type. Manifest lists them for manifest.json.
 type ScaleKnobs interface {
 	Manifest() map[string]any
@@ -112,7 +112,7 @@ type File struct {
 }
 
 // CheckSpec reports what a spec lacks that the registry requires: a need
-// with its reason and a cost for every profile.
+// with its reason and a cost for every scale.
 func CheckSpec(s *Spec) error {
 	var errs []error
 	if s.Needs.Need < NeedsNothing || s.Needs.Need > NeedsContainers {
@@ -123,9 +123,9 @@ func CheckSpec(s *Spec) error {
 	for _, p := range ScaleNames {
 		c := s.Cost.For(p)
 		if _, ok := s.Cost.Budget(p); c == "" {
-			errs = append(errs, fmt.Errorf("no Cost for profile %s: give its expected wall time", p))
+			errs = append(errs, fmt.Errorf("no Cost for scale %s: give its expected wall time", p))
 		} else if !ok && !strings.HasPrefix(c, "not run") {
-			errs = append(errs, fmt.Errorf("Cost %q for profile %s is not a wall time: write it as \"~N s\", \"~N min\" or \"~N h\" (or \"not run ...\")", c, p))
+			errs = append(errs, fmt.Errorf("Cost %q for scale %s is not a wall time: write it as \"~N s\", \"~N min\" or \"~N h\" (or \"not run ...\")", c, p))
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
@@ -134,7 +134,7 @@ func CheckSpec(s *Spec) error {
 	return nil
 }
 
-// CheckScale reports whether name is a profile (ci, quick or full).
+// CheckScale reports whether name is a scale (ci, quick or full).
 func CheckScale(name string) error {
 	for _, p := range ScaleNames {
 		if p == name {

@@ -88,7 +88,7 @@ func TestNeeds(t *testing.T) {
 		t.Errorf("CheckProfile(huge): %v", err)
 	}
 	if err := CheckScale(""); err == nil {
-		t.Error("CheckProfile(\"\") must fail: an empty --profile is not a profile")
+		t.Error("CheckScale(\"\") must fail: an empty --scale is not a scale")
 	}
 }
 
@@ -116,7 +116,7 @@ func TestCostBudget(t *testing.T) {
 		}
 	}
 	if _, ok := c.Budget("nightly"); ok {
-		t.Error("a profile that does not exist has a budget")
+		t.Error("a scale that does not exist has a budget")
 	}
 }
 

@@ -25,9 +25,9 @@ type Manifest struct {
 	Source        string         `json:"source"`
 	Setup         string         `json:"setup"`
 	CommandLine   []string       `json:"command_line"`
-	Scale         string         `json:"profile"`
+	Scale         string         `json:"profile"`         // the key keeps the scale's former name, so earlier results still read
 	Unit          string         `json:"unit"`            // statistical unit of the design (Spec.Unit): run or instance; stormlab compare reads it
-	Knobs         map[string]any `json:"knobs,omitempty"` // every setting of the profile and run
+	Knobs         map[string]any `json:"knobs,omitempty"` // every setting of the scale and run
 	InstanceSeeds []uint64       `json:"instance_seeds"`
 	Seeds         []uint64       `json:"algorithm_seeds"`
 	Rows          int            `json:"rows"`
@@ -38,7 +38,7 @@ type Manifest struct {
 	GoVersion     string         `json:"go_version"`
 	Started       string         `json:"started"` // RFC 3339, UTC
 	WallSeconds   float64        `json:"wall_seconds"`
-	// DeclaredCost is the spec's cost under the profile; BudgetRatio the wall time over it (0 when
+	// DeclaredCost is the spec's cost at the scale; BudgetRatio the wall time over it (0 when
 	// the cost is not a duration).
 	DeclaredCost  string   `json:"declared_cost,omitempty"`
 	BudgetRatio   float64  `json:"budget_ratio,omitempty"`
@@ -133,7 +133,7 @@ func (rep *Report) WriteNotes(w io.Writer) error {
 		fmt.Fprintf(&b, "Validity: %s (raw.csv names each with its reasons); invalid runs are in no table and no claim, suspect ones in no claim on the metrics they concern.\n\n", c)
 	}
 	if rep.Scale != "" {
-		fmt.Fprintf(&b, "Profile: %s.\n\n", rep.Scale)
+		fmt.Fprintf(&b, "Scale: %s.\n\n", rep.Scale)
 	}
 	if len(rep.Claims) > 0 {
 		fmt.Fprintf(&b, "## Claims, checked on these numbers (%s)\n\n", VerdictCounts(rep.Claims))

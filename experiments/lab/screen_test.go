@@ -120,11 +120,11 @@ func TestJudgeClaimsScreen(t *testing.T) {
 			t.Errorf("%s: claims.json evidence %q does not name the left-out run", tc.name, f.Claims[0].Evidence)
 		}
 	}
-	// The ci profile's reason stays first when both apply.
+	// The ci scale's reason stays first when both apply.
 	cs := []Claim{{Statement: "a > b", Checks: []reports.Check{reports.DifferenceCheck("a > b", hi, lo, reports.Greater, "")}, Screen: blocked}}
 	JudgeClaims(cs, "profile ci runs 1 repetition(s)")
 	if cs[0].Verdict != reports.Inconclusive || !strings.HasPrefix(cs[0].Reason, "profile ci") {
-		t.Errorf("no-verdict profile with a blocked screen: %q %q", cs[0].Verdict, cs[0].Reason)
+		t.Errorf("no-verdict scale with a blocked screen: %q %q", cs[0].Verdict, cs[0].Reason)
 	}
 }
 

@@ -56,12 +56,12 @@ type Spec struct {
 	Panel      func(Row) string
 	PanelLabel string
 	// Needs is what it needs from a cluster and why; Cost its expected
-	// wall time per profile. `stormlab experiment list`, --target and
+	// wall time per scale. `stormlab experiment list`, --cluster target:FILE and
 	// the README's table read them; CheckSpec requires both.
 	Needs Needs
 	Cost  Cost
-	// Scales are its typed knobs per profile (nil: the same work under
-	// every profile); a profile missing here is one it does not run under.
+	// Scales are its typed knobs per scale (nil: the same work at every
+	// scale); a scale missing here is one it does not run at.
 	Scales map[string]ScaleKnobs
 	// Extra names the files it writes beside the framework's (time
 	// series, per-node tables, extra figures), for the README and notes.
@@ -95,7 +95,7 @@ type Env struct {
 	// Resume: runs already kept under RawDir (finished before an
 	// interruption) are read back instead of run again.
 	Resume bool
-	// Reps, when > 0, replaces the profile's repetitions per cell (cluster
+	// Reps, when > 0, replaces the scale's repetitions per cell (cluster
 	// experiments; the graph experiments' repetitions are fixed).
 	Reps int
 	// Calibration, when > 0, is the reference rate in tuples/s that the
@@ -160,13 +160,13 @@ type Results struct {
 	// experiments without scales).
 	Scale string
 	// NoVerdict, when set, is why no claim may be decided on these rows
-	// (the ci profile's single repetition); every claim is then reported
+	// (the ci scale's single repetition); every claim is then reported
 	// inconclusive with this reason.
 	NoVerdict string
 	// Figures are extra figures a run draws beside the per-metric ones
 	// (kpart-mul: the balance adjustment's trace on one graph).
 	Figures []Figure
-	// Knobs are the settings of the run (profile values, durations,
+	// Knobs are the settings of the run (the scale's values, durations,
 	// offered load) for manifest.json.
 	Knobs map[string]any
 	// Files are extra files (time series, per-node tables, extra figures)

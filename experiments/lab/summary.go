@@ -47,7 +47,7 @@ func WritePaperSummary(out, paper string, exps []string) (string, error) {
 	}
 	fmt.Fprintf(&b, "# Summary: %s\n\n", title)
 	for _, cf := range all {
-		fmt.Fprintf(&b, "- %s: profile %s\n", cf.Experiment, OrStr(cf.Scale, "n/a"))
+		fmt.Fprintf(&b, "- %s: scale %s\n", cf.Experiment, OrStr(cf.Scale, "n/a"))
 	}
 	for _, exp := range missing {
 		fmt.Fprintf(&b, "- %s: not run yet\n", exp)

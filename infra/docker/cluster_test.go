@@ -77,7 +77,7 @@ func TestClusterHeterogeneous2(t *testing.T) {
 	t.Logf("cluster start (zookeeper up -> all supervisors registered): %s (target < 30 s)", c.StartDuration().Round(time.Millisecond))
 	ctx := testContext(t)
 
-	// Nimbus sees both supervisors with the capacities the profile sets: heterogeneous-2 is
+	// Nimbus sees both supervisors with the capacities the shape sets: heterogeneous-2 is
 	// sup1 = 0.5 core / 1024 MB and sup2 = 1.0 core / 1536 MB, so cpu 50 and 100, memory
 	// 1024-384 = 640 and 1536-384 = 1152 MB, 4 slots each.
 	base, err := c.UIURL(ctx)
@@ -180,7 +180,7 @@ func TestOptionErrors(t *testing.T) {
 		opt  Option
 		want string
 	}{
-		{"unknown profile", WithShape("nope"), "unknown cluster profile"},
+		{"unknown shape", WithShape("nope"), "unknown cluster shape"},
 		{"no supervisors", WithSupervisors(), "no supervisors"},
 		{"bad cpu", WithSupervisors(SupervisorSpec{Host: "a", CPUs: 0, MemoryMB: 1024}), "CPUs"},
 		{"small memory", WithSupervisors(SupervisorSpec{Host: "a", CPUs: 1, MemoryMB: 256}), "too small"},
@@ -200,7 +200,7 @@ func TestOptionErrors(t *testing.T) {
 	}
 }
 
-// TestProfilesMemory checks the 8 GiB budget for every profile with UI and service (hand sum for
+// TestProfilesMemory checks the 8 GiB budget for every shape with UI and service (hand sum for
 // heterogeneous-4: supervisors 1024+1280+1280+1536 = 5120, ZooKeeper 384, Nimbus 768, UI 256,
 // service 256: 6784 MB).
 func TestProfilesMemory(t *testing.T) {

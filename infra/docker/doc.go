@@ -23,7 +23,7 @@
 //
 //	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 //	defer stop()
-//	c, err := docker.Run(ctx, docker.WithProfile("heterogeneous-4"), docker.WithLogf(log.Printf))
+//	c, err := docker.Run(ctx, docker.WithShape("heterogeneous-4"), docker.WithLogf(log.Printf))
 //	defer c.Terminate(context.Background())
 //	if err != nil { ... }
 package docker

@@ -30,7 +30,7 @@ type config struct {
 	ssh          *sshKeys // WithSSH
 }
 
-// DefaultShape is the cluster Run starts without WithProfile or WithSupervisors.
+// DefaultShape is the cluster Run starts without WithShape or WithSupervisors.
 const DefaultShape = "heterogeneous-2"
 
 func defaults() *config {

@@ -25,7 +25,7 @@ import (
 )
 
 // TestClusterDecisions runs the dynamic schedulers on one real cluster
-// (profile heterogeneous-2: sup1 0.5 core / 1024 MB, sup2 1 core / 1536 MB)
+// (shape heterogeneous-2: sup1 0.5 core / 1024 MB, sup2 1 core / 1536 MB)
 // and asserts on the decisions the scheduler service recorded, typed, in
 // its state (never on log text). One cluster serves every scheduler in
 // turn: the service's scheduler is replaced between topologies (POST

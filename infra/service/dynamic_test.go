@@ -17,8 +17,8 @@ import (
 	"github.com/stormlab/stormlab/schedulers"
 )
 
-// This file checks issue 4's last "Done when": the dynamic schedulers
-// (kpart-dynamic, deadline, adaptive) decide through the service on the
+// This file checks that the dynamic schedulers (kpart-dynamic, deadline,
+// adaptive) decide through the service on the
 // load table the workers feed it. Everything goes over HTTP as in the
 // cluster: worker reports to POST /v1/metrics, the bridge's snapshot of the
 // running topology to POST /v1/schedule.
