@@ -130,7 +130,7 @@ func CommCost() *Spec {
 		Cost: lab.Cost{CI: "~5 min", Quick: "~7 min", Full: "~70 min"},
 		Needs: lab.Needs{Need: lab.NeedsCluster,
 			Why: "it runs the Throughput chain under EvenScheduler on 1, 2 and 4 of a Storm cluster's nodes (the bridge holds each run to its nodes; the delay is the topology jar's transport): its own containers, or a target with that many supervisors"},
-		Scales: profiles(commCostScales),
+		Scales: scales(commCostScales),
 		Run:    runCommCost,
 		Claims: commCostClaims,
 	}

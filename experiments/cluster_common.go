@@ -6,6 +6,7 @@ import (
 	"encoding/csv"
 	"errors"
 	"fmt"
+	"github.com/stormlab/stormlab/harness/clusters"
 	"github.com/stormlab/stormlab/infra/clusterref"
 	"io"
 	"io/fs"
@@ -24,17 +25,17 @@ import (
 	"github.com/stormlab/stormlab/reports"
 )
 
-// Profiles of the cluster experiments (comm-cost, kpart-cluster,
-// deadline); the graph experiments are the same in every profile (they
-// take seconds). $STORMLAB_PROFILE (or Options.Profile, or `stormlab
-// experiment --profile`) chooses one; under `go test` the default is ci.
+// Scales of the cluster experiments (comm-cost, kpart-cluster,
+// deadline); the graph experiments are the same at every scale (they
+// take seconds). Options.Scale (`stormlab experiment --scale`, or under `go test` the
+// test settings, internal/testsettings) chooses one.
 //
 //   - ci exercises every cluster experiment end to end at tiny scale, one
 //     repetition per cell, so the code cannot rot; with one run per cell no
 //     claim can be decided, so every claim is reported inconclusive.
 //   - quick issues verdicts: 3 runs per cell (the statistical unit is one
 //     run), fewer cells and shorter windows than full: each experiment's
-//     profile table says which (e.g. comm-cost without the delay series,
+//     scale table says which (e.g. comm-cost without the delay series,
 //     deadline on k-means only with one dataset size); the declared cost of
 //     each is its Spec's Cost.
 //   - full is the papers' durations and as much of their scale as a single
@@ -47,9 +48,9 @@ import (
 // (tripling quick); runs on one cluster share the JVM-less containers but
 // not the workers, so we take the run as the unit and say so.
 //
-// The names, $STORMLAB_PROFILE, the default (ci) and the verdict rule
+// The names, the default and the verdict rule
 // (MinVerdictReps) belong to package lab; each experiment defines its own
-// knobs per profile in its file (its Spec's Profiles).
+// knobs per scale in its file (its Spec's Scales).
 
 // c1Only are the worker JVM options of ci and quick: the C1 compiler only
 // (-XX:TieredStopAtLevel=1). Worker start-up on 0.25-1 core quotas is
@@ -64,7 +65,7 @@ func workerArgs(opts string) []string {
 	return []string{"--worker-childopts", opts}
 }
 
-// noVerdict is why claims on a profile's runs cannot be decided ("" if
+// noVerdict is why claims on a scale's runs cannot be decided ("" if
 // they can).
 func noVerdict(profile string, reps int) string {
 	if reps < MinVerdictReps {
@@ -80,9 +81,9 @@ type counted[K any] interface {
 	reps() *int
 }
 
-// knobsOf resolves the profile a cluster experiment runs under and its
+// knobsOf resolves the scale a cluster experiment runs under and its
 // knobs in table, with env.Reps applied; ok is false when the experiment
-// has no such profile.
+// has no such scale.
 func knobsOf[K any, P counted[K]](env Env, table map[string]K) (profile string, k K, ok bool, err error) {
 	if profile, err = lab.ResolveScale(env.Scale); err != nil {
 		return "", k, false, err
@@ -94,8 +95,8 @@ func knobsOf[K any, P counted[K]](env Env, table map[string]K) (profile string, 
 	return profile, k, ok, nil
 }
 
-// profiles is table as the Spec's Profiles.
-func profiles[K lab.ScaleKnobs](table map[string]K) map[string]lab.ScaleKnobs {
+// scales is table as the Spec's Scales.
+func scales[K lab.ScaleKnobs](table map[string]K) map[string]lab.ScaleKnobs {
 	out := map[string]lab.ScaleKnobs{}
 	for p, k := range table {
 		out[p] = k
@@ -104,11 +105,19 @@ func profiles[K lab.ScaleKnobs](table map[string]K) map[string]lab.ScaleKnobs {
 }
 
 // knobsManifest is the manifest.json knobs of a cluster run: the
-// profile's knobs plus the Storm version.
+// scale's knobs plus the Storm version.
 func knobsManifest(k lab.ScaleKnobs) map[string]any {
 	m := k.Manifest()
 	m["storm_version"] = images.StormVersion
 	return m
+}
+
+// kindsOf is env's registry of cluster kinds: the one lab.Run gives, else every kind (clusters.Kinds).
+func kindsOf(env Env) harness.Kinds {
+	if env.Kinds != nil {
+		return env.Kinds
+	}
+	return clusters.Kinds()
 }
 
 func logfOf(env Env) func(string, ...any) {
@@ -175,11 +184,11 @@ func (l *session) cluster() (harness.Cluster, error) {
 	l.cs.Where = l.env.Cluster
 	cs := l.cs
 	cs.Logf = logfOf(l.env)
-	progressOf(l.env).Phase("cluster up ("+l.profile()+")", 0)
-	s, err := l.env.Kinds.Open(l.ctx, cs, l.scheduler)
+	progressOf(l.env).Phase("cluster up ("+l.clusterLabel()+")", 0)
+	s, err := kindsOf(l.env).Open(l.ctx, cs, l.scheduler)
 	l.s = s // possibly partial: close tears it down
 	if err != nil {
-		l.err = fmt.Errorf("start cluster (%s): %w", l.profile(), err)
+		l.err = fmt.Errorf("start cluster (%s): %w", l.clusterLabel(), err)
 		return nil, l.err
 	}
 	if l.onStart != nil {
@@ -221,13 +230,13 @@ func (l *session) Nemesis() (harness.Disturber, error) {
 }
 
 // Capacity maps each supervisor host to its CPU capacity (100 = one core):
-// the running cluster's, or before a start the profile's (what it would be;
+// the running cluster's, or before a start the shape's (what it would be;
 // supervisors given in cs.Options instead are seen only once it runs).
 // A user's cluster (Env.Cluster, a target) is not described by a shape, so it is
 // opened for its own capacities (no containers start for it).
 func (l *session) Capacity() (map[string]float64, error) {
 	if l.s == nil {
-		caps, err := l.env.Kinds.Caps(l.env.Cluster)
+		caps, err := kindsOf(l.env).Caps(l.env.Cluster)
 		if err != nil {
 			return nil, err
 		}
@@ -251,8 +260,8 @@ func (l *session) Capacity() (map[string]float64, error) {
 	return m, nil
 }
 
-// profile names the cluster in progress lines: its profile, or the target's name.
-func (l *shared) profile() string {
+// clusterLabel names the cluster in progress lines: its clusterLabel, or the target's name.
+func (l *shared) clusterLabel() string {
 	if t := l.env.Cluster.Target; t != nil {
 		return "target " + cmp.Or(t.Name, "cluster")
 	}
@@ -273,9 +282,9 @@ func (l *shared) close() error {
 	if l.stop != nil {
 		err = l.stop()
 	}
-	progressOf(l.env).Phase("teardown of the cluster ("+l.profile()+")", 0)
+	progressOf(l.env).Phase("teardown of the cluster ("+l.clusterLabel()+")", 0)
 	err = joinErr(err, l.s.Close(l.ctx))
-	fmt.Fprintf(l.env.Log, "cluster (%s): %s in all\n", l.profile(), time.Since(l.started).Round(time.Second))
+	fmt.Fprintf(l.env.Log, "cluster (%s): %s in all\n", l.clusterLabel(), time.Since(l.started).Round(time.Second))
 	return err
 }
 
@@ -530,10 +539,10 @@ func statedText(env Env) string {
 	return ""
 }
 
-// ignoredCalibration says in the log that a stated calibration does nothing under profile, which has no
+// ignoredCalibration says in the log that a stated calibration does nothing at scale, which has no
 // open-loop cell.
 func ignoredCalibration(env Env, profile string) {
 	if env.Calibration > 0 {
-		fmt.Fprintf(env.Log, "--calibration %.0f ignored: profile %s offers no open-loop load\n", env.Calibration, profile)
+		fmt.Fprintf(env.Log, "--calibration %.0f ignored: scale %s offers no open-loop load\n", env.Calibration, profile)
 	}
 }

@@ -138,7 +138,7 @@ func Deadline() *Spec {
 		Cost: lab.Cost{CI: "~4 min", Quick: "~9 min", Full: "~3 h"},
 		Needs: lab.Needs{Need: lab.NeedsCluster,
 			Why: "it streams datasets through WordCount and k-means on a Storm cluster and loads every supervisor's CPU with burner topologies (Storm-native); a control layer, where there is one, adds whole-node CPU readings"},
-		Scales: profiles(deadlineScales),
+		Scales: scales(deadlineScales),
 		Extra:  []string{"node-qos.md/csv (QoS per node, Fig. 10)", "load-*.png/svg (Figs. 7-8)"},
 		Run:    runDeadline,
 		Claims: deadlineClaims,

@@ -140,7 +140,7 @@ func KPartCluster() *Spec {
 		Cost: lab.Cost{CI: "~6 min", Quick: "~27 min", Full: "~120 min"},
 		Needs: lab.Needs{Need: lab.NeedsCluster,
 			Why: "it submits WordCount under three schedulers, one after another, to a Storm cluster with the bridge: its own containers, or a target (the service's rescheduling period is set with each run's scheduler)"},
-		Scales: profiles(kpartClusterScales),
+		Scales: scales(kpartClusterScales),
 		Extra:  []string{"series.csv", "series-*.png/svg (time series of the unpaced runs)"},
 		Run:    runKPartCluster,
 		Claims: kpartClusterClaims,

@@ -107,7 +107,7 @@ func loadCurveOn(lt loadTopology) *Spec {
 		Cost:        lab.Cost{CI: "~25 min", Quick: "~65 min", Full: "~2 h"},
 		Needs: lab.Needs{Need: lab.NeedsCluster,
 			Why: "it searches EvenScheduler's capacity and runs open-loop loads on one Storm cluster: its own containers, or a target"},
-		Scales: profiles(loadCurveProfiles),
+		Scales: scales(loadCurveProfiles),
 		Extra:  []string{"capacity.json (the reference's search)", "latency-vs-throughput.png/svg/pdf"},
 		Run:    func(ctx context.Context, env Env) (*Results, error) { return runLoadCurve(ctx, env, lt) },
 		Claims: loadCurveClaims,

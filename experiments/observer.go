@@ -99,7 +99,7 @@ func Observer() *Spec {
 		Cost: lab.Cost{CI: "~2 min", Quick: "~11 min", Full: "~40 min"},
 		Needs: lab.Needs{Need: lab.NeedsCluster,
 			Why: "it runs two copies of the Throughput chain side by side, read by Storm's own counters, on a Storm cluster: its own containers, or a target"},
-		Scales: profiles(observerProfiles),
+		Scales: scales(observerProfiles),
 		Run:    runObserver,
 		Claims: observerClaims,
 	}

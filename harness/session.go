@@ -260,7 +260,7 @@ func (s *Session) Close(ctx context.Context) error {
 	return nil
 }
 
-// stamp records the cluster's profile, versions and images in a result.
+// stamp records the cluster's shape, versions and images in a result.
 func (s *Session) stamp(res *RunResult) {
 	c := s.c
 	res.Cluster, res.StormVersion, res.StartS = c.Shape, images.StormVersion, c.StartDuration().Seconds()

@@ -98,8 +98,11 @@ func targetHelp() string {
 	if len(refuse) > 1 {
 		verbs = "need containers of their own and refuse"
 	}
-	return strings.Join(ok, ", ") + "; with the target file's control section also " + strings.Join(ctl, ", ") + "; " +
-		strings.Join(refuse, ", ") + " " + verbs + ", saying why"
+	help := strings.Join(ok, ", ") + "; with the target file's control section also " + strings.Join(ctl, ", ")
+	if len(refuse) == 0 {
+		return help
+	}
+	return help + "; " + strings.Join(refuse, ", ") + " " + verbs + ", saying why"
 }
 
 // refuseCluster is the first of names that cannot run on a cluster offering caps, with the reason

@@ -39,7 +39,7 @@ func TestRunWritesExtraFiles(t *testing.T) {
 	if err := json.Unmarshal(b, &man); err != nil || !slices.Contains(man.Files, "extra.csv") {
 		t.Errorf("manifest files %v (%v): want extra.csv listed", man.Files, err)
 	}
-	if !strings.Contains(log.String(), "expected wall time under profile quick: ~2 s") {
+	if !strings.Contains(log.String(), "expected wall time at scale quick: ~2 s") {
 		t.Errorf("log %q does not announce the spec's cost for the profile", log.String())
 	}
 	spec.Name = "broken"

@@ -20,7 +20,7 @@ type Report struct {
 	Results   *Results
 	Aggregate *Aggregate
 	Claims    []Claim // judged (JudgeClaims)
-	Scale     string  // profile name the experiment ran under
+	Scale     string  // scale the experiment ran under
 	Start     time.Time
 	Wall      time.Duration // time of Spec.Run (without writing files)
 	Dir       string        // output folder, after Output
@@ -154,7 +154,7 @@ type Options struct {
 	// Resume reads back the runs an interrupted run of the experiment kept
 	// under Out/<experiment>/runs/ instead of running them again.
 	Resume bool
-	// Reps, when > 0, replaces the profile's repetitions per cell of the
+	// Reps, when > 0, replaces the scale's repetitions per cell of the
 	// cluster experiments (observer: pairs). With Resume, the kept runs
 	// count towards them, so a finished experiment can be extended.
 	Reps int
@@ -216,14 +216,14 @@ func Run(ctx context.Context, spec *Spec, o Options) (*Report, error) {
 	}
 	rep := &Report{Spec: spec, Start: time.Now(), Scale: prof}
 	if o.Reps < 0 {
-		return nil, fmt.Errorf("repetitions %d: give a number of runs per cell >= 1, or 0 for the profile's", o.Reps)
+		return nil, fmt.Errorf("repetitions %d: give a number of runs per cell >= 1, or 0 for the scale's", o.Reps)
 	}
 	env := Env{Log: log, Scale: prof, Cluster: o.Cluster, Kinds: o.Kinds, Progress: o.Progress, Resume: o.Resume, Reps: o.Reps, Calibration: o.Calibration}
 	if o.Out != "" {
 		env.RawDir = filepath.Join(o.Out, spec.Name, "runs")
 	}
 	if c := spec.Cost.For(prof); c != "" && c != "?" {
-		fmt.Fprintf(log, "%s: expected wall time under profile %s: %s\n", spec.Name, prof, c)
+		fmt.Fprintf(log, "%s: expected wall time at scale %s: %s\n", spec.Name, prof, c)
 	}
 	res, err := spec.Run(ctx, env)
 	if err != nil {
@@ -231,7 +231,7 @@ func Run(ctx context.Context, spec *Spec, o Options) (*Report, error) {
 	}
 	rep.Wall = time.Since(rep.Start)
 	if b, ok := spec.Cost.Budget(prof); ok && rep.Wall.Seconds() > OverBudget*b.Seconds() {
-		fmt.Fprintf(log, "%s: took %s, over its declared cost under profile %s (%s) by more than x%.1f: update the spec's Cost or find what got slower\n",
+		fmt.Fprintf(log, "%s: took %s, over its declared cost at scale %s (%s) by more than x%.1f: update the spec's Cost or find what got slower\n",
 			spec.Name, rep.Wall.Round(time.Second), prof, spec.Cost.For(prof), OverBudget)
 	}
 	if res.Experiment == "" {
@@ -265,7 +265,7 @@ func Run(ctx context.Context, spec *Spec, o Options) (*Report, error) {
 // that hold / do not hold / are inconclusive (and in parentheses this project's own claims, where an
 // experiment has them), sanity checks, output folder.
 func SummaryTable(title string, reps []*Report) *reports.Table {
-	t := &reports.Table{Title: title, Columns: []string{"experiment", "reproduces", "profile", "rows", "wall (s)",
+	t := &reports.Table{Title: title, Columns: []string{"experiment", "reproduces", "scale", "rows", "wall (s)",
 		"paper claims: holds / not / inconclusive (this project's)", "sanity checks holding", "output"}}
 	for _, r := range reps {
 		h, n, i, san := CountVerdicts(r.Claims)
