@@ -46,9 +46,9 @@ func readLayers(t *testing.T) map[string]int {
 	return layers
 }
 
-// allowed reports whether a package under top folder from may import one under to: a lower layer, or
+// mayImport reports whether a package under top folder from may import one under to: a lower layer, or
 // its own folder.
-func allowed(layers map[string]int, from, to string) bool {
+func mayImport(layers map[string]int, from, to string) bool {
 	return layers[to] < layers[from] || to == from
 }
 
@@ -104,7 +104,7 @@ func TestLayers(t *testing.T) {
 			if !ours {
 				continue
 			}
-			if !allowed(layers, from, to) {
+			if !mayImport(layers, from, to) {
 				t.Errorf("%s imports %s: layer %d (%s) must not import layer %d (%s)", p.ImportPath, imp, lf, from, layers[to], to)
 			}
 		}
@@ -131,7 +131,7 @@ func TestLayerRule(t *testing.T) {
 		{"experiments", "cmd", false},
 	}
 	for _, c := range cases {
-		if got := allowed(layers, c.from, c.to); got != c.want {
+		if got := mayImport(layers, c.from, c.to); got != c.want {
 			t.Errorf("%s importing %s: allowed %v, want %v", c.from, c.to, got, c.want)
 		}
 	}
