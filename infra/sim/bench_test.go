@@ -1,0 +1,53 @@
+package sim
+
+import (
+	"testing"
+	"time"
+)
+
+// papersScale is a WordCount-shaped topology at the scale of the scheduler papers' clusters (Fischer
+// and Bernstein ran up to 80 machines): 80 nodes of 4 cores, one worker each, 80 sentence spouts, 320
+// split and 320 count executors placed round-robin, shuffle then a uniform fields grouping, 1 Gbit/s
+// links, closed loop at 100 pending trees per spout. The costs are illustrative, not calibrated.
+func papersScale(measure float64) Config {
+	const nodes = 80
+	cfg := Config{Seed: 1, WarmUp: 1, Measure: measure, QueueCap: 1024}
+	cfg.Costs = Costs{SerMsg: 5e-6, SerByte: 2e-9, DeserMsg: 5e-6, DeserByte: 2e-9, LocalLatency: 50e-6, LinkLatency: 200e-6, AckCPU: 2e-6}
+	for i := range nodes {
+		cfg.Nodes = append(cfg.Nodes, Node{Name: "n", Cores: 4, NICBytesPerS: 125e6})
+		cfg.Topology.Workers = append(cfg.Topology.Workers, i)
+	}
+	cfg.Topology.Components = []Component{
+		{Name: "sentence", Spout: true, Service: Dist{Mean: 20e-6, CV: 0.5, Kind: LogNormal}, Streams: []Stream{{To: "split", PerTuple: 1}}, Bytes: 120},
+		{Name: "split", Service: Dist{Mean: 40e-6, CV: 0.5, Kind: LogNormal}, Streams: []Stream{{To: "count", PerTuple: 7.2}}, Bytes: 30},
+		{Name: "count", Service: Dist{Mean: 15e-6, CV: 0.5, Kind: LogNormal}},
+	}
+	add := func(comp string, n int) {
+		for i := range n {
+			cfg.Topology.Executors = append(cfg.Topology.Executors, Executor{Component: comp, Worker: i % nodes})
+		}
+	}
+	add("sentence", 80)
+	add("split", 320)
+	add("count", 320)
+	cfg.Topology.MaxSpoutPending = 100
+	return cfg
+}
+
+// BenchmarkPapersScale simulates 2 s of the papers' scale per iteration and reports the engine's
+// events per wall second and simulated seconds per wall second.
+func BenchmarkPapersScale(b *testing.B) {
+	cfg := papersScale(1)
+	var events uint64
+	start := time.Now()
+	for b.Loop() {
+		r, err := Run(cfg)
+		if err != nil {
+			b.Fatal(err)
+		}
+		events += r.Events
+	}
+	wall := time.Since(start).Seconds()
+	b.ReportMetric(float64(events)/wall, "events/s")
+	b.ReportMetric(float64(b.N)*(cfg.WarmUp+cfg.Measure)/wall, "sim-s/s")
+}

@@ -1,0 +1,26 @@
+// Package sim is a discrete-event model of a Storm 2.x cluster running one topology: nodes whose cores
+// are shared fairly by the executors busy on them, single-threaded executors with bounded receive
+// queues, the three kinds of transfer (within a worker; between workers of a node; between nodes,
+// through the sending node's network interface and a link latency), tuple trees acked under
+// topology.max.spout.pending, open- and closed-loop spouts, and backpressure that pauses the spouts.
+// It measures what the harness measures on a real cluster: acked throughput, complete latency
+// (from the intended send time under open loop), each node's CPU use and the share of traffic
+// between nodes.
+//
+// The model is seeded: one Config and seed give one result, and repetitions differ only by seed (the
+// service-time draws, the groupings' choices, the arrival times), so simulated repetitions have a
+// spread to compare with real ones.
+//
+// What is modelled, and what is not yet (the model grows in slices, each checked against queueing
+// theory here and against real runs in the experiments):
+//   - CPU: egalitarian processor sharing on each node (a busy thread uses at most one core), scaled by
+//     the node's relative speed. Storm's own threads (the acker, transfer and receive threads) are not
+//     separate servers: an ack costs Costs.AckCPU on the bolt that acks, and serialization and
+//     deserialization are charged to the sending and receiving executors.
+//   - Backpressure: Storm 2 stops the spouts while a receive queue is full
+//     (topology.executor.receive.buffer.size); here every spout of the topology pauses while any
+//     executor's queue holds Config.QueueCap tuples or more, and resumes below half of it. Storm
+//     propagates backpressure per worker, which this is coarser than.
+//   - Not modelled: worker start-up and rescheduling, failures and replays (message timeouts), faults,
+//     background load, memory and garbage collection, batching.
+package sim

@@ -1,0 +1,192 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+)
+
+// Config is one simulated run: a cluster, a topology placed on it, the costs of moving tuples, and the
+// run's timing. Times are in seconds, CPU work in core-seconds of the reference machine.
+type Config struct {
+	Nodes    []Node
+	Costs    Costs
+	Topology Topology
+	Seed     uint64
+	WarmUp   float64 // seconds simulated before the window opens
+	Measure  float64 // the window's length, seconds
+	// QueueCap is the receive queue's capacity in tuples at which backpressure starts (Storm 2's
+	// topology.executor.receive.buffer.size); 0 means DefaultQueueCap.
+	QueueCap int
+}
+
+// DefaultQueueCap is Storm 2's default topology.executor.receive.buffer.size (defaults.yaml).
+const DefaultQueueCap = 32768
+
+// Node is a supervisor host: its cores (as supervisor.cpu.capacity / 100) and its speed relative to
+// the machine the costs were measured on.
+type Node struct {
+	Name  string
+	Cores float64
+	Speed float64 // 1 = the reference machine; 0 means 1
+	// NICBytesPerS is the node's egress bandwidth shared by its flows to other nodes; 0 = unlimited.
+	NICBytesPerS float64
+}
+
+// Costs are the prices of the three kinds of transfer. Within a worker a tuple is handed over without
+// serialization; between workers (of a node or of two nodes) the sender pays SerMsg + SerByte x bytes
+// and the receiver DeserMsg + DeserByte x bytes of CPU, and the tuple takes LocalLatency (same node) or
+// LinkLatency plus its bytes over the sending node's NIC (two nodes).
+type Costs struct {
+	SerMsg, SerByte     float64 // CPU seconds per message and per byte, sender
+	DeserMsg, DeserByte float64 // CPU seconds per message and per byte, receiver
+	LocalLatency        float64 // seconds between two workers of a node
+	LinkLatency         float64 // seconds between two nodes (one way)
+	AckCPU              float64 // CPU seconds a bolt spends acking one tuple (the acker's share, charged to the bolt)
+}
+
+// Topology is the running topology: its components, its executors (tasks) placed on workers, and its
+// workers placed on nodes.
+type Topology struct {
+	Components []Component
+	Executors  []Executor
+	Workers    []int // Workers[w] is the index in Config.Nodes of worker w's node
+	// MaxSpoutPending bounds the tuple trees in flight per spout executor (topology.max.spout.pending);
+	// 0 means unbounded (open loop only).
+	MaxSpoutPending int
+	// Rate is the open-loop rate of each spout executor, tuples/s; 0 = closed loop (as fast as
+	// MaxSpoutPending lets it).
+	Rate float64
+	// Poisson arrivals (exponential gaps) instead of constant ones, under open loop.
+	Poisson bool
+}
+
+// Component is a spout or a bolt: the CPU one tuple costs it (a spout: to emit one), the tuples it
+// emits per tuple it executes, and the size of its tuples.
+type Component struct {
+	Name    string
+	Spout   bool
+	Service Dist
+	Streams []Stream
+	Bytes   int // serialized size of its output tuples
+}
+
+// Stream is an output stream: to component To, PerTuple tuples per executed tuple on average (a
+// fraction is drawn: 2.4 emits 2, or 3 with probability 0.4), spread by Grouping.
+type Stream struct {
+	To       string
+	PerTuple float64
+	Grouping Grouping
+}
+
+// Grouping picks a stream's receiving executor.
+type Grouping int
+
+const (
+	// Shuffle picks a receiving executor uniformly (Storm's shuffle with load-aware messaging off).
+	Shuffle Grouping = iota
+	// LocalOrShuffle picks among the receiving executors of the sender's worker when there are any.
+	LocalOrShuffle
+	// All sends a copy to every receiving executor.
+	All
+)
+
+// Executor is one task of a component, on worker Worker.
+type Executor struct {
+	Component string
+	Worker    int
+}
+
+// Dist is a distribution of CPU seconds per tuple: Mean with coefficient of variation CV, of Kind.
+type Dist struct {
+	Mean float64
+	CV   float64
+	Kind DistKind
+}
+
+// DistKind is a family of service-time distributions.
+type DistKind int
+
+const (
+	Deterministic DistKind = iota // always Mean
+	Exponential                   // CV 1
+	LogNormal                     // Mean and CV as given
+)
+
+// draw is one value of d.
+func (d Dist) draw(r *rand.Rand) float64 {
+	switch d.Kind {
+	case Exponential:
+		return d.Mean * r.ExpFloat64()
+	case LogNormal:
+		s2 := math.Log1p(d.CV * d.CV)
+		return math.Exp(math.Log(d.Mean) - s2/2 + math.Sqrt(s2)*r.NormFloat64())
+	}
+	return d.Mean
+}
+
+// check names what is wrong with c, and how to fix it.
+func (c *Config) check() error {
+	var errs []error
+	add := func(f string, a ...any) { errs = append(errs, fmt.Errorf(f, a...)) }
+	if len(c.Nodes) == 0 {
+		add("no nodes: give at least one Node with Cores > 0")
+	}
+	for i, n := range c.Nodes {
+		if !(n.Cores > 0) || n.Speed < 0 || n.NICBytesPerS < 0 {
+			add("node %d (%s): cores %v, speed %v, NIC %v: give cores > 0, speed >= 0 and NIC >= 0", i, n.Name, n.Cores, n.Speed, n.NICBytesPerS)
+		}
+	}
+	if !(c.Measure > 0) || c.WarmUp < 0 {
+		add("window: warm-up %v s, measure %v s: give warm-up >= 0 and measure > 0", c.WarmUp, c.Measure)
+	}
+	if c.QueueCap < 0 {
+		add("queue capacity %d: give 0 (Storm's default) or more", c.QueueCap)
+	}
+	errs = append(errs, c.Topology.check(len(c.Nodes))...)
+	return errors.Join(errs...)
+}
+
+func (t *Topology) check(nodes int) []error {
+	var errs []error
+	add := func(f string, a ...any) { errs = append(errs, fmt.Errorf(f, a...)) }
+	comps := map[string]Component{}
+	spouts := 0
+	for _, c := range t.Components {
+		if _, dup := comps[c.Name]; dup || c.Name == "" {
+			add("component %q: give each component a unique, non-empty name", c.Name)
+		}
+		comps[c.Name] = c
+		if c.Spout {
+			spouts++
+		}
+		if !(c.Service.Mean > 0) || c.Service.CV < 0 {
+			add("component %s: service mean %v s, CV %v: give mean > 0 and CV >= 0", c.Name, c.Service.Mean, c.Service.CV)
+		}
+	}
+	for _, c := range t.Components {
+		for _, s := range c.Streams {
+			if _, ok := comps[s.To]; !ok || s.PerTuple < 0 {
+				add("component %s: stream to %q (%v per tuple): name a component of the topology and a rate >= 0", c.Name, s.To, s.PerTuple)
+			}
+		}
+	}
+	if spouts == 0 {
+		add("no spout: mark the components that emit tuples with Spout")
+	}
+	for w, n := range t.Workers {
+		if n < 0 || n >= nodes {
+			add("worker %d is on node %d: the cluster has nodes 0 to %d", w, n, nodes-1)
+		}
+	}
+	for i, e := range t.Executors {
+		if _, ok := comps[e.Component]; !ok || e.Worker < 0 || e.Worker >= len(t.Workers) {
+			add("executor %d (%s on worker %d): name a component and a worker of the topology", i, e.Component, e.Worker)
+		}
+	}
+	if t.Rate < 0 || t.MaxSpoutPending < 0 || (t.Rate == 0 && t.MaxSpoutPending == 0) {
+		add("spouts: rate %v, max pending %d: give a rate > 0 (open loop) or a max pending > 0 (closed loop)", t.Rate, t.MaxSpoutPending)
+	}
+	return errs
+}

@@ -1,0 +1,252 @@
+package sim
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// Result is what a simulated run measured over its window.
+type Result struct {
+	Throughput  float64   // tuple trees acked per second
+	LatencyMean float64   // complete latency, seconds (open loop: from the intended send time)
+	LatencyP50  float64   // seconds
+	LatencyP99  float64   // seconds
+	Acked       int64     // tuple trees acked in the window
+	NodeCores   []float64 // cores each node used on average
+	Transfers   Transfers // tuples moved, by kind
+	CutRate     float64   // share of transfers between nodes
+	Events      uint64    // events the engine ran (the benchmark's unit)
+}
+
+// Transfers counts the tuples handed to another executor, by kind of transfer.
+type Transfers struct {
+	InWorker, BetweenWorkers, BetweenNodes int64
+}
+
+// Run simulates cfg and measures its window. An invalid Config is an error naming what to fix.
+func Run(cfg Config) (*Result, error) {
+	if err := cfg.check(); err != nil {
+		return nil, fmt.Errorf("simulated cluster: %w", err)
+	}
+	s := newSim(&cfg)
+	s.start()
+	s.eng.run(cfg.WarmUp)
+	s.openWindow()
+	s.eng.run(cfg.WarmUp + cfg.Measure)
+	return s.result(), nil
+}
+
+type sim struct {
+	cfg    *Config
+	eng    *engine
+	rng    *rand.Rand
+	cpus   []*cpu
+	nics   []float64 // each node's NIC is busy until then
+	execs  []*executor
+	byComp map[string][]*executor
+	cap    int
+	over   int // executors whose queue is at or above cap: the spouts pause while > 0
+	window bool
+	m      measured
+}
+
+type measured struct {
+	acked     int64
+	latSum    float64
+	lat       *hdrhistogram.Histogram // microseconds
+	transfers Transfers
+	busy0     []float64 // each node's core-seconds when the window opened
+}
+
+type executor struct {
+	id      int
+	comp    *Component
+	worker  int
+	node    int
+	queue   []tuple
+	head    int
+	busy    bool
+	over    bool
+	pending int       // spouts: tuple trees in flight
+	backlog []float64 // spouts under open loop: intended send times not yet sent
+}
+
+type tuple struct {
+	root   *tree
+	remote bool // came from another worker: the receiver deserializes it
+	bytes  int  // its serialized size (its sender's Component.Bytes)
+}
+
+type tree struct {
+	born  float64 // (intended) send time
+	left  int     // tuples of the tree not yet executed
+	spout *executor
+}
+
+func newSim(cfg *Config) *sim {
+	s := &sim{cfg: cfg, eng: &engine{}, rng: rand.New(rand.NewPCG(cfg.Seed, 0x5157_0c1a)), byComp: map[string][]*executor{}, cap: cfg.QueueCap}
+	if s.cap == 0 {
+		s.cap = DefaultQueueCap
+	}
+	for _, n := range cfg.Nodes {
+		sp := n.Speed
+		if sp == 0 {
+			sp = 1
+		}
+		s.cpus = append(s.cpus, &cpu{eng: s.eng, cores: n.Cores, speed: sp})
+	}
+	s.nics = make([]float64, len(cfg.Nodes))
+	comps := map[string]*Component{}
+	for i := range cfg.Topology.Components {
+		comps[cfg.Topology.Components[i].Name] = &cfg.Topology.Components[i]
+	}
+	for i, e := range cfg.Topology.Executors {
+		ex := &executor{id: i, comp: comps[e.Component], worker: e.Worker, node: cfg.Topology.Workers[e.Worker]}
+		s.execs = append(s.execs, ex)
+		s.byComp[e.Component] = append(s.byComp[e.Component], ex)
+	}
+	s.m.lat = hdrhistogram.New(1, 3_600_000_000, 3)
+	return s
+}
+
+// start sets the spouts going: under open loop each gets its arrivals (first at a random phase),
+// under closed loop each emits at once.
+func (s *sim) start() {
+	t := s.cfg.Topology
+	for _, e := range s.execs {
+		if !e.comp.Spout {
+			continue
+		}
+		if t.Rate > 0 {
+			e := e
+			s.eng.at(s.rng.Float64()/t.Rate, func() { s.arrive(e) })
+			continue
+		}
+		s.trySpout(e)
+	}
+}
+
+// arrive is an open-loop arrival at spout e: the tuple is due now, and the next one is planned.
+func (s *sim) arrive(e *executor) {
+	e.backlog = append(e.backlog, s.eng.now)
+	gap := 1 / s.cfg.Topology.Rate
+	if s.cfg.Topology.Poisson {
+		gap *= s.rng.ExpFloat64()
+	}
+	s.eng.after(gap, func() { s.arrive(e) })
+	s.trySpout(e)
+}
+
+// trySpout emits spout e's next tuple tree when it is idle, not paused, below its pending limit and
+// (open loop) has a tuple due.
+func (s *sim) trySpout(e *executor) {
+	max := s.cfg.Topology.MaxSpoutPending
+	if e.busy || s.over > 0 || (max > 0 && e.pending >= max) {
+		return
+	}
+	born := s.eng.now
+	if s.cfg.Topology.Rate > 0 {
+		if len(e.backlog) == 0 {
+			return
+		}
+		born, e.backlog = e.backlog[0], e.backlog[1:]
+	}
+	root := &tree{born: born, left: 1, spout: e}
+	e.pending++
+	s.execute(e, tuple{root: root}, 0)
+}
+
+// execute runs one tuple on e: its CPU (service, deserialization, serialization of what it sends to
+// other workers, acking), then hands its output to the receivers.
+func (s *sim) execute(e *executor, t tuple, extra float64) {
+	e.busy = true
+	outs := s.route(e)
+	work := e.comp.Service.draw(s.rng) + extra
+	c := s.cfg.Costs
+	if t.remote {
+		work += c.DeserMsg + c.DeserByte*float64(t.bytes)
+	}
+	for _, to := range outs {
+		if to.worker != e.worker {
+			work += c.SerMsg + c.SerByte*float64(e.comp.Bytes)
+		}
+	}
+	if !e.comp.Spout {
+		work += c.AckCPU
+	}
+	s.cpus[e.node].run(work, func() {
+		e.busy = false
+		t.root.left += len(outs) - 1
+		for _, to := range outs {
+			s.send(e, to, t.root)
+		}
+		if t.root.left == 0 {
+			s.ack(t.root)
+		}
+		s.next(e)
+	})
+}
+
+// next starts e's next piece of work.
+func (s *sim) next(e *executor) {
+	if e.comp.Spout {
+		s.trySpout(e)
+		return
+	}
+	if e.busy || e.head == len(e.queue) {
+		return
+	}
+	t := e.queue[e.head]
+	e.queue[e.head] = tuple{}
+	e.head++
+	if e.head > 1024 && 2*e.head > len(e.queue) { // reclaim the consumed front
+		e.queue = append(e.queue[:0], e.queue[e.head:]...)
+		e.head = 0
+	}
+	s.relieve(e)
+	s.execute(e, t, 0)
+}
+
+// route picks the receivers of one executed tuple of e, per output stream.
+func (s *sim) route(e *executor) []*executor {
+	var outs []*executor
+	for _, st := range e.comp.Streams {
+		to := s.byComp[st.To]
+		if st.Grouping == All {
+			for range whole(s.rng, st.PerTuple) {
+				outs = append(outs, to...)
+			}
+			continue
+		}
+		if st.Grouping == LocalOrShuffle {
+			if local := inWorker(to, e.worker); len(local) > 0 {
+				to = local
+			}
+		}
+		for range whole(s.rng, st.PerTuple) {
+			outs = append(outs, to[s.rng.IntN(len(to))])
+		}
+	}
+	return outs
+}
+
+// whole draws an integer count with mean x: floor(x), plus one with probability x - floor(x).
+func whole(r *rand.Rand, x float64) int {
+	n := int(x)
+	if r.Float64() < x-float64(n) {
+		n++
+	}
+	return n
+}
+
+func inWorker(execs []*executor, w int) []*executor {
+	var out []*executor
+	for _, e := range execs {
+		if e.worker == w {
+			out = append(out, e)
+		}
+	}
+	return out
+}

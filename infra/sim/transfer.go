@@ -1,0 +1,96 @@
+package sim
+
+// send moves one tuple of tree root from executor from to executor to: handed over within a worker,
+// after LocalLatency between workers of a node, through the sending node's NIC and LinkLatency between
+// nodes.
+func (s *sim) send(from, to *executor, root *tree) {
+	c := s.cfg.Costs
+	t := tuple{root: root, remote: from.worker != to.worker, bytes: from.comp.Bytes}
+	switch {
+	case from.worker == to.worker:
+		s.count(&s.m.transfers.InWorker)
+		s.enqueue(to, t)
+	case from.node == to.node:
+		s.count(&s.m.transfers.BetweenWorkers)
+		s.eng.after(c.LocalLatency, func() { s.enqueue(to, t) })
+	default:
+		s.count(&s.m.transfers.BetweenNodes)
+		leave := s.eng.now
+		if bw := s.cfg.Nodes[from.node].NICBytesPerS; bw > 0 {
+			leave = max(leave, s.nics[from.node]) + float64(from.comp.Bytes)/bw
+			s.nics[from.node] = leave
+		}
+		s.eng.at(leave+c.LinkLatency, func() { s.enqueue(to, t) })
+	}
+}
+
+func (s *sim) count(n *int64) {
+	if s.window {
+		*n++
+	}
+}
+
+// enqueue puts t in e's receive queue; a queue reaching its capacity pauses the spouts.
+func (s *sim) enqueue(e *executor, t tuple) {
+	e.queue = append(e.queue, t)
+	if !e.over && len(e.queue)-e.head >= s.cap {
+		e.over = true
+		s.over++
+	}
+	s.next(e)
+}
+
+// relieve ends e's part in backpressure once its queue is below half its capacity; the spouts resume
+// when no executor is left in it.
+func (s *sim) relieve(e *executor) {
+	if !e.over || len(e.queue)-e.head >= s.cap/2 {
+		return
+	}
+	e.over = false
+	s.over--
+	if s.over == 0 {
+		for _, x := range s.execs {
+			if x.comp.Spout {
+				s.trySpout(x)
+			}
+		}
+	}
+}
+
+// ack completes tree root: its spout may emit again, and the window counts it.
+func (s *sim) ack(root *tree) {
+	root.spout.pending--
+	if s.window {
+		lat := s.eng.now - root.born
+		s.m.acked++
+		s.m.latSum += lat
+		_ = s.m.lat.RecordValue(max(1, int64(lat*1e6)))
+	}
+	s.trySpout(root.spout)
+}
+
+func (s *sim) openWindow() {
+	s.window = true
+	for _, c := range s.cpus {
+		s.m.busy0 = append(s.m.busy0, c.usage())
+	}
+}
+
+func (s *sim) result() *Result {
+	r := &Result{Acked: s.m.acked, Transfers: s.m.transfers, Events: s.eng.count}
+	w := s.cfg.Measure
+	r.Throughput = float64(s.m.acked) / w
+	if s.m.acked > 0 {
+		r.LatencyMean = s.m.latSum / float64(s.m.acked)
+		r.LatencyP50 = float64(s.m.lat.ValueAtQuantile(50)) / 1e6
+		r.LatencyP99 = float64(s.m.lat.ValueAtQuantile(99)) / 1e6
+	}
+	for i, c := range s.cpus {
+		r.NodeCores = append(r.NodeCores, (c.usage()-s.m.busy0[i])/w)
+	}
+	t := r.Transfers
+	if all := t.InWorker + t.BetweenWorkers + t.BetweenNodes; all > 0 {
+		r.CutRate = float64(t.BetweenNodes) / float64(all)
+	}
+	return r
+}
