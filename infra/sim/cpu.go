@@ -2,22 +2,21 @@ package sim
 
 import "math"
 
-// cpu is a node's cores under egalitarian processor sharing: the jobs in service share the cores
-// equally and one job (one thread) uses at most one core, so n jobs on c cores each progress at
-// min(1, c/n) of a core. Work is in CPU seconds of the reference machine; speed scales it.
+// cpu is a node's cores under egalitarian processor sharing: the executors in service share the cores
+// equally and one executor (one thread) uses at most one core, so n busy executors on c cores each
+// progress at min(1, c/n) of a core. Work is in CPU seconds of the reference machine; speed scales it.
+// A cpu is its own timer in the engine (next, idx): one entry per node, moved when its jobs change,
+// rather than one event per change.
 type cpu struct {
 	eng   *engine
 	cores float64
 	speed float64
-	jobs  []*job
+	jobs  []*executor
 	last  float64 // when the jobs' remaining work was last brought up to date
-	gen   uint64  // the scheduled completion belongs to this generation; a change makes it stale
 	busy  float64 // integral of cores in use over time (core-seconds)
-}
-
-type job struct {
-	left float64 // remaining work, core-seconds at this node's speed
-	done func()
+	next  float64 // time of the next completion; +Inf when idle
+	idx   int     // position in the engine's timer heap
+	done  func(*executor)
 }
 
 func (c *cpu) rate() float64 {
@@ -30,58 +29,56 @@ func (c *cpu) rate() float64 {
 // advance brings every job's remaining work and the busy integral up to now.
 func (c *cpu) advance() {
 	dt := c.eng.now - c.last
-	if dt > 0 {
+	if dt > 0 && len(c.jobs) > 0 {
 		r := c.rate()
-		for _, j := range c.jobs {
-			j.left -= dt * r
+		for _, e := range c.jobs {
+			e.left -= dt * r
 		}
 		c.busy += dt * r * float64(len(c.jobs))
 	}
 	c.last = c.eng.now
 }
 
-// run starts a job of work core-seconds (of the reference machine); done is called when it ends.
-func (c *cpu) run(work float64, done func()) {
+// run starts e's job of work core-seconds (of the reference machine); c.done(e) is called when it ends.
+func (c *cpu) run(e *executor, work float64) {
 	c.advance()
-	c.jobs = append(c.jobs, &job{left: work / c.speed, done: done})
+	e.left = work / c.speed
+	c.jobs = append(c.jobs, e)
 	c.schedule()
 }
 
-// schedule plans the next completion; earlier plans become stale.
+// schedule moves the cpu's timer to its next completion.
 func (c *cpu) schedule() {
-	c.gen++
-	if len(c.jobs) == 0 {
-		return
-	}
-	next := c.jobs[0].left
-	for _, j := range c.jobs[1:] {
-		next = math.Min(next, j.left)
-	}
-	g := c.gen
-	c.eng.after(math.Max(0, next)/c.rate(), func() {
-		if g == c.gen {
-			c.complete()
+	c.next = math.Inf(1)
+	if len(c.jobs) > 0 {
+		least := c.jobs[0].left
+		for _, e := range c.jobs[1:] {
+			least = math.Min(least, e.left)
 		}
-	})
+		c.next = c.eng.now + math.Max(0, least)/c.rate()
+	}
+	c.eng.moved(c)
 }
 
-// complete ends the jobs whose work is done, then calls their done functions.
+// complete ends the jobs whose work is done, then calls done for each.
 func (c *cpu) complete() {
 	c.advance()
 	const eps = 1e-12
-	var done []func()
+	var ended [8]*executor
+	done := ended[:0]
 	kept := c.jobs[:0]
-	for _, j := range c.jobs {
-		if j.left <= eps {
-			done = append(done, j.done)
+	for _, e := range c.jobs {
+		if e.left <= eps {
+			done = append(done, e)
 		} else {
-			kept = append(kept, j)
+			kept = append(kept, e)
 		}
 	}
+	clear(c.jobs[len(kept):])
 	c.jobs = kept
 	c.schedule()
-	for _, f := range done {
-		f()
+	for _, e := range done {
+		c.done(e)
 	}
 }
 

@@ -1,6 +1,9 @@
 package sim
 
-import "container/heap"
+import (
+	"container/heap"
+	"math"
+)
 
 // engine is the event loop: a clock and a heap of timed events, run in time order (ties in the order
 // they were scheduled, so a run is deterministic). The Go discrete-event libraries run processes as
@@ -9,9 +12,40 @@ import "container/heap"
 type engine struct {
 	now    float64 // seconds of simulated time
 	events eventHeap
+	timers timerHeap // the nodes' CPUs, by their next completion
 	seq    uint64
 	count  uint64 // events run, for the benchmark
 }
+
+// timerHeap orders the CPUs by their next completion (ties by position, which is stable).
+type timerHeap []*cpu
+
+func (h timerHeap) Len() int           { return len(h) }
+func (h timerHeap) Less(i, j int) bool { return h[i].next < h[j].next }
+func (h timerHeap) Swap(i, j int) {
+	h[i], h[j] = h[j], h[i]
+	h[i].idx, h[j].idx = i, j
+}
+func (h *timerHeap) Push(x any) {
+	c := x.(*cpu)
+	c.idx = len(*h)
+	*h = append(*h, c)
+}
+func (h *timerHeap) Pop() any {
+	old := *h
+	c := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return c
+}
+
+// addTimer registers c, idle.
+func (e *engine) addTimer(c *cpu) {
+	c.next = math.Inf(1)
+	heap.Push(&e.timers, c)
+}
+
+// moved restores the timer heap after c.next changed.
+func (e *engine) moved(c *cpu) { heap.Fix(&e.timers, c.idx) }
 
 type event struct {
 	at  float64
@@ -49,9 +83,25 @@ func (e *engine) at(t float64, fn func()) {
 // after runs fn d seconds from now.
 func (e *engine) after(d float64, fn func()) { e.at(e.now+d, fn) }
 
-// run runs events until none is left or the next is after until; the clock ends at until.
+// run runs events and CPU completions in time order (an event before a completion at the same time)
+// until none is left before until; the clock ends at until.
 func (e *engine) run(until float64) {
-	for e.events.Len() > 0 && e.events[0].at <= until {
+	for {
+		at := math.Inf(1)
+		if e.events.Len() > 0 {
+			at = e.events[0].at
+		}
+		if len(e.timers) > 0 && e.timers[0].next < at {
+			if c := e.timers[0]; c.next <= until {
+				e.now = c.next
+				e.count++
+				c.complete()
+				continue
+			}
+		}
+		if at > until {
+			break
+		}
 		ev := heap.Pop(&e.events).(event)
 		e.now = ev.at
 		e.count++

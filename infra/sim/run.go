@@ -71,6 +71,9 @@ type executor struct {
 	over    bool
 	pending int       // spouts: tuple trees in flight
 	backlog []float64 // spouts under open loop: intended send times not yet sent
+	left    float64   // CPU work left of the tuple in execution (cpu)
+	cur     tuple     // the tuple in execution
+	outs    []*executor
 }
 
 type tuple struct {
@@ -95,7 +98,9 @@ func newSim(cfg *Config) *sim {
 		if sp == 0 {
 			sp = 1
 		}
-		s.cpus = append(s.cpus, &cpu{eng: s.eng, cores: n.Cores, speed: sp})
+		c := &cpu{eng: s.eng, cores: n.Cores, speed: sp, done: s.finish}
+		s.eng.addTimer(c)
+		s.cpus = append(s.cpus, c)
 	}
 	s.nics = make([]float64, len(cfg.Nodes))
 	comps := map[string]*Component{}
@@ -155,20 +160,20 @@ func (s *sim) trySpout(e *executor) {
 	}
 	root := &tree{born: born, left: 1, spout: e}
 	e.pending++
-	s.execute(e, tuple{root: root}, 0)
+	s.execute(e, tuple{root: root})
 }
 
 // execute runs one tuple on e: its CPU (service, deserialization, serialization of what it sends to
-// other workers, acking), then hands its output to the receivers.
-func (s *sim) execute(e *executor, t tuple, extra float64) {
-	e.busy = true
-	outs := s.route(e)
-	work := e.comp.Service.draw(s.rng) + extra
+// other workers, acking); finish hands its output to the receivers.
+func (s *sim) execute(e *executor, t tuple) {
+	e.busy, e.cur = true, t
+	e.outs = s.route(e, e.outs[:0])
+	work := e.comp.Service.draw(s.rng)
 	c := s.cfg.Costs
 	if t.remote {
 		work += c.DeserMsg + c.DeserByte*float64(t.bytes)
 	}
-	for _, to := range outs {
+	for _, to := range e.outs {
 		if to.worker != e.worker {
 			work += c.SerMsg + c.SerByte*float64(e.comp.Bytes)
 		}
@@ -176,17 +181,23 @@ func (s *sim) execute(e *executor, t tuple, extra float64) {
 	if !e.comp.Spout {
 		work += c.AckCPU
 	}
-	s.cpus[e.node].run(work, func() {
-		e.busy = false
-		t.root.left += len(outs) - 1
-		for _, to := range outs {
-			s.send(e, to, t.root)
-		}
-		if t.root.left == 0 {
-			s.ack(t.root)
-		}
-		s.next(e)
-	})
+	s.cpus[e.node].run(e, work)
+}
+
+// finish ends e's tuple in execution: its output goes out, its tree is acked when this was its last
+// tuple, and e takes its next.
+func (s *sim) finish(e *executor) {
+	e.busy = false
+	root := e.cur.root
+	e.cur = tuple{}
+	root.left += len(e.outs) - 1
+	for _, to := range e.outs {
+		s.send(e, to, root)
+	}
+	if root.left == 0 {
+		s.ack(root)
+	}
+	s.next(e)
 }
 
 // next starts e's next piece of work.
@@ -206,12 +217,11 @@ func (s *sim) next(e *executor) {
 		e.head = 0
 	}
 	s.relieve(e)
-	s.execute(e, t, 0)
+	s.execute(e, t)
 }
 
-// route picks the receivers of one executed tuple of e, per output stream.
-func (s *sim) route(e *executor) []*executor {
-	var outs []*executor
+// route appends to outs the receivers of one executed tuple of e, per output stream.
+func (s *sim) route(e *executor, outs []*executor) []*executor {
 	for _, st := range e.comp.Streams {
 		to := s.byComp[st.To]
 		if st.Grouping == All {
