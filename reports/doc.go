@@ -7,8 +7,9 @@
 //   - statistics (Summarize): mean, sample standard deviation, 95% confidence
 //     interval from Student's t, percentiles (montanaflynn/stats, gonum's
 //     distuv for the t quantile);
-//   - verdicts (inference.go, equivalence.go): checks that judge a claim
-//     holds, does not hold or inconclusive by the rules below;
+//   - verdicts (inference.go; by kind difference.go, trend.go, interval.go,
+//     ratio.go, equivalence.go): checks that judge a claim holds, does not
+//     hold or inconclusive by the rules below;
 //   - tables (Table): a title, columns and rows of cells, where a cell is text
 //     or a "mean ± CI" value; rendered as terminal text, Markdown, CSV, HTML
 //     (go-pretty; WriteTextWidth wraps to a terminal's width) and LaTeX
@@ -16,15 +17,16 @@
 //     \label, numbers right-aligned, the CI and notes in the caption, shrunk
 //     to the line width when wider, long tables split into parts, "A^cont"
 //     set as math);
-//   - figures (LinePlot, TimeSeriesPlot): gonum/plot line plots with 95% CI
-//     error bars over an x axis, one line per series, and time-series plots,
+//   - figures (LinePlot in plot.go, TimeSeriesPlot in timeseries.go, axes and
+//     ticks in axes.go, writing in figure.go): gonum/plot line plots with 95%
+//     CI error bars over an x axis, one line per series, and time-series plots,
 //     in Okabe and Ito's colour-blind-safe palette with distinct markers, the
 //     legend beside the axes, tick labels that never repeat and a log x axis
 //     when x spans two orders of magnitude; no title or caption inside the
 //     image: CaptionText (what the error bars are, n) goes beside it as .txt
-//     and .tex (WriteCaptionText, WriteFigureTeX); written as SVG, PDF or
-//     300 dpi PNG at one- or two-column size (FigureFiles lists the set
-//     experiments write);
+//     and .tex (WriteCaptionText, WriteFigureTeX); written as SVG, PDF or 300
+//     dpi PNG at one- or two-column size (FigureFiles lists the set experiments
+//     write);
 //   - progress (Progress, Meter): run i of N, phase with a countdown and an
 //     ETA for long work, as a go-pretty bar on a terminal or plain lines.
 //     Meter is the one type here that keeps state over time; it still only

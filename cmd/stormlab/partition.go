@@ -41,117 +41,142 @@ type partitionOutput struct {
 	BoundViolated string `json:"bound_violated,omitempty"`
 }
 
+// partitionFlags are the flags of stormlab partition.
+type partitionFlags struct {
+	graph, scheduler, format, options string
+	k, mul                            int
+	seed                              uint64
+	epsilon                           float64
+	allowImbalance                    bool
+}
+
 func newPartitionCmd() *cobra.Command {
-	var (
-		graphSpec, scheduler, format, options string
-		k, mul                                int
-		seed                                  uint64
-		epsilon                               float64
-		allowImbalance                        bool
-	)
+	var fl partitionFlags
 	cmd := &cobra.Command{
 		Use:   "partition --graph FILE|random:N:M --k K --scheduler NAME [--mul M] [--epsilon E] [--seed S] [--options JSON] [--format json|table]",
 		Short: "Partition a weighted graph into k parts and print the parts and their partition metrics",
 		Long:  partitionLong,
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkFormat(format); err != nil {
-				return err
-			}
-			if scheduler == "" {
-				return fmt.Errorf("--scheduler is required: choose one of %s", strings.Join(schedulers.Names(), ", "))
-			}
-			if graphSpec == "" {
-				return fmt.Errorf("--graph is required: a graph JSON file or random:N:M")
-			}
-			o, err := schedulers.ParseOptions(options)
-			if err != nil {
-				return fmt.Errorf("--options: %w", err)
-			}
-			// --seed and --mul are shorthands for the options' fields; given
-			// both ways they must agree (the scheduler service's rule).
-			for _, f := range []struct {
-				name      string
-				set, same bool
-				zero      bool
-			}{{"seed", cmd.Flags().Changed("seed"), o.Seed == seed, o.Seed == 0}, {"mul", cmd.Flags().Changed("mul"), o.Mul == mul, o.Mul == 0},
-				{"epsilon", cmd.Flags().Changed("epsilon"), o.Epsilon == epsilon, o.Epsilon == 0}} {
-				if options != "" && f.set && !f.same && !f.zero {
-					return fmt.Errorf("--%s and --options %s disagree: give it once", f.name, f.name)
-				}
-			}
-			if options == "" || cmd.Flags().Changed("seed") {
-				o.Seed = seed
-			}
-			if options == "" || cmd.Flags().Changed("mul") {
-				o.Mul = mul
-			}
-			if options == "" || cmd.Flags().Changed("epsilon") {
-				o.Epsilon = epsilon
-			}
-			seed, mul = o.Seed, o.Mul
-			g, err := loadGraph(graphSpec, seed)
-			if err != nil {
-				return err
-			}
-			if err := schedulers.CheckK(k, g.N()); err != nil {
-				return fmt.Errorf("--k: %w", err)
-			}
-			p, err := newPartitioner(scheduler, o)
-			if err != nil {
-				return err
-			}
-			warnIgnoredOptions(cmd, scheduler, o)
-			parts, err := p.Partition(cmd.Context(), g, k)
-			status := ""
-			var notProven *schedulers.NotProvenError
-			switch {
-			case errors.As(err, &notProven):
-				status = notProven.Error() // a feasible partition, without the proof
-			case err != nil:
-				return failed(fmt.Errorf("%s partition: %w", scheduler, err))
-			case scheduler == "exact":
-				status = "optimal"
-			}
-			ids, err := idsByPart(g, parts, k)
-			if err != nil {
-				return failed(fmt.Errorf("%s %w (scheduler bug)", scheduler, err))
-			}
-			out := partitionOutput{Scheduler: scheduler, K: k, Seed: seed, Mul: mul, Vertices: g.N(), Edges: len(g.Edges),
-				Parts: ids, PartWeights: schedulers.PartWeights(g, parts, k)}
-			m := schedulers.Measure(g, parts, k)
-			out.CutRate, out.Std, out.MaxDev, out.MaxOver = m.CutRate, m.Std, m.MaxDev, m.MaxOver
-			out.Status = status
-			if e, ok := p.(interface{ BalanceBound() float64 }); ok {
-				out.Epsilon = e.BalanceBound()
-			}
-			out.EmptyParts, out.BoundViolated = boundViolation(out)
-			if format == "json" {
-				err = writeJSON(cmd.OutOrStdout(), out)
-			} else {
-				err = writePartitionTable(cmd.OutOrStdout(), out)
-			}
-			if err != nil || out.BoundViolated == "" {
-				return err
-			}
-			if allowImbalance {
-				fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s (allowed by --allow-imbalance)\n", out.BoundViolated)
-				return nil
-			}
-			return failed(fmt.Errorf("%s: the partition is printed but refused; rerun with --allow-imbalance to accept it, or %s", out.BoundViolated, boundAdvice(out)))
+			return runPartition(cmd, fl)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&graphSpec, "graph", "", "graph JSON file (format: see above), or random:N:M (N vertices, M edges, weights 1..100)")
-	f.IntVar(&k, "k", 0, "number of parts, 1 <= k <= number of vertices")
-	f.StringVar(&scheduler, "scheduler", "", "scheduler name (list them with: stormlab schedulers)")
-	f.IntVar(&mul, "mul", 0, "K-PART balance-adjustment iteration multiplier (0 = none)")
-	f.StringVar(&options, "options", "", `scheduler options as JSON, as the scheduler service takes them, e.g. '{"mul":5,"alpha":0.1}'`)
-	f.Float64Var(&epsilon, "epsilon", 0, fmt.Sprintf("balance bound of exact and mlfm: max deviation rate of part weights, in [0, 1) (0 = %v)", schedulers.DefaultEpsilon))
-	f.Uint64Var(&seed, "seed", 1, "seed for random graphs and randomised schedulers")
-	f.StringVar(&format, "format", "json", "output format: json or table")
-	f.BoolVar(&allowImbalance, "allow-imbalance", false, "accept a partition that breaks the scheduler's balance bound (epsilon) or leaves a part empty (any scheduler): warn, exit 0 (without it: printed, exit 1)")
+	f.StringVar(&fl.graph, "graph", "", "graph JSON file (format: see above), or random:N:M (N vertices, M edges, weights 1..100)")
+	f.IntVar(&fl.k, "k", 0, "number of parts, 1 <= k <= number of vertices")
+	f.StringVar(&fl.scheduler, "scheduler", "", "scheduler name (list them with: stormlab schedulers)")
+	f.IntVar(&fl.mul, "mul", 0, "K-PART balance-adjustment iteration multiplier (0 = none)")
+	f.StringVar(&fl.options, "options", "", `scheduler options as JSON, as the scheduler service takes them, e.g. '{"mul":5,"alpha":0.1}'`)
+	f.Float64Var(&fl.epsilon, "epsilon", 0, fmt.Sprintf("balance bound of exact and mlfm: max deviation rate of part weights, in [0, 1) (0 = %v)", schedulers.DefaultEpsilon))
+	f.Uint64Var(&fl.seed, "seed", 1, "seed for random graphs and randomised schedulers")
+	f.StringVar(&fl.format, "format", "json", "output format: json or table")
+	f.BoolVar(&fl.allowImbalance, "allow-imbalance", false, "accept a partition that breaks the scheduler's balance bound (epsilon) or leaves a part empty (any scheduler): warn, exit 0 (without it: printed, exit 1)")
 	return cmd
+}
+
+// partitionOptions checks the flags and returns the scheduler's options:
+// --options with --seed, --mul and --epsilon merged in.
+func partitionOptions(cmd *cobra.Command, fl partitionFlags) (schedulers.Options, error) {
+	if err := checkFormat(fl.format); err != nil {
+		return schedulers.Options{}, err
+	}
+	if fl.scheduler == "" {
+		return schedulers.Options{}, fmt.Errorf("--scheduler is required: choose one of %s", strings.Join(schedulers.Names(), ", "))
+	}
+	if fl.graph == "" {
+		return schedulers.Options{}, fmt.Errorf("--graph is required: a graph JSON file or random:N:M")
+	}
+	o, err := schedulers.ParseOptions(fl.options)
+	if err != nil {
+		return schedulers.Options{}, fmt.Errorf("--options: %w", err)
+	}
+	// --seed and --mul are shorthands for the options' fields; given
+	// both ways they must agree (the scheduler service's rule).
+	for _, f := range []struct {
+		name      string
+		set, same bool
+		zero      bool
+	}{{"seed", cmd.Flags().Changed("seed"), o.Seed == fl.seed, o.Seed == 0}, {"mul", cmd.Flags().Changed("mul"), o.Mul == fl.mul, o.Mul == 0},
+		{"epsilon", cmd.Flags().Changed("epsilon"), o.Epsilon == fl.epsilon, o.Epsilon == 0}} {
+		if fl.options != "" && f.set && !f.same && !f.zero {
+			return schedulers.Options{}, fmt.Errorf("--%s and --options %s disagree: give it once", f.name, f.name)
+		}
+	}
+	if fl.options == "" || cmd.Flags().Changed("seed") {
+		o.Seed = fl.seed
+	}
+	if fl.options == "" || cmd.Flags().Changed("mul") {
+		o.Mul = fl.mul
+	}
+	if fl.options == "" || cmd.Flags().Changed("epsilon") {
+		o.Epsilon = fl.epsilon
+	}
+	return o, nil
+}
+
+// runPartition partitions the graph and prints the parts and their metrics.
+func runPartition(cmd *cobra.Command, fl partitionFlags) error {
+	o, err := partitionOptions(cmd, fl)
+	if err != nil {
+		return err
+	}
+	scheduler, k := fl.scheduler, fl.k
+	g, err := loadGraph(fl.graph, o.Seed)
+	if err != nil {
+		return err
+	}
+	if err := schedulers.CheckK(k, g.N()); err != nil {
+		return fmt.Errorf("--k: %w", err)
+	}
+	p, err := newPartitioner(scheduler, o)
+	if err != nil {
+		return err
+	}
+	warnIgnoredOptions(cmd, scheduler, o)
+	parts, err := p.Partition(cmd.Context(), g, k)
+	status := ""
+	var notProven *schedulers.NotProvenError
+	switch {
+	case errors.As(err, &notProven):
+		status = notProven.Error() // a feasible partition, without the proof
+	case err != nil:
+		return failed(fmt.Errorf("%s partition: %w", scheduler, err))
+	case scheduler == "exact":
+		status = "optimal"
+	}
+	ids, err := idsByPart(g, parts, k)
+	if err != nil {
+		return failed(fmt.Errorf("%s %w (scheduler bug)", scheduler, err))
+	}
+	out := partitionOutput{Scheduler: scheduler, K: k, Seed: o.Seed, Mul: o.Mul, Vertices: g.N(), Edges: len(g.Edges),
+		Parts: ids, PartWeights: schedulers.PartWeights(g, parts, k)}
+	m := schedulers.Measure(g, parts, k)
+	out.CutRate, out.Std, out.MaxDev, out.MaxOver = m.CutRate, m.Std, m.MaxDev, m.MaxOver
+	out.Status = status
+	if e, ok := p.(interface{ BalanceBound() float64 }); ok {
+		out.Epsilon = e.BalanceBound()
+	}
+	out.EmptyParts, out.BoundViolated = boundViolation(out)
+	return writePartition(cmd, fl, out)
+}
+
+// writePartition prints the partition and refuses one that breaks its
+// balance bound unless --allow-imbalance accepts it.
+func writePartition(cmd *cobra.Command, fl partitionFlags, out partitionOutput) error {
+	var err error
+	if fl.format == "json" {
+		err = writeJSON(cmd.OutOrStdout(), out)
+	} else {
+		err = writePartitionTable(cmd.OutOrStdout(), out)
+	}
+	if err != nil || out.BoundViolated == "" {
+		return err
+	}
+	if fl.allowImbalance {
+		fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s (allowed by --allow-imbalance)\n", out.BoundViolated)
+		return nil
+	}
+	return failed(fmt.Errorf("%s: the partition is printed but refused; rerun with --allow-imbalance to accept it, or %s", out.BoundViolated, boundAdvice(out)))
 }
 
 // boundViolation counts the empty parts and says how the partition breaks

@@ -219,61 +219,32 @@ func stormTopologyNames() []string {
 	return n
 }
 
+// runLong is the help text of stormlab run.
+const runLong = "run starts a Storm cluster in containers (of the shape --cluster names), submits the topology with the\n" +
+	"scheduler plugged into Nimbus (a Go scheduler through the bridge, or native storm-even,\n" +
+	"storm-default, storm-ras), warms up until throughput is steady, measures and prints one result row. The cluster is removed\n" +
+	"afterwards, also on failure and Ctrl-C. Flags after `--` go to the topology's main class\n" +
+	"(e.g. -- --parallelism 2 --workers 4).\n\n" +
+	"Any topology: --topology-file runs a Flux YAML topology (its classes from Storm, or from --jar),\n" +
+	"--topology-jar a compiled one (--class: its main, which calls StormSubmitter; --name: the name it\n" +
+	"submits under; its arguments after `--`). Both run with stormlab's task hook and reporter set in\n" +
+	"the topology conf (the user's code is not changed) and are measured like the built-in ones. A\n" +
+	"topology whose spouts do not anchor is measured at its sinks (tuples they execute per second) and\n" +
+	"its complete latency is reported as not measured.\n\n" +
+	"A captured topology (stormlab capture): --topology replay:FILE rebuilds it live from the file, with\n" +
+	"the captured components, parallelism, groupings, rates (open loop), CPU per tuple and tuple sizes;\n" +
+	"--rate then scales all its spouts together. Direct and custom groupings are replayed as shuffle\n" +
+	"(a warning says so)."
+
 func newRunCmd() *cobra.Command {
 	o := runOptions{shape: docker.DefaultShape, warmup: 20 * time.Second, measure: 60 * time.Second, seed: 1, format: "table", arrivals: "constant"}
 	cmd := &cobra.Command{
 		Use:   "run --scheduler NAME (--topology throughput|wordcount|kmeans|replay:FILE | --topology-file FILE.yaml [--jar JAR] | --topology-jar JAR --class MAIN --name NAME) [flags] [-- topology flags]",
 		Short: "One measured run of a scheduler on a fresh containerized Storm cluster",
-		Long: "run starts a Storm cluster in containers (of the shape --cluster names), submits the topology with the\n" +
-			"scheduler plugged into Nimbus (a Go scheduler through the bridge, or native storm-even,\n" +
-			"storm-default, storm-ras), warms up until throughput is steady, measures and prints one result row. The cluster is removed\n" +
-			"afterwards, also on failure and Ctrl-C. Flags after `--` go to the topology's main class\n" +
-			"(e.g. -- --parallelism 2 --workers 4).\n\n" +
-			"Any topology: --topology-file runs a Flux YAML topology (its classes from Storm, or from --jar),\n" +
-			"--topology-jar a compiled one (--class: its main, which calls StormSubmitter; --name: the name it\n" +
-			"submits under; its arguments after `--`). Both run with stormlab's task hook and reporter set in\n" +
-			"the topology conf (the user's code is not changed) and are measured like the built-in ones. A\n" +
-			"topology whose spouts do not anchor is measured at its sinks (tuples they execute per second) and\n" +
-			"its complete latency is reported as not measured.\n\n" +
-			"A captured topology (stormlab capture): --topology replay:FILE rebuilds it live from the file, with\n" +
-			"the captured components, parallelism, groupings, rates (open loop), CPU per tuple and tuple sizes;\n" +
-			"--rate then scales all its spouts together. Direct and custom groupings are replayed as shuffle\n" +
-			"(a warning says so).",
-		Args: func(cmd *cobra.Command, args []string) error {
-			dash := cmd.ArgsLenAtDash()
-			if dash < 0 && len(args) > 0 {
-				return fmt.Errorf("run takes no arguments (got %q): topology flags go after `--`", args[0])
-			}
-			if dash > 0 {
-				return fmt.Errorf("run takes no arguments before `--` (got %q)", args[0])
-			}
-			return nil
-		},
+		Long:  runLong,
+		Args:  runArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if cmd.ArgsLenAtDash() >= 0 {
-				o.extra = args[cmd.ArgsLenAtDash():]
-			}
-			o.rateSet = cmd.Flags().Changed("rate")
-			var err error
-			if o.shape, o.target, err = clusterFlags(o.cluster, o.oldProfile, o.oldTarget); err != nil {
-				return err
-			}
-			if err := o.validate(); err != nil {
-				return err
-			}
-			var tg *target.Target
-			if o.target != "" {
-				var err error
-				if tg, err = target.Load(o.target); err != nil {
-					return err
-				}
-				if err := harness.CheckTargetFaults(tg, o.faults); err != nil {
-					return errors.New(oneLine(err.Error()))
-				}
-			}
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			return runOnce(ctx, o, tg, cmd.OutOrStdout(), cmd.ErrOrStderr())
+			return startRun(cmd, &o, args)
 		},
 	}
 	f := cmd.Flags()
@@ -300,6 +271,47 @@ func newRunCmd() *cobra.Command {
 	f.StringVar(&o.class, "class", "", "with --topology-jar: the main class, which submits the topology with StormSubmitter")
 	f.StringVar(&o.name, "name", "", "with --topology-jar: the name the main submits the topology under")
 	return cmd
+}
+
+// runArgs refuses arguments before `--` (they go to the topology after it).
+func runArgs(cmd *cobra.Command, args []string) error {
+	dash := cmd.ArgsLenAtDash()
+	if dash < 0 && len(args) > 0 {
+		return fmt.Errorf("run takes no arguments (got %q): topology flags go after `--`", args[0])
+	}
+	if dash > 0 {
+		return fmt.Errorf("run takes no arguments before `--` (got %q)", args[0])
+	}
+	return nil
+}
+
+// startRun completes and checks the options from the command line, loads the target and runs once,
+// until the run ends or Ctrl-C.
+func startRun(cmd *cobra.Command, o *runOptions, args []string) error {
+	if cmd.ArgsLenAtDash() >= 0 {
+		o.extra = args[cmd.ArgsLenAtDash():]
+	}
+	o.rateSet = cmd.Flags().Changed("rate")
+	var err error
+	if o.shape, o.target, err = clusterFlags(o.cluster, o.oldProfile, o.oldTarget); err != nil {
+		return err
+	}
+	if err := o.validate(); err != nil {
+		return err
+	}
+	var tg *target.Target
+	if o.target != "" {
+		var err error
+		if tg, err = target.Load(o.target); err != nil {
+			return err
+		}
+		if err := harness.CheckTargetFaults(tg, o.faults); err != nil {
+			return errors.New(oneLine(err.Error()))
+		}
+	}
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return runOnce(ctx, *o, tg, cmd.OutOrStdout(), cmd.ErrOrStderr())
 }
 
 // runOnce does the run after validation. Everything that goes wrong from here
@@ -349,43 +361,12 @@ func runOnce(ctx context.Context, o runOptions, tg *target.Target, stdout, stder
 		res, err = clusters.Kinds().RunOnNew(ctx, cs, spec)
 	}
 	if res != nil && o.out != "" {
-		if serr := harness.Save(o.out, res); serr != nil {
-			err = errors.Join(err, serr)
-		} else {
-			logf("raw run written to %s", o.out)
-		}
-		if len(res.Faults) > 0 {
-			if ferr := writeFaultFigure(filepath.Join(o.out, "timeline.png"), res); ferr != nil {
-				err = errors.Join(err, ferr)
-			}
-		}
+		err = saveRun(o.out, res, err, logf)
 	}
 	if err != nil {
-		// A failed run carries the daemons' last log lines as data; they go to stderr, the error
-		// itself stays one line.
-		if re := (*harness.RunError)(nil); errors.As(err, &re) && len(re.Logs) > 0 {
-			fmt.Fprintf(stderr, "--- last log lines ---\n%s", re.LogText())
-		}
-		// A target that cannot take the run (unreachable, another scheduler in Nimbus) is bad input:
-		// nothing was submitted.
-		if re := (*harness.RunError)(nil); tg != nil && errors.As(err, &re) && re.Refused() {
-			return errors.New(oneLine(err.Error()))
-		}
-		if errors.Is(err, context.Canceled) {
-			if tg != nil {
-				return failed(fmt.Errorf("run interrupted; its topology was killed (%s)", oneLine(err.Error())))
-			}
-			return failed(fmt.Errorf("run interrupted; every container it had started was removed (%s)", oneLine(err.Error())))
-		}
-		return failed(errors.New(oneLine(err.Error())))
+		return runError(err, tg != nil, stderr)
 	}
-	logf("warm-up %.1f s of at most %.0f s: %s", res.WarmUp.S, res.WarmUp.MaxS, map[bool]string{true: "throughput steady", false: "maximum reached before throughput was steady"}[res.WarmUp.Steady])
-	if c := res.Storm; c.Compared {
-		logf("Storm's own statistics: %.1f tuples/s, %d acked (ours %.1f/s, %d; %s %.1f%% apart), complete latency %.2f ms (ours %.2f, %.1f%% apart)",
-			c.Throughput, c.Acked, c.OurThroughput, c.OurAcked, c.Quantity, 100*c.Diff, c.CompleteLatencyMs, c.OurLatencyMs, 100*c.LatencyDiff)
-	} else {
-		logf("not cross-checked against Storm's own statistics: %s", c.Note)
-	}
+	logRunChecks(res, logf)
 	row := newRunRow(o, res)
 	if err := row.write(stdout, o.format); err != nil {
 		return failed(err)
@@ -394,6 +375,55 @@ func runOnce(ctx context.Context, o runOptions, tg *target.Target, stdout, stder
 		return failed(fmt.Errorf("the run does not count: %w", cerr))
 	}
 	return nil
+}
+
+// saveRun writes the raw run into dir (and its fault timeline, if it had faults); it returns err
+// with the errors of writing joined.
+func saveRun(dir string, res *harness.RunResult, err error, logf func(string, ...any)) error {
+	if serr := harness.Save(dir, res); serr != nil {
+		err = errors.Join(err, serr)
+	} else {
+		logf("raw run written to %s", dir)
+	}
+	if len(res.Faults) > 0 {
+		if ferr := writeFaultFigure(filepath.Join(dir, "timeline.png"), res); ferr != nil {
+			err = errors.Join(err, ferr)
+		}
+	}
+	return err
+}
+
+// runError is the command's error for a failed run (onTarget: the run was on a target file's
+// cluster): one line, with the daemons' last log lines on stderr.
+func runError(err error, onTarget bool, stderr io.Writer) error {
+	// A failed run carries the daemons' last log lines as data; they go to stderr, the error
+	// itself stays one line.
+	if re := (*harness.RunError)(nil); errors.As(err, &re) && len(re.Logs) > 0 {
+		fmt.Fprintf(stderr, "--- last log lines ---\n%s", re.LogText())
+	}
+	// A target that cannot take the run (unreachable, another scheduler in Nimbus) is bad input:
+	// nothing was submitted.
+	if re := (*harness.RunError)(nil); onTarget && errors.As(err, &re) && re.Refused() {
+		return errors.New(oneLine(err.Error()))
+	}
+	if errors.Is(err, context.Canceled) {
+		if onTarget {
+			return failed(fmt.Errorf("run interrupted; its topology was killed (%s)", oneLine(err.Error())))
+		}
+		return failed(fmt.Errorf("run interrupted; every container it had started was removed (%s)", oneLine(err.Error())))
+	}
+	return failed(errors.New(oneLine(err.Error())))
+}
+
+// logRunChecks logs how the warm-up ended and how the run compares with Storm's own statistics.
+func logRunChecks(res *harness.RunResult, logf func(string, ...any)) {
+	logf("warm-up %.1f s of at most %.0f s: %s", res.WarmUp.S, res.WarmUp.MaxS, map[bool]string{true: "throughput steady", false: "maximum reached before throughput was steady"}[res.WarmUp.Steady])
+	if c := res.Storm; c.Compared {
+		logf("Storm's own statistics: %.1f tuples/s, %d acked (ours %.1f/s, %d; %s %.1f%% apart), complete latency %.2f ms (ours %.2f, %.1f%% apart)",
+			c.Throughput, c.Acked, c.OurThroughput, c.OurAcked, c.Quantity, 100*c.Diff, c.CompleteLatencyMs, c.OurLatencyMs, 100*c.LatencyDiff)
+	} else {
+		logf("not cross-checked against Storm's own statistics: %s", c.Note)
+	}
 }
 
 // builtinTopology is the TopologyRun of --topology: a Java topology of topologies/storm, or the replay of

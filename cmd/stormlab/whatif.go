@@ -41,98 +41,119 @@ type whatifOutput struct {
 	NotCompared string `json:"not_compared,omitempty"`
 }
 
+// whatifFlags are the flags of stormlab whatif.
+type whatifFlags struct {
+	profile, clusterFile, targetFile, list, format, options string
+	workers                                                 int
+	seed                                                    uint64
+	timeout                                                 time.Duration
+}
+
+// whatifLong is the help text of stormlab whatif.
+const whatifLong = "whatif runs each scheduler on the graph (a graph JSON file, see docs/graph-format.md, or random:N:M)\n" +
+	"and the cluster's capacities, in process and in seconds, and prints per scheduler: the share of\n" +
+	"traffic between nodes (cut rate) and its amount, the busiest node's load over its fair share\n" +
+	"(load ratio: the node's share of CPU demand over its share of capacity; 1 = proportional), the\n" +
+	"spread of those ratios, and the run time. Where the graph is small enough it adds the proven\n" +
+	"minimum cut at equal part weights as a reference. Nothing runs on Storm: it is a second opinion\n" +
+	"before a live run, not a measurement of one. Schedulers that need measured load say so.\n\n" +
+	"--cluster target:FILE takes the capacities of a running cluster (its UI's supervisors, the target file's\n" +
+	"capacity entries first). A graph written by `stormlab capture` holds the placement it ran with:\n" +
+	"then a column counts the executors (tasks) each scheduler would put on another node, nodes\n" +
+	"matched by host name (exact, else by first DNS label); on a cluster without those hosts the\n" +
+	"column is left out and a note says why."
+
 func newWhatifCmd() *cobra.Command {
-	var (
-		profile, clusterFile, targetFile, list, format, options string
-		workers                                                 int
-		seed                                                    uint64
-		timeout                                                 time.Duration
-	)
+	var fl whatifFlags
 	cmd := &cobra.Command{
 		Use:   "whatif GRAPH --cluster SHAPE|target:FILE|FILE.json [--schedulers a,b] [--workers K] [--format table|json]",
 		Short: "Ask every scheduler, in process, where it would place a graph on a cluster, and compare the placements",
-		Long: "whatif runs each scheduler on the graph (a graph JSON file, see docs/graph-format.md, or random:N:M)\n" +
-			"and the cluster's capacities, in process and in seconds, and prints per scheduler: the share of\n" +
-			"traffic between nodes (cut rate) and its amount, the busiest node's load over its fair share\n" +
-			"(load ratio: the node's share of CPU demand over its share of capacity; 1 = proportional), the\n" +
-			"spread of those ratios, and the run time. Where the graph is small enough it adds the proven\n" +
-			"minimum cut at equal part weights as a reference. Nothing runs on Storm: it is a second opinion\n" +
-			"before a live run, not a measurement of one. Schedulers that need measured load say so.\n\n" +
-			"--cluster target:FILE takes the capacities of a running cluster (its UI's supervisors, the target file's\n" +
-			"capacity entries first). A graph written by `stormlab capture` holds the placement it ran with:\n" +
-			"then a column counts the executors (tasks) each scheduler would put on another node, nodes\n" +
-			"matched by host name (exact, else by first DNS label); on a cluster without those hosts the\n" +
-			"column is left out and a note says why.",
-		Args: cobra.ExactArgs(1),
+		Long:  whatifLong,
+		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkFormat(format); err != nil {
-				return err
-			}
-			g, err := loadGraph(args[0], seed)
-			if err != nil {
-				return err
-			}
-			placed, err := graphPlacement(args[0])
-			if err != nil {
-				return err
-			}
-			c, name, err := whatifCluster(cmd.Context(), profile, clusterFile, targetFile, placed)
-			if err != nil {
-				return err
-			}
-			names, err := whatifNames(list)
-			if err != nil {
-				return err
-			}
-			o, err := schedulers.ParseOptions(options)
-			if err != nil {
-				return fmt.Errorf("--options: %w", err)
-			}
-			q := whatif.Question{Graph: g, Cluster: c, Workers: workers, Options: o, Timeout: timeout}
-			current, notCompared := "", ""
-			if len(placed) > 0 {
-				q.Current, q.CurrentNodes, err = whatif.FromPlacement(g, &c, placed)
-				switch {
-				case err != nil:
-					notCompared = err.Error()
-				case q.Current == nil:
-					current = "the graph's placement, nodes matched by host name (its worker ports are not the cluster's: moves counted by node, schedulers not told)"
-				default:
-					current = "the graph's placement, nodes matched by host name"
-				}
-			}
-			rows, err := whatif.Ask(cmd.Context(), q, names)
-			if err != nil {
-				return err
-			}
-			ref, err := whatif.Optimum(cmd.Context(), g, len(c.Nodes), o.Epsilon, timeout)
-			if err != nil {
-				fmt.Fprintf(cmd.ErrOrStderr(), "whatif: no optimum reference: %v\n", err)
-			}
-			if workers == 0 {
-				workers = len(c.Nodes)
-			}
-			out := whatifOutput{Graph: args[0], Cluster: name, Workers: workers, Vertices: g.N(), Edges: len(g.Edges),
-				Rows: rows, Reference: ref, Nodes: c.Nodes, Current: current, NotCompared: notCompared}
-			if format == "json" {
-				return writeJSON(cmd.OutOrStdout(), out)
-			}
-			return writeWhatifTable(cmd.OutOrStdout(), out)
+			return runWhatif(cmd, fl, args[0])
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&clusterFile, "cluster", "", "the cluster: a shape of the containerized clusters ("+strings.Join(docker.Shapes(), ", ")+`), target:FILE (the capacities of that running cluster's supervisors), or a cluster JSON file: {"nodes":[{"id":"n1","cpu":400,"memory_mb":8192,"ports":[6700,6701]}]} (cpu: percent of a core, as supervisor.cpu.capacity)`)
-	f.StringVar(&profile, "profile", "", "a cluster shape (deprecated: use --cluster SHAPE)")
-	f.StringVar(&targetFile, "target", "", "a target file (deprecated: use --cluster target:FILE)")
+	f.StringVar(&fl.clusterFile, "cluster", "", "the cluster: a shape of the containerized clusters ("+strings.Join(docker.Shapes(), ", ")+`), target:FILE (the capacities of that running cluster's supervisors), or a cluster JSON file: {"nodes":[{"id":"n1","cpu":400,"memory_mb":8192,"ports":[6700,6701]}]} (cpu: percent of a core, as supervisor.cpu.capacity)`)
+	f.StringVar(&fl.profile, "profile", "", "a cluster shape (deprecated: use --cluster SHAPE)")
+	f.StringVar(&fl.targetFile, "target", "", "a target file (deprecated: use --cluster target:FILE)")
 	deprecate(cmd, "profile", "--cluster SHAPE")
 	deprecate(cmd, "target", "--cluster target:FILE")
-	f.StringVar(&list, "schedulers", "", "comma-separated schedulers (default: every scheduler but exact, which gives the reference line)")
-	f.IntVar(&workers, "workers", 0, "the topology's number of workers (0 = one per node)")
-	f.StringVar(&options, "options", "", `scheduler options as JSON, e.g. '{"mul":5}'`)
-	f.Uint64Var(&seed, "seed", 1, "seed for random graphs")
-	f.DurationVar(&timeout, "timeout", 10*time.Second, "time limit per scheduler (and for the reference optimum)")
-	f.StringVar(&format, "format", "table", "output format: table or json")
+	f.StringVar(&fl.list, "schedulers", "", "comma-separated schedulers (default: every scheduler but exact, which gives the reference line)")
+	f.IntVar(&fl.workers, "workers", 0, "the topology's number of workers (0 = one per node)")
+	f.StringVar(&fl.options, "options", "", `scheduler options as JSON, e.g. '{"mul":5}'`)
+	f.Uint64Var(&fl.seed, "seed", 1, "seed for random graphs")
+	f.DurationVar(&fl.timeout, "timeout", 10*time.Second, "time limit per scheduler (and for the reference optimum)")
+	f.StringVar(&fl.format, "format", "table", "output format: table or json")
 	return cmd
+}
+
+// runWhatif asks the schedulers where they would place the graph and
+// prints their placements compared.
+func runWhatif(cmd *cobra.Command, fl whatifFlags, graph string) error {
+	if err := checkFormat(fl.format); err != nil {
+		return err
+	}
+	g, err := loadGraph(graph, fl.seed)
+	if err != nil {
+		return err
+	}
+	placed, err := graphPlacement(graph)
+	if err != nil {
+		return err
+	}
+	c, name, err := whatifCluster(cmd.Context(), fl.profile, fl.clusterFile, fl.targetFile, placed)
+	if err != nil {
+		return err
+	}
+	names, err := whatifNames(fl.list)
+	if err != nil {
+		return err
+	}
+	o, err := schedulers.ParseOptions(fl.options)
+	if err != nil {
+		return fmt.Errorf("--options: %w", err)
+	}
+	q := whatif.Question{Graph: g, Cluster: c, Workers: fl.workers, Options: o, Timeout: fl.timeout}
+	current, notCompared := whatifCurrent(&q, &c, placed)
+	rows, err := whatif.Ask(cmd.Context(), q, names)
+	if err != nil {
+		return err
+	}
+	ref, err := whatif.Optimum(cmd.Context(), g, len(c.Nodes), o.Epsilon, fl.timeout)
+	if err != nil {
+		fmt.Fprintf(cmd.ErrOrStderr(), "whatif: no optimum reference: %v\n", err)
+	}
+	workers := fl.workers
+	if workers == 0 {
+		workers = len(c.Nodes)
+	}
+	out := whatifOutput{Graph: graph, Cluster: name, Workers: workers, Vertices: g.N(), Edges: len(g.Edges),
+		Rows: rows, Reference: ref, Nodes: c.Nodes, Current: current, NotCompared: notCompared}
+	if fl.format == "json" {
+		return writeJSON(cmd.OutOrStdout(), out)
+	}
+	return writeWhatifTable(cmd.OutOrStdout(), out)
+}
+
+// whatifCurrent sets the question's current placement from the graph's own
+// (placed, when it has one) and says what it is, or why it is not compared.
+func whatifCurrent(q *whatif.Question, c *schedulers.Cluster, placed topologies.Placement) (current, notCompared string) {
+	if len(placed) == 0 {
+		return "", ""
+	}
+	var err error
+	q.Current, q.CurrentNodes, err = whatif.FromPlacement(q.Graph, c, placed)
+	switch {
+	case err != nil:
+		notCompared = err.Error()
+	case q.Current == nil:
+		current = "the graph's placement, nodes matched by host name (its worker ports are not the cluster's: moves counted by node, schedulers not told)"
+	default:
+		current = "the graph's placement, nodes matched by host name"
+	}
+	return current, notCompared
 }
 
 // whatifCluster reads the cluster from exactly one of --cluster and the deprecated --profile and

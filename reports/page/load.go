@@ -163,19 +163,7 @@ func loadExperiment(dir string) (*Experiment, error) {
 	if err := e.loadManifest(filepath.Join(dir, "manifest.json")); err != nil {
 		return nil, err
 	}
-	if b, err := os.ReadFile(filepath.Join(dir, "claims.json")); err == nil {
-		// One decoder for claims.json: the one `stormlab compare --verdicts`
-		// reads with (experiments/compare.ReadClaimsDir).
-		cf, err := reports.ReadClaimsFile(bytes.NewReader(b))
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "claims.json"), err)
-		}
-		e.Claims, e.HasClaims = cf.Claims, true
-		if cf.Scale != "" {
-			e.Scale = cf.Scale
-		}
-		e.countClaims()
-	} else if !errors.Is(err, fs.ErrNotExist) {
+	if err := e.loadClaims(filepath.Join(dir, "claims.json")); err != nil {
 		return nil, err
 	}
 	if b, err := os.ReadFile(filepath.Join(dir, "notes.md")); err == nil {
@@ -184,6 +172,47 @@ func loadExperiment(dir string) (*Experiment, error) {
 	if err := e.loadRuns(filepath.Join(dir, "raw.csv")); err != nil {
 		return nil, err
 	}
+	names, err := e.listFiles(dir)
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range names {
+		if err := e.addFile(dir, n, names); err != nil {
+			return nil, err
+		}
+	}
+	captionFigures(dir, e.Figures)
+	e.titleTable(dir)
+	return e, nil
+}
+
+// loadClaims reads claims.json when the experiment has one (its scale
+// overrides the manifest's).
+func (e *Experiment) loadClaims(path string) error {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	// One decoder for claims.json: the one `stormlab compare --verdicts`
+	// reads with (experiments/compare.ReadClaimsDir).
+	cf, err := reports.ReadClaimsFile(bytes.NewReader(b))
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	e.Claims, e.HasClaims = cf.Claims, true
+	if cf.Scale != "" {
+		e.Scale = cf.Scale
+	}
+	e.countClaims()
+	return nil
+}
+
+// listFiles returns the names of the files in dir, the results table first
+// and then by name; subfolders go to OtherFiles.
+func (e *Experiment) listFiles(dir string) ([]string, error) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, err
@@ -202,53 +231,61 @@ func loadExperiment(dir string) (*Experiment, error) {
 	sort.Strings(names)
 	// The results table first, then the other tables.
 	sort.SliceStable(names, func(i, j int) bool { return names[i] == "table.csv" && names[j] != "table.csv" })
-	for _, n := range names {
-		p := filepath.Join(dir, n)
-		stem, ext := strings.TrimSuffix(n, filepath.Ext(n)), strings.ToLower(filepath.Ext(n))
-		switch {
-		case ext == ".csv" && n != "raw.csv":
-			t, ok, err := loadTable(p)
-			if err != nil {
-				return nil, err
-			}
-			if ok {
-				e.Tables = append(e.Tables, t)
-			} else {
-				e.OtherFiles = append(e.OtherFiles, n)
-			}
-		case ext == ".svg":
-			fig, err := loadSVG(p)
-			if err != nil {
-				return nil, err
-			}
-			e.Figures = append(e.Figures, fig)
-		case ext == ".png" && !slices.Contains(names, strings.TrimSuffix(stem, "-2col")+".svg"):
-			b, err := os.ReadFile(p)
-			if err != nil {
-				return nil, err
-			}
-			e.Figures = append(e.Figures, Figure{File: n, Caption: stem,
-				PNGData: template.URL("data:image/png;base64," + base64.StdEncoding.EncodeToString(b))})
-		case ext == ".png" || ext == ".pdf" || n == "manifest.json" || n == "claims.json" || n == "notes.md" ||
-			n == "table.md" || n == "index.html" || figureCompanion(names, n):
-			// shown on the page in another form
-		default:
+	return names, nil
+}
+
+// addFile puts file n of dir on the page as a table, a figure or an other
+// file; names are all the folder's files (a figure's companions).
+func (e *Experiment) addFile(dir, n string, names []string) error {
+	p := filepath.Join(dir, n)
+	stem, ext := strings.TrimSuffix(n, filepath.Ext(n)), strings.ToLower(filepath.Ext(n))
+	switch {
+	case ext == ".csv" && n != "raw.csv":
+		t, ok, err := loadTable(p)
+		if err != nil {
+			return err
+		}
+		if ok {
+			e.Tables = append(e.Tables, t)
+		} else {
 			e.OtherFiles = append(e.OtherFiles, n)
 		}
+	case ext == ".svg":
+		fig, err := loadSVG(p)
+		if err != nil {
+			return err
+		}
+		e.Figures = append(e.Figures, fig)
+	case ext == ".png" && !slices.Contains(names, strings.TrimSuffix(stem, "-2col")+".svg"):
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		e.Figures = append(e.Figures, Figure{File: n, Caption: stem,
+			PNGData: template.URL("data:image/png;base64," + base64.StdEncoding.EncodeToString(b))})
+	case ext == ".png" || ext == ".pdf" || n == "manifest.json" || n == "claims.json" || n == "notes.md" ||
+		n == "table.md" || n == "index.html" || figureCompanion(names, n):
+		// shown on the page in another form
+	default:
+		e.OtherFiles = append(e.OtherFiles, n)
 	}
-	captionFigures(dir, e.Figures)
-	// The caption of table.csv is the title table.md carries.
-	if md, err := os.ReadFile(filepath.Join(dir, "table.md")); err == nil {
-		first, _, _ := strings.Cut(string(md), "\n")
-		if t := strings.Trim(strings.TrimSpace(first), "*"); t != "" && strings.HasPrefix(first, "**") {
-			for i := range e.Tables {
-				if e.Tables[i].File == "table.csv" {
-					e.Tables[i].Title = t
-				}
+	return nil
+}
+
+// titleTable gives table.csv the title that table.md carries.
+func (e *Experiment) titleTable(dir string) {
+	md, err := os.ReadFile(filepath.Join(dir, "table.md"))
+	if err != nil {
+		return
+	}
+	first, _, _ := strings.Cut(string(md), "\n")
+	if t := strings.Trim(strings.TrimSpace(first), "*"); t != "" && strings.HasPrefix(first, "**") {
+		for i := range e.Tables {
+			if e.Tables[i].File == "table.csv" {
+				e.Tables[i].Title = t
 			}
 		}
 	}
-	return e, nil
 }
 
 func (e *Experiment) loadManifest(path string) error {
