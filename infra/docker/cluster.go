@@ -142,6 +142,7 @@ func Run(ctx context.Context, opts ...Option) (*Cluster, error) {
 	if err != nil {
 		return nil, fmt.Errorf("storm cluster: %w", err)
 	}
+	warnOversubscribed(cfg)
 	lock, err := machineLock(ctx, cfg.logf)
 	if err != nil {
 		return nil, fmt.Errorf("storm cluster: %w", err)
