@@ -70,6 +70,8 @@ type Component struct {
 	Service Dist
 	Streams []Stream
 	Bytes   int // serialized size of its output tuples
+	// Rate is a spout executor's open-loop rate, tuples/s, for this spout alone; 0 = Topology.Rate.
+	Rate float64
 }
 
 // Stream is an output stream: to component To, PerTuple tuples per executed tuple on average (a
@@ -90,6 +92,8 @@ const (
 	LocalOrShuffle
 	// All sends a copy to every receiving executor.
 	All
+	// Global sends every tuple to the receiving component's first executor.
+	Global
 )
 
 // Executor is one task of a component, on worker Worker.
@@ -185,8 +189,10 @@ func (t *Topology) check(nodes int) []error {
 			add("executor %d (%s on worker %d): name a component and a worker of the topology", i, e.Component, e.Worker)
 		}
 	}
-	if t.Rate < 0 || t.MaxSpoutPending < 0 || (t.Rate == 0 && t.MaxSpoutPending == 0) {
-		add("spouts: rate %v, max pending %d: give a rate > 0 (open loop) or a max pending > 0 (closed loop)", t.Rate, t.MaxSpoutPending)
+	for _, c := range t.Components {
+		if c.Spout && (c.Rate < 0 || t.Rate < 0 || t.MaxSpoutPending < 0 || (c.Rate == 0 && t.Rate == 0 && t.MaxSpoutPending == 0)) {
+			add("spout %s: rate %v (topology %v), max pending %d: give a rate > 0 (open loop) or a max pending > 0 (closed loop)", c.Name, c.Rate, t.Rate, t.MaxSpoutPending)
+		}
 	}
 	return errs
 }

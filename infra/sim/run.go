@@ -17,7 +17,9 @@ type Result struct {
 	NodeCores   []float64 // cores each node used on average
 	Transfers   Transfers // tuples moved, by kind
 	CutRate     float64   // share of transfers between nodes
-	Events      uint64    // events the engine ran (the benchmark's unit)
+	// Executed is each component's tuples executed per second (spouts: tuple trees emitted).
+	Executed map[string]float64
+	Events   uint64 // events the engine ran (the benchmark's unit)
 }
 
 // Transfers counts the tuples handed to another executor, by kind of transfer.
@@ -53,6 +55,7 @@ type sim struct {
 }
 
 type measured struct {
+	executed  map[string]int64 // tuples executed per component (spouts: trees emitted)
 	acked     int64
 	latSum    float64
 	lat       *hdrhistogram.Histogram // microseconds
@@ -113,30 +116,38 @@ func newSim(cfg *Config) *sim {
 		s.byComp[e.Component] = append(s.byComp[e.Component], ex)
 	}
 	s.m.lat = hdrhistogram.New(1, 3_600_000_000, 3)
+	s.m.executed = map[string]int64{}
 	return s
 }
 
 // start sets the spouts going: under open loop each gets its arrivals (first at a random phase),
 // under closed loop each emits at once.
 func (s *sim) start() {
-	t := s.cfg.Topology
 	for _, e := range s.execs {
 		if !e.comp.Spout {
 			continue
 		}
-		if t.Rate > 0 {
+		if r := s.rate(e); r > 0 {
 			e := e
-			s.eng.at(s.rng.Float64()/t.Rate, func() { s.arrive(e) })
+			s.eng.at(s.rng.Float64()/r, func() { s.arrive(e) })
 			continue
 		}
 		s.trySpout(e)
 	}
 }
 
+// rate is spout e's open-loop rate, tuples/s; 0 under closed loop.
+func (s *sim) rate(e *executor) float64 {
+	if e.comp.Rate > 0 {
+		return e.comp.Rate
+	}
+	return s.cfg.Topology.Rate
+}
+
 // arrive is an open-loop arrival at spout e: the tuple is due now, and the next one is planned.
 func (s *sim) arrive(e *executor) {
 	e.backlog = append(e.backlog, s.eng.now)
-	gap := 1 / s.cfg.Topology.Rate
+	gap := 1 / s.rate(e)
 	if s.cfg.Topology.Poisson {
 		gap *= s.rng.ExpFloat64()
 	}
@@ -152,7 +163,7 @@ func (s *sim) trySpout(e *executor) {
 		return
 	}
 	born := s.eng.now
-	if s.cfg.Topology.Rate > 0 {
+	if s.rate(e) > 0 {
 		if len(e.backlog) == 0 {
 			return
 		}
@@ -188,6 +199,9 @@ func (s *sim) execute(e *executor, t tuple) {
 // tuple, and e takes its next.
 func (s *sim) finish(e *executor) {
 	e.busy = false
+	if s.window {
+		s.m.executed[e.comp.Name]++
+	}
 	root := e.cur.root
 	e.cur = tuple{}
 	root.left += len(e.outs) - 1
@@ -224,6 +238,9 @@ func (s *sim) next(e *executor) {
 func (s *sim) route(e *executor, outs []*executor) []*executor {
 	for _, st := range e.comp.Streams {
 		to := s.byComp[st.To]
+		if st.Grouping == Global {
+			to = to[:1]
+		}
 		if st.Grouping == All {
 			for range whole(s.rng, st.PerTuple) {
 				outs = append(outs, to...)

@@ -77,8 +77,11 @@ func (s *sim) openWindow() {
 }
 
 func (s *sim) result() *Result {
-	r := &Result{Acked: s.m.acked, Transfers: s.m.transfers, Events: s.eng.count}
+	r := &Result{Acked: s.m.acked, Transfers: s.m.transfers, Events: s.eng.count, Executed: map[string]float64{}}
 	w := s.cfg.Measure
+	for name, n := range s.m.executed {
+		r.Executed[name] = float64(n) / w
+	}
 	r.Throughput = float64(s.m.acked) / w
 	if s.m.acked > 0 {
 		r.LatencyMean = s.m.latSum / float64(s.m.acked)

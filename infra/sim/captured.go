@@ -1,0 +1,112 @@
+package sim
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/stormlab/stormlab/topologies"
+)
+
+// ServiceCV is the coefficient of variation of a captured component's per-tuple CPU: a capture gives
+// only the mean, and storm-loadgen's NormalDistStats takes a standard deviation of a quarter of the
+// mean when none is given (apache/storm examples/storm-loadgen, NormalDistStats.java).
+const ServiceCV = 0.25
+
+// FromCaptured is the topology a capture (stormlab capture) describes, placed task by task on nodes:
+// place maps each task id to an index of the cluster's nodes, and each node that holds tasks gets one
+// worker. Each task is an executor (the project's topologies run one task per executor). Spouts offer
+// the rate they were captured at (open loop, per task); a stream's tuples per executed tuple are its
+// captured rate over its sender's; the per-tuple CPU is the captured mean (log-normal, ServiceCV).
+func FromCaptured(c *topologies.Captured, nodes int, place map[int]int) (Topology, error) {
+	var t Topology
+	worker := map[int]int{} // node -> worker
+	for _, comp := range c.Components {
+		sc, err := capturedComponent(c, comp)
+		if err != nil {
+			return Topology{}, err
+		}
+		t.Components = append(t.Components, sc)
+		for _, task := range comp.Tasks {
+			n, ok := place[task]
+			if !ok || n < 0 || n >= nodes {
+				return Topology{}, fmt.Errorf("captured topology: task %d (%s) is placed on no node of the %d: place every task", task, comp.Name, nodes)
+			}
+			if _, ok := worker[n]; !ok {
+				worker[n] = len(t.Workers)
+				t.Workers = append(t.Workers, n)
+			}
+			t.Executors = append(t.Executors, Executor{Component: comp.Name, Worker: worker[n]})
+		}
+	}
+	return t, nil
+}
+
+// capturedComponent is one captured component as the model's: its CPU, its streams, its tuples' size
+// and, for a spout, its rate per task.
+func capturedComponent(c *topologies.Captured, comp topologies.CapturedComponent) (Component, error) {
+	spout := comp.Kind == topologies.KindSpout
+	tasks := float64(len(comp.Tasks))
+	execs := comp.ExecutePerS // executions per second of the whole component
+	if spout {
+		execs = comp.EmitPerS / float64(max(1, len(streamIDs(c, comp.Name))))
+	}
+	if len(comp.Tasks) == 0 || !(comp.CPUMicrosPerTuple > 0) || !(execs > 0) {
+		return Component{}, fmt.Errorf("captured topology: component %s has %d tasks, %.4g tuples/s and %.4g µs per tuple: "+
+			"capture it again while it runs under load (stormlab capture)", comp.Name, len(comp.Tasks), execs, comp.CPUMicrosPerTuple)
+	}
+	perExec := comp.CPUMicrosPerTuple * 1e-6
+	if spout { // its CPU is per emitted tuple; one execution emits one on each of its streams
+		perExec *= comp.EmitPerS / execs
+	}
+	out := Component{Name: comp.Name, Spout: spout, Service: Dist{Mean: perExec, CV: ServiceCV, Kind: LogNormal}, Bytes: int(math.Round(comp.TupleBytes))}
+	if spout {
+		out.Rate = execs / tasks
+	}
+	for _, s := range c.Streams {
+		if s.From != comp.Name {
+			continue
+		}
+		g, per := capturedGrouping(s.Grouping), s.TuplesPerS/execs
+		if g == All {
+			per /= float64(max(1, len(componentTasks(c, s.To))))
+		}
+		out.Streams = append(out.Streams, Stream{To: s.To, PerTuple: per, Grouping: g})
+		if out.Bytes == 0 {
+			out.Bytes = int(math.Round(s.BytesPerTuple))
+		}
+	}
+	return out, nil
+}
+
+func capturedGrouping(g topologies.Grouping) Grouping {
+	switch g {
+	case topologies.GroupAll:
+		return All
+	case topologies.GroupGlobal:
+		return Global
+	case topologies.GroupLocalOrShuffle:
+		return LocalOrShuffle
+	}
+	return Shuffle // shuffle; fields, modelled as uniform over the receivers (no key distribution captured)
+}
+
+// streamIDs are the distinct stream ids component name emits on.
+func streamIDs(c *topologies.Captured, name string) []string {
+	var ids []string
+	for _, s := range c.Streams {
+		if s.From == name && !slices.Contains(ids, s.Stream) {
+			ids = append(ids, s.Stream)
+		}
+	}
+	return ids
+}
+
+func componentTasks(c *topologies.Captured, name string) []int {
+	for _, comp := range c.Components {
+		if comp.Name == name {
+			return comp.Tasks
+		}
+	}
+	return nil
+}
