@@ -118,8 +118,8 @@ func TestCaptureWordCount(t *testing.T) {
 	select {
 	case r := <-runDone:
 		t.Logf("background run, interrupted: %s", r)
-		if !strings.HasPrefix(r, fmt.Sprintf("exit %d", exitFailed)) || !strings.Contains(r, "run interrupted; its topology was killed") {
-			t.Errorf("background run of WordCount after its interrupt: %s; want exit %d and its topology killed", r, exitFailed)
+		if !strings.HasPrefix(r, fmt.Sprintf("exit %d", exitInterrupted)) || !strings.Contains(r, "run interrupted; its topology was killed") {
+			t.Errorf("background run of WordCount after its interrupt: %s; want exit %d and its topology killed", r, exitInterrupted)
 		}
 	case <-ctx.Done():
 		t.Fatal("the background run did not end after its interrupt")

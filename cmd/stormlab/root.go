@@ -18,6 +18,8 @@ const (
 	exitOK       = 0
 	exitFailed   = 1 // a valid request failed while running
 	exitBadInput = 2 // the request itself is wrong
+	// exitInterrupted is a shell's code for a process ended by SIGINT (128 + 2).
+	exitInterrupted = 130
 )
 
 // runFailure marks an error that happened while running a valid request
@@ -131,6 +133,15 @@ func execute(ctx context.Context, args []string, stdout, stderr io.Writer) (code
 	err := root.ExecuteContext(ctx)
 	if err == nil {
 		return exitOK
+	}
+	if ctx.Err() != nil {
+		// Ctrl-C (or SIGTERM): what was finished is kept (an experiment's runs, for --resume).
+		msg := oneLine(err.Error())
+		if errors.Is(err, context.Canceled) && strings.HasSuffix(msg, context.Canceled.Error()) {
+			msg = ""
+		}
+		fmt.Fprintln(stderr, strings.TrimSuffix("stormlab: interrupted: "+msg, ": "))
+		return exitInterrupted
 	}
 	fmt.Fprintf(stderr, "stormlab: %s\n", oneLine(err.Error()))
 	var rf runFailure
