@@ -20,7 +20,7 @@ import (
 )
 
 // loadCurveMetrics are one open-loop run's values.
-var loadCurveMetrics = []Metric{
+var loadCurveMetrics = []lab.Metric{
 	{Name: "offered_tps", Label: "offered (tuples/s)"},
 	{Name: "throughput", Label: "throughput (acked tuples/s)"},
 	{Name: "latency_intended_p50_ms", Label: "latency p50 from the intended send time (ms)"},
@@ -81,17 +81,17 @@ var loadCurveProfiles = map[string]loadCurveKnobs{
 // latency claim is judged at the highest load below 90% of the reference's capacity (below saturation);
 // the throughput claim at the highest load (110%: above the reference's capacity, where a scheduler with
 // more capacity acks more). The search's steps are not kept for --resume: a resumed run searches again.
-func LoadCurve() *Spec { return loadCurveOn(loadTopology{}) }
+func LoadCurve() *lab.Spec { return loadCurveOn(loadTopology{}) }
 
 // loadCurveOn is load-curve offering its loads to lt. On a captured topology it reproduces no paper
 // (Paper is empty, so no paper summary counts it); its claims stay the K-PART paper's, judged on the
 // user's topology, and say so.
-func loadCurveOn(lt loadTopology) *Spec {
-	paper, source := paperKPart, Cite(paperKPart, "sec. 4, Figs. 10-11")+", judged at matched offered loads"
+func loadCurveOn(lt loadTopology) *lab.Spec {
+	paper, source := paperKPart, lab.Cite(paperKPart, "sec. 4, Figs. 10-11")+", judged at matched offered loads"
 	if lt.File != "" {
 		paper, source = "", "the claims of "+source+", on "+lt.label()
 	}
-	return &Spec{
+	return &lab.Spec{
 		Name:        "load-curve",
 		Description: "latency against open-loop offered load (fractions of EvenScheduler's measured capacity), EvenScheduler vs K-PART on " + lt.label(),
 		Paper:       paper,
@@ -109,7 +109,7 @@ func loadCurveOn(lt loadTopology) *Spec {
 			Why: "it searches EvenScheduler's capacity and runs open-loop loads on one Storm cluster: its own containers, or a target"},
 		Scales: scales(loadCurveProfiles),
 		Extra:  []string{"capacity.json (the reference's search)", "latency-vs-throughput.png/svg/pdf"},
-		Run:    func(ctx context.Context, env Env) (*Results, error) { return runLoadCurve(ctx, env, lt) },
+		Run:    func(ctx context.Context, env lab.Env) (*lab.Results, error) { return runLoadCurve(ctx, env, lt) },
 		Claims: loadCurveClaims,
 	}
 }
@@ -155,7 +155,7 @@ func (lt loadTopology) build(name string, rate float64, seed int) (harness.Topol
 	return topo, err
 }
 
-func runLoadCurve(ctx context.Context, env Env, lt loadTopology) (*Results, error) {
+func runLoadCurve(ctx context.Context, env lab.Env, lt loadTopology) (*lab.Results, error) {
 	_, k, ok, err := knobsOf(env, loadCurveProfiles)
 	if err != nil {
 		return nil, err
@@ -163,7 +163,7 @@ func runLoadCurve(ctx context.Context, env Env, lt loadTopology) (*Results, erro
 	if !ok {
 		return nil, fmt.Errorf("load-curve has no scale %q: use ci, quick or full", env.Scale)
 	}
-	res := &Results{Experiment: "load-curve", Metrics: loadCurveMetrics, Scale: k.Scale, NoVerdict: noVerdict(k.Scale, k.Reps), Knobs: knobsManifest(k)}
+	res := &lab.Results{Experiment: "load-curve", Metrics: loadCurveMetrics, Scale: k.Scale, NoVerdict: noVerdict(k.Scale, k.Reps), Knobs: knobsManifest(k)}
 	res.Knobs["topology"] = cmp.Or(lt.File, "wordcount")
 	if len(lt.Warnings) > 0 {
 		res.Knobs["replay_warnings"] = lt.Warnings
@@ -207,7 +207,7 @@ func runLoadCurve(ctx context.Context, env Env, lt loadTopology) (*Results, erro
 }
 
 // searchReference finds the reference scheduler's capacity on its session.
-func searchReference(ctx context.Context, env Env, s *session, k loadCurveKnobs, lt loadTopology) (*capacity.Result, error) {
+func searchReference(ctx context.Context, env lab.Env, s *session, k loadCurveKnobs, lt loadTopology) (*capacity.Result, error) {
 	progressOf(env).Phase("capacity search of "+loadCurveSchedulers[0], 0)
 	p := &capacity.StormProber{
 		Run: s.Run, Spec: harness.RunSpec{WarmUp: k.WarmUp}, Window: k.Measure / time.Duration(k.Windows), Windows: k.Windows,
@@ -229,7 +229,7 @@ func searchReference(ctx context.Context, env Env, s *session, k loadCurveKnobs,
 
 // loadCurvePoint runs one load of one scheduler, f of the reference's capacity ref. The runs are
 // interleaved (rotated): repetitions outermost, then loads, and the schedulers' order turns at each.
-func loadCurvePoint(ctx context.Context, env Env, s *session, k loadCurveKnobs, lt loadTopology, counter *runCounter, res *Results, sched string, f float64, rep int, ref float64) error {
+func loadCurvePoint(ctx context.Context, env lab.Env, s *session, k loadCurveKnobs, lt loadTopology, counter *runCounter, res *lab.Results, sched string, f float64, rep int, ref float64) error {
 	name := loadCurveRunName(sched, f, rep)
 	rate := f * ref
 	topo, err := lt.build(name, rate, rep+1)
@@ -263,17 +263,17 @@ func loadCurveRunName(sched string, f float64, rep int) string {
 }
 
 // loadCurveRow is one run's row; the sustainability verdict uses the capacity search's criteria.
-func loadCurveRow(r *harness.RunResult, sched string, f float64, rep int, offered string, windows int) (Row, error) {
+func loadCurveRow(r *harness.RunResult, sched string, f float64, rep int, offered string, windows int) (lab.Row, error) {
 	m := r.Measurement
 	if m.OpenLoop == nil {
-		return Row{}, fmt.Errorf("no open-loop measurement: %s", m.OpenLoopMissing())
+		return lab.Row{}, fmt.Errorf("no open-loop measurement: %s", m.OpenLoopMissing())
 	}
 	ws, err := capacity.WindowsOf(r, windows)
 	if err != nil {
-		return Row{}, err
+		return lab.Row{}, err
 	}
 	sustainable, _ := capacity.DefaultCriteria.Judge(ws)
-	return screened(Row{Series: sched, X: f, Rep: rep, Seed: uint64(rep + 1), Offered: offered, Values: map[string]float64{
+	return screened(lab.Row{Series: sched, X: f, Rep: rep, Seed: uint64(rep + 1), Offered: offered, Values: map[string]float64{
 		"offered_tps": m.OpenLoop.OfferedRate, "throughput": m.Throughput,
 		"latency_intended_p50_ms": m.OpenLoop.IntendedP50, "latency_intended_p99_ms": m.OpenLoop.IntendedP99,
 		"latency_mean_ms": m.LatencyMean, "send_lag_p99_ms": m.OpenLoop.SendLagP99, "sustainable": b2f(sustainable),
@@ -290,7 +290,7 @@ func b2f(b bool) float64 {
 // latencyThroughputPlot draws latency p50 and p99 from the intended send time against the achieved
 // (acked) throughput, one curve per scheduler and quantile, 95% CIs over runs on the latency; the
 // caption marks each scheduler's capacity (capacityNote) and the reference's.
-func latencyThroughputPlot(res *Results, ref float64) *reports.LinePlot {
+func latencyThroughputPlot(res *lab.Results, ref float64) *reports.LinePlot {
 	lp := &reports.LinePlot{XLabel: "achieved throughput (acked tuples/s, mean over runs)", YLabel: "latency from the intended send time (ms)",
 		Title: "load-curve: latency against throughput", NonNegative: true}
 	how := "searched"
@@ -323,7 +323,7 @@ func latencyThroughputPlot(res *Results, ref float64) *reports.LinePlot {
 // capacityNote names the highest load up to which s sustained every load in every counted run, and the
 // loads above it that were sustained again: on a noisy host the rule can fail at a low load and pass at a
 // higher one, and "sustained up to" the highest passing load would hide the failure below it.
-func capacityNote(res *Results, s string, ref float64) string {
+func capacityNote(res *lab.Results, s string, ref float64) string {
 	upTo, broken, lowest := -1.0, false, -1.0
 	var again []string
 	for _, f := range xsOf(res, s) {
@@ -356,7 +356,7 @@ func capacityNote(res *Results, s string, ref float64) string {
 }
 
 // xsOf are the loads with rows of s, ascending.
-func xsOf(res *Results, s string) []float64 {
+func xsOf(res *lab.Results, s string) []float64 {
 	var xs []float64
 	for _, r := range res.Rows {
 		if r.Series == s && !slices.Contains(xs, r.X) {
@@ -367,13 +367,13 @@ func xsOf(res *Results, s string) []float64 {
 	return xs
 }
 
-func unitsAt(res *Results, s string, f float64, metric string) []float64 {
-	return runUnits(res, s, metric, atX(f))
+func unitsAt(res *lab.Results, s string, f float64, metric string) []float64 {
+	return lab.RunUnits(res, s, metric, lab.AtX(f))
 }
 
 // loadCurveClaims judges K-PART's latency claim at the highest load below 90% of the reference's
 // capacity and its throughput claim at the highest load, with one-sided Welch tests over runs.
-func loadCurveClaims(r *Results, a *Aggregate) []Claim {
+func loadCurveClaims(r *lab.Results, a *lab.Aggregate) []lab.Claim {
 	kp, ev := "kpart", "storm-even"
 	xs := xsOf(r, ev)
 	below, top := -1.0, -1.0
@@ -383,8 +383,8 @@ func loadCurveClaims(r *Results, a *Aggregate) []Claim {
 		}
 		top = f
 	}
-	lat := Claim{Statement: "K-PART has a lower tuple latency than EvenScheduler below saturation (the paper: 1-2 ms lower)",
-		Source: Cite(paperKPart, "Fig. 10")}
+	lat := lab.Claim{Statement: "K-PART has a lower tuple latency than EvenScheduler below saturation (the paper: 1-2 ms lower)",
+		Source: lab.Cite(paperKPart, "Fig. 10")}
 	if below < 0 {
 		lat.Checks = []reports.Check{reports.Missing("load below saturation", "no offered load below 90% of EvenScheduler's capacity")}
 	} else {
@@ -393,17 +393,17 @@ func loadCurveClaims(r *Results, a *Aggregate) []Claim {
 		lat.Evidence = fmt.Sprintf("at %.0f%% of EvenScheduler's capacity: p99 from the intended send time K-PART %.1f ms, Even %.1f ms; mean from emit K-PART %.1f ms, Even %.1f ms",
 			100*below, mean(lk), mean(le), mean(mk), mean(me))
 		lat.Checks = []reports.Check{reports.DifferenceCheck("mean latency K-PART < Even", mk, me, reports.Less, "(ms)")}
-		lat.Screen = lab.ScreenRuns(r, "latency_mean_ms", atX(below), kp, ev)
+		lat.Screen = lab.ScreenRuns(r, "latency_mean_ms", lab.AtX(below), kp, ev)
 	}
-	thr := Claim{Statement: "K-PART sustains a higher throughput than EvenScheduler (the paper: about +20%; tested: more acked tuples/s when offered more than EvenScheduler's capacity)",
-		Source: Cite(paperKPart, "Fig. 11")}
+	thr := lab.Claim{Statement: "K-PART sustains a higher throughput than EvenScheduler (the paper: about +20%; tested: more acked tuples/s when offered more than EvenScheduler's capacity)",
+		Source: lab.Cite(paperKPart, "Fig. 11")}
 	if top < 1 {
 		thr.Checks = []reports.Check{reports.Missing("load above capacity", "no offered load above EvenScheduler's capacity")}
 	} else {
 		tk, te := unitsAt(r, kp, top, "throughput"), unitsAt(r, ev, top, "throughput")
 		thr.Evidence = fmt.Sprintf("offered %.0f%% of EvenScheduler's capacity: K-PART %.0f, Even %.0f acked tuples/s (%s)", 100*top, mean(tk), mean(te), pct(mean(te), mean(tk)))
 		thr.Checks = []reports.Check{reports.DifferenceCheck("throughput K-PART > Even", tk, te, reports.Greater, "(tuples/s)")}
-		thr.Screen = lab.ScreenRuns(r, "throughput", atX(top), kp, ev)
+		thr.Screen = lab.ScreenRuns(r, "throughput", lab.AtX(top), kp, ev)
 	}
-	return []Claim{lat, thr}
+	return []lab.Claim{lat, thr}
 }

@@ -17,7 +17,7 @@ import (
 
 // observerMetrics are Storm's own figures over each run's window (harness.StormCounted): the same
 // yardstick for both arms, so the comparison is not biased by the instrument under test.
-var observerMetrics = []Metric{
+var observerMetrics = []lab.Metric{
 	{Name: "throughput", Label: "throughput (Storm's acked tuples/s)"},
 	{Name: "latency_mean_ms", Label: "complete latency mean (Storm's, ms)"},
 	{Name: "failed", Label: "tuples failed in the window (Storm's count)"},
@@ -82,11 +82,11 @@ var observerProfiles = map[string]observerKnobs{
 // n - 2 degrees of freedom (a plain paired analysis counts the position as noise: twice the spread on
 // those 18 pairs). The unit is one pair. Throughput overhead is 1 - r, r the arms' ratio on/off;
 // latency overhead is the same ratio of the mean complete latencies minus 1.
-func Observer() *Spec {
-	return &Spec{
+func Observer() *lab.Spec {
+	return &lab.Spec{
 		Name:        "observer",
 		Description: "observer effect of the harness's instrumentation: Throughput chain at saturation, instrumentation on vs off",
-		Source:      "property of this harness; the Throughput chain of " + Cite(paperKPart, "sec. 2.1"),
+		Source:      "property of this harness; the Throughput chain of " + lab.Cite(paperKPart, "sec. 2.1"),
 		Setup: "shape " + observerProfile + " (supervisors of 0.5 and 1.0 cores; on a target, its supervisors), storm-even; two copies of the Throughput chain side by side (2 workers each, parallelism 1, 100-byte payload) with an unpaced spout " +
 			"held by max spout pending " + strconv.Itoa(observerPending) + " (saturation), C1-only worker JVMs (quick); the instrumentation (task hook, reporter, histograms) on or off " +
 			"(--instrumentation), Storm's stats sample rate 1.0 in both; paired: each run deploys both arms side by side, measured by Storm's own counters over the same window after a fixed warm-up " +
@@ -125,14 +125,14 @@ func arm(on bool) string {
 	return observerOff
 }
 
-func runObserver(ctx context.Context, env Env) (*Results, error) {
+func runObserver(ctx context.Context, env lab.Env) (*lab.Results, error) {
 	_, k, _, err := knobsOf(env, observerProfiles)
 	if err != nil {
 		return nil, err
 	}
-	res := &Results{Experiment: "observer", Metrics: observerMetrics, Scale: k.Scale, Knobs: knobsManifest(k)}
-	if k.Pairs < MinVerdictReps {
-		res.NoVerdict = fmt.Sprintf("%d pairs; a verdict needs >= %d", k.Pairs, MinVerdictReps)
+	res := &lab.Results{Experiment: "observer", Metrics: observerMetrics, Scale: k.Scale, Knobs: knobsManifest(k)}
+	if k.Pairs < lab.MinVerdictReps {
+		res.NoVerdict = fmt.Sprintf("%d pairs; a verdict needs >= %d", k.Pairs, lab.MinVerdictReps)
 	}
 	counter := newRunCounter(env, k.Pairs)
 	cs := harness.ClusterSpec{Shape: observerProfile, Seed: 1}
@@ -180,7 +180,7 @@ func runObserver(ctx context.Context, env Env) (*Results, error) {
 				for _, sp := range a.c.Spouts {
 					failed += sp.Failed
 				}
-				res.Add(Row{Series: arm(a.on), X: observerPending, Rep: i, Seed: uint64(i + 1), Offered: "unpaced (saturation), side by side", Values: map[string]float64{
+				res.Add(lab.Row{Series: arm(a.on), X: observerPending, Rep: i, Seed: uint64(i + 1), Offered: "unpaced (saturation), side by side", Values: map[string]float64{
 					"throughput": a.c.Throughput, "latency_mean_ms": a.c.CompleteLatencyMs, "failed": float64(failed),
 				}})
 			}
@@ -205,7 +205,7 @@ func layout(execs []harness.ExecutorPlace) string {
 
 // pairedValues are the arms' values of metric ordered by pair (Rep), only pairs with both arms, and
 // whether the instrumented arm was the run's own topology (observerMainOn) in each.
-func pairedValues(r *Results, metric string) (on, off []float64, onFirst []bool) {
+func pairedValues(r *lab.Results, metric string) (on, off []float64, onFirst []bool) {
 	by := map[int][2]float64{}
 	has := map[int]int{}
 	for _, row := range r.Rows {
@@ -243,7 +243,7 @@ type overheads struct {
 	err               error
 }
 
-func observerOverheads(r *Results) overheads {
+func observerOverheads(r *lab.Results) overheads {
 	var o overheads
 	thrOn, thrOff, first := pairedValues(r, "throughput")
 	latOn, latOff, _ := pairedValues(r, "latency_mean_ms")
@@ -262,7 +262,7 @@ func observerOverheads(r *Results) overheads {
 // threshold check: the 95% CI of the arms' ratio on/off in the crossover (reports.CrossoverRatioCheck)
 // wholly >= 0.95 (the overhead's CI wholly <= 5%) holds, wholly < 0.95 does not hold, else
 // inconclusive.
-func observerClaims(r *Results, a *Aggregate) []Claim {
+func observerClaims(r *lab.Results, a *lab.Aggregate) []lab.Claim {
 	thrOn, thrOff, first := pairedValues(r, "throughput")
 	latOn, latOff, _ := pairedValues(r, "latency_mean_ms")
 	o := observerOverheads(r)
@@ -272,10 +272,10 @@ func observerClaims(r *Results, a *Aggregate) []Claim {
 	if o.err != nil {
 		evidence += " (" + o.err.Error() + ")"
 	}
-	return []Claim{{
+	return []lab.Claim{{
 		Statement: fmt.Sprintf("the harness's instrumentation costs at most %.0f%% of the saturated throughput (throughput overhead <= %.0f%%)", 100*observerBound, 100*observerBound),
 		Source:    "stormlab observer experiment (a stated property of the harness)",
-		Kind:      ProjectClaim,
+		Kind:      lab.ProjectClaim,
 		Evidence:  evidence,
 		Checks: []reports.Check{
 			reports.CrossoverRatioCheck("throughput on / off, crossover", thrOn, thrOff, first, reports.Above(1-observerBound)),

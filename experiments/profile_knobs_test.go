@@ -3,6 +3,7 @@ package experiments
 import (
 	"context"
 	"encoding/json"
+	"github.com/stormlab/stormlab/experiments/lab"
 	"os"
 	"reflect"
 	"slices"
@@ -82,7 +83,7 @@ func TestProfileVerdicts(t *testing.T) {
 			t.Errorf("scale %s (%d reps): no-verdict reason %q; only ci may have one", name, k.Reps, v)
 		}
 	}
-	if _, err := Run(context.Background(), CommCost(), Options{Scale: "huge"}); err == nil || !strings.Contains(err.Error(), "ci, quick or full") {
+	if _, err := Run(context.Background(), CommCost(), lab.Options{Scale: "huge"}); err == nil || !strings.Contains(err.Error(), "ci, quick or full") {
 		t.Errorf("unknown scale: err = %v, want one naming ci, quick or full", err)
 	}
 }

@@ -8,14 +8,15 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/stormlab/stormlab/experiments/lab"
 	"github.com/stormlab/stormlab/harness/usertopo"
 	"github.com/stormlab/stormlab/topologies"
 )
 
 // List returns every experiment, sorted by name. It is built on each call,
 // so nobody can change the registry at run time. Add new experiments here.
-func List() []*Spec {
-	l := []*Spec{
+func List() []*lab.Spec {
+	l := []*lab.Spec{
 		KPartMul(),
 		PartitionK(),
 		PartitionDensity(),
@@ -61,7 +62,7 @@ func Names() []string {
 }
 
 // Lookup finds an experiment by name.
-func Lookup(name string) (*Spec, error) {
+func Lookup(name string) (*lab.Spec, error) {
 	for _, s := range List() {
 		if s.Name == name {
 			return s, nil
@@ -100,7 +101,7 @@ var TopologyExperiments = []string{"load-curve"}
 // offered load an experiment can set, as load-curve must). Bad input (an experiment that takes no
 // topology, another kind of topology, a file that is no captured topology) is an error naming the fix;
 // nothing has run then.
-func OnTopology(name, topology string) (*Spec, error) {
+func OnTopology(name, topology string) (*lab.Spec, error) {
 	if !slices.Contains(TopologyExperiments, name) {
 		return nil, fmt.Errorf("experiment %s runs its own topologies: --topology applies to %s only", name, strings.Join(TopologyExperiments, ", "))
 	}
@@ -135,8 +136,8 @@ func suiteNames() []string {
 
 // RunSuite runs each experiment of a suite in order and stops at the first
 // error (returning the reports so far with it).
-func RunSuite(ctx context.Context, s Suite, o Options) ([]*Report, error) {
-	var out []*Report
+func RunSuite(ctx context.Context, s Suite, o lab.Options) ([]*lab.Report, error) {
+	var out []*lab.Report
 	for _, name := range s.Experiments {
 		spec, err := Lookup(name)
 		if err != nil {

@@ -12,7 +12,7 @@ import (
 )
 
 // clusterMetrics are what every cluster run reports per scheduler.
-var clusterMetrics = []Metric{
+var clusterMetrics = []lab.Metric{
 	{Name: "throughput", Label: "throughput (acked tuples/s)"},
 	{Name: "latency_mean_ms", Label: "complete latency mean (ms)"},
 	{Name: "latency_p99_ms", Label: "complete latency p99 (ms)"},
@@ -38,12 +38,12 @@ func clusterValues(m harness.Measurement) map[string]float64 {
 // the whole path to work, not long windows; 20 s + 60 s cost ~80 s more in
 // every scale, make test included). It fails if throughput is zero, an executor
 // stays unassigned or the bridge fell back to EvenScheduler.
-func Smoke() *Spec {
+func Smoke() *lab.Spec {
 	scheds := []string{"storm-even", "kpart"}
-	return &Spec{
+	return &lab.Spec{
 		Name:        "smoke",
 		Description: "real Storm cluster: Throughput chain under EvenScheduler (in Nimbus) and K-PART (in the service), on one cluster",
-		Source:      "walking skeleton; the Throughput chain of " + Cite(paperKPart, "sec. 2.1"),
+		Source:      "walking skeleton; the Throughput chain of " + lab.Cite(paperKPart, "sec. 2.1"),
 		Setup:       "shape heterogeneous-2 (supervisors of 0.5 and 1.0 cores), Throughput chain (4 workers, parallelism 1, spout every 5 ms), 10 s warm-up, 30 s measurement, one run per scheduler",
 		SeriesLabel: "scheduler",
 		XName:       "run",
@@ -52,8 +52,8 @@ func Smoke() *Spec {
 		// Cost: two runs of ~80 s save to save plus the cluster start (ci measured).
 		Cost:  lab.Cost{CI: "~4 min", Quick: "~4 min", Full: "~4 min"},
 		Needs: lab.Needs{Need: lab.NeedsCluster, Why: "it submits the Throughput chain under two schedulers to a Storm cluster: its own containers, or a target"},
-		Run: func(ctx context.Context, env Env) (*Results, error) {
-			res := &Results{Metrics: clusterMetrics}
+		Run: func(ctx context.Context, env lab.Env) (*lab.Results, error) {
+			res := &lab.Results{Metrics: clusterMetrics}
 			counter := newRunCounter(env, len(scheds))
 			// One cluster for both schedulers: containers, or a user's cluster (--cluster target:FILE).
 			cs := harness.ClusterSpec{Shape: "heterogeneous-2", Seed: 1}
@@ -77,10 +77,10 @@ func Smoke() *Spec {
 
 // smokeRun runs the Throughput chain under s's scheduler and keeps the run; a run that does not count
 // fails the experiment.
-func smokeRun(ctx context.Context, env Env, s *session, counter *runCounter, i int) (Row, error) {
+func smokeRun(ctx context.Context, env lab.Env, s *session, counter *runCounter, i int) (lab.Row, error) {
 	topo, err := harness.StormTopology("throughput", fmt.Sprintf("smoke-%d", i))
 	if err != nil {
-		return Row{}, err
+		return lab.Row{}, err
 	}
 	counter.start(s.scheduler+" (submit, warm-up, measure, collect)", 0)
 	r, err := s.Run(ctx, harness.RunSpec{Topology: topo, WarmUp: 10 * time.Second, Measure: 30 * time.Second})
@@ -90,12 +90,12 @@ func smokeRun(ctx context.Context, env Env, s *session, counter *runCounter, i i
 		}
 	}
 	if err != nil {
-		return Row{}, fmt.Errorf("%s: %w", s.scheduler, err)
+		return lab.Row{}, fmt.Errorf("%s: %w", s.scheduler, err)
 	}
 	if err := r.Validity.Err(); err != nil {
-		return Row{}, fmt.Errorf("%s: run does not count: %w", s.scheduler, err)
+		return lab.Row{}, fmt.Errorf("%s: run does not count: %w", s.scheduler, err)
 	}
 	fmt.Fprintf(env.Log, "smoke: %s: %.1f tuples/s, latency %.2f ms, cut rate %.3f, balance %.1f, bridge rounds %v\n",
 		s.scheduler, r.Measurement.Throughput, r.Measurement.LatencyMean, r.Measurement.CutRate, r.Measurement.Balance, r.RoundsMs)
-	return Row{Series: s.scheduler, X: 1, Offered: "paced: 1 tuple / 5 ms", Values: clusterValues(r.Measurement)}, nil
+	return lab.Row{Series: s.scheduler, X: 1, Offered: "paced: 1 tuple / 5 ms", Values: clusterValues(r.Measurement)}, nil
 }

@@ -49,12 +49,12 @@ func writeExperimentList(w io.Writer, results string) error {
 
 // lastRun is the wall time of the experiment's run kept under results (its manifest.json), against
 // its declared cost: "-" when there is none.
-func lastRun(results string, s *experiments.Spec) string {
+func lastRun(results string, s *lab.Spec) string {
 	b, err := os.ReadFile(filepath.Join(results, s.Name, "manifest.json"))
 	if err != nil {
 		return "-"
 	}
-	var m experiments.Manifest
+	var m lab.Manifest
 	if json.Unmarshal(b, &m) != nil || m.WallSeconds <= 0 {
 		return "-"
 	}
@@ -122,7 +122,7 @@ func refuseCluster(names []string, where clusterref.Ref, caps clusterref.Caps) e
 
 // experimentSpec is experiment name, on topology when one is given (experiments.OnTopology); a suite
 // takes none.
-func experimentSpec(name, topology string, isSuite bool) (*experiments.Spec, error) {
+func experimentSpec(name, topology string, isSuite bool) (*lab.Spec, error) {
 	switch {
 	case topology == "" && isSuite:
 		return nil, nil
@@ -177,7 +177,7 @@ func newExperimentCmd() *cobra.Command {
 	if d := os.Getenv("STORMLAB_OUT"); d != "" {
 		out = d
 	}
-	scale, profile := experiments.DefaultScale, ""
+	scale, profile := lab.DefaultScale, ""
 	force, resume := false, false
 	reps, calibration := 0, 0.0
 	cluster, targetFile, topology := "", "", ""
@@ -209,7 +209,7 @@ func newExperimentCmd() *cobra.Command {
 			if profile != "" {
 				scale = profile // the deprecated --profile
 			}
-			if err := experiments.CheckScale(scale); err != nil {
+			if err := lab.CheckScale(scale); err != nil {
 				return fmt.Errorf("--scale: %w", err)
 			}
 			names := []string{name}
@@ -228,7 +228,7 @@ func newExperimentCmd() *cobra.Command {
 			}
 			// Never overwrite results silently: an existing DIR/NAME needs --force.
 			if reps < 0 {
-				return fmt.Errorf("--reps %d: give the runs per cell (>= 1; a verdict needs >= %d), or leave it out for the scale's", reps, experiments.MinVerdictReps)
+				return fmt.Errorf("--reps %d: give the runs per cell (>= 1; a verdict needs >= %d), or leave it out for the scale's", reps, lab.MinVerdictReps)
 			}
 			if force && resume {
 				return fmt.Errorf("--force and --resume exclude each other: --force starts again, --resume keeps the finished runs")
@@ -242,11 +242,11 @@ func newExperimentCmd() *cobra.Command {
 			}
 			meter := reports.NewMeter(stderr, isTerminal(stderr))
 			defer meter.Stop()
-			opts := experiments.Options{Out: out, Log: meter, Scale: scale, Cluster: where, Progress: meter, Resume: resume, Reps: reps, Calibration: calibration}
+			opts := lab.Options{Out: out, Log: meter, Scale: scale, Cluster: where, Progress: meter, Resume: resume, Reps: reps, Calibration: calibration}
 			if isSuite {
 				reps, err := experiments.RunSuite(cmd.Context(), suite, opts)
 				meter.Stop()
-				if werr := experiments.WriteSuiteSummary(stdout, "suite "+suite.Name, reps); werr != nil && err == nil {
+				if werr := lab.WriteSuiteSummary(stdout, "suite "+suite.Name, reps); werr != nil && err == nil {
 					err = werr
 				}
 				if err != nil {
