@@ -140,10 +140,11 @@ func KPartCluster() *lab.Spec {
 		Cost: lab.Cost{CI: "~6 min", Quick: "~27 min", Full: "~120 min"},
 		Needs: lab.Needs{Need: lab.NeedsCluster,
 			Why: "it submits WordCount under three schedulers, one after another, to a Storm cluster with the bridge: its own containers, or a target (the service's rescheduling period is set with each run's scheduler)"},
-		Scales: scales(kpartClusterScales),
-		Extra:  []string{"series.csv", "series-*.png/svg (time series of the unpaced runs)"},
-		Run:    runKPartCluster,
-		Claims: kpartClusterClaims,
+		Scales:           scales(kpartClusterScales),
+		Extra:            []string{"series.csv", "series-*.png/svg (time series of the unpaced runs)"},
+		TakesCalibration: true,
+		Run:              runKPartCluster,
+		Claims:           kpartClusterClaims,
 	}
 }
 

@@ -123,9 +123,10 @@ func Recovery() *lab.Spec {
 		Cost: lab.Cost{CI: "~5 min", Quick: "~35 min", Full: "~70 min"},
 		Needs: lab.Needs{Need: lab.NeedsControl,
 			Why: "it stops and starts a supervisor in the middle of each run, through a control layer: its own containers, or a target's hosts over SSH with control.ssh.commands.supervisor"},
-		Scales: scales(recoveryScales),
-		Run:    runRecovery,
-		Claims: recoveryClaims,
+		Scales:           scales(recoveryScales),
+		TakesCalibration: true,
+		Run:              runRecovery,
+		Claims:           recoveryClaims,
 	}
 }
 

@@ -107,8 +107,12 @@ func loadCurveOn(lt loadTopology) *lab.Spec {
 		Cost:        lab.Cost{CI: "~25 min", Quick: "~65 min", Full: "~2 h"},
 		Needs: lab.Needs{Need: lab.NeedsCluster,
 			Why: "it searches EvenScheduler's capacity and runs open-loop loads on one Storm cluster: its own containers, or a target"},
-		Scales: scales(loadCurveProfiles),
-		Extra:  []string{"capacity.json (the reference's search)", "latency-vs-throughput.png/svg/pdf"},
+		Scales:           scales(loadCurveProfiles),
+		Extra:            []string{"capacity.json (the reference's search)", "latency-vs-throughput.png/svg/pdf"},
+		TakesCalibration: true,
+		OnReplay: func(file string, warnings []string) *lab.Spec {
+			return loadCurveOn(loadTopology{File: file, Warnings: warnings})
+		},
 		Run:    func(ctx context.Context, env lab.Env) (*lab.Results, error) { return runLoadCurve(ctx, env, lt) },
 		Claims: loadCurveClaims,
 	}

@@ -129,7 +129,7 @@ func experimentSpec(name, topology string, isSuite bool) (*lab.Spec, error) {
 	case topology == "":
 		return experiments.Lookup(name)
 	case isSuite:
-		return nil, fmt.Errorf("--topology applies to one experiment (%s), not to the suite %s", strings.Join(experiments.TopologyExperiments, ", "), name)
+		return nil, fmt.Errorf("--topology applies to one experiment (%s), not to the suite %s", strings.Join(experiments.TopologyExperiments(), ", "), name)
 	}
 	return experiments.OnTopology(name, topology)
 }
@@ -275,8 +275,8 @@ func newExperimentCmd() *cobra.Command {
 	deprecate(cmd, "target", "--cluster target:FILE")
 	cmd.Flags().BoolVar(&force, "force", false, "replace the results already in DIR/NAME")
 	cmd.Flags().IntVar(&reps, "reps", 0, "runs per cell of the cluster experiments (observer: pairs) instead of the scale's; with --resume the kept runs count towards them, so a finished experiment can be extended")
-	cmd.Flags().StringVar(&topology, "topology", "", "run the experiment on your topology: replay:FILE, a topology captured with stormlab capture (experiments that take one: "+strings.Join(experiments.TopologyExperiments, ", ")+")")
-	cmd.Flags().Float64Var(&calibration, "calibration", 0, "the reference rate `TPS` (tuples/s) that the open-loop cells offer fractions of, instead of measuring it ("+strings.Join(experiments.CalibratedExperiments, ", ")+": EvenScheduler's saturated throughput, or load-curve's reference capacity, e.g. from stormlab capacity)")
+	cmd.Flags().StringVar(&topology, "topology", "", "run the experiment on your topology: replay:FILE, a topology captured with stormlab capture (experiments that take one: "+strings.Join(experiments.TopologyExperiments(), ", ")+")")
+	cmd.Flags().Float64Var(&calibration, "calibration", 0, "the reference rate `TPS` (tuples/s) that the open-loop cells offer fractions of, instead of measuring it ("+strings.Join(experiments.CalibratedExperiments(), ", ")+": EvenScheduler's saturated throughput, or load-curve's reference capacity, e.g. from stormlab capacity)")
 	cmd.Flags().BoolVar(&resume, "resume", false, "continue an interrupted experiment: cluster runs already kept in DIR/NAME/runs/ are read back, not run again")
 	return cmd
 }
