@@ -144,15 +144,16 @@ func commSeries(delayMs int) string {
 }
 
 func runCommCost(ctx context.Context, env lab.Env) (*lab.Results, error) {
-	_, prof, _, err := knobsOf(env, commCostScales)
+	_, k, _, err := knobsOf(env, commCostScales)
 	if err != nil {
 		return nil, err
 	}
-	res := &lab.Results{Experiment: "comm-cost", Metrics: commCostMetrics, Scale: prof.Scale, NoVerdict: noVerdict(prof.Scale, prof.Reps), Knobs: knobsManifest(prof)}
+	res := &lab.Results{Experiment: "comm-cost", Metrics: commCostMetrics, Scale: k.Scale, NoVerdict: noVerdict(k.Scale, k.Reps), Knobs: knobsManifest(k)}
 	delays := []int{0}
-	if prof.DelayMs > 0 {
-		delays = append(delays, prof.DelayMs)
+	if k.DelayMs > 0 {
+		delays = append(delays, k.DelayMs)
 	}
+	cr := &commRunner{runBase: runBase{env: env, res: res}, k: k}
 	cs := harness.ClusterSpec{Seed: 1, Options: []docker.Option{docker.WithSupervisors(commCostSupervisors()...)}}
 	err = withSession(ctx, env, cs, "storm-even", func(s *session) error {
 		// The running cluster's supervisors (before a start, Capacity would give the default shape's,
@@ -162,16 +163,16 @@ func runCommCost(ctx context.Context, env lab.Env) (*lab.Results, error) {
 			return err
 		}
 		capacity := c.Capacity()
-		cells, skipped := commCells(capacity, prof.Nodes)
+		cells, skipped := commCells(capacity, k.Nodes)
 		if len(skipped) > 0 {
 			res.Knobs["comm_nodes_skipped"] = skipped
 			fmt.Fprintf(env.Log, "comm-cost: the cluster has %d supervisors: node counts %v skipped\n", len(capacity), skipped)
 		}
-		counter := newRunCounter(env, len(cells)*prof.Reps*len(delays))
+		cr.counter = newRunCounter(env, len(cells)*k.Reps*len(delays))
 		for _, c := range cells {
-			for rep := 0; rep < prof.Reps; rep++ {
+			for rep := 0; rep < k.Reps; rep++ {
 				for _, d := range delays {
-					if err := commRun(ctx, env, s, prof, res, counter, c, d, rep); err != nil {
+					if err := cr.run(ctx, s, c, d, rep); err != nil {
 						return err
 					}
 				}
@@ -204,14 +205,20 @@ func commCells(capacity map[string]float64, nodes []int) (cells []commCell, skip
 	return cells, skipped
 }
 
-// commRun is one run of one cell: the chain's 4 workers on the cell's hosts, with delay d (ms, 0: none).
-func commRun(ctx context.Context, env lab.Env, s *session, prof commKnobs, res *lab.Results, counter *runCounter, c commCell, d, rep int) error {
+// commRunner runs comm-cost's runs.
+type commRunner struct {
+	runBase
+	k commKnobs
+}
+
+// run is one run of one cell: the chain's 4 workers on the cell's hosts, with delay d (ms, 0: none).
+func (cr *commRunner) run(ctx context.Context, s *session, c commCell, d, rep int) error {
 	n := c.n
 	name := fmt.Sprintf("comm-n%d-d%d-r%d", n, d, rep)
 	args := []string{"--workers", "4", "--parallelism", "1", "--report-interval-secs", "2", "--seed", strconv.Itoa(rep + 1),
 		"--conf", protocol.NodesConf + "=" + strings.Join(c.hosts, ",")}
 	args = append(args, openLoopArgs(commRate)...)
-	args = append(args, workerArgs(prof.WorkerOpts)...)
+	args = append(args, workerArgs(cr.k.WorkerOpts)...)
 	if d > 0 {
 		args = append(args, "--conf", "storm.messaging.transport="+docker.DelayTransport, "--conf", docker.DelayConf+"="+strconv.Itoa(d))
 	}
@@ -219,12 +226,12 @@ func commRun(ctx context.Context, env lab.Env, s *session, prof commKnobs, res *
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(env.Log, "comm-cost: n%d (%s), %s, rep %d\n", n, strings.Join(c.hosts, ", "), commSeries(d), rep)
-	counter.start(fmt.Sprintf("%d nodes %s rep %d", n, commSeries(d), rep), prof.WarmUp+prof.Measure)
-	r, resumed, err := runOrResume(env, name, func() (*harness.RunResult, error) {
-		return s.Run(ctx, harness.RunSpec{Topology: topo, WarmUp: prof.WarmUp, Measure: prof.Measure})
+	fmt.Fprintf(cr.env.Log, "comm-cost: n%d (%s), %s, rep %d\n", n, strings.Join(c.hosts, ", "), commSeries(d), rep)
+	cr.counter.start(fmt.Sprintf("%d nodes %s rep %d", n, commSeries(d), rep), cr.k.WarmUp+cr.k.Measure)
+	r, resumed, err := runOrResume(cr.env, name, func() (*harness.RunResult, error) {
+		return s.Run(ctx, harness.RunSpec{Topology: topo, WarmUp: cr.k.WarmUp, Measure: cr.k.Measure})
 	})
-	if err := keepRun(env, name, r, err, resumed); err != nil {
+	if err := keepRun(cr.env, name, r, err, resumed); err != nil {
 		return err
 	}
 	m := r.Measurement
@@ -235,9 +242,9 @@ func commRun(ctx context.Context, env lab.Env, s *session, prof commKnobs, res *
 	if len(used) != n || slices.ContainsFunc(used, func(h string) bool { return !slices.Contains(c.hosts, h) }) {
 		return fmt.Errorf("%s: the workers ran on %v, want all of %v (EvenScheduler should spread 4 workers over the %d nodes named in %s)", name, used, c.hosts, n, protocol.NodesConf)
 	}
-	res.Knobs["images"] = r.Images
-	fmt.Fprintf(env.Log, "comm-cost: n%d %s: latency %.2f ms (p99 %.1f), %.1f tuples/s, cut rate %.2f\n", n, commSeries(d), m.LatencyMean, m.LatencyP99, m.Throughput, m.CutRate)
-	res.Add(screened(lab.Row{Series: commSeries(d), X: float64(n), Rep: rep, Seed: uint64(rep + 1), Offered: commOffered, Values: map[string]float64{
+	cr.res.Knobs["images"] = r.Images
+	fmt.Fprintf(cr.env.Log, "comm-cost: n%d %s: latency %.2f ms (p99 %.1f), %.1f tuples/s, cut rate %.2f\n", n, commSeries(d), m.LatencyMean, m.LatencyP99, m.Throughput, m.CutRate)
+	cr.res.Add(screened(lab.Row{Series: commSeries(d), X: float64(n), Rep: rep, Seed: uint64(rep + 1), Offered: commOffered, Values: map[string]float64{
 		"latency_mean_ms": m.LatencyMean, "latency_p99_ms": m.LatencyP99, "throughput": m.Throughput,
 		"cut_rate": m.CutRate, "nodes_used": float64(len(used)),
 		"latency_intended_p99_ms": m.OpenLoop.IntendedP99, "send_lag_p99_ms": m.OpenLoop.SendLagP99,

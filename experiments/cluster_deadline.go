@@ -176,22 +176,20 @@ func (d deadlineRun) name() string {
 
 // deadlineRunner runs the deadline experiment's runs and gathers their rows.
 type deadlineRunner struct {
-	env     lab.Env
-	prof    deadlineKnobs
-	counter *runCounter
-	res     *lab.Results
-	nodes   []nodeQoS
+	runBase
+	k     deadlineKnobs
+	nodes []nodeQoS
 }
 
 func runDeadline(ctx context.Context, env lab.Env) (*lab.Results, error) {
-	_, prof, _, err := knobsOf(env, deadlineScales)
+	_, k, _, err := knobsOf(env, deadlineScales)
 	if err != nil {
 		return nil, err
 	}
-	d := &deadlineRunner{env: env, prof: prof}
+	d := &deadlineRunner{runBase: runBase{env: env}, k: k}
 	order := d.runs()
 	d.counter = newRunCounter(env, len(order)) // known ahead from the knobs, so progress shows an ETA
-	d.res = &lab.Results{Experiment: "deadline", Metrics: deadlineMetrics, Scale: prof.Scale, NoVerdict: noVerdict(prof.Scale, prof.Reps), Knobs: knobsManifest(prof)}
+	d.res = &lab.Results{Experiment: "deadline", Metrics: deadlineMetrics, Scale: k.Scale, NoVerdict: noVerdict(k.Scale, k.Reps), Knobs: knobsManifest(k)}
 	// One cluster serves the three schedulers. The deadline and adaptive schedulers read CPU_use from
 	// the load table: whole-node cgroup reports where a control layer can read them (they also see
 	// the daemons and anything else on the node), else the workers' own reports (nodeCPU).
@@ -239,7 +237,7 @@ func (d *deadlineRunner) nodeCPU(ctx context.Context, c harness.Cluster) (func()
 // deadline scheduler's load runs.
 func (d *deadlineRunner) runs() []deadlineRun {
 	var out []deadlineRun
-	p := d.prof
+	p := d.k
 	for rep := 0; rep < p.Reps; rep++ {
 		turn := rep
 		for _, topo := range []string{"wordcount", "kmeans"} {
@@ -275,7 +273,7 @@ func (d *deadlineRunner) run(ctx context.Context, s *session, dr deadlineRun) er
 	fmt.Fprintf(d.env.Log, "deadline: %s %s %s, rep %d\n", dr.sched, dr.topo, dr.tag, dr.rep)
 	d.counter.start(fmt.Sprintf("%s %s %s rep %d", dr.sched, dr.topo, dr.tag, dr.rep), 0)
 	r, resumed, err := runOrResume(d.env, name, func() (*harness.RunResult, error) {
-		return runUnderLoad(ctx, s, dr.load, harness.RunSpec{Topology: t, End: harness.Dataset{Spout: deadlineSpouts[dr.topo], Quiet: 4 * time.Second, Max: d.prof.MaxRun}})
+		return runUnderLoad(ctx, s, dr.load, harness.RunSpec{Topology: t, End: harness.Dataset{Spout: deadlineSpouts[dr.topo], Quiet: 4 * time.Second, Max: d.k.MaxRun}})
 	})
 	if err := keepRun(d.env, name, r, err, resumed); err != nil {
 		return err
@@ -302,7 +300,7 @@ func (d *deadlineRunner) run(ctx context.Context, s *session, dr deadlineRun) er
 
 // args are the topology flags of one run.
 func (d *deadlineRunner) args(dr deadlineRun) []string {
-	p := d.prof
+	p := d.k
 	args := []string{"--workers", strconv.Itoa(p.Workers), "--parallelism", strconv.Itoa(p.Parallelism),
 		"--size-mb", lab.FormatX(dr.size), "--deadline-ms", strconv.Itoa(p.DeadlineMs), "--report-interval-secs", "1",
 		"--seed", strconv.Itoa(dr.rep + 1),

@@ -149,27 +149,28 @@ func KPartCluster() *lab.Spec {
 }
 
 func runKPartCluster(ctx context.Context, env lab.Env) (*lab.Results, error) {
-	_, prof, _, err := knobsOf(env, kpartClusterScales)
+	_, k, _, err := knobsOf(env, kpartClusterScales)
 	if err != nil {
 		return nil, err
 	}
-	res := &lab.Results{Experiment: "kpart-cluster", Metrics: kpartClusterMetrics, Scale: prof.Scale, NoVerdict: noVerdict(prof.Scale, prof.Reps), Knobs: knobsManifest(prof)}
+	res := &lab.Results{Experiment: "kpart-cluster", Metrics: kpartClusterMetrics, Scale: k.Scale, NoVerdict: noVerdict(k.Scale, k.Reps), Knobs: knobsManifest(k)}
 	runs := map[string][]*harness.RunResult{}
 	cells := 1
-	if prof.OpenFraction > 0 {
+	if k.OpenFraction > 0 {
 		cells = 2
 	}
-	counter := newRunCounter(env, len(kpartClusterSchedulers)*prof.Reps*cells)
+	counter := newRunCounter(env, len(kpartClusterSchedulers)*k.Reps*cells)
+	kr := &kpartRunner{runBase: runBase{env: env, res: res, counter: counter}, k: k}
 	// Mul 5: K-PART with its balance adjustment, as the paper's balanced variant (Fig. 6); with Mul 0
 	// the growth step can leave a worker empty and a node idle (seen in a quick run: 3 of 4 workers
 	// used). One cluster serves the three schedulers, one after another: every unpaced run first (they
 	// calibrate the open-loop cell), then every open-loop run, each cell interleaved (rotated).
-	cs := harness.ClusterSpec{Shape: kpartShape, Seed: 1, Mul: 5, RescheduleEvery: prof.Reschedule}
+	cs := harness.ClusterSpec{Shape: kpartShape, Seed: 1, Mul: 5, RescheduleEvery: k.Reschedule}
 	err = withSession(ctx, env, cs, kpartClusterSchedulers[0], func(all *session) error {
 		runCell := func(c kpartCell) error {
-			for rep := range prof.Reps {
+			for rep := range k.Reps {
 				for _, sched := range rotated(kpartClusterSchedulers, rep) {
-					r, err := kpartRun(ctx, env, all.as(sched), prof, counter, res, c, sched, rep)
+					r, err := kr.run(ctx, all.as(sched), c, sched, rep)
 					if err != nil {
 						return err
 					}
@@ -180,10 +181,10 @@ func runKPartCluster(ctx context.Context, env lab.Env) (*lab.Results, error) {
 			}
 			return nil
 		}
-		if prof.OpenFraction <= 0 {
-			ignoredCalibration(env, prof.Scale)
+		if k.OpenFraction <= 0 {
+			ignoredCalibration(env, k.Scale)
 		}
-		if err := runCell(kpartCell{}); err != nil || prof.OpenFraction <= 0 {
+		if err := runCell(kpartCell{}); err != nil || k.OpenFraction <= 0 {
 			return err
 		}
 		calib := env.Calibration
@@ -193,14 +194,14 @@ func runKPartCluster(ctx context.Context, env lab.Env) (*lab.Results, error) {
 			return err
 		}
 		res.Knobs["kpart_calibration_tps"] = calib
-		open := kpartCell{Fraction: prof.OpenFraction, Rate: prof.OpenFraction * calib}
+		open := kpartCell{Fraction: k.OpenFraction, Rate: k.OpenFraction * calib}
 		fmt.Fprintf(env.Log, "kpart-cluster: EvenScheduler's saturated throughput%s %.0f tuples/s: open loop at %.0f\n", statedText(env), calib, open.Rate)
 		return runCell(open)
 	})
 	if err != nil {
 		return nil, err
 	}
-	res.Files = timeSeriesFiles("kpart-cluster", kpartClusterSchedulers, runs, prof.Step, kpartSeriesFigures)
+	res.Files = timeSeriesFiles("kpart-cluster", kpartClusterSchedulers, runs, k.Step, kpartSeriesFigures)
 	return res, nil
 }
 
@@ -244,39 +245,45 @@ var kpartSeriesFigures = []seriesFigure{
 	{lab.Metric{Name: "throughput", Label: "throughput (acked tuples/s)"}, func(m harness.Measurement) float64 { return m.Throughput }},
 }
 
-// kpartRun runs (or reads back) one kpart-cluster run of cell c and adds
-// its steady-state row to res.
-func kpartRun(ctx context.Context, env lab.Env, s *session, prof kpartKnobs, counter *runCounter, res *lab.Results, c kpartCell, sched string, rep int) (*harness.RunResult, error) {
+// kpartRunner runs kpart-cluster's runs.
+type kpartRunner struct {
+	runBase
+	k kpartKnobs
+}
+
+// run runs (or reads back) one kpart-cluster run of cell c and adds
+// its steady-state row to the results.
+func (kr *kpartRunner) run(ctx context.Context, s *session, c kpartCell, sched string, rep int) (*harness.RunResult, error) {
 	name := fmt.Sprintf("kpc-%s-i0-r%d", sched, rep) // "i0": spout interval 0, the name runs had when a paced cell existed
-	args := []string{"--workers", strconv.Itoa(prof.Workers), "--parallelism", strconv.Itoa(prof.Parallelism),
+	args := []string{"--workers", strconv.Itoa(kr.k.Workers), "--parallelism", strconv.Itoa(kr.k.Parallelism),
 		"--seed", strconv.Itoa(rep + 1), "--report-interval-secs", "2", "--conf", uniformShuffle + "=true"}
-	spec := harness.RunSpec{WarmUp: prof.WarmUp, Measure: prof.Measure, Step: prof.Step}
+	spec := harness.RunSpec{WarmUp: kr.k.WarmUp, Measure: kr.k.Measure, Step: kr.k.Step}
 	offered := "unpaced (saturation)"
 	if c.Rate > 0 {
 		name = fmt.Sprintf("kpc-%s-o%.0f-r%d", sched, 100*c.Fraction, rep)
 		args = append(args, openLoopArgs(c.Rate)...)
-		spec.WarmUp, spec.Measure, spec.Settle = prof.OpenWarmUp, prof.OpenMeasure, true
-		offered = fmt.Sprintf("open loop: %.0f sentences/s (%.0f%% of EvenScheduler's saturated throughput%s)", c.Rate, 100*c.Fraction, statedText(env))
+		spec.WarmUp, spec.Measure, spec.Settle = kr.k.OpenWarmUp, kr.k.OpenMeasure, true
+		offered = fmt.Sprintf("open loop: %.0f sentences/s (%.0f%% of EvenScheduler's saturated throughput%s)", c.Rate, 100*c.Fraction, statedText(kr.env))
 	} else {
 		args = append(args, "--interval-ms", "0")
-		spec.Settle = prof.SettleUnpaced
+		spec.Settle = kr.k.SettleUnpaced
 	}
 	topo, err := harness.StormTopology("wordcount", name, args...)
 	if err != nil {
 		return nil, err
 	}
-	topo.Args = append(topo.Args, workerArgs(prof.WorkerOpts)...)
+	topo.Args = append(topo.Args, workerArgs(kr.k.WorkerOpts)...)
 	spec.Topology = topo
-	fmt.Fprintf(env.Log, "kpart-cluster: %s, %s, rep %d\n", sched, offered, rep)
-	counter.start(fmt.Sprintf("%s %s rep %d", sched, offered, rep), spec.WarmUp+spec.Measure)
-	r, resumed, err := runOrResume(env, name, func() (*harness.RunResult, error) { return s.Run(ctx, spec) })
-	if err := keepRun(env, name, r, err, resumed); err != nil {
+	fmt.Fprintf(kr.env.Log, "kpart-cluster: %s, %s, rep %d\n", sched, offered, rep)
+	kr.counter.start(fmt.Sprintf("%s %s rep %d", sched, offered, rep), spec.WarmUp+spec.Measure)
+	r, resumed, err := runOrResume(kr.env, name, func() (*harness.RunResult, error) { return s.Run(ctx, spec) })
+	if err := keepRun(kr.env, name, r, err, resumed); err != nil {
 		return nil, err
 	}
 	if err := checkKeptRate(name, r, resumed, c.Rate); err != nil {
 		return nil, err
 	}
-	res.Knobs["images"] = r.Images
+	kr.res.Knobs["images"] = r.Images
 	// Steady state: the second half of the window.
 	mid := r.MeasureFrom + (r.MeasureTo-r.MeasureFrom)/2
 	capacity, err := s.Capacity()
@@ -287,7 +294,7 @@ func kpartRun(ctx context.Context, env lab.Env, s *session, prof kpartKnobs, cou
 	if m.Throughput <= 0 {
 		return nil, fmt.Errorf("%s: no tuple acked in the second half of the window", name)
 	}
-	fmt.Fprintf(env.Log, "kpart-cluster: %s: %.1f tuples/s, latency %.1f ms, cut rate %.3f, %.1f inter-node tuples/s, CPU std dev %.1f, bridge rounds %d\n",
+	fmt.Fprintf(kr.env.Log, "kpart-cluster: %s: %.1f tuples/s, latency %.1f ms, cut rate %.3f, %.1f inter-node tuples/s, CPU std dev %.1f, bridge rounds %d\n",
 		sched, m.Throughput, m.LatencyMean, m.CutRate, m.InterNodeRate, m.Balance, len(r.RoundsMs))
 	row := screened(lab.Row{Series: sched, X: c.Fraction, Rep: rep, Seed: uint64(rep + 1), Offered: offered, Values: map[string]float64{
 		"throughput": m.Throughput, "latency_mean_ms": m.LatencyMean, "latency_p99_ms": m.LatencyP99,
@@ -296,12 +303,12 @@ func kpartRun(ctx context.Context, env lab.Env, s *session, prof kpartKnobs, cou
 	if ol := m.OpenLoop; ol != nil {
 		row.Values["offered_tps"], row.Values["latency_intended_p99_ms"], row.Values["send_lag_p99_ms"] = ol.OfferedRate, ol.IntendedP99, ol.SendLagP99
 	} else if c.Rate > 0 { // the row reads n/a there; the run's other figures stand
-		fmt.Fprintf(env.Log, "kpart-cluster: %s: no open-loop measurement in the judged half (%s)\n", name, m.OpenLoopMissing())
+		fmt.Fprintf(kr.env.Log, "kpart-cluster: %s: no open-loop measurement in the judged half (%s)\n", name, m.OpenLoopMissing())
 	}
 	// The figures are the second half's, so that half must be steady, whatever the window's opening
 	// (with a fixed warm-up, a dynamic scheduler's first reschedule falls in the first half).
 	row.Validity = r.SteadySpan(capacity, mid, r.MeasureTo)
-	res.Add(row)
+	kr.res.Add(row)
 	return r, nil
 }
 

@@ -132,11 +132,9 @@ func Recovery() *lab.Spec {
 
 // recoveryRunner runs the recovery experiment's runs and gathers their rows.
 type recoveryRunner struct {
-	env                    lab.Env
+	runBase
 	k                      recoveryKnobs
 	fault                  fault.Fault
-	counter                *runCounter
-	res                    *lab.Results
 	notMeasured, unsettled []string
 	rate                   float64 // open-loop offered rate, sentences/s; 0: unpaced
 }
@@ -150,7 +148,7 @@ func runRecovery(ctx context.Context, env lab.Env) (*lab.Results, error) {
 	if k.OpenFraction > 0 && env.Calibration <= 0 {
 		runs++ // the calibration
 	}
-	rr := &recoveryRunner{env: env, k: k, counter: newRunCounter(env, runs),
+	rr := &recoveryRunner{runBase: runBase{env: env, counter: newRunCounter(env, runs)}, k: k,
 		fault: fault.Fault{Kind: fault.KillSupervisor, At: k.At, Duration: k.Down, Target: recoveryKilled}}
 	rr.res = &lab.Results{Experiment: "recovery", Metrics: recoveryMetrics, Scale: k.Scale, NoVerdict: noVerdict(k.Scale, k.Reps), Knobs: knobsManifest(k)}
 	rr.res.Knobs["fault"] = rr.fault.String()

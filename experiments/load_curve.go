@@ -176,6 +176,7 @@ func runLoadCurve(ctx context.Context, env lab.Env, lt loadTopology) (*lab.Resul
 		fmt.Fprintf(env.Log, "load-curve: replay of %s: %s\n", lt.File, w)
 	}
 	counter := newRunCounter(env, len(loadCurveSchedulers)*len(k.Fractions)*k.Reps)
+	lr := &loadCurveRunner{runBase: runBase{env: env, res: res, counter: counter}, k: k, lt: lt}
 	var ref *capacity.Result
 	// One cluster serves both schedulers; the reference (the first) is searched on it first.
 	cs := harness.ClusterSpec{Shape: loadCurveProfile, Seed: 1}
@@ -186,16 +187,17 @@ func runLoadCurve(ctx context.Context, env lab.Env, lt loadTopology) (*lab.Resul
 			res.Knobs["reference_capacity_stated"] = true
 			fmt.Fprintf(env.Log, "load-curve: capacity of %s stated, %.0f tuples/s: no search\n", loadCurveSchedulers[0], stated)
 		} else {
-			if ref, err = searchReference(ctx, env, all, k, lt); err != nil {
+			if ref, err = lr.searchReference(ctx, all); err != nil {
 				return err
 			}
 			res.Files = append(res.Files, lab.File{Name: "capacity.json", Write: func(w io.Writer) error { enc := json.NewEncoder(w); enc.SetIndent("", "  "); return enc.Encode(ref) }})
 		}
 		res.Knobs["reference_capacity_tps"] = ref.Capacity
+		lr.ref = ref.Capacity
 		for rep := range k.Reps {
 			for i, f := range k.Fractions {
 				for _, sched := range rotated(loadCurveSchedulers, rep+i) {
-					if err := loadCurvePoint(ctx, env, all.as(sched), k, lt, counter, res, sched, f, rep, ref.Capacity); err != nil {
+					if err := lr.run(ctx, all.as(sched), sched, f, rep); err != nil {
 						return err
 					}
 				}
@@ -210,15 +212,23 @@ func runLoadCurve(ctx context.Context, env lab.Env, lt loadTopology) (*lab.Resul
 	return res, nil
 }
 
+// loadCurveRunner runs load-curve's capacity search and runs, offering its loads to lt.
+type loadCurveRunner struct {
+	runBase
+	k   loadCurveKnobs
+	lt  loadTopology
+	ref float64 // the reference's capacity, tuples/s (searched or stated), that the loads are fractions of
+}
+
 // searchReference finds the reference scheduler's capacity on its session.
-func searchReference(ctx context.Context, env lab.Env, s *session, k loadCurveKnobs, lt loadTopology) (*capacity.Result, error) {
-	progressOf(env).Phase("capacity search of "+loadCurveSchedulers[0], 0)
+func (lr *loadCurveRunner) searchReference(ctx context.Context, s *session) (*capacity.Result, error) {
+	progressOf(lr.env).Phase("capacity search of "+loadCurveSchedulers[0], 0)
 	p := &capacity.StormProber{
-		Run: s.Run, Spec: harness.RunSpec{WarmUp: k.WarmUp}, Window: k.Measure / time.Duration(k.Windows), Windows: k.Windows,
-		Topology: func(rate float64) (harness.TopologyRun, error) { return lt.build("lc-search", rate, 1) },
+		Run: s.Run, Spec: harness.RunSpec{WarmUp: lr.k.WarmUp}, Window: lr.k.Measure / time.Duration(lr.k.Windows), Windows: lr.k.Windows,
+		Topology: func(rate float64) (harness.TopologyRun, error) { return lr.lt.build("lc-search", rate, 1) },
 	}
-	r, err := capacity.Search(ctx, p, capacity.Options{Start: k.Start, Precision: k.Precision, Logf: func(f string, a ...any) {
-		fmt.Fprintf(env.Log, "load-curve: capacity search: "+f+"\n", a...)
+	r, err := capacity.Search(ctx, p, capacity.Options{Start: lr.k.Start, Precision: lr.k.Precision, Logf: func(f string, a ...any) {
+		fmt.Fprintf(lr.env.Log, "load-curve: capacity search: "+f+"\n", a...)
 	}})
 	if err != nil {
 		return nil, fmt.Errorf("capacity search: %w", err)
@@ -226,38 +236,38 @@ func searchReference(ctx context.Context, env lab.Env, s *session, k loadCurveKn
 	if r.BelowFirstStep {
 		return nil, fmt.Errorf("capacity search: %.0f tuples/s, the first step, was not sustainable (%s): lower the scale's start rate", r.Failed, r.Steps[0].Why)
 	}
-	fmt.Fprintf(env.Log, "load-curve: capacity of %s: %.0f tuples/s (first unsustainable %.0f), %d steps in %.0f s\n",
+	fmt.Fprintf(lr.env.Log, "load-curve: capacity of %s: %.0f tuples/s (first unsustainable %.0f), %d steps in %.0f s\n",
 		loadCurveSchedulers[0], r.Capacity, r.Failed, len(r.Steps), r.WallS)
 	return r, nil
 }
 
-// loadCurvePoint runs one load of one scheduler, f of the reference's capacity ref. The runs are
+// run runs one load of one scheduler, f of the reference's capacity. The runs are
 // interleaved (rotated): repetitions outermost, then loads, and the schedulers' order turns at each.
-func loadCurvePoint(ctx context.Context, env lab.Env, s *session, k loadCurveKnobs, lt loadTopology, counter *runCounter, res *lab.Results, sched string, f float64, rep int, ref float64) error {
+func (lr *loadCurveRunner) run(ctx context.Context, s *session, sched string, f float64, rep int) error {
 	name := loadCurveRunName(sched, f, rep)
-	rate := f * ref
-	topo, err := lt.build(name, rate, rep+1)
+	rate := f * lr.ref
+	topo, err := lr.lt.build(name, rate, rep+1)
 	if err != nil {
 		return err
 	}
-	offered := fmt.Sprintf("open loop: %.0f tuples/s (%.0f%% of %s's capacity%s)", rate, 100*f, loadCurveSchedulers[0], statedText(env))
-	counter.start(fmt.Sprintf("%s %s rep %d", sched, offered, rep), k.WarmUp+k.Measure)
-	r, resumed, err := runOrResume(env, name, func() (*harness.RunResult, error) {
-		return s.Run(ctx, harness.RunSpec{Topology: topo, WarmUp: k.WarmUp, Measure: k.Measure, Step: k.Measure / time.Duration(k.Windows)})
+	offered := fmt.Sprintf("open loop: %.0f tuples/s (%.0f%% of %s's capacity%s)", rate, 100*f, loadCurveSchedulers[0], statedText(lr.env))
+	lr.counter.start(fmt.Sprintf("%s %s rep %d", sched, offered, rep), lr.k.WarmUp+lr.k.Measure)
+	r, resumed, err := runOrResume(lr.env, name, func() (*harness.RunResult, error) {
+		return s.Run(ctx, harness.RunSpec{Topology: topo, WarmUp: lr.k.WarmUp, Measure: lr.k.Measure, Step: lr.k.Measure / time.Duration(lr.k.Windows)})
 	})
-	if err := keepRun(env, name, r, err, resumed); err != nil {
+	if err := keepRun(lr.env, name, r, err, resumed); err != nil {
 		return err
 	}
 	if err := checkKeptRate(name, r, resumed, rate); err != nil {
 		return err
 	}
-	row, err := loadCurveRow(r, sched, f, rep, offered, k.Windows)
+	row, err := loadCurveRow(r, sched, f, rep, offered, lr.k.Windows)
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
-	fmt.Fprintf(env.Log, "load-curve: %s at %.0f%%: offered %.0f, acked %.0f tuples/s, p99 from intended %.0f ms, sustainable %v\n",
+	fmt.Fprintf(lr.env.Log, "load-curve: %s at %.0f%%: offered %.0f, acked %.0f tuples/s, p99 from intended %.0f ms, sustainable %v\n",
 		sched, 100*f, row.Values["offered_tps"], row.Values["throughput"], row.Values["latency_intended_p99_ms"], row.Values["sustainable"] == 1)
-	res.Add(row)
+	lr.res.Add(row)
 	return nil
 }
 

@@ -134,55 +134,12 @@ func runObserver(ctx context.Context, env lab.Env) (*lab.Results, error) {
 	if k.Pairs < lab.MinVerdictReps {
 		res.NoVerdict = fmt.Sprintf("%d pairs; a verdict needs >= %d", k.Pairs, lab.MinVerdictReps)
 	}
-	counter := newRunCounter(env, k.Pairs)
+	ob := &observerRunner{runBase: runBase{env: env, res: res, counter: newRunCounter(env, k.Pairs)}, k: k}
 	cs := harness.ClusterSpec{Shape: observerProfile, Seed: 1}
 	err = withSession(ctx, env, cs, "storm-even", func(s *session) error {
 		for i := 0; i < k.Pairs; i++ {
-			mainOn := observerMainOn(i)
-			topo := func(on bool) (harness.TopologyRun, error) {
-				return harness.StormTopology("throughput", fmt.Sprintf("obs-%s-r%d", arm(on), i), observerArgs(on, i+1, k)...)
-			}
-			main, err := topo(mainOn)
-			if err != nil {
+			if err := ob.run(ctx, s, i); err != nil {
 				return err
-			}
-			beside, err := topo(!mainOn)
-			if err != nil {
-				return err
-			}
-			name := fmt.Sprintf("obs-pair-r%d", i)
-			counter.start(fmt.Sprintf("pair %d (instrumented and not, side by side)", i), k.WarmUp+k.Measure)
-			r, resumed, err := runOrResume(env, name, func() (*harness.RunResult, error) {
-				return s.Run(ctx, harness.RunSpec{Topology: main, WarmUp: k.WarmUp, Measure: k.Measure,
-					End: harness.StormCounted{Uninstrumented: !mainOn, Beside: &beside}})
-			})
-			if err := keepRun(env, name, r, err, resumed); err != nil {
-				return err
-			}
-			if r.Beside == nil {
-				return fmt.Errorf("%s: the run kept no figures of the topology beside it (%s): run it again without --resume", name, beside.Name)
-			}
-			on, off := r.Storm, r.Beside.Storm
-			if !mainOn {
-				on, off = off, on
-			}
-			lay, besideLay := layout(r.Executors), layout(r.Beside.Executors)
-			fmt.Fprintf(env.Log, "observer: pair %d: on %.1f tuples/s, %.1f ms; off %.1f tuples/s, %.1f ms (Storm's counters); layouts: %s %s, beside %s %s\n",
-				i, on.Throughput, on.CompleteLatencyMs, off.Throughput, off.CompleteLatencyMs, arm(mainOn), lay, arm(!mainOn), besideLay)
-			if lay != besideLay {
-				fmt.Fprintf(env.Log, "observer: pair %d: the two copies are laid out differently; their ratio mixes placement with instrumentation\n", i)
-			}
-			for _, a := range []struct {
-				on bool
-				c  harness.StormCheck
-			}{{true, on}, {false, off}} {
-				var failed int64
-				for _, sp := range a.c.Spouts {
-					failed += sp.Failed
-				}
-				res.Add(lab.Row{Series: arm(a.on), X: observerPending, Rep: i, Seed: uint64(i + 1), Offered: "unpaced (saturation), side by side", Values: map[string]float64{
-					"throughput": a.c.Throughput, "latency_mean_ms": a.c.CompleteLatencyMs, "failed": float64(failed),
-				}})
 			}
 		}
 		return nil
@@ -191,6 +148,64 @@ func runObserver(ctx context.Context, env lab.Env) (*lab.Results, error) {
 		return nil, err
 	}
 	return res, nil
+}
+
+// observerRunner runs observer's pairs.
+type observerRunner struct {
+	runBase
+	k observerKnobs
+}
+
+// run runs (or reads back) pair i, both arms side by side, and adds a row per arm.
+func (ob *observerRunner) run(ctx context.Context, s *session, i int) error {
+	env, k := ob.env, ob.k
+	mainOn := observerMainOn(i)
+	topo := func(on bool) (harness.TopologyRun, error) {
+		return harness.StormTopology("throughput", fmt.Sprintf("obs-%s-r%d", arm(on), i), observerArgs(on, i+1, k)...)
+	}
+	main, err := topo(mainOn)
+	if err != nil {
+		return err
+	}
+	beside, err := topo(!mainOn)
+	if err != nil {
+		return err
+	}
+	name := fmt.Sprintf("obs-pair-r%d", i)
+	ob.counter.start(fmt.Sprintf("pair %d (instrumented and not, side by side)", i), k.WarmUp+k.Measure)
+	r, resumed, err := runOrResume(env, name, func() (*harness.RunResult, error) {
+		return s.Run(ctx, harness.RunSpec{Topology: main, WarmUp: k.WarmUp, Measure: k.Measure,
+			End: harness.StormCounted{Uninstrumented: !mainOn, Beside: &beside}})
+	})
+	if err := keepRun(env, name, r, err, resumed); err != nil {
+		return err
+	}
+	if r.Beside == nil {
+		return fmt.Errorf("%s: the run kept no figures of the topology beside it (%s): run it again without --resume", name, beside.Name)
+	}
+	on, off := r.Storm, r.Beside.Storm
+	if !mainOn {
+		on, off = off, on
+	}
+	lay, besideLay := layout(r.Executors), layout(r.Beside.Executors)
+	fmt.Fprintf(env.Log, "observer: pair %d: on %.1f tuples/s, %.1f ms; off %.1f tuples/s, %.1f ms (Storm's counters); layouts: %s %s, beside %s %s\n",
+		i, on.Throughput, on.CompleteLatencyMs, off.Throughput, off.CompleteLatencyMs, arm(mainOn), lay, arm(!mainOn), besideLay)
+	if lay != besideLay {
+		fmt.Fprintf(env.Log, "observer: pair %d: the two copies are laid out differently; their ratio mixes placement with instrumentation\n", i)
+	}
+	for _, a := range []struct {
+		on bool
+		c  harness.StormCheck
+	}{{true, on}, {false, off}} {
+		var failed int64
+		for _, sp := range a.c.Spouts {
+			failed += sp.Failed
+		}
+		ob.res.Add(lab.Row{Series: arm(a.on), X: observerPending, Rep: i, Seed: uint64(i + 1), Offered: "unpaced (saturation), side by side", Values: map[string]float64{
+			"throughput": a.c.Throughput, "latency_mean_ms": a.c.CompleteLatencyMs, "failed": float64(failed),
+		}})
+	}
+	return nil
 }
 
 // layout is where each component's executors run ("bolt1@sup2 spout@sup1 ..."), sorted.

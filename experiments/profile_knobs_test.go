@@ -100,13 +100,13 @@ func TestDeadlineRunCount(t *testing.T) {
 		{"quick", 3*3*1 + 3*1*2}, // sizes: kmeans 0.5; load: kmeans at 20, 80
 		{"full", 3*3*4 + 3*2*3},  // sizes: two per query; load: both queries at 20, 50, 80
 	} {
-		d := &deadlineRunner{prof: deadlineScales[c.profile]}
+		d := &deadlineRunner{k: deadlineScales[c.profile]}
 		if n := len(d.runs()); n != c.want {
 			t.Errorf("%s: %d runs, want %d", c.profile, n, c.want)
 		}
 	}
 	// Run names are the kept runs' folders, which --resume reads back: unchanged.
-	runs := (&deadlineRunner{prof: deadlineScales["quick"]}).runs()
+	runs := (&deadlineRunner{k: deadlineScales["quick"]}).runs()
 	var names []string
 	for _, r := range runs {
 		names = append(names, r.name())

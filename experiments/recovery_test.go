@@ -120,7 +120,7 @@ func TestRecoveryRowValidity(t *testing.T) {
 		{"Storm's counts off under the kill", []harness.Reason{counts}, true},
 		{"unsteady warm-up", []harness.Reason{counts, unsteady}, false},
 	} {
-		rr := &recoveryRunner{env: lab.Env{Log: io.Discard}, k: recoveryScales["quick"], res: &lab.Results{Experiment: "recovery", Metrics: recoveryMetrics}}
+		rr := &recoveryRunner{runBase: runBase{env: lab.Env{Log: io.Discard}, res: &lab.Results{Experiment: "recovery", Metrics: recoveryMetrics}}, k: recoveryScales["quick"]}
 		r := &harness.RunResult{MeasureTo: 60_000, Validity: harness.Validity{Level: harness.Valid, Reasons: tc.reasons},
 			Faults: []harness.FaultRecord{{StartMs: 10_000, Recovery: harness.Recovery{Measured: true, PreTput: 100, Recovered: true, RecoveryS: 12}}}}
 		if len(tc.reasons) > 0 {
@@ -139,7 +139,7 @@ func TestRecoveryRowValidity(t *testing.T) {
 // TestRecoveryStatedCalibration: a stated calibration sets the open-loop rate without a run (no
 // session is needed) and the manifest says it was stated.
 func TestRecoveryStatedCalibration(t *testing.T) {
-	rr := &recoveryRunner{env: lab.Env{Log: io.Discard, Calibration: 2000}, k: recoveryScales["quick"], res: &lab.Results{Experiment: "recovery", Knobs: map[string]any{}}}
+	rr := &recoveryRunner{runBase: runBase{env: lab.Env{Log: io.Discard, Calibration: 2000}, res: &lab.Results{Experiment: "recovery", Knobs: map[string]any{}}}, k: recoveryScales["quick"]}
 	if err := rr.calibrate(context.Background(), nil); err != nil {
 		t.Fatal(err)
 	}
@@ -182,7 +182,7 @@ func TestRecoveryRowNotMeasured(t *testing.T) {
 		at   int64 // the decision without the deadline, ms; the fault starts at 10,000
 		want int
 	}{{"before the fault", 5_000, 1}, {"after the fault", 20_000, 0}} {
-		rr := &recoveryRunner{env: lab.Env{Log: io.Discard}, k: recoveryScales["quick"], res: &lab.Results{Experiment: "recovery", Metrics: recoveryMetrics}}
+		rr := &recoveryRunner{runBase: runBase{env: lab.Env{Log: io.Discard}, res: &lab.Results{Experiment: "recovery", Metrics: recoveryMetrics}}, k: recoveryScales["quick"]}
 		r := &harness.RunResult{MeasureTo: 60_000, Validity: harness.Validity{Level: harness.Valid}, Decisions: []protocol.DecisionRecord{dec(tc.at), dec(tc.at + 1)},
 			Faults: []harness.FaultRecord{{StartMs: 10_000, Recovery: harness.Recovery{Measured: true, PreTput: 100, Recovered: true, RecoveryS: 12}}}}
 		if err := rr.record("deadline", "rec-deadline-r0", 0, r); err != nil {

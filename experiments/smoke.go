@@ -54,16 +54,14 @@ func Smoke() *lab.Spec {
 		Needs: lab.Needs{Need: lab.NeedsCluster, Why: "it submits the Throughput chain under two schedulers to a Storm cluster: its own containers, or a target"},
 		Run: func(ctx context.Context, env lab.Env) (*lab.Results, error) {
 			res := &lab.Results{Metrics: clusterMetrics}
-			counter := newRunCounter(env, len(scheds))
+			sr := &smokeRunner{runBase{env: env, res: res, counter: newRunCounter(env, len(scheds))}}
 			// One cluster for both schedulers: containers, or a user's cluster (--cluster target:FILE).
 			cs := harness.ClusterSpec{Shape: "heterogeneous-2", Seed: 1}
 			err := withSession(ctx, env, cs, scheds[0], func(all *session) error {
 				for i, s := range scheds {
-					row, err := smokeRun(ctx, env, all.as(s), counter, i)
-					if err != nil {
+					if err := sr.run(ctx, all.as(s), i); err != nil {
 						return err
 					}
-					res.Add(row)
 				}
 				return nil
 			})
@@ -75,27 +73,31 @@ func Smoke() *lab.Spec {
 	}
 }
 
-// smokeRun runs the Throughput chain under s's scheduler and keeps the run; a run that does not count
-// fails the experiment.
-func smokeRun(ctx context.Context, env lab.Env, s *session, counter *runCounter, i int) (lab.Row, error) {
+// smokeRunner runs smoke's runs.
+type smokeRunner struct{ runBase }
+
+// run runs the Throughput chain under s's scheduler, keeps the run and adds its row; a run that does
+// not count fails the experiment.
+func (sr *smokeRunner) run(ctx context.Context, s *session, i int) error {
 	topo, err := harness.StormTopology("throughput", fmt.Sprintf("smoke-%d", i))
 	if err != nil {
-		return lab.Row{}, err
+		return err
 	}
-	counter.start(s.scheduler+" (submit, warm-up, measure, collect)", 0)
+	sr.counter.start(s.scheduler+" (submit, warm-up, measure, collect)", 0)
 	r, err := s.Run(ctx, harness.RunSpec{Topology: topo, WarmUp: 10 * time.Second, Measure: 30 * time.Second})
-	if r != nil && env.RawDir != "" {
-		if serr := harness.Save(filepath.Join(env.RawDir, s.scheduler), r); serr != nil && err == nil {
+	if r != nil && sr.env.RawDir != "" {
+		if serr := harness.Save(filepath.Join(sr.env.RawDir, s.scheduler), r); serr != nil && err == nil {
 			err = serr
 		}
 	}
 	if err != nil {
-		return lab.Row{}, fmt.Errorf("%s: %w", s.scheduler, err)
+		return fmt.Errorf("%s: %w", s.scheduler, err)
 	}
 	if err := r.Validity.Err(); err != nil {
-		return lab.Row{}, fmt.Errorf("%s: run does not count: %w", s.scheduler, err)
+		return fmt.Errorf("%s: run does not count: %w", s.scheduler, err)
 	}
-	fmt.Fprintf(env.Log, "smoke: %s: %.1f tuples/s, latency %.2f ms, cut rate %.3f, balance %.1f, bridge rounds %v\n",
+	fmt.Fprintf(sr.env.Log, "smoke: %s: %.1f tuples/s, latency %.2f ms, cut rate %.3f, balance %.1f, bridge rounds %v\n",
 		s.scheduler, r.Measurement.Throughput, r.Measurement.LatencyMean, r.Measurement.CutRate, r.Measurement.Balance, r.RoundsMs)
-	return lab.Row{Series: s.scheduler, X: 1, Offered: "paced: 1 tuple / 5 ms", Values: clusterValues(r.Measurement)}, nil
+	sr.res.Add(lab.Row{Series: s.scheduler, X: 1, Offered: "paced: 1 tuple / 5 ms", Values: clusterValues(r.Measurement)})
+	return nil
 }
