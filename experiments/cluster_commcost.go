@@ -119,7 +119,19 @@ func CommCost() *lab.Spec {
 		Description: "Throughput chain, 4 workers on 1, 2 and 4 nodes (EvenScheduler), with and without emulated network delay",
 		Paper:       paperKPart,
 		Source:      lab.Cite(paperKPart, "sec. 2.1, Fig. 1"),
-		Setup:       "one cluster of 4 supervisors (1 core each, 4 slots; on a target, the target's: a cell of n nodes uses the n with the most CPU, and a node count above the target's supervisors is skipped and listed in the manifest); the cell of n nodes names those n hosts in the topology conf (stormlab.nodes), and EvenScheduler in Nimbus spreads the 4 workers over them; Throughput chain (offered load open loop: 50 tuples/s at constant arrivals, one tuple per 20 ms from the spout, so that n1 is not overloaded, in every cell; latency also from each tuple's intended send time, and the send lag; parallelism 1, 4 workers, one acker per worker) under storm-even; series: no delay, and (ci, full) a delay of D ms per inter-node message (D from the scale; this series is forced: the delay builds latency growth with the node count into the setup); scale ci: 1 and 2 nodes only (make test runs it through the standing 2-node cluster), 1 repetition, at most 20 s warm-up (the window opens once throughput is steady), 15 s measurement; quick: 3 repetitions, no delay series, at most 20 s + 15 s; ci and quick use C1-only worker JVMs; full: 3 repetitions, 60 s + 120 s. Runs on the one cluster sequentially (each topology killed and its workers gone before the next); the unit is one run.",
+		Setup: "one cluster of 4 supervisors (1 core each, 4 slots; on a target, the target's: a cell of n " +
+			"nodes uses the n with the most CPU, and a node count above the target's supervisors is skipped and " +
+			"listed in the manifest); the cell of n nodes names those n hosts in the topology conf (stormlab.nodes), " +
+			"and EvenScheduler in Nimbus spreads the 4 workers over them; Throughput chain (offered load open loop: " +
+			"50 tuples/s at constant arrivals, one tuple per 20 ms from the spout, so that n1 is not overloaded, in " +
+			"every cell; latency also from each tuple's intended send time, and the send lag; parallelism 1, 4 " +
+			"workers, one acker per worker) under storm-even; series: no delay, and (ci, full) a delay of D ms per " +
+			"inter-node message (D from the scale; this series is forced: the delay builds latency growth with the " +
+			"node count into the setup); scale ci: 1 and 2 nodes only (make test runs it through the standing 2-node " +
+			"cluster), 1 repetition, at most 20 s warm-up (the window opens once throughput is steady), 15 s " +
+			"measurement; quick: 3 repetitions, no delay series, at most 20 s + 15 s; ci and quick use C1-only " +
+			"worker JVMs; full: 3 repetitions, 60 s + 120 s. Runs on the one cluster sequentially (each topology " +
+			"killed and its workers gone before the next); the unit is one run.",
 		SeriesLabel: "delay",
 		XName:       "nodes",
 		XLabel:      "nodes holding the 4 workers",

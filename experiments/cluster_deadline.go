@@ -127,7 +127,18 @@ func Deadline() *lab.Spec {
 		Description: "deadline-aware dynamic scheduler vs R-Storm vs adaptive on a heterogeneous cluster: dataset processing time, QoS rate, deadline misses; and under background CPU load",
 		Paper:       paperDeadline,
 		Source:      lab.Cite(paperDeadline, "sec. 4, Figs. 7-10"),
-		Setup:       "shape " + deadlineShape + " (supervisors of 0.25, 0.5, 0.5, 1.0 cores); WordCount and k-means (k 8, 16 dims) streamed once over two dataset sizes in full (8 and 16 MB; ci: one size each, 0.1 MB of text for WordCount and 0.25 MB for k-means, for make test's budget; quick: k-means only, 0.5 MB; ci and quick: C1-only worker JVMs), W workers, parallelism P (ci and quick 4/2, full 8/4), deadline 1,000 ms, reports every 1 s; schedulers deadline and adaptive (Go, bridge), storm-ras (in Nimbus, through the bridge's per-topology choice); then the deadline scheduler under background CPU load 20/50/80% of each supervisor's quota (ci and quick: 20 and 80%, k-means only, 0.25 MB in ci and 0.5 MB in quick; full: 20/50/80%, both queries); x = dataset size (MB), or background load (%) for the \"under load\" series; offered load: the bounded dataset streamed once, unpaced; one cluster for the three schedulers, runs sequential (topology killed and workers gone before the next) and interleaved (repetitions outermost, the schedulers' order rotated at each query and size), the unit is one run; ci 1 repetition, quick and full 3. Extra files: node-qos.md/csv (QoS per node, Fig. 10), load-*.png/svg (Figs. 7-8).",
+		Setup: "shape " + deadlineShape + " (supervisors of 0.25, 0.5, 0.5, 1.0 cores); WordCount and k-means " +
+			"(k 8, 16 dims) streamed once over two dataset sizes in full (8 and 16 MB; ci: one size each, 0.1 MB of " +
+			"text for WordCount and 0.25 MB for k-means, for make test's budget; quick: k-means only, 0.5 MB; ci and " +
+			"quick: C1-only worker JVMs), W workers, parallelism P (ci and quick 4/2, full 8/4), deadline 1,000 ms, " +
+			"reports every 1 s; schedulers deadline and adaptive (Go, bridge), storm-ras (in Nimbus, through the " +
+			"bridge's per-topology choice); then the deadline scheduler under background CPU load 20/50/80% of each " +
+			"supervisor's quota (ci and quick: 20 and 80%, k-means only, 0.25 MB in ci and 0.5 MB in quick; full: " +
+			"20/50/80%, both queries); x = dataset size (MB), or background load (%) for the \"under load\" series; " +
+			"offered load: the bounded dataset streamed once, unpaced; one cluster for the three schedulers, runs " +
+			"sequential (topology killed and workers gone before the next) and interleaved (repetitions outermost, " +
+			"the schedulers' order rotated at each query and size), the unit is one run; ci 1 repetition, quick and " +
+			"full 3. Extra files: node-qos.md/csv (QoS per node, Fig. 10), load-*.png/svg (Figs. 7-8).",
 		SeriesLabel: "scheduler / query",
 		XName:       "size_mb_or_load_pct",
 		XLabel:      "dataset size (MB); background load (%) for the \"under load\" series",

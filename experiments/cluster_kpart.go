@@ -129,7 +129,28 @@ func KPartCluster() *lab.Spec {
 		Description: "dynamic K-PART vs online (T-PART) vs EvenScheduler on WordCount: balance, inter-node rate, latency, throughput over time",
 		Paper:       paperKPart,
 		Source:      lab.Cite(paperKPart, "sec. 4, Figs. 8-11"),
-		Setup:       "shape " + kpartShape + " (4 supervisors of 0.5 cores; on a target, its supervisors); WordCount (sentence -> split -> count -> report, max.spout.pending 1000; shuffle groupings uniform, topology.disable.loadaware.messaging: Storm 2's default shuffle prefers tasks in the same worker, which makes the traffic the schedulers plan on follow their own placement, and the paper's Storm shuffled uniformly) with W workers and parallelism P (ci/quick: 4 and 2; full: the paper's 8 and 4); offered load: x = 0 unpaced (saturation), x = F open loop at F times EvenScheduler's saturated throughput (the median of its unpaced runs here, run first), constant arrivals; throughput claims use x = 0, latency, balance and inter-node claims x = F (without it, x = 0 for balance and inter-node, and latency is inconclusive); kpart-dynamic and online through the bridge (service reschedule period from the scale), storm-even in Nimbus (the bridge's per-topology choice); time series of the unpaced runs every 10 s (series-*.png/svg, series.csv); table = second half of the measurement window (a run counts in the claims when that half was steady, whatever the window's opening: unpaced, no worker started in it, no part of two report intervals below 80% of the parts' mean, and its acked rate without a trend, i.e. a line fitted over those parts changes by at most 10% of the mean over the half or is not significant at 5%; open loop, its acked rate within 10% of its offered rate and its latency p50 from the intended send time flat, the half's halves within 100 ms or 25%); ci: 1 repetition, 5 s warm-up, 40 s measurement, no open-loop cell; quick: 3 repetitions, unpaced at most 60 s of warm-up (until throughput is steady and the placement settled) + 40 s, F = 0.5 with at most 60 s of warm-up (until throughput is steady, drained and the placement settled) + 30 s; ci and quick use C1-only worker JVMs; full: 3 repetitions, unpaced at most 150 s + 300 s, F = 0.5 with at most 150 s + 120 s. One cluster for the three schedulers, one run after another (topology killed and workers gone before the next), interleaved: repetitions outermost, the schedulers' order rotated at each; the unit is one run.",
+		Setup: "shape " + kpartShape + " (4 supervisors of 0.5 cores; on a target, its supervisors); WordCount " +
+			"(sentence -> split -> count -> report, max.spout.pending 1000; shuffle groupings uniform, " +
+			"topology.disable.loadaware.messaging: Storm 2's default shuffle prefers tasks in the same worker, which " +
+			"makes the traffic the schedulers plan on follow their own placement, and the paper's Storm shuffled " +
+			"uniformly) with W workers and parallelism P (ci/quick: 4 and 2; full: the paper's 8 and 4); offered " +
+			"load: x = 0 unpaced (saturation), x = F open loop at F times EvenScheduler's saturated throughput (the " +
+			"median of its unpaced runs here, run first), constant arrivals; throughput claims use x = 0, latency, " +
+			"balance and inter-node claims x = F (without it, x = 0 for balance and inter-node, and latency is " +
+			"inconclusive); kpart-dynamic and online through the bridge (service reschedule period from the scale), " +
+			"storm-even in Nimbus (the bridge's per-topology choice); time series of the unpaced runs every 10 s " +
+			"(series-*.png/svg, series.csv); table = second half of the measurement window (a run counts in the " +
+			"claims when that half was steady, whatever the window's opening: unpaced, no worker started in it, no " +
+			"part of two report intervals below 80% of the parts' mean, and its acked rate without a trend, i.e. a " +
+			"line fitted over those parts changes by at most 10% of the mean over the half or is not significant at " +
+			"5%; open loop, its acked rate within 10% of its offered rate and its latency p50 from the intended send " +
+			"time flat, the half's halves within 100 ms or 25%); ci: 1 repetition, 5 s warm-up, 40 s measurement, no " +
+			"open-loop cell; quick: 3 repetitions, unpaced at most 60 s of warm-up (until throughput is steady and " +
+			"the placement settled) + 40 s, F = 0.5 with at most 60 s of warm-up (until throughput is steady, " +
+			"drained and the placement settled) + 30 s; ci and quick use C1-only worker JVMs; full: 3 repetitions, " +
+			"unpaced at most 150 s + 300 s, F = 0.5 with at most 150 s + 120 s. One cluster for the three " +
+			"schedulers, one run after another (topology killed and workers gone before the next), interleaved: " +
+			"repetitions outermost, the schedulers' order rotated at each; the unit is one run.",
 		SeriesLabel: "scheduler",
 		XName:       "offered_fraction",
 		XLabel:      "offered load (fraction of EvenScheduler's saturated throughput; 0 = unpaced)",

@@ -114,7 +114,23 @@ func Recovery() *lab.Spec {
 	return &lab.Spec{
 		Name:        "recovery",
 		Description: "recovery from a killed supervisor mid-run: storm-even, storm-ras, kpart-dynamic, deadline and online on a heterogeneous cluster",
-		Setup:       "shape " + recoveryShape + " (supervisors of 0.25, 0.5, 0.5, 1.0 cores); WordCount with 4 workers, parallelism 2, shuffle groupings uniform (topology.disable.loadaware.messaging: Storm 2's default shuffle keeps tuples in the sending worker, so the traffic the dynamic schedulers plan on would follow their own placement), reports every 2 s, C1-only worker JVMs (quick), every component 5% CPU and 64 MB (for R-Storm's admission); offered load (quick and full): open loop at 50% of EvenScheduler's saturated throughput, constant arrivals, measured first by one fault-free unpaced EvenScheduler run (quick: at most 20 s of warm-up + 20 s; full: 60 s + 60 s) on the first cluster (ci: unpaced); " + recoveryKilled + " (1 core; on a target, its supervisor with the most CPU) stopped into the window and started again (quick: killed at 10 s for 10 s of a 60 s window; full: at 60 s for 30 s of 180 s); dynamic schedulers reschedule every 15 s; the window opens once throughput is steady and the placement has settled (a dynamic scheduler was offered its placement again and kept it), at most 90 s (quick) or 150 s (full) after every worker ran, so the fault meets the scheduler's placement and not its own migration (runs whose warm-up ended unsettled are named in the manifest); one cluster per scheduler (a killed and restarted supervisor is not a clean state for the next; on a target, the one cluster, idle again between runs), runs sequential; the unit is one run; 3 repetitions. Scale ci (a walking check, no verdict): storm-even and kpart-dynamic only, one run each, at most 30 s of warm-up, killed at 10 s for 10 s of a 40 s window.",
+		Setup: "shape " + recoveryShape + " (supervisors of 0.25, 0.5, 0.5, 1.0 cores); WordCount with 4 " +
+			"workers, parallelism 2, shuffle groupings uniform (topology.disable.loadaware.messaging: Storm 2's " +
+			"default shuffle keeps tuples in the sending worker, so the traffic the dynamic schedulers plan on would " +
+			"follow their own placement), reports every 2 s, C1-only worker JVMs (quick), every component 5% CPU and " +
+			"64 MB (for R-Storm's admission); offered load (quick and full): open loop at 50% of EvenScheduler's " +
+			"saturated throughput, constant arrivals, measured first by one fault-free unpaced EvenScheduler run " +
+			"(quick: at most 20 s of warm-up + 20 s; full: 60 s + 60 s) on the first cluster (ci: " +
+			"unpaced); " + recoveryKilled + " (1 core; on a target, its supervisor with the most CPU) stopped into " +
+			"the window and started again (quick: killed at 10 s for 10 s of a 60 s window; full: at 60 s for 30 s " +
+			"of 180 s); dynamic schedulers reschedule every 15 s; the window opens once throughput is steady and the " +
+			"placement has settled (a dynamic scheduler was offered its placement again and kept it), at most 90 s " +
+			"(quick) or 150 s (full) after every worker ran, so the fault meets the scheduler's placement and not " +
+			"its own migration (runs whose warm-up ended unsettled are named in the manifest); one cluster per " +
+			"scheduler (a killed and restarted supervisor is not a clean state for the next; on a target, the one " +
+			"cluster, idle again between runs), runs sequential; the unit is one run; 3 repetitions. Scale ci (a " +
+			"walking check, no verdict): storm-even and kpart-dynamic only, one run each, at most 30 s of warm-up, " +
+			"killed at 10 s for 10 s of a 40 s window.",
 		SeriesLabel: "scheduler",
 		XName:       "fault_at_s",
 		XLabel:      "supervisor killed at (s into the window)",

@@ -43,7 +43,10 @@ func KPartMul() *lab.Spec {
 		Description: "K-PART balance adjustment: partition quality vs the iteration multiplier Mul, and its cut over the proven optimum",
 		Paper:       paperKPart,
 		Source:      lab.Cite(paperKPart, "Fig. 5"),
-		Setup:       "10 random G(24,36) graphs (vertex and edge weights uniform 1..100, seeds 1..10), k = 3, Mul = 0..9, 10 K-PART runs per graph and Mul (seeds derived from graph seed and repetition, equal across Mul). Reference rows: the proven minimum cut at max deviation <= 0.05 (exact: branch and bound, CBC fallback) per graph, and every row's cut / that optimum (cut_ratio).",
+		Setup: "10 random G(24,36) graphs (vertex and edge weights uniform 1..100, seeds 1..10), k = 3, Mul = " +
+			"0..9, 10 K-PART runs per graph and Mul (seeds derived from graph seed and repetition, equal across " +
+			"Mul). Reference rows: the proven minimum cut at max deviation <= 0.05 (exact: branch and bound, CBC " +
+			"fallback) per graph, and every row's cut / that optimum (cut_ratio).",
 		SeriesLabel: "algorithm", XName: "Mul", XLabel: "iteration multiplier Mul",
 		Metrics: append(PartitionMetrics(), CutRatioMetric),
 		Unit:    lab.UnitInstance, // a graph: its repetitions are averaged

@@ -96,10 +96,14 @@ func loadCurveOn(lt loadTopology) *lab.Spec {
 		Description: "latency against open-loop offered load (fractions of EvenScheduler's measured capacity), EvenScheduler vs K-PART on " + lt.label(),
 		Paper:       paper,
 		Source:      source,
-		Setup: "shape " + loadCurveProfile + " (supervisors of 0.5 and 1.0 cores); " + lt.setup() + "; " +
-			"capacity of storm-even by search (98% of the offered acked over the step, p99 from the intended send time < 2 s in every window, send lag growth <= 100 ms), then open-loop runs at " +
-			"fractions of it (uniform shuffle under both schedulers; ci: 50% and 110%, quick and full: 20, 40, 60, 80, 90, 100, 110%), constant arrivals; ci and quick: 3 runs per point, at most 40 s warm-up (the window opens once the acked rate is steady and within 10% of the offered), " +
-			"20 s window in 2 halves; full: 5 runs, 60 s in 3. One cluster for both schedulers, which first runs the search; runs interleaved: repetitions outermost, then loads, the schedulers' order rotated at each; the unit is one run.",
+		Setup: "shape " + loadCurveProfile + " (supervisors of 0.5 and 1.0 cores); " + lt.setup() + "; capacity of " +
+			"storm-even by search (98% of the offered acked over the step, p99 from the intended send time < 2 s in " +
+			"every window, send lag growth <= 100 ms), then open-loop runs at fractions of it (uniform shuffle under " +
+			"both schedulers; ci: 50% and 110%, quick and full: 20, 40, 60, 80, 90, 100, 110%), constant arrivals; " +
+			"ci and quick: 3 runs per point, at most 40 s warm-up (the window opens once the acked rate is steady " +
+			"and within 10% of the offered), 20 s window in 2 halves; full: 5 runs, 60 s in 3. One cluster for both " +
+			"schedulers, which first runs the search; runs interleaved: repetitions outermost, then loads, the " +
+			"schedulers' order rotated at each; the unit is one run.",
 		SeriesLabel: "scheduler",
 		XName:       "offered_fraction",
 		XLabel:      "offered load (fraction of EvenScheduler's capacity)",

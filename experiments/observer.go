@@ -87,10 +87,14 @@ func Observer() *lab.Spec {
 		Name:        "observer",
 		Description: "observer effect of the harness's instrumentation: Throughput chain at saturation, instrumentation on vs off",
 		Source:      "property of this harness; the Throughput chain of " + lab.Cite(paperKPart, "sec. 2.1"),
-		Setup: "shape " + observerProfile + " (supervisors of 0.5 and 1.0 cores; on a target, its supervisors), storm-even; two copies of the Throughput chain side by side (2 workers each, parallelism 1, 100-byte payload) with an unpaced spout " +
-			"held by max spout pending " + strconv.Itoa(observerPending) + " (saturation), C1-only worker JVMs (quick); the instrumentation (task hook, reporter, histograms) on or off " +
-			"(--instrumentation), Storm's stats sample rate 1.0 in both; paired: each run deploys both arms side by side, measured by Storm's own counters over the same window after a fixed warm-up " +
-			"(ci: 10 s warm-up, 20 s window, 1 pair, no verdict; quick: 20 s, 45 s, 6 pairs; full: 30 s, 120 s, 10 pairs); which arm is the run's own topology alternates; the unit is one pair.",
+		Setup: "shape " + observerProfile + " (supervisors of 0.5 and 1.0 cores; on a target, its supervisors), " +
+			"storm-even; two copies of the Throughput chain side by side (2 workers each, parallelism 1, 100-byte " +
+			"payload) with an unpaced spout held by max spout pending " + strconv.Itoa(observerPending) + " " +
+			"(saturation), C1-only worker JVMs (quick); the instrumentation (task hook, reporter, histograms) on or " +
+			"off (--instrumentation), Storm's stats sample rate 1.0 in both; paired: each run deploys both arms side " +
+			"by side, measured by Storm's own counters over the same window after a fixed warm-up (ci: 10 s warm-up, " +
+			"20 s window, 1 pair, no verdict; quick: 20 s, 45 s, 6 pairs; full: 30 s, 120 s, 10 pairs); which arm is " +
+			"the run's own topology alternates; the unit is one pair.",
 		SeriesLabel: "instrumentation",
 		XName:       "max_spout_pending",
 		XLabel:      "max spout pending per spout task",

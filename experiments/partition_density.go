@@ -38,7 +38,11 @@ func PartitionDensity() *lab.Spec {
 		Description: "K-PART (Mul=0, 5), T-PART and M-PART, with the optimum and mlfm as references: partition quality vs graph density (edges on 12 vertices)",
 		Paper:       paperKPart,
 		Source:      lab.Cite(paperKPart, "Fig. 7"),
-		Setup:       "12 vertices, edges 15, 18, ..., 66, 10 random graphs per edge count (weights uniform 1..100, seed 100*edges + i), k = 3, 10 runs per graph and algorithm (T-PART, deterministic: once per graph). Reference rows: the proven minimum cut at max deviation <= 0.05 (exact: branch and bound, CBC fallback) per graph, and every row's cut / that optimum (cut_ratio); the multilevel partitioner mlfm at the same bound as a fifth series.",
+		Setup: "12 vertices, edges 15, 18, ..., 66, 10 random graphs per edge count (weights uniform 1..100, " +
+			"seed 100*edges + i), k = 3, 10 runs per graph and algorithm (T-PART, deterministic: once per graph). " +
+			"Reference rows: the proven minimum cut at max deviation <= 0.05 (exact: branch and bound, CBC fallback) " +
+			"per graph, and every row's cut / that optimum (cut_ratio); the multilevel partitioner mlfm at the same " +
+			"bound as a fifth series.",
 		SeriesLabel: "algorithm", XName: "edges", XLabel: "number of edges (12 vertices)",
 		Metrics: append(PartitionMetrics(), CutRatioMetric),
 		Unit:    lab.UnitInstance, // a graph: its repetitions are averaged

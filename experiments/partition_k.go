@@ -53,7 +53,11 @@ func PartitionK() *lab.Spec {
 		Description: "K-PART (Mul=0, 5), T-PART and M-PART, with the optimum and mlfm as references: partition quality vs the number of parts k",
 		Paper:       paperKPart,
 		Source:      lab.Cite(paperKPart, "Fig. 6"),
-		Setup:       "10 random G(24,36) graphs (weights uniform 1..100, seeds 101..110), k = 2..24, 10 runs per graph, k and algorithm (seeds derived from graph seed and repetition); T-PART is deterministic and runs once per graph and k. Reference rows: the proven minimum cut at max deviation <= 0.05 (exact: branch and bound, CBC fallback) per graph at k = 2..4 (the exact solver's limit; no cut ratio, which needs an optimum at every k), and the multilevel partitioner mlfm at the same bound as a fifth series.",
+		Setup: "10 random G(24,36) graphs (weights uniform 1..100, seeds 101..110), k = 2..24, 10 runs per " +
+			"graph, k and algorithm (seeds derived from graph seed and repetition); T-PART is deterministic and runs " +
+			"once per graph and k. Reference rows: the proven minimum cut at max deviation <= 0.05 (exact: branch " +
+			"and bound, CBC fallback) per graph at k = 2..4 (the exact solver's limit; no cut ratio, which needs an " +
+			"optimum at every k), and the multilevel partitioner mlfm at the same bound as a fifth series.",
 		SeriesLabel: "algorithm", XName: "k", XLabel: "number of parts k",
 		Metrics: PartitionMetrics(),
 		Unit:    lab.UnitInstance, // a graph: its repetitions are averaged

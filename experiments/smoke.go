@@ -44,7 +44,8 @@ func Smoke() *lab.Spec {
 		Name:        "smoke",
 		Description: "real Storm cluster: Throughput chain under EvenScheduler (in Nimbus) and K-PART (in the service), on one cluster",
 		Source:      "walking skeleton; the Throughput chain of " + lab.Cite(paperKPart, "sec. 2.1"),
-		Setup:       "shape heterogeneous-2 (supervisors of 0.5 and 1.0 cores), Throughput chain (4 workers, parallelism 1, spout every 5 ms), 10 s warm-up, 30 s measurement, one run per scheduler",
+		Setup: "shape heterogeneous-2 (supervisors of 0.5 and 1.0 cores), Throughput chain (4 workers, " +
+			"parallelism 1, spout every 5 ms), 10 s warm-up, 30 s measurement, one run per scheduler",
 		SeriesLabel: "scheduler",
 		XName:       "run",
 		XLabel:      "run",

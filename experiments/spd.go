@@ -39,10 +39,11 @@ func SPDAllocation() *lab.Spec {
 		Description: "SPD allocation: streaming cost over the continuous lower bound, A^disc against the graph partitioners",
 		Paper:       paperSPD,
 		Source:      lab.Cite(paperSPD, "A^cont lower bound, A^disc"),
-		Setup: fmt.Sprintf("random SPD graphs (topologies.RandomSPD: task weights 1..100, fan-out 2..4), n = 10, 30, 100, 300, 1000 tasks; "+
-			"%d graphs per n and regime (seeds 7000 + 100*regime + i, 7100 + ...), regimes: constrained b(e) in 1..5 and transfer-heavy b(e) in 1..1000; "+
-			"c = 2, 4, 8, 16, 32 resources (c <= n); every scheduler partitions into c parts, one run per instance (kpart seeded per instance). "+
-			"Metric ratio = streaming cost d(G) / lower bound w(root)/c; proc_ratio uses d-hat(G) (transfer costs 0).", spdGraphs),
+		Setup: fmt.Sprintf("random SPD graphs (topologies.RandomSPD: task weights 1..100, fan-out 2..4), n = 10, 30, "+
+			"100, 300, 1000 tasks; %d graphs per n and regime (seeds 7000 + 100*regime + i, 7100 + ...), regimes: "+
+			"constrained b(e) in 1..5 and transfer-heavy b(e) in 1..1000; c = 2, 4, 8, 16, 32 resources (c <= n); "+
+			"every scheduler partitions into c parts, one run per instance (kpart seeded per instance). Metric ratio "+
+			"= streaming cost d(G) / lower bound w(root)/c; proc_ratio uses d-hat(G) (transfer costs 0).", spdGraphs),
 		SeriesLabel: "scheduler", XName: "tasks", XLabel: "tasks n",
 		// The claims keep the regimes and c apart; so do the table and figures.
 		Panel:      spdPanel,
