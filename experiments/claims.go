@@ -27,7 +27,7 @@ func mean(xs []float64) float64 {
 
 // best counts the x values at which series has the smallest per-x mean of
 // metric among all series but the references (optimum, mlfm) (ties count as best).
-func best(a *Aggregate, series, metric string) (wins, total int, lost []string) {
+func best(a *lab.Aggregate, series, metric string) (wins, total int, lost []string) {
 	for _, x := range a.Xs(series) {
 		mine, _ := a.Get(series, x, metric)
 		ok := true
@@ -44,7 +44,7 @@ func best(a *Aggregate, series, metric string) (wins, total int, lost []string) 
 		if ok {
 			wins++
 		} else {
-			lost = append(lost, FormatX(x))
+			lost = append(lost, lab.FormatX(x))
 		}
 	}
 	return wins, total, lost
@@ -69,7 +69,7 @@ type unitSide = lab.UnitSide
 
 // side is one side of a paired comparison: series, and the rows that count
 // (nil: all).
-func side(series string, keep func(Row) bool) unitSide {
+func side(series string, keep func(lab.Row) bool) unitSide {
 	return lab.UnitSide{Series: series, Keep: keep}
 }
 
@@ -78,18 +78,18 @@ func side(series string, keep func(Row) bool) unitSide {
 // paired checks). The graph experiments run every series on the same
 // graphs, so a graph on one side only means a run is missing; it is left
 // out, and the check's n (pairs) shows it.
-func pairedUnits(r *Results, metric string, perX bool, a, b unitSide) (x, y []float64) {
+func pairedUnits(r *lab.Results, metric string, perX bool, a, b unitSide) (x, y []float64) {
 	x, y, _ = lab.PairedGraphUnits(r, metric, perX, a, b)
 	return x, y
 }
 
 // partitionKStability is the claim "the std dev stays relatively stable
 // over k, except for M-PART" (see partitionKClaims for the margin).
-func partitionKStability(r *Results, a *Aggregate) []Claim {
+func partitionKStability(r *lab.Results, a *lab.Aggregate) []lab.Claim {
 	algs := []string{labelKPart0, labelKPart5, labelTPart, labelMPart}
 	ks := a.Xs(labelKPart0)
-	third := func(high bool) func(Row) bool {
-		return func(row Row) bool {
+	third := func(high bool) func(lab.Row) bool {
+		return func(row lab.Row) bool {
 			n := len(ks) / 3
 			if n == 0 {
 				return false
@@ -114,16 +114,16 @@ func partitionKStability(r *Results, a *Aggregate) []Claim {
 		checks = append(checks, reports.PairedDifferenceCheck("relative range of std over k: M-PART > "+s, mp, o, reports.Greater, ""))
 		ev = append(ev, fmt.Sprintf("relative range %s %.2f vs M-PART %.2f", s, mean(o), mean(mp)))
 	}
-	return []Claim{{
+	return []lab.Claim{{
 		Statement: "the std dev of subset weights stays relatively stable over k, except for M-PART (equivalence margin: largest / smallest third of k within 25% either way, [0.8, 1.25])",
-		Source:    Cite(paperKPart, "Fig. 6b"), Checks: checks,
+		Source:    lab.Cite(paperKPart, "Fig. 6b"), Checks: checks,
 		Evidence: "geometric mean over graphs of the std ratio largest / smallest third of k, and mean over graphs of (max - min) / mean of the per-k std dev: " + list(ev),
 	}}
 }
 
 // relRangeUnits is, per series and graph seed, the relative range over k
 // of the graph's std dev: (max - min) / mean of its per-k mean std dev.
-func relRangeUnits(r *Results) map[string]map[uint64]float64 {
+func relRangeUnits(r *lab.Results) map[string]map[uint64]float64 {
 	per := map[string]map[uint64]map[float64][]float64{}
 	for _, row := range r.Rows {
 		if per[row.Series] == nil {
@@ -174,7 +174,7 @@ func alignSeeds(a, b map[uint64]float64) (x, y []float64) {
 // spdPaired is spdUnits of two sides aligned by SPD graph (regime, n,
 // graph number), so that a[i] and b[i] are one graph (averaged over the c
 // values each side's keep accepts).
-func spdPaired(r *Results, sa, sb string, keepA, keepB func(Row) bool) (a, b []float64) {
+func spdPaired(r *lab.Results, sa, sb string, keepA, keepB func(lab.Row) bool) (a, b []float64) {
 	ka, ma := spdGraphMeans(r, sa, keepA)
 	_, mb := spdGraphMeans(r, sb, keepB)
 	for _, k := range ka {

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stormlab/stormlab/experiments/lab"
 	"github.com/stormlab/stormlab/harness"
 	"github.com/stormlab/stormlab/reports"
 )
@@ -24,17 +25,17 @@ func newNoise(seed uint64) *noise { return &noise{rand.New(rand.NewPCG(seed, 1))
 func (n *noise) rel(v, f float64) float64 { return v * (1 + f*(2*n.r.Float64()-1)) }
 
 // judged runs a claim set and judges it.
-func judged(cs []Claim, noVerdict string) []Claim {
-	JudgeClaims(cs, noVerdict)
+func judged(cs []lab.Claim, noVerdict string) []lab.Claim {
+	lab.JudgeClaims(cs, noVerdict)
 	return cs
 }
 
 // wantAll fails unless every paper claim has the verdict want.
-func wantAll(t *testing.T, name string, cs []Claim, want reports.Verdict) {
+func wantAll(t *testing.T, name string, cs []lab.Claim, want reports.Verdict) {
 	t.Helper()
 	papers := 0
 	for _, c := range cs {
-		if c.Kind == SanityCheck {
+		if c.Kind == lab.SanityCheck {
 			continue
 		}
 		papers++
@@ -49,11 +50,11 @@ func wantAll(t *testing.T, name string, cs []Claim, want reports.Verdict) {
 
 type claimCase struct {
 	name string
-	rows func() (*Results, *Aggregate)
+	rows func() (*lab.Results, *lab.Aggregate)
 	want reports.Verdict
 }
 
-func runClaimCases(t *testing.T, claims func(*Results, *Aggregate) []Claim, cases []claimCase) {
+func runClaimCases(t *testing.T, claims func(*lab.Results, *lab.Aggregate) []lab.Claim, cases []claimCase) {
 	t.Helper()
 	for _, tc := range cases {
 		r, a := tc.rows()
@@ -61,28 +62,28 @@ func runClaimCases(t *testing.T, claims func(*Results, *Aggregate) []Claim, case
 	}
 }
 
-func agg(t *testing.T, r *Results) (*Results, *Aggregate) {
+func agg(t *testing.T, r *lab.Results) (*lab.Results, *lab.Aggregate) {
 	t.Helper()
 	if s, err := Lookup(r.Experiment); err == nil && r.Unit == "" {
 		r.Unit = s.Unit // as lab.Run sets it
 	}
-	a, err := Summarise(r)
+	a, err := lab.Summarise(r)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return r, a
 }
 
-func partRow(series string, x float64, seed uint64, inst, rep int, cut, std, maxDev, empty float64) Row {
-	return Row{Series: series, X: x, Instance: inst, InstanceSeed: seed, Rep: rep, Values: map[string]float64{
+func partRow(series string, x float64, seed uint64, inst, rep int, cut, std, maxDev, empty float64) lab.Row {
+	return lab.Row{Series: series, X: x, Instance: inst, InstanceSeed: seed, Rep: rep, Values: map[string]float64{
 		"cut_rate": cut, "std": std, "max_dev": maxDev, "max_over": 1, "empty_parts": empty}}
 }
 
 func TestKPartMulClaimVerdicts(t *testing.T) {
-	build := func(graphs int, cut, std func(mul float64, n *noise) float64) func() (*Results, *Aggregate) {
-		return func() (*Results, *Aggregate) {
+	build := func(graphs int, cut, std func(mul float64, n *noise) float64) func() (*lab.Results, *lab.Aggregate) {
+		return func() (*lab.Results, *lab.Aggregate) {
 			n := newNoise(1)
-			r := &Results{Experiment: "kpart-mul", Metrics: PartitionMetrics()}
+			r := &lab.Results{Experiment: "kpart-mul", Metrics: PartitionMetrics()}
 			for g := 0; g < graphs; g++ {
 				for mul := 0.0; mul <= 9; mul++ {
 					for rep := 0; rep < 2; rep++ {
@@ -111,10 +112,10 @@ func TestKPartMulClaimVerdicts(t *testing.T) {
 var partitionAlgs = []string{labelKPart0, labelKPart5, labelTPart, labelMPart}
 
 // partitionKRows builds partition-k rows from f(alg index, k, graph, noise).
-func partitionKRows(t *testing.T, ks []float64, graphs int, f func(a int, k float64, n *noise) (cut, std, maxDev, empty float64)) func() (*Results, *Aggregate) {
-	return func() (*Results, *Aggregate) {
+func partitionKRows(t *testing.T, ks []float64, graphs int, f func(a int, k float64, n *noise) (cut, std, maxDev, empty float64)) func() (*lab.Results, *lab.Aggregate) {
+	return func() (*lab.Results, *lab.Aggregate) {
 		n := newNoise(2)
-		r := &Results{Experiment: "partition-k", Metrics: PartitionMetrics()}
+		r := &lab.Results{Experiment: "partition-k", Metrics: PartitionMetrics()}
 		for _, k := range ks {
 			for g := 0; g < graphs; g++ {
 				for ai, s := range partitionAlgs {
@@ -178,17 +179,17 @@ func TestPartitionKClaimVerdicts(t *testing.T) {
 	// The k = |V| sanity check is not a paper claim.
 	r, a := partitionKRows(t, kRange(2, 24), 10, paper)()
 	for _, c := range judged(partitionKClaims(r, a), "") {
-		if strings.Contains(c.Statement, "k = |V|") && (c.Kind != SanityCheck || !c.Holds()) {
+		if strings.Contains(c.Statement, "k = |V|") && (c.Kind != lab.SanityCheck || !c.Holds()) {
 			t.Errorf("k = |V| claim: kind %q verdict %q, want a holding sanity check", c.Kind, c.Verdict)
 		}
 	}
 }
 
 func TestPartitionDensityClaimVerdicts(t *testing.T) {
-	build := func(edges []float64, graphs int, f func(a int, m float64, n *noise) (float64, float64, float64)) func() (*Results, *Aggregate) {
-		return func() (*Results, *Aggregate) {
+	build := func(edges []float64, graphs int, f func(a int, m float64, n *noise) (float64, float64, float64)) func() (*lab.Results, *lab.Aggregate) {
+		return func() (*lab.Results, *lab.Aggregate) {
 			n := newNoise(3)
-			r := &Results{Experiment: "partition-density", Metrics: PartitionMetrics()}
+			r := &lab.Results{Experiment: "partition-density", Metrics: PartitionMetrics()}
 			for _, m := range edges {
 				for g := 0; g < graphs; g++ {
 					for ai, s := range partitionAlgs {
@@ -221,10 +222,10 @@ func TestPartitionDensityClaimVerdicts(t *testing.T) {
 
 func TestSPDClaimVerdicts(t *testing.T) {
 	sizes := []float64{10, 30, 100, 300, 1000}
-	build := func(graphs int, f func(s string, x float64, c int, n *noise) float64) func() (*Results, *Aggregate) {
-		return func() (*Results, *Aggregate) {
+	build := func(graphs int, f func(s string, x float64, c int, n *noise) float64) func() (*lab.Results, *lab.Aggregate) {
+		return func() (*lab.Results, *lab.Aggregate) {
 			n := newNoise(4)
-			r := &Results{Experiment: "spd", Metrics: []Metric{{Name: "ratio"}, {Name: "proc_ratio"}, {Name: "used"}}}
+			r := &lab.Results{Experiment: "spd", Metrics: []lab.Metric{{Name: "ratio"}, {Name: "proc_ratio"}, {Name: "used"}}}
 			for _, x := range sizes {
 				for ri := range spdRegimes {
 					for i := 0; i < graphs; i++ {
@@ -234,7 +235,7 @@ func TestSPDClaimVerdicts(t *testing.T) {
 							}
 							for _, s := range spdAlgorithms {
 								v := f(s, x, c, n)
-								r.Add(Row{Series: s, X: x, Instance: ri*10000 + i*100 + c, InstanceSeed: uint64(7000 + 100*ri + i),
+								r.Add(lab.Row{Series: s, X: x, Instance: ri*10000 + i*100 + c, InstanceSeed: uint64(7000 + 100*ri + i),
 									Values: map[string]float64{"ratio": v, "proc_ratio": v, "used": 1}})
 							}
 						}
@@ -268,20 +269,20 @@ func TestSPDClaimVerdicts(t *testing.T) {
 	// The lower bound is a sanity check, refuted by one ratio below 1.
 	r, a := build(2, func(s string, x float64, c int, n *noise) float64 { return 0.9 })()
 	c := judged(spdClaims(r, a), "")[0]
-	if c.Kind != SanityCheck || c.Verdict != reports.DoesNotHold {
+	if c.Kind != lab.SanityCheck || c.Verdict != reports.DoesNotHold {
 		t.Errorf("lower bound below 1: %q %q, want a refuted sanity check", c.Kind, c.Verdict)
 	}
 }
 
-func clusterRow(series string, x float64, rep int, v map[string]float64) Row {
-	return Row{Series: series, X: x, Rep: rep, Values: v}
+func clusterRow(series string, x float64, rep int, v map[string]float64) lab.Row {
+	return lab.Row{Series: series, X: x, Rep: rep, Values: v}
 }
 
 func TestCommCostClaimVerdicts(t *testing.T) {
-	build := func(reps int, l1, l2, l4 float64, delay bool) func() (*Results, *Aggregate) {
-		return func() (*Results, *Aggregate) {
+	build := func(reps int, l1, l2, l4 float64, delay bool) func() (*lab.Results, *lab.Aggregate) {
+		return func() (*lab.Results, *lab.Aggregate) {
 			n := newNoise(5)
-			r := &Results{Experiment: "comm-cost", Metrics: commCostMetrics}
+			r := &lab.Results{Experiment: "comm-cost", Metrics: commCostMetrics}
 			series := []string{commSeries(0)}
 			if delay {
 				series = append(series, commSeries(2))
@@ -327,10 +328,10 @@ func TestKPartClusterClaimVerdicts(t *testing.T) {
 	// openThr: the acked rate in the open-loop cell, which offers 0.5 x the calibration (1000 tuples/s
 	// for EvenScheduler's saturated throughput).
 	type cell struct{ cut, thr, bal, lat, openThr float64 }
-	build := func(reps int, kp, on, ev cell) func() (*Results, *Aggregate) {
-		return func() (*Results, *Aggregate) {
+	build := func(reps int, kp, on, ev cell) func() (*lab.Results, *lab.Aggregate) {
+		return func() (*lab.Results, *lab.Aggregate) {
 			n := newNoise(6)
-			r := &Results{Experiment: "kpart-cluster", Metrics: kpartClusterMetrics, Knobs: map[string]any{"kpart_calibration_tps": 1000.0}}
+			r := &lab.Results{Experiment: "kpart-cluster", Metrics: kpartClusterMetrics, Knobs: map[string]any{"kpart_calibration_tps": 1000.0}}
 			for i, s := range kpartClusterSchedulers {
 				c := []cell{kp, on, ev}[i]
 				for rep := 0; rep < reps; rep++ {
@@ -378,7 +379,7 @@ func TestKPartClusterClaimVerdicts(t *testing.T) {
 // rate are judged on the unpaced cell and the latency claim is inconclusive, saying why.
 func TestKPartClusterClaimsUnpacedOnly(t *testing.T) {
 	n := newNoise(6)
-	r := &Results{Experiment: "kpart-cluster", Metrics: kpartClusterMetrics}
+	r := &lab.Results{Experiment: "kpart-cluster", Metrics: kpartClusterMetrics}
 	for i, s := range kpartClusterSchedulers {
 		cut, bal := []float64{0.70, 0.72, 0.80}[i], []float64{5, 6, 10}[i]
 		for rep := range 3 {
@@ -402,7 +403,7 @@ func TestKPartClusterClaimsUnpacedOnly(t *testing.T) {
 // (the other schedulers' rows, open-loop rows and runs that acked nothing aside), and an experiment
 // without one is an error that says so.
 func TestKPartCalibration(t *testing.T) {
-	r := &Results{Experiment: "kpart-cluster", Metrics: kpartClusterMetrics}
+	r := &lab.Results{Experiment: "kpart-cluster", Metrics: kpartClusterMetrics}
 	for _, c := range []struct {
 		s   string
 		x   float64
@@ -414,7 +415,7 @@ func TestKPartCalibration(t *testing.T) {
 	if got, err := kpartCalibration(r); err != nil || got != 1000 {
 		t.Errorf("kpartCalibration = %v, %v; want 1000 (median of 900, 1000, 1400), nil", got, err)
 	}
-	empty := &Results{Experiment: "kpart-cluster", Metrics: kpartClusterMetrics}
+	empty := &lab.Results{Experiment: "kpart-cluster", Metrics: kpartClusterMetrics}
 	empty.Add(clusterRow("kpart-dynamic", 0, 0, map[string]float64{"throughput": 1000}))
 	if _, err := kpartCalibration(empty); err == nil || !strings.Contains(err.Error(), "EvenScheduler") {
 		t.Errorf("kpartCalibration without an EvenScheduler run: %v, want an error naming EvenScheduler", err)
@@ -423,10 +424,10 @@ func TestKPartCalibration(t *testing.T) {
 
 func TestDeadlineClaimVerdicts(t *testing.T) {
 	type sched struct{ ds, qosMax, misses float64 }
-	build := func(reps int, d, ras, ad sched, kmBaseQoS, load20, load80 float64) func() (*Results, *Aggregate) {
-		return func() (*Results, *Aggregate) {
+	build := func(reps int, d, ras, ad sched, kmBaseQoS, load20, load80 float64) func() (*lab.Results, *lab.Aggregate) {
+		return func() (*lab.Results, *lab.Aggregate) {
 			n := newNoise(7)
-			r := &Results{Experiment: "deadline", Metrics: deadlineMetrics}
+			r := &lab.Results{Experiment: "deadline", Metrics: deadlineMetrics}
 			add := func(series string, x float64, rep int, ds, qos, misses float64) {
 				r.Add(clusterRow(series, x, rep, map[string]float64{"dataset_s": n.rel(ds, 0.01), "proc_ms": 100, "qos_pct": 50,
 					"qos_node_max_pct": n.rel(qos, 0.01), "misses": misses, "throughput": 100, "migrations": 0}))
@@ -461,7 +462,7 @@ func TestGraphClaimsPairedAndEquivalence(t *testing.T) {
 	// partition-density: graphs differ by ±40% in cut rate, K-PART Mul=0
 	// is 3% below every other algorithm on each graph. Unpaired, the graph
 	// spread hides the 3%; paired by graph it is plain.
-	r := &Results{Experiment: "partition-density", Metrics: PartitionMetrics()}
+	r := &lab.Results{Experiment: "partition-density", Metrics: PartitionMetrics()}
 	n := newNoise(5)
 	for m := 15.0; m <= 66; m += 3 {
 		for g := 0; g < 10; g++ {
@@ -474,7 +475,7 @@ func TestGraphClaimsPairedAndEquivalence(t *testing.T) {
 	}
 	_, a := agg(t, r)
 	cs := judged(partitionDensityClaims(r, a), "")
-	var smallest Claim
+	var smallest lab.Claim
 	for _, c := range cs {
 		if strings.HasPrefix(c.Statement, "K-PART (Mul=0) has the smallest cut rate") {
 			smallest = c
@@ -483,7 +484,7 @@ func TestGraphClaimsPairedAndEquivalence(t *testing.T) {
 	if smallest.Verdict != reports.Holds {
 		t.Errorf("paired smallest cut rate: %s\n  %s", smallest.Verdict, smallest.Line())
 	}
-	k0, o := graphUnits(r, labelKPart0, "cut_rate", nil, true), graphUnits(r, labelTPart, "cut_rate", nil, true)
+	k0, o := lab.GraphUnits(r, labelKPart0, "cut_rate", nil, true), lab.GraphUnits(r, labelTPart, "cut_rate", nil, true)
 	unpaired := reports.DifferenceCheck("", k0, o, reports.Less, "")
 	reports.Judge([]*reports.Check{&unpaired})
 	if unpaired.Verdict == reports.Holds {
@@ -493,7 +494,7 @@ func TestGraphClaimsPairedAndEquivalence(t *testing.T) {
 	// kpart-mul: Mul has no effect at all on the cut rate (every Mul gives
 	// the same partition). "Mul>0 raises the cut rate a little" (at least
 	// 1%) does not hold: the ratio is exactly 1, outside [1.01, 1.5].
-	r = &Results{Experiment: "kpart-mul", Metrics: PartitionMetrics()}
+	r = &lab.Results{Experiment: "kpart-mul", Metrics: PartitionMetrics()}
 	for g := 0; g < 10; g++ {
 		cut := n.rel(0.25, 0.3)
 		for mul := 0.0; mul <= 9; mul++ {

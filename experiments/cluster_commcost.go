@@ -18,7 +18,7 @@ import (
 )
 
 // commCostMetrics are the per-run values of comm-cost.
-var commCostMetrics = []Metric{
+var commCostMetrics = []lab.Metric{
 	{Name: "latency_mean_ms", Label: "complete latency mean (ms)"},
 	{Name: "latency_p99_ms", Label: "complete latency p99 (ms)"},
 	{Name: "throughput", Label: "throughput (acked tuples/s)"},
@@ -113,13 +113,25 @@ var commCostScales = map[string]commKnobs{
 // every message between workers on different nodes; the paper had no
 // emulated delay (its VMs shared one physical server), so the "no delay"
 // series is the one comparable with Fig. 1.
-func CommCost() *Spec {
-	return &Spec{
+func CommCost() *lab.Spec {
+	return &lab.Spec{
 		Name:        "comm-cost",
 		Description: "Throughput chain, 4 workers on 1, 2 and 4 nodes (EvenScheduler), with and without emulated network delay",
 		Paper:       paperKPart,
-		Source:      Cite(paperKPart, "sec. 2.1, Fig. 1"),
-		Setup:       "one cluster of 4 supervisors (1 core each, 4 slots; on a target, the target's: a cell of n nodes uses the n with the most CPU, and a node count above the target's supervisors is skipped and listed in the manifest); the cell of n nodes names those n hosts in the topology conf (stormlab.nodes), and EvenScheduler in Nimbus spreads the 4 workers over them; Throughput chain (offered load open loop: 50 tuples/s at constant arrivals, one tuple per 20 ms from the spout, so that n1 is not overloaded, in every cell; latency also from each tuple's intended send time, and the send lag; parallelism 1, 4 workers, one acker per worker) under storm-even; series: no delay, and (ci, full) a delay of D ms per inter-node message (D from the scale; this series is forced: the delay builds latency growth with the node count into the setup); scale ci: 1 and 2 nodes only (make test runs it through the standing 2-node cluster), 1 repetition, at most 20 s warm-up (the window opens once throughput is steady), 15 s measurement; quick: 3 repetitions, no delay series, at most 20 s + 15 s; ci and quick use C1-only worker JVMs; full: 3 repetitions, 60 s + 120 s. Runs on the one cluster sequentially (each topology killed and its workers gone before the next); the unit is one run.",
+		Source:      lab.Cite(paperKPart, "sec. 2.1, Fig. 1"),
+		Setup: "one cluster of 4 supervisors (1 core each, 4 slots; on a target, the target's: a cell of n " +
+			"nodes uses the n with the most CPU, and a node count above the target's supervisors is skipped and " +
+			"listed in the manifest); the cell of n nodes names those n hosts in the topology conf (stormlab.nodes), " +
+			"and EvenScheduler in Nimbus spreads the 4 workers over them; Throughput chain (offered load open loop: " +
+			"50 tuples/s at constant arrivals, one tuple per 20 ms from the spout, so that n1 is not overloaded, in " +
+			"every cell; latency also from each tuple's intended send time, and the send lag; parallelism 1, 4 " +
+			"workers, one acker per worker) under storm-even; series: no delay, and (ci, full) a delay of D ms per " +
+			"inter-node message (D from the scale; this series is forced: the delay builds latency growth with the " +
+			"node count into the setup); scale ci: 1 and 2 nodes only (make test runs it through the standing 2-node " +
+			"cluster), 1 repetition, at most 20 s warm-up (the window opens once throughput is steady), 15 s " +
+			"measurement; quick: 3 repetitions, no delay series, at most 20 s + 15 s; ci and quick use C1-only " +
+			"worker JVMs; full: 3 repetitions, 60 s + 120 s. Runs on the one cluster sequentially (each topology " +
+			"killed and its workers gone before the next); the unit is one run.",
 		SeriesLabel: "delay",
 		XName:       "nodes",
 		XLabel:      "nodes holding the 4 workers",
@@ -143,16 +155,17 @@ func commSeries(delayMs int) string {
 	return fmt.Sprintf("delay %d ms", delayMs)
 }
 
-func runCommCost(ctx context.Context, env Env) (*Results, error) {
-	_, prof, _, err := knobsOf(env, commCostScales)
+func runCommCost(ctx context.Context, env lab.Env) (*lab.Results, error) {
+	_, k, _, err := knobsOf(env, commCostScales)
 	if err != nil {
 		return nil, err
 	}
-	res := &Results{Experiment: "comm-cost", Metrics: commCostMetrics, Scale: prof.Scale, NoVerdict: noVerdict(prof.Scale, prof.Reps), Knobs: knobsManifest(prof)}
+	res := &lab.Results{Experiment: "comm-cost", Metrics: commCostMetrics, Scale: k.Scale, NoVerdict: noVerdict(k.Scale, k.Reps), Knobs: knobsManifest(k)}
 	delays := []int{0}
-	if prof.DelayMs > 0 {
-		delays = append(delays, prof.DelayMs)
+	if k.DelayMs > 0 {
+		delays = append(delays, k.DelayMs)
 	}
+	cr := &commRunner{runBase: runBase{env: env, res: res}, k: k}
 	cs := harness.ClusterSpec{Seed: 1, Options: []docker.Option{docker.WithSupervisors(commCostSupervisors()...)}}
 	err = withSession(ctx, env, cs, "storm-even", func(s *session) error {
 		// The running cluster's supervisors (before a start, Capacity would give the default shape's,
@@ -162,16 +175,16 @@ func runCommCost(ctx context.Context, env Env) (*Results, error) {
 			return err
 		}
 		capacity := c.Capacity()
-		cells, skipped := commCells(capacity, prof.Nodes)
+		cells, skipped := commCells(capacity, k.Nodes)
 		if len(skipped) > 0 {
 			res.Knobs["comm_nodes_skipped"] = skipped
 			fmt.Fprintf(env.Log, "comm-cost: the cluster has %d supervisors: node counts %v skipped\n", len(capacity), skipped)
 		}
-		counter := newRunCounter(env, len(cells)*prof.Reps*len(delays))
+		cr.counter = newRunCounter(env, len(cells)*k.Reps*len(delays))
 		for _, c := range cells {
-			for rep := 0; rep < prof.Reps; rep++ {
+			for rep := 0; rep < k.Reps; rep++ {
 				for _, d := range delays {
-					if err := commRun(ctx, env, s, prof, res, counter, c, d, rep); err != nil {
+					if err := cr.run(ctx, s, c, d, rep); err != nil {
 						return err
 					}
 				}
@@ -204,14 +217,20 @@ func commCells(capacity map[string]float64, nodes []int) (cells []commCell, skip
 	return cells, skipped
 }
 
-// commRun is one run of one cell: the chain's 4 workers on the cell's hosts, with delay d (ms, 0: none).
-func commRun(ctx context.Context, env Env, s *session, prof commKnobs, res *Results, counter *runCounter, c commCell, d, rep int) error {
+// commRunner runs comm-cost's runs.
+type commRunner struct {
+	runBase
+	k commKnobs
+}
+
+// run is one run of one cell: the chain's 4 workers on the cell's hosts, with delay d (ms, 0: none).
+func (cr *commRunner) run(ctx context.Context, s *session, c commCell, d, rep int) error {
 	n := c.n
 	name := fmt.Sprintf("comm-n%d-d%d-r%d", n, d, rep)
 	args := []string{"--workers", "4", "--parallelism", "1", "--report-interval-secs", "2", "--seed", strconv.Itoa(rep + 1),
 		"--conf", protocol.NodesConf + "=" + strings.Join(c.hosts, ",")}
 	args = append(args, openLoopArgs(commRate)...)
-	args = append(args, workerArgs(prof.WorkerOpts)...)
+	args = append(args, workerArgs(cr.k.WorkerOpts)...)
 	if d > 0 {
 		args = append(args, "--conf", "storm.messaging.transport="+docker.DelayTransport, "--conf", docker.DelayConf+"="+strconv.Itoa(d))
 	}
@@ -219,12 +238,12 @@ func commRun(ctx context.Context, env Env, s *session, prof commKnobs, res *Resu
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(env.Log, "comm-cost: n%d (%s), %s, rep %d\n", n, strings.Join(c.hosts, ", "), commSeries(d), rep)
-	counter.start(fmt.Sprintf("%d nodes %s rep %d", n, commSeries(d), rep), prof.WarmUp+prof.Measure)
-	r, resumed, err := runOrResume(env, name, func() (*harness.RunResult, error) {
-		return s.Run(ctx, harness.RunSpec{Topology: topo, WarmUp: prof.WarmUp, Measure: prof.Measure})
+	fmt.Fprintf(cr.env.Log, "comm-cost: n%d (%s), %s, rep %d\n", n, strings.Join(c.hosts, ", "), commSeries(d), rep)
+	cr.counter.start(fmt.Sprintf("%d nodes %s rep %d", n, commSeries(d), rep), cr.k.WarmUp+cr.k.Measure)
+	r, resumed, err := runOrResume(cr.env, name, func() (*harness.RunResult, error) {
+		return s.Run(ctx, harness.RunSpec{Topology: topo, WarmUp: cr.k.WarmUp, Measure: cr.k.Measure})
 	})
-	if err := keepRun(env, name, r, err, resumed); err != nil {
+	if err := keepRun(cr.env, name, r, err, resumed); err != nil {
 		return err
 	}
 	m := r.Measurement
@@ -235,9 +254,9 @@ func commRun(ctx context.Context, env Env, s *session, prof commKnobs, res *Resu
 	if len(used) != n || slices.ContainsFunc(used, func(h string) bool { return !slices.Contains(c.hosts, h) }) {
 		return fmt.Errorf("%s: the workers ran on %v, want all of %v (EvenScheduler should spread 4 workers over the %d nodes named in %s)", name, used, c.hosts, n, protocol.NodesConf)
 	}
-	res.Knobs["images"] = r.Images
-	fmt.Fprintf(env.Log, "comm-cost: n%d %s: latency %.2f ms (p99 %.1f), %.1f tuples/s, cut rate %.2f\n", n, commSeries(d), m.LatencyMean, m.LatencyP99, m.Throughput, m.CutRate)
-	res.Add(screened(Row{Series: commSeries(d), X: float64(n), Rep: rep, Seed: uint64(rep + 1), Offered: commOffered, Values: map[string]float64{
+	cr.res.Knobs["images"] = r.Images
+	fmt.Fprintf(cr.env.Log, "comm-cost: n%d %s: latency %.2f ms (p99 %.1f), %.1f tuples/s, cut rate %.2f\n", n, commSeries(d), m.LatencyMean, m.LatencyP99, m.Throughput, m.CutRate)
+	cr.res.Add(screened(lab.Row{Series: commSeries(d), X: float64(n), Rep: rep, Seed: uint64(rep + 1), Offered: commOffered, Values: map[string]float64{
 		"latency_mean_ms": m.LatencyMean, "latency_p99_ms": m.LatencyP99, "throughput": m.Throughput,
 		"cut_rate": m.CutRate, "nodes_used": float64(len(used)),
 		"latency_intended_p99_ms": m.OpenLoop.IntendedP99, "send_lag_p99_ms": m.OpenLoop.SendLagP99,
@@ -256,28 +275,28 @@ const (
 // (two one-sided Welch tests over runs), and n4 / n1 is +75% to ~2.5x
 // (the 95% CI of the ratio of means inside [1.75, 2.75]: 2.5 plus 10% for
 // "nearly 2.5x"). The delay series is forced.
-func commCostClaims(r *Results, a *Aggregate) []Claim {
-	var out []Claim
+func commCostClaims(r *lab.Results, a *lab.Aggregate) []lab.Claim {
+	var out []lab.Claim
 	for _, s := range a.Series {
-		l := func(n float64) []float64 { return runUnits(r, s.Name, "latency_mean_ms", atX(n)) }
+		l := func(n float64) []float64 { return lab.RunUnits(r, s.Name, "latency_mean_ms", lab.AtX(n)) }
 		l1, l2, l4 := l(1), l(2), l(4)
 		forced := ""
 		if s.Name != commSeries(0) {
 			forced = "an emulated delay is added to every inter-node message, so latency grows with the node count by construction"
 		}
 		ev := fmt.Sprintf("mean latency n1 %.2f ms, n2 %.2f ms, n4 %.2f ms (runs %d/%d/%d)", mean(l1), mean(l2), mean(l4), len(l1), len(l2), len(l4))
-		out = append(out, Claim{
+		out = append(out, lab.Claim{
 			Statement: fmt.Sprintf("mean tuple latency grows from n1 to n2 to n4 (%s)", s.Name),
-			Source:    Cite(paperKPart, "Fig. 1"), Forced: forced, Evidence: ev,
+			Source:    lab.Cite(paperKPart, "Fig. 1"), Forced: forced, Evidence: ev,
 			Checks: []reports.Check{
 				reports.DifferenceCheck("n2 > n1", l2, l1, reports.Greater, "(ms)"),
 				reports.DifferenceCheck("n4 > n2", l4, l2, reports.Greater, "(ms)"),
 			},
 			Screen: lab.ScreenRuns(r, "latency_mean_ms", nil, s.Name),
 		})
-		out = append(out, Claim{
+		out = append(out, lab.Claim{
 			Statement: fmt.Sprintf("n4 latency is +75%% to ~2.5x of n1 (%s)", s.Name),
-			Source:    Cite(paperKPart, "sec. 2.1, Fig. 1"), Forced: forced, Evidence: ev,
+			Source:    lab.Cite(paperKPart, "sec. 2.1, Fig. 1"), Forced: forced, Evidence: ev,
 			Checks: []reports.Check{reports.RatioCheck("latency n4 / n1 in [1.75, 2.75]", l4, l1, reports.Band{Lo: 1.75, Hi: 2.75})},
 			Screen: lab.ScreenRuns(r, "latency_mean_ms", func(x float64) bool { return x == 1 || x == 4 }, s.Name),
 		})

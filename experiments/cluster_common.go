@@ -68,8 +68,8 @@ func workerArgs(opts string) []string {
 // noVerdict is why claims on a scale's runs cannot be decided ("" if
 // they can).
 func noVerdict(profile string, reps int) string {
-	if reps < MinVerdictReps {
-		return fmt.Sprintf("profile %s runs %d repetition(s) per cell; a verdict needs >= %d", profile, reps, MinVerdictReps)
+	if reps < lab.MinVerdictReps {
+		return fmt.Sprintf("profile %s runs %d repetition(s) per cell; a verdict needs >= %d", profile, reps, lab.MinVerdictReps)
 	}
 	return ""
 }
@@ -84,7 +84,7 @@ type counted[K any] interface {
 // knobsOf resolves the scale a cluster experiment runs under and its
 // knobs in table, with env.Reps applied; ok is false when the experiment
 // has no such scale.
-func knobsOf[K any, P counted[K]](env Env, table map[string]K) (profile string, k K, ok bool, err error) {
+func knobsOf[K any, P counted[K]](env lab.Env, table map[string]K) (profile string, k K, ok bool, err error) {
 	if profile, err = lab.ResolveScale(env.Scale); err != nil {
 		return "", k, false, err
 	}
@@ -113,14 +113,14 @@ func knobsManifest(k lab.ScaleKnobs) map[string]any {
 }
 
 // kindsOf is env's registry of cluster kinds: the one lab.Run gives, else every kind (clusters.Kinds).
-func kindsOf(env Env) harness.Kinds {
+func kindsOf(env lab.Env) harness.Kinds {
 	if env.Kinds != nil {
 		return env.Kinds
 	}
 	return clusters.Kinds()
 }
 
-func logfOf(env Env) func(string, ...any) {
+func logfOf(env lab.Env) func(string, ...any) {
 	return func(f string, a ...any) { fmt.Fprintf(env.Log, f+"\n", a...) }
 }
 
@@ -129,7 +129,7 @@ func logfOf(env Env) func(string, ...any) {
 // (judging kept runs needs no Docker engine). The cluster runs any scheduler (s.as); an experiment
 // shares it between its schedulers unless a cell needs a clean cluster (recovery: a supervisor is
 // killed in every run).
-func withSession(ctx context.Context, env Env, cs harness.ClusterSpec, scheduler string, fn func(*session) error) (err error) {
+func withSession(ctx context.Context, env lab.Env, cs harness.ClusterSpec, scheduler string, fn func(*session) error) (err error) {
 	s := &session{shared: &shared{ctx: ctx, env: env, cs: cs}, scheduler: scheduler}
 	defer func() { err = joinErr(err, s.close()) }()
 	return fn(s)
@@ -163,7 +163,7 @@ func (l *session) as(scheduler string) *session {
 // runs once right after the start (e.g. node CPU reports) and its stop func at close.
 type shared struct {
 	ctx     context.Context
-	env     Env
+	env     lab.Env
 	cs      harness.ClusterSpec
 	onStart func(harness.Cluster) (stop func() error, err error)
 
@@ -292,7 +292,7 @@ func (l *shared) close() error {
 // set and a finished run is there (resumed: it is measured as kept and not
 // saved again); otherwise it runs it (run starts the session's cluster if
 // it is the first).
-func runOrResume(env Env, name string, run func() (*harness.RunResult, error)) (r *harness.RunResult, resumed bool, err error) {
+func runOrResume(env lab.Env, name string, run func() (*harness.RunResult, error)) (r *harness.RunResult, resumed bool, err error) {
 	return runOrResumeAccepting(env, name, nil, run)
 }
 
@@ -300,7 +300,7 @@ func runOrResume(env Env, name string, run func() (*harness.RunResult, error)) (
 // that do not count are results (recovery: a run in which nothing flowed):
 // a kept run whose Validity.Err() error accept takes is read back, not run
 // again.
-func runOrResumeAccepting(env Env, name string, accept func(*harness.RunResult, error) bool, run func() (*harness.RunResult, error)) (r *harness.RunResult, resumed bool, err error) {
+func runOrResumeAccepting(env lab.Env, name string, accept func(*harness.RunResult, error) bool, run func() (*harness.RunResult, error)) (r *harness.RunResult, resumed bool, err error) {
 	if env.Resume && env.RawDir != "" {
 		r, err := loadKept(env, name, accept)
 		if err != nil {
@@ -318,7 +318,7 @@ func runOrResumeAccepting(env Env, name string, accept func(*harness.RunResult, 
 
 // markResumed tells the progress display that the current run was read
 // back, so its ETA leaves it out.
-func markResumed(env Env) {
+func markResumed(env lab.Env) {
 	if r, ok := progressOf(env).(reports.Resumer); ok {
 		r.Resumed()
 	}
@@ -329,7 +329,7 @@ func markResumed(env Env) {
 // run whose collect step failed, and accept, if set, does not take the
 // error): such a folder is removed, with a note, so --resume measures that
 // run again instead of failing on it.
-func loadKept(env Env, name string, accept func(*harness.RunResult, error) bool) (*harness.RunResult, error) {
+func loadKept(env lab.Env, name string, accept func(*harness.RunResult, error) bool) (*harness.RunResult, error) {
 	dir := filepath.Join(env.RawDir, name)
 	r, err := harness.Load(dir)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -348,7 +348,7 @@ func loadKept(env Env, name string, accept func(*harness.RunResult, error) bool)
 	return r, nil
 }
 
-func progressOf(env Env) reports.Progress {
+func progressOf(env lab.Env) reports.Progress {
 	if env.Progress == nil {
 		return reports.NoProgress{}
 	}
@@ -362,7 +362,7 @@ type runCounter struct {
 	i, n int
 }
 
-func newRunCounter(env Env, n int) *runCounter { return &runCounter{p: progressOf(env), n: n} }
+func newRunCounter(env lab.Env, n int) *runCounter { return &runCounter{p: progressOf(env), n: n} }
 
 // start announces the next run and its one phase seen from here (the
 // harness submits, warms up, measures and collects in one call); expect is
@@ -390,7 +390,7 @@ func joinErr(a, b error) error {
 // keepRun saves a run's raw reports and manifest under env.RawDir/name and
 // checks it: an invalid run (bridge fallback, unassigned executors, zero
 // throughput) is an error.
-func keepRun(env Env, name string, r *harness.RunResult, runErr error, resumed bool) error {
+func keepRun(env lab.Env, name string, r *harness.RunResult, runErr error, resumed bool) error {
 	if r != nil && env.RawDir != "" && !resumed {
 		if err := harness.Save(filepath.Join(env.RawDir, name), r); err != nil && runErr == nil {
 			runErr = err
@@ -420,7 +420,7 @@ func hostsUsed(r *harness.RunResult) []string {
 // seriesFigure is one time-series figure: per series (scheduler) the
 // values of one metric in each Step window, averaged over repetitions.
 type seriesFigure struct {
-	Metric Metric
+	Metric lab.Metric
 	Get    func(harness.Measurement) float64
 }
 
@@ -454,7 +454,7 @@ func writeSeriesCSV(w io.Writer, order []string, runs map[string][]*harness.RunR
 	for _, s := range order {
 		for rep, r := range runs[s] {
 			for i, m := range r.Series {
-				rec := []string{s, strconv.Itoa(rep), FormatX(float64(i+1) * step.Seconds())}
+				rec := []string{s, strconv.Itoa(rep), lab.FormatX(float64(i+1) * step.Seconds())}
 				for _, f := range figs {
 					rec = append(rec, strconv.FormatFloat(f.Get(m), 'g', 6, 64))
 				}
@@ -532,7 +532,7 @@ func checkKeptRate(name string, r *harness.RunResult, resumed bool, rate float64
 }
 
 // statedText marks a load label whose reference rate the user stated (--calibration).
-func statedText(env Env) string {
+func statedText(env lab.Env) string {
 	if env.Calibration > 0 {
 		return ", stated"
 	}
@@ -541,7 +541,7 @@ func statedText(env Env) string {
 
 // ignoredCalibration says in the log that a stated calibration does nothing at scale, which has no
 // open-loop cell.
-func ignoredCalibration(env Env, profile string) {
+func ignoredCalibration(env lab.Env, profile string) {
 	if env.Calibration > 0 {
 		fmt.Fprintf(env.Log, "--calibration %.0f ignored: scale %s offers no open-loop load\n", env.Calibration, profile)
 	}

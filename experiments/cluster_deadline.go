@@ -18,7 +18,7 @@ import (
 )
 
 // deadlineMetrics are the per-run values of the deadline experiment.
-var deadlineMetrics = []Metric{
+var deadlineMetrics = []lab.Metric{
 	{Name: "dataset_s", Label: "processing time of the dataset (s)"},
 	{Name: "proc_ms", Label: "mean tuple processing time (ms)"},
 	{Name: "qos_pct", Label: "QoS rate, mean (% of deadline)"},
@@ -121,13 +121,24 @@ var deadlineScales = map[string]deadlineKnobs{
 //     machine); the scale names them. Every component gets
 //     topology.component.cpu.pcore.percent 5 and 64 MB on-heap so that
 //     R-Storm's admission fits the small cluster (only R-Storm reads them).
-func Deadline() *Spec {
-	return &Spec{
+func Deadline() *lab.Spec {
+	return &lab.Spec{
 		Name:        "deadline",
 		Description: "deadline-aware dynamic scheduler vs R-Storm vs adaptive on a heterogeneous cluster: dataset processing time, QoS rate, deadline misses; and under background CPU load",
 		Paper:       paperDeadline,
-		Source:      Cite(paperDeadline, "sec. 4, Figs. 7-10"),
-		Setup:       "shape " + deadlineShape + " (supervisors of 0.25, 0.5, 0.5, 1.0 cores); WordCount and k-means (k 8, 16 dims) streamed once over two dataset sizes in full (8 and 16 MB; ci: one size each, 0.1 MB of text for WordCount and 0.25 MB for k-means, for make test's budget; quick: k-means only, 0.5 MB; ci and quick: C1-only worker JVMs), W workers, parallelism P (ci and quick 4/2, full 8/4), deadline 1,000 ms, reports every 1 s; schedulers deadline and adaptive (Go, bridge), storm-ras (in Nimbus, through the bridge's per-topology choice); then the deadline scheduler under background CPU load 20/50/80% of each supervisor's quota (ci and quick: 20 and 80%, k-means only, 0.25 MB in ci and 0.5 MB in quick; full: 20/50/80%, both queries); x = dataset size (MB), or background load (%) for the \"under load\" series; offered load: the bounded dataset streamed once, unpaced; one cluster for the three schedulers, runs sequential (topology killed and workers gone before the next) and interleaved (repetitions outermost, the schedulers' order rotated at each query and size), the unit is one run; ci 1 repetition, quick and full 3. Extra files: node-qos.md/csv (QoS per node, Fig. 10), load-*.png/svg (Figs. 7-8).",
+		Source:      lab.Cite(paperDeadline, "sec. 4, Figs. 7-10"),
+		Setup: "shape " + deadlineShape + " (supervisors of 0.25, 0.5, 0.5, 1.0 cores); WordCount and k-means " +
+			"(k 8, 16 dims) streamed once over two dataset sizes in full (8 and 16 MB; ci: one size each, 0.1 MB of " +
+			"text for WordCount and 0.25 MB for k-means, for make test's budget; quick: k-means only, 0.5 MB; ci and " +
+			"quick: C1-only worker JVMs), W workers, parallelism P (ci and quick 4/2, full 8/4), deadline 1,000 ms, " +
+			"reports every 1 s; schedulers deadline and adaptive (Go, bridge), storm-ras (in Nimbus, through the " +
+			"bridge's per-topology choice); then the deadline scheduler under background CPU load 20/50/80% of each " +
+			"supervisor's quota (ci and quick: 20 and 80%, k-means only, 0.25 MB in ci and 0.5 MB in quick; full: " +
+			"20/50/80%, both queries); x = dataset size (MB), or background load (%) for the \"under load\" series; " +
+			"offered load: the bounded dataset streamed once, unpaced; one cluster for the three schedulers, runs " +
+			"sequential (topology killed and workers gone before the next) and interleaved (repetitions outermost, " +
+			"the schedulers' order rotated at each query and size), the unit is one run; ci 1 repetition, quick and " +
+			"full 3. Extra files: node-qos.md/csv (QoS per node, Fig. 10), load-*.png/svg (Figs. 7-8).",
 		SeriesLabel: "scheduler / query",
 		XName:       "size_mb_or_load_pct",
 		XLabel:      "dataset size (MB); background load (%) for the \"under load\" series",
@@ -176,22 +187,20 @@ func (d deadlineRun) name() string {
 
 // deadlineRunner runs the deadline experiment's runs and gathers their rows.
 type deadlineRunner struct {
-	env     Env
-	prof    deadlineKnobs
-	counter *runCounter
-	res     *Results
-	nodes   []nodeQoS
+	runBase
+	k     deadlineKnobs
+	nodes []nodeQoS
 }
 
-func runDeadline(ctx context.Context, env Env) (*Results, error) {
-	_, prof, _, err := knobsOf(env, deadlineScales)
+func runDeadline(ctx context.Context, env lab.Env) (*lab.Results, error) {
+	_, k, _, err := knobsOf(env, deadlineScales)
 	if err != nil {
 		return nil, err
 	}
-	d := &deadlineRunner{env: env, prof: prof}
+	d := &deadlineRunner{runBase: runBase{env: env}, k: k}
 	order := d.runs()
 	d.counter = newRunCounter(env, len(order)) // known ahead from the knobs, so progress shows an ETA
-	d.res = &Results{Experiment: "deadline", Metrics: deadlineMetrics, Scale: prof.Scale, NoVerdict: noVerdict(prof.Scale, prof.Reps), Knobs: knobsManifest(prof)}
+	d.res = &lab.Results{Experiment: "deadline", Metrics: deadlineMetrics, Scale: k.Scale, NoVerdict: noVerdict(k.Scale, k.Reps), Knobs: knobsManifest(k)}
 	// One cluster serves the three schedulers. The deadline and adaptive schedulers read CPU_use from
 	// the load table: whole-node cgroup reports where a control layer can read them (they also see
 	// the daemons and anything else on the node), else the workers' own reports (nodeCPU).
@@ -239,7 +248,7 @@ func (d *deadlineRunner) nodeCPU(ctx context.Context, c harness.Cluster) (func()
 // deadline scheduler's load runs.
 func (d *deadlineRunner) runs() []deadlineRun {
 	var out []deadlineRun
-	p := d.prof
+	p := d.k
 	for rep := 0; rep < p.Reps; rep++ {
 		turn := rep
 		for _, topo := range []string{"wordcount", "kmeans"} {
@@ -249,7 +258,7 @@ func (d *deadlineRunner) runs() []deadlineRun {
 			}
 			for _, size := range sizes {
 				for _, sched := range rotated(deadlineSchedulers, turn) {
-					out = append(out, deadlineRun{sched, topo, size, rep, sched + " " + topo, size, FormatX(size) + "mb", 0})
+					out = append(out, deadlineRun{sched, topo, size, rep, sched + " " + topo, size, lab.FormatX(size) + "mb", 0})
 				}
 				turn++
 			}
@@ -275,7 +284,7 @@ func (d *deadlineRunner) run(ctx context.Context, s *session, dr deadlineRun) er
 	fmt.Fprintf(d.env.Log, "deadline: %s %s %s, rep %d\n", dr.sched, dr.topo, dr.tag, dr.rep)
 	d.counter.start(fmt.Sprintf("%s %s %s rep %d", dr.sched, dr.topo, dr.tag, dr.rep), 0)
 	r, resumed, err := runOrResume(d.env, name, func() (*harness.RunResult, error) {
-		return runUnderLoad(ctx, s, dr.load, harness.RunSpec{Topology: t, End: harness.Dataset{Spout: deadlineSpouts[dr.topo], Quiet: 4 * time.Second, Max: d.prof.MaxRun}})
+		return runUnderLoad(ctx, s, dr.load, harness.RunSpec{Topology: t, End: harness.Dataset{Spout: deadlineSpouts[dr.topo], Quiet: 4 * time.Second, Max: d.k.MaxRun}})
 	})
 	if err := keepRun(d.env, name, r, err, resumed); err != nil {
 		return err
@@ -293,7 +302,7 @@ func (d *deadlineRunner) run(ctx context.Context, s *session, dr deadlineRun) er
 	moved := migrations(r)
 	fmt.Fprintf(d.env.Log, "deadline: %s %s %s: dataset %.1f s, tuple %.1f ms, QoS %.1f%% (worst node %.1f%%), %d misses of %d, %d executors migrated, bridge rounds %d\n",
 		dr.sched, dr.topo, dr.tag, r.DatasetS, m.ProcessingMs, 100*m.QoSRate, worst, m.DeadlineMisses, m.Deadlines, moved, len(r.RoundsMs))
-	d.res.Add(screened(Row{Series: dr.series, X: dr.x, Rep: dr.rep, Seed: uint64(dr.rep + 1), Offered: "bounded dataset, unpaced", Values: map[string]float64{
+	d.res.Add(screened(lab.Row{Series: dr.series, X: dr.x, Rep: dr.rep, Seed: uint64(dr.rep + 1), Offered: "bounded dataset, unpaced", Values: map[string]float64{
 		"dataset_s": r.DatasetS, "proc_ms": m.ProcessingMs, "qos_pct": 100 * m.QoSRate, "qos_node_max_pct": worst,
 		"misses": float64(m.DeadlineMisses), "throughput": float64(m.Acked) / r.DatasetS, "migrations": float64(moved),
 	}}, r))
@@ -302,9 +311,9 @@ func (d *deadlineRunner) run(ctx context.Context, s *session, dr deadlineRun) er
 
 // args are the topology flags of one run.
 func (d *deadlineRunner) args(dr deadlineRun) []string {
-	p := d.prof
+	p := d.k
 	args := []string{"--workers", strconv.Itoa(p.Workers), "--parallelism", strconv.Itoa(p.Parallelism),
-		"--size-mb", FormatX(dr.size), "--deadline-ms", strconv.Itoa(p.DeadlineMs), "--report-interval-secs", "1",
+		"--size-mb", lab.FormatX(dr.size), "--deadline-ms", strconv.Itoa(p.DeadlineMs), "--report-interval-secs", "1",
 		"--seed", strconv.Itoa(dr.rep + 1),
 		"--conf", "topology.component.cpu.pcore.percent=5", "--conf", "topology.component.resources.onheap.memory.mb=64"}
 	return append(args, workerArgs(p.WorkerOpts)...)
@@ -359,7 +368,7 @@ func nodeQoSFiles(nodes []nodeQoS) ([]lab.File, error) {
 		if err != nil {
 			return nil, err
 		}
-		t.AddRow(reports.Text(k.s), reports.Text(FormatX(k.x)), reports.Text(k.node), reports.Value(sum))
+		t.AddRow(reports.Text(k.s), reports.Text(lab.FormatX(k.x)), reports.Text(k.node), reports.Value(sum))
 	}
 	return []lab.File{{Name: "node-qos.md", Write: t.WriteMarkdown}, {Name: "node-qos.csv", Write: t.WriteCSV}}, nil
 }
@@ -367,8 +376,8 @@ func nodeQoSFiles(nodes []nodeQoS) ([]lab.File, error) {
 // loadPlotFiles draw processing time and QoS rate against background
 // load (Figs. 7-8): load-dataset_s, load-qos_pct, load-proc_ms (.png/.svg)
 // with their captions; none when no run was under load.
-func loadPlotFiles(res *Results) ([]lab.File, error) {
-	sub := &Results{Experiment: res.Experiment, Metrics: res.Metrics}
+func loadPlotFiles(res *lab.Results) ([]lab.File, error) {
+	sub := &lab.Results{Experiment: res.Experiment, Metrics: res.Metrics}
 	for _, row := range res.Rows {
 		if strings.HasSuffix(row.Series, " under load") {
 			sub.Rows = append(sub.Rows, row)
@@ -377,7 +386,7 @@ func loadPlotFiles(res *Results) ([]lab.File, error) {
 	if len(sub.Rows) == 0 {
 		return nil, nil
 	}
-	a, err := Summarise(sub)
+	a, err := lab.Summarise(sub)
 	if err != nil {
 		return nil, err
 	}
@@ -404,12 +413,12 @@ func loadPlotFiles(res *Results) ([]lab.File, error) {
 // the CI of their worst-node QoS rate lying above 100; processing time
 // growing with load by a one-sided Welch test of the highest against the
 // lowest load.
-func deadlineClaims(r *Results, a *Aggregate) []Claim {
+func deadlineClaims(r *lab.Results, a *lab.Aggregate) []lab.Claim {
 	c := deadlineComparisons(r, a)
 	t := deadlineMissTally(r)
 	kmChecks, kmEv, kmSeries := deadlineKMeansQoS(r, a)
-	src := func(where string) string { return Cite(paperDeadline, where) }
-	out := []Claim{
+	src := func(where string) string { return lab.Cite(paperDeadline, where) }
+	out := []lab.Claim{
 		{
 			Statement: "the deadline scheduler processes the data 11-15% faster than both baselines (tested: at least 11% in every query/size cell)",
 			Source:    src("Fig. 9"), Checks: c.faster, Screen: lab.ScreenRuns(r, "dataset_s", nil, c.cmpSeries...),
@@ -440,8 +449,8 @@ func deadlineClaims(r *Results, a *Aggregate) []Claim {
 }
 
 // deadlineCellRuns are the run units of one series at one x.
-func deadlineCellRuns(r *Results, series string, x float64, m string) []float64 {
-	return runUnits(r, series, m, atX(x))
+func deadlineCellRuns(r *lab.Results, series string, x float64, m string) []float64 {
+	return lab.RunUnits(r, series, m, lab.AtX(x))
 }
 
 // deadlineCmp are the checks of the comparison claims (Fig. 9) per query
@@ -452,7 +461,7 @@ type deadlineCmp struct {
 	cmpSeries, dSeries []string // series the comparison claims and the "no miss" claim rest on
 }
 
-func deadlineComparisons(r *Results, a *Aggregate) deadlineCmp {
+func deadlineComparisons(r *lab.Results, a *lab.Aggregate) deadlineCmp {
 	var c deadlineCmp
 	for _, topo := range []string{"wordcount", "kmeans"} {
 		if len(a.Xs("deadline "+topo)) > 0 {
@@ -463,7 +472,7 @@ func deadlineComparisons(r *Results, a *Aggregate) deadlineCmp {
 			d := deadlineCellRuns(r, "deadline "+topo, x, "dataset_s")
 			rs := deadlineCellRuns(r, "storm-ras "+topo, x, "dataset_s")
 			ad := deadlineCellRuns(r, "adaptive "+topo, x, "dataset_s")
-			cell := fmt.Sprintf("%s %s MB", topo, FormatX(x))
+			cell := fmt.Sprintf("%s %s MB", topo, lab.FormatX(x))
 			c.faster = append(c.faster,
 				reports.RatioCheck(cell+": T_deadline / T_R-Storm <= 0.89", d, rs, reports.Below(0.89)),
 				reports.RatioCheck(cell+": T_deadline / T_adaptive <= 0.89", d, ad, reports.Below(0.89)))
@@ -491,12 +500,12 @@ type missTally struct {
 	loadSeen                               bool
 }
 
-func deadlineMissTally(r *Results) missTally {
+func deadlineMissTally(r *lab.Results) missTally {
 	t := missTally{minD: math.MaxInt, minLoad: math.MaxInt}
 	perCell := map[string]int{}
 	for _, row := range r.Rows {
 		if strings.HasPrefix(row.Series, "deadline ") && row.Validity.Counts("misses") {
-			perCell[row.Series+" "+FormatX(row.X)]++
+			perCell[row.Series+" "+lab.FormatX(row.X)]++
 		}
 	}
 	for k, n := range perCell {
@@ -526,15 +535,15 @@ func deadlineMissTally(r *Results) missTally {
 
 // deadlineKMeansQoS are the checks that the baselines' worst-node QoS rate
 // on k-means lies above 100%, their evidence and series.
-func deadlineKMeansQoS(r *Results, a *Aggregate) (checks []reports.Check, ev, series []string) {
+func deadlineKMeansQoS(r *lab.Results, a *lab.Aggregate) (checks []reports.Check, ev, series []string) {
 	for _, s := range []string{"storm-ras kmeans", "adaptive kmeans"} {
 		if len(a.Xs(s)) > 0 {
 			series = append(series, s)
 		}
 		for _, x := range a.Xs(s) {
 			w := deadlineCellRuns(r, s, x, "qos_node_max_pct")
-			checks = append(checks, reports.MeanCheck(fmt.Sprintf("%s %s MB: worst-node QoS > 100%%", s, FormatX(x)), w, reports.Above(100), "(%)"))
-			ev = append(ev, fmt.Sprintf("%s %s MB %.1f%%", s, FormatX(x), mean(w)))
+			checks = append(checks, reports.MeanCheck(fmt.Sprintf("%s %s MB: worst-node QoS > 100%%", s, lab.FormatX(x)), w, reports.Above(100), "(%)"))
+			ev = append(ev, fmt.Sprintf("%s %s MB %.1f%%", s, lab.FormatX(x), mean(w)))
 		}
 	}
 	if len(checks) == 0 {
@@ -545,7 +554,7 @@ func deadlineKMeansQoS(r *Results, a *Aggregate) (checks []reports.Check, ev, se
 
 // deadlineLoadClaims are the claims on the runs under background load
 // (Figs. 7-8): no miss, and processing time growing with load.
-func deadlineLoadClaims(r *Results, a *Aggregate, t missTally) []Claim {
+func deadlineLoadClaims(r *lab.Results, a *lab.Aggregate, t missTally) []lab.Claim {
 	var loadChecks []reports.Check
 	var loadEv, loadNames []string
 	for _, s := range a.Series {
@@ -557,14 +566,14 @@ func deadlineLoadClaims(r *Results, a *Aggregate, t missTally) []Claim {
 		}
 		lo, hi := s.Points[0].X, s.Points[len(s.Points)-1].X
 		tl, th := deadlineCellRuns(r, s.Name, lo, "dataset_s"), deadlineCellRuns(r, s.Name, hi, "dataset_s")
-		loadChecks = append(loadChecks, reports.DifferenceCheck(fmt.Sprintf("%s: %s%% > %s%%", s.Name, FormatX(hi), FormatX(lo)), th, tl, reports.Greater, "(s)"))
-		loadEv = append(loadEv, fmt.Sprintf("%s: %.1f s at %s%%, %.1f s at %s%%", s.Name, mean(tl), FormatX(lo), mean(th), FormatX(hi)))
+		loadChecks = append(loadChecks, reports.DifferenceCheck(fmt.Sprintf("%s: %s%% > %s%%", s.Name, lab.FormatX(hi), lab.FormatX(lo)), th, tl, reports.Greater, "(s)"))
+		loadEv = append(loadEv, fmt.Sprintf("%s: %.1f s at %s%%, %.1f s at %s%%", s.Name, mean(tl), lab.FormatX(lo), mean(th), lab.FormatX(hi)))
 	}
 	if len(loadChecks) == 0 {
 		loadChecks = []reports.Check{reports.Missing("two load levels", "fewer than two background loads")}
 	}
-	src := func(where string) string { return Cite(paperDeadline, where) }
-	return []Claim{
+	src := func(where string) string { return lab.Cite(paperDeadline, where) }
+	return []lab.Claim{
 		{
 			Statement: "under 20-80% background CPU load every tuple meets its deadline",
 			Source:    src("Fig. 8"), Screen: lab.ScreenRuns(r, "misses", nil, loadNames...),
@@ -583,7 +592,7 @@ func deadlineLoadClaims(r *Results, a *Aggregate, t missTally) []Claim {
 // its thinnest cell has minCell runs: n itself when every cell has
 // MinVerdictReps runs, else more than n (so it cannot hold).
 func holdNeeds(n, minCell int) int {
-	if minCell >= MinVerdictReps {
+	if minCell >= lab.MinVerdictReps {
 		return n
 	}
 	return n + 1

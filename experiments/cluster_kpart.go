@@ -15,7 +15,7 @@ import (
 )
 
 // kpartClusterMetrics are the steady-state values of kpart-cluster.
-var kpartClusterMetrics = []Metric{
+var kpartClusterMetrics = []lab.Metric{
 	{Name: "throughput", Label: "throughput (acked tuples/s)"},
 	{Name: "latency_mean_ms", Label: "complete latency mean (ms)"},
 	{Name: "latency_p99_ms", Label: "complete latency p99 (ms)"},
@@ -123,13 +123,34 @@ var kpartClusterScales = map[string]kpartKnobs{
 // tuples sent over the network to all tuples (our cut rate, Fig. 9); the
 // absolute inter-node tuples/s is reported too. CPU std dev is the
 // population std dev of node CPU in percent of node capacity (Fig. 8).
-func KPartCluster() *Spec {
-	return &Spec{
+func KPartCluster() *lab.Spec {
+	return &lab.Spec{
 		Name:        "kpart-cluster",
 		Description: "dynamic K-PART vs online (T-PART) vs EvenScheduler on WordCount: balance, inter-node rate, latency, throughput over time",
 		Paper:       paperKPart,
-		Source:      Cite(paperKPart, "sec. 4, Figs. 8-11"),
-		Setup:       "shape " + kpartShape + " (4 supervisors of 0.5 cores; on a target, its supervisors); WordCount (sentence -> split -> count -> report, max.spout.pending 1000; shuffle groupings uniform, topology.disable.loadaware.messaging: Storm 2's default shuffle prefers tasks in the same worker, which makes the traffic the schedulers plan on follow their own placement, and the paper's Storm shuffled uniformly) with W workers and parallelism P (ci/quick: 4 and 2; full: the paper's 8 and 4); offered load: x = 0 unpaced (saturation), x = F open loop at F times EvenScheduler's saturated throughput (the median of its unpaced runs here, run first), constant arrivals; throughput claims use x = 0, latency, balance and inter-node claims x = F (without it, x = 0 for balance and inter-node, and latency is inconclusive); kpart-dynamic and online through the bridge (service reschedule period from the scale), storm-even in Nimbus (the bridge's per-topology choice); time series of the unpaced runs every 10 s (series-*.png/svg, series.csv); table = second half of the measurement window (a run counts in the claims when that half was steady, whatever the window's opening: unpaced, no worker started in it, no part of two report intervals below 80% of the parts' mean, and its acked rate without a trend, i.e. a line fitted over those parts changes by at most 10% of the mean over the half or is not significant at 5%; open loop, its acked rate within 10% of its offered rate and its latency p50 from the intended send time flat, the half's halves within 100 ms or 25%); ci: 1 repetition, 5 s warm-up, 40 s measurement, no open-loop cell; quick: 3 repetitions, unpaced at most 60 s of warm-up (until throughput is steady and the placement settled) + 40 s, F = 0.5 with at most 60 s of warm-up (until throughput is steady, drained and the placement settled) + 30 s; ci and quick use C1-only worker JVMs; full: 3 repetitions, unpaced at most 150 s + 300 s, F = 0.5 with at most 150 s + 120 s. One cluster for the three schedulers, one run after another (topology killed and workers gone before the next), interleaved: repetitions outermost, the schedulers' order rotated at each; the unit is one run.",
+		Source:      lab.Cite(paperKPart, "sec. 4, Figs. 8-11"),
+		Setup: "shape " + kpartShape + " (4 supervisors of 0.5 cores; on a target, its supervisors); WordCount " +
+			"(sentence -> split -> count -> report, max.spout.pending 1000; shuffle groupings uniform, " +
+			"topology.disable.loadaware.messaging: Storm 2's default shuffle prefers tasks in the same worker, which " +
+			"makes the traffic the schedulers plan on follow their own placement, and the paper's Storm shuffled " +
+			"uniformly) with W workers and parallelism P (ci/quick: 4 and 2; full: the paper's 8 and 4); offered " +
+			"load: x = 0 unpaced (saturation), x = F open loop at F times EvenScheduler's saturated throughput (the " +
+			"median of its unpaced runs here, run first), constant arrivals; throughput claims use x = 0, latency, " +
+			"balance and inter-node claims x = F (without it, x = 0 for balance and inter-node, and latency is " +
+			"inconclusive); kpart-dynamic and online through the bridge (service reschedule period from the scale), " +
+			"storm-even in Nimbus (the bridge's per-topology choice); time series of the unpaced runs every 10 s " +
+			"(series-*.png/svg, series.csv); table = second half of the measurement window (a run counts in the " +
+			"claims when that half was steady, whatever the window's opening: unpaced, no worker started in it, no " +
+			"part of two report intervals below 80% of the parts' mean, and its acked rate without a trend, i.e. a " +
+			"line fitted over those parts changes by at most 10% of the mean over the half or is not significant at " +
+			"5%; open loop, its acked rate within 10% of its offered rate and its latency p50 from the intended send " +
+			"time flat, the half's halves within 100 ms or 25%); ci: 1 repetition, 5 s warm-up, 40 s measurement, no " +
+			"open-loop cell; quick: 3 repetitions, unpaced at most 60 s of warm-up (until throughput is steady and " +
+			"the placement settled) + 40 s, F = 0.5 with at most 60 s of warm-up (until throughput is steady, " +
+			"drained and the placement settled) + 30 s; ci and quick use C1-only worker JVMs; full: 3 repetitions, " +
+			"unpaced at most 150 s + 300 s, F = 0.5 with at most 150 s + 120 s. One cluster for the three " +
+			"schedulers, one run after another (topology killed and workers gone before the next), interleaved: " +
+			"repetitions outermost, the schedulers' order rotated at each; the unit is one run.",
 		SeriesLabel: "scheduler",
 		XName:       "offered_fraction",
 		XLabel:      "offered load (fraction of EvenScheduler's saturated throughput; 0 = unpaced)",
@@ -140,35 +161,37 @@ func KPartCluster() *Spec {
 		Cost: lab.Cost{CI: "~6 min", Quick: "~27 min", Full: "~120 min"},
 		Needs: lab.Needs{Need: lab.NeedsCluster,
 			Why: "it submits WordCount under three schedulers, one after another, to a Storm cluster with the bridge: its own containers, or a target (the service's rescheduling period is set with each run's scheduler)"},
-		Scales: scales(kpartClusterScales),
-		Extra:  []string{"series.csv", "series-*.png/svg (time series of the unpaced runs)"},
-		Run:    runKPartCluster,
-		Claims: kpartClusterClaims,
+		Scales:           scales(kpartClusterScales),
+		Extra:            []string{"series.csv", "series-*.png/svg (time series of the unpaced runs)"},
+		TakesCalibration: true,
+		Run:              runKPartCluster,
+		Claims:           kpartClusterClaims,
 	}
 }
 
-func runKPartCluster(ctx context.Context, env Env) (*Results, error) {
-	_, prof, _, err := knobsOf(env, kpartClusterScales)
+func runKPartCluster(ctx context.Context, env lab.Env) (*lab.Results, error) {
+	_, k, _, err := knobsOf(env, kpartClusterScales)
 	if err != nil {
 		return nil, err
 	}
-	res := &Results{Experiment: "kpart-cluster", Metrics: kpartClusterMetrics, Scale: prof.Scale, NoVerdict: noVerdict(prof.Scale, prof.Reps), Knobs: knobsManifest(prof)}
+	res := &lab.Results{Experiment: "kpart-cluster", Metrics: kpartClusterMetrics, Scale: k.Scale, NoVerdict: noVerdict(k.Scale, k.Reps), Knobs: knobsManifest(k)}
 	runs := map[string][]*harness.RunResult{}
 	cells := 1
-	if prof.OpenFraction > 0 {
+	if k.OpenFraction > 0 {
 		cells = 2
 	}
-	counter := newRunCounter(env, len(kpartClusterSchedulers)*prof.Reps*cells)
+	counter := newRunCounter(env, len(kpartClusterSchedulers)*k.Reps*cells)
+	kr := &kpartRunner{runBase: runBase{env: env, res: res, counter: counter}, k: k}
 	// Mul 5: K-PART with its balance adjustment, as the paper's balanced variant (Fig. 6); with Mul 0
 	// the growth step can leave a worker empty and a node idle (seen in a quick run: 3 of 4 workers
 	// used). One cluster serves the three schedulers, one after another: every unpaced run first (they
 	// calibrate the open-loop cell), then every open-loop run, each cell interleaved (rotated).
-	cs := harness.ClusterSpec{Shape: kpartShape, Seed: 1, Mul: 5, RescheduleEvery: prof.Reschedule}
+	cs := harness.ClusterSpec{Shape: kpartShape, Seed: 1, Mul: 5, RescheduleEvery: k.Reschedule}
 	err = withSession(ctx, env, cs, kpartClusterSchedulers[0], func(all *session) error {
 		runCell := func(c kpartCell) error {
-			for rep := range prof.Reps {
+			for rep := range k.Reps {
 				for _, sched := range rotated(kpartClusterSchedulers, rep) {
-					r, err := kpartRun(ctx, env, all.as(sched), prof, counter, res, c, sched, rep)
+					r, err := kr.run(ctx, all.as(sched), c, sched, rep)
 					if err != nil {
 						return err
 					}
@@ -179,10 +202,10 @@ func runKPartCluster(ctx context.Context, env Env) (*Results, error) {
 			}
 			return nil
 		}
-		if prof.OpenFraction <= 0 {
-			ignoredCalibration(env, prof.Scale)
+		if k.OpenFraction <= 0 {
+			ignoredCalibration(env, k.Scale)
 		}
-		if err := runCell(kpartCell{}); err != nil || prof.OpenFraction <= 0 {
+		if err := runCell(kpartCell{}); err != nil || k.OpenFraction <= 0 {
 			return err
 		}
 		calib := env.Calibration
@@ -192,14 +215,14 @@ func runKPartCluster(ctx context.Context, env Env) (*Results, error) {
 			return err
 		}
 		res.Knobs["kpart_calibration_tps"] = calib
-		open := kpartCell{Fraction: prof.OpenFraction, Rate: prof.OpenFraction * calib}
+		open := kpartCell{Fraction: k.OpenFraction, Rate: k.OpenFraction * calib}
 		fmt.Fprintf(env.Log, "kpart-cluster: EvenScheduler's saturated throughput%s %.0f tuples/s: open loop at %.0f\n", statedText(env), calib, open.Rate)
 		return runCell(open)
 	})
 	if err != nil {
 		return nil, err
 	}
-	res.Files = timeSeriesFiles("kpart-cluster", kpartClusterSchedulers, runs, prof.Step, kpartSeriesFigures)
+	res.Files = timeSeriesFiles("kpart-cluster", kpartClusterSchedulers, runs, k.Step, kpartSeriesFigures)
 	return res, nil
 }
 
@@ -221,7 +244,7 @@ type kpartCell struct{ Fraction, Rate float64 }
 // unpaced runs in res. Every kept run counts, steady or not: at saturation the rates swing by design,
 // a median of three bears one outlier, and an open-loop cell at half of it stays below saturation
 // even if it is a third too high.
-func kpartCalibration(res *Results) (float64, error) {
+func kpartCalibration(res *lab.Results) (float64, error) {
 	var xs []float64
 	for _, row := range res.Rows {
 		if row.Series == "storm-even" && row.X == 0 && row.Values["throughput"] > 0 {
@@ -236,46 +259,52 @@ func kpartCalibration(res *Results) (float64, error) {
 
 // kpartSeriesFigures are the time-series figures of the unpaced runs.
 var kpartSeriesFigures = []seriesFigure{
-	{Metric{Name: "balance", Label: "node CPU std dev (% of capacity)"}, func(m harness.Measurement) float64 { return m.Balance }},
-	{Metric{Name: "cut_rate", Label: "inter-node tuples / all tuples"}, func(m harness.Measurement) float64 { return m.CutRate }},
-	{Metric{Name: "inter_node_tps", Label: "inter-node tuples/s"}, func(m harness.Measurement) float64 { return m.InterNodeRate }},
-	{Metric{Name: "latency_mean_ms", Label: "complete latency mean (ms)"}, func(m harness.Measurement) float64 { return m.LatencyMean }},
-	{Metric{Name: "throughput", Label: "throughput (acked tuples/s)"}, func(m harness.Measurement) float64 { return m.Throughput }},
+	{lab.Metric{Name: "balance", Label: "node CPU std dev (% of capacity)"}, func(m harness.Measurement) float64 { return m.Balance }},
+	{lab.Metric{Name: "cut_rate", Label: "inter-node tuples / all tuples"}, func(m harness.Measurement) float64 { return m.CutRate }},
+	{lab.Metric{Name: "inter_node_tps", Label: "inter-node tuples/s"}, func(m harness.Measurement) float64 { return m.InterNodeRate }},
+	{lab.Metric{Name: "latency_mean_ms", Label: "complete latency mean (ms)"}, func(m harness.Measurement) float64 { return m.LatencyMean }},
+	{lab.Metric{Name: "throughput", Label: "throughput (acked tuples/s)"}, func(m harness.Measurement) float64 { return m.Throughput }},
 }
 
-// kpartRun runs (or reads back) one kpart-cluster run of cell c and adds
-// its steady-state row to res.
-func kpartRun(ctx context.Context, env Env, s *session, prof kpartKnobs, counter *runCounter, res *Results, c kpartCell, sched string, rep int) (*harness.RunResult, error) {
+// kpartRunner runs kpart-cluster's runs.
+type kpartRunner struct {
+	runBase
+	k kpartKnobs
+}
+
+// run runs (or reads back) one kpart-cluster run of cell c and adds
+// its steady-state row to the results.
+func (kr *kpartRunner) run(ctx context.Context, s *session, c kpartCell, sched string, rep int) (*harness.RunResult, error) {
 	name := fmt.Sprintf("kpc-%s-i0-r%d", sched, rep) // "i0": spout interval 0, the name runs had when a paced cell existed
-	args := []string{"--workers", strconv.Itoa(prof.Workers), "--parallelism", strconv.Itoa(prof.Parallelism),
+	args := []string{"--workers", strconv.Itoa(kr.k.Workers), "--parallelism", strconv.Itoa(kr.k.Parallelism),
 		"--seed", strconv.Itoa(rep + 1), "--report-interval-secs", "2", "--conf", uniformShuffle + "=true"}
-	spec := harness.RunSpec{WarmUp: prof.WarmUp, Measure: prof.Measure, Step: prof.Step}
+	spec := harness.RunSpec{WarmUp: kr.k.WarmUp, Measure: kr.k.Measure, Step: kr.k.Step}
 	offered := "unpaced (saturation)"
 	if c.Rate > 0 {
 		name = fmt.Sprintf("kpc-%s-o%.0f-r%d", sched, 100*c.Fraction, rep)
 		args = append(args, openLoopArgs(c.Rate)...)
-		spec.WarmUp, spec.Measure, spec.Settle = prof.OpenWarmUp, prof.OpenMeasure, true
-		offered = fmt.Sprintf("open loop: %.0f sentences/s (%.0f%% of EvenScheduler's saturated throughput%s)", c.Rate, 100*c.Fraction, statedText(env))
+		spec.WarmUp, spec.Measure, spec.Settle = kr.k.OpenWarmUp, kr.k.OpenMeasure, true
+		offered = fmt.Sprintf("open loop: %.0f sentences/s (%.0f%% of EvenScheduler's saturated throughput%s)", c.Rate, 100*c.Fraction, statedText(kr.env))
 	} else {
 		args = append(args, "--interval-ms", "0")
-		spec.Settle = prof.SettleUnpaced
+		spec.Settle = kr.k.SettleUnpaced
 	}
 	topo, err := harness.StormTopology("wordcount", name, args...)
 	if err != nil {
 		return nil, err
 	}
-	topo.Args = append(topo.Args, workerArgs(prof.WorkerOpts)...)
+	topo.Args = append(topo.Args, workerArgs(kr.k.WorkerOpts)...)
 	spec.Topology = topo
-	fmt.Fprintf(env.Log, "kpart-cluster: %s, %s, rep %d\n", sched, offered, rep)
-	counter.start(fmt.Sprintf("%s %s rep %d", sched, offered, rep), spec.WarmUp+spec.Measure)
-	r, resumed, err := runOrResume(env, name, func() (*harness.RunResult, error) { return s.Run(ctx, spec) })
-	if err := keepRun(env, name, r, err, resumed); err != nil {
+	fmt.Fprintf(kr.env.Log, "kpart-cluster: %s, %s, rep %d\n", sched, offered, rep)
+	kr.counter.start(fmt.Sprintf("%s %s rep %d", sched, offered, rep), spec.WarmUp+spec.Measure)
+	r, resumed, err := runOrResume(kr.env, name, func() (*harness.RunResult, error) { return s.Run(ctx, spec) })
+	if err := keepRun(kr.env, name, r, err, resumed); err != nil {
 		return nil, err
 	}
 	if err := checkKeptRate(name, r, resumed, c.Rate); err != nil {
 		return nil, err
 	}
-	res.Knobs["images"] = r.Images
+	kr.res.Knobs["images"] = r.Images
 	// Steady state: the second half of the window.
 	mid := r.MeasureFrom + (r.MeasureTo-r.MeasureFrom)/2
 	capacity, err := s.Capacity()
@@ -286,21 +315,21 @@ func kpartRun(ctx context.Context, env Env, s *session, prof kpartKnobs, counter
 	if m.Throughput <= 0 {
 		return nil, fmt.Errorf("%s: no tuple acked in the second half of the window", name)
 	}
-	fmt.Fprintf(env.Log, "kpart-cluster: %s: %.1f tuples/s, latency %.1f ms, cut rate %.3f, %.1f inter-node tuples/s, CPU std dev %.1f, bridge rounds %d\n",
+	fmt.Fprintf(kr.env.Log, "kpart-cluster: %s: %.1f tuples/s, latency %.1f ms, cut rate %.3f, %.1f inter-node tuples/s, CPU std dev %.1f, bridge rounds %d\n",
 		sched, m.Throughput, m.LatencyMean, m.CutRate, m.InterNodeRate, m.Balance, len(r.RoundsMs))
-	row := screened(Row{Series: sched, X: c.Fraction, Rep: rep, Seed: uint64(rep + 1), Offered: offered, Values: map[string]float64{
+	row := screened(lab.Row{Series: sched, X: c.Fraction, Rep: rep, Seed: uint64(rep + 1), Offered: offered, Values: map[string]float64{
 		"throughput": m.Throughput, "latency_mean_ms": m.LatencyMean, "latency_p99_ms": m.LatencyP99,
 		"cut_rate": m.CutRate, "inter_node_tps": m.InterNodeRate, "balance": m.Balance,
 	}}, r)
 	if ol := m.OpenLoop; ol != nil {
 		row.Values["offered_tps"], row.Values["latency_intended_p99_ms"], row.Values["send_lag_p99_ms"] = ol.OfferedRate, ol.IntendedP99, ol.SendLagP99
 	} else if c.Rate > 0 { // the row reads n/a there; the run's other figures stand
-		fmt.Fprintf(env.Log, "kpart-cluster: %s: no open-loop measurement in the judged half (%s)\n", name, m.OpenLoopMissing())
+		fmt.Fprintf(kr.env.Log, "kpart-cluster: %s: no open-loop measurement in the judged half (%s)\n", name, m.OpenLoopMissing())
 	}
 	// The figures are the second half's, so that half must be steady, whatever the window's opening
 	// (with a fixed warm-up, a dynamic scheduler's first reschedule falls in the first half).
 	row.Validity = r.SteadySpan(capacity, mid, r.MeasureTo)
-	res.Add(row)
+	kr.res.Add(row)
 	return r, nil
 }
 
@@ -311,23 +340,23 @@ func kpartRun(ctx context.Context, env Env, s *session, prof kpartKnobs, counter
 // inconclusive. An open-loop run whose judged half was not steady (acked
 // rate off its offered rate by more than 10%, or latency drifting:
 // SteadySpan) is suspect and left out.
-func kpartClusterClaims(r *Results, a *Aggregate) []Claim {
+func kpartClusterClaims(r *lab.Results, a *lab.Aggregate) []lab.Claim {
 	kp, on, ev := "kpart-dynamic", "online", "storm-even"
-	sat := atX(0)
+	sat := lab.AtX(0)
 	open, why := kpartOpenCell(r)
 	placed, where := sat, "unpaced"
 	if why == "" {
-		placed, where = atX(open), fmt.Sprintf("open loop at %.0f%% of Even's saturated throughput", 100*open)
+		placed, where = lab.AtX(open), fmt.Sprintf("open loop at %.0f%% of Even's saturated throughput", 100*open)
 	}
-	v := func(s, m string) []float64 { return runUnits(r, s, m, sat) }
-	p := func(s, m string) []float64 { return runUnits(r, s, m, placed) }
+	v := func(s, m string) []float64 { return lab.RunUnits(r, s, m, sat) }
+	p := func(s, m string) []float64 { return lab.RunUnits(r, s, m, placed) }
 	cutK, cutO, cutE := p(kp, "cut_rate"), p(on, "cut_rate"), p(ev, "cut_rate")
 	thrK, thrO, thrE := v(kp, "throughput"), v(on, "throughput"), v(ev, "throughput")
 	balK, balO, balE := p(kp, "balance"), p(on, "balance"), p(ev, "balance")
-	out := []Claim{
+	out := []lab.Claim{
 		{
 			Statement: "EvenScheduler has the highest inter-node tuple rate (the paper: worse than K-PART by 5 and than online by 3 points)",
-			Source:    Cite(paperKPart, "Fig. 9"),
+			Source:    lab.Cite(paperKPart, "Fig. 9"),
 			Evidence:  fmt.Sprintf("%s: Even %.1f%%, K-PART %.1f%% (%+.1f pt), online %.1f%% (%+.1f pt)", where, 100*mean(cutE), 100*mean(cutK), 100*(mean(cutE)-mean(cutK)), 100*mean(cutO), 100*(mean(cutE)-mean(cutO))),
 			Checks: []reports.Check{
 				reports.DifferenceCheck("Even > K-PART", cutE, cutK, reports.Greater, ""),
@@ -337,7 +366,7 @@ func kpartClusterClaims(r *Results, a *Aggregate) []Claim {
 		},
 		{
 			Statement: "K-PART has the highest throughput, about +20% over Even (tested: >= +10%, half the paper's effect, and above online)",
-			Source:    Cite(paperKPart, "Fig. 11"),
+			Source:    lab.Cite(paperKPart, "Fig. 11"),
 			Evidence:  fmt.Sprintf("unpaced: K-PART %.0f, online %.0f, Even %.0f tuples/s (K-PART vs Even %s)", mean(thrK), mean(thrO), mean(thrE), pct(mean(thrE), mean(thrK))),
 			Checks: []reports.Check{
 				reports.RatioCheck("throughput K-PART / Even >= 1.10", thrK, thrE, reports.Above(1.10)),
@@ -347,13 +376,13 @@ func kpartClusterClaims(r *Results, a *Aggregate) []Claim {
 		},
 		{
 			Statement: "K-PART balances node CPU better than Even",
-			Source:    Cite(paperKPart, "Fig. 8"),
+			Source:    lab.Cite(paperKPart, "Fig. 8"),
 			Evidence:  fmt.Sprintf("%s: CPU std dev K-PART %.1f, online %.1f, Even %.1f (pt of capacity)", where, mean(balK), mean(balO), mean(balE)),
 			Checks:    []reports.Check{reports.DifferenceCheck("K-PART < Even", balK, balE, reports.Less, "(pt)")},
 			Screen:    lab.ScreenRuns(r, "balance", placed, kp, ev),
 		},
 	}
-	lat := Claim{Statement: "K-PART has the lowest tuple latency at steady state (the paper: 1-2 ms lower)", Source: Cite(paperKPart, "Fig. 10")}
+	lat := lab.Claim{Statement: "K-PART has the lowest tuple latency at steady state (the paper: 1-2 ms lower)", Source: lab.Cite(paperKPart, "Fig. 10")}
 	if why != "" {
 		lat.Checks = []reports.Check{reports.Missing("open-loop cell", why)}
 		lat.Evidence = why
@@ -370,7 +399,7 @@ func kpartClusterClaims(r *Results, a *Aggregate) []Claim {
 }
 
 // kpartOpenCell returns the open-loop cell's x, or why there is none.
-func kpartOpenCell(r *Results) (x float64, why string) {
+func kpartOpenCell(r *lab.Results) (x float64, why string) {
 	for _, row := range r.Rows {
 		if row.X > 0 {
 			return row.X, ""

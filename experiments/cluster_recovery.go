@@ -16,7 +16,7 @@ import (
 )
 
 // recoveryMetrics are the per-run values of the recovery experiment (see harness.Recovery).
-var recoveryMetrics = []Metric{
+var recoveryMetrics = []lab.Metric{
 	{Name: "recovery_s", Label: "recovery time (s; not recovered: until the window's end)"},
 	{Name: "recovered", Label: "recovered within the window (1 = yes)"},
 	{Name: "lost_pct", Label: "throughput lost from the fault to recovery (% of the pre-fault level)", Signed: true}, // negative: above the pre-fault level
@@ -110,11 +110,27 @@ var recoveryScales = map[string]recoveryKnobs{
 // so); throughput lost is the tuples below the pre-fault level from the fault to recovery, in percent of
 // the pre-fault level times that span. Runs with faults are kept under this experiment only, never
 // mixed with fault-free runs.
-func Recovery() *Spec {
-	return &Spec{
+func Recovery() *lab.Spec {
+	return &lab.Spec{
 		Name:        "recovery",
 		Description: "recovery from a killed supervisor mid-run: storm-even, storm-ras, kpart-dynamic, deadline and online on a heterogeneous cluster",
-		Setup:       "shape " + recoveryShape + " (supervisors of 0.25, 0.5, 0.5, 1.0 cores); WordCount with 4 workers, parallelism 2, shuffle groupings uniform (topology.disable.loadaware.messaging: Storm 2's default shuffle keeps tuples in the sending worker, so the traffic the dynamic schedulers plan on would follow their own placement), reports every 2 s, C1-only worker JVMs (quick), every component 5% CPU and 64 MB (for R-Storm's admission); offered load (quick and full): open loop at 50% of EvenScheduler's saturated throughput, constant arrivals, measured first by one fault-free unpaced EvenScheduler run (quick: at most 20 s of warm-up + 20 s; full: 60 s + 60 s) on the first cluster (ci: unpaced); " + recoveryKilled + " (1 core; on a target, its supervisor with the most CPU) stopped into the window and started again (quick: killed at 10 s for 10 s of a 60 s window; full: at 60 s for 30 s of 180 s); dynamic schedulers reschedule every 15 s; the window opens once throughput is steady and the placement has settled (a dynamic scheduler was offered its placement again and kept it), at most 90 s (quick) or 150 s (full) after every worker ran, so the fault meets the scheduler's placement and not its own migration (runs whose warm-up ended unsettled are named in the manifest); one cluster per scheduler (a killed and restarted supervisor is not a clean state for the next; on a target, the one cluster, idle again between runs), runs sequential; the unit is one run; 3 repetitions. Scale ci (a walking check, no verdict): storm-even and kpart-dynamic only, one run each, at most 30 s of warm-up, killed at 10 s for 10 s of a 40 s window.",
+		Setup: "shape " + recoveryShape + " (supervisors of 0.25, 0.5, 0.5, 1.0 cores); WordCount with 4 " +
+			"workers, parallelism 2, shuffle groupings uniform (topology.disable.loadaware.messaging: Storm 2's " +
+			"default shuffle keeps tuples in the sending worker, so the traffic the dynamic schedulers plan on would " +
+			"follow their own placement), reports every 2 s, C1-only worker JVMs (quick), every component 5% CPU and " +
+			"64 MB (for R-Storm's admission); offered load (quick and full): open loop at 50% of EvenScheduler's " +
+			"saturated throughput, constant arrivals, measured first by one fault-free unpaced EvenScheduler run " +
+			"(quick: at most 20 s of warm-up + 20 s; full: 60 s + 60 s) on the first cluster (ci: " +
+			"unpaced); " + recoveryKilled + " (1 core; on a target, its supervisor with the most CPU) stopped into " +
+			"the window and started again (quick: killed at 10 s for 10 s of a 60 s window; full: at 60 s for 30 s " +
+			"of 180 s); dynamic schedulers reschedule every 15 s; the window opens once throughput is steady and the " +
+			"placement has settled (a dynamic scheduler was offered its placement again and kept it), at most 90 s " +
+			"(quick) or 150 s (full) after every worker ran, so the fault meets the scheduler's placement and not " +
+			"its own migration (runs whose warm-up ended unsettled are named in the manifest); one cluster per " +
+			"scheduler (a killed and restarted supervisor is not a clean state for the next; on a target, the one " +
+			"cluster, idle again between runs), runs sequential; the unit is one run; 3 repetitions. Scale ci (a " +
+			"walking check, no verdict): storm-even and kpart-dynamic only, one run each, at most 30 s of warm-up, " +
+			"killed at 10 s for 10 s of a 40 s window.",
 		SeriesLabel: "scheduler",
 		XName:       "fault_at_s",
 		XLabel:      "supervisor killed at (s into the window)",
@@ -123,24 +139,23 @@ func Recovery() *Spec {
 		Cost: lab.Cost{CI: "~5 min", Quick: "~35 min", Full: "~70 min"},
 		Needs: lab.Needs{Need: lab.NeedsControl,
 			Why: "it stops and starts a supervisor in the middle of each run, through a control layer: its own containers, or a target's hosts over SSH with control.ssh.commands.supervisor"},
-		Scales: scales(recoveryScales),
-		Run:    runRecovery,
-		Claims: recoveryClaims,
+		Scales:           scales(recoveryScales),
+		TakesCalibration: true,
+		Run:              runRecovery,
+		Claims:           recoveryClaims,
 	}
 }
 
 // recoveryRunner runs the recovery experiment's runs and gathers their rows.
 type recoveryRunner struct {
-	env                    Env
+	runBase
 	k                      recoveryKnobs
 	fault                  fault.Fault
-	counter                *runCounter
-	res                    *Results
 	notMeasured, unsettled []string
 	rate                   float64 // open-loop offered rate, sentences/s; 0: unpaced
 }
 
-func runRecovery(ctx context.Context, env Env) (*Results, error) {
+func runRecovery(ctx context.Context, env lab.Env) (*lab.Results, error) {
 	_, k, _, err := knobsOf(env, recoveryScales)
 	if err != nil {
 		return nil, err
@@ -149,9 +164,9 @@ func runRecovery(ctx context.Context, env Env) (*Results, error) {
 	if k.OpenFraction > 0 && env.Calibration <= 0 {
 		runs++ // the calibration
 	}
-	rr := &recoveryRunner{env: env, k: k, counter: newRunCounter(env, runs),
+	rr := &recoveryRunner{runBase: runBase{env: env, counter: newRunCounter(env, runs)}, k: k,
 		fault: fault.Fault{Kind: fault.KillSupervisor, At: k.At, Duration: k.Down, Target: recoveryKilled}}
-	rr.res = &Results{Experiment: "recovery", Metrics: recoveryMetrics, Scale: k.Scale, NoVerdict: noVerdict(k.Scale, k.Reps), Knobs: knobsManifest(k)}
+	rr.res = &lab.Results{Experiment: "recovery", Metrics: recoveryMetrics, Scale: k.Scale, NoVerdict: noVerdict(k.Scale, k.Reps), Knobs: knobsManifest(k)}
 	rr.res.Knobs["fault"] = rr.fault.String()
 	for _, sched := range k.schedulers() {
 		cs := harness.ClusterSpec{Shape: recoveryShape, Seed: 1, Mul: 5, RescheduleEvery: 15 * time.Second}
@@ -347,7 +362,7 @@ func (rr *recoveryRunner) record(sched, name string, rep int, r *harness.RunResu
 	}
 	fmt.Fprintf(env.Log, "recovery: %s: %s after %.0f s, %.0f tuples lost (%.0f%%), %d failed, %d executors moved\n",
 		sched, rc.Verdict(), span, rc.LostTuples, lostPct, rc.FailedTuples, rc.ExecutorsMoved)
-	row := screened(Row{Series: sched, X: rr.k.At.Seconds(), Rep: rep, Seed: uint64(rep + 1), Offered: rr.offered(), Values: map[string]float64{
+	row := screened(lab.Row{Series: sched, X: rr.k.At.Seconds(), Rep: rep, Seed: uint64(rep + 1), Offered: rr.offered(), Values: map[string]float64{
 		"recovery_s": span, "recovered": recovered, "lost_pct": lostPct, "lost_tuples": rc.LostTuples,
 		"failed_tuples": float64(rc.FailedTuples), "executors_moved": float64(rc.ExecutorsMoved), "pre_tput": rc.PreTput,
 	}}, r)
@@ -385,14 +400,14 @@ func nothingFlowed(r *harness.RunResult, err error) bool {
 // recoveryClaims are this project's hypotheses (no paper states them), judged like the papers' claims:
 // a dynamic scheduler that re-plans on measured load should get back faster and lose less than Storm's
 // static EvenScheduler.
-func recoveryClaims(r *Results, a *Aggregate) []Claim {
+func recoveryClaims(r *lab.Results, a *lab.Aggregate) []lab.Claim {
 	v := func(s, m string) []float64 { return lab.RunUnits(r, s, m, nil) }
-	var out []Claim
+	var out []lab.Claim
 	for _, s := range []string{"kpart-dynamic", "online", "deadline"} {
-		out = append(out, Claim{
+		out = append(out, lab.Claim{
 			Statement: fmt.Sprintf("%s recovers from a killed supervisor faster than storm-even", s),
 			Source:    "stormlab recovery experiment",
-			Kind:      ProjectClaim,
+			Kind:      lab.ProjectClaim,
 			Evidence: fmt.Sprintf("recovery %s %.0f s vs storm-even %.0f s; throughput lost %.0f%% vs %.0f%%",
 				s, mean(v(s, "recovery_s")), mean(v("storm-even", "recovery_s")), mean(v(s, "lost_pct")), mean(v("storm-even", "lost_pct"))),
 			Checks: []reports.Check{

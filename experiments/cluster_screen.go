@@ -4,6 +4,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/stormlab/stormlab/experiments/lab"
 	"github.com/stormlab/stormlab/harness"
 )
 
@@ -12,7 +13,7 @@ import (
 // some metrics by the cross-check with Storm's own statistics) and the
 // inputs its scheduler decided without (inputsNotMeasured). The claims
 // screen rows with lab.ScreenRuns.
-func screened(row Row, r *harness.RunResult) Row {
+func screened(row lab.Row, r *harness.RunResult) lab.Row {
 	row.Validity = r.Validity
 	row.NotMeasured = inputsNotMeasured(r)
 	return row

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stormlab/stormlab/experiments/lab"
 	"github.com/stormlab/stormlab/harness"
 	"github.com/stormlab/stormlab/infra/protocol"
 	"github.com/stormlab/stormlab/reports"
@@ -31,7 +32,7 @@ func TestScreened(t *testing.T) {
 		{"invalid and latency", harness.RunResult{Validity: harness.Validity{Level: harness.Invalid, Reasons: []harness.Reason{{Kind: harness.ReasonScheduler, Level: harness.Invalid, Text: "fell back"}, {Kind: harness.ReasonStormLatency, Level: harness.Suspect, Text: "latency 20% apart"}}}}, false, false},
 		{"could not judge", harness.RunResult{Validity: suspectOf(harness.ReasonUnknown, "judging failed")}, false, false},
 	} {
-		row := screened(Row{}, &tc.r)
+		row := screened(lab.Row{}, &tc.r)
 		if row.Validity.Level != tc.r.Validity.Level || row.Validity.Counts("latency_mean_ms") != tc.lat || row.Validity.Counts("throughput") != tc.thr {
 			t.Errorf("%s: %+v counts latency %v, throughput %v; want %v, %v", tc.name, row.Validity, row.Validity.Counts("latency_mean_ms"), row.Validity.Counts("throughput"), tc.lat, tc.thr)
 		}
@@ -66,7 +67,7 @@ func TestInputsNotMeasured(t *testing.T) {
 
 // claimVerdicts maps each claim's statement prefix (up to 40 bytes) to
 // its verdict and reason.
-func verdictOf(cs []Claim, prefix string) (reports.Verdict, string, bool) {
+func verdictOf(cs []lab.Claim, prefix string) (reports.Verdict, string, bool) {
 	for _, c := range cs {
 		if strings.HasPrefix(c.Statement, prefix) {
 			return c.Verdict, c.Reason, true
@@ -77,12 +78,12 @@ func verdictOf(cs []Claim, prefix string) (reports.Verdict, string, bool) {
 
 type screenCase struct {
 	name   string
-	rows   func() (*Results, *Aggregate)
+	rows   func() (*lab.Results, *lab.Aggregate)
 	want   map[string]reports.Verdict // statement prefix -> verdict
 	reason string                     // substring of every inconclusive claim's reason
 }
 
-func runScreenCases(t *testing.T, claims func(*Results, *Aggregate) []Claim, cases []screenCase) {
+func runScreenCases(t *testing.T, claims func(*lab.Results, *lab.Aggregate) []lab.Claim, cases []screenCase) {
 	t.Helper()
 	for _, tc := range cases {
 		r, a := tc.rows()
@@ -101,14 +102,14 @@ func runScreenCases(t *testing.T, claims func(*Results, *Aggregate) []Claim, cas
 
 // kpartRows are paper-like kpart-cluster rows (reps per cell); mutate may
 // change any row (series, x, rep).
-func kpartRows(t *testing.T, reps int, mutate func(*Row)) func() (*Results, *Aggregate) {
-	return func() (*Results, *Aggregate) {
+func kpartRows(t *testing.T, reps int, mutate func(*lab.Row)) func() (*lab.Results, *lab.Aggregate) {
+	return func() (*lab.Results, *lab.Aggregate) {
 		n := newNoise(6)
 		type cell struct{ cut, thr, bal, lat float64 }
 		cells := []cell{{0.70, 1200, 5, 10}, {0.72, 1050, 6, 12}, {0.80, 1000, 10, 12}}
 		// The open-loop cell offers half of EvenScheduler's saturated 1000 tuples/s, and every
 		// scheduler keeps up.
-		r := &Results{Experiment: "kpart-cluster", Metrics: kpartClusterMetrics, Knobs: map[string]any{"kpart_calibration_tps": 1000.0}}
+		r := &lab.Results{Experiment: "kpart-cluster", Metrics: kpartClusterMetrics, Knobs: map[string]any{"kpart_calibration_tps": 1000.0}}
 		for i, s := range kpartClusterSchedulers {
 			c := cells[i]
 			for rep := 0; rep < reps; rep++ {
@@ -144,14 +145,14 @@ func TestKPartClusterScreen(t *testing.T) {
 	}
 	runScreenCases(t, kpartClusterClaims, []screenCase{
 		{"clean", kpartRows(t, 3, nil), all(reports.Holds), ""},
-		{"one K-PART run suspect of 3: 2 left", kpartRows(t, 3, func(r *Row) {
+		{"one K-PART run suspect of 3: 2 left", kpartRows(t, 3, func(r *lab.Row) {
 			if r.Series == "kpart-dynamic" && r.X == 0 && r.Rep == 1 {
 				r.Validity = suspectOf(harness.ReasonStormCounts, "mean complete latency 20% apart")
 			}
 		}), map[string]reports.Verdict{kpCut: reports.Holds, kpThr: reports.Inconclusive, kpBal: reports.Holds, kpLat: reports.Holds},
 			"kpart-dynamic x=0: 2 valid run(s) (1 invalid or suspect left out)"}, // only throughput rests on the unpaced cell
 		// The suspect run's figures say the opposite; left out, they change nothing.
-		{"one wild K-PART run suspect of 4: 3 left, its figures unused", kpartRows(t, 4, func(r *Row) {
+		{"one wild K-PART run suspect of 4: 3 left, its figures unused", kpartRows(t, 4, func(r *lab.Row) {
 			if r.Series == "kpart-dynamic" && r.X == 0 && r.Rep == 3 {
 				r.Validity = suspectOf(harness.ReasonStormCounts, "throughput 40% apart")
 				r.Values["throughput"], r.Values["cut_rate"], r.Values["balance"] = 10, 0.99, 50
@@ -159,19 +160,19 @@ func TestKPartClusterScreen(t *testing.T) {
 		}), all(reports.Holds), ""},
 		// Suspect on latency only (counts agree): its counts, cut rate and
 		// balance still count; the open-loop cell's latency claim loses it.
-		{"one K-PART run suspect on latency only", kpartRows(t, 3, func(r *Row) {
+		{"one K-PART run suspect on latency only", kpartRows(t, 3, func(r *lab.Row) {
 			if r.Series == "kpart-dynamic" && r.Rep == 1 {
 				r.Validity = suspectOf(harness.ReasonStormLatency, "mean complete latency 20% apart")
 			}
 		}), map[string]reports.Verdict{kpCut: reports.Holds, kpThr: reports.Holds, kpBal: reports.Holds, kpLat: reports.Inconclusive},
 			"kpart-dynamic x=0.5: 2 valid run(s) (1 invalid or suspect left out)"},
-		{"online decided without traffic", kpartRows(t, 3, func(r *Row) {
+		{"online decided without traffic", kpartRows(t, 3, func(r *lab.Row) {
 			if r.Series == "online" && r.X == 0 && r.Rep == 0 {
 				r.NotMeasured = []string{"traffic"}
 			}
 		}), map[string]reports.Verdict{kpCut: reports.Holds, kpThr: reports.Inconclusive, kpBal: reports.Holds, kpLat: reports.Holds},
 			"online x=0 rep 0: the scheduler decided without traffic"},
-		{"online decided without traffic in an open-loop run", kpartRows(t, 3, func(r *Row) {
+		{"online decided without traffic in an open-loop run", kpartRows(t, 3, func(r *lab.Row) {
 			if r.Series == "online" && r.X == 0.5 && r.Rep == 2 {
 				r.NotMeasured = []string{"traffic"}
 			}
@@ -181,10 +182,10 @@ func TestKPartClusterScreen(t *testing.T) {
 }
 
 func TestCommCostScreen(t *testing.T) {
-	rows := func(reps int, mutate func(*Row)) func() (*Results, *Aggregate) {
-		return func() (*Results, *Aggregate) {
+	rows := func(reps int, mutate func(*lab.Row)) func() (*lab.Results, *lab.Aggregate) {
+		return func() (*lab.Results, *lab.Aggregate) {
 			n := newNoise(5)
-			r := &Results{Experiment: "comm-cost", Metrics: commCostMetrics}
+			r := &lab.Results{Experiment: "comm-cost", Metrics: commCostMetrics}
 			for _, c := range []struct{ x, l float64 }{{1, 10}, {2, 15}, {4, 20}} {
 				for rep := 0; rep < reps; rep++ {
 					row := clusterRow(commSeries(0), c.x, rep, map[string]float64{"latency_mean_ms": n.rel(c.l, 0.02), "latency_p99_ms": 1, "throughput": 50, "cut_rate": 0.5, "nodes_used": c.x})
@@ -200,12 +201,12 @@ func TestCommCostScreen(t *testing.T) {
 	grow, band := "mean tuple latency grows", "n4 latency is"
 	runScreenCases(t, commCostClaims, []screenCase{
 		{"clean", rows(3, nil), map[string]reports.Verdict{grow: reports.Holds, band: reports.Holds}, ""},
-		{"n2 run suspect: growth claim short, n4/n1 claim untouched", rows(3, func(r *Row) {
+		{"n2 run suspect: growth claim short, n4/n1 claim untouched", rows(3, func(r *lab.Row) {
 			if r.X == 2 && r.Rep == 0 {
 				r.Validity = suspectOf(harness.ReasonStormCounts, "latency 20% apart")
 			}
 		}), map[string]reports.Verdict{grow: reports.Inconclusive, band: reports.Holds}, "no delay x=2: 2 valid run(s)"},
-		{"wild suspect n4 run left out of 4", rows(4, func(r *Row) {
+		{"wild suspect n4 run left out of 4", rows(4, func(r *lab.Row) {
 			if r.X == 4 && r.Rep == 3 {
 				r.Validity, r.Values["latency_mean_ms"] = suspectOf(harness.ReasonStormCounts, "latency 90% apart"), 1
 			}
@@ -214,10 +215,10 @@ func TestCommCostScreen(t *testing.T) {
 }
 
 func TestDeadlineScreen(t *testing.T) {
-	rows := func(mutate func(*Row)) func() (*Results, *Aggregate) {
-		return func() (*Results, *Aggregate) {
+	rows := func(mutate func(*lab.Row)) func() (*lab.Results, *lab.Aggregate) {
+		return func() (*lab.Results, *lab.Aggregate) {
 			n := newNoise(7)
-			r := &Results{Experiment: "deadline", Metrics: deadlineMetrics}
+			r := &lab.Results{Experiment: "deadline", Metrics: deadlineMetrics}
 			add := func(series string, x float64, rep int, ds, qos float64) {
 				row := clusterRow(series, x, rep, map[string]float64{"dataset_s": n.rel(ds, 0.01), "proc_ms": 100, "qos_pct": 50,
 					"qos_node_max_pct": n.rel(qos, 0.01), "misses": 0, "throughput": 100, "migrations": 0})
@@ -243,14 +244,14 @@ func TestDeadlineScreen(t *testing.T) {
 	}
 	runScreenCases(t, deadlineClaims, []screenCase{
 		{"clean (quick's cells: k-means, WordCount under load)", rows(nil), every(reports.Holds), ""},
-		{"deadline scheduler decided without deadlines", rows(func(r *Row) {
+		{"deadline scheduler decided without deadlines", rows(func(r *lab.Row) {
 			if r.Series == "deadline kmeans" && r.Rep == 2 {
 				r.NotMeasured = []string{"deadline"}
 			}
 		}), map[string]reports.Verdict{faster: reports.Inconclusive, slow: reports.Inconclusive, miss: reports.Inconclusive, km: reports.Holds, loadMiss: reports.Holds, loadGrow: reports.Holds},
 			"deadline kmeans x=0.5 rep 2: the scheduler decided without deadline"},
 		// A suspect run with a miss is left out: it neither refutes "no miss" nor counts.
-		{"suspect load run with misses", rows(func(r *Row) {
+		{"suspect load run with misses", rows(func(r *lab.Row) {
 			if r.Series == loadSeries("wordcount") && r.X == 80 && r.Rep == 0 {
 				r.Validity, r.Values["misses"] = suspectOf(harness.ReasonStormCounts, "acked 30% apart"), 5
 			}

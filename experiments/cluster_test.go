@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"github.com/stormlab/stormlab/experiments/lab"
 	"os"
 	"path/filepath"
 	"testing"
@@ -8,7 +9,7 @@ import (
 
 // logPaperSummary prints the paper's summary table that the experiment
 // rebuilt next to its output folder.
-func logPaperSummary(t *testing.T, rep *Report) {
+func logPaperSummary(t *testing.T, rep *lab.Report) {
 	t.Helper()
 	path := filepath.Join(filepath.Dir(rep.Dir), "summary-"+rep.Spec.Paper+".md")
 	data, err := os.ReadFile(path)

@@ -1,12 +1,12 @@
 // Package experiments holds the experiment definitions: one small file per
-// experiment with a func returning *Spec, which declares everything about
+// experiment with a func returning *lab.Spec, which declares everything about
 // it (what to vary, which schedulers, repetitions, seeds; its typed knobs
 // per scale, what it needs from a cluster and why, its expected cost per
 // scale; the Run producing rows, and the papers' claims with their
 // statistical checks). The framework (spec types, running,
-// aggregation, verdicts, output) is package experiments/lab; framework.go
-// aliases its types so a definition reads Spec, Row, Claim without a
-// prefix. List is the explicit registry by name and Suites groups
+// aggregation, verdicts, output) is package experiments/lab, and its names
+// are written lab.Spec, lab.Row, lab.Claim here as everywhere: this package
+// is the registry. List is the explicit registry by name and Suites groups
 // experiments (the "default" suite is what `make experiment` runs).
 //
 // Claims: every claim names its source (Cite: authors, title, year,
@@ -36,7 +36,7 @@
 // researcher keeps the files with
 // `STORMLAB_OUT=results go test ./experiments -run 'TestExperiment/kpart-mul$'`.
 //
-// To add an experiment: write a file with a func returning *Spec with its
+// To add an experiment: write a file with a func returning *lab.Spec with its
 // Needs and Cost (for graph partition sweeps fill in a PartitionSweep and
 // call its Spec method; its Algorithms are a list, so a new scheduler is
 // one more entry), add it to List in registry.go (TestExperiment then runs

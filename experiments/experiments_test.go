@@ -30,7 +30,7 @@ func interruptible(t *testing.T) context.Context {
 // runForTest runs a registered experiment, logs its table and claims, and
 // fails on any error or missing output file (not on a claim that does not
 // hold: that is a finding reported in notes.md).
-func runForTest(t *testing.T, name string) *Report {
+func runForTest(t *testing.T, name string) *lab.Report {
 	t.Helper()
 	spec, err := Lookup(name)
 	if err != nil {
@@ -38,7 +38,7 @@ func runForTest(t *testing.T, name string) *Report {
 	}
 	var log bytes.Buffer
 	start := time.Now()
-	rep, err := Run(interruptible(t), spec, Options{Out: testsettings.Out(t), Log: &log, Scale: testsettings.Scale(t), Cluster: testsettings.Cluster(t)})
+	rep, err := Run(interruptible(t), spec, lab.Options{Out: testsettings.Out(t), Log: &log, Scale: testsettings.Scale(t), Cluster: testsettings.Cluster(t)})
 	if err != nil {
 		t.Fatalf("%v\nprogress:\n%s", err, log.String())
 	}
@@ -94,7 +94,7 @@ func TestExperiment(t *testing.T) {
 }
 
 // afterRun holds the checks an experiment's test makes beyond runForTest's.
-var afterRun = map[string]func(*testing.T, *Report){
+var afterRun = map[string]func(*testing.T, *lab.Report){
 	"spd":           checkSPD,
 	"comm-cost":     logPaperSummary,
 	"kpart-cluster": logPaperSummary,
@@ -102,7 +102,7 @@ var afterRun = map[string]func(*testing.T, *Report){
 }
 
 // extraFiles names the files the experiment's Run returned besides its rows.
-func extraFiles(rep *Report) []string {
+func extraFiles(rep *lab.Report) []string {
 	var out []string
 	if rep.Results != nil {
 		for _, f := range rep.Results.Files {
@@ -117,7 +117,7 @@ func extraFiles(rep *Report) []string {
 // such as balance-trace), each either whole (SVG, PDF and PNG, one- and
 // two-column, and its caption as .txt and .tex) or absent (a metric
 // constant over the experiment gets no figure), and nothing else.
-func checkFileSet(t *testing.T, files []string, metrics []Metric, extras []string) {
+func checkFileSet(t *testing.T, files []string, metrics []lab.Metric, extras []string) {
 	t.Helper()
 	have := map[string]bool{}
 	for _, f := range files {
@@ -219,6 +219,25 @@ func compileLaTeX(t *testing.T, dir string) {
 	for _, bad := range []string{"Overfull \\hbox", "Float too large"} {
 		if strings.Contains(string(log), bad) {
 			t.Errorf("%s/table.tex does not fit (%s):\n%s", dir, bad, log)
+		}
+	}
+}
+
+// TestNameListsFromSpecs checks that the lists the CLI shows and checks (--calibration,
+// --topology) are derived from the specs' fields and name the experiments that read a stated
+// calibration (env.Calibration in cluster_kpart.go, cluster_recovery.go, load_curve.go) and the one
+// that runs on a replay (load-curve, through loadTopology).
+func TestNameListsFromSpecs(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		got  []string
+		want string
+	}{
+		{"CalibratedExperiments", CalibratedExperiments(), "kpart-cluster, load-curve, recovery"},
+		{"TopologyExperiments", TopologyExperiments(), "load-curve"},
+	} {
+		if got := strings.Join(c.got, ", "); got != c.want {
+			t.Errorf("%s() = %q, want %q", c.name, got, c.want)
 		}
 	}
 }

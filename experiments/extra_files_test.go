@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stormlab/stormlab/experiments/lab"
 	"github.com/stormlab/stormlab/harness"
 )
 
@@ -28,17 +29,17 @@ func fixtureRuns() map[string][]*harness.RunResult {
 
 // fixtureDeadline are made-up QoS-per-node records and rows of the
 // deadline scheduler with and without background load.
-func fixtureDeadline() ([]nodeQoS, *Results) {
+func fixtureDeadline() ([]nodeQoS, *lab.Results) {
 	var nodes []nodeQoS
-	res := &Results{Experiment: "deadline", Metrics: deadlineMetrics}
+	res := &lab.Results{Experiment: "deadline", Metrics: deadlineMetrics}
 	for rep := 0; rep < 3; rep++ {
 		for _, load := range []float64{20, 80} {
 			for _, n := range []string{"sup1", "sup2"} {
 				nodes = append(nodes, nodeQoS{Series: loadSeries("kmeans"), X: load, Rep: rep, Node: n, QoS: 40 + load/3 + float64(rep)})
 			}
-			res.Add(Row{Series: loadSeries("kmeans"), X: load, Rep: rep, Values: map[string]float64{"dataset_s": 40 + load/10 + float64(rep), "proc_ms": 100 + load + float64(rep), "qos_pct": 30 + load/5 + float64(rep), "qos_node_max_pct": 50, "misses": 0, "throughput": 10, "migrations": 1}})
+			res.Add(lab.Row{Series: loadSeries("kmeans"), X: load, Rep: rep, Values: map[string]float64{"dataset_s": 40 + load/10 + float64(rep), "proc_ms": 100 + load + float64(rep), "qos_pct": 30 + load/5 + float64(rep), "qos_node_max_pct": 50, "misses": 0, "throughput": 10, "migrations": 1}})
 		}
-		res.Add(Row{Series: "deadline kmeans", X: 0.5, Rep: rep, Values: map[string]float64{"dataset_s": 40, "proc_ms": 100, "qos_pct": 30, "qos_node_max_pct": 50, "misses": 0, "throughput": 10, "migrations": 1}})
+		res.Add(lab.Row{Series: "deadline kmeans", X: 0.5, Rep: rep, Values: map[string]float64{"dataset_s": 40, "proc_ms": 100, "qos_pct": 30, "qos_node_max_pct": 50, "misses": 0, "throughput": 10, "migrations": 1}})
 	}
 	return nodes, res
 }
@@ -83,7 +84,7 @@ func TestExtraFiles(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("extra files:\n got %v\nwant %v", got, want)
 	}
-	if lp, _ := loadPlotFiles(&Results{Metrics: deadlineMetrics}); len(lp) != 0 {
+	if lp, _ := loadPlotFiles(&lab.Results{Metrics: deadlineMetrics}); len(lp) != 0 {
 		t.Errorf("no run under load: %d load files, want none", len(lp))
 	}
 }

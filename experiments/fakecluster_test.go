@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stormlab/stormlab/experiments/lab"
 	"github.com/stormlab/stormlab/harness"
 	"github.com/stormlab/stormlab/harness/fault"
 	"github.com/stormlab/stormlab/infra/clusterref"
@@ -73,7 +74,7 @@ func TestExperimentOnFakeCluster(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := Run(context.Background(), spec, Options{Log: io.Discard, Scale: "ci", Cluster: where, Kinds: fakeKinds(f, clusterref.Caps{})})
+	rep, err := Run(context.Background(), spec, lab.Options{Log: io.Discard, Scale: "ci", Cluster: where, Kinds: fakeKinds(f, clusterref.Caps{})})
 	if err != nil {
 		t.Fatalf("smoke on the fake cluster: %v", err)
 	}
@@ -94,7 +95,7 @@ func TestExperimentRefusesAnUnknownKind(t *testing.T) {
 		t.Fatal(err)
 	}
 	where, _ := clusterref.Parse("sim:big")
-	_, err = Run(context.Background(), spec, Options{Log: io.Discard, Scale: "ci", Cluster: where})
+	_, err = Run(context.Background(), spec, lab.Options{Log: io.Discard, Scale: "ci", Cluster: where})
 	if err == nil || !strings.Contains(err.Error(), `unknown kind of cluster "sim"; known: containers, target`) {
 		t.Errorf("Run on sim:big: %v, want the kinds named", err)
 	}

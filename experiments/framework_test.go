@@ -42,7 +42,7 @@ func (s stubPartitioner) Partition(_ context.Context, g *topologies.Graph, k int
 	return parts, nil
 }
 
-func stubSpec(fail string) *Spec {
+func stubSpec(fail string) *lab.Spec {
 	sweep := PartitionSweep{
 		Xs: []float64{2, 3}, Graphs: 2, Reps: 3,
 		Graph: func(x float64, i int) (*topologies.Graph, uint64, error) {
@@ -60,12 +60,12 @@ func stubSpec(fail string) *Spec {
 			}},
 		},
 	}
-	return &Spec{
+	return &lab.Spec{
 		Name: "stub", Description: "framework test", Source: "none", Setup: "two x values",
 		SeriesLabel: "algorithm", XName: "k", XLabel: "k", Metrics: PartitionMetrics(), Unit: lab.UnitInstance,
-		Run: func(ctx context.Context, env Env) (*Results, error) { return sweep.Run(ctx, env, "stub") },
-		Claims: func(r *Results, a *Aggregate) []Claim {
-			return []Claim{{Statement: "stub holds", Evidence: "n/a",
+		Run: func(ctx context.Context, env lab.Env) (*lab.Results, error) { return sweep.Run(ctx, env, "stub") },
+		Claims: func(r *lab.Results, a *lab.Aggregate) []lab.Claim {
+			return []lab.Claim{{Statement: "stub holds", Evidence: "n/a",
 				Checks: []reports.Check{reports.ExactCheck("rows", "at least one row", len(r.Rows) > 0, len(r.Rows), 2, "")}}}
 		},
 	}
@@ -73,7 +73,7 @@ func stubSpec(fail string) *Spec {
 
 func TestRunWritesEveryFile(t *testing.T) {
 	out := t.TempDir()
-	rep, err := Run(context.Background(), stubSpec(""), Options{Out: out})
+	rep, err := Run(context.Background(), stubSpec(""), lab.Options{Out: out})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +113,7 @@ func TestRunWritesEveryFile(t *testing.T) {
 	if err != nil || len(recs) != 25 {
 		t.Fatalf("raw.csv: %d records, %v; want 25", len(recs), err)
 	}
-	var man Manifest
+	var man lab.Manifest
 	b, _ := os.ReadFile(filepath.Join(dir, "manifest.json"))
 	if err := json.Unmarshal(b, &man); err != nil {
 		t.Fatalf("manifest.json: %v", err)
@@ -133,7 +133,7 @@ func TestRunWritesEveryFile(t *testing.T) {
 		t.Errorf("aggregate stub k=2 empty_parts = %+v, %v; want mean 0 over 2 graphs", s, ok)
 	}
 	var buf bytes.Buffer
-	var cf ClaimsFile
+	var cf lab.ClaimsFile
 	b, _ = os.ReadFile(filepath.Join(dir, "claims.json"))
 	if err := json.Unmarshal(b, &cf); err != nil || cf.Experiment != "stub" || len(cf.Claims) != 1 || cf.Claims[0].Verdict != "holds" ||
 		cf.Claims[0].Kind != "paper" || cf.Claims[0].N[0] != 24 || cf.Claims[0].Effect != nil {
@@ -147,32 +147,32 @@ func TestRunWritesEveryFile(t *testing.T) {
 func TestRunFailsOnRealErrors(t *testing.T) {
 	for _, fail := range []string{"error", "short", "range"} {
 		out := t.TempDir()
-		if _, err := Run(context.Background(), stubSpec(fail), Options{Out: out}); err == nil {
+		if _, err := Run(context.Background(), stubSpec(fail), lab.Options{Out: out}); err == nil {
 			t.Errorf("%s: Run succeeded", fail)
 		}
 		if _, err := os.Stat(filepath.Join(out, "stub")); !os.IsNotExist(err) {
 			t.Errorf("%s: output folder written despite the failure", fail)
 		}
 	}
-	nan := &Spec{Name: "nan", Metrics: []Metric{{Name: "m"}}, Run: func(context.Context, Env) (*Results, error) {
-		r := &Results{}
-		r.Add(Row{Series: "s", Values: map[string]float64{"m": math.NaN()}})
+	nan := &lab.Spec{Name: "nan", Metrics: []lab.Metric{{Name: "m"}}, Run: func(context.Context, lab.Env) (*lab.Results, error) {
+		r := &lab.Results{}
+		r.Add(lab.Row{Series: "s", Values: map[string]float64{"m": math.NaN()}})
 		return r, nil
 	}}
-	if _, err := Run(context.Background(), nan, Options{}); err == nil || !strings.Contains(err.Error(), "NaN") {
+	if _, err := Run(context.Background(), nan, lab.Options{}); err == nil || !strings.Contains(err.Error(), "NaN") {
 		t.Errorf("NaN metric gave %v", err)
 	}
-	missing := &Spec{Name: "missing", Metrics: []Metric{{Name: "m"}}, Run: func(context.Context, Env) (*Results, error) {
-		r := &Results{}
-		r.Add(Row{Series: "s", Values: map[string]float64{}})
+	missing := &lab.Spec{Name: "missing", Metrics: []lab.Metric{{Name: "m"}}, Run: func(context.Context, lab.Env) (*lab.Results, error) {
+		r := &lab.Results{}
+		r.Add(lab.Row{Series: "s", Values: map[string]float64{}})
 		return r, nil
 	}}
-	if _, err := Run(context.Background(), missing, Options{}); err == nil {
+	if _, err := Run(context.Background(), missing, lab.Options{}); err == nil {
 		t.Error("missing metric accepted")
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := Run(ctx, stubSpec(""), Options{}); !errors.Is(err, context.Canceled) {
+	if _, err := Run(ctx, stubSpec(""), lab.Options{}); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled run gave %v", err)
 	}
 }
@@ -219,17 +219,17 @@ func TestPartitionSeedDistinct(t *testing.T) {
 func TestRepsOverride(t *testing.T) {
 	var seen commKnobs
 	ran := false
-	spec := &Spec{Name: "reps", Metrics: []Metric{{Name: "m"}}, Run: func(_ context.Context, env Env) (*Results, error) {
+	spec := &lab.Spec{Name: "reps", Metrics: []lab.Metric{{Name: "m"}}, Run: func(_ context.Context, env lab.Env) (*lab.Results, error) {
 		_, k, _, err := knobsOf(env, commCostScales)
 		seen, ran = k, true
-		r := &Results{}
-		r.Add(Row{Series: "s", Values: map[string]float64{"m": 1}})
+		r := &lab.Results{}
+		r.Add(lab.Row{Series: "s", Values: map[string]float64{"m": 1}})
 		return r, err
 	}}
 	for _, c := range []struct {
 		reps, want int
 	}{{0, 3}, {7, 7}, {1, 1}} {
-		if _, err := Run(context.Background(), spec, Options{Scale: "quick", Reps: c.reps}); err != nil {
+		if _, err := Run(context.Background(), spec, lab.Options{Scale: "quick", Reps: c.reps}); err != nil {
 			t.Fatal(err)
 		}
 		if seen.Reps != c.want || seen.Scale != "quick" {
@@ -239,12 +239,12 @@ func TestRepsOverride(t *testing.T) {
 	if commCostScales["quick"].Reps != 3 {
 		t.Errorf("an override changed the scale table: %+v", commCostScales["quick"])
 	}
-	_, k, _, _ := knobsOf(Env{Scale: "full", Reps: 5}, observerProfiles)
+	_, k, _, _ := knobsOf(lab.Env{Scale: "full", Reps: 5}, observerProfiles)
 	if k.Pairs != 5 {
 		t.Errorf("observer: Reps 5 gave %d pairs", k.Pairs)
 	}
 	ran = false
-	if _, err := Run(context.Background(), spec, Options{Scale: "quick", Reps: -1}); err == nil || !strings.Contains(err.Error(), "repetitions -1") || ran {
+	if _, err := Run(context.Background(), spec, lab.Options{Scale: "quick", Reps: -1}); err == nil || !strings.Contains(err.Error(), "repetitions -1") || ran {
 		t.Errorf("Reps -1: err %v, experiment ran: %v", err, ran)
 	}
 }
@@ -258,7 +258,7 @@ func TestRegistryComplete(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	if err := lab.CheckSpec(&Spec{Name: "bare", Needs: lab.Needs{Need: lab.NeedsContainers}}); err == nil ||
+	if err := lab.CheckSpec(&lab.Spec{Name: "bare", Needs: lab.Needs{Need: lab.NeedsContainers}}); err == nil ||
 		!strings.Contains(err.Error(), "without a reason") || !strings.Contains(err.Error(), "no Cost for scale quick") {
 		t.Errorf("a spec with a need but no reason and no cost: %v", err)
 	}

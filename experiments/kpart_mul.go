@@ -20,7 +20,7 @@ import (
 // balance-adjustment multiplier Mul = 0..9, 10 partitions per graph with
 // different K-PART seeds (the same seeds at every Mul, so the comparison is
 // paired).
-func KPartMul() *Spec {
+func KPartMul() *lab.Spec {
 	sweep := PartitionSweep{
 		Graphs: 10, Reps: 10,
 		Graph: func(_ float64, i int) (*topologies.Graph, uint64, error) {
@@ -38,12 +38,15 @@ func KPartMul() *Spec {
 	for mul := 0; mul <= 9; mul++ {
 		sweep.Xs = append(sweep.Xs, float64(mul))
 	}
-	return &Spec{
+	return &lab.Spec{
 		Name:        "kpart-mul",
 		Description: "K-PART balance adjustment: partition quality vs the iteration multiplier Mul, and its cut over the proven optimum",
 		Paper:       paperKPart,
-		Source:      Cite(paperKPart, "Fig. 5"),
-		Setup:       "10 random G(24,36) graphs (vertex and edge weights uniform 1..100, seeds 1..10), k = 3, Mul = 0..9, 10 K-PART runs per graph and Mul (seeds derived from graph seed and repetition, equal across Mul). Reference rows: the proven minimum cut at max deviation <= 0.05 (exact: branch and bound, CBC fallback) per graph, and every row's cut / that optimum (cut_ratio).",
+		Source:      lab.Cite(paperKPart, "Fig. 5"),
+		Setup: "10 random G(24,36) graphs (vertex and edge weights uniform 1..100, seeds 1..10), k = 3, Mul = " +
+			"0..9, 10 K-PART runs per graph and Mul (seeds derived from graph seed and repetition, equal across " +
+			"Mul). Reference rows: the proven minimum cut at max deviation <= 0.05 (exact: branch and bound, CBC " +
+			"fallback) per graph, and every row's cut / that optimum (cut_ratio).",
 		SeriesLabel: "algorithm", XName: "Mul", XLabel: "iteration multiplier Mul",
 		Metrics: append(PartitionMetrics(), CutRatioMetric),
 		Unit:    lab.UnitInstance, // a graph: its repetitions are averaged
@@ -51,7 +54,7 @@ func KPartMul() *Spec {
 		// work does not depend on the scale), rounded up.
 		Cost:  lab.Cost{CI: "< 1 s", Quick: "< 1 s", Full: "< 1 s"},
 		Needs: lab.Needs{Need: lab.NeedsNothing, Why: "it runs the schedulers in process on generated graphs"},
-		Run: func(ctx context.Context, env Env) (*Results, error) {
+		Run: func(ctx context.Context, env lab.Env) (*lab.Results, error) {
 			res, err := sweep.Run(ctx, env, "kpart-mul")
 			if err != nil {
 				return nil, err
@@ -73,19 +76,19 @@ func KPartMul() *Spec {
 // least a 1% rise (a smaller one is not "losing" anything a reader of Fig.
 // 5a could see) and under 50% (more is no longer "a little"). A 95%
 // interval wholly below 1.01 shows there is no such loss.
-func kpartMulClaims(r *Results, a *Aggregate) []Claim {
+func kpartMulClaims(r *lab.Results, a *lab.Aggregate) []lab.Claim {
 	const s = "K-PART"
-	zero := func(row Row) bool { return row.X == 0 }
-	pos := func(row Row) bool { return row.X > 0 }
+	zero := func(row lab.Row) bool { return row.X == 0 }
+	pos := func(row lab.Row) bool { return row.X > 0 }
 	pair := func(metric string) (mulPos, mul0 []float64) {
 		return pairedUnits(r, metric, false, side(s, pos), side(s, zero))
 	}
-	var out []Claim
+	var out []lab.Claim
 
 	c1, c0 := pair("cut_rate")
-	out = append(out, Claim{
+	out = append(out, lab.Claim{
 		Statement: "Mul>0 raises the cut rate a little (equivalence margin: the per-graph ratio Mul=1..9 / Mul=0 in [1.01, 1.5], i.e. a rise of at least 1% and under 50%)",
-		Source:    Cite(paperKPart, "Fig. 5a"),
+		Source:    lab.Cite(paperKPart, "Fig. 5a"),
 		Evidence:  fmt.Sprintf("cut rate Mul=0 %.4f, Mul=1..9 %.4f (%s)", mean(c0), mean(c1), pct(mean(c0), mean(c1))),
 		Checks: []reports.Check{
 			reports.EquivalenceRatioCheck("cut rate Mul=1..9 / Mul=0 in [1.01, 1.5] (\"a little\")", c1, c0, 1.01, 1.5, true),
@@ -93,17 +96,17 @@ func kpartMulClaims(r *Results, a *Aggregate) []Claim {
 	})
 	for _, m := range []struct{ name, label, fig string }{{"std", "std dev of subset weights", "5b"}, {"max_dev", "max deviation rate", "5c"}} {
 		v1, v0 := pair(m.name)
-		out = append(out, Claim{
+		out = append(out, lab.Claim{
 			Statement: fmt.Sprintf("Mul>0 lowers the %s sharply (by at least 30%%)", m.label),
-			Source:    Cite(paperKPart, "Fig. "+m.fig),
+			Source:    lab.Cite(paperKPart, "Fig. "+m.fig),
 			Evidence:  fmt.Sprintf("%s Mul=0 %.4g, Mul=1..9 %.4g (%s)", m.name, mean(v0), mean(v1), pct(mean(v0), mean(v1))),
 			Checks:    []reports.Check{reports.PairedRatioCheck(m.name+" Mul=1..9 / Mul=0 <= 0.7 (paired by graph)", v1, v0, reports.Below(0.7))},
 		})
 	}
-	xs, ys := xMeans(r, s, "std", pos, false)
-	out = append(out, Claim{
+	xs, ys := lab.XMeans(r, s, "std", pos, false)
+	out = append(out, lab.Claim{
 		Statement: "more iterations give a more balanced partition (std dev keeps falling over Mul = 1..9)",
-		Source:    Cite(paperKPart, "conclusion 3, Fig. 5b"),
+		Source:    lab.Cite(paperKPart, "conclusion 3, Fig. 5b"),
 		Evidence:  fmt.Sprintf("per-Mul mean std dev over Mul=1..9: %s. %s", floats(ys), balanceCycleNote(r)),
 		Checks:    []reports.Check{reports.TrendCheck("std dev falls with Mul (per-Mul means, n = Mul values)", xs, ys, reports.Less)},
 	})
@@ -155,7 +158,7 @@ func traceBalance(ctx context.Context, g *topologies.Graph, k int, seed uint64) 
 // sweep (first K-PART seed), keeps where each starts cycling in the
 // run's knobs (for the claim's note and manifest.json) and draws the
 // first graph's std dev per move as the figure balance-trace.
-func addBalanceTrace(ctx context.Context, res *Results, sweep PartitionSweep) error {
+func addBalanceTrace(ctx context.Context, res *lab.Results, sweep PartitionSweep) error {
 	var cycles []balanceCycle
 	for i := 0; i < sweep.Graphs; i++ {
 		g, gseed, err := sweep.Graph(0, i)
@@ -215,14 +218,14 @@ func cycleText(cs []balanceCycle) string {
 
 // balanceCycleNote explains the trend claim's verdict from the traced
 // balance adjustment (the claim's note).
-func balanceCycleNote(r *Results) string {
+func balanceCycleNote(r *lab.Results) string {
 	return fmt.Sprintf("Why: the balance adjustment exactly as the paper describes it (always move the best-gain vertex of the heaviest "+
 		"subset to the lightest, Mul x |V| times, no stopping rule) falls into a back-and-forth cycle (%s; figure balance-trace), "+
 		"so every Mul >= 1 ends in the same partitions: a faithful implementation, not a bug", traced(r))
 }
 
 // traced is the run's balance_cycles knob, or "not traced".
-func traced(r *Results) string {
+func traced(r *lab.Results) string {
 	if s, ok := r.Knobs["balance_cycles"].(string); ok {
 		return s
 	}

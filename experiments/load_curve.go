@@ -20,7 +20,7 @@ import (
 )
 
 // loadCurveMetrics are one open-loop run's values.
-var loadCurveMetrics = []Metric{
+var loadCurveMetrics = []lab.Metric{
 	{Name: "offered_tps", Label: "offered (tuples/s)"},
 	{Name: "throughput", Label: "throughput (acked tuples/s)"},
 	{Name: "latency_intended_p50_ms", Label: "latency p50 from the intended send time (ms)"},
@@ -81,25 +81,29 @@ var loadCurveProfiles = map[string]loadCurveKnobs{
 // latency claim is judged at the highest load below 90% of the reference's capacity (below saturation);
 // the throughput claim at the highest load (110%: above the reference's capacity, where a scheduler with
 // more capacity acks more). The search's steps are not kept for --resume: a resumed run searches again.
-func LoadCurve() *Spec { return loadCurveOn(loadTopology{}) }
+func LoadCurve() *lab.Spec { return loadCurveOn(loadTopology{}) }
 
 // loadCurveOn is load-curve offering its loads to lt. On a captured topology it reproduces no paper
 // (Paper is empty, so no paper summary counts it); its claims stay the K-PART paper's, judged on the
 // user's topology, and say so.
-func loadCurveOn(lt loadTopology) *Spec {
-	paper, source := paperKPart, Cite(paperKPart, "sec. 4, Figs. 10-11")+", judged at matched offered loads"
+func loadCurveOn(lt loadTopology) *lab.Spec {
+	paper, source := paperKPart, lab.Cite(paperKPart, "sec. 4, Figs. 10-11")+", judged at matched offered loads"
 	if lt.File != "" {
 		paper, source = "", "the claims of "+source+", on "+lt.label()
 	}
-	return &Spec{
+	return &lab.Spec{
 		Name:        "load-curve",
 		Description: "latency against open-loop offered load (fractions of EvenScheduler's measured capacity), EvenScheduler vs K-PART on " + lt.label(),
 		Paper:       paper,
 		Source:      source,
-		Setup: "shape " + loadCurveProfile + " (supervisors of 0.5 and 1.0 cores); " + lt.setup() + "; " +
-			"capacity of storm-even by search (98% of the offered acked over the step, p99 from the intended send time < 2 s in every window, send lag growth <= 100 ms), then open-loop runs at " +
-			"fractions of it (uniform shuffle under both schedulers; ci: 50% and 110%, quick and full: 20, 40, 60, 80, 90, 100, 110%), constant arrivals; ci and quick: 3 runs per point, at most 40 s warm-up (the window opens once the acked rate is steady and within 10% of the offered), " +
-			"20 s window in 2 halves; full: 5 runs, 60 s in 3. One cluster for both schedulers, which first runs the search; runs interleaved: repetitions outermost, then loads, the schedulers' order rotated at each; the unit is one run.",
+		Setup: "shape " + loadCurveProfile + " (supervisors of 0.5 and 1.0 cores); " + lt.setup() + "; capacity of " +
+			"storm-even by search (98% of the offered acked over the step, p99 from the intended send time < 2 s in " +
+			"every window, send lag growth <= 100 ms), then open-loop runs at fractions of it (uniform shuffle under " +
+			"both schedulers; ci: 50% and 110%, quick and full: 20, 40, 60, 80, 90, 100, 110%), constant arrivals; " +
+			"ci and quick: 3 runs per point, at most 40 s warm-up (the window opens once the acked rate is steady " +
+			"and within 10% of the offered), 20 s window in 2 halves; full: 5 runs, 60 s in 3. One cluster for both " +
+			"schedulers, which first runs the search; runs interleaved: repetitions outermost, then loads, the " +
+			"schedulers' order rotated at each; the unit is one run.",
 		SeriesLabel: "scheduler",
 		XName:       "offered_fraction",
 		XLabel:      "offered load (fraction of EvenScheduler's capacity)",
@@ -107,9 +111,13 @@ func loadCurveOn(lt loadTopology) *Spec {
 		Cost:        lab.Cost{CI: "~25 min", Quick: "~65 min", Full: "~2 h"},
 		Needs: lab.Needs{Need: lab.NeedsCluster,
 			Why: "it searches EvenScheduler's capacity and runs open-loop loads on one Storm cluster: its own containers, or a target"},
-		Scales: scales(loadCurveProfiles),
-		Extra:  []string{"capacity.json (the reference's search)", "latency-vs-throughput.png/svg/pdf"},
-		Run:    func(ctx context.Context, env Env) (*Results, error) { return runLoadCurve(ctx, env, lt) },
+		Scales:           scales(loadCurveProfiles),
+		Extra:            []string{"capacity.json (the reference's search)", "latency-vs-throughput.png/svg/pdf"},
+		TakesCalibration: true,
+		OnReplay: func(file string, warnings []string) *lab.Spec {
+			return loadCurveOn(loadTopology{File: file, Warnings: warnings})
+		},
+		Run:    func(ctx context.Context, env lab.Env) (*lab.Results, error) { return runLoadCurve(ctx, env, lt) },
 		Claims: loadCurveClaims,
 	}
 }
@@ -155,7 +163,7 @@ func (lt loadTopology) build(name string, rate float64, seed int) (harness.Topol
 	return topo, err
 }
 
-func runLoadCurve(ctx context.Context, env Env, lt loadTopology) (*Results, error) {
+func runLoadCurve(ctx context.Context, env lab.Env, lt loadTopology) (*lab.Results, error) {
 	_, k, ok, err := knobsOf(env, loadCurveProfiles)
 	if err != nil {
 		return nil, err
@@ -163,7 +171,7 @@ func runLoadCurve(ctx context.Context, env Env, lt loadTopology) (*Results, erro
 	if !ok {
 		return nil, fmt.Errorf("load-curve has no scale %q: use ci, quick or full", env.Scale)
 	}
-	res := &Results{Experiment: "load-curve", Metrics: loadCurveMetrics, Scale: k.Scale, NoVerdict: noVerdict(k.Scale, k.Reps), Knobs: knobsManifest(k)}
+	res := &lab.Results{Experiment: "load-curve", Metrics: loadCurveMetrics, Scale: k.Scale, NoVerdict: noVerdict(k.Scale, k.Reps), Knobs: knobsManifest(k)}
 	res.Knobs["topology"] = cmp.Or(lt.File, "wordcount")
 	if len(lt.Warnings) > 0 {
 		res.Knobs["replay_warnings"] = lt.Warnings
@@ -172,6 +180,7 @@ func runLoadCurve(ctx context.Context, env Env, lt loadTopology) (*Results, erro
 		fmt.Fprintf(env.Log, "load-curve: replay of %s: %s\n", lt.File, w)
 	}
 	counter := newRunCounter(env, len(loadCurveSchedulers)*len(k.Fractions)*k.Reps)
+	lr := &loadCurveRunner{runBase: runBase{env: env, res: res, counter: counter}, k: k, lt: lt}
 	var ref *capacity.Result
 	// One cluster serves both schedulers; the reference (the first) is searched on it first.
 	cs := harness.ClusterSpec{Shape: loadCurveProfile, Seed: 1}
@@ -182,16 +191,17 @@ func runLoadCurve(ctx context.Context, env Env, lt loadTopology) (*Results, erro
 			res.Knobs["reference_capacity_stated"] = true
 			fmt.Fprintf(env.Log, "load-curve: capacity of %s stated, %.0f tuples/s: no search\n", loadCurveSchedulers[0], stated)
 		} else {
-			if ref, err = searchReference(ctx, env, all, k, lt); err != nil {
+			if ref, err = lr.searchReference(ctx, all); err != nil {
 				return err
 			}
 			res.Files = append(res.Files, lab.File{Name: "capacity.json", Write: func(w io.Writer) error { enc := json.NewEncoder(w); enc.SetIndent("", "  "); return enc.Encode(ref) }})
 		}
 		res.Knobs["reference_capacity_tps"] = ref.Capacity
+		lr.ref = ref.Capacity
 		for rep := range k.Reps {
 			for i, f := range k.Fractions {
 				for _, sched := range rotated(loadCurveSchedulers, rep+i) {
-					if err := loadCurvePoint(ctx, env, all.as(sched), k, lt, counter, res, sched, f, rep, ref.Capacity); err != nil {
+					if err := lr.run(ctx, all.as(sched), sched, f, rep); err != nil {
 						return err
 					}
 				}
@@ -206,15 +216,23 @@ func runLoadCurve(ctx context.Context, env Env, lt loadTopology) (*Results, erro
 	return res, nil
 }
 
+// loadCurveRunner runs load-curve's capacity search and runs, offering its loads to lt.
+type loadCurveRunner struct {
+	runBase
+	k   loadCurveKnobs
+	lt  loadTopology
+	ref float64 // the reference's capacity, tuples/s (searched or stated), that the loads are fractions of
+}
+
 // searchReference finds the reference scheduler's capacity on its session.
-func searchReference(ctx context.Context, env Env, s *session, k loadCurveKnobs, lt loadTopology) (*capacity.Result, error) {
-	progressOf(env).Phase("capacity search of "+loadCurveSchedulers[0], 0)
+func (lr *loadCurveRunner) searchReference(ctx context.Context, s *session) (*capacity.Result, error) {
+	progressOf(lr.env).Phase("capacity search of "+loadCurveSchedulers[0], 0)
 	p := &capacity.StormProber{
-		Run: s.Run, Spec: harness.RunSpec{WarmUp: k.WarmUp}, Window: k.Measure / time.Duration(k.Windows), Windows: k.Windows,
-		Topology: func(rate float64) (harness.TopologyRun, error) { return lt.build("lc-search", rate, 1) },
+		Run: s.Run, Spec: harness.RunSpec{WarmUp: lr.k.WarmUp}, Window: lr.k.Measure / time.Duration(lr.k.Windows), Windows: lr.k.Windows,
+		Topology: func(rate float64) (harness.TopologyRun, error) { return lr.lt.build("lc-search", rate, 1) },
 	}
-	r, err := capacity.Search(ctx, p, capacity.Options{Start: k.Start, Precision: k.Precision, Logf: func(f string, a ...any) {
-		fmt.Fprintf(env.Log, "load-curve: capacity search: "+f+"\n", a...)
+	r, err := capacity.Search(ctx, p, capacity.Options{Start: lr.k.Start, Precision: lr.k.Precision, Logf: func(f string, a ...any) {
+		fmt.Fprintf(lr.env.Log, "load-curve: capacity search: "+f+"\n", a...)
 	}})
 	if err != nil {
 		return nil, fmt.Errorf("capacity search: %w", err)
@@ -222,38 +240,38 @@ func searchReference(ctx context.Context, env Env, s *session, k loadCurveKnobs,
 	if r.BelowFirstStep {
 		return nil, fmt.Errorf("capacity search: %.0f tuples/s, the first step, was not sustainable (%s): lower the scale's start rate", r.Failed, r.Steps[0].Why)
 	}
-	fmt.Fprintf(env.Log, "load-curve: capacity of %s: %.0f tuples/s (first unsustainable %.0f), %d steps in %.0f s\n",
+	fmt.Fprintf(lr.env.Log, "load-curve: capacity of %s: %.0f tuples/s (first unsustainable %.0f), %d steps in %.0f s\n",
 		loadCurveSchedulers[0], r.Capacity, r.Failed, len(r.Steps), r.WallS)
 	return r, nil
 }
 
-// loadCurvePoint runs one load of one scheduler, f of the reference's capacity ref. The runs are
+// run runs one load of one scheduler, f of the reference's capacity. The runs are
 // interleaved (rotated): repetitions outermost, then loads, and the schedulers' order turns at each.
-func loadCurvePoint(ctx context.Context, env Env, s *session, k loadCurveKnobs, lt loadTopology, counter *runCounter, res *Results, sched string, f float64, rep int, ref float64) error {
+func (lr *loadCurveRunner) run(ctx context.Context, s *session, sched string, f float64, rep int) error {
 	name := loadCurveRunName(sched, f, rep)
-	rate := f * ref
-	topo, err := lt.build(name, rate, rep+1)
+	rate := f * lr.ref
+	topo, err := lr.lt.build(name, rate, rep+1)
 	if err != nil {
 		return err
 	}
-	offered := fmt.Sprintf("open loop: %.0f tuples/s (%.0f%% of %s's capacity%s)", rate, 100*f, loadCurveSchedulers[0], statedText(env))
-	counter.start(fmt.Sprintf("%s %s rep %d", sched, offered, rep), k.WarmUp+k.Measure)
-	r, resumed, err := runOrResume(env, name, func() (*harness.RunResult, error) {
-		return s.Run(ctx, harness.RunSpec{Topology: topo, WarmUp: k.WarmUp, Measure: k.Measure, Step: k.Measure / time.Duration(k.Windows)})
+	offered := fmt.Sprintf("open loop: %.0f tuples/s (%.0f%% of %s's capacity%s)", rate, 100*f, loadCurveSchedulers[0], statedText(lr.env))
+	lr.counter.start(fmt.Sprintf("%s %s rep %d", sched, offered, rep), lr.k.WarmUp+lr.k.Measure)
+	r, resumed, err := runOrResume(lr.env, name, func() (*harness.RunResult, error) {
+		return s.Run(ctx, harness.RunSpec{Topology: topo, WarmUp: lr.k.WarmUp, Measure: lr.k.Measure, Step: lr.k.Measure / time.Duration(lr.k.Windows)})
 	})
-	if err := keepRun(env, name, r, err, resumed); err != nil {
+	if err := keepRun(lr.env, name, r, err, resumed); err != nil {
 		return err
 	}
 	if err := checkKeptRate(name, r, resumed, rate); err != nil {
 		return err
 	}
-	row, err := loadCurveRow(r, sched, f, rep, offered, k.Windows)
+	row, err := loadCurveRow(r, sched, f, rep, offered, lr.k.Windows)
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
-	fmt.Fprintf(env.Log, "load-curve: %s at %.0f%%: offered %.0f, acked %.0f tuples/s, p99 from intended %.0f ms, sustainable %v\n",
+	fmt.Fprintf(lr.env.Log, "load-curve: %s at %.0f%%: offered %.0f, acked %.0f tuples/s, p99 from intended %.0f ms, sustainable %v\n",
 		sched, 100*f, row.Values["offered_tps"], row.Values["throughput"], row.Values["latency_intended_p99_ms"], row.Values["sustainable"] == 1)
-	res.Add(row)
+	lr.res.Add(row)
 	return nil
 }
 
@@ -263,17 +281,17 @@ func loadCurveRunName(sched string, f float64, rep int) string {
 }
 
 // loadCurveRow is one run's row; the sustainability verdict uses the capacity search's criteria.
-func loadCurveRow(r *harness.RunResult, sched string, f float64, rep int, offered string, windows int) (Row, error) {
+func loadCurveRow(r *harness.RunResult, sched string, f float64, rep int, offered string, windows int) (lab.Row, error) {
 	m := r.Measurement
 	if m.OpenLoop == nil {
-		return Row{}, fmt.Errorf("no open-loop measurement: %s", m.OpenLoopMissing())
+		return lab.Row{}, fmt.Errorf("no open-loop measurement: %s", m.OpenLoopMissing())
 	}
 	ws, err := capacity.WindowsOf(r, windows)
 	if err != nil {
-		return Row{}, err
+		return lab.Row{}, err
 	}
 	sustainable, _ := capacity.DefaultCriteria.Judge(ws)
-	return screened(Row{Series: sched, X: f, Rep: rep, Seed: uint64(rep + 1), Offered: offered, Values: map[string]float64{
+	return screened(lab.Row{Series: sched, X: f, Rep: rep, Seed: uint64(rep + 1), Offered: offered, Values: map[string]float64{
 		"offered_tps": m.OpenLoop.OfferedRate, "throughput": m.Throughput,
 		"latency_intended_p50_ms": m.OpenLoop.IntendedP50, "latency_intended_p99_ms": m.OpenLoop.IntendedP99,
 		"latency_mean_ms": m.LatencyMean, "send_lag_p99_ms": m.OpenLoop.SendLagP99, "sustainable": b2f(sustainable),
@@ -290,7 +308,7 @@ func b2f(b bool) float64 {
 // latencyThroughputPlot draws latency p50 and p99 from the intended send time against the achieved
 // (acked) throughput, one curve per scheduler and quantile, 95% CIs over runs on the latency; the
 // caption marks each scheduler's capacity (capacityNote) and the reference's.
-func latencyThroughputPlot(res *Results, ref float64) *reports.LinePlot {
+func latencyThroughputPlot(res *lab.Results, ref float64) *reports.LinePlot {
 	lp := &reports.LinePlot{XLabel: "achieved throughput (acked tuples/s, mean over runs)", YLabel: "latency from the intended send time (ms)",
 		Title: "load-curve: latency against throughput", NonNegative: true}
 	how := "searched"
@@ -323,7 +341,7 @@ func latencyThroughputPlot(res *Results, ref float64) *reports.LinePlot {
 // capacityNote names the highest load up to which s sustained every load in every counted run, and the
 // loads above it that were sustained again: on a noisy host the rule can fail at a low load and pass at a
 // higher one, and "sustained up to" the highest passing load would hide the failure below it.
-func capacityNote(res *Results, s string, ref float64) string {
+func capacityNote(res *lab.Results, s string, ref float64) string {
 	upTo, broken, lowest := -1.0, false, -1.0
 	var again []string
 	for _, f := range xsOf(res, s) {
@@ -356,7 +374,7 @@ func capacityNote(res *Results, s string, ref float64) string {
 }
 
 // xsOf are the loads with rows of s, ascending.
-func xsOf(res *Results, s string) []float64 {
+func xsOf(res *lab.Results, s string) []float64 {
 	var xs []float64
 	for _, r := range res.Rows {
 		if r.Series == s && !slices.Contains(xs, r.X) {
@@ -367,13 +385,13 @@ func xsOf(res *Results, s string) []float64 {
 	return xs
 }
 
-func unitsAt(res *Results, s string, f float64, metric string) []float64 {
-	return runUnits(res, s, metric, atX(f))
+func unitsAt(res *lab.Results, s string, f float64, metric string) []float64 {
+	return lab.RunUnits(res, s, metric, lab.AtX(f))
 }
 
 // loadCurveClaims judges K-PART's latency claim at the highest load below 90% of the reference's
 // capacity and its throughput claim at the highest load, with one-sided Welch tests over runs.
-func loadCurveClaims(r *Results, a *Aggregate) []Claim {
+func loadCurveClaims(r *lab.Results, a *lab.Aggregate) []lab.Claim {
 	kp, ev := "kpart", "storm-even"
 	xs := xsOf(r, ev)
 	below, top := -1.0, -1.0
@@ -383,8 +401,8 @@ func loadCurveClaims(r *Results, a *Aggregate) []Claim {
 		}
 		top = f
 	}
-	lat := Claim{Statement: "K-PART has a lower tuple latency than EvenScheduler below saturation (the paper: 1-2 ms lower)",
-		Source: Cite(paperKPart, "Fig. 10")}
+	lat := lab.Claim{Statement: "K-PART has a lower tuple latency than EvenScheduler below saturation (the paper: 1-2 ms lower)",
+		Source: lab.Cite(paperKPart, "Fig. 10")}
 	if below < 0 {
 		lat.Checks = []reports.Check{reports.Missing("load below saturation", "no offered load below 90% of EvenScheduler's capacity")}
 	} else {
@@ -393,17 +411,17 @@ func loadCurveClaims(r *Results, a *Aggregate) []Claim {
 		lat.Evidence = fmt.Sprintf("at %.0f%% of EvenScheduler's capacity: p99 from the intended send time K-PART %.1f ms, Even %.1f ms; mean from emit K-PART %.1f ms, Even %.1f ms",
 			100*below, mean(lk), mean(le), mean(mk), mean(me))
 		lat.Checks = []reports.Check{reports.DifferenceCheck("mean latency K-PART < Even", mk, me, reports.Less, "(ms)")}
-		lat.Screen = lab.ScreenRuns(r, "latency_mean_ms", atX(below), kp, ev)
+		lat.Screen = lab.ScreenRuns(r, "latency_mean_ms", lab.AtX(below), kp, ev)
 	}
-	thr := Claim{Statement: "K-PART sustains a higher throughput than EvenScheduler (the paper: about +20%; tested: more acked tuples/s when offered more than EvenScheduler's capacity)",
-		Source: Cite(paperKPart, "Fig. 11")}
+	thr := lab.Claim{Statement: "K-PART sustains a higher throughput than EvenScheduler (the paper: about +20%; tested: more acked tuples/s when offered more than EvenScheduler's capacity)",
+		Source: lab.Cite(paperKPart, "Fig. 11")}
 	if top < 1 {
 		thr.Checks = []reports.Check{reports.Missing("load above capacity", "no offered load above EvenScheduler's capacity")}
 	} else {
 		tk, te := unitsAt(r, kp, top, "throughput"), unitsAt(r, ev, top, "throughput")
 		thr.Evidence = fmt.Sprintf("offered %.0f%% of EvenScheduler's capacity: K-PART %.0f, Even %.0f acked tuples/s (%s)", 100*top, mean(tk), mean(te), pct(mean(te), mean(tk)))
 		thr.Checks = []reports.Check{reports.DifferenceCheck("throughput K-PART > Even", tk, te, reports.Greater, "(tuples/s)")}
-		thr.Screen = lab.ScreenRuns(r, "throughput", atX(top), kp, ev)
+		thr.Screen = lab.ScreenRuns(r, "throughput", lab.AtX(top), kp, ev)
 	}
-	return []Claim{lat, thr}
+	return []lab.Claim{lat, thr}
 }

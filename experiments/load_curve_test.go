@@ -15,10 +15,10 @@ import (
 )
 
 // loadCurveRows builds load-curve rows: per scheduler a latency and throughput per load, 1% noise.
-func loadCurveRows(t *testing.T, reps int, fractions []float64, kp, ev func(f float64) (lat, thr float64)) func() (*Results, *Aggregate) {
-	return func() (*Results, *Aggregate) {
+func loadCurveRows(t *testing.T, reps int, fractions []float64, kp, ev func(f float64) (lat, thr float64)) func() (*lab.Results, *lab.Aggregate) {
+	return func() (*lab.Results, *lab.Aggregate) {
 		n := newNoise(7)
-		r := &Results{Experiment: "load-curve", Metrics: loadCurveMetrics}
+		r := &lab.Results{Experiment: "load-curve", Metrics: loadCurveMetrics}
 		for _, s := range loadCurveSchedulers {
 			curve := map[string]func(float64) (float64, float64){"kpart": kp, "storm-even": ev}[s]
 			for rep := 0; rep < reps; rep++ {

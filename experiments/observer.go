@@ -17,7 +17,7 @@ import (
 
 // observerMetrics are Storm's own figures over each run's window (harness.StormCounted): the same
 // yardstick for both arms, so the comparison is not biased by the instrument under test.
-var observerMetrics = []Metric{
+var observerMetrics = []lab.Metric{
 	{Name: "throughput", Label: "throughput (Storm's acked tuples/s)"},
 	{Name: "latency_mean_ms", Label: "complete latency mean (Storm's, ms)"},
 	{Name: "failed", Label: "tuples failed in the window (Storm's count)"},
@@ -82,15 +82,19 @@ var observerProfiles = map[string]observerKnobs{
 // n - 2 degrees of freedom (a plain paired analysis counts the position as noise: twice the spread on
 // those 18 pairs). The unit is one pair. Throughput overhead is 1 - r, r the arms' ratio on/off;
 // latency overhead is the same ratio of the mean complete latencies minus 1.
-func Observer() *Spec {
-	return &Spec{
+func Observer() *lab.Spec {
+	return &lab.Spec{
 		Name:        "observer",
 		Description: "observer effect of the harness's instrumentation: Throughput chain at saturation, instrumentation on vs off",
-		Source:      "property of this harness; the Throughput chain of " + Cite(paperKPart, "sec. 2.1"),
-		Setup: "shape " + observerProfile + " (supervisors of 0.5 and 1.0 cores; on a target, its supervisors), storm-even; two copies of the Throughput chain side by side (2 workers each, parallelism 1, 100-byte payload) with an unpaced spout " +
-			"held by max spout pending " + strconv.Itoa(observerPending) + " (saturation), C1-only worker JVMs (quick); the instrumentation (task hook, reporter, histograms) on or off " +
-			"(--instrumentation), Storm's stats sample rate 1.0 in both; paired: each run deploys both arms side by side, measured by Storm's own counters over the same window after a fixed warm-up " +
-			"(ci: 10 s warm-up, 20 s window, 1 pair, no verdict; quick: 20 s, 45 s, 6 pairs; full: 30 s, 120 s, 10 pairs); which arm is the run's own topology alternates; the unit is one pair.",
+		Source:      "property of this harness; the Throughput chain of " + lab.Cite(paperKPart, "sec. 2.1"),
+		Setup: "shape " + observerProfile + " (supervisors of 0.5 and 1.0 cores; on a target, its supervisors), " +
+			"storm-even; two copies of the Throughput chain side by side (2 workers each, parallelism 1, 100-byte " +
+			"payload) with an unpaced spout held by max spout pending " + strconv.Itoa(observerPending) + " " +
+			"(saturation), C1-only worker JVMs (quick); the instrumentation (task hook, reporter, histograms) on or " +
+			"off (--instrumentation), Storm's stats sample rate 1.0 in both; paired: each run deploys both arms side " +
+			"by side, measured by Storm's own counters over the same window after a fixed warm-up (ci: 10 s warm-up, " +
+			"20 s window, 1 pair, no verdict; quick: 20 s, 45 s, 6 pairs; full: 30 s, 120 s, 10 pairs); which arm is " +
+			"the run's own topology alternates; the unit is one pair.",
 		SeriesLabel: "instrumentation",
 		XName:       "max_spout_pending",
 		XLabel:      "max spout pending per spout task",
@@ -125,64 +129,21 @@ func arm(on bool) string {
 	return observerOff
 }
 
-func runObserver(ctx context.Context, env Env) (*Results, error) {
+func runObserver(ctx context.Context, env lab.Env) (*lab.Results, error) {
 	_, k, _, err := knobsOf(env, observerProfiles)
 	if err != nil {
 		return nil, err
 	}
-	res := &Results{Experiment: "observer", Metrics: observerMetrics, Scale: k.Scale, Knobs: knobsManifest(k)}
-	if k.Pairs < MinVerdictReps {
-		res.NoVerdict = fmt.Sprintf("%d pairs; a verdict needs >= %d", k.Pairs, MinVerdictReps)
+	res := &lab.Results{Experiment: "observer", Metrics: observerMetrics, Scale: k.Scale, Knobs: knobsManifest(k)}
+	if k.Pairs < lab.MinVerdictReps {
+		res.NoVerdict = fmt.Sprintf("%d pairs; a verdict needs >= %d", k.Pairs, lab.MinVerdictReps)
 	}
-	counter := newRunCounter(env, k.Pairs)
+	ob := &observerRunner{runBase: runBase{env: env, res: res, counter: newRunCounter(env, k.Pairs)}, k: k}
 	cs := harness.ClusterSpec{Shape: observerProfile, Seed: 1}
 	err = withSession(ctx, env, cs, "storm-even", func(s *session) error {
 		for i := 0; i < k.Pairs; i++ {
-			mainOn := observerMainOn(i)
-			topo := func(on bool) (harness.TopologyRun, error) {
-				return harness.StormTopology("throughput", fmt.Sprintf("obs-%s-r%d", arm(on), i), observerArgs(on, i+1, k)...)
-			}
-			main, err := topo(mainOn)
-			if err != nil {
+			if err := ob.run(ctx, s, i); err != nil {
 				return err
-			}
-			beside, err := topo(!mainOn)
-			if err != nil {
-				return err
-			}
-			name := fmt.Sprintf("obs-pair-r%d", i)
-			counter.start(fmt.Sprintf("pair %d (instrumented and not, side by side)", i), k.WarmUp+k.Measure)
-			r, resumed, err := runOrResume(env, name, func() (*harness.RunResult, error) {
-				return s.Run(ctx, harness.RunSpec{Topology: main, WarmUp: k.WarmUp, Measure: k.Measure,
-					End: harness.StormCounted{Uninstrumented: !mainOn, Beside: &beside}})
-			})
-			if err := keepRun(env, name, r, err, resumed); err != nil {
-				return err
-			}
-			if r.Beside == nil {
-				return fmt.Errorf("%s: the run kept no figures of the topology beside it (%s): run it again without --resume", name, beside.Name)
-			}
-			on, off := r.Storm, r.Beside.Storm
-			if !mainOn {
-				on, off = off, on
-			}
-			lay, besideLay := layout(r.Executors), layout(r.Beside.Executors)
-			fmt.Fprintf(env.Log, "observer: pair %d: on %.1f tuples/s, %.1f ms; off %.1f tuples/s, %.1f ms (Storm's counters); layouts: %s %s, beside %s %s\n",
-				i, on.Throughput, on.CompleteLatencyMs, off.Throughput, off.CompleteLatencyMs, arm(mainOn), lay, arm(!mainOn), besideLay)
-			if lay != besideLay {
-				fmt.Fprintf(env.Log, "observer: pair %d: the two copies are laid out differently; their ratio mixes placement with instrumentation\n", i)
-			}
-			for _, a := range []struct {
-				on bool
-				c  harness.StormCheck
-			}{{true, on}, {false, off}} {
-				var failed int64
-				for _, sp := range a.c.Spouts {
-					failed += sp.Failed
-				}
-				res.Add(Row{Series: arm(a.on), X: observerPending, Rep: i, Seed: uint64(i + 1), Offered: "unpaced (saturation), side by side", Values: map[string]float64{
-					"throughput": a.c.Throughput, "latency_mean_ms": a.c.CompleteLatencyMs, "failed": float64(failed),
-				}})
 			}
 		}
 		return nil
@@ -191,6 +152,64 @@ func runObserver(ctx context.Context, env Env) (*Results, error) {
 		return nil, err
 	}
 	return res, nil
+}
+
+// observerRunner runs observer's pairs.
+type observerRunner struct {
+	runBase
+	k observerKnobs
+}
+
+// run runs (or reads back) pair i, both arms side by side, and adds a row per arm.
+func (ob *observerRunner) run(ctx context.Context, s *session, i int) error {
+	env, k := ob.env, ob.k
+	mainOn := observerMainOn(i)
+	topo := func(on bool) (harness.TopologyRun, error) {
+		return harness.StormTopology("throughput", fmt.Sprintf("obs-%s-r%d", arm(on), i), observerArgs(on, i+1, k)...)
+	}
+	main, err := topo(mainOn)
+	if err != nil {
+		return err
+	}
+	beside, err := topo(!mainOn)
+	if err != nil {
+		return err
+	}
+	name := fmt.Sprintf("obs-pair-r%d", i)
+	ob.counter.start(fmt.Sprintf("pair %d (instrumented and not, side by side)", i), k.WarmUp+k.Measure)
+	r, resumed, err := runOrResume(env, name, func() (*harness.RunResult, error) {
+		return s.Run(ctx, harness.RunSpec{Topology: main, WarmUp: k.WarmUp, Measure: k.Measure,
+			End: harness.StormCounted{Uninstrumented: !mainOn, Beside: &beside}})
+	})
+	if err := keepRun(env, name, r, err, resumed); err != nil {
+		return err
+	}
+	if r.Beside == nil {
+		return fmt.Errorf("%s: the run kept no figures of the topology beside it (%s): run it again without --resume", name, beside.Name)
+	}
+	on, off := r.Storm, r.Beside.Storm
+	if !mainOn {
+		on, off = off, on
+	}
+	lay, besideLay := layout(r.Executors), layout(r.Beside.Executors)
+	fmt.Fprintf(env.Log, "observer: pair %d: on %.1f tuples/s, %.1f ms; off %.1f tuples/s, %.1f ms (Storm's counters); layouts: %s %s, beside %s %s\n",
+		i, on.Throughput, on.CompleteLatencyMs, off.Throughput, off.CompleteLatencyMs, arm(mainOn), lay, arm(!mainOn), besideLay)
+	if lay != besideLay {
+		fmt.Fprintf(env.Log, "observer: pair %d: the two copies are laid out differently; their ratio mixes placement with instrumentation\n", i)
+	}
+	for _, a := range []struct {
+		on bool
+		c  harness.StormCheck
+	}{{true, on}, {false, off}} {
+		var failed int64
+		for _, sp := range a.c.Spouts {
+			failed += sp.Failed
+		}
+		ob.res.Add(lab.Row{Series: arm(a.on), X: observerPending, Rep: i, Seed: uint64(i + 1), Offered: "unpaced (saturation), side by side", Values: map[string]float64{
+			"throughput": a.c.Throughput, "latency_mean_ms": a.c.CompleteLatencyMs, "failed": float64(failed),
+		}})
+	}
+	return nil
 }
 
 // layout is where each component's executors run ("bolt1@sup2 spout@sup1 ..."), sorted.
@@ -205,7 +224,7 @@ func layout(execs []harness.ExecutorPlace) string {
 
 // pairedValues are the arms' values of metric ordered by pair (Rep), only pairs with both arms, and
 // whether the instrumented arm was the run's own topology (observerMainOn) in each.
-func pairedValues(r *Results, metric string) (on, off []float64, onFirst []bool) {
+func pairedValues(r *lab.Results, metric string) (on, off []float64, onFirst []bool) {
 	by := map[int][2]float64{}
 	has := map[int]int{}
 	for _, row := range r.Rows {
@@ -243,7 +262,7 @@ type overheads struct {
 	err               error
 }
 
-func observerOverheads(r *Results) overheads {
+func observerOverheads(r *lab.Results) overheads {
 	var o overheads
 	thrOn, thrOff, first := pairedValues(r, "throughput")
 	latOn, latOff, _ := pairedValues(r, "latency_mean_ms")
@@ -262,7 +281,7 @@ func observerOverheads(r *Results) overheads {
 // threshold check: the 95% CI of the arms' ratio on/off in the crossover (reports.CrossoverRatioCheck)
 // wholly >= 0.95 (the overhead's CI wholly <= 5%) holds, wholly < 0.95 does not hold, else
 // inconclusive.
-func observerClaims(r *Results, a *Aggregate) []Claim {
+func observerClaims(r *lab.Results, a *lab.Aggregate) []lab.Claim {
 	thrOn, thrOff, first := pairedValues(r, "throughput")
 	latOn, latOff, _ := pairedValues(r, "latency_mean_ms")
 	o := observerOverheads(r)
@@ -272,10 +291,10 @@ func observerClaims(r *Results, a *Aggregate) []Claim {
 	if o.err != nil {
 		evidence += " (" + o.err.Error() + ")"
 	}
-	return []Claim{{
+	return []lab.Claim{{
 		Statement: fmt.Sprintf("the harness's instrumentation costs at most %.0f%% of the saturated throughput (throughput overhead <= %.0f%%)", 100*observerBound, 100*observerBound),
 		Source:    "stormlab observer experiment (a stated property of the harness)",
-		Kind:      ProjectClaim,
+		Kind:      lab.ProjectClaim,
 		Evidence:  evidence,
 		Checks: []reports.Check{
 			reports.CrossoverRatioCheck("throughput on / off, crossover", thrOn, thrOff, first, reports.Above(1-observerBound)),

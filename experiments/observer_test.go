@@ -6,17 +6,18 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stormlab/stormlab/experiments/lab"
 	"github.com/stormlab/stormlab/reports"
 	"github.com/stormlab/stormlab/topologies"
 )
 
 // observerRows builds synthetic observer results: reps pairs, each with a common disturbance of up to
 // 30% (what the machine does to both arms side by side) and 1% uniform noise per arm.
-func observerRows(t *testing.T, reps int, thrOn, thrOff, latOn, latOff float64) func() (*Results, *Aggregate) {
+func observerRows(t *testing.T, reps int, thrOn, thrOff, latOn, latOff float64) func() (*lab.Results, *lab.Aggregate) {
 	const f = 0.01
-	return func() (*Results, *Aggregate) {
+	return func() (*lab.Results, *lab.Aggregate) {
 		n := newNoise(12)
-		r := &Results{Experiment: "observer", Metrics: observerMetrics}
+		r := &lab.Results{Experiment: "observer", Metrics: observerMetrics}
 		for rep := 0; rep < reps; rep++ {
 			common := n.rel(1, 0.3)
 			r.Add(clusterRow(observerOn, observerPending, rep, map[string]float64{"throughput": n.rel(common*thrOn, f), "latency_mean_ms": n.rel(latOn/common, f), "failed": 0}))
@@ -35,9 +36,9 @@ func TestObserverClaimVerdicts(t *testing.T) {
 	runClaimCases(t, observerClaims, []claimCase{
 		{"no overhead", observerRows(t, 3, 1000, 1000, 50, 50), reports.Holds},
 		{"20% overhead", observerRows(t, 3, 800, 1000, 62, 50), reports.DoesNotHold},
-		{"overhead at the bound", func() (*Results, *Aggregate) {
+		{"overhead at the bound", func() (*lab.Results, *lab.Aggregate) {
 			// Paired ratios 0.93, 0.95, 0.97: geometric mean 0.9497, 95% CI about 0.90 to 1.00.
-			r := &Results{Experiment: "observer", Metrics: observerMetrics}
+			r := &lab.Results{Experiment: "observer", Metrics: observerMetrics}
 			for rep, on := range []float64{930, 1900, 970} {
 				off := []float64{1000, 2000, 1000}[rep]
 				r.Add(clusterRow(observerOn, observerPending, rep, map[string]float64{"throughput": on, "latency_mean_ms": 50, "failed": 0}))
@@ -55,7 +56,7 @@ func TestObserverClaimVerdicts(t *testing.T) {
 // 9.5014%, and the position effect is none; the interval (2 df) lies wholly below 0.95. Latency 55
 // vs 50 ms in every pair: +10% with an empty interval (no variance).
 func TestObserverOverheads(t *testing.T) {
-	r := &Results{Experiment: "observer", Metrics: observerMetrics}
+	r := &lab.Results{Experiment: "observer", Metrics: observerMetrics}
 	for i, on := range []float64{900, 900, 910, 910} {
 		r.Add(clusterRow(observerOn, observerPending, i, map[string]float64{"throughput": on, "latency_mean_ms": 55, "failed": 0}))
 		r.Add(clusterRow(observerOff, observerPending, i, map[string]float64{"throughput": 1000, "latency_mean_ms": 50, "failed": 0}))
@@ -93,8 +94,8 @@ func TestObserverSpec(t *testing.T) {
 		t.Fatalf("observer spec incomplete: %+v", spec)
 	}
 	for prof, k := range observerProfiles {
-		if (k.Pairs < MinVerdictReps) != (prof == "ci") || k.WarmUp <= 0 || k.Measure <= 0 {
-			t.Errorf("scale %s: %+v; want >= %d pairs (ci: fewer) and positive windows", prof, k, MinVerdictReps)
+		if (k.Pairs < lab.MinVerdictReps) != (prof == "ci") || k.WarmUp <= 0 || k.Measure <= 0 {
+			t.Errorf("scale %s: %+v; want >= %d pairs (ci: fewer) and positive windows", prof, k, lab.MinVerdictReps)
 		}
 	}
 	var roles []bool
@@ -120,7 +121,7 @@ func TestObserverSpec(t *testing.T) {
 // (inside [-1%, +1%]), position effect -10% (sqrt(0.9 / (1 / 0.9)) = 0.9), and the claim holds, where a
 // plain paired analysis of the same 6 pairs counts the position as noise and cannot decide.
 func TestObserverPositionEffect(t *testing.T) {
-	r := &Results{Experiment: "observer", Metrics: observerMetrics}
+	r := &lab.Results{Experiment: "observer", Metrics: observerMetrics}
 	jitter := []float64{1.00, 1.01, 0.995, 1.005, 1.00, 0.99}
 	for i, j := range jitter {
 		main, beside := 900*j, 1000.0

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/stormlab/stormlab/experiments/lab"
 	"github.com/stormlab/stormlab/schedulers"
 	"github.com/stormlab/stormlab/topologies"
 )
@@ -13,8 +14,8 @@ import (
 // (Jian, Lu and Zhang 2018, sec. 3.2, eqs. 7-8), plus the largest part over
 // the expected weight and the number of empty parts (the paper blames
 // M-PART's poor balance on empty subsets).
-func PartitionMetrics() []Metric {
-	return []Metric{
+func PartitionMetrics() []lab.Metric {
+	return []lab.Metric{
 		{Name: "cut_rate", Label: "cut rate"},
 		{Name: "std", Label: "std dev of subset weights"},
 		{Name: "max_dev", Label: "max deviation rate"},
@@ -38,7 +39,7 @@ const (
 // CutRatioMetric is a row's cut over the proven minimum cut on the same
 // graph (schedulers.Exact at max deviation <= optimumEpsilon): 1 is the
 // optimum; a scheduler with looser balance than the bound can be below 1.
-var CutRatioMetric = Metric{Name: "cut_ratio", Label: "cut / optimum cut"}
+var CutRatioMetric = lab.Metric{Name: "cut_ratio", Label: "cut / optimum cut"}
 
 // referenceSeries reports the series that are references, not paper
 // algorithms.
@@ -144,8 +145,8 @@ func (a Algorithm) partitioner(o schedulers.Options) (schedulers.Partitioner, er
 }
 
 // Run executes the sweep and returns one row per (algorithm, x, graph, rep).
-func (ps PartitionSweep) Run(ctx context.Context, env Env, name string) (*Results, error) {
-	res := &Results{Experiment: name, Metrics: PartitionMetrics()}
+func (ps PartitionSweep) Run(ctx context.Context, env lab.Env, name string) (*lab.Results, error) {
+	res := &lab.Results{Experiment: name, Metrics: PartitionMetrics()}
 	ratio := ps.ratio()
 	if ratio {
 		res.Metrics = append(res.Metrics, CutRatioMetric)
@@ -173,7 +174,7 @@ func (ps PartitionSweep) Run(ctx context.Context, env Env, name string) (*Result
 				}
 				optCut = schedulers.CutWeight(g, opt)
 				m := schedulers.Measure(g, opt, k)
-				row := Row{Series: OptimumLabel, X: x, Instance: i, InstanceSeed: gseed,
+				row := lab.Row{Series: OptimumLabel, X: x, Instance: i, InstanceSeed: gseed,
 					Values: map[string]float64{
 						"cut_rate": m.CutRate, "std": m.Std, "max_dev": m.MaxDev, "max_over": m.MaxOver,
 						"empty_parts": float64(emptyParts(opt, k)),
@@ -197,7 +198,7 @@ func (ps PartitionSweep) Run(ctx context.Context, env Env, name string) (*Result
 // runAlgorithm partitions graph i (seed gseed) at x into k parts with
 // alg, once per repetition (once if it is deterministic), and adds a row
 // each; optCut is the optimum's cut weight when the sweep has a cut ratio.
-func (ps PartitionSweep) runAlgorithm(ctx context.Context, res *Results, alg Algorithm, g *topologies.Graph, gseed uint64, x float64, i, k int, optCut float64) error {
+func (ps PartitionSweep) runAlgorithm(ctx context.Context, res *lab.Results, alg Algorithm, g *topologies.Graph, gseed uint64, x float64, i, k int, optCut float64) error {
 	var o schedulers.Options
 	if alg.Options != nil {
 		o = alg.Options(x)
@@ -223,7 +224,7 @@ func (ps PartitionSweep) runAlgorithm(ctx context.Context, res *Results, alg Alg
 			return fmt.Errorf("%s on graph %d (seed %d) at x=%v, k=%d, rep %d: %w", alg.Label, i, gseed, x, k, r, err)
 		}
 		m := schedulers.Measure(g, parts, k)
-		row := Row{Series: alg.Label, X: x, Instance: i, InstanceSeed: gseed, Rep: r, Seed: o.Seed,
+		row := lab.Row{Series: alg.Label, X: x, Instance: i, InstanceSeed: gseed, Rep: r, Seed: o.Seed,
 			Values: map[string]float64{
 				"cut_rate": m.CutRate, "std": m.Std, "max_dev": m.MaxDev, "max_over": m.MaxOver,
 				"empty_parts": float64(emptyParts(parts, k)),

@@ -31,7 +31,7 @@ func comparisonAlgorithms() []Algorithm {
 // PartitionK reproduces Fig. 6 of Jian, Lu and Zhang 2018: 10 random
 // G(24,36) graphs (seeds 101..110), k = 2..24, each graph partitioned 10
 // times by each algorithm.
-func PartitionK() *Spec {
+func PartitionK() *lab.Spec {
 	sweep := PartitionSweep{
 		Graphs: 10, Reps: 10,
 		Graph: func(_ float64, i int) (*topologies.Graph, uint64, error) {
@@ -48,12 +48,16 @@ func PartitionK() *Spec {
 	for k := 2; k <= 24; k++ {
 		sweep.Xs = append(sweep.Xs, float64(k))
 	}
-	return &Spec{
+	return &lab.Spec{
 		Name:        "partition-k",
 		Description: "K-PART (Mul=0, 5), T-PART and M-PART, with the optimum and mlfm as references: partition quality vs the number of parts k",
 		Paper:       paperKPart,
-		Source:      Cite(paperKPart, "Fig. 6"),
-		Setup:       "10 random G(24,36) graphs (weights uniform 1..100, seeds 101..110), k = 2..24, 10 runs per graph, k and algorithm (seeds derived from graph seed and repetition); T-PART is deterministic and runs once per graph and k. Reference rows: the proven minimum cut at max deviation <= 0.05 (exact: branch and bound, CBC fallback) per graph at k = 2..4 (the exact solver's limit; no cut ratio, which needs an optimum at every k), and the multilevel partitioner mlfm at the same bound as a fifth series.",
+		Source:      lab.Cite(paperKPart, "Fig. 6"),
+		Setup: "10 random G(24,36) graphs (weights uniform 1..100, seeds 101..110), k = 2..24, 10 runs per " +
+			"graph, k and algorithm (seeds derived from graph seed and repetition); T-PART is deterministic and runs " +
+			"once per graph and k. Reference rows: the proven minimum cut at max deviation <= 0.05 (exact: branch " +
+			"and bound, CBC fallback) per graph at k = 2..4 (the exact solver's limit; no cut ratio, which needs an " +
+			"optimum at every k), and the multilevel partitioner mlfm at the same bound as a fifth series.",
 		SeriesLabel: "algorithm", XName: "k", XLabel: "number of parts k",
 		Metrics: PartitionMetrics(),
 		Unit:    lab.UnitInstance, // a graph: its repetitions are averaged
@@ -61,7 +65,7 @@ func PartitionK() *Spec {
 		// work does not depend on the scale), rounded up.
 		Cost:  lab.Cost{CI: "~40 s", Quick: "~40 s", Full: "~40 s"},
 		Needs: lab.Needs{Need: lab.NeedsNothing, Why: "it runs the schedulers in process on generated graphs"},
-		Run: func(ctx context.Context, env Env) (*Results, error) {
+		Run: func(ctx context.Context, env lab.Env) (*lab.Results, error) {
 			return sweep.Run(ctx, env, "partition-k")
 		},
 		Claims: partitionKClaims,
@@ -81,35 +85,37 @@ func PartitionK() *Spec {
 // reading of "not marked" for the paper's Figs. 6 and 7). The exception is
 // tested as M-PART's per-graph relative range of std over k being larger
 // than each other algorithm's.
-func partitionKClaims(r *Results, a *Aggregate) []Claim {
+func partitionKClaims(r *lab.Results, a *lab.Aggregate) []lab.Claim {
 	algs := []string{labelKPart0, labelKPart5, labelTPart, labelMPart}
-	u := func(s, metric string, keep func(Row) bool) []float64 { return graphUnits(r, s, metric, keep, false) }
+	u := func(s, metric string, keep func(lab.Row) bool) []float64 {
+		return lab.GraphUnits(r, s, metric, keep, false)
+	}
 	pu := func(metric string, a, b unitSide) ([]float64, []float64) { return pairedUnits(r, metric, false, a, b) }
-	var out []Claim
+	var out []lab.Claim
 	for _, m := range []struct{ name, label, fig string }{{"cut_rate", "cut rate", "6a"}, {"max_dev", "max deviation rate", "6c"}} {
 		var checks []reports.Check
 		var ev []string
 		for _, s := range algs {
-			xs, ys := xMeans(r, s, m.name, nil, false)
+			xs, ys := lab.XMeans(r, s, m.name, nil, false)
 			c := reports.TrendCheck(s, xs, ys, reports.Greater)
 			checks = append(checks, c)
 			ev = append(ev, fmt.Sprintf("%s rho=%.2f", s, c.Effect))
 		}
-		out = append(out, Claim{
+		out = append(out, lab.Claim{
 			Statement: fmt.Sprintf("the %s rises as k grows, for every algorithm", m.label),
-			Source:    Cite(paperKPart, "Fig. "+m.fig), Checks: checks, Evidence: list(ev),
+			Source:    lab.Cite(paperKPart, "Fig. "+m.fig), Checks: checks, Evidence: list(ev),
 		})
 	}
 
 	out = append(out, partitionKStability(r, a)...)
 
-	half := func(row Row) bool { return row.X <= 12 }
+	half := func(row lab.Row) bool { return row.X <= 12 }
 	k0, k5, tp := u(labelKPart0, "cut_rate", half), u(labelKPart5, "cut_rate", half), u(labelTPart, "cut_rate", half)
 	p0a, p5 := pu("cut_rate", side(labelKPart0, half), side(labelKPart5, half))
 	p0b, ptp := pu("cut_rate", side(labelKPart0, half), side(labelTPart, half))
-	out = append(out, Claim{
+	out = append(out, lab.Claim{
 		Statement: "for k <= |V|/2, K-PART (Mul=0) has a lower cut rate than K-PART (Mul=5) and T-PART",
-		Source:    Cite(paperKPart, "sec. 3.2, Fig. 6a"),
+		Source:    lab.Cite(paperKPart, "sec. 3.2, Fig. 6a"),
 		Evidence:  fmt.Sprintf("k=2..12 cut rate: Mul=0 %.4f, Mul=5 %.4f, T-PART %.4f, M-PART %.4f", mean(k0), mean(k5), mean(tp), mean(u(labelMPart, "cut_rate", half))),
 		Checks: []reports.Check{
 			reports.PairedDifferenceCheck("Mul=0 < Mul=5", p0a, p5, reports.Less, ""),
@@ -117,10 +123,10 @@ func partitionKClaims(r *Results, a *Aggregate) []Claim {
 		},
 	})
 
-	last := u(labelKPart5, "cut_rate", func(row Row) bool { return row.X == 24 })
-	out = append(out, Claim{
+	last := u(labelKPart5, "cut_rate", func(row lab.Row) bool { return row.X == 24 })
+	out = append(out, lab.Claim{
 		Statement: "at k = |V| = 24, K-PART (Mul=5)'s cut rate is about 1 (every vertex alone; forced by construction when no part is empty)",
-		Source:    Cite(paperKPart, "Fig. 6a"), Kind: SanityCheck,
+		Source:    lab.Cite(paperKPart, "Fig. 6a"), Kind: lab.SanityCheck,
 		Evidence: fmt.Sprintf("K-PART Mul=5 at k=24: %.4f over %d graphs", mean(last), len(last)),
 		Checks:   []reports.Check{reports.MeanCheck("cut rate at k=24 >= 0.95", last, reports.Above(0.95), "")},
 	})
@@ -134,17 +140,17 @@ func partitionKClaims(r *Results, a *Aggregate) []Claim {
 		checks = append(checks, reports.PairedDifferenceCheck("empty subsets: M-PART > "+s, pm, pe, reports.Greater, ""))
 		ev = append(ev, fmt.Sprintf("%s %.2f", s, mean(e)))
 	}
-	out = append(out, Claim{
+	out = append(out, lab.Claim{
 		Statement: "M-PART trades balance for cut rate and leaves the most empty subsets",
-		Source:    Cite(paperKPart, "sec. 3.2"), Checks: checks,
+		Source:    lab.Cite(paperKPart, "sec. 3.2"), Checks: checks,
 		Evidence: "mean empty subsets over all k: " + list(ev),
 	})
 
 	s0, s5 := pu("std", side(labelKPart0, nil), side(labelKPart5, nil))
 	c0, c5 := pu("cut_rate", side(labelKPart0, nil), side(labelKPart5, nil))
-	out = append(out, Claim{
+	out = append(out, lab.Claim{
 		Statement: "Mul>0 wins on balance, Mul=0 on cut rate",
-		Source:    Cite(paperKPart, "conclusion 1"),
+		Source:    lab.Cite(paperKPart, "conclusion 1"),
 		Evidence:  fmt.Sprintf("std Mul=0 %.4g, Mul=5 %.4g; cut rate Mul=0 %.4f, Mul=5 %.4f", mean(s0), mean(s5), mean(c0), mean(c5)),
 		Checks: []reports.Check{
 			reports.PairedDifferenceCheck("std: Mul=5 < Mul=0", s5, s0, reports.Less, ""),

@@ -3,6 +3,7 @@ package experiments
 import (
 	"context"
 	"encoding/json"
+	"github.com/stormlab/stormlab/experiments/lab"
 	"os"
 	"reflect"
 	"slices"
@@ -82,7 +83,7 @@ func TestProfileVerdicts(t *testing.T) {
 			t.Errorf("scale %s (%d reps): no-verdict reason %q; only ci may have one", name, k.Reps, v)
 		}
 	}
-	if _, err := Run(context.Background(), CommCost(), Options{Scale: "huge"}); err == nil || !strings.Contains(err.Error(), "ci, quick or full") {
+	if _, err := Run(context.Background(), CommCost(), lab.Options{Scale: "huge"}); err == nil || !strings.Contains(err.Error(), "ci, quick or full") {
 		t.Errorf("unknown scale: err = %v, want one naming ci, quick or full", err)
 	}
 }
@@ -99,13 +100,13 @@ func TestDeadlineRunCount(t *testing.T) {
 		{"quick", 3*3*1 + 3*1*2}, // sizes: kmeans 0.5; load: kmeans at 20, 80
 		{"full", 3*3*4 + 3*2*3},  // sizes: two per query; load: both queries at 20, 50, 80
 	} {
-		d := &deadlineRunner{prof: deadlineScales[c.profile]}
+		d := &deadlineRunner{k: deadlineScales[c.profile]}
 		if n := len(d.runs()); n != c.want {
 			t.Errorf("%s: %d runs, want %d", c.profile, n, c.want)
 		}
 	}
 	// Run names are the kept runs' folders, which --resume reads back: unchanged.
-	runs := (&deadlineRunner{prof: deadlineScales["quick"]}).runs()
+	runs := (&deadlineRunner{k: deadlineScales["quick"]}).runs()
 	var names []string
 	for _, r := range runs {
 		names = append(names, r.name())

@@ -34,7 +34,7 @@ var errNoTableMarkers = errors.New("experiment table markers missing")
 // experiment with its description, what it reproduces (authors, title, year,
 // figure), what it needs from a cluster, its expected wall time per scale
 // (ci / quick / full) and the suites it belongs to, all from its Spec.
-func readmeTable(specs []*Spec, suites []Suite) string {
+func readmeTable(specs []*lab.Spec, suites []Suite) string {
 	var b strings.Builder
 	b.WriteString("| experiment | what it runs | reproduces | needs | wall time ci / quick / full | suite |\n|---|---|---|---|---|---|\n")
 	for _, s := range specs {
@@ -101,7 +101,7 @@ func TestReadmeTable(t *testing.T) {
 }
 
 func TestReadmeTableRendering(t *testing.T) {
-	specs := []*Spec{
+	specs := []*lab.Spec{
 		{Name: "a", Description: "x | y", Source: `Doe, "T", 2020, Fig. 1`, Needs: lab.Needs{Need: lab.NeedsContainers, Why: "w"}, Cost: lab.Cost{CI: "1 s", Quick: "2 s", Full: "3 s"}},
 		{Name: "b", Description: "own", Needs: lab.Needs{Need: lab.NeedsNothing}, Cost: lab.Cost{CI: "4 s", Quick: "4 s", Full: "4 s"}},
 	}

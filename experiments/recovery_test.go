@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stormlab/stormlab/experiments/lab"
 	"github.com/stormlab/stormlab/harness"
 	"github.com/stormlab/stormlab/infra/protocol"
 	"github.com/stormlab/stormlab/reports"
@@ -18,10 +19,10 @@ import (
 // 20% lost against storm-even's 40 s and 60% (2% noise): every claim holds; the reverse: none does;
 // one run per scheduler: inconclusive.
 func TestRecoveryClaimVerdicts(t *testing.T) {
-	build := func(reps int, dyn, even float64) func() (*Results, *Aggregate) {
-		return func() (*Results, *Aggregate) {
+	build := func(reps int, dyn, even float64) func() (*lab.Results, *lab.Aggregate) {
+		return func() (*lab.Results, *lab.Aggregate) {
 			n := newNoise(11)
-			r := &Results{Experiment: "recovery", Metrics: recoveryMetrics}
+			r := &lab.Results{Experiment: "recovery", Metrics: recoveryMetrics}
 			for _, s := range recoverySchedulers {
 				rec := dyn
 				if s == "storm-even" || s == "storm-ras" {
@@ -39,9 +40,9 @@ func TestRecoveryClaimVerdicts(t *testing.T) {
 	// run judged invalid (nothing acked before the fault), whose zeros would read as recovered
 	// in 0 s: it is left out, so deadline's claim is judged on its three good runs (does not hold:
 	// slower than storm-even); with the zeros in, the spread would leave it inconclusive.
-	withUnmeasured := func() (*Results, *Aggregate) {
+	withUnmeasured := func() (*lab.Results, *lab.Aggregate) {
 		n := newNoise(12)
-		r := &Results{Experiment: "recovery", Metrics: recoveryMetrics}
+		r := &lab.Results{Experiment: "recovery", Metrics: recoveryMetrics}
 		for _, s := range recoverySchedulers {
 			rec := 40.0
 			if s == "deadline" {
@@ -86,12 +87,12 @@ func TestNothingFlowed(t *testing.T) {
 		{"nothing acked and invalid", invalidRun(nothingAcked, harness.Reason{Kind: harness.ReasonScheduler, Level: harness.Invalid, Text: "bridge fell back"}), false},
 		{"nothing acked, latency suspect", invalidRun(nothingAcked, harness.Reason{Kind: harness.ReasonStormLatency, Level: harness.Suspect, Text: "latency"}), true},
 	} {
-		err := keepRun(Env{}, "rec-x-r0", c.r, nil, false)
+		err := keepRun(lab.Env{}, "rec-x-r0", c.r, nil, false)
 		if got := err != nil && nothingFlowed(c.r, err); got != c.want {
 			t.Errorf("%s: nothingFlowed %v (keepRun: %v), want %v", c.name, got, err, c.want)
 		}
 	}
-	if err := keepRun(Env{}, "rec-x-r0", nil, errors.New("cluster gone"), false); nothingFlowed(nil, err) {
+	if err := keepRun(lab.Env{}, "rec-x-r0", nil, errors.New("cluster gone"), false); nothingFlowed(nil, err) {
 		t.Error("a failed run read as nothing flowed")
 	}
 }
@@ -119,7 +120,7 @@ func TestRecoveryRowValidity(t *testing.T) {
 		{"Storm's counts off under the kill", []harness.Reason{counts}, true},
 		{"unsteady warm-up", []harness.Reason{counts, unsteady}, false},
 	} {
-		rr := &recoveryRunner{env: Env{Log: io.Discard}, k: recoveryScales["quick"], res: &Results{Experiment: "recovery", Metrics: recoveryMetrics}}
+		rr := &recoveryRunner{runBase: runBase{env: lab.Env{Log: io.Discard}, res: &lab.Results{Experiment: "recovery", Metrics: recoveryMetrics}}, k: recoveryScales["quick"]}
 		r := &harness.RunResult{MeasureTo: 60_000, Validity: harness.Validity{Level: harness.Valid, Reasons: tc.reasons},
 			Faults: []harness.FaultRecord{{StartMs: 10_000, Recovery: harness.Recovery{Measured: true, PreTput: 100, Recovered: true, RecoveryS: 12}}}}
 		if len(tc.reasons) > 0 {
@@ -138,7 +139,7 @@ func TestRecoveryRowValidity(t *testing.T) {
 // TestRecoveryStatedCalibration: a stated calibration sets the open-loop rate without a run (no
 // session is needed) and the manifest says it was stated.
 func TestRecoveryStatedCalibration(t *testing.T) {
-	rr := &recoveryRunner{env: Env{Log: io.Discard, Calibration: 2000}, k: recoveryScales["quick"], res: &Results{Experiment: "recovery", Knobs: map[string]any{}}}
+	rr := &recoveryRunner{runBase: runBase{env: lab.Env{Log: io.Discard, Calibration: 2000}, res: &lab.Results{Experiment: "recovery", Knobs: map[string]any{}}}, k: recoveryScales["quick"]}
 	if err := rr.calibrate(context.Background(), nil); err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +182,7 @@ func TestRecoveryRowNotMeasured(t *testing.T) {
 		at   int64 // the decision without the deadline, ms; the fault starts at 10,000
 		want int
 	}{{"before the fault", 5_000, 1}, {"after the fault", 20_000, 0}} {
-		rr := &recoveryRunner{env: Env{Log: io.Discard}, k: recoveryScales["quick"], res: &Results{Experiment: "recovery", Metrics: recoveryMetrics}}
+		rr := &recoveryRunner{runBase: runBase{env: lab.Env{Log: io.Discard}, res: &lab.Results{Experiment: "recovery", Metrics: recoveryMetrics}}, k: recoveryScales["quick"]}
 		r := &harness.RunResult{MeasureTo: 60_000, Validity: harness.Validity{Level: harness.Valid}, Decisions: []protocol.DecisionRecord{dec(tc.at), dec(tc.at + 1)},
 			Faults: []harness.FaultRecord{{StartMs: 10_000, Recovery: harness.Recovery{Measured: true, PreTput: 100, Recovered: true, RecoveryS: 12}}}}
 		if err := rr.record("deadline", "rec-deadline-r0", 0, r); err != nil {

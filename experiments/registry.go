@@ -8,14 +8,15 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/stormlab/stormlab/experiments/lab"
 	"github.com/stormlab/stormlab/harness/usertopo"
 	"github.com/stormlab/stormlab/topologies"
 )
 
 // List returns every experiment, sorted by name. It is built on each call,
 // so nobody can change the registry at run time. Add new experiments here.
-func List() []*Spec {
-	l := []*Spec{
+func List() []*lab.Spec {
+	l := []*lab.Spec{
 		KPartMul(),
 		PartitionK(),
 		PartitionDensity(),
@@ -61,7 +62,7 @@ func Names() []string {
 }
 
 // Lookup finds an experiment by name.
-func Lookup(name string) (*Spec, error) {
+func Lookup(name string) (*lab.Spec, error) {
 	for _, s := range List() {
 		if s.Name == name {
 			return s, nil
@@ -74,9 +75,22 @@ func Lookup(name string) (*Spec, error) {
 // in `experiment list` and the README's table.
 const OwnQuestion = "this project's own question"
 
-// CalibratedExperiments are the experiments whose open-loop load is a fraction of a measured reference
-// rate, which Env.Calibration (--calibration) can state instead.
-var CalibratedExperiments = []string{"kpart-cluster", "load-curve", "recovery"}
+// CalibratedExperiments names the experiments whose open-loop load is a fraction of a measured
+// reference rate, which Env.Calibration (--calibration) can state instead (Spec.TakesCalibration).
+func CalibratedExperiments() []string {
+	return namesWhere(func(s *lab.Spec) bool { return s.TakesCalibration })
+}
+
+// namesWhere lists the registered experiments for which keep holds, sorted.
+func namesWhere(keep func(*lab.Spec) bool) []string {
+	var n []string
+	for _, s := range List() {
+		if keep(s) {
+			n = append(n, s.Name)
+		}
+	}
+	return n
+}
 
 // CheckCalibration refuses a stated calibration that is not a positive finite rate, or that names an
 // experiment (or suite) that does not read one; 0 (none stated) always passes.
@@ -86,23 +100,27 @@ func CheckCalibration(name string, tps float64) error {
 		return nil
 	case math.IsNaN(tps) || math.IsInf(tps, 0) || tps < 0:
 		return fmt.Errorf("--calibration %v: give the reference rate in tuples/s (> 0), e.g. a capacity from `stormlab capacity`", tps)
-	case !slices.Contains(CalibratedExperiments, name):
-		return fmt.Errorf("--calibration applies to one experiment whose open-loop load is a fraction of a measured rate (%s), not to %s", strings.Join(CalibratedExperiments, ", "), name)
+	case !slices.Contains(CalibratedExperiments(), name):
+		return fmt.Errorf("--calibration applies to one experiment whose open-loop load is a fraction of a measured rate (%s), not to %s", strings.Join(CalibratedExperiments(), ", "), name)
 	}
 	return nil
 }
 
-// TopologyExperiments are the experiments that run on a topology of the user's (OnTopology).
-var TopologyExperiments = []string{"load-curve"}
+// TopologyExperiments names the experiments that run on a topology of the user's (OnTopology;
+// Spec.OnReplay).
+func TopologyExperiments() []string {
+	return namesWhere(func(s *lab.Spec) bool { return s.OnReplay != nil })
+}
 
 // OnTopology is experiment name run on a topology of the user's instead of its own: topology is
 // `replay:FILE`, a topology captured with `stormlab capture` and rebuilt live (the only kind whose
 // offered load an experiment can set, as load-curve must). Bad input (an experiment that takes no
 // topology, another kind of topology, a file that is no captured topology) is an error naming the fix;
 // nothing has run then.
-func OnTopology(name, topology string) (*Spec, error) {
-	if !slices.Contains(TopologyExperiments, name) {
-		return nil, fmt.Errorf("experiment %s runs its own topologies: --topology applies to %s only", name, strings.Join(TopologyExperiments, ", "))
+func OnTopology(name, topology string) (*lab.Spec, error) {
+	spec, err := Lookup(name)
+	if err != nil || spec.OnReplay == nil {
+		return nil, fmt.Errorf("experiment %s runs its own topologies: --topology applies to %s only", name, strings.Join(TopologyExperiments(), ", "))
 	}
 	file, ok := topologies.ReplayFile(topology)
 	if !ok {
@@ -112,7 +130,7 @@ func OnTopology(name, topology string) (*Spec, error) {
 	if err != nil {
 		return nil, err
 	}
-	return loadCurveOn(loadTopology{File: file, Warnings: warnings}), nil
+	return spec.OnReplay(file, warnings), nil
 }
 
 // LookupSuite finds a suite by name.
@@ -135,8 +153,8 @@ func suiteNames() []string {
 
 // RunSuite runs each experiment of a suite in order and stops at the first
 // error (returning the reports so far with it).
-func RunSuite(ctx context.Context, s Suite, o Options) ([]*Report, error) {
-	var out []*Report
+func RunSuite(ctx context.Context, s Suite, o lab.Options) ([]*lab.Report, error) {
+	var out []*lab.Report
 	for _, name := range s.Experiments {
 		spec, err := Lookup(name)
 		if err != nil {

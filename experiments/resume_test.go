@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"context"
+	"github.com/stormlab/stormlab/experiments/lab"
 	"github.com/stormlab/stormlab/infra/clusterref"
 	"io"
 	"os"
@@ -41,7 +42,7 @@ func TestRunOrResume(t *testing.T) {
 		{"r1", true, "fresh", false, 2},  // nothing kept: run
 		{"r2", true, "fresh", false, 3},  // kept but does not count: run again
 	} {
-		env := Env{Log: io.Discard, RawDir: raw, Resume: c.resume}
+		env := lab.Env{Log: io.Discard, RawDir: raw, Resume: c.resume}
 		r, resumed, err := runOrResume(env, c.name, run)
 		if err != nil || r.TopologyID != c.wantID || resumed != c.wantResumed || calls != c.wantCallsUpTo {
 			t.Errorf("%s resume=%v: id %q resumed %v calls %d err %v; want %q %v %d",
@@ -57,7 +58,7 @@ func TestRunOrResume(t *testing.T) {
 	if err := harness.Save(filepath.Join(raw, "r3"), dry); err != nil {
 		t.Fatal(err)
 	}
-	env := Env{Log: io.Discard, RawDir: raw, Resume: true}
+	env := lab.Env{Log: io.Discard, RawDir: raw, Resume: true}
 	r, resumed, err := runOrResumeAccepting(env, "r3", nothingFlowed, run)
 	if err != nil || !resumed || r.TopologyID != "dry" {
 		t.Errorf("a kept run in which nothing flowed, accepted: %v resumed %v err %v; want it read back", r, resumed, err)
@@ -67,7 +68,7 @@ func TestRunOrResume(t *testing.T) {
 	}
 	// A resumed run is not saved again (its storm-stats.json keeps the raw readings).
 	other := t.TempDir()
-	if err := keepRun(Env{Log: io.Discard, RawDir: other}, "x", kept, nil, true); err != nil {
+	if err := keepRun(lab.Env{Log: io.Discard, RawDir: other}, "x", kept, nil, true); err != nil {
 		t.Errorf("keepRun of a resumed valid run: %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(other, "x")); err == nil {
@@ -83,7 +84,7 @@ func TestSessionStartsOnFirstUse(t *testing.T) {
 	if err := harness.Save(filepath.Join(raw, "k-r0"), &harness.RunResult{TopologyID: "kept", Measurement: harness.Measurement{Throughput: 1}}); err != nil {
 		t.Fatal(err)
 	}
-	env := Env{Log: io.Discard, RawDir: raw, Resume: true}
+	env := lab.Env{Log: io.Discard, RawDir: raw, Resume: true}
 	ctx := context.Background()
 	var started bool
 	err := withSession(ctx, env, harness.ClusterSpec{Shape: "heterogeneous-2"}, "storm-even", func(s *session) error {
@@ -122,7 +123,7 @@ func TestSessionStartsOnFirstUse(t *testing.T) {
 // whose UI does not answer, so the error names it) instead of answering the shape's.
 func TestSessionCapacityOfTarget(t *testing.T) {
 	tg := &target.Target{Name: "gone", UI: "http://127.0.0.1:1"}
-	env := Env{Log: io.Discard, Cluster: clusterref.Ref{Kind: clusterref.Target, File: "gone.yaml", Target: tg}}
+	env := lab.Env{Log: io.Discard, Cluster: clusterref.Ref{Kind: clusterref.Target, File: "gone.yaml", Target: tg}}
 	err := withSession(context.Background(), env, harness.ClusterSpec{Shape: "heterogeneous-2"}, "storm-even", func(s *session) error {
 		c, err := s.Capacity()
 		if err == nil || !strings.Contains(err.Error(), "target UI http://127.0.0.1:1 does not answer") {

@@ -12,7 +12,7 @@ import (
 )
 
 // clusterMetrics are what every cluster run reports per scheduler.
-var clusterMetrics = []Metric{
+var clusterMetrics = []lab.Metric{
 	{Name: "throughput", Label: "throughput (acked tuples/s)"},
 	{Name: "latency_mean_ms", Label: "complete latency mean (ms)"},
 	{Name: "latency_p99_ms", Label: "complete latency p99 (ms)"},
@@ -38,13 +38,14 @@ func clusterValues(m harness.Measurement) map[string]float64 {
 // the whole path to work, not long windows; 20 s + 60 s cost ~80 s more in
 // every scale, make test included). It fails if throughput is zero, an executor
 // stays unassigned or the bridge fell back to EvenScheduler.
-func Smoke() *Spec {
+func Smoke() *lab.Spec {
 	scheds := []string{"storm-even", "kpart"}
-	return &Spec{
+	return &lab.Spec{
 		Name:        "smoke",
 		Description: "real Storm cluster: Throughput chain under EvenScheduler (in Nimbus) and K-PART (in the service), on one cluster",
-		Source:      "walking skeleton; the Throughput chain of " + Cite(paperKPart, "sec. 2.1"),
-		Setup:       "shape heterogeneous-2 (supervisors of 0.5 and 1.0 cores), Throughput chain (4 workers, parallelism 1, spout every 5 ms), 10 s warm-up, 30 s measurement, one run per scheduler",
+		Source:      "walking skeleton; the Throughput chain of " + lab.Cite(paperKPart, "sec. 2.1"),
+		Setup: "shape heterogeneous-2 (supervisors of 0.5 and 1.0 cores), Throughput chain (4 workers, " +
+			"parallelism 1, spout every 5 ms), 10 s warm-up, 30 s measurement, one run per scheduler",
 		SeriesLabel: "scheduler",
 		XName:       "run",
 		XLabel:      "run",
@@ -52,18 +53,16 @@ func Smoke() *Spec {
 		// Cost: two runs of ~80 s save to save plus the cluster start (ci measured).
 		Cost:  lab.Cost{CI: "~4 min", Quick: "~4 min", Full: "~4 min"},
 		Needs: lab.Needs{Need: lab.NeedsCluster, Why: "it submits the Throughput chain under two schedulers to a Storm cluster: its own containers, or a target"},
-		Run: func(ctx context.Context, env Env) (*Results, error) {
-			res := &Results{Metrics: clusterMetrics}
-			counter := newRunCounter(env, len(scheds))
+		Run: func(ctx context.Context, env lab.Env) (*lab.Results, error) {
+			res := &lab.Results{Metrics: clusterMetrics}
+			sr := &smokeRunner{runBase{env: env, res: res, counter: newRunCounter(env, len(scheds))}}
 			// One cluster for both schedulers: containers, or a user's cluster (--cluster target:FILE).
 			cs := harness.ClusterSpec{Shape: "heterogeneous-2", Seed: 1}
 			err := withSession(ctx, env, cs, scheds[0], func(all *session) error {
 				for i, s := range scheds {
-					row, err := smokeRun(ctx, env, all.as(s), counter, i)
-					if err != nil {
+					if err := sr.run(ctx, all.as(s), i); err != nil {
 						return err
 					}
-					res.Add(row)
 				}
 				return nil
 			})
@@ -75,27 +74,31 @@ func Smoke() *Spec {
 	}
 }
 
-// smokeRun runs the Throughput chain under s's scheduler and keeps the run; a run that does not count
-// fails the experiment.
-func smokeRun(ctx context.Context, env Env, s *session, counter *runCounter, i int) (Row, error) {
+// smokeRunner runs smoke's runs.
+type smokeRunner struct{ runBase }
+
+// run runs the Throughput chain under s's scheduler, keeps the run and adds its row; a run that does
+// not count fails the experiment.
+func (sr *smokeRunner) run(ctx context.Context, s *session, i int) error {
 	topo, err := harness.StormTopology("throughput", fmt.Sprintf("smoke-%d", i))
 	if err != nil {
-		return Row{}, err
+		return err
 	}
-	counter.start(s.scheduler+" (submit, warm-up, measure, collect)", 0)
+	sr.counter.start(s.scheduler+" (submit, warm-up, measure, collect)", 0)
 	r, err := s.Run(ctx, harness.RunSpec{Topology: topo, WarmUp: 10 * time.Second, Measure: 30 * time.Second})
-	if r != nil && env.RawDir != "" {
-		if serr := harness.Save(filepath.Join(env.RawDir, s.scheduler), r); serr != nil && err == nil {
+	if r != nil && sr.env.RawDir != "" {
+		if serr := harness.Save(filepath.Join(sr.env.RawDir, s.scheduler), r); serr != nil && err == nil {
 			err = serr
 		}
 	}
 	if err != nil {
-		return Row{}, fmt.Errorf("%s: %w", s.scheduler, err)
+		return fmt.Errorf("%s: %w", s.scheduler, err)
 	}
 	if err := r.Validity.Err(); err != nil {
-		return Row{}, fmt.Errorf("%s: run does not count: %w", s.scheduler, err)
+		return fmt.Errorf("%s: run does not count: %w", s.scheduler, err)
 	}
-	fmt.Fprintf(env.Log, "smoke: %s: %.1f tuples/s, latency %.2f ms, cut rate %.3f, balance %.1f, bridge rounds %v\n",
+	fmt.Fprintf(sr.env.Log, "smoke: %s: %.1f tuples/s, latency %.2f ms, cut rate %.3f, balance %.1f, bridge rounds %v\n",
 		s.scheduler, r.Measurement.Throughput, r.Measurement.LatencyMean, r.Measurement.CutRate, r.Measurement.Balance, r.RoundsMs)
-	return Row{Series: s.scheduler, X: 1, Offered: "paced: 1 tuple / 5 ms", Values: clusterValues(r.Measurement)}, nil
+	sr.res.Add(lab.Row{Series: s.scheduler, X: 1, Offered: "paced: 1 tuple / 5 ms", Values: clusterValues(r.Measurement)})
+	return nil
 }

@@ -33,22 +33,23 @@ var spdAlgorithms = []string{"spd", "spd-shares", "kpart", "mpart", "even", "onl
 // lower bound of Eidenbenz and Locher 2016 on random SPD graphs: n = 10..1000
 // tasks, c = 2..32 resources, computationally constrained and
 // transfer-heavy graphs.
-func SPDAllocation() *Spec {
-	return &Spec{
+func SPDAllocation() *lab.Spec {
+	return &lab.Spec{
 		Name:        "spd",
 		Description: "SPD allocation: streaming cost over the continuous lower bound, A^disc against the graph partitioners",
 		Paper:       paperSPD,
-		Source:      Cite(paperSPD, "A^cont lower bound, A^disc"),
-		Setup: fmt.Sprintf("random SPD graphs (topologies.RandomSPD: task weights 1..100, fan-out 2..4), n = 10, 30, 100, 300, 1000 tasks; "+
-			"%d graphs per n and regime (seeds 7000 + 100*regime + i, 7100 + ...), regimes: constrained b(e) in 1..5 and transfer-heavy b(e) in 1..1000; "+
-			"c = 2, 4, 8, 16, 32 resources (c <= n); every scheduler partitions into c parts, one run per instance (kpart seeded per instance). "+
-			"Metric ratio = streaming cost d(G) / lower bound w(root)/c; proc_ratio uses d-hat(G) (transfer costs 0).", spdGraphs),
+		Source:      lab.Cite(paperSPD, "A^cont lower bound, A^disc"),
+		Setup: fmt.Sprintf("random SPD graphs (topologies.RandomSPD: task weights 1..100, fan-out 2..4), n = 10, 30, "+
+			"100, 300, 1000 tasks; %d graphs per n and regime (seeds 7000 + 100*regime + i, 7100 + ...), regimes: "+
+			"constrained b(e) in 1..5 and transfer-heavy b(e) in 1..1000; c = 2, 4, 8, 16, 32 resources (c <= n); "+
+			"every scheduler partitions into c parts, one run per instance (kpart seeded per instance). Metric ratio "+
+			"= streaming cost d(G) / lower bound w(root)/c; proc_ratio uses d-hat(G) (transfer costs 0).", spdGraphs),
 		SeriesLabel: "scheduler", XName: "tasks", XLabel: "tasks n",
 		// The claims keep the regimes and c apart; so do the table and figures.
 		Panel:      spdPanel,
 		PanelLabel: "regime, c",
 		Unit:       lab.UnitInstance, // a graph (one run each)
-		Metrics: []Metric{
+		Metrics: []lab.Metric{
 			{Name: "ratio", Label: "streaming cost / lower bound"},
 			{Name: "proc_ratio", Label: "processing-only cost / lower bound"},
 			{Name: "used", Label: "resources used / c"},
@@ -69,8 +70,8 @@ var (
 	spdGraphs = 8
 )
 
-func runSPD(ctx context.Context, env Env) (*Results, error) {
-	res := &Results{Experiment: "spd"}
+func runSPD(ctx context.Context, env lab.Env) (*lab.Results, error) {
+	res := &lab.Results{Experiment: "spd"}
 	for _, x := range spdNs {
 		start := time.Now()
 		n := int(x)
@@ -98,7 +99,7 @@ func runSPD(ctx context.Context, env Env) (*Results, error) {
 
 // spdAllocate runs every allocator on SPD graph s (graph i of regime ri,
 // n = x tasks) with c resources and adds a row each.
-func spdAllocate(ctx context.Context, res *Results, s *topologies.SPD, x float64, seed uint64, ri, i, c int) error {
+func spdAllocate(ctx context.Context, res *lab.Results, s *topologies.SPD, x float64, seed uint64, ri, i, c int) error {
 	n := int(x)
 	lb, err := schedulers.LowerBound(s, c)
 	if err != nil {
@@ -131,7 +132,7 @@ func spdAllocate(ctx context.Context, res *Results, s *topologies.SPD, x float64
 		dh, _ := schedulers.ProcessingCost(s.Graph, parts)
 		// Instance encodes regime, graph and c so the claims can filter:
 		// regime*10000 + graph*100 + c.
-		res.Add(Row{Series: name, X: x, Instance: ri*10000 + i*100 + c, InstanceSeed: seed, Seed: aseed,
+		res.Add(lab.Row{Series: name, X: x, Instance: ri*10000 + i*100 + c, InstanceSeed: seed, Seed: aseed,
 			Values: map[string]float64{"ratio": d / lb, "proc_ratio": dh / lb,
 				"used": float64(c-emptyParts(parts, c)) / float64(c)}})
 	}
@@ -140,18 +141,18 @@ func spdAllocate(ctx context.Context, res *Results, s *topologies.SPD, x float64
 
 // spdPanel is a row's regime and number of resources, e.g.
 // "constrained, c = 4".
-func spdPanel(r Row) string {
+func spdPanel(r lab.Row) string {
 	reg, c := spdRowInfo(r)
 	return fmt.Sprintf("%s, c = %d", spdRegimes[reg].name, c)
 }
 
 // spdRowInfo decodes Row.Instance.
-func spdRowInfo(r Row) (regime, c int) { return r.Instance / 10000, r.Instance % 100 }
+func spdRowInfo(r lab.Row) (regime, c int) { return r.Instance / 10000, r.Instance % 100 }
 
 // spdUnits is one value per SPD graph (regime, n, graph): the mean ratio
 // over the c values keep accepts. Every scheduler runs once per instance
 // (kpart is seeded per instance), so there are no repetitions to average.
-func spdUnits(r *Results, series string, keep func(Row) bool) []float64 {
+func spdUnits(r *lab.Results, series string, keep func(lab.Row) bool) []float64 {
 	order, means := spdGraphMeans(r, series, keep)
 	out := make([]float64, len(order))
 	for i, k := range order {
@@ -168,7 +169,7 @@ type spdGraph struct {
 
 // spdGraphMeans is the mean ratio per SPD graph of series over the rows keep accepts, with the
 // graphs in the order of their first row.
-func spdGraphMeans(r *Results, series string, keep func(Row) bool) ([]spdGraph, map[spdGraph]float64) {
+func spdGraphMeans(r *lab.Results, series string, keep func(lab.Row) bool) ([]spdGraph, map[spdGraph]float64) {
 	sum := map[spdGraph][2]float64{}
 	var order []spdGraph
 	for _, row := range r.Rows {
@@ -198,14 +199,14 @@ func spdGraphMeans(r *Results, series string, keep func(Row) bool) ([]spdGraph, 
 // graphs, and each graph at every c, so comparisons between allocators or
 // between two c values are paired by graph (spdPaired); sizes against
 // sizes are different graphs (unpaired).
-func spdClaims(r *Results, a *Aggregate) []Claim {
-	out := []Claim{spdBoundClaim(r)}
+func spdClaims(r *lab.Results, a *lab.Aggregate) []lab.Claim {
+	out := []lab.Claim{spdBoundClaim(r)}
 	out = append(out, spdRegimeClaims(r)...)
 	return append(out, spdConstantClaim(r), spdByCClaim(r))
 }
 
 // spdBoundClaim: the continuous lower bound holds on every row (a theorem).
-func spdBoundClaim(r *Results) Claim {
+func spdBoundClaim(r *lab.Results) lab.Claim {
 	minRatio := math.Inf(1)
 	var minAt string
 	for _, row := range r.Rows {
@@ -214,9 +215,9 @@ func spdBoundClaim(r *Results) Claim {
 			minAt = fmt.Sprintf("%s n=%v", row.Series, row.X)
 		}
 	}
-	return Claim{
+	return lab.Claim{
 		Statement: "A^cont's cost w(root)/c is a lower bound on the streaming cost of every discrete allocation",
-		Source:    Cite(paperSPD, "sec. III"), Kind: SanityCheck,
+		Source:    lab.Cite(paperSPD, "sec. III"), Kind: lab.SanityCheck,
 		Evidence: fmt.Sprintf("smallest ratio %.4f (%s)", minRatio, minAt),
 		Checks: []reports.Check{reports.ExactCheck("every ratio >= 1", "every row's ratio >= 1 - 1e-9 (a theorem: one violation is a bug)",
 			minRatio >= 1-1e-9, len(r.Rows), 2, fmt.Sprintf("smallest ratio %.4f", minRatio))},
@@ -224,11 +225,11 @@ func spdBoundClaim(r *Results) Claim {
 }
 
 // spdRegimeClaims: per regime, A^disc against every graph partitioner.
-func spdRegimeClaims(r *Results) []Claim {
-	var out []Claim
+func spdRegimeClaims(r *lab.Results) []lab.Claim {
+	var out []lab.Claim
 	partitioners := []string{"kpart", "mpart", "even", "online"}
 	for ri, reg := range spdRegimes {
-		keep := func(row Row) bool { g, _ := spdRowInfo(row); return g == ri }
+		keep := func(row lab.Row) bool { g, _ := spdRowInfo(row); return g == ri }
 		sp := spdUnits(r, "spd", keep)
 		var ev []string
 		var checks []reports.Check
@@ -239,9 +240,9 @@ func spdRegimeClaims(r *Results) []Claim {
 			mine, theirs := spdPaired(r, "spd", s, keep, keep)
 			checks = append(checks, reports.PairedDifferenceCheck("spd < "+s, mine, theirs, reports.Less, ""))
 		}
-		out = append(out, Claim{
+		out = append(out, lab.Claim{
 			Statement: fmt.Sprintf("%s graphs: A^disc (spd) comes closer to the lower bound than every graph partitioner (our question; the paper compares with no partitioner)", reg.name),
-			Source:    Cite(paperSPD, "A^disc"), Kind: ProjectClaim, Checks: checks,
+			Source:    lab.Cite(paperSPD, "A^disc"), Kind: lab.ProjectClaim, Checks: checks,
 			Evidence: fmt.Sprintf("mean ratio over %d graphs: %s", len(sp), list(ev)),
 		})
 	}
@@ -249,9 +250,9 @@ func spdRegimeClaims(r *Results) []Claim {
 }
 
 // spdConstantClaim: the approximation guarantee on constrained graphs with c >= log2 n.
-func spdConstantClaim(r *Results) Claim {
-	keep := func(lo bool) func(Row) bool {
-		return func(row Row) bool {
+func spdConstantClaim(r *lab.Results) lab.Claim {
+	keep := func(lo bool) func(lab.Row) bool {
+		return func(row lab.Row) bool {
 			g, c := spdRowInfo(row)
 			ok := g == 0 && float64(c) >= math.Log2(row.X)
 			if lo {
@@ -261,16 +262,16 @@ func spdConstantClaim(r *Results) Claim {
 		}
 	}
 	small, large := spdUnits(r, "spd", keep(true)), spdUnits(r, "spd", keep(false))
-	return Claim{
+	return lab.Claim{
 		Statement: "on computationally constrained graphs with c >= log n, A^disc is within a constant factor of the optimum (read: its ratio on n = 300..1000 is at most 2x that on n = 10..100)",
-		Source:    Cite(paperSPD, "abstract"),
+		Source:    lab.Cite(paperSPD, "abstract"),
 		Evidence:  fmt.Sprintf("n <= 100: %.3f (%d graphs); n >= 300: %.3f (%d graphs)", mean(small), len(small), mean(large), len(large)),
 		Checks:    []reports.Check{reports.RatioCheck("ratio large n / small n <= 2", large, small, reports.Below(2))},
 	}
 }
 
 // spdByCClaim: per c, where A^disc stands (the factor 2 n^(2/c) shrinks with c).
-func spdByCClaim(r *Results) Claim {
+func spdByCClaim(r *lab.Results) lab.Claim {
 	cs := map[int]bool{}
 	for _, row := range r.Rows {
 		_, c := spdRowInfo(row)
@@ -279,23 +280,23 @@ func spdByCClaim(r *Results) Claim {
 	cl := slices.Sorted(maps.Keys(cs))
 	var byC []string
 	for _, c := range cl {
-		kc := func(row Row) bool { _, cc := spdRowInfo(row); return cc == c }
+		kc := func(row lab.Row) bool { _, cc := spdRowInfo(row); return cc == c }
 		byC = append(byC, fmt.Sprintf("c=%d: spd %.3f, spd-shares %.3f, kpart %.3f", c, mean(spdUnits(r, "spd", kc)), mean(spdUnits(r, "spd-shares", kc)), mean(spdUnits(r, "kpart", kc))))
 	}
 	var check reports.Check
 	if len(cl) > 1 {
 		lo, hi := cl[0], cl[len(cl)-1]
-		both := func(c int) func(Row) bool {
-			return func(row Row) bool { _, cc := spdRowInfo(row); return cc == c && row.X >= float64(hi) }
+		both := func(c int) func(lab.Row) bool {
+			return func(row lab.Row) bool { _, cc := spdRowInfo(row); return cc == c && row.X >= float64(hi) }
 		}
 		atHi, atLo := spdPaired(r, "spd", "spd", both(hi), both(lo))
 		check = reports.PairedDifferenceCheck(fmt.Sprintf("ratio at c=%d < at c=%d (graphs with n >= %d)", hi, lo, hi), atHi, atLo, reports.Less, "")
 	} else {
 		check = reports.Missing("ratio at the largest c < at c = 2", "fewer than two values of c")
 	}
-	return Claim{
+	return lab.Claim{
 		Statement: "A^disc's gap to the lower bound narrows as c grows (our expectation: its group size 2 n^(2/c)/x shrinks with c; the paper states no such claim)",
-		Source:    Cite(paperSPD, "A^disc"), Kind: ProjectClaim, Checks: []reports.Check{check},
+		Source:    lab.Cite(paperSPD, "A^disc"), Kind: lab.ProjectClaim, Checks: []reports.Check{check},
 		Evidence: "mean ratio by c: " + list(byC) + ". " + spdOneResourceNote(r),
 	}
 }
@@ -303,7 +304,7 @@ func spdByCClaim(r *Results) Claim {
 // spdOneResourceNote explains A^disc's idle resources from the run's own rows (the by-c claim's
 // note): the published group size leaves most resources empty below c = log n, which is why its
 // ratio is far above spd-shares' and the partitioners' at small c.
-func spdOneResourceNote(r *Results) string {
+func spdOneResourceNote(r *lab.Results) string {
 	type tally struct{ used, rows, one float64 }
 	byC := map[int]*tally{}
 	worst := 0.0

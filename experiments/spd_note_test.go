@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"github.com/stormlab/stormlab/experiments/lab"
 	"strings"
 	"testing"
 )
@@ -8,9 +9,9 @@ import (
 // The spd notes say why A^disc leaves resources idle, with the counts from the run's own rows and
 // the figure that shows it. Rows built here: instance = regime*10000 + graph*100 + c.
 func TestSPDOneResourceNote(t *testing.T) {
-	r := &Results{Experiment: "spd"}
+	r := &lab.Results{Experiment: "spd"}
 	add := func(series string, graph, c int, used, ratio float64) {
-		r.Add(Row{Series: series, X: 100, Instance: graph*100 + c, Values: map[string]float64{"used": used, "ratio": ratio}})
+		r.Add(lab.Row{Series: series, X: 100, Instance: graph*100 + c, Values: map[string]float64{"used": used, "ratio": ratio}})
 	}
 	add("spd", 0, 2, 0.5, 4.0)
 	add("spd", 1, 2, 0.5, 4.2)

@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"fmt"
+	"github.com/stormlab/stormlab/experiments/lab"
 	"strings"
 	"testing"
 )
@@ -9,7 +10,7 @@ import (
 // checkSPD is spd's check after its run (afterRun): the lower bound holds on every row (a violation is
 // a bug, not a finding), and A^disc as published puts every task on one resource at c = 2 (its first
 // group holds 2n tasks), which the notes say with the count.
-func checkSPD(t *testing.T, rep *Report) {
+func checkSPD(t *testing.T, rep *lab.Report) {
 	if !rep.Claims[0].Holds() {
 		t.Errorf("lower bound violated: %s", rep.Claims[0].Evidence)
 	}

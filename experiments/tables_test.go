@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stormlab/stormlab/experiments/lab"
 	"github.com/stormlab/stormlab/topologies"
 )
 
@@ -44,7 +45,7 @@ func TestBalanceAdjustmentCycles(t *testing.T) {
 // the optimum (the same at every Mul) once, and its ± is the CI over 10
 // graphs (K-PART at Mul = 0: n = 10, not 100 rows).
 func TestKPartMulTableOverGraphs(t *testing.T) {
-	rep, err := Run(context.Background(), KPartMul(), Options{})
+	rep, err := Run(context.Background(), KPartMul(), lab.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +66,7 @@ func TestKPartMulTableOverGraphs(t *testing.T) {
 		t.Errorf("K-PART Mul=0 cut rate ± %v, want 0.0207 (CI over 10 graphs)", s.CI95)
 	}
 	// The CI over the 10 graph means equals the CI of their mean (Student's t, 9 df).
-	units := graphUnits(rep.Results, "K-PART", "cut_rate", func(r Row) bool { return r.X == 0 }, false)
+	units := lab.GraphUnits(rep.Results, "K-PART", "cut_rate", func(r lab.Row) bool { return r.X == 0 }, false)
 	if len(units) != 10 || abs(mean(units)-s.Mean) > 1e-12 {
 		t.Errorf("units %d, mean %v vs table %v", len(units), mean(units), s.Mean)
 	}

@@ -49,12 +49,12 @@ func writeExperimentList(w io.Writer, results string) error {
 
 // lastRun is the wall time of the experiment's run kept under results (its manifest.json), against
 // its declared cost: "-" when there is none.
-func lastRun(results string, s *experiments.Spec) string {
+func lastRun(results string, s *lab.Spec) string {
 	b, err := os.ReadFile(filepath.Join(results, s.Name, "manifest.json"))
 	if err != nil {
 		return "-"
 	}
-	var m experiments.Manifest
+	var m lab.Manifest
 	if json.Unmarshal(b, &m) != nil || m.WallSeconds <= 0 {
 		return "-"
 	}
@@ -122,14 +122,14 @@ func refuseCluster(names []string, where clusterref.Ref, caps clusterref.Caps) e
 
 // experimentSpec is experiment name, on topology when one is given (experiments.OnTopology); a suite
 // takes none.
-func experimentSpec(name, topology string, isSuite bool) (*experiments.Spec, error) {
+func experimentSpec(name, topology string, isSuite bool) (*lab.Spec, error) {
 	switch {
 	case topology == "" && isSuite:
 		return nil, nil
 	case topology == "":
 		return experiments.Lookup(name)
 	case isSuite:
-		return nil, fmt.Errorf("--topology applies to one experiment (%s), not to the suite %s", strings.Join(experiments.TopologyExperiments, ", "), name)
+		return nil, fmt.Errorf("--topology applies to one experiment (%s), not to the suite %s", strings.Join(experiments.TopologyExperiments(), ", "), name)
 	}
 	return experiments.OnTopology(name, topology)
 }
@@ -172,15 +172,29 @@ func experimentCluster(cluster, targetFile string, names []string) (clusterref.R
 	return where, nil
 }
 
+// experimentFlags are the flags of `stormlab experiment`.
+type experimentFlags struct {
+	out, scale, profile           string
+	force, resume                 bool
+	reps                          int
+	calibration                   float64
+	cluster, targetFile, topology string
+}
+
+// experimentPlan is a checked command line: the experiment or suite to run and where.
+type experimentPlan struct {
+	name    string
+	suite   experiments.Suite
+	isSuite bool
+	names   []string // the experiments it runs
+	where   clusterref.Ref
+}
+
 func newExperimentCmd() *cobra.Command {
-	out := "results"
+	f := &experimentFlags{out: "results", scale: lab.DefaultScale}
 	if d := os.Getenv("STORMLAB_OUT"); d != "" {
-		out = d
+		f.out = d
 	}
-	scale, profile := experiments.DefaultScale, ""
-	force, resume := false, false
-	reps, calibration := 0, 0.0
-	cluster, targetFile, topology := "", "", ""
 	cmd := &cobra.Command{
 		Use:   "experiment NAME|list [--out DIR] [--scale ci|quick|full] [--cluster containers|target:FILE] [--reps N] [--force | --resume] [--topology replay:FILE] [--calibration TPS]",
 		Short: "Run an experiment or suite (files go to DIR/NAME/); `experiment list` lists them",
@@ -190,93 +204,118 @@ func newExperimentCmd() *cobra.Command {
 			}
 			return nil
 		},
-		RunE: func(cmd *cobra.Command, args []string) error {
-			stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
-			name := args[0]
-			if name == "list" {
-				return writeExperimentList(stdout, out)
-			}
-			suite, isSuite := experiments.LookupSuite(name)
-			if !isSuite {
-				if _, err := experiments.Lookup(name); err != nil {
-					return err
-				}
-			}
-			// An unusable --out is bad input, found before minutes of runs.
-			if err := os.MkdirAll(out, 0o755); err != nil {
-				return fmt.Errorf("--out: %w: choose a folder you can write to", err)
-			}
-			if profile != "" {
-				scale = profile // the deprecated --profile
-			}
-			if err := experiments.CheckScale(scale); err != nil {
-				return fmt.Errorf("--scale: %w", err)
-			}
-			names := []string{name}
-			if isSuite {
-				names = suite.Experiments
-			}
-			if _, err := experimentSpec(name, topology, isSuite); err != nil {
-				return err
-			}
-			if err := experiments.CheckCalibration(name, calibration); err != nil {
-				return err
-			}
-			where, err := experimentCluster(cluster, targetFile, names)
-			if err != nil {
-				return err
-			}
-			// Never overwrite results silently: an existing DIR/NAME needs --force.
-			if reps < 0 {
-				return fmt.Errorf("--reps %d: give the runs per cell (>= 1; a verdict needs >= %d), or leave it out for the scale's", reps, experiments.MinVerdictReps)
-			}
-			if force && resume {
-				return fmt.Errorf("--force and --resume exclude each other: --force starts again, --resume keeps the finished runs")
-			}
-			if !force && !resume {
-				for _, n := range names {
-					if _, err := os.Stat(filepath.Join(out, n)); err == nil {
-						return fmt.Errorf("%s already holds results: rerun with --resume to keep its finished runs, --force to replace them, or give another --out", filepath.Join(out, n))
-					}
-				}
-			}
-			meter := reports.NewMeter(stderr, isTerminal(stderr))
-			defer meter.Stop()
-			opts := experiments.Options{Out: out, Log: meter, Scale: scale, Cluster: where, Progress: meter, Resume: resume, Reps: reps, Calibration: calibration}
-			if isSuite {
-				reps, err := experiments.RunSuite(cmd.Context(), suite, opts)
-				meter.Stop()
-				if werr := experiments.WriteSuiteSummary(stdout, "suite "+suite.Name, reps); werr != nil && err == nil {
-					err = werr
-				}
-				if err != nil {
-					return failed(err)
-				}
-				return nil
-			}
-			spec, err := experimentSpec(name, topology, false)
-			if err != nil {
-				return err
-			}
-			rep, err := runExperiment(cmd.Context(), spec, opts)
-			meter.Stop()
-			if err != nil {
-				return failed(err)
-			}
-			return rep.WriteSummary(stdout)
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return f.run(cmd, args[0]) },
 	}
-	cmd.Flags().StringVar(&out, "out", out, "results base folder, files go to DIR/NAME/ (or $STORMLAB_OUT when set)")
-	cmd.Flags().StringVar(&scale, "scale", scale, "cluster experiments' scale: ci (1 run per cell, no verdicts), quick (3 runs per cell), full (the papers' scale)")
-	cmd.Flags().StringVar(&cluster, "cluster", "", "where the cluster experiments run: containers (the default; each experiment starts its own shapes) or target:FILE, an existing Storm cluster: "+targetHelp())
-	cmd.Flags().StringVar(&profile, "profile", "", "the scale (deprecated: use --scale)")
-	cmd.Flags().StringVar(&targetFile, "target", "", "a target file (deprecated: use --cluster target:FILE)")
+	f.register(cmd)
+	return cmd
+}
+
+// register declares the flags on cmd.
+func (f *experimentFlags) register(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&f.out, "out", f.out, "results base folder, files go to DIR/NAME/ (or $STORMLAB_OUT when set)")
+	cmd.Flags().StringVar(&f.scale, "scale", f.scale, "cluster experiments' scale: ci (1 run per cell, no verdicts), quick (3 runs per cell), full (the papers' scale)")
+	cmd.Flags().StringVar(&f.cluster, "cluster", "", "where the cluster experiments run: containers (the default; each experiment starts its own shapes) or target:FILE, an existing Storm cluster: "+targetHelp())
+	cmd.Flags().StringVar(&f.profile, "profile", "", "the scale (deprecated: use --scale)")
+	cmd.Flags().StringVar(&f.targetFile, "target", "", "a target file (deprecated: use --cluster target:FILE)")
 	deprecate(cmd, "profile", "--scale")
 	deprecate(cmd, "target", "--cluster target:FILE")
-	cmd.Flags().BoolVar(&force, "force", false, "replace the results already in DIR/NAME")
-	cmd.Flags().IntVar(&reps, "reps", 0, "runs per cell of the cluster experiments (observer: pairs) instead of the scale's; with --resume the kept runs count towards them, so a finished experiment can be extended")
-	cmd.Flags().StringVar(&topology, "topology", "", "run the experiment on your topology: replay:FILE, a topology captured with stormlab capture (experiments that take one: "+strings.Join(experiments.TopologyExperiments, ", ")+")")
-	cmd.Flags().Float64Var(&calibration, "calibration", 0, "the reference rate `TPS` (tuples/s) that the open-loop cells offer fractions of, instead of measuring it ("+strings.Join(experiments.CalibratedExperiments, ", ")+": EvenScheduler's saturated throughput, or load-curve's reference capacity, e.g. from stormlab capacity)")
-	cmd.Flags().BoolVar(&resume, "resume", false, "continue an interrupted experiment: cluster runs already kept in DIR/NAME/runs/ are read back, not run again")
-	return cmd
+	cmd.Flags().BoolVar(&f.force, "force", false, "replace the results already in DIR/NAME")
+	cmd.Flags().IntVar(&f.reps, "reps", 0, "runs per cell of the cluster experiments (observer: pairs) instead of the scale's; with --resume the kept runs count towards them, so a finished experiment can be extended")
+	cmd.Flags().StringVar(&f.topology, "topology", "", "run the experiment on your topology: replay:FILE, a topology captured with stormlab capture (experiments that take one: "+strings.Join(experiments.TopologyExperiments(), ", ")+")")
+	cmd.Flags().Float64Var(&f.calibration, "calibration", 0, "the reference rate `TPS` (tuples/s) that the open-loop cells offer fractions of, instead of measuring it ("+strings.Join(experiments.CalibratedExperiments(), ", ")+": EvenScheduler's saturated throughput, or load-curve's reference capacity, e.g. from stormlab capacity)")
+	cmd.Flags().BoolVar(&f.resume, "resume", false, "continue an interrupted experiment: cluster runs already kept in DIR/NAME/runs/ are read back, not run again")
+}
+
+// check refuses a bad command line for experiment or suite name before anything runs: an unknown
+// name, an unusable --out, a bad scale, topology, calibration, cluster or --reps, and results that
+// would be overwritten silently.
+func (f *experimentFlags) check(name string) (experimentPlan, error) {
+	p := experimentPlan{name: name}
+	p.suite, p.isSuite = experiments.LookupSuite(name)
+	if !p.isSuite {
+		if _, err := experiments.Lookup(name); err != nil {
+			return p, err
+		}
+	}
+	// An unusable --out is bad input, found before minutes of runs.
+	if err := os.MkdirAll(f.out, 0o755); err != nil {
+		return p, fmt.Errorf("--out: %w: choose a folder you can write to", err)
+	}
+	if f.profile != "" {
+		f.scale = f.profile // the deprecated --profile
+	}
+	if err := lab.CheckScale(f.scale); err != nil {
+		return p, fmt.Errorf("--scale: %w", err)
+	}
+	p.names = []string{name}
+	if p.isSuite {
+		p.names = p.suite.Experiments
+	}
+	if _, err := experimentSpec(name, f.topology, p.isSuite); err != nil {
+		return p, err
+	}
+	if err := experiments.CheckCalibration(name, f.calibration); err != nil {
+		return p, err
+	}
+	where, err := experimentCluster(f.cluster, f.targetFile, p.names)
+	if err != nil {
+		return p, err
+	}
+	p.where = where
+	return p, f.checkReruns(p.names)
+}
+
+// checkReruns refuses a bad --reps and, unless --force or --resume says what to do with them,
+// results already under --out: never overwrite results silently.
+func (f *experimentFlags) checkReruns(names []string) error {
+	if f.reps < 0 {
+		return fmt.Errorf("--reps %d: give the runs per cell (>= 1; a verdict needs >= %d), or leave it out for the scale's", f.reps, lab.MinVerdictReps)
+	}
+	if f.force && f.resume {
+		return fmt.Errorf("--force and --resume exclude each other: --force starts again, --resume keeps the finished runs")
+	}
+	if !f.force && !f.resume {
+		for _, n := range names {
+			if _, err := os.Stat(filepath.Join(f.out, n)); err == nil {
+				return fmt.Errorf("%s already holds results: rerun with --resume to keep its finished runs, --force to replace them, or give another --out", filepath.Join(f.out, n))
+			}
+		}
+	}
+	return nil
+}
+
+// run is `stormlab experiment NAME`: list, or check the command line and run the experiment or suite.
+func (f *experimentFlags) run(cmd *cobra.Command, name string) error {
+	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
+	if name == "list" {
+		return writeExperimentList(stdout, f.out)
+	}
+	p, err := f.check(name)
+	if err != nil {
+		return err
+	}
+	meter := reports.NewMeter(stderr, isTerminal(stderr))
+	defer meter.Stop()
+	opts := lab.Options{Out: f.out, Log: meter, Scale: f.scale, Cluster: p.where, Progress: meter, Resume: f.resume, Reps: f.reps, Calibration: f.calibration}
+	if p.isSuite {
+		reps, err := experiments.RunSuite(cmd.Context(), p.suite, opts)
+		meter.Stop()
+		if werr := lab.WriteSuiteSummary(stdout, "suite "+p.suite.Name, reps); werr != nil && err == nil {
+			err = werr
+		}
+		if err != nil {
+			return failed(err)
+		}
+		return nil
+	}
+	spec, err := experimentSpec(name, f.topology, false)
+	if err != nil {
+		return err
+	}
+	rep, err := runExperiment(cmd.Context(), spec, opts)
+	meter.Stop()
+	if err != nil {
+		return failed(err)
+	}
+	return rep.WriteSummary(stdout)
 }

@@ -5,27 +5,26 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stormlab/stormlab/experiments"
 	"github.com/stormlab/stormlab/experiments/lab"
 )
 
 // toyExperiment is a whole experiment in one file, as docs/experiments.md
 // "Adding an experiment" describes: its Spec says what it needs, what it
 // costs per scale, its metric and its Run (rows only).
-func toyExperiment() *experiments.Spec {
-	return &experiments.Spec{
+func toyExperiment() *lab.Spec {
+	return &lab.Spec{
 		Name:        "toy",
 		Description: "a toy experiment: one row per scale",
 		Setup:       "nothing to set up",
 		SeriesLabel: "series",
 		XName:       "x",
 		XLabel:      "x",
-		Metrics:     []experiments.Metric{{Name: "m", Label: "a metric"}},
+		Metrics:     []lab.Metric{{Name: "m", Label: "a metric"}},
 		Cost:        lab.Cost{CI: "~2 s", Quick: "~3 s", Full: "~7 s"},
 		Needs:       lab.Needs{Need: lab.NeedsControl, Why: "it stops a toy node"},
-		Run: func(_ context.Context, env experiments.Env) (*experiments.Results, error) {
-			r := &experiments.Results{}
-			r.Add(experiments.Row{Series: "toy", Values: map[string]float64{"m": 1}})
+		Run: func(_ context.Context, env lab.Env) (*lab.Results, error) {
+			r := &lab.Results{}
+			r.Add(lab.Row{Series: "toy", Values: map[string]float64{"m": 1}})
 			return r, nil
 		},
 	}
@@ -33,10 +32,10 @@ func toyExperiment() *experiments.Spec {
 
 // withToy registers the toy experiment in the list for the test's length:
 // the one line a new experiment adds to experiments.List.
-func withToy(t *testing.T, toy func() *experiments.Spec) {
+func withToy(t *testing.T, toy func() *lab.Spec) {
 	t.Helper()
 	old := listExperiments
-	listExperiments = func() []*experiments.Spec { return append(old(), toy()) }
+	listExperiments = func() []*lab.Spec { return append(old(), toy()) }
 	t.Cleanup(func() { listExperiments = old })
 }
 
@@ -68,7 +67,7 @@ func TestExperimentListToy(t *testing.T) {
 // which TestRegistryComplete in package experiments runs on every
 // registered experiment.
 func TestExperimentListToyIncomplete(t *testing.T) {
-	bare := func() *experiments.Spec {
+	bare := func() *lab.Spec {
 		s := toyExperiment()
 		s.Cost, s.Needs = lab.Cost{}, lab.Needs{}
 		return s

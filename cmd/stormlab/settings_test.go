@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stormlab/stormlab/experiments"
+	"github.com/stormlab/stormlab/experiments/lab"
 	"github.com/stormlab/stormlab/infra/clusterref"
 )
 
@@ -37,16 +37,16 @@ func TestExperimentSettingsAreValues(t *testing.T) {
 		warnings []string
 	}{
 		{"new flags", []string{"--cluster", "target:" + file, "--scale", "ci"}, "ci", clusterref.Target, nil},
-		{"defaults", nil, experiments.DefaultScale, clusterref.Containers, nil},
+		{"defaults", nil, lab.DefaultScale, clusterref.Containers, nil},
 		{"containers", []string{"--cluster", "containers", "--scale", "full"}, "full", clusterref.Containers, nil},
 		{"deprecated flags", []string{"--target", file, "--profile", "ci"}, "ci", clusterref.Target,
 			[]string{"--profile is deprecated and goes in the next minor release: use --scale", "--target is deprecated and goes in the next minor release: use --cluster target:FILE"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			var got experiments.Options
+			var got lab.Options
 			old := runExperiment
-			runExperiment = func(_ context.Context, _ *experiments.Spec, o experiments.Options) (*experiments.Report, error) {
+			runExperiment = func(_ context.Context, _ *lab.Spec, o lab.Options) (*lab.Report, error) {
 				got = o
 				return nil, errors.New("stopped by the test")
 			}

@@ -22,7 +22,7 @@ import (
 	"github.com/stormlab/stormlab/reports/page"
 )
 
-// rawFixed are the leading columns of raw.csv (experiments.Results.WriteRaw);
+// rawFixed are the leading columns of raw.csv (lab.Results.WriteRaw);
 // every later column is a metric.
 var rawFixed = []string{"experiment", "series", "x", "instance", "instance_seed", "rep", "seed"}
 

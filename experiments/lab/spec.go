@@ -66,6 +66,15 @@ type Spec struct {
 	// Extra names the files it writes beside the framework's (time
 	// series, per-node tables, extra figures), for the README and notes.
 	Extra []string
+	// TakesCalibration: its open-loop cells offer fractions of a reference
+	// rate, which Env.Calibration (--calibration) can state instead of the
+	// experiment measuring it.
+	TakesCalibration bool
+	// OnReplay, when set, builds the experiment on a topology of the
+	// user's: file is a topology captured with `stormlab capture`, already
+	// read back, and warnings what reading it said. nil: the experiment
+	// runs its own topologies only.
+	OnReplay func(file string, warnings []string) *Spec
 	// Run produces the raw rows. It must honour ctx and return an error for
 	// anything that went wrong (a scheduler error), never partial results.
 	Run func(ctx context.Context, env Env) (*Results, error)
@@ -103,7 +112,7 @@ type Env struct {
 	// measured by the experiment (its calibration runs or capacity search
 	// are skipped): the same offered loads across runs of an experiment, or
 	// a capacity measured once with `stormlab capacity`. Only the
-	// experiments in CalibratedExperiments read it.
+	// experiments with Spec.TakesCalibration read it.
 	Calibration float64
 }
 

@@ -68,7 +68,7 @@ type Metric struct {
 	Aggregate string // Mean
 }
 
-// registry: every metric name the experiments (experiments.Spec.Metrics)
+// registry: every metric name the experiments (lab.Spec.Metrics)
 // and `stormlab run` (run.json's measurement, see harness.Measurement)
 // write. What one independent value is (a run, a graph) is the
 // experiment's, not the metric's (UnitRun, UnitInstance).

@@ -11,6 +11,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/stormlab/stormlab/experiments"
+	"github.com/stormlab/stormlab/experiments/lab"
 )
 
 // artifactDir is where the browser test keeps its screenshot:
@@ -159,7 +160,7 @@ func TestExperimentPageInChromium(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := t.TempDir()
-	if _, err := experiments.Run(t.Context(), spec, experiments.Options{Out: out}); err != nil {
+	if _, err := experiments.Run(t.Context(), spec, lab.Options{Out: out}); err != nil {
 		t.Fatal(err)
 	}
 	svgs, _ := filepath.Glob(filepath.Join(out, "kpart-mul", "*.svg"))
