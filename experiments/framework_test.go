@@ -45,8 +45,8 @@ func (s stubPartitioner) Partition(_ context.Context, g *topologies.Graph, k int
 func stubSpec(fail string) *lab.Spec {
 	sweep := PartitionSweep{
 		Xs: []float64{2, 3}, Graphs: 2, Reps: 3,
-		Graph: func(x float64, i int) (*topologies.Graph, uint64, error) {
-			seed := uint64(10*x) + uint64(i)
+		Graph: func(x float64, i int, offset uint64) (*topologies.Graph, uint64, error) {
+			seed := offset + uint64(10*x) + uint64(i)
 			g, err := topologies.RandomGraph(8, 10, seed)
 			return g, seed, err
 		},

@@ -23,8 +23,8 @@ import (
 func KPartMul() *lab.Spec {
 	sweep := PartitionSweep{
 		Graphs: 10, Reps: 10,
-		Graph: func(_ float64, i int) (*topologies.Graph, uint64, error) {
-			seed := uint64(1 + i)
+		Graph: func(_ float64, i int, offset uint64) (*topologies.Graph, uint64, error) {
+			seed := offset + uint64(1+i)
 			g, err := topologies.RandomGraph(24, 36, seed)
 			return g, seed, err
 		},
@@ -59,7 +59,7 @@ func KPartMul() *lab.Spec {
 			if err != nil {
 				return nil, err
 			}
-			return res, addBalanceTrace(ctx, res, sweep)
+			return res, addBalanceTrace(ctx, env, res, sweep)
 		},
 		Claims: kpartMulClaims,
 	}
@@ -158,10 +158,14 @@ func traceBalance(ctx context.Context, g *topologies.Graph, k int, seed uint64) 
 // sweep (first K-PART seed), keeps where each starts cycling in the
 // run's knobs (for the claim's note and manifest.json) and draws the
 // first graph's std dev per move as the figure balance-trace.
-func addBalanceTrace(ctx context.Context, res *lab.Results, sweep PartitionSweep) error {
+func addBalanceTrace(ctx context.Context, env lab.Env, res *lab.Results, sweep PartitionSweep) error {
 	var cycles []balanceCycle
-	for i := 0; i < sweep.Graphs; i++ {
-		g, gseed, err := sweep.Graph(0, i)
+	graphs := sweep.Graphs
+	if env.Instances > 0 {
+		graphs = env.Instances
+	}
+	for i := 0; i < graphs; i++ {
+		g, gseed, err := sweep.Graph(0, i, env.Seed)
 		if err != nil {
 			return err
 		}

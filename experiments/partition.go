@@ -75,8 +75,12 @@ type PartitionSweep struct {
 	Xs     []float64
 	Graphs int // graphs per x
 	Reps   int // partitions per graph and algorithm
-	// Graph builds instance i at x and returns the seed it used.
-	Graph func(x float64, i int) (*topologies.Graph, uint64, error)
+	// Graph builds instance i at x, its seed moved by offset (--seed; 0 for the published instances),
+	// and returns the seed it used.
+	Graph func(x float64, i int, offset uint64) (*topologies.Graph, uint64, error)
+	// MaxInstances, when > 0, is the most graphs per x the seeds keep apart (--instances above it
+	// would repeat another x's graphs).
+	MaxInstances int
 	// K gives the number of parts at x.
 	K          func(x float64) int
 	Algorithms []Algorithm
@@ -152,6 +156,15 @@ func (ps PartitionSweep) Run(ctx context.Context, env lab.Env, name string) (*la
 		res.Metrics = append(res.Metrics, CutRatioMetric)
 	}
 	optCache := map[[2]uint64][]int{}
+	if env.Instances > 0 {
+		if ps.MaxInstances > 0 && env.Instances > ps.MaxInstances {
+			return nil, fmt.Errorf("%s: --instances %d: at most %d graphs per x keep their seeds apart from another x's", name, env.Instances, ps.MaxInstances)
+		}
+		ps.Graphs = env.Instances
+	}
+	if env.Reps > 0 {
+		ps.Reps = env.Reps
+	}
 	if ps.Graphs < 1 || ps.Reps < 1 || len(ps.Xs) == 0 || len(ps.Algorithms) == 0 {
 		return nil, fmt.Errorf("partition sweep needs x values, graphs, repetitions and algorithms")
 	}
@@ -159,7 +172,7 @@ func (ps PartitionSweep) Run(ctx context.Context, env lab.Env, name string) (*la
 		start := time.Now()
 		k := ps.K(x)
 		for i := 0; i < ps.Graphs; i++ {
-			g, gseed, err := ps.Graph(x, i)
+			g, gseed, err := ps.Graph(x, i, env.Seed)
 			if err != nil {
 				return nil, fmt.Errorf("graph %d at x=%v: %w", i, x, err)
 			}

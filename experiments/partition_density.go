@@ -20,9 +20,9 @@ const densityVertices = 12
 // from 15 reach 66 in 18 groups; we run all of them.
 func PartitionDensity() *lab.Spec {
 	sweep := PartitionSweep{
-		Graphs: 10, Reps: 10,
-		Graph: func(x float64, i int) (*topologies.Graph, uint64, error) {
-			seed := uint64(100*int(x) + i)
+		Graphs: 10, Reps: 10, MaxInstances: 100,
+		Graph: func(x float64, i int, offset uint64) (*topologies.Graph, uint64, error) {
+			seed := offset + uint64(100*int(x)+i)
 			g, err := topologies.RandomGraph(densityVertices, int(x), seed)
 			return g, seed, err
 		},

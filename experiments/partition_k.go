@@ -34,8 +34,8 @@ func comparisonAlgorithms() []Algorithm {
 func PartitionK() *lab.Spec {
 	sweep := PartitionSweep{
 		Graphs: 10, Reps: 10,
-		Graph: func(_ float64, i int) (*topologies.Graph, uint64, error) {
-			seed := uint64(101 + i)
+		Graph: func(_ float64, i int, offset uint64) (*topologies.Graph, uint64, error) {
+			seed := offset + uint64(101+i)
 			g, err := topologies.RandomGraph(24, 36, seed)
 			return g, seed, err
 		},

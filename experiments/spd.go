@@ -56,10 +56,11 @@ func SPDAllocation() *lab.Spec {
 		},
 		// Cost: measured with `stormlab experiment NAME --scale S` (the
 		// work does not depend on the scale), rounded up.
-		Cost:   lab.Cost{CI: "~25 s", Quick: "~25 s", Full: "~25 s"},
-		Needs:  lab.Needs{Need: lab.NeedsNothing, Why: "it runs the schedulers in process on generated graphs"},
-		Run:    runSPD,
-		Claims: spdClaims,
+		Cost:      lab.Cost{CI: "~25 s", Quick: "~25 s", Full: "~25 s"},
+		Needs:     lab.Needs{Need: lab.NeedsNothing, Why: "it runs the schedulers in process on generated graphs"},
+		Run:       runSPD,
+		FixedReps: "spd runs every instance once: its allocators are deterministic, kpart seeded per instance (--instances adds instances)",
+		Claims:    spdClaims,
 	}
 }
 
@@ -72,12 +73,18 @@ var (
 
 func runSPD(ctx context.Context, env lab.Env) (*lab.Results, error) {
 	res := &lab.Results{Experiment: "spd"}
+	graphs := spdGraphs
+	if env.Instances > 99 {
+		return nil, fmt.Errorf("spd: --instances %d: at most 99 per size and regime keep the instance numbers (regime x 10000 + graph x 100 + c) and seeds apart", env.Instances)
+	} else if env.Instances > 0 {
+		graphs = env.Instances
+	}
 	for _, x := range spdNs {
 		start := time.Now()
 		n := int(x)
 		for ri, reg := range spdRegimes {
-			for i := 0; i < spdGraphs; i++ {
-				seed := uint64(7000 + 100*ri + i)
+			for i := 0; i < graphs; i++ {
+				seed := env.Seed + uint64(7000+100*ri+i)
 				s, err := topologies.RandomSPD(n, seed, topologies.SPDOptions{MaxEdgeWeight: reg.maxEdge})
 				if err != nil {
 					return nil, err

@@ -176,7 +176,8 @@ func experimentCluster(cluster, targetFile string, names []string) (clusterref.R
 type experimentFlags struct {
 	out, scale, profile           string
 	force, resume                 bool
-	reps                          int
+	reps, instances               int
+	seed                          uint64
 	calibration                   float64
 	cluster, targetFile, topology string
 }
@@ -196,7 +197,7 @@ func newExperimentCmd() *cobra.Command {
 		f.out = d
 	}
 	cmd := &cobra.Command{
-		Use:   "experiment NAME|list [--out DIR] [--scale ci|quick|full] [--cluster containers|target:FILE] [--reps N] [--force | --resume] [--topology replay:FILE] [--calibration TPS]",
+		Use:   "experiment NAME|list [--out DIR] [--scale ci|quick|full] [--cluster containers|target:FILE] [--reps N] [--seed S] [--instances N] [--force | --resume] [--topology replay:FILE] [--calibration TPS]",
 		Short: "Run an experiment or suite (files go to DIR/NAME/); `experiment list` lists them",
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 1 {
@@ -220,7 +221,9 @@ func (f *experimentFlags) register(cmd *cobra.Command) {
 	deprecate(cmd, "profile", "--scale")
 	deprecate(cmd, "target", "--cluster target:FILE")
 	cmd.Flags().BoolVar(&f.force, "force", false, "replace the results already in DIR/NAME")
-	cmd.Flags().IntVar(&f.reps, "reps", 0, "runs per cell of the cluster experiments (observer: pairs) instead of the scale's; with --resume the kept runs count towards them, so a finished experiment can be extended")
+	cmd.Flags().IntVar(&f.reps, "reps", 0, "runs per cell of the cluster experiments (observer: pairs) instead of the scale's, with --resume the kept runs counting towards them, so a finished experiment can be extended; of a graph experiment, the partitions per graph and algorithm")
+	cmd.Flags().Uint64Var(&f.seed, "seed", 0, "graph experiments: added to every generated instance's seed, for other graphs of the same kind than the published ones (0: those)")
+	cmd.Flags().IntVar(&f.instances, "instances", 0, "graph experiments: generated instances (graphs) per cell instead of the experiment's, for more units and more power")
 	cmd.Flags().StringVar(&f.topology, "topology", "", "run the experiment on your topology: replay:FILE, a topology captured with stormlab capture (experiments that take one: "+strings.Join(experiments.TopologyExperiments(), ", ")+")")
 	cmd.Flags().Float64Var(&f.calibration, "calibration", 0, "the reference rate `TPS` (tuples/s) that the open-loop cells offer fractions of, instead of measuring it ("+strings.Join(experiments.CalibratedExperiments(), ", ")+": EvenScheduler's saturated throughput, or load-curve's reference capacity, e.g. from stormlab capacity)")
 	cmd.Flags().BoolVar(&f.resume, "resume", false, "continue an interrupted experiment: cluster runs already kept in DIR/NAME/runs/ are read back, not run again")
@@ -271,6 +274,9 @@ func (f *experimentFlags) checkReruns(names []string) error {
 	if f.reps < 0 {
 		return fmt.Errorf("--reps %d: give the runs per cell (>= 1; a verdict needs >= %d), or leave it out for the scale's", f.reps, lab.MinVerdictReps)
 	}
+	if err := f.checkInstances(names); err != nil {
+		return err
+	}
 	if f.force && f.resume {
 		return fmt.Errorf("--force and --resume exclude each other: --force starts again, --resume keeps the finished runs")
 	}
@@ -280,6 +286,28 @@ func (f *experimentFlags) checkReruns(names []string) error {
 				return fmt.Errorf("%s already holds results: rerun with --resume to keep its finished runs, --force to replace them, or give another --out", filepath.Join(f.out, n))
 			}
 		}
+	}
+	return nil
+}
+
+// checkInstances refuses --seed, --instances and --reps where the one experiment named cannot take
+// them (a suite passes them to the experiments that do, and its log says which ignore them).
+func (f *experimentFlags) checkInstances(names []string) error {
+	if f.instances < 0 {
+		return fmt.Errorf("--instances %d: give the graphs per cell (>= 1), or leave it out for the experiment's", f.instances)
+	}
+	if len(names) != 1 {
+		return nil
+	}
+	spec, err := experiments.Lookup(names[0])
+	if err != nil {
+		return err
+	}
+	switch {
+	case spec.Needs.Docker() && (f.seed != 0 || f.instances != 0):
+		return fmt.Errorf("--seed and --instances apply to the graph experiments; %s runs on a cluster and has no generated instances: --reps sets its runs per cell", spec.Name)
+	case !spec.Needs.Docker() && f.reps > 0 && spec.FixedReps != "":
+		return fmt.Errorf("--reps does not apply to %s: %s", spec.Name, spec.FixedReps)
 	}
 	return nil
 }
@@ -296,7 +324,7 @@ func (f *experimentFlags) run(cmd *cobra.Command, name string) error {
 	}
 	meter := reports.NewMeter(stderr, isTerminal(stderr))
 	defer meter.Stop()
-	opts := lab.Options{Out: f.out, Log: meter, Scale: f.scale, Cluster: p.where, Progress: meter, Resume: f.resume, Reps: f.reps, Calibration: f.calibration}
+	opts := lab.Options{Out: f.out, Log: meter, Scale: f.scale, Cluster: p.where, Progress: meter, Resume: f.resume, Reps: f.reps, Calibration: f.calibration, Seed: f.seed, Instances: f.instances}
 	if p.isSuite {
 		reps, err := experiments.RunSuite(cmd.Context(), p.suite, opts)
 		meter.Stop()

@@ -25,6 +25,7 @@ type Report struct {
 	Wall      time.Duration // time of Spec.Run (without writing files)
 	Dir       string        // output folder, after Output
 	Files     []string      // files written, after Output
+	Asked     Env           // the settings the run was given (seed, instances, repetitions), for the manifest
 }
 
 // Table is the experiment's results table (mean ± 95% CI).
@@ -161,6 +162,11 @@ type Options struct {
 	// Calibration, when > 0, is the reference rate (tuples/s) the open-loop
 	// cells offer fractions of, stated instead of measured (Env.Calibration).
 	Calibration float64
+	// Seed and Instances re-run a graph experiment on other or more
+	// generated instances (Env.Seed, Env.Instances); cluster experiments
+	// have none and ignore them, saying so in the log.
+	Seed      uint64
+	Instances int
 }
 
 // Scales of the experiments: how many runs and how long each (the cluster
@@ -188,6 +194,26 @@ func ResolveScale(name string) (string, error) {
 		return "", err
 	}
 	return name, nil
+}
+
+// instancesOf puts o's seed, instances and repetitions in env where spec takes them, and says in the
+// log where it does not (a suite passes them to every experiment).
+func instancesOf(spec *Spec, o Options, env *Env) error {
+	if o.Instances < 0 {
+		return fmt.Errorf("instances %d: give a number of generated instances >= 1, or 0 for the experiment's", o.Instances)
+	}
+	if spec.Needs.Docker() {
+		if o.Seed != 0 || o.Instances != 0 {
+			fmt.Fprintf(env.Log, "%s: --seed and --instances ignored: a cluster experiment has no generated instances (--reps sets its runs per cell)\n", spec.Name)
+		}
+		return nil
+	}
+	env.Seed, env.Instances = o.Seed, o.Instances
+	if o.Reps > 0 && spec.FixedReps != "" {
+		fmt.Fprintf(env.Log, "%s: --reps ignored: %s\n", spec.Name, spec.FixedReps)
+		env.Reps = 0
+	}
+	return nil
 }
 
 // Run runs spec, checks its rows (every metric present and finite),
@@ -219,6 +245,10 @@ func Run(ctx context.Context, spec *Spec, o Options) (*Report, error) {
 		return nil, fmt.Errorf("repetitions %d: give a number of runs per cell >= 1, or 0 for the scale's", o.Reps)
 	}
 	env := Env{Log: log, Scale: prof, Cluster: o.Cluster, Kinds: o.Kinds, Progress: o.Progress, Resume: o.Resume, Reps: o.Reps, Calibration: o.Calibration}
+	if err := instancesOf(spec, o, &env); err != nil {
+		return nil, err
+	}
+	rep.Asked = env
 	if o.Out != "" {
 		env.RawDir = filepath.Join(o.Out, spec.Name, "runs")
 	}

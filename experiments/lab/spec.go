@@ -70,6 +70,10 @@ type Spec struct {
 	// rate, which Env.Calibration (--calibration) can state instead of the
 	// experiment measuring it.
 	TakesCalibration bool
+	// FixedReps, when set, says why --reps does not apply to this graph
+	// experiment (e.g. every instance runs once: its algorithms are
+	// deterministic or seeded per instance).
+	FixedReps string
 	// OnReplay, when set, builds the experiment on a topology of the
 	// user's: file is a topology captured with `stormlab capture`, already
 	// read back, and warnings what reading it said. nil: the experiment
@@ -105,8 +109,15 @@ type Env struct {
 	// interruption) are read back instead of run again.
 	Resume bool
 	// Reps, when > 0, replaces the scale's repetitions per cell (cluster
-	// experiments; the graph experiments' repetitions are fixed).
+	// experiments) or the algorithm's repetitions per instance (graph
+	// experiments, unless their Spec.FixedReps says why not).
 	Reps int
+	// Seed, when > 0, is added to every instance seed of a graph experiment:
+	// other graphs than the published ones, of the same kind (0 = those).
+	Seed uint64
+	// Instances, when > 0, replaces a graph experiment's generated instances
+	// per cell (more graphs, more units, more power).
+	Instances int
 	// Calibration, when > 0, is the reference rate in tuples/s that the
 	// open-loop cells offer fractions of, stated by the user instead of
 	// measured by the experiment (its calibration runs or capacity search
