@@ -6,8 +6,6 @@ import (
 	"encoding/csv"
 	"errors"
 	"fmt"
-	"github.com/stormlab/stormlab/harness/clusters"
-	"github.com/stormlab/stormlab/infra/clusterref"
 	"io"
 	"io/fs"
 	"math"
@@ -17,6 +15,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/stormlab/stormlab/harness/clusters"
+	"github.com/stormlab/stormlab/infra/clusterref"
 
 	"github.com/stormlab/stormlab/experiments/lab"
 	"github.com/stormlab/stormlab/harness"

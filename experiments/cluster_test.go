@@ -1,10 +1,11 @@
 package experiments
 
 import (
-	"github.com/stormlab/stormlab/experiments/lab"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/stormlab/stormlab/experiments/lab"
 )
 
 // logPaperSummary prints the paper's summary table that the experiment

@@ -6,12 +6,13 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"errors"
-	"github.com/stormlab/stormlab/experiments/lab"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stormlab/stormlab/experiments/lab"
 
 	"github.com/stormlab/stormlab/reports"
 	"github.com/stormlab/stormlab/schedulers"

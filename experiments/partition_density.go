@@ -3,8 +3,9 @@ package experiments
 import (
 	"context"
 	"fmt"
-	"github.com/stormlab/stormlab/experiments/lab"
 	"math"
+
+	"github.com/stormlab/stormlab/experiments/lab"
 
 	"github.com/stormlab/stormlab/reports"
 	"github.com/stormlab/stormlab/topologies"

@@ -3,6 +3,7 @@ package experiments
 import (
 	"context"
 	"fmt"
+
 	"github.com/stormlab/stormlab/experiments/lab"
 
 	"github.com/stormlab/stormlab/reports"

@@ -3,12 +3,13 @@ package experiments
 import (
 	"context"
 	"encoding/json"
-	"github.com/stormlab/stormlab/experiments/lab"
 	"os"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/stormlab/stormlab/experiments/lab"
 )
 
 // TestProfileKnobs: every cluster experiment resolves, per scale, the

@@ -2,13 +2,14 @@ package experiments
 
 import (
 	"context"
-	"github.com/stormlab/stormlab/experiments/lab"
-	"github.com/stormlab/stormlab/infra/clusterref"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stormlab/stormlab/experiments/lab"
+	"github.com/stormlab/stormlab/infra/clusterref"
 
 	"github.com/stormlab/stormlab/harness"
 	"github.com/stormlab/stormlab/infra/target"

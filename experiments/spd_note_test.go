@@ -1,9 +1,10 @@
 package experiments
 
 import (
-	"github.com/stormlab/stormlab/experiments/lab"
 	"strings"
 	"testing"
+
+	"github.com/stormlab/stormlab/experiments/lab"
 )
 
 // The spd notes say why A^disc leaves resources idle, with the counts from the run's own rows and

@@ -2,9 +2,10 @@ package experiments
 
 import (
 	"fmt"
-	"github.com/stormlab/stormlab/experiments/lab"
 	"strings"
 	"testing"
+
+	"github.com/stormlab/stormlab/experiments/lab"
 )
 
 // checkSPD is spd's check after its run (afterRun): the lower bound holds on every row (a violation is

@@ -12,8 +12,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stormlab/stormlab/internal/golden"
 	"gonum.org/v1/plot/vg"
+
+	"github.com/stormlab/stormlab/internal/golden"
 )
 
 func samplePlot() *LinePlot {

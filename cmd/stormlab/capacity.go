@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/stormlab/stormlab/harness/clusters"
 	"io"
 	"math"
 	"os"
@@ -14,6 +13,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/stormlab/stormlab/harness/clusters"
 
 	"github.com/spf13/cobra"
 

@@ -4,13 +4,14 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
-	"github.com/stormlab/stormlab/harness/clusters"
-	"github.com/stormlab/stormlab/infra/clusterref"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/stormlab/stormlab/harness/clusters"
+	"github.com/stormlab/stormlab/infra/clusterref"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/stormlab/stormlab/harness/clusters"
 	"io"
 	"maps"
 	"math"
@@ -17,6 +16,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/stormlab/stormlab/harness/clusters"
 
 	"github.com/spf13/cobra"
 

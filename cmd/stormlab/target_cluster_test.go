@@ -20,6 +20,8 @@ import (
 	"testing"
 	"time"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/stormlab/stormlab/experiments"
 	"github.com/stormlab/stormlab/harness"
 	"github.com/stormlab/stormlab/harness/fault"
@@ -28,7 +30,6 @@ import (
 	"github.com/stormlab/stormlab/infra/protocol"
 	"github.com/stormlab/stormlab/infra/stormui"
 	"github.com/stormlab/stormlab/infra/target"
-	"go.yaml.in/yaml/v3"
 )
 
 // helperCLI makes this test binary act as the stormlab CLI (arguments as JSON), so that a test can run

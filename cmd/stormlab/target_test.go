@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/stormlab/stormlab/infra/clusterref"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -12,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/stormlab/stormlab/infra/clusterref"
 
 	"github.com/stormlab/stormlab/experiments"
 

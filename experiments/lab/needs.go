@@ -3,11 +3,12 @@ package lab
 import (
 	"errors"
 	"fmt"
-	"github.com/stormlab/stormlab/infra/clusterref"
 	"io"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/stormlab/stormlab/infra/clusterref"
 )
 
 // Need is what an experiment needs from a Storm cluster; the zero value

@@ -3,7 +3,7 @@ package lab
 import (
 	"context"
 	"encoding/json"
-	"github.com/stormlab/stormlab/infra/clusterref"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stormlab/stormlab/infra/clusterref"
 )
 
 // A run's extra files are written by Output with the framework's own,
@@ -145,6 +147,33 @@ func TestFiguresNonNegativeUnlessSigned(t *testing.T) {
 		}
 		if got := strings.Contains(string(b), "stop at 0"); got != want {
 			t.Errorf("%s: %q; clipped %v, want %v", name, b, got, want)
+		}
+	}
+}
+
+// TestFailedRunLeavesNoEmptyFolder: a run that fails (or is interrupted) before it kept anything leaves
+// no folder behind; one that kept a run keeps it (for --resume).
+func TestFailedRunLeavesNoEmptyFolder(t *testing.T) {
+	for _, keep := range []bool{false, true} {
+		out := t.TempDir()
+		spec := &Spec{Name: "x", Metrics: []Metric{{Name: "m"}}, Needs: Needs{Need: NeedsNothing},
+			Run: func(_ context.Context, env Env) (*Results, error) {
+				if err := os.MkdirAll(env.RawDir, 0o755); err != nil {
+					return nil, err
+				}
+				if keep {
+					if err := os.WriteFile(filepath.Join(env.RawDir, "r0.json"), []byte("{}"), 0o644); err != nil {
+						return nil, err
+					}
+				}
+				return nil, context.Canceled
+			}}
+		if _, err := Run(context.Background(), spec, Options{Out: out, Log: io.Discard}); !errors.Is(err, context.Canceled) {
+			t.Fatalf("keep %v: %v, want the interrupt", keep, err)
+		}
+		_, err := os.Stat(filepath.Join(out, "x"))
+		if kept := err == nil; kept != keep {
+			t.Errorf("keep %v: folder x left %v", keep, kept)
 		}
 	}
 }

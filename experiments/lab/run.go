@@ -3,13 +3,15 @@ package lab
 import (
 	"context"
 	"fmt"
-	"github.com/stormlab/stormlab/harness"
-	"github.com/stormlab/stormlab/harness/clusters"
-	"github.com/stormlab/stormlab/infra/clusterref"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/stormlab/stormlab/harness"
+	"github.com/stormlab/stormlab/harness/clusters"
+	"github.com/stormlab/stormlab/infra/clusterref"
 
 	"github.com/stormlab/stormlab/reports"
 )
@@ -196,6 +198,26 @@ func ResolveScale(name string) (string, error) {
 	return name, nil
 }
 
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+// removeIfEmpty removes dir when it holds no file (only empty folders, as a run's raw folder before its
+// first run is kept), so a failed or interrupted experiment leaves no empty folder behind.
+func removeIfEmpty(dir string) {
+	files := 0
+	_ = filepath.WalkDir(dir, func(_ string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			files++
+		}
+		return nil
+	})
+	if files == 0 {
+		_ = os.RemoveAll(dir)
+	}
+}
+
 // instancesOf puts o's seed, instances and repetitions in env where spec takes them, and says in the
 // log where it does not (a suite passes them to every experiment).
 func instancesOf(spec *Spec, o Options, env *Env) error {
@@ -255,8 +277,12 @@ func Run(ctx context.Context, spec *Spec, o Options) (*Report, error) {
 	if c := spec.Cost.For(prof); c != "" && c != "?" {
 		fmt.Fprintf(log, "%s: expected wall time at scale %s: %s\n", spec.Name, prof, c)
 	}
+	existed := o.Out != "" && exists(filepath.Join(o.Out, spec.Name))
 	res, err := spec.Run(ctx, env)
 	if err != nil {
+		if o.Out != "" && !existed {
+			removeIfEmpty(filepath.Join(o.Out, spec.Name)) // a failed or interrupted run keeps its finished runs only
+		}
 		return nil, fmt.Errorf("experiment %s: %w", spec.Name, err)
 	}
 	rep.Wall = time.Since(rep.Start)

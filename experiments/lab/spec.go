@@ -3,15 +3,17 @@ package lab
 import (
 	"context"
 	"fmt"
-	"github.com/stormlab/stormlab/infra/clusterref"
 	"io"
 	"math"
 	"sort"
 
+	"github.com/stormlab/stormlab/infra/clusterref"
+
+	"gonum.org/v1/plot/vg"
+
 	"github.com/stormlab/stormlab/harness"
 	"github.com/stormlab/stormlab/reports"
 	"github.com/stormlab/stormlab/reports/metric"
-	"gonum.org/v1/plot/vg"
 )
 
 // Metric is one measured quantity of an experiment. Name is used in file

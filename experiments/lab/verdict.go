@@ -7,8 +7,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/stormlab/stormlab/reports"
 	"gonum.org/v1/gonum/stat"
+
+	"github.com/stormlab/stormlab/reports"
 )
 
 // ClaimKind separates the papers' statements from sanity checks and from

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/montanaflynn/stats"
+
 	"github.com/stormlab/stormlab/schedulers"
 	"github.com/stormlab/stormlab/topologies"
 )
