@@ -167,7 +167,7 @@ func runCommCost(ctx context.Context, env lab.Env) (*lab.Results, error) {
 	}
 	cr := &commRunner{runBase: runBase{env: env, res: res}, k: k}
 	cs := harness.ClusterSpec{Seed: 1, Options: []docker.Option{docker.WithSupervisors(commCostSupervisors()...)}}
-	err = withSession(ctx, env, cs, "storm-even", func(s *session) error {
+	err = withCluster(ctx, env, cs, "storm-even", func(s *clusterView) error {
 		// The running cluster's supervisors (before a start, Capacity would give the default shape's,
 		// not the ones cs asks for).
 		c, err := s.cluster()
@@ -224,7 +224,7 @@ type commRunner struct {
 }
 
 // run is one run of one cell: the chain's 4 workers on the cell's hosts, with delay d (ms, 0: none).
-func (cr *commRunner) run(ctx context.Context, s *session, c commCell, d, rep int) error {
+func (cr *commRunner) run(ctx context.Context, s *clusterView, c commCell, d, rep int) error {
 	n := c.n
 	name := fmt.Sprintf("comm-n%d-d%d-r%d", n, d, rep)
 	args := []string{"--workers", "4", "--parallelism", "1", "--report-interval-secs", "2", "--seed", strconv.Itoa(rep + 1),

@@ -125,13 +125,13 @@ func logfOf(env lab.Env) func(string, ...any) {
 	return func(f string, a ...any) { fmt.Fprintf(env.Log, f+"\n", a...) }
 }
 
-// withSession hands fn a cluster, started on first use with scheduler as the default of its runs, and
+// withCluster hands fn a cluster, started on first use with scheduler as the default of its runs, and
 // always tears it down: a resumed experiment whose runs on that cluster are all kept starts none
 // (judging kept runs needs no Docker engine). The cluster runs any scheduler (s.as); an experiment
 // shares it between its schedulers unless a cell needs a clean cluster (recovery: a supervisor is
 // killed in every run).
-func withSession(ctx context.Context, env lab.Env, cs harness.ClusterSpec, scheduler string, fn func(*session) error) (err error) {
-	s := &session{shared: &shared{ctx: ctx, env: env, cs: cs}, scheduler: scheduler}
+func withCluster(ctx context.Context, env lab.Env, cs harness.ClusterSpec, scheduler string, fn func(*clusterView) error) (err error) {
+	s := &clusterView{shared: &shared{ctx: ctx, env: env, cs: cs}, scheduler: scheduler}
 	defer func() { err = joinErr(err, s.close()) }()
 	return fn(s)
 }
@@ -149,15 +149,15 @@ func rotated(schedulers []string, k int) []string {
 	return append(slices.Clone(schedulers[k:]), schedulers[:k]...)
 }
 
-// session is one cluster seen by one scheduler: Run runs that scheduler unless the spec names another.
-type session struct {
+// clusterView is one cluster seen by one scheduler: Run runs that scheduler unless the spec names another.
+type clusterView struct {
 	*shared
 	scheduler string
 }
 
 // as is the same cluster seen by another scheduler.
-func (l *session) as(scheduler string) *session {
-	return &session{shared: l.shared, scheduler: scheduler}
+func (l *clusterView) as(scheduler string) *clusterView {
+	return &clusterView{shared: l.shared, scheduler: scheduler}
 }
 
 // shared is one cluster, started by the first call that needs it (Run, Nemesis). onStart, when set,
@@ -177,7 +177,7 @@ type shared struct {
 	fresh bool
 }
 
-func (l *session) cluster() (harness.Cluster, error) {
+func (l *clusterView) cluster() (harness.Cluster, error) {
 	if l.s != nil || l.err != nil {
 		return l.s, l.err
 	}
@@ -202,7 +202,7 @@ func (l *session) cluster() (harness.Cluster, error) {
 }
 
 // Run runs spec on the cluster, starting it first if need be.
-func (l *session) Run(ctx context.Context, spec harness.RunSpec) (*harness.RunResult, error) {
+func (l *clusterView) Run(ctx context.Context, spec harness.RunSpec) (*harness.RunResult, error) {
 	s, err := l.cluster()
 	if err != nil {
 		return nil, err
@@ -222,7 +222,7 @@ func (l *session) Run(ctx context.Context, spec harness.RunSpec) (*harness.RunRe
 }
 
 // Nemesis is what disturbs the cluster on purpose, starting it first if need be.
-func (l *session) Nemesis() (harness.Disturber, error) {
+func (l *clusterView) Nemesis() (harness.Disturber, error) {
 	s, err := l.cluster()
 	if err != nil {
 		return nil, err
@@ -235,7 +235,7 @@ func (l *session) Nemesis() (harness.Disturber, error) {
 // supervisors given in cs.Options instead are seen only once it runs).
 // A user's cluster (Env.Cluster, a target) is not described by a shape, so it is
 // opened for its own capacities (no containers start for it).
-func (l *session) Capacity() (map[string]float64, error) {
+func (l *clusterView) Capacity() (map[string]float64, error) {
 	if l.s == nil {
 		caps, err := kindsOf(l.env).Caps(l.env.Cluster)
 		if err != nil {
@@ -291,7 +291,7 @@ func (l *shared) close() error {
 
 // runOrResume gives the run kept under env.RawDir/name when env.Resume is
 // set and a finished run is there (resumed: it is measured as kept and not
-// saved again); otherwise it runs it (run starts the session's cluster if
+// saved again); otherwise it runs it (run starts the view's cluster if
 // it is the first).
 func runOrResume(env lab.Env, name string, run func() (*harness.RunResult, error)) (r *harness.RunResult, resumed bool, err error) {
 	return runOrResumeAccepting(env, name, nil, run)

@@ -205,7 +205,7 @@ func runDeadline(ctx context.Context, env lab.Env) (*lab.Results, error) {
 	// the load table: whole-node cgroup reports where a control layer can read them (they also see
 	// the daemons and anything else on the node), else the workers' own reports (nodeCPU).
 	cs := harness.ClusterSpec{Shape: deadlineShape, Seed: 1}
-	err = withSession(ctx, env, cs, deadlineSchedulers[0], func(all *session) error {
+	err = withCluster(ctx, env, cs, deadlineSchedulers[0], func(all *clusterView) error {
 		all.onStart = func(c harness.Cluster) (func() error, error) { return d.nodeCPU(ctx, c) }
 		for _, run := range order {
 			if err := d.run(ctx, all.as(run.sched), run); err != nil {
@@ -275,7 +275,7 @@ func (d *deadlineRunner) runs() []deadlineRun {
 }
 
 // run runs (or reads back) one run and adds its row and node QoS rates.
-func (d *deadlineRunner) run(ctx context.Context, s *session, dr deadlineRun) error {
+func (d *deadlineRunner) run(ctx context.Context, s *clusterView, dr deadlineRun) error {
 	name := dr.name()
 	t, err := harness.StormTopology(dr.topo, name, d.args(dr)...)
 	if err != nil {
@@ -321,7 +321,7 @@ func (d *deadlineRunner) args(dr deadlineRun) []string {
 
 // runUnderLoad runs spec on s with a background load of load percent of
 // every node's CPU (none when load is 0), stopped after the run.
-func runUnderLoad(ctx context.Context, s *session, load float64, spec harness.RunSpec) (r *harness.RunResult, err error) {
+func runUnderLoad(ctx context.Context, s *clusterView, load float64, spec harness.RunSpec) (r *harness.RunResult, err error) {
 	if load > 0 {
 		nem, nerr := s.Nemesis()
 		if nerr != nil {

@@ -187,7 +187,7 @@ func runKPartCluster(ctx context.Context, env lab.Env) (*lab.Results, error) {
 	// used). One cluster serves the three schedulers, one after another: every unpaced run first (they
 	// calibrate the open-loop cell), then every open-loop run, each cell interleaved (rotated).
 	cs := harness.ClusterSpec{Shape: kpartShape, Seed: 1, Mul: 5, RescheduleEvery: k.Reschedule}
-	err = withSession(ctx, env, cs, kpartClusterSchedulers[0], func(all *session) error {
+	err = withCluster(ctx, env, cs, kpartClusterSchedulers[0], func(all *clusterView) error {
 		runCell := func(c kpartCell) error {
 			for rep := range k.Reps {
 				for _, sched := range rotated(kpartClusterSchedulers, rep) {
@@ -274,7 +274,7 @@ type kpartRunner struct {
 
 // run runs (or reads back) one kpart-cluster run of cell c and adds
 // its steady-state row to the results.
-func (kr *kpartRunner) run(ctx context.Context, s *session, c kpartCell, sched string, rep int) (*harness.RunResult, error) {
+func (kr *kpartRunner) run(ctx context.Context, s *clusterView, c kpartCell, sched string, rep int) (*harness.RunResult, error) {
 	name := fmt.Sprintf("kpc-%s-i0-r%d", sched, rep) // "i0": spout interval 0, the name runs had when a paced cell existed
 	args := []string{"--workers", strconv.Itoa(kr.k.Workers), "--parallelism", strconv.Itoa(kr.k.Parallelism),
 		"--seed", strconv.Itoa(rep + 1), "--report-interval-secs", "2", "--conf", uniformShuffle + "=true"}

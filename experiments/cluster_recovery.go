@@ -170,7 +170,7 @@ func runRecovery(ctx context.Context, env lab.Env) (*lab.Results, error) {
 	rr.res.Knobs["fault"] = rr.fault.String()
 	for _, sched := range k.schedulers() {
 		cs := harness.ClusterSpec{Shape: recoveryShape, Seed: 1, Mul: 5, RescheduleEvery: 15 * time.Second}
-		err := withSession(ctx, env, cs, sched, func(s *session) error {
+		err := withCluster(ctx, env, cs, sched, func(s *clusterView) error {
 			if _, bridged := harness.StormSchedulerClass(sched); bridged {
 				s.onStart = rr.nodeCPUReports(ctx, sched)
 			}
@@ -198,7 +198,7 @@ func runRecovery(ctx context.Context, env lab.Env) (*lab.Results, error) {
 // cluster), or takes the stated one (--calibration), and sets the open-loop rate from it, when the
 // scale runs open loop. The whole window's throughput counts, steady or not: an open-loop rate at
 // half of it stays below saturation even if a swinging saturated rate read a third too high.
-func (rr *recoveryRunner) calibrate(ctx context.Context, s *session) error {
+func (rr *recoveryRunner) calibrate(ctx context.Context, s *clusterView) error {
 	k := rr.k
 	if k.OpenFraction <= 0 {
 		ignoredCalibration(rr.env, k.Scale)
@@ -262,7 +262,7 @@ func (rr *recoveryRunner) offered() string {
 // chooseKilled names the supervisor the fault stops: the shape's 1-core one where the cluster has it;
 // on a cluster of its own nodes (a target), its supervisor with the most CPU capacity (the first by
 // name among equals), which like sup4 carries the most executors under a balancing scheduler.
-func (rr *recoveryRunner) chooseKilled(s *session) error {
+func (rr *recoveryRunner) chooseKilled(s *clusterView) error {
 	capacity, err := s.Capacity() // opens a cluster of its own nodes; of the experiment's shape, starts nothing
 	if _, ours := capacity[recoveryKilled]; err != nil || ours {
 		return err
@@ -300,7 +300,7 @@ func (rr *recoveryRunner) nodeCPUReports(ctx context.Context, sched string) func
 }
 
 // run runs (or reads back) one run with the fault and records it.
-func (rr *recoveryRunner) run(ctx context.Context, s *session, sched string, rep int) error {
+func (rr *recoveryRunner) run(ctx context.Context, s *clusterView, sched string, rep int) error {
 	k := rr.k
 	name := fmt.Sprintf("rec-%s-r%d", sched, rep)
 	topo, err := rr.topology(name, rep+1, rr.rate)

@@ -184,7 +184,7 @@ func runLoadCurve(ctx context.Context, env lab.Env, lt loadTopology) (*lab.Resul
 	var ref *capacity.Result
 	// One cluster serves both schedulers; the reference (the first) is searched on it first.
 	cs := harness.ClusterSpec{Shape: loadCurveProfile, Seed: 1}
-	err = withSession(ctx, env, cs, loadCurveSchedulers[0], func(all *session) error {
+	err = withCluster(ctx, env, cs, loadCurveSchedulers[0], func(all *clusterView) error {
 		if stated := env.Calibration; stated > 0 {
 			// Stated (--calibration): no search, so no capacity.json; the manifest says so.
 			ref = &capacity.Result{Capacity: stated}
@@ -224,8 +224,8 @@ type loadCurveRunner struct {
 	ref float64 // the reference's capacity, tuples/s (searched or stated), that the loads are fractions of
 }
 
-// searchReference finds the reference scheduler's capacity on its session.
-func (lr *loadCurveRunner) searchReference(ctx context.Context, s *session) (*capacity.Result, error) {
+// searchReference finds the reference scheduler's capacity on its cluster.
+func (lr *loadCurveRunner) searchReference(ctx context.Context, s *clusterView) (*capacity.Result, error) {
 	progressOf(lr.env).Phase("capacity search of "+loadCurveSchedulers[0], 0)
 	p := &capacity.StormProber{
 		Run: s.Run, Spec: harness.RunSpec{WarmUp: lr.k.WarmUp}, Window: lr.k.Measure / time.Duration(lr.k.Windows), Windows: lr.k.Windows,
@@ -247,7 +247,7 @@ func (lr *loadCurveRunner) searchReference(ctx context.Context, s *session) (*ca
 
 // run runs one load of one scheduler, f of the reference's capacity. The runs are
 // interleaved (rotated): repetitions outermost, then loads, and the schedulers' order turns at each.
-func (lr *loadCurveRunner) run(ctx context.Context, s *session, sched string, f float64, rep int) error {
+func (lr *loadCurveRunner) run(ctx context.Context, s *clusterView, sched string, f float64, rep int) error {
 	name := loadCurveRunName(sched, f, rep)
 	rate := f * lr.ref
 	topo, err := lr.lt.build(name, rate, rep+1)

@@ -140,7 +140,7 @@ func runObserver(ctx context.Context, env lab.Env) (*lab.Results, error) {
 	}
 	ob := &observerRunner{runBase: runBase{env: env, res: res, counter: newRunCounter(env, k.Pairs)}, k: k}
 	cs := harness.ClusterSpec{Shape: observerProfile, Seed: 1}
-	err = withSession(ctx, env, cs, "storm-even", func(s *session) error {
+	err = withCluster(ctx, env, cs, "storm-even", func(s *clusterView) error {
 		for i := 0; i < k.Pairs; i++ {
 			if err := ob.run(ctx, s, i); err != nil {
 				return err
@@ -161,7 +161,7 @@ type observerRunner struct {
 }
 
 // run runs (or reads back) pair i, both arms side by side, and adds a row per arm.
-func (ob *observerRunner) run(ctx context.Context, s *session, i int) error {
+func (ob *observerRunner) run(ctx context.Context, s *clusterView, i int) error {
 	env, k := ob.env, ob.k
 	mainOn := observerMainOn(i)
 	topo := func(on bool) (harness.TopologyRun, error) {

@@ -88,7 +88,7 @@ func TestSessionStartsOnFirstUse(t *testing.T) {
 	env := lab.Env{Log: io.Discard, RawDir: raw, Resume: true}
 	ctx := context.Background()
 	var started bool
-	err := withSession(ctx, env, harness.ClusterSpec{Shape: "heterogeneous-2"}, "storm-even", func(s *session) error {
+	err := withCluster(ctx, env, harness.ClusterSpec{Shape: "heterogeneous-2"}, "storm-even", func(s *clusterView) error {
 		s.onStart = func(harness.Cluster) (func() error, error) { started = true; return nil, nil }
 		r, resumed, err := runOrResume(env, "k-r0", func() (*harness.RunResult, error) { return s.Run(ctx, harness.RunSpec{}) })
 		if err != nil || !resumed || r.TopologyID != "kept" {
@@ -108,7 +108,7 @@ func TestSessionStartsOnFirstUse(t *testing.T) {
 		t.Errorf("withSession: %v", err)
 	}
 	// A start that fails (an unknown scheduler, before any container) fails Run and Nemesis alike.
-	err = withSession(ctx, env, harness.ClusterSpec{}, "no-such-scheduler", func(s *session) error {
+	err = withCluster(ctx, env, harness.ClusterSpec{}, "no-such-scheduler", func(s *clusterView) error {
 		if _, err := s.Nemesis(); err == nil || !strings.Contains(err.Error(), "no-such-scheduler") {
 			t.Errorf("Nemesis() error = %v, want the unknown scheduler named", err)
 		}
@@ -125,7 +125,7 @@ func TestSessionStartsOnFirstUse(t *testing.T) {
 func TestSessionCapacityOfTarget(t *testing.T) {
 	tg := &target.Target{Name: "gone", UI: "http://127.0.0.1:1"}
 	env := lab.Env{Log: io.Discard, Cluster: clusterref.Ref{Kind: clusterref.Target, File: "gone.yaml", Target: tg}}
-	err := withSession(context.Background(), env, harness.ClusterSpec{Shape: "heterogeneous-2"}, "storm-even", func(s *session) error {
+	err := withCluster(context.Background(), env, harness.ClusterSpec{Shape: "heterogeneous-2"}, "storm-even", func(s *clusterView) error {
 		c, err := s.Capacity()
 		if err == nil || !strings.Contains(err.Error(), "target UI http://127.0.0.1:1 does not answer") {
 			t.Errorf("Capacity() = %v, %v; want an error naming the target's UI", c, err)

@@ -58,7 +58,7 @@ func Smoke() *lab.Spec {
 			sr := &smokeRunner{runBase{env: env, res: res, counter: newRunCounter(env, len(scheds))}}
 			// One cluster for both schedulers: containers, or a user's cluster (--cluster target:FILE).
 			cs := harness.ClusterSpec{Shape: "heterogeneous-2", Seed: 1}
-			err := withSession(ctx, env, cs, scheds[0], func(all *session) error {
+			err := withCluster(ctx, env, cs, scheds[0], func(all *clusterView) error {
 				for i, s := range scheds {
 					if err := sr.run(ctx, all.as(s), i); err != nil {
 						return err
@@ -79,7 +79,7 @@ type smokeRunner struct{ runBase }
 
 // run runs the Throughput chain under s's scheduler, keeps the run and adds its row; a run that does
 // not count fails the experiment.
-func (sr *smokeRunner) run(ctx context.Context, s *session, i int) error {
+func (sr *smokeRunner) run(ctx context.Context, s *clusterView, i int) error {
 	topo, err := harness.StormTopology("throughput", fmt.Sprintf("smoke-%d", i))
 	if err != nil {
 		return err
