@@ -14,8 +14,8 @@
 //
 // Measurement is split the etcd-benchmark way: the workers' raw reports (protocol.WorkerReport,
 // collected by the scheduler service) and the actual placement read from Nimbus are plain values;
-// measureWindow folds them into a Measurement; judging (judge, into RunResult.Validity) and rendering
-// (package reports) are separate.
+// package harness/measure folds them into a Measurement, cross-checks it with Storm's statistics and
+// judges the run (into RunResult.Validity); rendering (package reports) is separate.
 //
 // Any topology, not only the Java ones under topologies/storm, can be run: usertopo.Topology turns a Flux
 // file or a compiled jar into a TopologyRun whose submitted jar carries the instrumentation and whose

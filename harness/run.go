@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/stormlab/stormlab/harness/fault"
+	"github.com/stormlab/stormlab/harness/measure"
 	"github.com/stormlab/stormlab/infra/protocol"
 	"github.com/stormlab/stormlab/infra/stormui"
 )
@@ -166,7 +167,7 @@ type running struct {
 	phaseAt   time.Time
 	livePhase atomic.Value // phase, for the live line's goroutine
 	// Storm's statistics at the window's ends (see crosscheck.go).
-	stormFrom, stormTo *stormSnapshot
+	stormFrom, stormTo *measure.Snapshot
 	// Reports and state kept before a fault stopped the scheduler service (which holds them in memory).
 	keptReports []protocol.WorkerReport
 	keptState   *protocol.State
@@ -231,7 +232,7 @@ const stormFresh = 5 * time.Second
 func (r *running) open(ctx context.Context) {
 	r.res.MeasureFrom = time.Now().UnixMilli()
 	r.enter(stageStormRead)
-	r.stormFrom = freshSnapshot(ctx, r.cl.UI(), r.id, stormFresh)
+	r.stormFrom = measure.FreshSnapshot(ctx, r.cl.UI(), r.id, stormFresh)
 	r.enter(stageWindow)
 }
 
@@ -239,7 +240,7 @@ func (r *running) open(ctx context.Context) {
 func (r *running) close(ctx context.Context) {
 	r.res.MeasureTo = time.Now().UnixMilli()
 	r.enter(stageStormRead)
-	r.stormTo = freshSnapshot(ctx, r.cl.UI(), r.id, stormFresh)
+	r.stormTo = measure.FreshSnapshot(ctx, r.cl.UI(), r.id, stormFresh)
 }
 
 // stormName is what Storm accepts as a topology name (Utils.validateTopologyName: ^[^/.:\\]+$).
@@ -379,11 +380,11 @@ func collect(ctx context.Context, r *running) error {
 		return fmt.Errorf("final placement: %w", err)
 	}
 	res.Executors = placesOf(top)
-	place := placementOf(res.Executors)
+	place := measure.PlacementOf(res.Executors)
 	capacity := cl.Capacity()
-	res.Measurement = measureWindow(res.Reports, place, capacity, res.MeasureFrom, res.MeasureTo)
+	res.Measurement = measure.Window(res.Reports, place, capacity, res.MeasureFrom, res.MeasureTo)
 	if r.spec.Step > 0 {
-		res.Series = measureSeries(res.Reports, place, capacity, res.MeasureFrom, res.MeasureTo, r.spec.Step.Milliseconds())
+		res.Series = measure.Series(res.Reports, place, capacity, res.MeasureFrom, res.MeasureTo, r.spec.Step.Milliseconds())
 	}
 	st, err := cl.Service().State(ctx, res.StartedAt.UnixMilli())
 	if err != nil {
@@ -398,17 +399,15 @@ func collect(ctx context.Context, r *running) error {
 	res.Rounds = st.RoundTimes
 	res.FaultFallbacks, res.Fallbacks = duringFaults(res.Fallbacks, res.Faults)
 	res.ServiceScheduler = st.Scheduler
-	step := recoveryStepMs(r.spec.Step.Milliseconds(), res.Reports)
+	step := measure.RecoveryStepMs(r.spec.Step.Milliseconds(), res.Reports)
 	for i := range res.Faults {
 		f := &res.Faults[i]
 		if f.StartMs == 0 {
 			continue
 		}
-		f.Recovery = recoveryOf(res.Reports, res.MeasureFrom, res.MeasureTo, f.StartMs, step)
-		f.Recovery.ExecutorsMoved = movedExecutors(f.before, res.Executors)
-		f.Recovery.PreLatencyMs, f.Recovery.FaultLatencyMs = faultLatency(res.Reports, res.MeasureFrom, f.StartMs, f.EndMs)
+		f.Recovery = measure.FaultRecovery(res.Reports, res.MeasureFrom, res.MeasureTo, f.StartMs, f.EndMs, step, f.before, res.Executors)
 	}
-	res.Storm = movedInDataset(crossCheck(r.stormFrom, r.stormTo, res.Measurement, res.Reports), res.Decisions, res.MeasureTo)
+	res.Storm = measure.MovedInDataset(measure.CrossCheck(r.stormFrom, r.stormTo, res.Measurement, res.Reports), res.Decisions, res.MeasureTo)
 	res.Validity = judge(res)
 	return nil
 }
@@ -431,9 +430,9 @@ func reportsCovering(ctx context.Context, svc *serviceClient, id string, sinceMs
 		if err != nil {
 			return nil, err
 		}
-		newest := map[workerKey]int64{}
+		newest := map[string]int64{} // host:port of topology id's workers
 		for _, x := range all {
-			if k := (workerKey{x.Topology, x.Host, x.Port}); x.Topology == id && x.TimeMs >= aliveFromMs {
+			if k := slotKey(x.Host, x.Port); x.Topology == id && x.TimeMs >= aliveFromMs {
 				newest[k] = max(newest[k], x.TimeMs)
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/stormlab/stormlab/harness/measure"
 	"github.com/stormlab/stormlab/infra/protocol"
 )
 
@@ -62,9 +63,9 @@ func (r *RunResult) Timeline() []TimelineEvent {
 	if r.StartedAt.IsZero() || from > r.MeasureFrom {
 		from = r.MeasureFrom
 	}
-	if step := recoveryStepMs(r.Spec.Step.Milliseconds(), r.Reports); from > 0 && to > from {
+	if step := measure.RecoveryStepMs(r.Spec.Step.Milliseconds(), r.Reports); from > 0 && to > from {
 		n := int((to - from + step - 1) / step)
-		acked := ackedPerInterval(r.Reports, from, step, n)
+		acked := measure.AckedPerInterval(r.Reports, from, step, n)
 		lat, latN := make([]float64, n), make([]int, n)
 		for _, x := range r.Reports {
 			if x.TimeMs <= from || x.TimeMs > to {

@@ -1,4 +1,4 @@
-package harness
+package measure
 
 import (
 	"fmt"
@@ -94,7 +94,7 @@ func recoveryOf(reports []protocol.WorkerReport, fromMs, toMs, startMs, stepMs i
 	// Whole intervals only: a last, partial interval holds fewer acks (and the report after the window
 	// is not read) and would read as a dip and as lost tuples.
 	n := max(1, int((toMs-fromMs)/stepMs))
-	acked := ackedPerInterval(reports, fromMs, stepMs, n)
+	acked := AckedPerInterval(reports, fromMs, stepMs, n)
 	seen := map[string]bool{}
 	for _, x := range reports {
 		if x.TimeMs > startMs && x.TimeMs <= toMs {
@@ -180,12 +180,10 @@ func movedExecutors(before, after []ExecutorPlace) int {
 	return n
 }
 
-func (e ExecutorPlace) key() string { return fmt.Sprintf("%s[%d-%d]", e.Component, e.Start, e.End) }
-
-// recoveryStepMs is the interval of the recovery series: the run's Step (5 s if none), but never
+// RecoveryStepMs is the interval of the recovery series: the run's Step (5 s if none), but never
 // shorter than the median report interval (a shorter one would see empty intervals as dips). The
 // median, not the longest: a paused worker's first report after the pause covers the whole pause.
-func recoveryStepMs(step int64, reports []protocol.WorkerReport) int64 {
+func RecoveryStepMs(step int64, reports []protocol.WorkerReport) int64 {
 	if step <= 0 {
 		step = 5000
 	}
@@ -203,11 +201,11 @@ func recoveryStepMs(step int64, reports []protocol.WorkerReport) int64 {
 	return step
 }
 
-// ackedPerInterval sums acked tuples into n intervals of stepMs from fromMs. A worker incarnation's
+// AckedPerInterval sums acked tuples into n intervals of stepMs from fromMs. A worker incarnation's
 // acks between two of its reports are AckedTotal's difference (so a report lost on the way, e.g. while
 // the service was down, loses no acks), spread evenly over the time between the two reports; its first
 // report (or one without totals) counts Acked over its own interval.
-func ackedPerInterval(reports []protocol.WorkerReport, fromMs, stepMs int64, n int) []float64 {
+func AckedPerInterval(reports []protocol.WorkerReport, fromMs, stepMs int64, n int) []float64 {
 	acked := make([]float64, n)
 	spread := func(a, b int64, count float64) {
 		if b <= a || count <= 0 {
@@ -239,4 +237,14 @@ func ackedPerInterval(reports []protocol.WorkerReport, fromMs, stepMs int64, n i
 		}
 	}
 	return acked
+}
+
+// FaultRecovery is how the run came through a fault from startMs to endMs inside its window
+// [fromMs, toMs] (see Recovery), with the executors moved between before (the placement at the fault's
+// start) and after (at the window's end) and the mean complete latency before and during the fault.
+func FaultRecovery(reports []protocol.WorkerReport, fromMs, toMs, startMs, endMs, stepMs int64, before, after []ExecutorPlace) Recovery {
+	rec := recoveryOf(reports, fromMs, toMs, startMs, stepMs)
+	rec.ExecutorsMoved = movedExecutors(before, after)
+	rec.PreLatencyMs, rec.FaultLatencyMs = faultLatency(reports, fromMs, startMs, endMs)
+	return rec
 }
