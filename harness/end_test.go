@@ -27,11 +27,6 @@ func TestAckSpan(t *testing.T) {
 	}
 }
 
-
-
-
-
-
 // The dataset end reads the spouts' done tasks from the reports: each task once, with its largest
 // count (a task that resumed done reports it again from its new worker); 475 + 475 = 950.
 func TestSpoutsDone(t *testing.T) {
@@ -109,7 +104,6 @@ func TestSettledAtWindow(t *testing.T) {
 		t.Error("a scheduler that does not reschedule is settled once placed")
 	}
 }
-
 
 // A run placed by Storm's own scheduler is settled at once, without reading the service (whose state
 // may be a dynamic scheduler's from an earlier run): the run here has no cluster to read, so a read

@@ -9,8 +9,6 @@ import (
 	"github.com/stormlab/stormlab/infra/protocol"
 )
 
-
-
 func TestTimeline(t *testing.T) {
 	start := time.UnixMilli(100_000)
 	r := &RunResult{StartedAt: start, MeasureFrom: 110_000, MeasureTo: 120_000,
@@ -44,7 +42,6 @@ func TestTimeline(t *testing.T) {
 	}
 }
 
-
 // TestDelayTopologyArgs: only a run with a delay fault changes the topology's transport.
 func TestDelayTopologyArgs(t *testing.T) {
 	if a := delayTopologyArgs([]fault.Fault{{Kind: fault.KillSupervisor, Target: "s1"}}); a != nil {
@@ -56,5 +53,3 @@ func TestDelayTopologyArgs(t *testing.T) {
 		t.Errorf("delayTopologyArgs = %q, want %q", got, want)
 	}
 }
-
-

@@ -64,7 +64,7 @@ func Save(dir string, r *RunResult) error {
 	if err := write("storm-stats.json", func(e *json.Encoder) error {
 		e.SetIndent("", "  ")
 		return e.Encode(struct {
-			Check StormCheck     `json:"check"`
+			Check StormCheck        `json:"check"`
 			From  *measure.Snapshot `json:"from"`
 			To    *measure.Snapshot `json:"to"`
 		}{r.Storm, r.Storm.From, r.Storm.To})

@@ -9,7 +9,6 @@ import (
 	"github.com/stormlab/stormlab/infra/stormui"
 )
 
-
 func TestCheckStormCounted(t *testing.T) {
 	counted := func(thr float64, spouts int, note string) *RunResult {
 		r := &RunResult{EndKind: kindStormCounted, Storm: StormCheck{Throughput: thr, Note: note}}

@@ -85,5 +85,3 @@ func TestValidityFromOldRunJSON(t *testing.T) {
 		t.Errorf("saved run.json %s, %v; want a validity object and no invalid string", b, err)
 	}
 }
-
-

@@ -170,7 +170,6 @@ func TestSteadySpanTwoSecondReports(t *testing.T) {
 	}
 }
 
-
 // steadyRun is what SteadySpan reads of a run.
 type steadyRun struct {
 	Validity  Validity
