@@ -25,7 +25,7 @@ const cpuUsageCmd = `cat /sys/fs/cgroup/cpuacct/cpuacct.usage 2>/dev/null || cat
 // workers' process CPU cannot see. The returned stop ends the sampling and
 // reports the first error met (nil when every sample went through).
 func (s *Session) StartNodeCPUReports(ctx context.Context, every time.Duration) (stop func() error, err error) {
-	return startNodeCPUReports(ctx, s.nemesis.ctl, s.hosts(), *s.dc.svc, every)
+	return startNodeCPUReports(ctx, s.nemesis.Control(), s.hosts(), *s.dc.svc, every)
 }
 
 // StartNodeCPUReports samples each supervisor host's whole CPU use through the target's control layer
@@ -34,16 +34,16 @@ func (s *Session) StartNodeCPUReports(ctx context.Context, every time.Duration) 
 // that runs commands on every supervisor is refused, naming the key to add.
 func (t *targetSession) StartNodeCPUReports(ctx context.Context, every time.Duration) (stop func() error, err error) {
 	n := t.tc.nem
-	if n == nil || n.ctl == nil {
+	if n == nil || n.Control() == nil {
 		return nil, fmt.Errorf("whole-node CPU reports: %w", ErrNoControl)
 	}
-	hosts := n.hosts()
+	hosts := n.Hosts()
 	for _, h := range hosts {
-		if err := n.ctl.Can(control.OpExec, h); err != nil {
+		if err := n.Control().Can(control.OpExec, h); err != nil {
 			return nil, fmt.Errorf("whole-node CPU reports: %w", err)
 		}
 	}
-	return startNodeCPUReports(ctx, n.ctl, hosts, *t.tc.svc, every)
+	return startNodeCPUReports(ctx, n.Control(), hosts, *t.tc.svc, every)
 }
 
 // startNodeCPUReports reads cpuUsageCmd on every host through ctl each period and posts the CPU used

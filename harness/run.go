@@ -287,14 +287,14 @@ func runOn(ctx context.Context, cl runCluster, spec RunSpec) (res *RunResult, er
 			return res, err
 		}
 		// Refused before anything is submitted: a fault the cluster's control cannot perform.
-		if err := nemesisOf(cl).checkControl(spec.Faults); err != nil {
+		if err := nemesisOf(cl).CheckControl(spec.Faults); err != nil {
 			return res, err
 		}
 	}
 	r.enter(stageSubmit)
 	if len(spec.Faults) > 0 {
 		// Straggler faults switch burners that run, idle, from before the topology's submission.
-		stop, err := nemesisOf(cl).prepareStragglers(ctx, spec.Faults)
+		stop, err := nemesisOf(cl).PrepareStragglers(ctx, spec.Faults)
 		if err != nil {
 			return res, err
 		}

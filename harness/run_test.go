@@ -121,3 +121,11 @@ func TestRetryRead(t *testing.T) {
 		t.Errorf("cancelled: err %v after %d calls, want the error after 1", err, calls)
 	}
 }
+
+// TestBurnerNameIsATopologyName: Storm takes the nemesis's burner names (nemesis.TestBurnerArgs checks
+// how a host becomes one).
+func TestBurnerNameIsATopologyName(t *testing.T) {
+	if err := CheckTopologyName(BurnerPrefix + "straggler-sup1-example-org"); err != nil {
+		t.Errorf("burner name: %v", err)
+	}
+}
