@@ -11,9 +11,11 @@ func judge(r *RunResult) Validity {
 	return measure.Judge(func() measure.Records {
 		_, bridged := StormSchedulerClass(r.Spec.Scheduler)
 		return measure.Records{
+			Scheduler:        r.Spec.Scheduler,
 			Bridged:          bridged,
 			ServiceScheduler: r.ServiceScheduler,
-			SchedulerInvalid: invalid(r.Spec.Scheduler, r.ServiceScheduler, r.Fallbacks, r.Decisions),
+			Fallbacks:        r.Fallbacks,
+			Decisions:        r.Decisions,
 			Unassigned:       r.Unassigned,
 			Timed:            r.EndKind == "timed",
 			StormCounted:     r.EndKind == kindStormCounted,

@@ -7,7 +7,6 @@ import (
 	"regexp"
 	"slices"
 	"sort"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -273,23 +272,8 @@ func runOn(ctx context.Context, cl runCluster, spec RunSpec) (res *RunResult, er
 			err = &RunError{Topology: spec.Topology.Name, Stage: r.stage, Err: err}
 		}
 	}()
-	if err := end.check(spec); err != nil {
+	if err := checkSpec(cl, end, spec); err != nil {
 		return res, err
-	}
-	if err := CheckTopologyName(spec.Topology.Name); err != nil {
-		return res, err
-	}
-	if len(spec.Faults) > 0 {
-		if _, ok := end.(Timed); !ok {
-			return res, fmt.Errorf("faults need a timed run (AT counts from the window's opening)")
-		}
-		if err := fault.Validate(spec.Faults, cl.Hosts(), spec.Measure); err != nil {
-			return res, err
-		}
-		// Refused before anything is submitted: a fault the cluster's control cannot perform.
-		if err := nemesisOf(cl).CheckControl(spec.Faults); err != nil {
-			return res, err
-		}
 	}
 	r.enter(stageSubmit)
 	if len(spec.Faults) > 0 {
@@ -308,24 +292,7 @@ func runOn(ctx context.Context, cl runCluster, spec RunSpec) (res *RunResult, er
 	if err := cl.Submit(ctx, spec.Topology.Jar, spec.Topology.MainClass, args...); err != nil {
 		return res, err
 	}
-	defer func() {
-		// Kill even when the run failed or ctx was cancelled; a failed kill is this run's error too
-		// (the next run would share the cluster with it).
-		kctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-		defer cancel()
-		stage := r.stage // a failed run's error names the stage it failed in
-		r.enter(stageKill)
-		kerr := cl.UI().Kill(kctx, spec.Topology.Name, 0)
-		r.enter("")
-		res.Phases.TotalS = time.Since(res.StartedAt).Seconds()
-		r.stage = stage
-		if kerr != nil {
-			if err == nil {
-				r.stage = stageKill
-			}
-			err = errors.Join(err, kerr)
-		}
-	}()
+	defer r.kill(ctx, &err)
 	r.enter(stageStart)
 	id, execs, err := waitRunning(ctx, cl.UI(), spec.Topology.Name, spec.StartTimeout)
 	r.id, res.TopologyID, res.Executors = id, id, execs
@@ -346,6 +313,47 @@ func runOn(ctx context.Context, cl runCluster, spec RunSpec) (res *RunResult, er
 	}
 	r.enter(stageCollect)
 	return res, collect(ctx, r)
+}
+
+// checkSpec refuses, before anything is submitted, a run the end condition or Storm would refuse, and
+// faults the run cannot have: outside a timed run, invalid for the cluster's hosts and window, or
+// needing a control operation the cluster's control cannot perform.
+func checkSpec(cl runCluster, end End, spec RunSpec) error {
+	if err := end.check(spec); err != nil {
+		return err
+	}
+	if err := CheckTopologyName(spec.Topology.Name); err != nil {
+		return err
+	}
+	if len(spec.Faults) == 0 {
+		return nil
+	}
+	if _, ok := end.(Timed); !ok {
+		return fmt.Errorf("faults need a timed run (AT counts from the window's opening)")
+	}
+	if err := fault.Validate(spec.Faults, cl.Hosts(), spec.Measure); err != nil {
+		return err
+	}
+	return nemesisOf(cl).CheckControl(spec.Faults)
+}
+
+// kill kills the run's topology, even when the run failed or ctx was cancelled; a failed kill is the
+// run's error too, joined into *err (the next run would share the cluster with it).
+func (r *running) kill(ctx context.Context, err *error) {
+	kctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	stage := r.stage // a failed run's error names the stage it failed in
+	r.enter(stageKill)
+	kerr := r.cl.UI().Kill(kctx, r.spec.Topology.Name, 0)
+	r.enter("")
+	r.res.Phases.TotalS = time.Since(r.res.StartedAt).Seconds()
+	r.stage = stage
+	if kerr != nil {
+		if *err == nil {
+			r.stage = stageKill
+		}
+		*err = errors.Join(*err, kerr)
+	}
 }
 
 // collect reads what the window produced and judges it.
@@ -472,35 +480,6 @@ func fromState(st *protocol.State, id string) (roundsMs []float64, fallbacks []p
 		}
 	}
 	return roundsMs, fallbacks, decisions
-}
-
-// invalid says why a run cannot count as asked's result, or "": for a scheduler behind the bridge,
-// the service must run asked (not another scheduler), must have decided the topology's placement, and
-// the bridge must never have fallen back to EvenScheduler.
-func invalid(asked, serviceRuns string, fallbacks []protocol.Fallback, decisions []protocol.DecisionRecord) string {
-	if _, bridged := StormSchedulerClass(asked); !bridged {
-		// A bridged Nimbus runs Storm's own schedulers in process; an older bridge, without
-		// per-topology choice, sends every topology to the service instead.
-		if len(decisions) > 0 {
-			return fmt.Sprintf("the bridge on Nimbus sent %s's topology to the service instead of running %s in Nimbus: install the current bridge jar (stormlab bridge install-files)", asked, asked)
-		}
-		return ""
-	}
-	var why []string
-	if serviceRuns != asked {
-		why = append(why, fmt.Sprintf("the scheduler service runs %q, not %q", serviceRuns, asked))
-	}
-	if len(fallbacks) > 0 {
-		why = append(why, fmt.Sprintf("bridge fell back to EvenScheduler %d times (first: %s)", len(fallbacks), fallbacks[0].Reason))
-	}
-	applied := false
-	for _, d := range decisions {
-		applied = applied || d.Applied
-	}
-	if !applied {
-		why = append(why, "the scheduler service applied no placement for the topology")
-	}
-	return strings.Join(why, "; ")
 }
 
 // waitRunning polls Nimbus until every executor of the topology has a heartbeat on a host (a wait

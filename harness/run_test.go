@@ -44,7 +44,9 @@ func TestFromStateAndInvalid(t *testing.T) {
 		{"never decided", "kpart", "kpart", nil, nil, []string{"no placement"}},
 	}
 	for _, tc := range tests {
-		got := invalid(tc.asked, tc.runs, tc.fb, tc.dec)
+		r := &RunResult{Spec: RunSpec{Scheduler: tc.asked}, ServiceScheduler: tc.runs, Fallbacks: tc.fb, Decisions: tc.dec,
+			Measurement: Measurement{Throughput: 1}}
+		got := judge(r).Text(Invalid) // the scheduler's reason, the only one this run can have
 		if len(tc.want) == 0 && got != "" {
 			t.Errorf("%s: invalid = %q, want valid", tc.name, got)
 		}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/stormlab/stormlab/infra/protocol"
 )
 
 // Level is how far a run can be trusted. Levels merge as Jepsen's merge-valid: Invalid beats Suspect
@@ -129,11 +131,14 @@ func (v Validity) merge(reasons ...Reason) Validity {
 // Records are what a run's validity is judged from, as values (the run loop's RunResult holds them),
 // so that judging needs nothing of the loop.
 type Records struct {
-	Bridged bool // the scheduler ran behind the bridge, in the scheduler service
-	// ServiceScheduler is the scheduler the service ran ("" in a run saved before it was recorded);
-	// SchedulerInvalid says why the scheduler's records keep the run from counting ("" when they do not).
-	ServiceScheduler, SchedulerInvalid string
-	Unassigned                         int
+	Scheduler string // the scheduler asked for
+	Bridged   bool   // it runs behind the bridge, in the scheduler service (not a native one)
+	// ServiceScheduler is the scheduler the service ran ("" in a run saved before it was recorded).
+	ServiceScheduler string
+	// Fallbacks and Decisions are the bridge's fallbacks and the service's decisions for the topology.
+	Fallbacks  []protocol.Fallback
+	Decisions  []protocol.DecisionRecord
+	Unassigned int
 	// Timed and StormCounted say the run's end condition; a storm-counted run's yardstick is Storm's counters.
 	Timed, StormCounted bool
 	Measurement         Measurement
@@ -203,7 +208,7 @@ func schedulerReasons(r Records) []Reason {
 		}
 		return kept
 	}
-	if why := r.SchedulerInvalid; why != "" {
+	if why := invalid(r); why != "" {
 		return []Reason{{ReasonScheduler, Invalid, why}}
 	}
 	return nil
@@ -239,4 +244,34 @@ func LegacyValidity(invalid, suspect string, storm StormCheck) Validity {
 		rs = append(rs, Reason{kind, Suspect, suspect})
 	}
 	return Validity{Level: Valid}.merge(rs...)
+}
+
+// invalid says why a run cannot count as r.Scheduler's result, or "": for a scheduler behind the bridge,
+// the service must run asked (not another scheduler), must have decided the topology's placement, and
+// the bridge must never have fallen back to EvenScheduler.
+func invalid(r Records) string {
+	asked, serviceRuns, fallbacks, decisions := r.Scheduler, r.ServiceScheduler, r.Fallbacks, r.Decisions
+	if !r.Bridged {
+		// A bridged Nimbus runs Storm's own schedulers in process; an older bridge, without
+		// per-topology choice, sends every topology to the service instead.
+		if len(decisions) > 0 {
+			return fmt.Sprintf("the bridge on Nimbus sent %s's topology to the service instead of running %s in Nimbus: install the current bridge jar (stormlab bridge install-files)", asked, asked)
+		}
+		return ""
+	}
+	var why []string
+	if serviceRuns != asked {
+		why = append(why, fmt.Sprintf("the scheduler service runs %q, not %q", serviceRuns, asked))
+	}
+	if len(fallbacks) > 0 {
+		why = append(why, fmt.Sprintf("bridge fell back to EvenScheduler %d times (first: %s)", len(fallbacks), fallbacks[0].Reason))
+	}
+	applied := false
+	for _, d := range decisions {
+		applied = applied || d.Applied
+	}
+	if !applied {
+		why = append(why, "the scheduler service applied no placement for the topology")
+	}
+	return strings.Join(why, "; ")
 }
