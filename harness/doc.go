@@ -4,7 +4,7 @@
 // -> collect -> kill -> tear down, always tearing down.
 //
 // The roles are apart, Jepsen style: Session starts a cluster, waits until it is idle, exposes the
-// daemons' logs as data (logFiles) and closes it; Run is the one run loop; Nemesis disturbs the
+// daemons' logs as data (logFiles) and closes it; Run is the one run loop; package harness/nemesis disturbs the
 // cluster on purpose through a control layer (infra/control: Docker on the harness's own containers,
 // SSH on a target's hosts), with one shape for every disturbance: Inject(ctx, fault.Fault) returns the undo.
 // The bridge's rounds and fallbacks and the

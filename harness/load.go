@@ -19,7 +19,7 @@ import (
 // measured it the first time. The comparison with Storm's statistics
 // (Storm, and so Validity) is made again from Storm's raw readings in
 // storm-stats.json, so kept runs are judged by the same rule as new ones
-// (crossCheck). A dir without run.json gives an error wrapping
+// (measure.CrossCheck). A dir without run.json gives an error wrapping
 // fs.ErrNotExist.
 func Load(dir string) (*RunResult, error) {
 	b, err := os.ReadFile(filepath.Join(dir, "run.json"))

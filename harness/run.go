@@ -117,7 +117,7 @@ type RunResult struct {
 	// to the last report with acks, i.e. the time to process the whole dataset (resolution: one report
 	// interval).
 	DatasetS float64 `json:"dataset_s,omitempty"`
-	// Faults are the run's injected faults as they happened, with their recovery (see recoveryOf).
+	// Faults are the run's injected faults as they happened, with their recovery (see measure.FaultRecovery).
 	Faults []FaultRecord `json:"faults,omitempty"`
 	// FaultFallbacks are the bridge's fallbacks while a fault had the scheduler service or ZooKeeper
 	// down (and faultGrace after): expected, counted, and not a reason to invalidate the run.
@@ -165,7 +165,7 @@ type running struct {
 	phase     string
 	phaseAt   time.Time
 	livePhase atomic.Value // phase, for the live line's goroutine
-	// Storm's statistics at the window's ends (see crosscheck.go).
+	// Storm's statistics at the window's ends (see measure.FreshSnapshot).
 	stormFrom, stormTo *measure.Snapshot
 	// Reports and state kept before a fault stopped the scheduler service (which holds them in memory).
 	keptReports []protocol.WorkerReport

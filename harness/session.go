@@ -182,8 +182,8 @@ func (s *Session) waitIdleAfterRun(ctx context.Context) error {
 }
 
 // waitIdle waits until Nimbus lists no topology, no slot is used and no worker JVM runs in any
-// supervisor container, background load's burner topologies (burner.go) aside. A worker JVM that
-// outlives its topology by stragglerGrace is killed (the Nemesis's killStragglers). The error wraps errNotIdle and the last reason.
+// supervisor container, background load's burner topologies (package nemesis) aside. A worker JVM that
+// outlives its topology by nemesis.StragglerGrace is killed (the nemesis kills stragglers). The error wraps errNotIdle and the last reason.
 func (s *Session) WaitIdle(parent context.Context, timeout time.Duration) error {
 	ctx, cancel := context.WithTimeout(parent, timeout)
 	defer cancel()
@@ -196,7 +196,7 @@ func (s *Session) WaitIdle(parent context.Context, timeout time.Duration) error 
 		}
 		// Nimbus has forgotten the topology but a worker JVM is still up (seen on a 0.25-core
 		// supervisor after a migration): the supervisor should have killed it; after
-		// stragglerGrace we do, by pid, so the next run does not share the node with it.
+		// nemesis.StragglerGrace we do, by pid, so the next run does not share the node with it.
 		if errors.Is(why, errStragglers) {
 			if lingering.IsZero() {
 				lingering = time.Now()

@@ -39,7 +39,7 @@ type Reason struct {
 	Text  string     `json:"text"`
 }
 
-// Validity is the one judgement of a run (judge), saved in run.json as "validity".
+// Validity is the one judgement of a run (Judge), saved in run.json as "validity".
 type Validity struct {
 	Level   Level    `json:"level"`
 	Reasons []Reason `json:"reasons,omitempty"`

@@ -157,7 +157,7 @@ func sinkTasks(reports []protocol.WorkerReport) map[int]bool {
 // Steadiness is how steady a run's newest report intervals were: the warm-up's test.
 type Steadiness struct {
 	Rates       []float64 // acked rate of the SteadyIntervals newest intervals, oldest first (tuples/s)
-	Steady      bool      // steady by SteadyTolerance, and drained when open loop
+	Steady      bool      // steady by steadyTolerance, and drained when open loop
 	Open        bool      // the spouts reported an offered rate (open loop)
 	OfferedRate float64   // their offered rate over those intervals (tuples/s)
 }

@@ -30,7 +30,7 @@ import (
 type Nemesis struct {
 	ctl   control.Control // nil: no control layer (a target without control.ssh)
 	storm Storm           // where the burner topologies of background load go
-	// stragglers are the idle burners of a run's straggler faults, by host (prepareStragglers), which
+	// stragglers are the idle burners of a run's straggler faults, by host (PrepareStragglers), which
 	// the faults switch on and off.
 	stragglers map[string]burnerPlan
 	name       string                    // the cluster, for log lines
