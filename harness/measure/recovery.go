@@ -94,7 +94,7 @@ func recoveryOf(reports []protocol.WorkerReport, fromMs, toMs, startMs, stepMs i
 	// Whole intervals only: a last, partial interval holds fewer acks (and the report after the window
 	// is not read) and would read as a dip and as lost tuples.
 	n := max(1, int((toMs-fromMs)/stepMs))
-	acked := AckedPerInterval(reports, fromMs, stepMs, n)
+	acked := ackedPerInterval(reports, fromMs, stepMs, n)
 	seen := map[string]bool{}
 	for _, x := range reports {
 		if x.TimeMs > startMs && x.TimeMs <= toMs {
@@ -201,11 +201,11 @@ func RecoveryStepMs(step int64, reports []protocol.WorkerReport) int64 {
 	return step
 }
 
-// AckedPerInterval sums acked tuples into n intervals of stepMs from fromMs. A worker incarnation's
+// ackedPerInterval sums acked tuples into n intervals of stepMs from fromMs. A worker incarnation's
 // acks between two of its reports are AckedTotal's difference (so a report lost on the way, e.g. while
 // the service was down, loses no acks), spread evenly over the time between the two reports; its first
 // report (or one without totals) counts Acked over its own interval.
-func AckedPerInterval(reports []protocol.WorkerReport, fromMs, stepMs int64, n int) []float64 {
+func ackedPerInterval(reports []protocol.WorkerReport, fromMs, stepMs int64, n int) []float64 {
 	acked := make([]float64, n)
 	spread := func(a, b int64, count float64) {
 		if b <= a || count <= 0 {

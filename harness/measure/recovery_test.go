@@ -100,7 +100,7 @@ func TestRecoverLostReport(t *testing.T) {
 	}
 	// Spread by overlap, reports at 20 s and 30 s only: the first one's 500 fall in (15, 20], before the
 	// intervals; the 1000 over (20, 30] give (20,24] 400, (24,28] 400, (28,32] 200.
-	got := AckedPerInterval(reps[3:5], 20_000, 4000, 3)
+	got := ackedPerInterval(reps[3:5], 20_000, 4000, 3)
 	for i, want := range []float64{400, 400, 200} {
 		if math.Abs(got[i]-want) > 1e-9 {
 			t.Errorf("interval %d: %v acked, want %v (all %v)", i, got[i], want, got)

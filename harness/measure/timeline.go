@@ -82,7 +82,7 @@ func Timeline(r Events) []TimelineEvent {
 	from, to := r.FromMs, r.MeasureTo
 	if step := RecoveryStepMs(r.StepMs, r.Reports); from > 0 && to > from {
 		n := int((to - from + step - 1) / step)
-		acked := AckedPerInterval(r.Reports, from, step, n)
+		acked := ackedPerInterval(r.Reports, from, step, n)
 		lat, latN := make([]float64, n), make([]int, n)
 		for _, x := range r.Reports {
 			if x.TimeMs <= from || x.TimeMs > to {
