@@ -8,10 +8,12 @@ import (
 	"github.com/stormlab/stormlab/infra/protocol"
 )
 
-// Names of package nemesis that callers of the run loop use.
+// BurnerPrefix starts the name of every burner topology of background load (nemesis.BurnerPrefix):
+// callers that list a cluster's topologies leave those alone.
 const BurnerPrefix = nemesis.BurnerPrefix
 
-// ErrNoControl: see nemesis.ErrNoControl.
+// ErrNoControl is the refusal of a fault on a cluster without a control layer (nemesis.ErrNoControl),
+// for callers that tell it apart.
 var ErrNoControl = nemesis.ErrNoControl
 
 // burnerStorm is a run cluster as the nemesis sees it (nemesis.Storm): where its burner topologies go.
