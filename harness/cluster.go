@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/stormlab/stormlab/harness/nemesis"
 	"github.com/stormlab/stormlab/infra/assets"
 	"github.com/stormlab/stormlab/infra/clusterref"
 	"github.com/stormlab/stormlab/infra/docker"
@@ -44,7 +45,7 @@ type dockerCluster struct {
 	c   *docker.Cluster
 	ui  *stormui.Client
 	svc *serviceClient
-	nem *Nemesis
+	nem *nemesis.Nemesis
 }
 
 func (d *dockerCluster) UI() *stormui.Client     { return d.ui }
@@ -157,7 +158,7 @@ func stormJar() (string, error) {
 }
 
 // nemesis acts on this cluster's own containers (control.Docker).
-func (d *dockerCluster) nemesis() *Nemesis { return d.nem }
+func (d *dockerCluster) nemesis() *nemesis.Nemesis { return d.nem }
 
 // refresh reads the service's and UI's host ports again: a container started again after a fault gets
 // new ephemeral host ports.

@@ -4,7 +4,7 @@
 // -> collect -> kill -> tear down, always tearing down.
 //
 // The roles are apart, Jepsen style: Session starts a cluster, waits until it is idle, exposes the
-// daemons' logs as data (logFiles) and closes it; Run is the one run loop; Nemesis disturbs the
+// daemons' logs as data (logFiles) and closes it; Run is the one run loop; package harness/nemesis disturbs the
 // cluster on purpose through a control layer (infra/control: Docker on the harness's own containers,
 // SSH on a target's hosts), with one shape for every disturbance: Inject(ctx, fault.Fault) returns the undo.
 // The bridge's rounds and fallbacks and the
@@ -14,8 +14,8 @@
 //
 // Measurement is split the etcd-benchmark way: the workers' raw reports (protocol.WorkerReport,
 // collected by the scheduler service) and the actual placement read from Nimbus are plain values;
-// measureWindow folds them into a Measurement; judging (judge, into RunResult.Validity) and rendering
-// (package reports) are separate.
+// package harness/measure folds them into a Measurement, cross-checks it with Storm's statistics and
+// judges the run (into RunResult.Validity); rendering (package reports) is separate.
 //
 // Any topology, not only the Java ones under topologies/storm, can be run: usertopo.Topology turns a Flux
 // file or a compiled jar into a TopologyRun whose submitted jar carries the instrumentation and whose

@@ -3,11 +3,9 @@ package harness
 import (
 	"context"
 	"fmt"
-	"math"
-	"sort"
-	"strconv"
 	"time"
 
+	"github.com/stormlab/stormlab/harness/measure"
 	"github.com/stormlab/stormlab/infra/protocol"
 )
 
@@ -20,33 +18,7 @@ type End interface {
 	window(ctx context.Context, r *running) error
 }
 
-// Steady state: the window of a Timed run opens once the topology's throughput was stable over
-// steadyIntervals consecutive report intervals, i.e. (max - min) <= steadyTolerance * mean of their
-// throughputs (and the mean > 0), or when the maximum warm-up (RunSpec.WarmUp) has passed, whichever
-// comes first; in an open-loop run steady also needs the acked rate within steadyTolerance of the
-// spouts' offered rate (drained). An interval's throughput sums over the workers each one's acked tuples divided by the
-// length of its own report interval, so report times need not be aligned across workers.
-const (
-	steadyIntervals = 3
-	steadyTolerance = 0.10
-)
-
-// WarmUp records how a run's warm-up ended.
-type WarmUp struct {
-	MaxS   float64   `json:"max_s"`           // the stated maximum (RunSpec.WarmUp)
-	S      float64   `json:"s"`               // waited: every worker ready (see unready) -> window open
-	Steady bool      `json:"steady"`          // the window opened on steady throughput, not on the maximum
-	Rates  []float64 `json:"rates,omitempty"` // the last interval throughputs seen (tuples/s), oldest first
-	// OfferedRate is the open-loop spouts' offered rate over those intervals (tuples/s); in an open-loop
-	// run steady also needs the acked rate within steadyTolerance of it (the start-up backlog drained).
-	OfferedRate float64 `json:"offered_rate,omitempty"`
-	// Settle: the run asked for a settled placement too (RunSpec.Settle); Settled: it had one when the
-	// window opened (false with Settle: the maximum came first, the scheduler was still moving).
-	Settle  bool `json:"settle,omitempty"`
-	Settled bool `json:"settled,omitempty"`
-}
-
-// Timed measures a window of RunSpec.Measure after the warm-up (see steadyIntervals).
+// Timed measures a window of RunSpec.Measure after the warm-up (see measure.SteadyIntervals).
 type Timed struct{}
 
 func (Timed) kind() string { return "timed" }
@@ -107,13 +79,10 @@ func warmUp(ctx context.Context, r *running, sinceMs int64) (WarmUp, error) {
 		if err != nil {
 			return w, err
 		}
-		if rates, ok := intervalRates(reps, steadyIntervals); ok {
-			w.Rates = rates
-			w.Steady = steady(rates, steadyTolerance)
-			if offered, open := offeredRate(reps, steadyIntervals); open {
-				// Open loop: steady also means the start-up backlog has drained (acked ~ offered).
-				w.OfferedRate = offered
-				w.Steady = w.Steady && drained(rates, offered, steadyTolerance)
+		if s, ok := measure.SteadyNow(reps); ok {
+			w.Rates, w.Steady = s.Rates, s.Steady
+			if s.Open {
+				w.OfferedRate = s.OfferedRate
 			}
 		}
 		if r.spec.Settle {
@@ -183,107 +152,6 @@ func settled(st *protocol.State, id string) bool {
 	return kept
 }
 
-// intervalRates returns the throughput (acked tuples/s) of the n newest report intervals, oldest
-// first: interval k sums, over the workers, the k-th newest report's Acked / IntervalS. ok is false
-// while some worker has fewer than n reports. When no report acked or failed a tuple (spouts that do
-// not anchor), the tuples executed by the sink tasks count instead, as in measureSinks.
-func intervalRates(reports []protocol.WorkerReport, n int) (rates []float64, ok bool) {
-	count := func(r *protocol.WorkerReport) int64 { return r.Acked }
-	if !anyAcks(reports) {
-		sinks := sinkTasks(reports)
-		count = func(r *protocol.WorkerReport) int64 {
-			var c int64
-			for _, t := range r.Traffic {
-				if sinks[t.Dst] && t.Src != t.Dst {
-					c += t.Count
-				}
-			}
-			return c
-		}
-	}
-	byWorker := map[string][]protocol.WorkerReport{}
-	for _, x := range reports {
-		k := x.Host + ":" + strconv.Itoa(x.Port)
-		byWorker[k] = append(byWorker[k], x)
-	}
-	if len(byWorker) == 0 || n <= 0 {
-		return nil, false
-	}
-	rates = make([]float64, n)
-	for _, reps := range byWorker {
-		if len(reps) < n {
-			return nil, false
-		}
-		sort.Slice(reps, func(i, j int) bool { return reps[i].TimeMs < reps[j].TimeMs })
-		for k, x := range reps[len(reps)-n:] {
-			if x.IntervalS > 0 {
-				rates[k] += float64(count(&x)) / x.IntervalS
-			}
-		}
-	}
-	return rates, true
-}
-
-// offeredRate is the open-loop spouts' offered rate (tuples/s) over the n newest report intervals:
-// per worker, the growth of its spout tasks' offered totals between its (n+1)-th newest and newest
-// report, over the time between them, summed over workers. open is false when no report has spout
-// load (a closed-loop run) or no worker with spout load has n+1 reports yet.
-func offeredRate(reports []protocol.WorkerReport, n int) (rate float64, open bool) {
-	byWorker := map[string][]protocol.WorkerReport{}
-	for _, x := range reports {
-		if len(x.SpoutLoad) > 0 {
-			k := x.Host + ":" + strconv.Itoa(x.Port)
-			byWorker[k] = append(byWorker[k], x)
-		}
-	}
-	for _, reps := range byWorker {
-		if len(reps) < n+1 {
-			return 0, false
-		}
-		sort.Slice(reps, func(i, j int) bool { return reps[i].TimeMs < reps[j].TimeMs })
-		first, last := reps[len(reps)-n-1], reps[len(reps)-1]
-		if dt := float64(last.TimeMs-first.TimeMs) / 1000; dt > 0 && offeredTotal(last) >= offeredTotal(first) {
-			rate += float64(offeredTotal(last)-offeredTotal(first)) / dt
-		}
-	}
-	return rate, len(byWorker) > 0
-}
-
-func offeredTotal(r protocol.WorkerReport) int64 {
-	var n int64
-	for _, l := range r.SpoutLoad {
-		n += l.OfferedTotal
-	}
-	return n
-}
-
-// drained reports whether the mean acked rate is within tol of the offered rate: below it the cluster
-// is not keeping up; above it, it is still working off the backlog that built up while the workers
-// started (the spouts offer from the moment their own worker runs).
-func drained(rates []float64, offered, tol float64) bool {
-	if offered <= 0 || len(rates) == 0 {
-		return false
-	}
-	sum := 0.0
-	for _, x := range rates {
-		sum += x
-	}
-	return math.Abs(sum/float64(len(rates))-offered) <= tol*offered
-}
-
-// steady reports whether (max - min) <= tol * mean over rates, with a positive mean.
-func steady(rates []float64, tol float64) bool {
-	if len(rates) == 0 {
-		return false
-	}
-	lo, hi, sum := math.Inf(1), math.Inf(-1), 0.0
-	for _, x := range rates {
-		lo, hi, sum = math.Min(lo, x), math.Max(hi, x), sum+x
-	}
-	mean := sum / float64(len(rates))
-	return mean > 0 && hi-lo <= tol*mean
-}
-
 // Dataset runs a topology that reads a finite dataset (--size-mb > 0) until the whole dataset is
 // processed: the workers' reports say every task of the Spout component is done ("spout_done", sent by
 // PacedSpout through the instrumentation, so no worker log is read and it works on any cluster) and count as many tuples
@@ -327,7 +195,7 @@ func (d Dataset) window(ctx context.Context, r *running) error {
 	res := r.res
 	// The window is the whole run; Storm has counted nothing before the submit.
 	res.MeasureFrom = res.StartedAt.UnixMilli()
-	r.stormFrom = &stormSnapshot{TimeMs: res.MeasureFrom}
+	r.stormFrom = &measure.Snapshot{TimeMs: res.MeasureFrom}
 	tasks := 0
 	for _, e := range res.Executors {
 		if e.Component == d.Spout {
@@ -389,9 +257,13 @@ func ackSpan(reports []protocol.WorkerReport) (first, last, newest int64) {
 
 // restarted says whether a worker slot of the reports had more than one incarnation.
 func restarted(reports []protocol.WorkerReport) bool {
-	start := map[workerKey]int64{}
+	type slot struct {
+		topology, host string
+		port           int
+	}
+	start := map[slot]int64{}
 	for _, r := range reports {
-		k := workerKey{r.Topology, r.Host, r.Port}
+		k := slot{r.Topology, r.Host, r.Port}
 		if s, ok := start[k]; ok && s != r.WorkerStartMs {
 			return true
 		}
@@ -439,23 +311,4 @@ func spoutsDone(reports []protocol.WorkerReport) (tasks int, emitted int64) {
 		emitted += n
 	}
 	return len(perTask), emitted
-}
-
-// sinkTasks are the tasks that executed tuples from other tasks and sent none, over the reports.
-func sinkTasks(reports []protocol.WorkerReport) map[int]bool {
-	recv, sent := map[int]bool{}, map[int]bool{}
-	for i := range reports {
-		for _, t := range reports[i].Traffic {
-			if t.Src != t.Dst {
-				recv[t.Dst], sent[t.Src] = true, true
-			}
-		}
-	}
-	sinks := map[int]bool{}
-	for task := range recv {
-		if !sent[task] {
-			sinks[task] = true
-		}
-	}
-	return sinks
 }

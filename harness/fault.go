@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/stormlab/stormlab/harness/fault"
+	"github.com/stormlab/stormlab/harness/nemesis"
 	"github.com/stormlab/stormlab/infra/control"
 	"github.com/stormlab/stormlab/infra/docker"
 )
@@ -51,7 +52,7 @@ type FaultRecord struct {
 
 // faulter is a cluster with a nemesis (nil when it has no control layer: a target without control).
 type faulter interface {
-	nemesis() *Nemesis
+	nemesis() *nemesis.Nemesis
 }
 
 // injectFaults runs faults on r's cluster, each at window open + At, undone Duration later, and
@@ -107,7 +108,7 @@ func injectFaults(ctx context.Context, r *running, openMs int64) []FaultRecord {
 }
 
 // nemesisOf is cl's nemesis, or nil when it has none (then every fault is refused, naming the fix).
-func nemesisOf(cl runCluster) *Nemesis {
+func nemesisOf(cl runCluster) *nemesis.Nemesis {
 	if f, ok := cl.(faulter); ok {
 		return f.nemesis()
 	}

@@ -3,10 +3,9 @@ package harness
 import (
 	"context"
 	"fmt"
-	"sort"
 	"time"
 
-	"github.com/stormlab/stormlab/infra/protocol"
+	"github.com/stormlab/stormlab/harness/measure"
 )
 
 // Live is a running run's progress, once per report interval, for a user watching it (RunSpec.Live):
@@ -65,20 +64,8 @@ func (r *running) live(ctx context.Context) (Live, bool) {
 	}
 	phase, _ := r.livePhase.Load().(string)
 	l := Live{Phase: phase, ElapsedS: time.Since(r.res.StartedAt).Seconds()}
-	newest := newestPerWorker(reps)
-	if rates, ok := intervalRates(newest, 1); ok {
-		l.AckedRate = rates[0]
-	}
-	g := newMerger(protocol.LatencyHistHighest, protocol.FieldLatencyHist)
-	for _, x := range newest {
-		g.add(workerKey{x.Topology, x.Host, x.Port}, &x, x.LatencyHist)
-	}
-	if h, why := g.result(); why == "" {
-		l.LatencyP99Ms = float64(h.ValueAtQuantile(99))
-	}
-	if off, open := offeredRate(reps, 1); open {
-		l.OfferedRate = off
-	}
+	n := measure.LatestOf(reps)
+	l.AckedRate, l.LatencyP99Ms, l.OfferedRate = n.AckedRate, n.LatencyP99Ms, n.OfferedRate
 	if st, err := r.cl.Service().State(ctx, since); err == nil {
 		for _, d := range st.Decisions {
 			if d.Topology == r.id && d.Applied {
@@ -87,21 +74,4 @@ func (r *running) live(ctx context.Context) (Live, bool) {
 		}
 	}
 	return l, true
-}
-
-// newestPerWorker keeps each worker's newest report.
-func newestPerWorker(reps []protocol.WorkerReport) []protocol.WorkerReport {
-	byWorker := map[workerKey]protocol.WorkerReport{}
-	for _, x := range reps {
-		k := workerKey{x.Topology, x.Host, x.Port}
-		if old, ok := byWorker[k]; !ok || x.TimeMs > old.TimeMs {
-			byWorker[k] = x
-		}
-	}
-	out := make([]protocol.WorkerReport, 0, len(byWorker))
-	for _, x := range byWorker {
-		out = append(out, x)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].TimeMs < out[j].TimeMs })
-	return out
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/stormlab/stormlab/harness/measure"
 	"github.com/stormlab/stormlab/infra/protocol"
 )
 
@@ -18,7 +19,7 @@ import (
 // measured it the first time. The comparison with Storm's statistics
 // (Storm, and so Validity) is made again from Storm's raw readings in
 // storm-stats.json, so kept runs are judged by the same rule as new ones
-// (crossCheck). A dir without run.json gives an error wrapping
+// (measure.CrossCheck). A dir without run.json gives an error wrapping
 // fs.ErrNotExist.
 func Load(dir string) (*RunResult, error) {
 	b, err := os.ReadFile(filepath.Join(dir, "run.json"))
@@ -49,14 +50,14 @@ func recheck(dir string, r *RunResult) error {
 	if err != nil {
 		return fmt.Errorf("load run: %w", err)
 	}
-	var raw struct{ From, To *stormSnapshot }
+	var raw struct{ From, To *measure.Snapshot }
 	if err := json.Unmarshal(b, &raw); err != nil {
 		return fmt.Errorf("load run %s: %w", filepath.Join(dir, "storm-stats.json"), err)
 	}
 	if raw.From == nil || raw.To == nil {
 		return nil
 	}
-	r.Storm = movedInDataset(crossCheck(raw.From, raw.To, r.Measurement, r.Reports), r.Decisions, r.MeasureTo)
+	r.Storm = measure.MovedInDataset(measure.CrossCheck(raw.From, raw.To, r.Measurement, r.Reports), r.Decisions, r.MeasureTo)
 	return nil
 }
 

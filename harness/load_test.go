@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/stormlab/stormlab/harness/measure"
 	"github.com/stormlab/stormlab/infra/protocol"
 )
 
@@ -49,8 +50,8 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 // TestCrossCheckLatencyOverStormSpan), and one kept without readings keeps its comparison.
 func TestLoadRechecksStorm(t *testing.T) {
 	reports, from, to := spanRun(t)
-	m := measureWindow(reports, nil, nil, 97_000, 107_000)
-	old := crossCheck(from, to, m, nil) // the window's latency: 8.75 vs 6.2 ms
+	m := measure.Window(reports, nil, nil, 97_000, 107_000)
+	old := measure.CrossCheck(from, to, m, nil) // the window's latency: 8.75 vs 6.2 ms
 	r := &RunResult{Measurement: m, Reports: reports, MeasureFrom: 97_000, MeasureTo: 107_000, Storm: old}
 	r.Validity = judge(r)
 	if !hasKind(r.Validity, ReasonStormLatency) {
@@ -73,7 +74,7 @@ func TestLoadRechecksStorm(t *testing.T) {
 	if err := Save(dir2, r); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := Load(dir2); err != nil || got.Storm.suspectText() != r.Storm.suspectText() || !hasKind(got.Validity, ReasonStormLatency) {
+	if got, err := Load(dir2); err != nil || got.Validity.Text(Suspect) != r.Validity.Text(Suspect) || !hasKind(got.Validity, ReasonStormLatency) {
 		t.Errorf("loaded without readings: validity %+v, err %v; want as saved (%+v)", got.Validity, err, r.Validity)
 	}
 }

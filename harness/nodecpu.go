@@ -2,21 +2,13 @@ package harness
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"strconv"
-	"strings"
-	"sync"
 	"time"
 
+	"github.com/stormlab/stormlab/harness/nemesis"
 	"github.com/stormlab/stormlab/infra/control"
 	"github.com/stormlab/stormlab/infra/protocol"
 )
-
-// cpuUsageCmd prints a container's CPU time in ns: cgroup v1 cpuacct, or
-// v2 cpu.stat. It counts every process of the container (the supervisor,
-// its workers, background load).
-const cpuUsageCmd = `cat /sys/fs/cgroup/cpuacct/cpuacct.usage 2>/dev/null || cat /sys/fs/cgroup/cpu,cpuacct/cpuacct.usage 2>/dev/null || awk '/^usage_usec/{printf "%d\n", $2*1000}' /sys/fs/cgroup/cpu.stat`
 
 // StartNodeCPUReports samples each supervisor container's whole CPU use
 // (cgroup CPU time over every period) and posts it to the scheduler
@@ -25,7 +17,7 @@ const cpuUsageCmd = `cat /sys/fs/cgroup/cpuacct/cpuacct.usage 2>/dev/null || cat
 // workers' process CPU cannot see. The returned stop ends the sampling and
 // reports the first error met (nil when every sample went through).
 func (s *Session) StartNodeCPUReports(ctx context.Context, every time.Duration) (stop func() error, err error) {
-	return startNodeCPUReports(ctx, s.nemesis.ctl, s.hosts(), *s.dc.svc, every)
+	return startNodeCPUReports(ctx, s.nemesis.Control(), s.hosts(), *s.dc.svc, every)
 }
 
 // StartNodeCPUReports samples each supervisor host's whole CPU use through the target's control layer
@@ -34,75 +26,23 @@ func (s *Session) StartNodeCPUReports(ctx context.Context, every time.Duration) 
 // that runs commands on every supervisor is refused, naming the key to add.
 func (t *targetSession) StartNodeCPUReports(ctx context.Context, every time.Duration) (stop func() error, err error) {
 	n := t.tc.nem
-	if n == nil || n.ctl == nil {
+	if n == nil || n.Control() == nil {
 		return nil, fmt.Errorf("whole-node CPU reports: %w", ErrNoControl)
 	}
-	hosts := n.hosts()
+	hosts := n.Hosts()
 	for _, h := range hosts {
-		if err := n.ctl.Can(control.OpExec, h); err != nil {
+		if err := n.Control().Can(control.OpExec, h); err != nil {
 			return nil, fmt.Errorf("whole-node CPU reports: %w", err)
 		}
 	}
-	return startNodeCPUReports(ctx, n.ctl, hosts, *t.tc.svc, every)
+	return startNodeCPUReports(ctx, n.Control(), hosts, *t.tc.svc, every)
 }
 
-// startNodeCPUReports reads cpuUsageCmd on every host through ctl each period and posts the CPU used
-// over the period to svc (a copy: the sampling keeps the address it started with).
+// startNodeCPUReports samples hosts' whole CPU through ctl (nemesis.StartNodeCPU) and posts it to svc
+// (a copy: the sampling keeps the address it started with).
 func startNodeCPUReports(ctx context.Context, ctl control.Control, hosts []string, svc serviceClient, every time.Duration) (stop func() error, err error) {
-	if every <= 0 {
-		every = 2 * time.Second
+	post := func(ctx context.Context, rep protocol.NodeReport) error {
+		return svc.post(ctx, protocol.PathNodes, rep)
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	var (
-		wg    sync.WaitGroup
-		mu    sync.Mutex
-		first error
-	)
-	fail := func(err error) {
-		mu.Lock()
-		defer mu.Unlock()
-		if first == nil && ctx.Err() == nil {
-			first = err
-		}
-	}
-	for _, h := range hosts {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var prev int64
-			var prevAt time.Time
-			for {
-				out, err := ctl.Exec(ctx, h, cpuUsageCmd)
-				now := time.Now()
-				ns, perr := strconv.ParseInt(strings.TrimSpace(out), 10, 64)
-				switch {
-				case ctx.Err() != nil:
-					return
-				case err != nil || perr != nil:
-					fail(errors.Join(err, perr, fmt.Errorf("node CPU of %s: output %q", h, out)))
-				default:
-					if !prevAt.IsZero() && ns >= prev {
-						dt := now.Sub(prevAt).Seconds()
-						rep := protocol.NodeReport{Host: h, TimeMs: now.UnixMilli(), IntervalS: dt, CPUPercent: float64(ns-prev) / (dt * 1e9) * 100}
-						if err := svc.post(ctx, protocol.PathNodes, rep); err != nil {
-							fail(fmt.Errorf("node CPU of %s: %w", h, err))
-						}
-					}
-					prev, prevAt = ns, now
-				}
-				select {
-				case <-ctx.Done():
-					return
-				case <-time.After(every):
-				}
-			}
-		}()
-	}
-	return func() error {
-		cancel()
-		wg.Wait()
-		mu.Lock()
-		defer mu.Unlock()
-		return first
-	}, nil
+	return nemesis.StartNodeCPU(ctx, ctl, hosts, post, every)
 }

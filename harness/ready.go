@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/stormlab/stormlab/harness/measure"
 	"github.com/stormlab/stormlab/infra/protocol"
 )
 
@@ -19,7 +20,7 @@ import (
 //
 // Requiring work of every worker instead never starts a topology that leaves a worker without a tuple to
 // move: a scheduler that keeps a word count's tasks together can put its one acker alone on a worker.
-const idleReports = steadyIntervals
+const idleReports = measure.SteadyIntervals
 
 // didWork says whether a report shows tuples moved (executed, emitted, acked or failed).
 func didWork(x protocol.WorkerReport) bool {

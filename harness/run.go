@@ -7,11 +7,11 @@ import (
 	"regexp"
 	"slices"
 	"sort"
-	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/stormlab/stormlab/harness/fault"
+	"github.com/stormlab/stormlab/harness/measure"
 	"github.com/stormlab/stormlab/infra/protocol"
 	"github.com/stormlab/stormlab/infra/stormui"
 )
@@ -117,7 +117,7 @@ type RunResult struct {
 	// to the last report with acks, i.e. the time to process the whole dataset (resolution: one report
 	// interval).
 	DatasetS float64 `json:"dataset_s,omitempty"`
-	// Faults are the run's injected faults as they happened, with their recovery (see recoveryOf).
+	// Faults are the run's injected faults as they happened, with their recovery (see measure.FaultRecovery).
 	Faults []FaultRecord `json:"faults,omitempty"`
 	// FaultFallbacks are the bridge's fallbacks while a fault had the scheduler service or ZooKeeper
 	// down (and faultGrace after): expected, counted, and not a reason to invalidate the run.
@@ -165,8 +165,8 @@ type running struct {
 	phase     string
 	phaseAt   time.Time
 	livePhase atomic.Value // phase, for the live line's goroutine
-	// Storm's statistics at the window's ends (see crosscheck.go).
-	stormFrom, stormTo *stormSnapshot
+	// Storm's statistics at the window's ends (see measure.FreshSnapshot).
+	stormFrom, stormTo *measure.Snapshot
 	// Reports and state kept before a fault stopped the scheduler service (which holds them in memory).
 	keptReports []protocol.WorkerReport
 	keptState   *protocol.State
@@ -231,7 +231,7 @@ const stormFresh = 5 * time.Second
 func (r *running) open(ctx context.Context) {
 	r.res.MeasureFrom = time.Now().UnixMilli()
 	r.enter(stageStormRead)
-	r.stormFrom = freshSnapshot(ctx, r.cl.UI(), r.id, stormFresh)
+	r.stormFrom = measure.FreshSnapshot(ctx, r.cl.UI(), r.id, stormFresh)
 	r.enter(stageWindow)
 }
 
@@ -239,7 +239,7 @@ func (r *running) open(ctx context.Context) {
 func (r *running) close(ctx context.Context) {
 	r.res.MeasureTo = time.Now().UnixMilli()
 	r.enter(stageStormRead)
-	r.stormTo = freshSnapshot(ctx, r.cl.UI(), r.id, stormFresh)
+	r.stormTo = measure.FreshSnapshot(ctx, r.cl.UI(), r.id, stormFresh)
 }
 
 // stormName is what Storm accepts as a topology name (Utils.validateTopologyName: ^[^/.:\\]+$).
@@ -272,28 +272,13 @@ func runOn(ctx context.Context, cl runCluster, spec RunSpec) (res *RunResult, er
 			err = &RunError{Topology: spec.Topology.Name, Stage: r.stage, Err: err}
 		}
 	}()
-	if err := end.check(spec); err != nil {
+	if err := checkSpec(cl, end, spec); err != nil {
 		return res, err
-	}
-	if err := CheckTopologyName(spec.Topology.Name); err != nil {
-		return res, err
-	}
-	if len(spec.Faults) > 0 {
-		if _, ok := end.(Timed); !ok {
-			return res, fmt.Errorf("faults need a timed run (AT counts from the window's opening)")
-		}
-		if err := fault.Validate(spec.Faults, cl.Hosts(), spec.Measure); err != nil {
-			return res, err
-		}
-		// Refused before anything is submitted: a fault the cluster's control cannot perform.
-		if err := nemesisOf(cl).checkControl(spec.Faults); err != nil {
-			return res, err
-		}
 	}
 	r.enter(stageSubmit)
 	if len(spec.Faults) > 0 {
 		// Straggler faults switch burners that run, idle, from before the topology's submission.
-		stop, err := nemesisOf(cl).prepareStragglers(ctx, spec.Faults)
+		stop, err := nemesisOf(cl).PrepareStragglers(ctx, spec.Faults)
 		if err != nil {
 			return res, err
 		}
@@ -307,24 +292,7 @@ func runOn(ctx context.Context, cl runCluster, spec RunSpec) (res *RunResult, er
 	if err := cl.Submit(ctx, spec.Topology.Jar, spec.Topology.MainClass, args...); err != nil {
 		return res, err
 	}
-	defer func() {
-		// Kill even when the run failed or ctx was cancelled; a failed kill is this run's error too
-		// (the next run would share the cluster with it).
-		kctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-		defer cancel()
-		stage := r.stage // a failed run's error names the stage it failed in
-		r.enter(stageKill)
-		kerr := cl.UI().Kill(kctx, spec.Topology.Name, 0)
-		r.enter("")
-		res.Phases.TotalS = time.Since(res.StartedAt).Seconds()
-		r.stage = stage
-		if kerr != nil {
-			if err == nil {
-				r.stage = stageKill
-			}
-			err = errors.Join(err, kerr)
-		}
-	}()
+	defer r.kill(ctx, &err)
 	r.enter(stageStart)
 	id, execs, err := waitRunning(ctx, cl.UI(), spec.Topology.Name, spec.StartTimeout)
 	r.id, res.TopologyID, res.Executors = id, id, execs
@@ -345,6 +313,47 @@ func runOn(ctx context.Context, cl runCluster, spec RunSpec) (res *RunResult, er
 	}
 	r.enter(stageCollect)
 	return res, collect(ctx, r)
+}
+
+// checkSpec refuses, before anything is submitted, a run the end condition or Storm would refuse, and
+// faults the run cannot have: outside a timed run, invalid for the cluster's hosts and window, or
+// needing a control operation the cluster's control cannot perform.
+func checkSpec(cl runCluster, end End, spec RunSpec) error {
+	if err := end.check(spec); err != nil {
+		return err
+	}
+	if err := CheckTopologyName(spec.Topology.Name); err != nil {
+		return err
+	}
+	if len(spec.Faults) == 0 {
+		return nil
+	}
+	if _, ok := end.(Timed); !ok {
+		return fmt.Errorf("faults need a timed run (AT counts from the window's opening)")
+	}
+	if err := fault.Validate(spec.Faults, cl.Hosts(), spec.Measure); err != nil {
+		return err
+	}
+	return nemesisOf(cl).CheckControl(spec.Faults)
+}
+
+// kill kills the run's topology, even when the run failed or ctx was cancelled; a failed kill is the
+// run's error too, joined into *err (the next run would share the cluster with it).
+func (r *running) kill(ctx context.Context, err *error) {
+	kctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	stage := r.stage // a failed run's error names the stage it failed in
+	r.enter(stageKill)
+	kerr := r.cl.UI().Kill(kctx, r.spec.Topology.Name, 0)
+	r.enter("")
+	r.res.Phases.TotalS = time.Since(r.res.StartedAt).Seconds()
+	r.stage = stage
+	if kerr != nil {
+		if *err == nil {
+			r.stage = stageKill
+		}
+		*err = errors.Join(*err, kerr)
+	}
 }
 
 // collect reads what the window produced and judges it.
@@ -379,11 +388,11 @@ func collect(ctx context.Context, r *running) error {
 		return fmt.Errorf("final placement: %w", err)
 	}
 	res.Executors = placesOf(top)
-	place := placementOf(res.Executors)
+	place := measure.PlacementOf(res.Executors)
 	capacity := cl.Capacity()
-	res.Measurement = measureWindow(res.Reports, place, capacity, res.MeasureFrom, res.MeasureTo)
+	res.Measurement = measure.Window(res.Reports, place, capacity, res.MeasureFrom, res.MeasureTo)
 	if r.spec.Step > 0 {
-		res.Series = measureSeries(res.Reports, place, capacity, res.MeasureFrom, res.MeasureTo, r.spec.Step.Milliseconds())
+		res.Series = measure.Series(res.Reports, place, capacity, res.MeasureFrom, res.MeasureTo, r.spec.Step.Milliseconds())
 	}
 	st, err := cl.Service().State(ctx, res.StartedAt.UnixMilli())
 	if err != nil {
@@ -398,17 +407,15 @@ func collect(ctx context.Context, r *running) error {
 	res.Rounds = st.RoundTimes
 	res.FaultFallbacks, res.Fallbacks = duringFaults(res.Fallbacks, res.Faults)
 	res.ServiceScheduler = st.Scheduler
-	step := recoveryStepMs(r.spec.Step.Milliseconds(), res.Reports)
+	step := measure.RecoveryStepMs(r.spec.Step.Milliseconds(), res.Reports)
 	for i := range res.Faults {
 		f := &res.Faults[i]
 		if f.StartMs == 0 {
 			continue
 		}
-		f.Recovery = recoveryOf(res.Reports, res.MeasureFrom, res.MeasureTo, f.StartMs, step)
-		f.Recovery.ExecutorsMoved = movedExecutors(f.before, res.Executors)
-		f.Recovery.PreLatencyMs, f.Recovery.FaultLatencyMs = faultLatency(res.Reports, res.MeasureFrom, f.StartMs, f.EndMs)
+		f.Recovery = measure.FaultRecovery(res.Reports, res.MeasureFrom, res.MeasureTo, f.StartMs, f.EndMs, step, f.before, res.Executors)
 	}
-	res.Storm = movedInDataset(crossCheck(r.stormFrom, r.stormTo, res.Measurement, res.Reports), res.Decisions, res.MeasureTo)
+	res.Storm = measure.MovedInDataset(measure.CrossCheck(r.stormFrom, r.stormTo, res.Measurement, res.Reports), res.Decisions, res.MeasureTo)
 	res.Validity = judge(res)
 	return nil
 }
@@ -431,9 +438,9 @@ func reportsCovering(ctx context.Context, svc *serviceClient, id string, sinceMs
 		if err != nil {
 			return nil, err
 		}
-		newest := map[workerKey]int64{}
+		newest := map[string]int64{} // host:port of topology id's workers
 		for _, x := range all {
-			if k := (workerKey{x.Topology, x.Host, x.Port}); x.Topology == id && x.TimeMs >= aliveFromMs {
+			if k := slotKey(x.Host, x.Port); x.Topology == id && x.TimeMs >= aliveFromMs {
 				newest[k] = max(newest[k], x.TimeMs)
 			}
 		}
@@ -473,35 +480,6 @@ func fromState(st *protocol.State, id string) (roundsMs []float64, fallbacks []p
 		}
 	}
 	return roundsMs, fallbacks, decisions
-}
-
-// invalid says why a run cannot count as asked's result, or "": for a scheduler behind the bridge,
-// the service must run asked (not another scheduler), must have decided the topology's placement, and
-// the bridge must never have fallen back to EvenScheduler.
-func invalid(asked, serviceRuns string, fallbacks []protocol.Fallback, decisions []protocol.DecisionRecord) string {
-	if _, bridged := StormSchedulerClass(asked); !bridged {
-		// A bridged Nimbus runs Storm's own schedulers in process; an older bridge, without
-		// per-topology choice, sends every topology to the service instead.
-		if len(decisions) > 0 {
-			return fmt.Sprintf("the bridge on Nimbus sent %s's topology to the service instead of running %s in Nimbus: install the current bridge jar (stormlab bridge install-files)", asked, asked)
-		}
-		return ""
-	}
-	var why []string
-	if serviceRuns != asked {
-		why = append(why, fmt.Sprintf("the scheduler service runs %q, not %q", serviceRuns, asked))
-	}
-	if len(fallbacks) > 0 {
-		why = append(why, fmt.Sprintf("bridge fell back to EvenScheduler %d times (first: %s)", len(fallbacks), fallbacks[0].Reason))
-	}
-	applied := false
-	for _, d := range decisions {
-		applied = applied || d.Applied
-	}
-	if !applied {
-		why = append(why, "the scheduler service applied no placement for the topology")
-	}
-	return strings.Join(why, "; ")
 }
 
 // waitRunning polls Nimbus until every executor of the topology has a heartbeat on a host (a wait

@@ -44,7 +44,9 @@ func TestFromStateAndInvalid(t *testing.T) {
 		{"never decided", "kpart", "kpart", nil, nil, []string{"no placement"}},
 	}
 	for _, tc := range tests {
-		got := invalid(tc.asked, tc.runs, tc.fb, tc.dec)
+		r := &RunResult{Spec: RunSpec{Scheduler: tc.asked}, ServiceScheduler: tc.runs, Fallbacks: tc.fb, Decisions: tc.dec,
+			Measurement: Measurement{Throughput: 1}}
+		got := judge(r).Text(Invalid) // the scheduler's reason, the only one this run can have
 		if len(tc.want) == 0 && got != "" {
 			t.Errorf("%s: invalid = %q, want valid", tc.name, got)
 		}
@@ -119,5 +121,13 @@ func TestRetryRead(t *testing.T) {
 	err = retryRead(ctx, time.Minute, func(context.Context) error { calls++; return errors.New("down") })
 	if err == nil || calls != 1 {
 		t.Errorf("cancelled: err %v after %d calls, want the error after 1", err, calls)
+	}
+}
+
+// TestBurnerNameIsATopologyName: Storm takes the nemesis's burner names (nemesis.TestBurnerArgs checks
+// how a host becomes one).
+func TestBurnerNameIsATopologyName(t *testing.T) {
+	if err := CheckTopologyName(BurnerPrefix + "straggler-sup1-example-org"); err != nil {
+		t.Errorf("burner name: %v", err)
 	}
 }

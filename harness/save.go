@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/stormlab/stormlab/harness/measure"
 )
 
 // Save keeps one run's raw material in dir: run.json (spec, cluster, image tags, Storm version,
@@ -62,9 +64,9 @@ func Save(dir string, r *RunResult) error {
 	if err := write("storm-stats.json", func(e *json.Encoder) error {
 		e.SetIndent("", "  ")
 		return e.Encode(struct {
-			Check StormCheck     `json:"check"`
-			From  *stormSnapshot `json:"from"`
-			To    *stormSnapshot `json:"to"`
+			Check StormCheck        `json:"check"`
+			From  *measure.Snapshot `json:"from"`
+			To    *measure.Snapshot `json:"to"`
 		}{r.Storm, r.Storm.From, r.Storm.To})
 	}); err != nil {
 		return err

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/stormlab/stormlab/harness/fault"
+	"github.com/stormlab/stormlab/harness/nemesis"
 	"github.com/stormlab/stormlab/infra/control"
 	"github.com/stormlab/stormlab/infra/docker"
 	"github.com/stormlab/stormlab/infra/images"
@@ -33,7 +34,7 @@ type Session struct {
 	logf      func(string, ...any)
 	c         *docker.Cluster
 	dc        *dockerCluster
-	nemesis   *Nemesis
+	nemesis   *nemesis.Nemesis
 	runs      int
 	startS    float64       // the cluster's start-up wall time (Phases.ClusterS of the first run)
 	choice    serviceChoice // what the service gets with every Go scheduler of this session: options, rescheduling period
@@ -86,7 +87,7 @@ func StartSession(ctx context.Context, cs ClusterSpec, scheduler string) (*Sessi
 	if s.logf == nil {
 		s.logf = func(string, ...any) {}
 	}
-	s.nemesis = &Nemesis{ctl: control.NewDocker(c), storm: s.dc, name: c.ID, cores: s.cores, logf: s.logf, before: s.waitIdleAfterRun}
+	s.nemesis = nemesis.New(nemesis.Config{Control: control.NewDocker(c), Storm: stormOf(s.dc), Name: c.ID, Cores: s.cores, Logf: s.logf, Before: s.waitIdleAfterRun})
 	s.dc.nem = s.nemesis
 	if err != nil {
 		return s, err
@@ -181,8 +182,8 @@ func (s *Session) waitIdleAfterRun(ctx context.Context) error {
 }
 
 // waitIdle waits until Nimbus lists no topology, no slot is used and no worker JVM runs in any
-// supervisor container, background load's burner topologies (burner.go) aside. A worker JVM that
-// outlives its topology by stragglerGrace is killed (the Nemesis's killStragglers). The error wraps errNotIdle and the last reason.
+// supervisor container, background load's burner topologies (package nemesis) aside. A worker JVM that
+// outlives its topology by nemesis.StragglerGrace is killed (the nemesis kills stragglers). The error wraps errNotIdle and the last reason.
 func (s *Session) WaitIdle(parent context.Context, timeout time.Duration) error {
 	ctx, cancel := context.WithTimeout(parent, timeout)
 	defer cancel()
@@ -195,11 +196,11 @@ func (s *Session) WaitIdle(parent context.Context, timeout time.Duration) error 
 		}
 		// Nimbus has forgotten the topology but a worker JVM is still up (seen on a 0.25-core
 		// supervisor after a migration): the supervisor should have killed it; after
-		// stragglerGrace we do, by pid, so the next run does not share the node with it.
+		// nemesis.StragglerGrace we do, by pid, so the next run does not share the node with it.
 		if errors.Is(why, errStragglers) {
 			if lingering.IsZero() {
 				lingering = time.Now()
-			} else if time.Since(lingering) > stragglerGrace {
+			} else if time.Since(lingering) > nemesis.StragglerGrace {
 				_, killErr = s.nemesis.Inject(ctx, fault.Fault{Kind: fault.KillStragglers})
 				lingering = time.Time{}
 			}
@@ -223,7 +224,7 @@ func (s *Session) idle(ctx context.Context) error {
 	}
 	burners := 0 // slots the background load's burner topologies hold; they are not leftovers
 	for _, t := range tops {
-		if !isBurner(t.Name) {
+		if !nemesis.IsBurner(t.Name) {
 			return fmt.Errorf("topology %s still listed (%s)", t.Name, t.Status)
 		}
 		burners += t.WorkersTotal
@@ -236,7 +237,7 @@ func (s *Session) idle(ctx context.Context) error {
 		return fmt.Errorf("%d slots still used (%d by background load)", cl.SlotsUsed, burners)
 	}
 	for _, h := range s.hosts() {
-		pids, err := s.nemesis.workerPids(ctx, h)
+		pids, err := s.nemesis.WorkerPids(ctx, h)
 		if err != nil {
 			return err
 		}

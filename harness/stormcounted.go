@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/stormlab/stormlab/harness/measure"
 	"github.com/stormlab/stormlab/infra/stormui"
 )
 
@@ -79,17 +80,17 @@ func (e StormCounted) window(ctx context.Context, r *running) (err error) {
 	r.res.WarmUp = WarmUp{MaxS: r.spec.WarmUp.Seconds(), S: time.Since(start).Seconds()}
 	r.enter(stageWindow)
 	r.open(ctx)
-	var besideFrom, besideTo *stormSnapshot
+	var besideFrom, besideTo *measure.Snapshot
 	if besideID != "" {
-		besideFrom = freshSnapshot(ctx, r.cl.UI(), besideID, stormFresh)
+		besideFrom = measure.FreshSnapshot(ctx, r.cl.UI(), besideID, stormFresh)
 	}
 	if err := pause(ctx, r.spec.Measure); err != nil {
 		return err
 	}
 	r.close(ctx)
 	if besideID != "" {
-		besideTo = freshSnapshot(ctx, r.cl.UI(), besideID, stormFresh)
-		c := crossCheck(besideFrom, besideTo, Measurement{}, nil)
+		besideTo = measure.FreshSnapshot(ctx, r.cl.UI(), besideID, stormFresh)
+		c := measure.CrossCheck(besideFrom, besideTo, Measurement{}, nil)
 		r.res.Beside = &besideRun{Name: e.Beside.Name, TopologyID: besideID, Executors: besideExecs, Storm: c}
 		if c.Throughput <= 0 {
 			return fmt.Errorf("topology beside the run (%s): Storm counted no acked tuple in the window (%s)", e.Beside.Name, c.Note)

@@ -1,35 +1,19 @@
 package harness
 
 import (
-	"math"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/stormlab/stormlab/harness/measure"
 	"github.com/stormlab/stormlab/infra/stormui"
 )
-
-// TestCrossCheckUninstrumented: with no worker reports (an uninstrumented run) Storm's figures are still
-// computed, the same as in TestCrossCheckTimed's hand computation (300 tuples/s, 5.6 ms, 2,500 acked),
-// and the run is not compared.
-func TestCrossCheckUninstrumented(t *testing.T) {
-	from := &stormSnapshot{TimeMs: 100_000, Executors: []stormui.Executor{spout("s", 1, 60, 1000, 4), spout("s", 2, 62, 500, 6)}}
-	to := &stormSnapshot{TimeMs: 110_000, Executors: []stormui.Executor{spout("s", 1, 70, 3000, 5), spout("s", 2, 67, 1000, 6)}}
-	m := measureWindow(nil, nil, nil, 100_000, 110_000)
-	c := crossCheck(from, to, m, nil)
-	if c.Compared || !strings.Contains(c.Note, "did not measure throughput") || c.suspectText() != "" {
-		t.Errorf("compared %v, note %q, suspect %q; want not compared, not suspect", c.Compared, c.Note, c.suspectText())
-	}
-	if math.Abs(c.Throughput-300) > 1e-9 || math.Abs(c.CompleteLatencyMs-5.6) > 1e-9 || c.Acked != 2500 || len(c.Spouts) != 1 {
-		t.Errorf("Storm's figures %.3f/s, %.4f ms, %d acked, %d spouts; want 300, 5.6, 2500, 1", c.Throughput, c.CompleteLatencyMs, c.Acked, len(c.Spouts))
-	}
-}
 
 func TestCheckStormCounted(t *testing.T) {
 	counted := func(thr float64, spouts int, note string) *RunResult {
 		r := &RunResult{EndKind: kindStormCounted, Storm: StormCheck{Throughput: thr, Note: note}}
 		for i := 0; i < spouts; i++ {
-			r.Storm.Spouts = append(r.Storm.Spouts, spoutStats{Component: "spout"})
+			r.Storm.Spouts = append(r.Storm.Spouts, measure.SpoutStats{Component: "spout"})
 		}
 		return r
 	}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/stormlab/stormlab/harness/fault"
+	"github.com/stormlab/stormlab/harness/nemesis"
 	"github.com/stormlab/stormlab/infra/assets"
 	"github.com/stormlab/stormlab/infra/control"
 	"github.com/stormlab/stormlab/infra/protocol"
@@ -36,19 +37,19 @@ type targetCluster struct {
 	hosts    []string
 	capacity map[string]float64
 	logf     func(string, ...any)
-	nem      *Nemesis // its control is nil without a control section
+	nem      *nemesis.Nemesis // its control is nil without a control section
 }
 
 // nemesis acts on the target's hosts over SSH (control.ssh) and submits burner topologies; without
 // a control section it can only do the latter (background load).
-func (tc *targetCluster) nemesis() *Nemesis { return tc.nem }
+func (tc *targetCluster) nemesis() *nemesis.Nemesis { return tc.nem }
 
 // Close releases the control layer's connections.
 func (tc *targetCluster) Close() error {
-	if tc.nem == nil || tc.nem.ctl == nil {
+	if tc.nem == nil || tc.nem.Control() == nil {
 		return nil
 	}
-	return tc.nem.ctl.Close()
+	return tc.nem.Control().Close()
 }
 
 // openControl makes the target's nemesis with the control layer of its control section (none without
@@ -69,7 +70,7 @@ func (tc *targetCluster) openControl() error {
 		}
 		return m
 	}
-	tc.nem = &Nemesis{ctl: ctl, storm: tc, name: orDefault(tc.T.Name, "target"), cores: cores, logf: tc.logf}
+	tc.nem = nemesis.New(nemesis.Config{Control: ctl, Storm: stormOf(tc), Name: orDefault(tc.T.Name, "target"), Cores: cores, Logf: tc.logf})
 	return nil
 }
 
@@ -438,5 +439,5 @@ func CheckTargetFaults(t *target.Target, faults []fault.Fault) error {
 		return fmt.Errorf("target control: %w", err)
 	}
 	defer tc.Close()
-	return tc.nem.checkControl(faults)
+	return tc.nem.CheckControl(faults)
 }

@@ -1,4 +1,4 @@
-package harness
+package nemesis
 
 import (
 	"context"
@@ -18,7 +18,7 @@ import (
 // disturbance: Inject(ctx, fault.Fault) starts it and returns its undo. The faults of a measurement window
 // (FaultKinds), background CPU load (fault.CPULoad) and killing straggling worker JVMs (fault.KillStragglers) are
 // all Faults; each kind states the control operations it needs (fault.Kind.Needs), so a cluster whose
-// control lacks one is refused before anything is submitted (checkControl).
+// control lacks one is refused before anything is submitted (CheckControl).
 //
 // Background CPU load needs no control: it is Storm topologies (burner.go), so it runs on any cluster
 // with the bridge, a target without control.ssh too. What is wired on a target with control.ssh:
@@ -29,8 +29,8 @@ import (
 // user's host a worker JVM may be another topology's).
 type Nemesis struct {
 	ctl   control.Control // nil: no control layer (a target without control.ssh)
-	storm runCluster      // where the burner topologies of background load go
-	// stragglers are the idle burners of a run's straggler faults, by host (prepareStragglers), which
+	storm Storm           // where the burner topologies of background load go
+	// stragglers are the idle burners of a run's straggler faults, by host (PrepareStragglers), which
 	// the faults switch on and off.
 	stragglers map[string]burnerPlan
 	name       string                    // the cluster, for log lines
@@ -126,8 +126,8 @@ func (n *Nemesis) hosts() []string {
 	return out
 }
 
-// checkControl checks, before anything is submitted, that n can inject every fault of faults.
-func (n *Nemesis) checkControl(faults []fault.Fault) error {
+// CheckControl checks, before anything is submitted, that n can inject every fault of faults.
+func (n *Nemesis) CheckControl(faults []fault.Fault) error {
 	var errs []error
 	for _, f := range faults {
 		errs = append(errs, n.can(f))
@@ -174,10 +174,10 @@ const workerPattern = "org.apache.storm.daemon.worker.Worker"
 // line holds the pattern, from matching.
 const workerProbe = `pgrep -af '[o]rg.apache.storm.daemon.worker.Worker' | grep -v '` + BurnerPrefix + `' | cut -d' ' -f1; true`
 
-// stragglerGrace is how long waitIdle lets a worker JVM outlive its topology before killing it.
-const stragglerGrace = 30 * time.Second
+// StragglerGrace is how long waitIdle lets a worker JVM outlive its topology before killing it.
+const StragglerGrace = 30 * time.Second
 
-func (n *Nemesis) workerPids(ctx context.Context, host string) ([]string, error) {
+func (n *Nemesis) WorkerPids(ctx context.Context, host string) ([]string, error) {
 	out, err := n.ctl.Exec(ctx, host, workerProbe)
 	if err != nil {
 		return nil, fmt.Errorf("probe worker JVMs on %s: %w", host, err)
@@ -190,7 +190,7 @@ func (n *Nemesis) workerPids(ctx context.Context, host string) ([]string, error)
 func (n *Nemesis) killStragglers(ctx context.Context) error {
 	var errs []error
 	for _, h := range n.hosts() {
-		pids, err := n.workerPids(ctx, h)
+		pids, err := n.WorkerPids(ctx, h)
 		if err != nil {
 			errs = append(errs, err)
 			continue

@@ -1,4 +1,4 @@
-package harness
+package measure
 
 import (
 	"math"
@@ -16,7 +16,7 @@ import (
 // 100 s, 102 s, ..., 118 s with means 7.0, 7.1, then seven of 5.18, then 4.94 ms. Storm's readings at
 // 100 s and 116 s count 800 tuples averaging stormMean: with 5.15 ms they are the reports of 104-118 s,
 // while the matched span [98.75 s, 116.75 s] holds those of 102-116 s: one report interval apart.
-func edgeRun(t *testing.T, stormMean float64) (reports []protocol.WorkerReport, from, to *stormSnapshot) {
+func edgeRun(t *testing.T, stormMean float64) (reports []protocol.WorkerReport, from, to *Snapshot) {
 	t.Helper()
 	block := func(pairs ...int64) []int64 { // value, count, value, count, ...
 		var v []int64
@@ -36,8 +36,8 @@ func edgeRun(t *testing.T, stormMean float64) (reports []protocol.WorkerReport, 
 		reports = append(reports, protocol.WorkerReport{Host: "w", Port: 6700, TimeMs: int64(100_000 + 2_000*i), IntervalS: 2,
 			WorkerStartMs: 50_000, Acked: 100, AckedTotal: int64(10_000 + 100*i), LatencyHist: hist(t, protocol.LatencyHistHighest, vals...)})
 	}
-	from = &stormSnapshot{TimeMs: 100_000, Executors: []stormui.Executor{spout("s", 1, 60, 10_000, 6)}}
-	to = &stormSnapshot{TimeMs: 116_000, Executors: []stormui.Executor{spout("s", 1, 76, 10_800, (60_000+800*stormMean)/10_800)}}
+	from = &Snapshot{TimeMs: 100_000, Executors: []stormui.Executor{spout("s", 1, 60, 10_000, 6)}}
+	to = &Snapshot{TimeMs: 116_000, Executors: []stormui.Executor{spout("s", 1, 76, 10_800, (60_000+800*stormMean)/10_800)}}
 	return reports, from, to
 }
 
@@ -55,8 +55,8 @@ func edgeRun(t *testing.T, stormMean float64) (reports []protocol.WorkerReport, 
 // 0.311749 ms in all, 6.0534% of Storm's 5.15 ms.
 func TestCrossCheckLatencyToleranceFromEdges(t *testing.T) {
 	reports, from, to := edgeRun(t, 5.15)
-	window := measureWindow(reports, nil, nil, 100_000, 116_000)
-	c := crossCheck(from, to, window, reports)
+	window := Window(reports, nil, nil, 100_000, 116_000)
+	c := CrossCheck(from, to, window, reports)
 	if !c.Compared || math.Abs(c.CompleteLatencyMs-5.15) > 1e-9 || c.OurLatencyCount != 800 || math.Abs(c.OurLatencyMs-5.42) > 1e-9 {
 		t.Fatalf("compared %v (%s): Storm %.4f ms, ours %.4f ms over %d; want 5.15 and 5.42 over 800", c.Compared, c.Note, c.CompleteLatencyMs, c.OurLatencyMs, c.OurLatencyCount)
 	}
@@ -69,7 +69,7 @@ func TestCrossCheckLatencyToleranceFromEdges(t *testing.T) {
 	}
 	// Gross: Storm's mean half the harness's, 100% apart, far beyond 0.31 ms.
 	reports, from, to = edgeRun(t, 2.71)
-	c = crossCheck(from, to, measureWindow(reports, nil, nil, 100_000, 116_000), reports)
+	c = CrossCheck(from, to, Window(reports, nil, nil, 100_000, 116_000), reports)
 	if got := c.suspectText(); !strings.Contains(got, "mean complete latency 5.42 ms vs Storm's 2.71 ms") || !strings.Contains(got, "window's edges") {
 		t.Errorf("2x disagreement: suspect %q, want the latency named with its tolerance", got)
 	}

@@ -1,4 +1,4 @@
-package harness
+package measure
 
 import (
 	"context"
@@ -18,16 +18,16 @@ import (
 // (LatencyTolerance).
 const stormTolerance = 0.05
 
-// stormSnapshot is Storm's all-time executor statistics (from Nimbus's TopologyInfo over Thrift, read
+// Snapshot is Storm's all-time executor statistics (from Nimbus's TopologyInfo over Thrift, read
 // through the UI) at one instant.
-type stormSnapshot struct {
+type Snapshot struct {
 	TimeMs    int64              `json:"time_ms"`
 	Executors []stormui.Executor `json:"executors"`
 	Err       string             `json:"error,omitempty"`
 }
 
-func takeSnapshot(ctx context.Context, ui *stormui.Client, id string) *stormSnapshot {
-	s := &stormSnapshot{TimeMs: time.Now().UnixMilli()}
+func takeSnapshot(ctx context.Context, ui *stormui.Client, id string) *Snapshot {
+	s := &Snapshot{TimeMs: time.Now().UnixMilli()}
 	top, err := ui.Topology(ctx, id)
 	if err != nil {
 		s.Err = err.Error()
@@ -37,17 +37,17 @@ func takeSnapshot(ctx context.Context, ui *stormui.Client, id string) *stormSnap
 	return s
 }
 
-// freshSnapshot returns the first reading of Storm's statistics taken after the one it starts with
+// FreshSnapshot returns the first reading of Storm's statistics taken after the one it starts with
 // in which a spout executor's uptime moved, i.e. the first statistics a worker sent after this call
 // (they cover up to a moment after it), or the last reading after maxWait. Readings at both ends of a
 // window taken this way cover spans shifted alike (by less than the reporting period), so Storm's
 // span matches the harness's window instead of starting up to a period earlier.
-func freshSnapshot(ctx context.Context, ui *stormui.Client, id string, maxWait time.Duration) *stormSnapshot {
+func FreshSnapshot(ctx context.Context, ui *stormui.Client, id string, maxWait time.Duration) *Snapshot {
 	first := takeSnapshot(ctx, ui, id)
 	deadline := time.Now().Add(maxWait)
 	last := first
 	for first.Err == "" && time.Now().Before(deadline) {
-		if pause(ctx, 500*time.Millisecond) != nil {
+		if wait(ctx, 500*time.Millisecond) != nil {
 			break
 		}
 		last = takeSnapshot(ctx, ui, id)
@@ -59,7 +59,7 @@ func freshSnapshot(ctx context.Context, ui *stormui.Client, id string, maxWait t
 }
 
 // spoutUptimes is a fingerprint of the spout executors' uptimes in a reading.
-func spoutUptimes(s *stormSnapshot) string {
+func spoutUptimes(s *Snapshot) string {
 	var b strings.Builder
 	for _, e := range s.Executors {
 		if e.Type == "spout" {
@@ -69,8 +69,8 @@ func spoutUptimes(s *stormSnapshot) string {
 	return b.String()
 }
 
-// spoutStats is what Storm counted for one spout component over a run's window.
-type spoutStats struct {
+// SpoutStats is what Storm counted for one spout component over a run's window.
+type SpoutStats struct {
 	Component         string  `json:"component"`
 	Executors         int     `json:"executors"`
 	Acked             int64   `json:"acked"`
@@ -97,7 +97,7 @@ type spoutStats struct {
 //
 // A spout executor that restarted in the window (Storm's counters start again with it), had no
 // statistics at the window start, or, in a dataset run, any worker restart or executor moved by the
-// scheduler (movedInDataset) leaves the run not compared (Compared false, Note says why). Storm's
+// scheduler (MovedInDataset) leaves the run not compared (Compared false, Note says why). Storm's
 // figures are filled in whenever its readings allow. The harness's reports do not tell spouts apart,
 // so the comparison is over the sum of the spouts. The measurements behind these rules are in
 // docs/results-log.md ("Cross-check against Storm's statistics").
@@ -105,7 +105,7 @@ type StormCheck struct {
 	Compared          bool         `json:"compared"`
 	Note              string       `json:"note,omitempty"` // why not compared (or what was not)
 	Quantity          string       `json:"quantity"`       // "throughput" (timed) or "acked" (dataset)
-	Spouts            []spoutStats `json:"spouts,omitempty"`
+	Spouts            []SpoutStats `json:"spouts,omitempty"`
 	Acked             int64        `json:"acked"`               // Storm: acked over its readings' span
 	Throughput        float64      `json:"throughput"`          // Storm: acked tuples/s (timed runs)
 	CompleteLatencyMs float64      `json:"complete_latency_ms"` // Storm: mean complete latency
@@ -129,7 +129,7 @@ type StormCheck struct {
 	// edges and the histograms' resolution. 0: the fixed stormTolerance applies.
 	LatencyTolerance float64 `json:"latency_tolerance,omitempty"`
 
-	From, To *stormSnapshot `json:"-"` // raw readings, saved in storm-stats.json
+	From, To *Snapshot `json:"-"` // raw readings, saved in storm-stats.json
 }
 
 // reasons are the run's disagreements with Storm's statistics beyond their tolerance (suspect): the
@@ -184,10 +184,10 @@ type execKey struct {
 	start int
 }
 
-// crossCheck compares m with Storm's readings at the window's ends. A from reading without executors
+// CrossCheck compares m with Storm's readings at the window's ends. A from reading without executors
 // marks a Dataset run (the window opens before the submit, when Storm has counted nothing). reports
 // are the run's worker reports, for the latency over Storm's span (nil: the window's, m's).
-func crossCheck(from, to *stormSnapshot, m Measurement, reports []protocol.WorkerReport) StormCheck {
+func CrossCheck(from, to *Snapshot, m Measurement, reports []protocol.WorkerReport) StormCheck {
 	c := StormCheck{From: from, To: to, OurAcked: m.Acked, OurThroughput: m.Throughput, OurLatencyMs: m.LatencyMean}
 	if c.Note = readingsNote(from, to); c.Note != "" {
 		return c
@@ -232,7 +232,7 @@ func crossCheck(from, to *stormSnapshot, m Measurement, reports []protocol.Worke
 }
 
 // readingsNote says why Storm's readings at the window's ends cannot be compared, or "".
-func readingsNote(from, to *stormSnapshot) string {
+func readingsNote(from, to *Snapshot) string {
 	switch {
 	case from == nil || to == nil:
 		return "no reading of Storm's statistics"
@@ -253,7 +253,7 @@ type spoutAcc struct {
 
 // spoutTotals sums, per spout component, the change of Storm's counters between the readings (a
 // dataset run: the counters at the end). A note says why an executor's counters do not compare.
-func spoutTotals(from, to *stormSnapshot, dataset bool) (map[string]*spoutAcc, string) {
+func spoutTotals(from, to *Snapshot, dataset bool) (map[string]*spoutAcc, string) {
 	wallS := float64(to.TimeMs-from.TimeMs) / 1000
 	before := map[execKey]stormui.Executor{}
 	for _, e := range from.Executors {
@@ -311,7 +311,7 @@ func spoutChanged(e, b stormui.Executor, wallS float64) string {
 func (c *StormCheck) addSpouts(spouts map[string]*spoutAcc) {
 	var latSum, rateErr float64
 	for comp, a := range spouts {
-		s := spoutStats{Component: comp, Executors: int(a.n), Acked: a.acked, Failed: a.failed, Throughput: a.rate}
+		s := SpoutStats{Component: comp, Executors: int(a.n), Acked: a.acked, Failed: a.failed, Throughput: a.rate}
 		if a.acked > 0 {
 			s.CompleteLatencyMs = a.latSum / float64(a.acked)
 		}
@@ -332,7 +332,7 @@ func (c *StormCheck) addSpouts(spouts map[string]*spoutAcc) {
 
 // compare sets the differences of the quantity and of the latency and marks the run compared. In a
 // timed run our latency is taken over the worker reports matching Storm's span (stormSpan).
-func (c *StormCheck) compare(m Measurement, from, to *stormSnapshot, reports []protocol.WorkerReport, dataset bool) {
+func (c *StormCheck) compare(m Measurement, from, to *Snapshot, reports []protocol.WorkerReport, dataset bool) {
 	if dataset {
 		c.Diff = relDiff(float64(c.OurAcked), float64(c.Acked))
 	} else {
@@ -359,7 +359,7 @@ func (c *StormCheck) compare(m Measurement, from, to *stormSnapshot, reports []p
 	c.Compared = true
 }
 
-// stormLagMs is how long before a fresh reading (freshSnapshot) the statistics it holds were sent, on
+// stormLagMs is how long before a fresh reading (FreshSnapshot) the statistics it holds were sent, on
 // average: half its polling period.
 const stormLagMs = 250
 
@@ -367,7 +367,7 @@ const stormLagMs = 250
 // count: their send times (each reading's time less stormLagMs) widened by half the median report
 // interval, so that measureAcks, which takes the reports whose whole interval lies inside, takes those
 // whose interval's middle falls inside Storm's span. ok is false without reports.
-func stormSpan(from, to *stormSnapshot, reports []protocol.WorkerReport) (fromMs, toMs int64, ok bool) {
+func stormSpan(from, to *Snapshot, reports []protocol.WorkerReport) (fromMs, toMs int64, ok bool) {
 	if len(reports) == 0 {
 		return 0, 0, false
 	}
@@ -391,12 +391,12 @@ func relDiff(a, b float64) float64 {
 	return math.Abs(a-b) / math.Abs(b)
 }
 
-// movedInDataset leaves a compared dataset run not compared when a scheduler decision applied before
+// MovedInDataset leaves a compared dataset run not compared when a scheduler decision applied before
 // toMs moved executors: a moved spout executor starts again in Storm (its new incarnation's counters
 // from zero) without a worker restart the harness would see, when it lands in a worker that then has
 // no more work to report (seen in k-means runs of the deadline and adaptive schedulers: half the
 // count in Storm). A timed run needs no such rule: the spouts' uptimes show a restart (crossCheck).
-func movedInDataset(c StormCheck, decisions []protocol.DecisionRecord, toMs int64) StormCheck {
+func MovedInDataset(c StormCheck, decisions []protocol.DecisionRecord, toMs int64) StormCheck {
 	if !c.Compared || c.Quantity != "acked" {
 		return c
 	}
@@ -412,4 +412,16 @@ func movedInDataset(c StormCheck, decisions []protocol.DecisionRecord, toMs int6
 	c.Compared, c.Diff, c.LatencyDiff = false, 0, 0
 	c.Note = fmt.Sprintf("the scheduler moved %d executor(s) during the run: Storm's all-time statistics of a moved executor start again, so they do not cover the same tuples", moved)
 	return c
+}
+
+// wait waits d or until ctx ends (between two readings of Storm's statistics).
+func wait(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
 }

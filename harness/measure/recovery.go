@@ -1,4 +1,4 @@
-package harness
+package measure
 
 import (
 	"fmt"
@@ -180,12 +180,10 @@ func movedExecutors(before, after []ExecutorPlace) int {
 	return n
 }
 
-func (e ExecutorPlace) key() string { return fmt.Sprintf("%s[%d-%d]", e.Component, e.Start, e.End) }
-
-// recoveryStepMs is the interval of the recovery series: the run's Step (5 s if none), but never
+// RecoveryStepMs is the interval of the recovery series: the run's Step (5 s if none), but never
 // shorter than the median report interval (a shorter one would see empty intervals as dips). The
 // median, not the longest: a paused worker's first report after the pause covers the whole pause.
-func recoveryStepMs(step int64, reports []protocol.WorkerReport) int64 {
+func RecoveryStepMs(step int64, reports []protocol.WorkerReport) int64 {
 	if step <= 0 {
 		step = 5000
 	}
@@ -239,4 +237,14 @@ func ackedPerInterval(reports []protocol.WorkerReport, fromMs, stepMs int64, n i
 		}
 	}
 	return acked
+}
+
+// FaultRecovery is how the run came through a fault from startMs to endMs inside its window
+// [fromMs, toMs] (see Recovery), with the executors moved between before (the placement at the fault's
+// start) and after (at the window's end) and the mean complete latency before and during the fault.
+func FaultRecovery(reports []protocol.WorkerReport, fromMs, toMs, startMs, endMs, stepMs int64, before, after []ExecutorPlace) Recovery {
+	rec := recoveryOf(reports, fromMs, toMs, startMs, stepMs)
+	rec.ExecutorsMoved = movedExecutors(before, after)
+	rec.PreLatencyMs, rec.FaultLatencyMs = faultLatency(reports, fromMs, startMs, endMs)
+	return rec
 }

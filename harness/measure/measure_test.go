@@ -1,4 +1,4 @@
-package harness
+package measure
 
 import (
 	"math"
@@ -38,7 +38,7 @@ func hist(t *testing.T, highest int64, values ...int64) string {
 // a@5,500 (interval from 500) and b@6,000 (from 1,000), not b@1,000 (its
 // interval began before the window): latency {1,2,3} + {4}.
 func TestMeasureHandComputed(t *testing.T) {
-	place := taskPlacement{1: "a", 2: "a", 3: "b"}
+	place := Placement{1: "a", 2: "a", 3: "b"}
 	capacity := map[string]float64{"a": 100, "b": 200, "c": 100}
 	const lat, proc = protocol.LatencyHistHighest, protocol.ProcessingHistHighest
 	reports := []protocol.WorkerReport{
@@ -60,7 +60,7 @@ func TestMeasureHandComputed(t *testing.T) {
 		// Outside the window: ignored.
 		{Host: "a", Port: 6700, TimeMs: 10500, IntervalS: 5, WorkerStartMs: 500, Acked: 1000, AckedTotal: 1040, WorkerCPUPercent: 100},
 	}
-	m := measureWindow(reports, place, capacity, 0, 10000)
+	m := Window(reports, place, capacity, 0, 10000)
 	const tol = 1e-9
 	cases := []struct {
 		name      string
@@ -146,7 +146,7 @@ func TestThroughputWorkerRestart(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			m := measureWindow(tc.reports, taskPlacement{}, nil, tc.from, tc.to)
+			m := Window(tc.reports, Placement{}, nil, tc.from, tc.to)
 			if m.Acked != tc.acked || math.Abs(m.Throughput-tc.rate) > 1e-9 || m.Restarts != tc.restarts {
 				t.Errorf("acked %d, throughput %v, restarts %d; want %d, %v, %d", m.Acked, m.Throughput, m.Restarts, tc.acked, tc.rate, tc.restarts)
 			}
@@ -181,7 +181,7 @@ func TestMergedHistogramP99(t *testing.T) {
 		{Topology: "t", Host: "a", Port: 6700, TimeMs: 10_000, IntervalS: 10, WorkerStartMs: 1, AckedTotal: 100_000, LatencyHist: hist(t, lat, a...)},
 		{Topology: "t", Host: "b", Port: 6700, TimeMs: 10_000, IntervalS: 10, WorkerStartMs: 1, AckedTotal: 2_000, LatencyHist: hist(t, lat, b...)},
 	}
-	m := measureWindow(reports, taskPlacement{}, nil, 0, 10_000)
+	m := Window(reports, Placement{}, nil, 0, 10_000)
 	pooled := append(slices.Clone(a), b...)
 	slices.Sort(pooled)
 	exact := func(q float64) float64 {
@@ -237,7 +237,7 @@ func TestNotMeasured(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			m := measureWindow(tc.reports, taskPlacement{}, map[string]float64{"a": 100}, 0, 10000)
+			m := Window(tc.reports, Placement{}, map[string]float64{"a": 100}, 0, 10000)
 			for metric, reason := range tc.want {
 				got, ok := m.NotMeasured[metric]
 				if !ok || !strings.Contains(got, reason) {
@@ -261,7 +261,7 @@ func TestSeriesWindows(t *testing.T) {
 			protocol.WorkerReport{Host: "a", TimeMs: 10_000 + 1000*s, IntervalS: 1, WorkerStartMs: 5000, AckedTotal: 50 + 10*s, Acked: 10},
 			protocol.WorkerReport{Host: "b", TimeMs: 10_000 + 1000*s, IntervalS: 1, Acked: 30})
 	}
-	s := measureSeries(reports, taskPlacement{}, map[string]float64{"a": 100}, 10_000, 14_000, 2000)
+	s := Series(reports, Placement{}, map[string]float64{"a": 100}, 10_000, 14_000, 2000)
 	if len(s) != 2 || math.Abs(s[0].Throughput-40) > 1e-9 || math.Abs(s[1].Throughput-40) > 1e-9 {
 		t.Fatalf("series = %+v; want two windows of 10 + 30 = 40 tuples/s", s)
 	}

@@ -1,4 +1,4 @@
-package harness
+package measure
 
 import (
 	"fmt"
@@ -11,11 +11,6 @@ import (
 
 	"github.com/stormlab/stormlab/infra/protocol"
 )
-
-// taskPlacement is where each task ran, read from Nimbus: task id -> node
-// (supervisor host name). Tasks of system components are left out, so
-// traffic to ackers and metrics tasks does not count towards the cut rate.
-type taskPlacement map[int]string
 
 // Metric names used in Measurement.Measured and Measurement.NotMeasured.
 const (
@@ -133,7 +128,7 @@ func (m *Measurement) isMeasured(metric string) bool {
 	return false
 }
 
-// measureWindow folds the reports received in [fromMs, toMs] into a Measurement.
+// Window folds the reports received in [fromMs, toMs] into a Measurement.
 // capacity maps every node to its CPU capacity (percent, 100 = one core);
 // nodes without reports count as idle, which is what balance must see.
 //
@@ -162,7 +157,7 @@ func (m *Measurement) isMeasured(metric string) bool {
 //
 // Node CPU, traffic, memory, tuple sizes and deadline records come from
 // the reports whose TimeMs lies in [fromMs, toMs).
-func measureWindow(reports []protocol.WorkerReport, place taskPlacement, capacity map[string]float64, fromMs, toMs int64) Measurement {
+func Window(reports []protocol.WorkerReport, place Placement, capacity map[string]float64, fromMs, toMs int64) Measurement {
 	m := Measurement{WindowS: float64(toMs-fromMs) / 1000, NodeCPU: map[string]float64{}, NodeUtil: map[string]float64{}}
 	in := inWindow(reports, fromMs, toMs)
 	measureAcks(&m, reports, fromMs, toMs)
@@ -207,7 +202,7 @@ func anyAcks(reports []protocol.WorkerReport) bool {
 // or less of a worker does not bias the rate), and the topology's is the sum over workers. Complete
 // latency exists only for anchored, acked tuples, so it is marked not measured with that reason
 // (replacing the histograms' generic one).
-func measureSinks(m *Measurement, in []*protocol.WorkerReport, place taskPlacement) {
+func measureSinks(m *Measurement, in []*protocol.WorkerReport, place Placement) {
 	sent := map[int]bool{}
 	for _, r := range in {
 		for _, t := range r.Traffic {
@@ -320,7 +315,7 @@ func segments(rs []*protocol.WorkerReport) [][]reading {
 }
 
 // measureAcks sets Acked, Failed, Throughput, Restarts and the latency and
-// processing histograms (see measureWindow).
+// processing histograms (see Window).
 func measureAcks(m *Measurement, reports []protocol.WorkerReport, fromMs, toMs int64) {
 	keys, byWorker := reportsByWorker(reports)
 	lat := newMerger(protocol.LatencyHistHighest, protocol.FieldLatencyHist)
@@ -538,7 +533,7 @@ func measureCPU(m *Measurement, in []*protocol.WorkerReport, capacity map[string
 }
 
 // measureTraffic sets the cut rate from the task-to-task counts.
-func measureTraffic(m *Measurement, in []*protocol.WorkerReport, place taskPlacement) {
+func measureTraffic(m *Measurement, in []*protocol.WorkerReport, place Placement) {
 	for _, r := range in {
 		for _, t := range r.Traffic {
 			a, okA := place[t.Src]
@@ -652,16 +647,10 @@ func measureSizes(m *Measurement, in []*protocol.WorkerReport) {
 
 // Series splits [fromMs, toMs) into windows of stepMs and measures each,
 // for the papers' time-series figures (e.g. every 10 s).
-func measureSeries(reports []protocol.WorkerReport, place taskPlacement, capacity map[string]float64, fromMs, toMs, stepMs int64) []Measurement {
+func Series(reports []protocol.WorkerReport, place Placement, capacity map[string]float64, fromMs, toMs, stepMs int64) []Measurement {
 	var out []Measurement
 	for t := fromMs; t+stepMs <= toMs; t += stepMs {
-		out = append(out, measureWindow(reports, place, capacity, t, t+stepMs))
+		out = append(out, Window(reports, place, capacity, t, t+stepMs))
 	}
 	return out
-}
-
-// MeasureWindow folds r's reports received in [fromMs, toMs] into a Measurement, with r's placement
-// and the given supervisor capacities (a window other than the run's own, e.g. its second half).
-func (r *RunResult) MeasureWindow(capacity map[string]float64, fromMs, toMs int64) Measurement {
-	return measureWindow(r.Reports, placementOf(r.Executors), capacity, fromMs, toMs)
 }

@@ -1,4 +1,4 @@
-package harness
+package nemesis
 
 import (
 	"context"
@@ -93,8 +93,8 @@ func (p burnerPlan) args() []string {
 		"--busy-from-service=" + strconv.FormatBool(p.switched)}
 }
 
-// isBurner says whether a topology (name or id: Storm's id starts with the name) is a burner.
-func isBurner(nameOrID string) bool { return strings.HasPrefix(nameOrID, BurnerPrefix) }
+// IsBurner says whether a topology (name or id: Storm's id starts with the name) is a burner.
+func IsBurner(nameOrID string) bool { return strings.HasPrefix(nameOrID, BurnerPrefix) }
 
 // startBurners submits every plan's burner (in parallel: a submit is a JVM start), waits until each
 // one's executors all run on its host, and returns the undo that kills them all and waits until Nimbus
@@ -104,7 +104,7 @@ func (n *Nemesis) startBurners(ctx context.Context, plans []burnerPlan) (control
 	if cl == nil {
 		return nil, errors.New("this cluster cannot take topologies from the nemesis")
 	}
-	jar, err := stormJar()
+	jar, err := cl.Jar()
 	if err != nil {
 		return nil, err
 	}
@@ -157,7 +157,7 @@ func (n *Nemesis) startBurner(ctx context.Context, jar string, p burnerPlan) err
 		return fmt.Errorf("submit burner on %s: %w", p.host, err)
 	}
 	since := time.Now().UnixMilli()
-	id, execs, err := waitRunning(ctx, n.storm.UI(), p.name(), burnerStart)
+	id, execs, err := n.storm.WaitRunning(ctx, p.name(), burnerStart)
 	if err != nil {
 		return fmt.Errorf("burner on %s: %w (the bridge places it: Nimbus must run %s)", p.host, err, protocol.BridgeClass)
 	}
@@ -169,7 +169,7 @@ func (n *Nemesis) startBurner(ctx context.Context, jar string, p burnerPlan) err
 	// Placed is not yet burning: the worker JVM starts after its assignment. The load is on once the
 	// worker reports its own process CPU (its second report: the first has no baseline).
 	measured := func(x protocol.WorkerReport) bool { return !x.Lacks(protocol.FieldWorkerCPU) }
-	if err := n.storm.Service().waitReports(ctx, id, since, workerSlots(execs), burnerStart, measured, "reported their CPU"); err != nil {
+	if err := n.storm.WaitReports(ctx, id, since, execs, burnerStart, measured, "reported their CPU"); err != nil {
 		return fmt.Errorf("burner on %s: %w (its worker reports to the scheduler service like any instrumented topology's)", p.host, err)
 	}
 	n.logf("cluster %s: burner %s: %d tasks, each busy %.0f%% of the time", n.name, p.name(), p.tasks, 100*p.busy)
@@ -183,7 +183,7 @@ func (n *Nemesis) stopBurners(ctx context.Context, plans []burnerPlan) error {
 	ctx, cancel := context.WithTimeout(ctx, 90*time.Second)
 	defer cancel()
 	var tops []stormui.TopologySummary
-	err := retryRead(ctx, 30*time.Second, func(ctx context.Context) (err error) {
+	err := retry(ctx, 30*time.Second, func(ctx context.Context) (err error) {
 		tops, err = ui.Topologies(ctx)
 		return err
 	})
@@ -203,7 +203,7 @@ func (n *Nemesis) stopBurners(ctx context.Context, plans []burnerPlan) error {
 		killed = append(killed, p.name())
 	}
 	for _, name := range killed {
-		if err := waitGone(ctx, ui, name); err != nil {
+		if err := n.storm.WaitGone(ctx, name); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -214,7 +214,7 @@ func (n *Nemesis) stopBurners(ctx context.Context, plans []burnerPlan) error {
 // (process CPU, mean over the reports since sinceMs): on a node whose CPU is short the two differ, and
 // the second is what the node's other workers met. A failed read is said, not an error: the load ran.
 func (n *Nemesis) logBurnerCPU(ctx context.Context, p burnerPlan, offered float64, sinceMs int64) {
-	st, err := n.storm.Service().State(ctx, sinceMs)
+	st, err := n.storm.State(ctx, sinceMs)
 	if err != nil {
 		n.logf("cluster %s: burner %s's own CPU reports: %v", n.name, p.name(), err)
 		return
@@ -234,11 +234,11 @@ func (n *Nemesis) logBurnerCPU(ctx context.Context, p burnerPlan, offered float6
 	n.logf("cluster %s: burner %s: offered %.2f cores, its worker used %s", n.name, p.name(), offered, used)
 }
 
-// prepareStragglers starts, idle, one switched burner per host that a straggler fault of faults names
+// PrepareStragglers starts, idle, one switched burner per host that a straggler fault of faults names
 // (sized for the largest of that host's percents), before the run's topology is submitted, so that each
 // fault switches a running burner on at its AT instead of waiting for a worker JVM to start. The undo
 // kills them. Nothing to do (a no-op undo) without straggler faults.
-func (n *Nemesis) prepareStragglers(ctx context.Context, faults []fault.Fault) (control.Undo, error) {
+func (n *Nemesis) PrepareStragglers(ctx context.Context, faults []fault.Fault) (control.Undo, error) {
 	plans := map[string]burnerPlan{}
 	for _, f := range faults {
 		if f.Kind != fault.Straggler {
@@ -288,13 +288,13 @@ func (n *Nemesis) switchStraggler(ctx context.Context, f fault.Fault) (control.U
 		return nil, fmt.Errorf("no burner was started on %s before the run (a run prepares one per straggler fault)", t.Host)
 	}
 	cores := t.Percent / 100 * n.cores()[t.Host]
-	svc := n.storm.Service()
-	if err := svc.post(ctx, protocol.PathBurn, protocol.Burn{Topology: p.name(), Busy: cores / float64(p.tasks)}); err != nil {
+	svc := n.storm
+	if err := svc.Post(ctx, protocol.PathBurn, protocol.Burn{Topology: p.name(), Busy: cores / float64(p.tasks)}); err != nil {
 		return nil, fmt.Errorf("switch on burner %s: %w", p.name(), err)
 	}
 	on := time.Now().UnixMilli()
 	return func(ctx context.Context) error {
-		err := svc.post(ctx, protocol.PathBurn, protocol.Burn{Topology: p.name(), Busy: 0})
+		err := svc.Post(ctx, protocol.PathBurn, protocol.Burn{Topology: p.name(), Busy: 0})
 		n.logBurnerCPU(ctx, p, cores, on)
 		if err != nil {
 			return fmt.Errorf("switch off burner %s: %w", p.name(), err)

@@ -1,4 +1,4 @@
-package harness
+package measure
 
 import (
 	"strings"
@@ -43,7 +43,7 @@ func TestOpenLoopMergeHandComputed(t *testing.T) {
 		openReport(t, "b", 6000, 5000, 220, 220, []int64{9}, []int64{0}),
 		openReport(t, "b", 11000, 5000, 420, 400, []int64{4, 1800}, []int64{3, 1700}),
 	}
-	m := measureWindow(reports, taskPlacement{}, map[string]float64{"a": 100, "b": 100}, 1000, 11000)
+	m := Window(reports, Placement{}, map[string]float64{"a": 100, "b": 100}, 1000, 11000)
 	ol := m.OpenLoop
 	if ol == nil {
 		t.Fatalf("no open-loop measurement: %v", m.NotMeasured)
@@ -67,7 +67,7 @@ func TestOpenLoopAbsentInClosedLoop(t *testing.T) {
 		{Topology: "t", Host: "a", Port: 6700, TimeMs: 6000, IntervalS: 5, WorkerStartMs: 100, AckedTotal: 10,
 			LatencyHist: hist(t, protocol.LatencyHistHighest, 3)},
 	}
-	m := measureWindow(reports, taskPlacement{}, map[string]float64{"a": 100}, 1000, 11000)
+	m := Window(reports, Placement{}, map[string]float64{"a": 100}, 1000, 11000)
 	if m.OpenLoop != nil || m.isMeasured(metricOpenLoop) {
 		t.Errorf("closed loop got an open-loop measurement: %+v", m.OpenLoop)
 	}
@@ -80,7 +80,7 @@ func TestOpenLoopAbsentInClosedLoop(t *testing.T) {
 // with the reason.
 func TestOpenLoopNotMeasured(t *testing.T) {
 	reports := []protocol.WorkerReport{openReport(t, "a", 1000, 900, 10, 10, []int64{1}, []int64{1})}
-	m := measureWindow(reports, taskPlacement{}, map[string]float64{"a": 100}, 1000, 11000)
+	m := Window(reports, Placement{}, map[string]float64{"a": 100}, 1000, 11000)
 	why, ok := m.NotMeasured[metricOpenLoop]
 	if m.OpenLoop != nil || !ok || !strings.Contains(why, "intended") {
 		t.Errorf("got %+v, not measured %q", m.OpenLoop, why)

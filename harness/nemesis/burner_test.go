@@ -1,8 +1,7 @@
-package harness
+package nemesis
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math"
 	"net/http"
@@ -76,26 +75,25 @@ func TestBurnerArgs(t *testing.T) {
 			t.Errorf("args %v lack %q", args, want)
 		}
 	}
-	if p.name() != "stormlab-burner-sup1-example-org" || !isBurner(p.name()) {
+	if p.name() != "stormlab-burner-sup1-example-org" || !IsBurner(p.name()) {
 		t.Errorf("name %q", p.name())
 	}
-	if err := CheckTopologyName(p.name()); err != nil {
-		t.Errorf("name %q: %v", p.name(), err)
-	}
-	if isBurner("wordcount-1-1700000000") {
+	if IsBurner("wordcount-1-1700000000") {
 		t.Error("a measured topology taken for a burner")
 	}
 }
 
-// fakeStorm is a runCluster whose UI lists the given topologies and which records submissions.
+// fakeStorm is a Storm whose UI lists the given topologies, which records submissions and posts to
+// post.
 type fakeStorm struct {
-	runCluster
+	Storm
 	ui        *stormui.Client
-	svc       *serviceClient
+	post      func(path string, v any) error
 	submitted []string
 }
 
-func (f *fakeStorm) UI() *stormui.Client { return f.ui }
+func (f *fakeStorm) UI() *stormui.Client  { return f.ui }
+func (f *fakeStorm) Jar() (string, error) { return "burner.jar", nil }
 func (f *fakeStorm) Submit(_ context.Context, _, main string, args ...string) error {
 	f.submitted = append(f.submitted, main)
 	return nil
@@ -119,26 +117,22 @@ func TestBurnerLeftBehind(t *testing.T) {
 	}
 }
 
-func (f *fakeStorm) Service() *serviceClient { return f.svc }
+func (f *fakeStorm) Post(_ context.Context, path string, v any) error { return f.post(path, v) }
+func (f *fakeStorm) State(context.Context, int64) (*protocol.State, error) {
+	return &protocol.State{}, nil
+}
 
 // TestSwitchStraggler: a straggler fault switches its host's prepared burner to percent x the host's
 // cores / the burner's tasks (80% of 0.5 cores on a 1-task burner: busy 0.4; 50% of 3 cores on a
 // 2-task burner: 0.75), its undo switches it off, and a host without a prepared burner is an error.
 func TestSwitchStraggler(t *testing.T) {
 	var got []protocol.Burn
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch r.URL.Path {
-		case protocol.PathBurn:
-			var b protocol.Burn
-			json.NewDecoder(r.Body).Decode(&b)
-			got = append(got, b)
-			w.WriteHeader(http.StatusNoContent)
-		default:
-			fmt.Fprint(w, `{"topologies":[]}`)
+	st := &fakeStorm{post: func(path string, v any) error {
+		if path == protocol.PathBurn {
+			got = append(got, v.(protocol.Burn))
 		}
-	}))
-	defer srv.Close()
-	st := &fakeStorm{svc: &serviceClient{BaseURL: srv.URL}}
+		return nil
+	}}
 	n := &Nemesis{storm: st, name: "t", logf: t.Logf, cores: func() map[string]float64 { return map[string]float64{"sup1": 0.5, "big": 3} }}
 	n.stragglers = map[string]burnerPlan{
 		"sup1": {host: "sup1", tasks: 1, role: "straggler-", switched: true},

@@ -1,4 +1,4 @@
-package harness
+package measure
 
 import (
 	"context"
@@ -30,8 +30,8 @@ func TestCrossCheckTimed(t *testing.T) {
 	// Storm: 300 tuples/s; mean latency 14,000 / 2,500 = 5.6 ms. The bolt is ignored. Storm's
 	// resolution (whole-second uptimes): (200/10 + 100/5) / 300 = 13.33%, so a throughput is suspect
 	// beyond 5% + 13.33% = 18.33%.
-	from := &stormSnapshot{TimeMs: 100_000, Executors: []stormui.Executor{spout("s", 1, 60, 1000, 4), spout("s", 2, 62, 500, 6)}}
-	to := &stormSnapshot{TimeMs: 110_000, Executors: []stormui.Executor{spout("s", 1, 70, 3000, 5), spout("s", 2, 67, 1000, 6),
+	from := &Snapshot{TimeMs: 100_000, Executors: []stormui.Executor{spout("s", 1, 60, 1000, 4), spout("s", 2, 62, 500, 6)}}
+	to := &Snapshot{TimeMs: 110_000, Executors: []stormui.Executor{spout("s", 1, 70, 3000, 5), spout("s", 2, 67, 1000, 6),
 		{Component: "b", TaskStart: 3, Type: "bolt", Acked: 99999}}}
 	tests := []struct {
 		name        string
@@ -44,7 +44,7 @@ func TestCrossCheckTimed(t *testing.T) {
 		{"latency 20% off", Measurement{Throughput: 300, LatencyMean: 6.72}, "latency"},
 	}
 	for _, tc := range tests {
-		c := crossCheck(from, to, tc.m, nil)
+		c := CrossCheck(from, to, tc.m, nil)
 		if !c.Compared {
 			t.Fatalf("%s: not compared: %s", tc.name, c.Note)
 		}
@@ -68,11 +68,11 @@ func TestCrossCheckTimed(t *testing.T) {
 // 102-110 s: 30 at 5 ms, 20 at 8 ms). stormSpan: (100,000 - 250 - 1,000, 110,000 - 250 + 1,000).
 func TestCrossCheckLatencyOverStormSpan(t *testing.T) {
 	reports, from, to := spanRun(t)
-	window := measureWindow(reports, nil, nil, 97_000, 107_000)
+	window := Window(reports, nil, nil, 97_000, 107_000)
 	if math.Abs(window.LatencyMean-8.75) > 0.01 {
 		t.Fatalf("window mean latency %.3f ms, want 8.75 (hand computation)", window.LatencyMean)
 	}
-	c := crossCheck(from, to, window, reports)
+	c := CrossCheck(from, to, window, reports)
 	if !c.Compared || math.Abs(c.CompleteLatencyMs-6.2) > 1e-9 {
 		t.Fatalf("compared %v (%s), Storm's latency %.4f ms; want compared, 6.2", c.Compared, c.Note, c.CompleteLatencyMs)
 	}
@@ -84,14 +84,14 @@ func TestCrossCheckLatencyOverStormSpan(t *testing.T) {
 	}
 	// Without reports (a run kept before this rule, or the topology beside a StormCounted run) the
 	// window's figure is compared: 41% apart.
-	if c := crossCheck(from, to, window, nil); !strings.Contains(c.suspectText(), "latency") {
+	if c := CrossCheck(from, to, window, nil); !strings.Contains(c.suspectText(), "latency") {
 		t.Errorf("without reports: suspectText() = %q, want the window's latency suspect", c.suspectText())
 	}
 }
 
 // spanRun is the run of TestCrossCheckLatencyOverStormSpan: one worker's reports at 98, 100, ...,
 // 110 s (10 tuples each) and Storm's readings at 100 s and 110 s.
-func spanRun(t *testing.T) (reports []protocol.WorkerReport, from, to *stormSnapshot) {
+func spanRun(t *testing.T) (reports []protocol.WorkerReport, from, to *Snapshot) {
 	t.Helper()
 	for i, l := range []int64{5, 20, 5, 5, 5, 8, 8} {
 		vals := make([]int64, 10)
@@ -101,65 +101,65 @@ func spanRun(t *testing.T) (reports []protocol.WorkerReport, from, to *stormSnap
 		reports = append(reports, protocol.WorkerReport{Host: "w", Port: 6700, TimeMs: int64(98_000 + 2_000*i), IntervalS: 2,
 			WorkerStartMs: 50_000, Acked: 10, AckedTotal: int64(1_000 + 10*i), LatencyHist: hist(t, protocol.LatencyHistHighest, vals...)})
 	}
-	from = &stormSnapshot{TimeMs: 100_000, Executors: []stormui.Executor{spout("s", 1, 60, 1000, 4)}}
-	to = &stormSnapshot{TimeMs: 110_000, Executors: []stormui.Executor{spout("s", 1, 70, 1050, (4000+310)/1050.0)}}
+	from = &Snapshot{TimeMs: 100_000, Executors: []stormui.Executor{spout("s", 1, 60, 1000, 4)}}
+	to = &Snapshot{TimeMs: 110_000, Executors: []stormui.Executor{spout("s", 1, 70, 1050, (4000+310)/1050.0)}}
 	return reports, from, to
 }
 
 func TestCrossCheckDataset(t *testing.T) {
 	// Nothing before the submit: Storm's end reading is the whole dataset, compared by count.
-	to := &stormSnapshot{TimeMs: 10_000, Executors: []stormui.Executor{spout("s", 1, 9, 500, 2), spout("s", 2, 9, 300, 4)}}
-	c := crossCheck(&stormSnapshot{TimeMs: 0}, to, Measurement{Acked: 790, LatencyMean: 2.7}, nil)
+	to := &Snapshot{TimeMs: 10_000, Executors: []stormui.Executor{spout("s", 1, 9, 500, 2), spout("s", 2, 9, 300, 4)}}
+	c := CrossCheck(&Snapshot{TimeMs: 0}, to, Measurement{Acked: 790, LatencyMean: 2.7}, nil)
 	// Storm: 800 acked, latency (1,000 + 1,200) / 800 = 2.75 ms; ours 790 (1.25% apart), 2.7 (1.8%).
 	if !c.Compared || c.Quantity != "acked" || c.Acked != 800 || math.Abs(c.CompleteLatencyMs-2.75) > 1e-9 || c.suspectText() != "" {
 		t.Errorf("dataset run: %+v, suspect %q; want compared by acked, 800, 2.75 ms, not suspect", c, c.suspectText())
 	}
-	c = crossCheck(&stormSnapshot{TimeMs: 0}, to, Measurement{Acked: 700, LatencyMean: 2.75}, nil)
+	c = CrossCheck(&Snapshot{TimeMs: 0}, to, Measurement{Acked: 700, LatencyMean: 2.75}, nil)
 	if !strings.Contains(c.suspectText(), "acked 700 vs Storm's 800") {
 		t.Errorf("dataset run 12.5%% short: suspectText() = %q", c.suspectText())
 	}
 	// Latency the harness did not measure is left out, not a disagreement.
-	c = crossCheck(&stormSnapshot{TimeMs: 0}, to, Measurement{Acked: 800, NotMeasured: map[string]string{metricLatency: "no histograms"}}, nil)
+	c = CrossCheck(&Snapshot{TimeMs: 0}, to, Measurement{Acked: 800, NotMeasured: map[string]string{metricLatency: "no histograms"}}, nil)
 	if !c.Compared || c.suspectText() != "" || !strings.Contains(c.Note, "no histograms") {
 		t.Errorf("latency not measured: compared %v, suspect %q, note %q; want compared on acked only", c.Compared, c.suspectText(), c.Note)
 	}
 }
 
 func TestCrossCheckNotCompared(t *testing.T) {
-	from := &stormSnapshot{TimeMs: 0, Executors: []stormui.Executor{spout("s", 1, 60, 1000, 4)}}
-	end := func(e ...stormui.Executor) *stormSnapshot { return &stormSnapshot{TimeMs: 20_000, Executors: e} }
+	from := &Snapshot{TimeMs: 0, Executors: []stormui.Executor{spout("s", 1, 60, 1000, 4)}}
+	end := func(e ...stormui.Executor) *Snapshot { return &Snapshot{TimeMs: 20_000, Executors: e} }
 	tests := []struct {
 		name     string
-		from, to *stormSnapshot
+		from, to *Snapshot
 		note     string
 	}{
 		{"restarted executor", from, end(spout("s", 1, 5, 200, 4)), "restarted"},
-		{"no statistics at start", &stormSnapshot{Executors: []stormui.Executor{{Component: "s", TaskStart: 1}}}, end(spout("s", 1, 70, 2000, 4)), "no statistics"},
+		{"no statistics at start", &Snapshot{Executors: []stormui.Executor{{Component: "s", TaskStart: 1}}}, end(spout("s", 1, 70, 2000, 4)), "no statistics"},
 		{"stale statistics", from, end(spout("s", 1, 60, 1000, 4)), "did not change"},
-		{"read failed", from, &stormSnapshot{TimeMs: 20_000, Err: "status 500"}, "failed"},
+		{"read failed", from, &Snapshot{TimeMs: 20_000, Err: "status 500"}, "failed"},
 		{"no spouts", from, end(), "no spout"},
 		{"no readings", nil, nil, "no reading"},
 	}
 	tests = append(tests, struct {
 		name     string
-		from, to *stormSnapshot
+		from, to *Snapshot
 		note     string
 	}{"throughput not measured", from, end(spout("s", 1, 80, 2000, 4)), "did not measure throughput"})
 	// Restarted 10 s into a 40 s window, having been up 5 s at its start: at the end its uptime (30 s)
 	// and acked count exceed the start's, but its uptime grew 25 s in 40 s of clock.
 	tests = append(tests, struct {
 		name     string
-		from, to *stormSnapshot
+		from, to *Snapshot
 		note     string
-	}{"restarted, past its old uptime", &stormSnapshot{TimeMs: 0, Executors: []stormui.Executor{spout("s", 1, 5, 100, 4)}},
-		&stormSnapshot{TimeMs: 40_000, Executors: []stormui.Executor{spout("s", 1, 30, 2000, 4)}}, "uptime grew 25 s in 40 s"})
+	}{"restarted, past its old uptime", &Snapshot{TimeMs: 0, Executors: []stormui.Executor{spout("s", 1, 5, 100, 4)}},
+		&Snapshot{TimeMs: 40_000, Executors: []stormui.Executor{spout("s", 1, 30, 2000, 4)}}, "uptime grew 25 s in 40 s"})
 	// A dataset run (no executors at the start) with a worker restart: Storm's totals miss the
 	// restarted executor's first incarnation (a k-means run read 3,908 acked here, 1,954 in Storm).
 	tests = append(tests, struct {
 		name     string
-		from, to *stormSnapshot
+		from, to *Snapshot
 		note     string
-	}{"dataset run with a restart", &stormSnapshot{TimeMs: 0}, end(spout("s", 1, 70, 1954, 4)), "1 worker restart(s)"})
+	}{"dataset run with a restart", &Snapshot{TimeMs: 0}, end(spout("s", 1, 70, 1954, 4)), "1 worker restart(s)"})
 	for _, tc := range tests {
 		m := Measurement{Throughput: 1}
 		if tc.name == "dataset run with a restart" {
@@ -168,7 +168,7 @@ func TestCrossCheckNotCompared(t *testing.T) {
 		if tc.name == "throughput not measured" {
 			m.NotMeasured = map[string]string{metricThroughput: "no ack counters"}
 		}
-		c := crossCheck(tc.from, tc.to, m, nil)
+		c := CrossCheck(tc.from, tc.to, m, nil)
 		if c.Compared || !strings.Contains(c.Note, tc.note) || c.suspectText() != "" {
 			t.Errorf("%s: compared %v, note %q, suspect %q; want not compared, note with %q, not suspect", tc.name, c.Compared, c.Note, c.suspectText(), tc.note)
 		}
@@ -177,7 +177,7 @@ func TestCrossCheckNotCompared(t *testing.T) {
 
 func TestFreshSnapshot(t *testing.T) {
 	// The UI answers the spout's uptime 10 s twice, then 13 s (the worker's next statistics):
-	// freshSnapshot returns the first reading in which it moved.
+	// FreshSnapshot returns the first reading in which it moved.
 	var calls atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		up := 10
@@ -187,15 +187,15 @@ func TestFreshSnapshot(t *testing.T) {
 		fmt.Fprintf(w, `{"id":"t-1","executorsTotal":1,"executors":[{"component":"s","taskStart":1,"taskEnd":1,"type":"spout","uptimeSeconds":%d,"acked":%d}]}`, up, 100*up)
 	}))
 	defer srv.Close()
-	s := freshSnapshot(context.Background(), stormui.New(srv.URL), "t-1", 5*time.Second)
+	s := FreshSnapshot(context.Background(), stormui.New(srv.URL), "t-1", 5*time.Second)
 	if s.Err != "" || len(s.Executors) != 1 || s.Executors[0].UptimeSeconds != 13 || s.Executors[0].Acked != 1300 {
-		t.Errorf("freshSnapshot = %+v, want the reading with uptime 13", s)
+		t.Errorf("FreshSnapshot = %+v, want the reading with uptime 13", s)
 	}
 	// Statistics that never move: the last reading after maxWait.
 	calls.Store(-100)
-	s = freshSnapshot(context.Background(), stormui.New(srv.URL), "t-1", time.Second)
+	s = FreshSnapshot(context.Background(), stormui.New(srv.URL), "t-1", time.Second)
 	if s.Err != "" || s.Executors[0].UptimeSeconds != 10 {
-		t.Errorf("freshSnapshot without news = %+v, want uptime 10", s)
+		t.Errorf("FreshSnapshot without news = %+v, want uptime 10", s)
 	}
 }
 
@@ -217,7 +217,7 @@ func TestMovedInDataset(t *testing.T) {
 		{"dataset, proposed but not applied", dataset, []protocol.DecisionRecord{moved(10, false, 3)}, true},
 		{"timed run: the uptime rule decides", timed, []protocol.DecisionRecord{moved(10, true, 3)}, true},
 	} {
-		c := movedInDataset(tc.c, tc.ds, 100)
+		c := MovedInDataset(tc.c, tc.ds, 100)
 		if c.Compared != tc.compared || (!c.Compared && (c.suspectText() != "" || !strings.Contains(c.Note, "moved 3 executor(s)"))) {
 			t.Errorf("%s: compared %v, suspect %q, note %q; want compared %v", tc.name, c.Compared, c.suspectText(), c.Note, tc.compared)
 		}

@@ -1,7 +1,7 @@
-package harness
+package measure
 
 import (
-	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -35,7 +35,7 @@ func TestSteadySpan(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			r := &RunResult{Validity: Validity{Level: Valid}.merge(tc.reasons...)}
+			r := &steadyRun{Validity: Validity{Level: Valid}.merge(tc.reasons...)}
 			total := int64(0)
 			for s := int64(1); s <= 30; s++ {
 				total += tc.rate(s)
@@ -93,7 +93,7 @@ func TestSteadySpanOpenLoop(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			r := &RunResult{Validity: Validity{Level: Valid}}
+			r := &steadyRun{Validity: Validity{Level: Valid}}
 			total := int64(0)
 			for s := int64(1); s <= 30; s++ {
 				total += tc.acked(s)
@@ -124,7 +124,7 @@ func TestSteadySpanWorkerStarted(t *testing.T) {
 		{"restarted at 22 s, inside the span", 22_000, false},
 		{"restarted at 10 s, before the span", 10_000, true},
 	} {
-		r := &RunResult{Validity: Validity{Level: Valid}}
+		r := &steadyRun{Validity: Validity{Level: Valid}}
 		var total, start int64 = 0, 1
 		for s := int64(1); s <= 30; s++ {
 			if 1000*s > tc.startMs && start == 1 {
@@ -156,7 +156,7 @@ func TestSteadySpanTwoSecondReports(t *testing.T) {
 		{"halved over the last 8 s", func(s int64) int64 { return map[bool]int64{true: 500, false: 1000}[s > 32] }, false},
 		{"declining 30% over the span", func(s int64) int64 { return 1000 - 15*(max(s, 20)-20) }, false},
 	} {
-		r := &RunResult{Validity: Validity{Level: Valid}}
+		r := &steadyRun{Validity: Validity{Level: Valid}}
 		total := int64(0)
 		for s := int64(2); s <= 40; s += 2 {
 			total += 2 * tc.rate(s)
@@ -170,27 +170,17 @@ func TestSteadySpanTwoSecondReports(t *testing.T) {
 	}
 }
 
-// TestTrend: the fitted change over the span (slope times the number of parts, over the mean) and the
-// slope's significance (Student's t, 5%, n-2 degrees of freedom). Reference values by hand: a perfect
-// line has zero residuals, so any non-zero slope is significant; 100, 110, ..., 140 has slope 10,
-// mean 120, change 10 * 5 / 120 = 0.4167.
-func TestTrend(t *testing.T) {
-	for _, tc := range []struct {
-		name        string
-		rates       []float64
-		change      float64
-		significant bool
-	}{
-		{"perfect line", []float64{100, 110, 120, 130, 140}, 0.4167, true},
-		{"constant", []float64{100, 100, 100, 100, 100}, 0, false},
-		{"two rates: no trend", []float64{100, 200}, 0, false},
-		{"all zero", []float64{0, 0, 0, 0, 0}, 0, false},
-		{"noise without direction", []float64{100, 130, 90, 125, 95}, -0.0694, false},                         // Sxy -15, Sxx 10: slope -1.5, mean 108
-		{"collapse in the last part: not a significant line", []float64{100, 100, 100, 100, 0}, -1.25, false}, // slope -20, mean 80; t = -1.73
-	} {
-		change, significant := trend(tc.rates)
-		if math.Abs(change-tc.change) > 0.001 || significant != tc.significant {
-			t.Errorf("%s: trend(%v) = %.4f, %v; want %.4f, %v", tc.name, tc.rates, change, significant, tc.change, tc.significant)
-		}
-	}
+// steadyRun is what SteadySpan reads of a run.
+type steadyRun struct {
+	Validity  Validity
+	Reports   []protocol.WorkerReport
+	Executors []ExecutorPlace
+}
+
+func (r *steadyRun) SteadySpan(capacity map[string]float64, fromMs, toMs int64) Validity {
+	return SteadySpan(r.Validity, r.Reports, PlacementOf(r.Executors), capacity, fromMs, toMs)
+}
+
+func hasKind(v Validity, k ReasonKind) bool {
+	return slices.ContainsFunc(v.Reasons, func(r Reason) bool { return r.Kind == k })
 }

@@ -1,0 +1,182 @@
+package measure
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"gonum.org/v1/gonum/stat"
+	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/stormlab/stormlab/infra/protocol"
+)
+
+// SteadySpan re-judges the warm-up doubt of a timed run whose figures an experiment takes over
+// [fromMs, toMs] only, not over the whole window (kpart-cluster judges the second half, after the
+// dynamic schedulers' first reschedule): then whether that span was steady matters, not how the window
+// opened. A steady span drops the run's "unsteady" reason; an unsteady one replaces it with one that
+// names what the span measured. Other reasons are kept. Open loop (the spouts reported a schedule in
+// the span) it is judged by openSteady, closed loop by closedSteady.
+func SteadySpan(v Validity, reports []protocol.WorkerReport, place Placement, capacity map[string]float64, fromMs, toMs int64) Validity {
+	steadyNow, why := span{reports, place, capacity}.steady(fromMs, toMs)
+	var keep []Reason
+	for _, x := range v.Reasons {
+		if x.Kind != ReasonUnsteady {
+			keep = append(keep, x)
+		}
+	}
+	if !steadyNow {
+		keep = append(keep, Reason{ReasonUnsteady, Suspect, fmt.Sprintf("the %.0f s judged were not steady (%s)", float64(toMs-fromMs)/1000, why)})
+	}
+	return Validity{Level: Valid}.merge(keep...)
+}
+
+// span is a run's reports with its placement and the supervisors' capacities: what a part of its
+// window is measured from.
+type span struct {
+	reports  []protocol.WorkerReport
+	place    Placement
+	capacity map[string]float64
+}
+
+// window measures [fromMs, toMs] of the run.
+func (s span) window(fromMs, toMs int64) Measurement {
+	return Window(s.reports, s.place, s.capacity, fromMs, toMs)
+}
+
+// steady judges [fromMs, toMs] by SteadySpan's rules and says what it measured.
+func (s span) steady(fromMs, toMs int64) (bool, string) {
+	if m := s.window(fromMs, toMs); m.OpenLoop != nil && m.OpenLoop.OfferedRate > 0 {
+		return s.openSteady(m, fromMs, toMs)
+	}
+	return s.closedSteady(fromMs, toMs)
+}
+
+// openSteady: the offered rate is fixed by construction, so the span is steady when no backlog built
+// up or drained in it: its acked rate within 10% of its offered rate (the warm-up's drained rule), and
+// its latency p50 from the intended send time flat (latencyFlat). The parts' acked rates are not
+// compared: acks of a constant offered load land in report intervals with the jitter of their latency,
+// so parts of a few report intervals swing by more than 10% with nothing unsteady (docs/results-log.md,
+// kpart-cluster open loop). The acked rate alone lets a run through that drains a backlog a little
+// faster than the offered rate (one online run acked 8% above it with seconds of latency). A backlog
+// that builds or drains moves the latency by its size over the rate (5% of the rate over 7.5 s:
+// 375 ms); the send lag alone, the capacity search's trend, misses a backlog queued past the spout.
+func (s span) openSteady(m Measurement, fromMs, toMs int64) (bool, string) {
+	offered := m.OpenLoop.OfferedRate
+	rates := fmt.Sprintf("acked %.0f of the %.0f tuples/s offered", m.Throughput, offered)
+	if !drained([]float64{m.Throughput}, offered, steadyTolerance) {
+		return false, rates
+	}
+	mid := fromMs + (toMs-fromMs)/2
+	flat, lat := latencyFlat(s.window(fromMs, mid).OpenLoop, s.window(mid, toMs).OpenLoop)
+	return flat, rates + "; " + lat
+}
+
+// closedSteady: at saturation nothing fixes the rate, so the span is steady when
+//   - no worker started in it (a restart or a migration, which need not make a linear trend),
+//   - no part of it fell below 80% of the parts' mean (a dip or a collapse), and
+//   - its acked rate has no trend: a line fitted over its parts changes by at most 10% of their mean
+//     over the span, or its slope is not significant (trend).
+//
+// A range rule (max - min <= 10% of the mean, the warm-up's) is not used: the parts' acked rates swing
+// with the acks' jitter, without a direction, and it read most kpart-cluster quick runs as unsteady
+// (docs/results-log.md), while a ramp or a decline runs one way through every part.
+func (s span) closedSteady(fromMs, toMs int64) (bool, string) {
+	if at, ok := s.workerStarted(fromMs, toMs); ok {
+		return false, fmt.Sprintf("a worker started %.0f s into it", float64(at-fromMs)/1000)
+	}
+	n := trendParts(s.reports, toMs-fromMs)
+	rates := make([]float64, n)
+	for i := range n {
+		rates[i] = s.window(fromMs+i*(toMs-fromMs)/n, fromMs+(i+1)*(toMs-fromMs)/n).Throughput
+	}
+	mean := stat.Mean(rates, nil)
+	text := fmt.Sprintf("acked rates of its %d parts %s tuples/s", n, ratesText(rates))
+	switch change, significant := trend(rates); {
+	case mean <= 0:
+		return false, text + ": nothing acked"
+	case slices.Min(rates) < (1-2*steadyTolerance)*mean:
+		return false, fmt.Sprintf("%s: a part below %.0f%% of their mean", text, 100*(1-2*steadyTolerance))
+	case significant && math.Abs(change) > steadyTolerance:
+		return false, fmt.Sprintf("%s: a significant trend of %+.0f%% over the span", text, 100*change)
+	}
+	return true, text
+}
+
+// workerStarted reports the first start of a worker incarnation inside [fromMs, toMs]: a restart or a
+// migration, the transient the span must not hold.
+func (s span) workerStarted(fromMs, toMs int64) (int64, bool) {
+	first, ok := int64(0), false
+	for _, rep := range s.reports {
+		if s := rep.WorkerStartMs; s > fromMs && s <= toMs && (!ok || s < first) {
+			first, ok = s, true
+		}
+	}
+	return first, ok
+}
+
+// Parts of a closed-loop span for its trend: two report intervals each (so that every worker has a
+// whole interval in each), at least minTrendParts (fewer leave Student's t almost no power: with 3
+// parts a 30% monotone decline is not significant) and at most maxTrendParts.
+const (
+	minTrendParts = 5
+	maxTrendParts = 10
+)
+
+// trendParts is how many equal parts a closed-loop span of spanMs is cut into (see minTrendParts).
+func trendParts(reports []protocol.WorkerReport, spanMs int64) int64 {
+	interval := 0.0
+	for _, rep := range reports {
+		interval = max(interval, rep.IntervalS)
+	}
+	if interval <= 0 {
+		return minTrendParts
+	}
+	return min(maxTrendParts, max(minTrendParts, int64(float64(spanMs)/1000/(2*interval))))
+}
+
+// trend fits the rates by least squares over their index and returns the fitted change over the whole
+// span (n parts: slope times n) as a fraction of the mean, and whether the slope is significant
+// (two-sided, 5%, Student's t with n-2 degrees of freedom). Fewer than 3 rates, or a mean <= 0, give no
+// trend.
+func trend(rates []float64) (change float64, significant bool) {
+	n := len(rates)
+	mean := stat.Mean(rates, nil)
+	if n < 3 || !(mean > 0) {
+		return 0, false
+	}
+	xs := make([]float64, n)
+	for i := range xs {
+		xs[i] = float64(i)
+	}
+	alpha, beta := stat.LinearRegression(xs, rates, nil, false)
+	var ssr, sxx float64
+	xm := float64(n-1) / 2
+	for i, y := range rates {
+		e := y - (alpha + beta*xs[i])
+		ssr += e * e
+		sxx += (xs[i] - xm) * (xs[i] - xm)
+	}
+	se := math.Sqrt(ssr / float64(n-2) / sxx)
+	tCrit := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 2)}.Quantile(0.975)
+	return beta * float64(n) / mean, beta != 0 && math.Abs(beta) > tCrit*se
+}
+
+// latencyDriftMs and latencyDriftRel bound how far the latency p50 from the intended send time may move
+// between the halves of an open-loop span: 100 ms, or 25% of the lower half's p50 when that is more (a cluster whose tuples
+// take a second on throttled CPU quotas jitters by more than 100 ms with nothing building up).
+const (
+	latencyDriftMs  = 100
+	latencyDriftRel = 0.25
+)
+
+// latencyFlat reports whether the p50 latency from the intended send time of b (a span's second half)
+// is within latencyDriftMs (or latencyDriftRel) of a's (its first half), and says what it measured.
+func latencyFlat(a, b *OpenLoop) (bool, string) {
+	if a == nil || b == nil || a.IntendedCount == 0 || b.IntendedCount == 0 {
+		return false, "no latency from the intended send time in one of its halves"
+	}
+	bound := max(latencyDriftMs, latencyDriftRel*min(a.IntendedP50, b.IntendedP50))
+	text := fmt.Sprintf("latency p50 from the intended send time %.0f then %.0f ms", a.IntendedP50, b.IntendedP50)
+	return math.Abs(b.IntendedP50-a.IntendedP50) <= bound, text
+}

@@ -1,0 +1,82 @@
+package nemesis
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/stormlab/stormlab/infra/control"
+	"github.com/stormlab/stormlab/infra/protocol"
+)
+
+// cpuUsageCmd prints a container's CPU time in ns: cgroup v1 cpuacct, or
+// v2 cpu.stat. It counts every process of the container (the supervisor,
+// its workers, background load).
+const cpuUsageCmd = `cat /sys/fs/cgroup/cpuacct/cpuacct.usage 2>/dev/null || cat /sys/fs/cgroup/cpu,cpuacct/cpuacct.usage 2>/dev/null || awk '/^usage_usec/{printf "%d\n", $2*1000}' /sys/fs/cgroup/cpu.stat`
+
+// StartNodeCPU reads cpuUsageCmd on every host through ctl each period (2 s if 0) and posts the CPU
+// used over the period (a protocol.NodeReport) with post, until stop; stop reports the first error met
+// (nil when every sample went through). Whole-node CPU sees what the workers' process CPU cannot: the
+// node's own usage, background load included.
+func StartNodeCPU(ctx context.Context, ctl control.Control, hosts []string, post func(context.Context, protocol.NodeReport) error, every time.Duration) (stop func() error, err error) {
+	if every <= 0 {
+		every = 2 * time.Second
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		first error
+	)
+	fail := func(err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if first == nil && ctx.Err() == nil {
+			first = err
+		}
+	}
+	for _, h := range hosts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var prev int64
+			var prevAt time.Time
+			for {
+				out, err := ctl.Exec(ctx, h, cpuUsageCmd)
+				now := time.Now()
+				ns, perr := strconv.ParseInt(strings.TrimSpace(out), 10, 64)
+				switch {
+				case ctx.Err() != nil:
+					return
+				case err != nil || perr != nil:
+					fail(errors.Join(err, perr, fmt.Errorf("node CPU of %s: output %q", h, out)))
+				default:
+					if !prevAt.IsZero() && ns >= prev {
+						dt := now.Sub(prevAt).Seconds()
+						rep := protocol.NodeReport{Host: h, TimeMs: now.UnixMilli(), IntervalS: dt, CPUPercent: float64(ns-prev) / (dt * 1e9) * 100}
+						if err := post(ctx, rep); err != nil {
+							fail(fmt.Errorf("node CPU of %s: %w", h, err))
+						}
+					}
+					prev, prevAt = ns, now
+				}
+				select {
+				case <-ctx.Done():
+					return
+				case <-time.After(every):
+				}
+			}
+		}()
+	}
+	return func() error {
+		cancel()
+		wg.Wait()
+		mu.Lock()
+		defer mu.Unlock()
+		return first
+	}, nil
+}
