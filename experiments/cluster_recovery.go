@@ -165,7 +165,7 @@ func runRecovery(ctx context.Context, env lab.Env) (*lab.Results, error) {
 		runs++ // the calibration
 	}
 	rr := &recoveryRunner{runBase: runBase{env: env, counter: newRunCounter(env, runs)}, k: k,
-		fault: fault.Fault{Kind: fault.KillSupervisor, At: k.At, Duration: k.Down, Target: recoveryKilled}}
+		fault: fault.Fault{Kind: fault.KillSupervisor, At: k.At, Duration: k.Down, Arg: recoveryKilled}}
 	rr.res = &lab.Results{Experiment: "recovery", Metrics: recoveryMetrics, Scale: k.Scale, NoVerdict: noVerdict(k.Scale, k.Reps), Knobs: knobsManifest(k)}
 	rr.res.Knobs["fault"] = rr.fault.String()
 	for _, sched := range k.schedulers() {
@@ -276,7 +276,7 @@ func (rr *recoveryRunner) chooseKilled(s *clusterView) error {
 	if best == "" {
 		return fmt.Errorf("recovery: the target lists no supervisor to stop")
 	}
-	rr.fault.Target = best
+	rr.fault.Arg = best
 	rr.res.Knobs["fault"] = rr.fault.String()
 	return nil
 }

@@ -44,10 +44,10 @@ func TestTimeline(t *testing.T) {
 
 // TestDelayTopologyArgs: only a run with a delay fault changes the topology's transport.
 func TestDelayTopologyArgs(t *testing.T) {
-	if a := delayTopologyArgs([]fault.Fault{{Kind: fault.KillSupervisor, Target: "s1"}}); a != nil {
+	if a := delayTopologyArgs([]fault.Fault{{Kind: fault.KillSupervisor, Arg: "s1"}}); a != nil {
 		t.Errorf("without a delay fault: %q, want none", a)
 	}
-	got := strings.Join(delayTopologyArgs([]fault.Fault{{Kind: fault.RestartService}, {Kind: fault.Delay, Target: "a-b=1ms"}}), " ")
+	got := strings.Join(delayTopologyArgs([]fault.Fault{{Kind: fault.RestartService}, {Kind: fault.Delay, Arg: "a-b=1ms"}}), " ")
 	want := "--conf storm.messaging.transport=org.stormlab.net.DelayContext --conf stormlab.net.delay.file=/tmp/stormlab-delay"
 	if got != want {
 		t.Errorf("delayTopologyArgs = %q, want %q", got, want)

@@ -263,7 +263,7 @@ func newRunCmd() *cobra.Command {
 	f.IntVar(&o.mul, "mul", 0, "K-PART balance multiplier Mul (0 = no balance adjustment, as in the smoke experiment)")
 	f.StringVar(&o.out, "out", "", "folder for the raw run (run.json, reports.jsonl, storm-stats.json); none when empty")
 	f.StringVar(&o.format, "format", o.format, "output format: table or json")
-	f.StringArrayVar(&o.faultArgs, "fault", nil, "inject a fault into the measurement window (repeatable): "+fault.Syntax+"; kinds: kill-supervisor and pause-worker (TARGET: a supervisor host of the shape), restart-zookeeper, restart-service, delay (TARGET: NODE_A-NODE_B=DELAY), straggler (TARGET: HOST=PERCENT, CPU load on one supervisor as a burner topology; needs no control section)")
+	f.StringArrayVar(&o.faultArgs, "fault", nil, "inject a fault into the measurement window (repeatable): "+fault.Syntax+"; kinds: kill-supervisor and pause-worker (ARG: a supervisor host of the shape), restart-zookeeper, restart-service, delay (ARG: NODE_A-NODE_B=DELAY), straggler (ARG: HOST=PERCENT, CPU load on one supervisor as a burner topology; needs no control section)")
 	f.Float64Var(&o.rate, "rate", 0, fmt.Sprintf("open loop: the tuples/s the spouts offer on a schedule fixed at start, divided over the spout tasks (at most %d); latency is then also reported from each tuple's intended send time, with the send lag; default: closed loop", maxOpenLoopRate))
 	f.StringVar(&o.arrivals, "arrivals", o.arrivals, "with --rate: constant or poisson (seeded by the topology's --seed)")
 	f.StringVar(&o.fluxFile, "topology-file", "", "a Flux topology (YAML) instead of --topology; run and measured with stormlab's instrumentation, the user's code unchanged")

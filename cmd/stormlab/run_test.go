@@ -48,7 +48,7 @@ func TestRunBadInput(t *testing.T) {
 		{"bad format", base("--format", "xml"), `unknown --format "xml"`},
 		{"stray argument", base("now"), "run takes no arguments"},
 		{"unknown fault kind", base("--fault", "reboot@10s+5s"), `unknown kind "reboot"`},
-		{"fault on an unknown node", base("--fault", "kill-supervisor@10s+5s:sup9"), `target "sup9" is not a supervisor`},
+		{"fault on an unknown node", base("--fault", "kill-supervisor@10s+5s:sup9"), `node "sup9" is not a supervisor`},
 		{"fault after the window", base("--measure", "30s", "--fault", "restart-service@25s+10s"), "after the 30s measurement window"},
 		{"last supervisor killed", base("--fault", "kill-supervisor@10s+20s:sup1", "--fault", "kill-supervisor@15s+5s:sup2"), "kills the last running supervisor"},
 		// Delay faults (the default shape's supervisors are sup1 and sup2).

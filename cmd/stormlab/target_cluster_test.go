@@ -302,7 +302,7 @@ func TestRecoveryTarget(t *testing.T) {
 			t.Errorf("%s: cluster %q, invalid %q (not measured: %v), %d decisions: want the target's run, valid unless not measured, decisions only for kpart-dynamic",
 				path, r.Cluster, r.Invalid, unmeasured, len(r.Decisions))
 		}
-		if len(r.Faults) != 1 || r.Faults[0].Error != "" || r.Faults[0].Fault.Target != "sup2" {
+		if len(r.Faults) != 1 || r.Faults[0].Error != "" || r.Faults[0].Fault.Arg != "sup2" {
 			t.Errorf("%s: faults %+v, want one kill-supervisor of sup2 (the most CPU) without error", path, r.Faults)
 		}
 	}

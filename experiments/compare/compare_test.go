@@ -292,7 +292,7 @@ func TestReadRejectsSchemaless(t *testing.T) {
 // the fault-free runs of the same scheduler and topology.
 func TestReadRunFaults(t *testing.T) {
 	s := newSamples()
-	for _, faults := range [][]fault.Fault{nil, {{Kind: fault.KillSupervisor, At: time.Second, Duration: time.Second, Target: "sup1"}}} {
+	for _, faults := range [][]fault.Fault{nil, {{Kind: fault.KillSupervisor, At: time.Second, Duration: time.Second, Arg: "sup1"}}} {
 		b, err := json.Marshal(harness.RunResult{Spec: harness.RunSpec{Scheduler: "kpart", Faults: faults}, Measurement: harness.Measurement{Throughput: 10}})
 		if err != nil {
 			t.Fatal(err)

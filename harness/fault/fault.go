@@ -17,28 +17,28 @@ type Kind string
 // The fault kinds (each acts at Fault.At for Fault.Duration, then is undone) and the syntax of a fault.
 const (
 	// Syntax is the --fault syntax, for help texts and errors.
-	Syntax = "KIND@AT+DURATION[:TARGET], e.g. kill-supervisor@30s+20s:sup1, restart-zookeeper@40s+10s, delay@30s+20s:sup1-sup2=50ms or straggler@10s+40s:sup1=80 (AT counts from the opening of the measurement window)"
+	Syntax = "KIND@AT+DURATION[:ARG], e.g. kill-supervisor@30s+20s:sup1, restart-zookeeper@40s+10s, delay@30s+20s:sup1-sup2=50ms or straggler@10s+40s:sup1=80 (AT counts from the opening of the measurement window)"
 	// KillSupervisor stops a supervisor's container (its worker JVMs die with it) and starts it again
-	// after the duration. Target: the supervisor's hostname.
+	// after the duration. ARG: the supervisor's hostname.
 	KillSupervisor Kind = "kill-supervisor"
 	// PauseWorker stops every worker JVM on a supervisor with SIGSTOP and resumes them with SIGCONT.
-	// Target: the supervisor's hostname.
+	// ARG: the supervisor's hostname.
 	PauseWorker Kind = "pause-worker"
 	// RestartZooKeeper stops the ZooKeeper container and starts it again after the duration.
 	RestartZooKeeper Kind = "restart-zookeeper"
 	// RestartService stops the scheduler service's container and starts it again after the duration.
 	RestartService Kind = "restart-service"
 	// Delay sets the emulated network delay between two supervisors (both directions) for the duration,
-	// then restores the cluster's own (WithNetworkDelay, usually none). Target: NODE_A-NODE_B=DELAY,
+	// then restores the cluster's own (WithNetworkDelay, usually none). ARG: NODE_A-NODE_B=DELAY,
 	// e.g. sup1-sup2=50ms (whole milliseconds, at most 10s). The harness says how (its delayFile).
 	Delay Kind = "delay"
 	// Straggler makes one supervisor slow: background CPU load of PERCENT of its CPU for the duration,
-	// from a burner topology that the bridge pins to it. Target: HOST=PERCENT, e.g. sup1=80. The burner
+	// from a burner topology that the bridge pins to it. ARG: HOST=PERCENT, e.g. sup1=80. The burner
 	// runs idle from before the run's topology is submitted (it holds one worker slot of HOST) and the
 	// fault switches it on and off through the scheduler service; it needs no control layer.
 	Straggler Kind = "straggler"
 
-	// CPULoad is background CPU load on every supervisor (Target: the percent of each one's CPU, e.g.
+	// CPULoad is background CPU load on every supervisor (ARG: the percent of each one's CPU, e.g.
 	// "50"); its undo stops it. Not a --fault kind: experiments inject it around whole runs (Load).
 	CPULoad Kind = "cpu-load"
 	// KillStragglers SIGKILLs the worker JVMs left on any supervisor after their topology is gone;
@@ -69,19 +69,19 @@ func (k Kind) Needs() control.Ops {
 	return 0
 }
 
-// HostsOf are the hosts f acts on, for its capability check: its target supervisor, both nodes of a
+// HostsOf are the hosts f acts on, for its capability check: its supervisor, both nodes of a
 // delay, every supervisor (of all) for load and stragglers, none for ZooKeeper and the service.
 func (f Fault) HostsOf(all []string) []string {
 	switch f.Kind {
 	case KillSupervisor, PauseWorker:
-		return []string{f.Target}
+		return []string{f.Arg}
 	case Delay:
-		if t, err := ParseDelayTarget(f.Target, nil); err == nil {
+		if t, err := ParseDelayArg(f.Arg, nil); err == nil {
 			return []string{t.A, t.B}
 		}
 		return nil
 	case Straggler:
-		if t, err := ParseStragglerTarget(f.Target, nil); err == nil {
+		if t, err := ParseStragglerArg(f.Arg, nil); err == nil {
 			return []string{t.Host}
 		}
 		return nil
@@ -96,33 +96,33 @@ func Kinds() []Kind {
 	return []Kind{KillSupervisor, PauseWorker, RestartZooKeeper, RestartService, Delay, Straggler}
 }
 
-// needsTarget says whether a kind acts on one supervisor.
-func (k Kind) needsTarget() bool { return k == KillSupervisor || k == PauseWorker }
+// needsNode says whether a kind acts on one supervisor.
+func (k Kind) needsNode() bool { return k == KillSupervisor || k == PauseWorker }
 
-// DelayTarget is a delay fault's target: the delay between supervisors A and B.
-type DelayTarget struct {
+// DelayArg is a delay fault's argument: the delay between supervisors A and B.
+type DelayArg struct {
 	A, B  string
 	Delay time.Duration
 }
 
-// delayTargetSyntax is the target of a delay fault, for errors.
-const delayTargetSyntax = "NODE_A-NODE_B=DELAY, e.g. delay@30s+20s:sup1-sup2=50ms"
+// delayArgSyntax is the argument of a delay fault, for errors.
+const delayArgSyntax = "NODE_A-NODE_B=DELAY, e.g. delay@30s+20s:sup1-sup2=50ms"
 
-// ParseDelayTarget reads a delay fault's target. With hosts (the cluster's supervisors) both nodes must
+// ParseDelayArg reads a delay fault's argument. With hosts (the cluster's supervisors) both nodes must
 // be two different ones of them, and a node name holding '-' is split where both halves are known;
 // without hosts it splits at the first '-' and checks only the shape.
-func ParseDelayTarget(target string, hosts []string) (DelayTarget, error) {
-	nodes, d, ok := strings.Cut(target, "=")
+func ParseDelayArg(arg string, hosts []string) (DelayArg, error) {
+	nodes, d, ok := strings.Cut(arg, "=")
 	if !ok {
-		return DelayTarget{}, fmt.Errorf("delay target %q has no =DELAY", target)
+		return DelayArg{}, fmt.Errorf("delay %q has no =DELAY", arg)
 	}
-	var t DelayTarget
+	var t DelayArg
 	var err error
 	if t.Delay, err = time.ParseDuration(d); err != nil {
-		return DelayTarget{}, fmt.Errorf("delay target %q: DELAY %q is not a duration", target, d)
+		return DelayArg{}, fmt.Errorf("delay %q: DELAY %q is not a duration", arg, d)
 	}
 	if t.Delay < 0 || t.Delay > control.MaxDelay || t.Delay%time.Millisecond != 0 {
-		return DelayTarget{}, fmt.Errorf("delay target %q: DELAY %s must be whole milliseconds in [0, %s]", target, t.Delay, control.MaxDelay)
+		return DelayArg{}, fmt.Errorf("delay %q: DELAY %s must be whole milliseconds in [0, %s]", arg, t.Delay, control.MaxDelay)
 	}
 	found := false
 	for i := 0; i < len(nodes); i++ {
@@ -137,46 +137,46 @@ func ParseDelayTarget(target string, hosts []string) (DelayTarget, error) {
 	}
 	switch {
 	case !found && !strings.Contains(nodes, "-"):
-		return DelayTarget{}, fmt.Errorf("delay target %q: no NODE_A-NODE_B", target)
+		return DelayArg{}, fmt.Errorf("delay %q: no NODE_A-NODE_B", arg)
 	case !found:
-		return DelayTarget{}, fmt.Errorf("delay target %q: %q is not two supervisors of this cluster joined by '-' (supervisors: %s)", target, nodes, strings.Join(hosts, ", "))
+		return DelayArg{}, fmt.Errorf("delay %q: %q is not two supervisors of this cluster joined by '-' (supervisors: %s)", arg, nodes, strings.Join(hosts, ", "))
 	case t.A == "" || t.B == "":
-		return DelayTarget{}, fmt.Errorf("delay target %q: a node name is empty", target)
+		return DelayArg{}, fmt.Errorf("delay %q: a node name is empty", arg)
 	case t.A == t.B:
-		return DelayTarget{}, fmt.Errorf("delay target %q: both nodes are %s; a delay is between two different supervisors", target, t.A)
+		return DelayArg{}, fmt.Errorf("delay %q: both nodes are %s; a delay is between two different supervisors", arg, t.A)
 	}
 	return t, nil
 }
 
-// StragglerTarget is a straggler fault's target: Percent of Host's CPU as background load.
-type StragglerTarget struct {
+// StragglerArg is a straggler fault's argument: Percent of Host's CPU as background load.
+type StragglerArg struct {
 	Host    string
 	Percent float64
 }
 
-// stragglerTargetSyntax is the target of a straggler fault, for errors.
-const stragglerTargetSyntax = "HOST=PERCENT, e.g. straggler@10s+40s:sup1=80"
+// stragglerArgSyntax is the argument of a straggler fault, for errors.
+const stragglerArgSyntax = "HOST=PERCENT, e.g. straggler@10s+40s:sup1=80"
 
-// ParseStragglerTarget reads a straggler fault's target. With hosts (the cluster's supervisors) the
+// ParseStragglerArg reads a straggler fault's argument. With hosts (the cluster's supervisors) the
 // host must be one of them; without, only the shape is checked.
-func ParseStragglerTarget(target string, hosts []string) (StragglerTarget, error) {
-	host, p, ok := strings.Cut(target, "=")
+func ParseStragglerArg(arg string, hosts []string) (StragglerArg, error) {
+	host, p, ok := strings.Cut(arg, "=")
 	if !ok || host == "" {
-		return StragglerTarget{}, fmt.Errorf("straggler target %q is not HOST=PERCENT", target)
+		return StragglerArg{}, fmt.Errorf("straggler %q is not HOST=PERCENT", arg)
 	}
 	percent, err := strconv.ParseFloat(p, 64)
 	if err != nil || !(percent > 0 && percent <= 100) {
-		return StragglerTarget{}, fmt.Errorf("straggler target %q: PERCENT %q must be a number in (0, 100]", target, p)
+		return StragglerArg{}, fmt.Errorf("straggler %q: PERCENT %q must be a number in (0, 100]", arg, p)
 	}
 	if hosts != nil && !slices.Contains(hosts, host) {
-		return StragglerTarget{}, fmt.Errorf("straggler target %q: %q is not a supervisor of this cluster (supervisors: %s)", target, host, strings.Join(hosts, ", "))
+		return StragglerArg{}, fmt.Errorf("straggler %q: %q is not a supervisor of this cluster (supervisors: %s)", arg, host, strings.Join(hosts, ", "))
 	}
-	return StragglerTarget{Host: host, Percent: percent}, nil
+	return StragglerArg{Host: host, Percent: percent}, nil
 }
 
-// hostOf is a straggler fault's host ("" when its target is malformed).
+// hostOf is a straggler fault's host ("" when its argument is malformed).
 func hostOf(f Fault) string {
-	t, _ := ParseStragglerTarget(f.Target, nil)
+	t, _ := ParseStragglerArg(f.Arg, nil)
 	return t.Host
 }
 
@@ -198,7 +198,7 @@ type Fault struct {
 	Kind     Kind          `json:"kind"`
 	At       time.Duration `json:"at_ns"`
 	Duration time.Duration `json:"duration_ns"`
-	Target   string        `json:"target,omitempty"`
+	Arg      string        `json:"target,omitempty"` // what it acts on (ARG of the syntax); the stored key keeps its former name
 }
 
 func (f Fault) String() string {
@@ -206,8 +206,8 @@ func (f Fault) String() string {
 	if f.Kind == CPULoad || f.Kind == KillStragglers { // not window faults: no time
 		s = string(f.Kind)
 	}
-	if f.Target != "" {
-		s += ":" + f.Target
+	if f.Arg != "" {
+		s += ":" + f.Arg
 	}
 	return s
 }
@@ -229,7 +229,7 @@ func Parse(s string) (Fault, error) {
 		}
 		return bad(fmt.Sprintf("unknown kind %q (known: %s)", kind, strings.Join(names, ", ")))
 	}
-	rest, f.Target, _ = strings.Cut(rest, ":")
+	rest, f.Arg, _ = strings.Cut(rest, ":")
 	at, dur, ok := strings.Cut(rest, "+")
 	if !ok {
 		return bad("no +DURATION")
@@ -242,19 +242,19 @@ func Parse(s string) (Fault, error) {
 		return bad(fmt.Sprintf("DURATION %q is not a duration", dur))
 	}
 	if f.Kind == Delay {
-		if _, err := ParseDelayTarget(f.Target, nil); err != nil {
+		if _, err := ParseDelayArg(f.Arg, nil); err != nil {
 			return bad(err.Error())
 		}
 	}
 	if f.Kind == Straggler {
-		if _, err := ParseStragglerTarget(f.Target, nil); err != nil {
+		if _, err := ParseStragglerArg(f.Arg, nil); err != nil {
 			return bad(err.Error())
 		}
 	}
 	return f, nil
 }
 
-// Validate checks faults against a run before any cluster starts: known kinds, a target that is
+// Validate checks faults against a run before any cluster starts: known kinds, an argument that is
 // one of hosts exactly when the kind needs one, AT >= 0 and a positive duration that ends inside the
 // window (measure), and never every supervisor killed at once.
 func Validate(faults []Fault, hosts []string, measure time.Duration) error {
@@ -265,17 +265,17 @@ func Validate(faults []Fault, hosts []string, measure time.Duration) error {
 			errs = append(errs, fmt.Errorf("fault %s: unknown kind %q", f, f.Kind))
 			continue
 		case f.Kind == Delay:
-			if _, err := ParseDelayTarget(f.Target, hosts); err != nil {
-				errs = append(errs, fmt.Errorf("fault %s: %w; write %s", f, err, delayTargetSyntax))
+			if _, err := ParseDelayArg(f.Arg, hosts); err != nil {
+				errs = append(errs, fmt.Errorf("fault %s: %w; write %s", f, err, delayArgSyntax))
 			}
 		case f.Kind == Straggler:
-			if _, err := ParseStragglerTarget(f.Target, hosts); err != nil {
-				errs = append(errs, fmt.Errorf("fault %s: %w; write %s", f, err, stragglerTargetSyntax))
+			if _, err := ParseStragglerArg(f.Arg, hosts); err != nil {
+				errs = append(errs, fmt.Errorf("fault %s: %w; write %s", f, err, stragglerArgSyntax))
 			}
-		case f.Kind.needsTarget() && !slices.Contains(hosts, f.Target):
-			errs = append(errs, fmt.Errorf("fault %s: target %q is not a supervisor of this cluster (supervisors: %s)", f, f.Target, strings.Join(hosts, ", ")))
-		case !f.Kind.needsTarget() && f.Target != "":
-			errs = append(errs, fmt.Errorf("fault %s: %s takes no target; drop %q", f, f.Kind, ":"+f.Target))
+		case f.Kind.needsNode() && !slices.Contains(hosts, f.Arg):
+			errs = append(errs, fmt.Errorf("fault %s: node %q is not a supervisor of this cluster (supervisors: %s)", f, f.Arg, strings.Join(hosts, ", ")))
+		case !f.Kind.needsNode() && f.Arg != "":
+			errs = append(errs, fmt.Errorf("fault %s: %s takes no argument; drop %q", f, f.Kind, ":"+f.Arg))
 		}
 		if f.At < 0 || f.Duration <= 0 {
 			errs = append(errs, fmt.Errorf("fault %s: AT must be >= 0 and DURATION > 0", f))
@@ -286,12 +286,12 @@ func Validate(faults []Fault, hosts []string, measure time.Duration) error {
 	// Two delays on one node at once: its delay file holds one state, so the first undo would end both.
 	ds := Delays(faults)
 	for i, f := range ds {
-		ft, err := ParseDelayTarget(f.Target, hosts)
+		ft, err := ParseDelayArg(f.Arg, hosts)
 		if err != nil {
 			continue
 		}
 		for _, g := range ds[i+1:] {
-			gt, err := ParseDelayTarget(g.Target, hosts)
+			gt, err := ParseDelayArg(g.Arg, hosts)
 			if err != nil || !(f.At < g.At+g.Duration && g.At < f.At+f.Duration) {
 				continue
 			}
@@ -319,7 +319,7 @@ func Validate(faults []Fault, hosts []string, measure time.Duration) error {
 		down := map[string]bool{}
 		for _, g := range faults {
 			if g.Kind == KillSupervisor && g.At <= f.At && f.At < g.At+g.Duration {
-				down[g.Target] = true
+				down[g.Arg] = true
 			}
 		}
 		if len(hosts) > 0 && len(down) >= len(hosts) {
@@ -332,5 +332,5 @@ func Validate(faults []Fault, hosts []string, measure time.Duration) error {
 
 // Load is background CPU load of percent of each supervisor's CPU, around a whole run (Nemesis.Inject).
 func Load(percent float64) Fault {
-	return Fault{Kind: CPULoad, Target: strconv.FormatFloat(percent, 'g', -1, 64)}
+	return Fault{Kind: CPULoad, Arg: strconv.FormatFloat(percent, 'g', -1, 64)}
 }

@@ -70,9 +70,9 @@ func TestValidateFaults(t *testing.T) {
 	}{
 		{"each kind once", []Fault{f("kill-supervisor@10s+10s:s1"), f("pause-worker@25s+5s:s2"), f("restart-zookeeper@35s+5s"), f("restart-service@45s+5s")}, ""},
 		{"ends at the window's end", []Fault{f("restart-service@50s+10s")}, ""},
-		{"unknown node", []Fault{f("kill-supervisor@10s+10s:s9")}, `target "s9" is not a supervisor`},
-		{"no target", []Fault{f("pause-worker@10s+10s")}, `target "" is not a supervisor`},
-		{"target on zookeeper", []Fault{f("restart-zookeeper@10s+10s:s1")}, "takes no target"},
+		{"unknown node", []Fault{f("kill-supervisor@10s+10s:s9")}, `node "s9" is not a supervisor`},
+		{"no target", []Fault{f("pause-worker@10s+10s")}, `node "" is not a supervisor`},
+		{"target on zookeeper", []Fault{f("restart-zookeeper@10s+10s:s1")}, "takes no argument"},
 		{"after the window", []Fault{f("restart-service@55s+10s")}, "after the 1m0s measurement window"},
 		{"zero duration", []Fault{{Kind: RestartService, At: time.Second}}, "DURATION > 0"},
 		{"last supervisor", []Fault{f("kill-supervisor@10s+20s:s1"), f("kill-supervisor@20s+5s:s2")}, "kills the last running supervisor"},
@@ -80,10 +80,10 @@ func TestValidateFaults(t *testing.T) {
 		{"unknown kind", []Fault{{Kind: "x", Duration: time.Second}}, `unknown kind "x"`},
 		{"delay", []Fault{f("delay@10s+20s:s1-s2=50ms")}, ""},
 		{"delay unknown node", []Fault{f("delay@10s+20s:s1-s9=50ms")}, `"s1-s9" is not two supervisors of this cluster`},
-		{"delay same node", []Fault{{Kind: Delay, At: time.Second, Duration: time.Second, Target: "s2-s2=5ms"}}, "both nodes are s2"},
+		{"delay same node", []Fault{{Kind: Delay, At: time.Second, Duration: time.Second, Arg: "s2-s2=5ms"}}, "both nodes are s2"},
 		{"delay after the window", []Fault{f("delay@50s+20s:s1-s2=50ms")}, "after the 1m0s measurement window"},
-		{"delay before the window", []Fault{{Kind: Delay, At: -time.Second, Duration: time.Second, Target: "s1-s2=5ms"}}, "AT must be >= 0"},
-		{"delay bad target", []Fault{{Kind: Delay, At: time.Second, Duration: time.Second, Target: "s1-s2"}}, "no =DELAY"},
+		{"delay before the window", []Fault{{Kind: Delay, At: -time.Second, Duration: time.Second, Arg: "s1-s2=5ms"}}, "AT must be >= 0"},
+		{"delay bad target", []Fault{{Kind: Delay, At: time.Second, Duration: time.Second, Arg: "s1-s2"}}, "no =DELAY"},
 		{"two delays on one node", []Fault{f("delay@10s+20s:s1-s2=50ms"), f("delay@25s+10s:s2-s1=5ms")}, "one delay per node at a time"},
 		{"two delays one after the other", []Fault{f("delay@10s+20s:s1-s2=50ms"), f("delay@30s+10s:s2-s1=5ms")}, ""},
 		{"straggler", []Fault{f("straggler@10s+40s:s1=80")}, ""},
@@ -104,18 +104,18 @@ func TestParseDelayTarget(t *testing.T) {
 	hosts := []string{"sup-1", "sup-2", "sup3"}
 	for _, tc := range []struct {
 		in   string
-		want DelayTarget
+		want DelayArg
 		err  string
 	}{
-		{"sup-1-sup-2=50ms", DelayTarget{"sup-1", "sup-2", 50 * time.Millisecond}, ""},
-		{"sup3-sup-1=0s", DelayTarget{"sup3", "sup-1", 0}, ""},
-		{"sup3-sup-1=1s", DelayTarget{"sup3", "sup-1", time.Second}, ""},
-		{"sup3-sup4=1ms", DelayTarget{}, `"sup3-sup4" is not two supervisors of this cluster joined by '-' (supervisors: sup-1, sup-2, sup3)`},
-		{"sup3=1ms", DelayTarget{}, "no NODE_A-NODE_B"},
-		{"-sup3=1ms", DelayTarget{}, "is not two supervisors"},
-		{"sup3-sup3=1ms", DelayTarget{}, "both nodes are sup3"},
+		{"sup-1-sup-2=50ms", DelayArg{"sup-1", "sup-2", 50 * time.Millisecond}, ""},
+		{"sup3-sup-1=0s", DelayArg{"sup3", "sup-1", 0}, ""},
+		{"sup3-sup-1=1s", DelayArg{"sup3", "sup-1", time.Second}, ""},
+		{"sup3-sup4=1ms", DelayArg{}, `"sup3-sup4" is not two supervisors of this cluster joined by '-' (supervisors: sup-1, sup-2, sup3)`},
+		{"sup3=1ms", DelayArg{}, "no NODE_A-NODE_B"},
+		{"-sup3=1ms", DelayArg{}, "is not two supervisors"},
+		{"sup3-sup3=1ms", DelayArg{}, "both nodes are sup3"},
 	} {
-		got, err := ParseDelayTarget(tc.in, hosts)
+		got, err := ParseDelayArg(tc.in, hosts)
 		if tc.err != "" {
 			if err == nil || !strings.Contains(err.Error(), tc.err) {
 				t.Errorf("ParseDelayTarget(%q) error %v, want one containing %q", tc.in, err, tc.err)

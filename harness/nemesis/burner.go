@@ -244,7 +244,7 @@ func (n *Nemesis) PrepareStragglers(ctx context.Context, faults []fault.Fault) (
 		if f.Kind != fault.Straggler {
 			continue
 		}
-		t, err := fault.ParseStragglerTarget(f.Target, n.hosts())
+		t, err := fault.ParseStragglerArg(f.Arg, n.hosts())
 		if err != nil {
 			return nil, err
 		}
@@ -279,7 +279,7 @@ func (n *Nemesis) PrepareStragglers(ctx context.Context, faults []fault.Fault) (
 // switchStraggler switches on the prepared burner of straggler fault f at f's percent of its host's
 // CPU (the burner's tasks poll the service every 500 ms) and returns the undo that switches it off.
 func (n *Nemesis) switchStraggler(ctx context.Context, f fault.Fault) (control.Undo, error) {
-	t, err := fault.ParseStragglerTarget(f.Target, n.hosts())
+	t, err := fault.ParseStragglerArg(f.Arg, n.hosts())
 	if err != nil {
 		return nil, err
 	}

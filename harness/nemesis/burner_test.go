@@ -146,7 +146,7 @@ func TestSwitchStraggler(t *testing.T) {
 		{"big=50", protocol.Burn{Topology: "stormlab-burner-straggler-big", Busy: 0.75}},
 	} {
 		got = nil
-		undo, err := n.Inject(t.Context(), fault.Fault{Kind: fault.Straggler, Target: c.target, Duration: time.Second})
+		undo, err := n.Inject(t.Context(), fault.Fault{Kind: fault.Straggler, Arg: c.target, Duration: time.Second})
 		if err != nil {
 			t.Fatalf("%s: %v", c.target, err)
 		}
@@ -159,7 +159,7 @@ func TestSwitchStraggler(t *testing.T) {
 		}
 	}
 	n.cores = func() map[string]float64 { return map[string]float64{"sup1": 0.5, "sup2": 1} }
-	if _, err := n.Inject(t.Context(), fault.Fault{Kind: fault.Straggler, Target: "sup2=50", Duration: time.Second}); err == nil || !strings.Contains(err.Error(), "no burner was started on sup2") {
+	if _, err := n.Inject(t.Context(), fault.Fault{Kind: fault.Straggler, Arg: "sup2=50", Duration: time.Second}); err == nil || !strings.Contains(err.Error(), "no burner was started on sup2") {
 		t.Errorf("unprepared straggler: %v", err)
 	}
 }

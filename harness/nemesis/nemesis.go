@@ -66,25 +66,25 @@ func (n *Nemesis) Inject(ctx context.Context, f fault.Fault) (control.Undo, erro
 func (n *Nemesis) inject(ctx context.Context, f fault.Fault) (control.Undo, error) {
 	switch f.Kind {
 	case fault.KillSupervisor:
-		return n.ctl.Stop(ctx, control.Supervisor, f.Target)
+		return n.ctl.Stop(ctx, control.Supervisor, f.Arg)
 	case fault.RestartZooKeeper:
 		return n.ctl.Stop(ctx, control.ZooKeeper, "")
 	case fault.RestartService:
 		return n.ctl.Stop(ctx, control.Service, "")
 	case fault.PauseWorker:
-		pids, undo, err := n.ctl.Pause(ctx, f.Target, workerPattern)
+		pids, undo, err := n.ctl.Pause(ctx, f.Arg, workerPattern)
 		if err == nil {
 			n.logf("cluster %s: fault %s: SIGSTOP worker JVMs %s", n.name, f, strings.Join(pids, ","))
 		}
 		return undo, err
 	case fault.Delay:
-		t, err := fault.ParseDelayTarget(f.Target, n.hosts())
+		t, err := fault.ParseDelayArg(f.Arg, n.hosts())
 		if err != nil {
 			return nil, err
 		}
 		return n.ctl.Delay(ctx, t.A, t.B, t.Delay)
 	case fault.CPULoad:
-		return n.startLoad(ctx, f.Target)
+		return n.startLoad(ctx, f.Arg)
 	case fault.Straggler:
 		return n.switchStraggler(ctx, f)
 	case fault.KillStragglers:

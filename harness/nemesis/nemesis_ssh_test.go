@@ -47,7 +47,7 @@ func TestNemesisOverSSH(t *testing.T) {
 		}
 		return undo
 	}
-	undo := inject(fault.Fault{Kind: fault.KillSupervisor, Target: "sup1", Duration: time.Second})
+	undo := inject(fault.Fault{Kind: fault.KillSupervisor, Arg: "sup1", Duration: time.Second})
 	sh("test -e /tmp/sup-stopped")
 	if err := undo(ctx); err != nil {
 		t.Fatal(err)
@@ -57,7 +57,7 @@ func TestNemesisOverSSH(t *testing.T) {
 	worker := "/tmp/" + workerPattern
 	sh("cp /bin/sleep " + worker + " && setsid " + worker + " 600 </dev/null >/dev/null 2>&1 &")
 	pid := sh("pgrep -f '[/]tmp/org.apache.storm'")
-	undo = inject(fault.Fault{Kind: fault.PauseWorker, Target: "sup1", Duration: time.Second})
+	undo = inject(fault.Fault{Kind: fault.PauseWorker, Arg: "sup1", Duration: time.Second})
 	if s := sh("ps -o stat= -p " + pid); !strings.HasPrefix(s, "T") {
 		t.Errorf("worker state after pause-worker %q, want T", s)
 	}

@@ -36,7 +36,7 @@ func TestInjectRefusesBeforeActing(t *testing.T) {
 		t.Fatal(err)
 	}
 	n := &Nemesis{ctl: ctl, name: "t", cores: func() map[string]float64 { return map[string]float64{"sup1": 1} }, logf: t.Logf}
-	_, err = n.Inject(t.Context(), fault.Fault{Kind: fault.KillSupervisor, Target: "sup1"})
+	_, err = n.Inject(t.Context(), fault.Fault{Kind: fault.KillSupervisor, Arg: "sup1"})
 	if err == nil || !strings.Contains(err.Error(), "needs stop-supervisor") || !strings.Contains(err.Error(), "control.ssh.commands.supervisor") {
 		t.Errorf("Inject = %v, want a refusal naming the op and the key", err)
 	}
