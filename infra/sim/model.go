@@ -43,7 +43,9 @@ type Costs struct {
 	DeserMsg, DeserByte float64 // CPU seconds per message and per byte, receiver
 	LocalLatency        float64 // seconds between two workers of a node
 	LinkLatency         float64 // seconds between two nodes (one way)
-	AckCPU              float64 // CPU seconds a bolt spends acking one tuple (the acker's share, charged to the bolt)
+	// AckCPU is the CPU seconds one ack costs: charged to the bolt that acks, or, with Topology.Ackers,
+	// the acker executor's service time per ack message.
+	AckCPU float64
 }
 
 // Topology is the running topology: its components, its executors (tasks) placed on workers, and its
@@ -60,6 +62,12 @@ type Topology struct {
 	Rate float64
 	// Poisson arrivals (exponential gaps) instead of constant ones, under open loop.
 	Poisson bool
+	// Ackers runs Storm's acker as executors, one per worker (Storm 2's default acker count): every
+	// executed tuple sends an ack message to its tree's acker, which completes the tree and tells the
+	// spout, each message a transfer of AckBytes. Without, a tree completes when its last tuple is
+	// executed and the bolts pay Costs.AckCPU.
+	Ackers   bool
+	AckBytes int
 }
 
 // Component is a spout or a bolt: the CPU one tuple costs it (a spout: to emit one), the tuples it

@@ -49,7 +49,9 @@ type sim struct {
 	execs  []*executor
 	byComp map[string][]*executor
 	cap    int
-	over   int // executors whose queue is at or above cap: the spouts pause while > 0
+	over   int         // executors whose queue is at or above cap: the spouts pause while > 0
+	ackers []*executor // one per worker with Topology.Ackers
+	acker  *Component
 	window bool
 	m      measured
 }
@@ -83,12 +85,14 @@ type tuple struct {
 	root   *tree
 	remote bool // came from another worker: the receiver deserializes it
 	bytes  int  // its serialized size (its sender's Component.Bytes)
+	ack    int  // an ack message to an acker: the change to its tree's tuples left
 }
 
 type tree struct {
 	born  float64 // (intended) send time
 	left  int     // tuples of the tree not yet executed
 	spout *executor
+	acker *executor // with Topology.Ackers: the acker that tracks it
 }
 
 func newSim(cfg *Config) *sim {
@@ -114,6 +118,12 @@ func newSim(cfg *Config) *sim {
 		ex := &executor{id: i, comp: comps[e.Component], worker: e.Worker, node: cfg.Topology.Workers[e.Worker]}
 		s.execs = append(s.execs, ex)
 		s.byComp[e.Component] = append(s.byComp[e.Component], ex)
+	}
+	if cfg.Topology.Ackers {
+		s.acker = &Component{Name: AckerName, Service: Dist{Mean: cfg.Costs.AckCPU}, Bytes: cfg.Topology.AckBytes}
+		for w, n := range cfg.Topology.Workers {
+			s.ackers = append(s.ackers, &executor{id: len(s.execs) + w, comp: s.acker, worker: w, node: n})
+		}
 	}
 	s.m.lat = hdrhistogram.New(1, 3_600_000_000, 3)
 	s.m.executed = map[string]int64{}
@@ -170,6 +180,9 @@ func (s *sim) trySpout(e *executor) {
 		born, e.backlog = e.backlog[0], e.backlog[1:]
 	}
 	root := &tree{born: born, left: 1, spout: e}
+	if len(s.ackers) > 0 {
+		root.acker = s.ackers[s.rng.IntN(len(s.ackers))]
+	}
 	e.pending++
 	s.execute(e, tuple{root: root})
 }
@@ -189,7 +202,12 @@ func (s *sim) execute(e *executor, t tuple) {
 			work += c.SerMsg + c.SerByte*float64(e.comp.Bytes)
 		}
 	}
-	if !e.comp.Spout {
+	switch {
+	case e.comp == s.acker:
+		work = e.comp.Service.Mean + extraDeser(t, c)
+	case t.root.acker != nil && t.root.acker.worker != e.worker: // its ack message is serialized
+		work += c.SerMsg + c.SerByte*float64(s.cfg.Topology.AckBytes)
+	case t.root.acker == nil && !e.comp.Spout:
 		work += c.AckCPU
 	}
 	s.cpus[e.node].run(e, work)
@@ -202,16 +220,44 @@ func (s *sim) finish(e *executor) {
 	if s.window {
 		s.m.executed[e.comp.Name]++
 	}
-	root := e.cur.root
+	t := e.cur
 	e.cur = tuple{}
-	root.left += len(e.outs) - 1
+	if e.comp == s.acker {
+		s.tally(e, t)
+		s.next(e)
+		return
+	}
+	root := t.root
 	for _, to := range e.outs {
 		s.send(e, to, root)
 	}
-	if root.left == 0 {
+	if root.acker != nil {
+		s.transfer(e, root.acker, tuple{root: root, ack: len(e.outs) - 1, bytes: s.cfg.Topology.AckBytes})
+	} else if root.left += len(e.outs) - 1; root.left == 0 {
 		s.ack(root)
 	}
 	s.next(e)
+}
+
+// AckerName is the component name of the acker executors (Storm's).
+const AckerName = "__acker"
+
+// extraDeser is an acker message's deserialization when it came from another worker.
+func extraDeser(t tuple, c Costs) float64 {
+	if !t.remote {
+		return 0
+	}
+	return c.DeserMsg + c.DeserByte*float64(t.bytes)
+}
+
+// tally is an acker's work on one ack message: the tree's count moves, and a tree at zero is reported
+// to its spout (a transfer to the spout's worker).
+func (s *sim) tally(acker *executor, t tuple) {
+	root := t.root
+	if root.left += t.ack; root.left != 0 {
+		return
+	}
+	s.deliver(acker, root.spout, s.cfg.Topology.AckBytes, func() { s.ack(root) })
 }
 
 // next starts e's next piece of work.
@@ -220,7 +266,7 @@ func (s *sim) next(e *executor) {
 		s.trySpout(e)
 		return
 	}
-	if e.busy || e.head == len(e.queue) {
+	if e.busy || e.head == len(e.queue) { // an acker is a bolt here
 		return
 	}
 	t := e.queue[e.head]

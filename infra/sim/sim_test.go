@@ -255,3 +255,29 @@ func TestBadConfig(t *testing.T) {
 		}
 	}
 }
+
+// TestAckers: with Storm's ackers as executors (one per worker), every tree costs its acker two
+// messages (the spout's ack-init and the bolt's ack). Open loop at 200 trees/s: the ackers execute
+// 400 messages/s and the CPU is 200 x (0.1 + 1 + 2 x 0.2) ms = 0.3 cores (+-1%: the window's edges).
+// Closed loop with a 1 ms ack: node 1 holds the bolt (0.1 ms a tree) and the acker of half the trees
+// (2 x 1 ms each), so it saturates at x (0.1 + 1) ms = 1 core, x = 909 trees/s (+-2%).
+func TestAckers(t *testing.T) {
+	cfg := chain(Dist{Mean: 1e-4}, Dist{Mean: 1e-3}, 200, 0)
+	cfg.Topology.Ackers, cfg.Costs.AckCPU, cfg.Measure = true, 2e-4, 20
+	r, err := Run(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cores := r.NodeCores[0] + r.NodeCores[1]
+	if a := r.Executed[AckerName]; math.Abs(a-400)/400 > 0.01 || math.Abs(cores-0.3)/0.3 > 0.01 || math.Abs(r.Throughput-200)/200 > 0.01 {
+		t.Errorf("open loop: %.1f acks/s, %.3f cores, %.1f trees/s; want 400, 0.300, 200", a, cores, r.Throughput)
+	}
+	cfg = chain(tiny, Dist{Mean: 1e-4}, 0, 100)
+	cfg.Topology.Ackers, cfg.Costs.AckCPU, cfg.Measure = true, 1e-3, 20
+	if r, err = Run(cfg); err != nil {
+		t.Fatal(err)
+	}
+	if want := 1 / 1.1e-3; math.Abs(r.Throughput-want)/want > 0.02 {
+		t.Errorf("closed loop: %.1f trees/s, want %.0f (node 1 saturated by the bolt and its acker)", r.Throughput, want)
+	}
+}

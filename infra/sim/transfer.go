@@ -1,26 +1,41 @@
 package sim
 
-// send moves one tuple of tree root from executor from to executor to: handed over within a worker,
-// after LocalLatency between workers of a node, through the sending node's NIC and LinkLatency between
-// nodes.
+// send moves one tuple of tree root from executor from to executor to (counted in the traffic).
 func (s *sim) send(from, to *executor, root *tree) {
-	c := s.cfg.Costs
 	t := tuple{root: root, remote: from.worker != to.worker, bytes: from.comp.Bytes}
 	switch {
 	case from.worker == to.worker:
 		s.count(&s.m.transfers.InWorker)
-		s.enqueue(to, t)
 	case from.node == to.node:
 		s.count(&s.m.transfers.BetweenWorkers)
-		s.eng.after(c.LocalLatency, func() { s.enqueue(to, t) })
 	default:
 		s.count(&s.m.transfers.BetweenNodes)
+	}
+	s.transfer(from, to, t)
+}
+
+// transfer puts t in to's queue: at once within a worker, after LocalLatency between workers of a
+// node, through the sending node's NIC and LinkLatency between nodes.
+func (s *sim) transfer(from, to *executor, t tuple) {
+	t.remote = from.worker != to.worker
+	s.deliver(from, to, t.bytes, func() { s.enqueue(to, t) })
+}
+
+// deliver runs arrive when a message of from's, of bytes, reaches to's worker.
+func (s *sim) deliver(from, to *executor, bytes int, arrive func()) {
+	c := s.cfg.Costs
+	switch {
+	case from.worker == to.worker:
+		arrive()
+	case from.node == to.node:
+		s.eng.after(c.LocalLatency, arrive)
+	default:
 		leave := s.eng.now
 		if bw := s.cfg.Nodes[from.node].NICBytesPerS; bw > 0 {
-			leave = max(leave, s.nics[from.node]) + float64(from.comp.Bytes)/bw
+			leave = max(leave, s.nics[from.node]) + float64(bytes)/bw
 			s.nics[from.node] = leave
 		}
-		s.eng.at(leave+c.LinkLatency, func() { s.enqueue(to, t) })
+		s.eng.at(leave+c.LinkLatency, arrive)
 	}
 }
 
