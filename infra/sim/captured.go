@@ -2,9 +2,11 @@ package sim
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 
+	"github.com/stormlab/stormlab/schedulers"
 	"github.com/stormlab/stormlab/topologies"
 )
 
@@ -13,14 +15,60 @@ import (
 // mean when none is given (apache/storm examples/storm-loadgen, NormalDistStats.java).
 const ServiceCV = 0.25
 
-// FromCaptured is the topology a capture (stormlab capture) describes, placed task by task on nodes:
-// place maps each task id to an index of the cluster's nodes, and each node that holds tasks gets one
-// worker. Each task is an executor (the project's topologies run one task per executor). Spouts offer
-// the rate they were captured at (open loop, per task); a stream's tuples per executed tuple are its
-// captured rate over its sender's; the per-tuple CPU is the captured mean (log-normal, ServiceCV).
-func FromCaptured(c *topologies.Captured, nodes int, place map[int]int) (Topology, error) {
-	var t Topology
-	worker := map[int]int{} // node -> worker
+// Placement is where a captured topology's tasks run: each task's worker, and each worker's node (an
+// index of the cluster's nodes).
+type Placement struct {
+	TaskWorker map[int]int
+	WorkerNode []int
+}
+
+// OneWorkerPerNode is the placement of tasks on nodes (task id -> node index) with one worker per
+// node that holds tasks.
+func OneWorkerPerNode(taskNode map[int]int) Placement {
+	p := Placement{TaskWorker: map[int]int{}}
+	worker := map[int]int{}
+	for _, task := range slices.Sorted(maps.Keys(taskNode)) {
+		n := taskNode[task]
+		if _, ok := worker[n]; !ok {
+			worker[n] = len(p.WorkerNode)
+			p.WorkerNode = append(p.WorkerNode, n)
+		}
+		p.TaskWorker[task] = worker[n]
+	}
+	return p
+}
+
+// PlacementOf is a scheduler's assignment of the captured graph (c.Graph(): vertex v is task
+// c.Vertices[v].ID) as a Placement on the nodes named nodes (schedulers.Node.ID, in the model's order).
+func PlacementOf(c *topologies.Captured, a *schedulers.Assignment, nodes []string) (Placement, error) {
+	p := Placement{TaskWorker: map[int]int{}}
+	for _, w := range a.Workers {
+		n := slices.Index(nodes, w.Node)
+		if n < 0 {
+			return Placement{}, fmt.Errorf("assignment: worker %s:%d is on a node the cluster does not have (%v)", w.Node, w.Port, nodes)
+		}
+		p.WorkerNode = append(p.WorkerNode, n)
+	}
+	if len(a.Executors) != len(c.Vertices) {
+		return Placement{}, fmt.Errorf("assignment places %d executors, the capture has %d tasks", len(a.Executors), len(c.Vertices))
+	}
+	for v, w := range a.Executors {
+		p.TaskWorker[c.Vertices[v].ID] = w
+	}
+	return p, nil
+}
+
+// FromCaptured is the topology a capture (stormlab capture) describes, placed by p on a cluster of
+// nodes nodes. Each task is an executor (the project's topologies run one task per executor). Spouts
+// offer the rate they were captured at (open loop, per task); a stream's tuples per executed tuple are
+// its captured rate over its sender's; the per-tuple CPU is the captured mean (log-normal, ServiceCV).
+func FromCaptured(c *topologies.Captured, nodes int, p Placement) (Topology, error) {
+	t := Topology{Workers: p.WorkerNode}
+	for w, n := range p.WorkerNode {
+		if n < 0 || n >= nodes {
+			return Topology{}, fmt.Errorf("placement: worker %d is on node %d; the cluster has nodes 0 to %d", w, n, nodes-1)
+		}
+	}
 	for _, comp := range c.Components {
 		sc, err := capturedComponent(c, comp)
 		if err != nil {
@@ -28,15 +76,11 @@ func FromCaptured(c *topologies.Captured, nodes int, place map[int]int) (Topolog
 		}
 		t.Components = append(t.Components, sc)
 		for _, task := range comp.Tasks {
-			n, ok := place[task]
-			if !ok || n < 0 || n >= nodes {
-				return Topology{}, fmt.Errorf("captured topology: task %d (%s) is placed on no node of the %d: place every task", task, comp.Name, nodes)
+			w, ok := p.TaskWorker[task]
+			if !ok || w < 0 || w >= len(p.WorkerNode) {
+				return Topology{}, fmt.Errorf("captured topology: task %d (%s) is placed on no worker: place every task", task, comp.Name)
 			}
-			if _, ok := worker[n]; !ok {
-				worker[n] = len(t.Workers)
-				t.Workers = append(t.Workers, n)
-			}
-			t.Executors = append(t.Executors, Executor{Component: comp.Name, Worker: worker[n]})
+			t.Executors = append(t.Executors, Executor{Component: comp.Name, Worker: w})
 		}
 	}
 	return t, nil

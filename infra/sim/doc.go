@@ -7,6 +7,10 @@
 // (from the intended send time under open loop), each node's CPU use and the share of traffic
 // between nodes.
 //
+// A topology comes from a capture (stormlab capture: FromCaptured, with its per-task CPU and rates),
+// placed by any of the real Go schedulers (PlacementOf turns their Assignment into the model's
+// workers and nodes).
+//
 // The model is seeded: one Config and seed give one result, and repetitions differ only by seed (the
 // service-time draws, the groupings' choices, the arrival times), so simulated repetitions have a
 // spread to compare with real ones.
