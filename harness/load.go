@@ -37,6 +37,7 @@ func Load(dir string) (*RunResult, error) {
 		return nil, err
 	}
 	r.Validity = judge(&r) // by today's rules, also for runs saved by earlier versions
+	r.Diagnosis = diagnosis(&r)
 	return &r, nil
 }
 

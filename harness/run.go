@@ -128,6 +128,8 @@ type RunResult struct {
 	Phases Phases `json:"phases"`
 	// ServiceScheduler is the scheduler the service ran (its state), a record validity is judged from.
 	ServiceScheduler string `json:"service_scheduler,omitempty"`
+	// Diagnosis is what limited the run (package diagnose), made from the records above.
+	Diagnosis *Diagnosis `json:"diagnosis,omitempty"`
 }
 
 // faultGrace is how long after a restart-service or restart-zookeeper fault ended a bridge fallback is
@@ -417,6 +419,7 @@ func collect(ctx context.Context, r *running) error {
 	}
 	res.Storm = measure.MovedInDataset(measure.CrossCheck(r.stormFrom, r.stormTo, res.Measurement, res.Reports), res.Decisions, res.MeasureTo)
 	res.Validity = judge(res)
+	res.Diagnosis = diagnosis(res)
 	return nil
 }
 

@@ -471,6 +471,8 @@ type runRow struct {
 	// Faults injected into the window, with their recovery: a run with faults is never a fault-free
 	// result.
 	Faults []harness.FaultRecord `json:"faults,omitempty"`
+	// Diagnosis is what limited the run (bottleneck by a fixed precedence, docs/statistics.md).
+	Diagnosis *harness.Diagnosis `json:"diagnosis,omitempty"`
 	// Open loop only (--rate): latency from the actual emit and from the intended send time, the send
 	// lag, and the offered and achieved (emitted) rates, tuples/s.
 	LatencyMs             *quantilesMs `json:"latency_ms,omitempty"`
@@ -512,7 +514,7 @@ func newRunRow(o runOptions, r *harness.RunResult) runRow {
 		Throughput: measured(harness.MetricThroughput, m.Throughput), LatencyMeanMs: measured(harness.MetricLatency, m.LatencyMean),
 		LatencyP99Ms: measured(harness.MetricLatency, m.LatencyP99), CutRate: measured(harness.MetricCutRate, m.CutRate),
 		Balance: measured(harness.MetricNodeCPU, m.Balance), ThroughputBasis: m.ThroughputBasis, NotMeasured: m.NotMeasured,
-		RoundsMs: r.RoundsMs, Suspect: r.Validity.Text(harness.Suspect), Faults: r.Faults,
+		RoundsMs: r.RoundsMs, Suspect: r.Validity.Text(harness.Suspect), Faults: r.Faults, Diagnosis: r.Diagnosis,
 	}
 	if row.RoundsMs == nil {
 		row.RoundsMs = []float64{}
@@ -606,6 +608,11 @@ func cell(v *float64) reports.Cell {
 func (row runRow) writeNotes(w io.Writer) error {
 	if row.ThroughputBasis == harness.BasisSinkExecuted {
 		if _, err := fmt.Fprintln(w, "throughput: tuples executed by the sink tasks per second (no spout tuple was acked: the spouts do not anchor)"); err != nil {
+			return err
+		}
+	}
+	if d := row.Diagnosis; d != nil {
+		if _, err := fmt.Fprintln(w, wrapLines("bottleneck: "+d.Bottleneck)); err != nil {
 			return err
 		}
 	}

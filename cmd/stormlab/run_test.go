@@ -198,3 +198,20 @@ func TestFaultFigure(t *testing.T) {
 		t.Errorf("timeline.txt: %q, %v; want the caption beside the figure", c, err)
 	}
 }
+
+// TestRunRowBottleneck: the run's diagnosis reaches its row: a line under the table, and the JSON's
+// "diagnosis".
+func TestRunRowBottleneck(t *testing.T) {
+	r := &harness.RunResult{Measurement: harness.Measurement{Throughput: 10}, Diagnosis: &harness.Diagnosis{Bottleneck: "sup1 CPU 99% of 0.50 core", Rule: "node at its quota"}}
+	row := newRunRow(runOptions{scheduler: "kpart", topology: "throughput", shape: "heterogeneous-2"}, r)
+	var table, js strings.Builder
+	if err := row.write(&table, "table"); err != nil {
+		t.Fatal(err)
+	}
+	if err := row.write(&js, "json"); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(table.String(), "bottleneck: sup1 CPU 99% of 0.50 core") || !strings.Contains(js.String(), `"rule": "node at its quota"`) {
+		t.Errorf("table:\n%s\njson:\n%s\nwant the bottleneck in both", table.String(), js.String())
+	}
+}

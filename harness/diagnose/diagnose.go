@@ -1,0 +1,179 @@
+package diagnose
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+
+	"github.com/stormlab/stormlab/infra/protocol"
+)
+
+// Thresholds of the precedence (docs/statistics.md).
+const (
+	NotRunningShare = 0.10 // executors not running for more than this share of the window
+	NodeFull        = 0.95 // a node using this share of its quota or more
+	ExecutorBusy    = 0.90 // an executor busy this share of the window or more
+)
+
+// Input is what a run recorded, as plain values.
+type Input struct {
+	FromMs, ToMs int64                   // the measurement window
+	Capacity     map[string]float64      // node -> CPU quota, percent of a core (100 = one core)
+	NodeCPU      map[string]float64      // node -> mean CPU used in the window, percent of a core
+	Reports      []protocol.WorkerReport // the topology's worker reports
+	Tasks        map[int]Task            // task id -> component and worker
+	Decisions    []protocol.DecisionRecord
+}
+
+// Task is where a task ran.
+type Task struct {
+	Component string
+	Host      string
+	Port      int
+}
+
+// Diagnosis is what limited a run.
+type Diagnosis struct {
+	Nodes      []Node     `json:"nodes"`
+	Busiest    []Executor `json:"busiest"` // the busiest executors, most first (at most 5)
+	Restarts   int        `json:"worker_restarts"`
+	SilentS    float64    `json:"silent_s"` // the longest a worker sent no report in the window, seconds
+	Migrations int        `json:"migrations"`
+	// Bottleneck names what limited the run, with its figure; Rule is the precedence step that named it.
+	Bottleneck string   `json:"bottleneck"`
+	Rule       string   `json:"rule"`
+	Unknown    []string `json:"unknown,omitempty"` // steps of the precedence this run cannot tell
+}
+
+// Node is one supervisor's CPU against its quota.
+type Node struct {
+	Host        string  `json:"host"`
+	CPU         float64 `json:"cpu"`           // percent of a core
+	Quota       float64 `json:"quota"`         // percent of a core
+	UsedOfQuota float64 `json:"used_of_quota"` // CPU / Quota
+}
+
+// Executor is one task's busy fraction.
+type Executor struct {
+	Task      int     `json:"task"`
+	Component string  `json:"component"`
+	Host      string  `json:"host"`
+	Busy      float64 `json:"busy"` // thread CPU time over the window
+}
+
+// notRead are the steps of the precedence no run records yet: named "unknown" in every diagnosis.
+var notRead = []string{"host starvation (cgroup throttling, host idle)", "spouts at their pending limit", "saturated transfer or link"}
+
+// Run diagnoses one run.
+func Run(in Input) Diagnosis {
+	d := Diagnosis{Nodes: nodes(in), Busiest: busiest(in), Migrations: migrations(in), Unknown: slices.Clone(notRead)}
+	d.Restarts, d.SilentS = placementEvents(in)
+	d.Bottleneck, d.Rule = bottleneck(in, d)
+	return d
+}
+
+func windowS(in Input) float64 { return float64(in.ToMs-in.FromMs) / 1000 }
+
+func nodes(in Input) []Node {
+	var out []Node
+	for host, q := range in.Capacity {
+		cpu, ok := in.NodeCPU[host]
+		if !ok || !(q > 0) {
+			continue
+		}
+		out = append(out, Node{Host: host, CPU: cpu, Quota: q, UsedOfQuota: cpu / q})
+	}
+	slices.SortFunc(out, func(a, b Node) int {
+		return cmp.Or(cmp.Compare(b.UsedOfQuota, a.UsedOfQuota), cmp.Compare(a.Host, b.Host))
+	})
+	return out
+}
+
+// busiest are the executors with the most thread CPU over the window (reports inside it).
+func busiest(in Input) []Executor {
+	w := windowS(in)
+	if w <= 0 {
+		return nil
+	}
+	ns := map[int]int64{}
+	for _, r := range in.Reports {
+		if r.TimeMs <= in.FromMs || r.TimeMs > in.ToMs {
+			continue
+		}
+		for _, c := range r.CPU {
+			ns[c.Task] += c.CPUNs
+		}
+	}
+	var out []Executor
+	for task, n := range ns {
+		t, ok := in.Tasks[task]
+		if !ok || len(t.Component) > 1 && t.Component[:2] == "__" { // Storm's own executors
+			continue
+		}
+		out = append(out, Executor{Task: task, Component: t.Component, Host: t.Host, Busy: float64(n) / 1e9 / w})
+	}
+	slices.SortFunc(out, func(a, b Executor) int { return cmp.Or(cmp.Compare(b.Busy, a.Busy), cmp.Compare(a.Task, b.Task)) })
+	return out[:min(5, len(out))]
+}
+
+// migrations counts the applied reschedules inside the window.
+func migrations(in Input) int {
+	n := 0
+	for _, d := range in.Decisions {
+		if d.Kind == "reschedule" && d.Applied && d.TimeMs > in.FromMs && d.TimeMs <= in.ToMs {
+			n++
+		}
+	}
+	return n
+}
+
+// placementEvents counts worker restarts in the window (a worker reporting with a new incarnation) and
+// the longest any worker of the run went without a report in it.
+func placementEvents(in Input) (restarts int, silentS float64) {
+	type worker struct {
+		starts  map[int64]bool
+		covered float64
+	}
+	ws := map[string]*worker{}
+	for _, t := range in.Tasks {
+		ws[fmt.Sprintf("%s:%d", t.Host, t.Port)] = &worker{starts: map[int64]bool{}}
+	}
+	for _, r := range in.Reports {
+		w, ok := ws[fmt.Sprintf("%s:%d", r.Host, r.Port)]
+		if !ok || r.TimeMs <= in.FromMs || r.TimeMs > in.ToMs {
+			continue
+		}
+		w.starts[r.WorkerStartMs] = true
+		w.covered += r.IntervalS
+	}
+	for _, w := range ws {
+		restarts += max(0, len(w.starts)-1)
+		silentS = max(silentS, windowS(in)-w.covered)
+	}
+	return restarts, max(0, silentS)
+}
+
+// bottleneck applies the precedence: executors not running, a full node, a busy executor, else none
+// found among what was read.
+func bottleneck(in Input, d Diagnosis) (what, rule string) {
+	w := windowS(in)
+	switch {
+	case !anyReport(in):
+		return "unknown: no worker report in the window", "unknown"
+	case w > 0 && d.SilentS > NotRunningShare*w:
+		return fmt.Sprintf("executors not running: a worker silent %.0f s of the %.0f s window (%d restarted, %d migrations)", d.SilentS, w, d.Restarts, d.Migrations), "not running"
+	case len(d.Nodes) > 0 && d.Nodes[0].UsedOfQuota >= NodeFull:
+		n := d.Nodes[0]
+		return fmt.Sprintf("%s CPU %.0f%% of %.2f core", n.Host, 100*n.UsedOfQuota, n.Quota/100), "node at its quota"
+	case len(d.Busiest) > 0 && d.Busiest[0].Busy >= ExecutorBusy:
+		e := d.Busiest[0]
+		return fmt.Sprintf("%s task %d busy %.2f (%s)", e.Component, e.Task, e.Busy, e.Host), "executor busy"
+	case len(d.Nodes) == 0 && len(d.Busiest) == 0:
+		return "unknown: no CPU measured in the window", "unknown"
+	}
+	return "none found (CPU below the quotas, executors below 0.9 busy; not read: host starvation, pending limits, links)", "none found"
+}
+
+func anyReport(in Input) bool {
+	return slices.ContainsFunc(in.Reports, func(r protocol.WorkerReport) bool { return r.TimeMs > in.FromMs && r.TimeMs <= in.ToMs })
+}
