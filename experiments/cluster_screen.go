@@ -16,6 +16,14 @@ import (
 func screened(row lab.Row, r *harness.RunResult) lab.Row {
 	row.Validity = r.Validity
 	row.NotMeasured = inputsNotMeasured(r)
+	return diagnosed(row, r)
+}
+
+// diagnosed is row with what limited its run (r.Diagnosis), for notes.md.
+func diagnosed(row lab.Row, r *harness.RunResult) lab.Row {
+	if d := r.Diagnosis; d != nil {
+		row.Bottleneck, row.Limit = d.Bottleneck, d.Rule
+	}
 	return row
 }
 

@@ -99,6 +99,6 @@ func (sr *smokeRunner) run(ctx context.Context, s *clusterView, i int) error {
 	}
 	fmt.Fprintf(sr.env.Log, "smoke: %s: %.1f tuples/s, latency %.2f ms, cut rate %.3f, balance %.1f, bridge rounds %v\n",
 		s.scheduler, r.Measurement.Throughput, r.Measurement.LatencyMean, r.Measurement.CutRate, r.Measurement.Balance, r.RoundsMs)
-	sr.res.Add(lab.Row{Series: s.scheduler, X: 1, Offered: "paced: 1 tuple / 5 ms", Values: clusterValues(r.Measurement)})
+	sr.res.Add(diagnosed(lab.Row{Series: s.scheduler, X: 1, Offered: "paced: 1 tuple / 5 ms", Values: clusterValues(r.Measurement)}, r))
 	return nil
 }

@@ -177,3 +177,28 @@ func TestFailedRunLeavesNoEmptyFolder(t *testing.T) {
 		}
 	}
 }
+
+// TestNotesSayWhatLimitedTheRuns: notes.md counts each series' diagnoses per x; rows without one
+// (graph experiments) add nothing.
+func TestNotesSayWhatLimitedTheRuns(t *testing.T) {
+	rows := []Row{
+		{Series: "kpart", X: 0, Limit: "node at its quota", Bottleneck: "sup1 CPU 99% of 0.50 core"},
+		{Series: "kpart", X: 0, Limit: "node at its quota", Bottleneck: "sup2 CPU 97% of 0.50 core"},
+		{Series: "kpart", X: 0, Limit: "executor busy", Bottleneck: "count task 7 busy 0.95 (sup3)"},
+		{Series: "storm-even", X: 0, Limit: "none found", Bottleneck: "none found (...)"},
+	}
+	var b strings.Builder
+	writeLimits(&b, rows)
+	for _, want := range []string{"## What limited the runs",
+		"- kpart, x = 0: executor busy 1 of 3 (count task 7 busy 0.95 (sup3)); node at its quota 2 of 3 (sup1 CPU 99% of 0.50 core)",
+		"- storm-even, x = 0: none found 1 of 1"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("notes:\n%s\nwant %q", b.String(), want)
+		}
+	}
+	var none strings.Builder
+	writeLimits(&none, []Row{{Series: "K-PART", X: 1}})
+	if none.Len() != 0 {
+		t.Errorf("rows without a diagnosis wrote %q", none.String())
+	}
+}

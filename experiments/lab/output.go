@@ -7,9 +7,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -160,6 +162,7 @@ func (rep *Report) WriteNotes(w io.Writer) error {
 		}
 		b.WriteString("\nA claim that does not hold is a finding about our implementation or the paper, not a test failure.\n")
 	}
+	writeLimits(&b, rep.Results.Rows)
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -329,4 +332,47 @@ func (rep *Report) Output(ctx context.Context, dir string, args []string, paperE
 		}
 	}
 	return nil
+}
+
+// writeLimits adds what limited the runs, per series and x: how many of its runs each precedence step
+// named, with the first run's figure (docs/statistics.md, "What limited a run"). Nothing when no run
+// was diagnosed (graph experiments).
+func writeLimits(b *strings.Builder, rows []Row) {
+	type cell struct {
+		series string
+		x      float64
+	}
+	type count struct {
+		n       int
+		example string
+	}
+	var order []cell
+	limits := map[cell]map[string]*count{}
+	runs := map[cell]int{}
+	for _, r := range rows {
+		if r.Limit == "" {
+			continue
+		}
+		c := cell{r.Series, r.X}
+		if limits[c] == nil {
+			limits[c] = map[string]*count{}
+			order = append(order, c)
+		}
+		runs[c]++
+		if limits[c][r.Limit] == nil {
+			limits[c][r.Limit] = &count{example: r.Bottleneck}
+		}
+		limits[c][r.Limit].n++
+	}
+	if len(order) == 0 {
+		return
+	}
+	b.WriteString("\n## What limited the runs\n\nPer series and x, the runs whose diagnosis named each step of the precedence in docs/statistics.md, with the first such run's figure:\n\n")
+	for _, c := range order {
+		var parts []string
+		for _, l := range slices.Sorted(maps.Keys(limits[c])) {
+			parts = append(parts, fmt.Sprintf("%s %d of %d (%s)", l, limits[c][l].n, runs[c], limits[c][l].example))
+		}
+		fmt.Fprintf(b, "- %s, x = %s: %s\n", c.series, FormatX(c.x), strings.Join(parts, "; "))
+	}
 }

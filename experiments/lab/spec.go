@@ -154,6 +154,9 @@ type Row struct {
 	// run.json; experiments.inputsNotMeasured): a claim on the
 	// run is inconclusive (ScreenRuns).
 	NotMeasured []string
+	// Bottleneck is what limited the run and Limit the precedence step that named it (its
+	// diagnosis, run.json "diagnosis"); "" for graph experiments.
+	Bottleneck, Limit string
 }
 
 // Figure is an extra figure of a run: files Name + reports.FigureFiles
