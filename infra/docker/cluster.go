@@ -10,10 +10,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/stormlab/stormlab/infra/assets"
 
 	"github.com/testcontainers/testcontainers-go"
 	"github.com/testcontainers/testcontainers-go/network"
@@ -233,6 +236,19 @@ func together(ctx context.Context, starts []func(context.Context) error) error {
 }
 
 // resolveImages takes the given images or builds each one once, and settles the service's image.
+// checkBridge refuses a Nimbus whose scheduler is the bridge when the bridge's jar was never built:
+// the image would start without it and Nimbus die with a ClassNotFoundException.
+func checkBridge(home, scheduler string) error {
+	if scheduler != images.BridgeClass {
+		return nil
+	}
+	jar := filepath.Join(home, filepath.FromSlash(images.BridgeJar))
+	if _, err := os.Stat(jar); err != nil {
+		return fmt.Errorf("Nimbus's scheduler is the bridge (%s), but %s is missing: build it with `mvn -q -f infra/docker/bridge/pom.xml package` (make setup does)", images.BridgeClass, jar)
+	}
+	return nil
+}
+
 func (c *Cluster) resolveImages(ctx context.Context, cfg *config) error {
 	if cfg.images != nil {
 		c.Images = *cfg.images
@@ -249,6 +265,11 @@ func (c *Cluster) resolveImages(ctx context.Context, cfg *config) error {
 }
 
 func (c *Cluster) buildImages(ctx context.Context, cfg *config) (err error) {
+	if home, herr := assets.Home(); herr == nil {
+		if err := checkBridge(home, cfg.scheduler); err != nil {
+			return err
+		}
+	}
 	b, err := images.New(ctx, images.WithLogf(cfg.logf))
 	if err != nil {
 		return err
