@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stormlab/stormlab/harness/diagnose"
 	"github.com/stormlab/stormlab/infra/protocol"
 )
 
@@ -26,5 +27,34 @@ func TestLoadDiagnoses(t *testing.T) {
 	}
 	if d := got.Diagnosis; d == nil || d.Rule != "node at its quota" || !strings.Contains(d.Bottleneck, "sup1 CPU 98% of 0.50 core") {
 		t.Errorf("diagnosis %+v: want sup1 at its quota", d)
+	}
+}
+
+// TestLoadJudgesStarvation: a kept run whose cgroup samples show a node under its quota while its
+// threads waited for a CPU (sup1: 7.1 s of CPU in 10 s against 1 core = 0.71 of it, 5 s of run-queue
+// wait = 0.5 s/s, over the 0.10 threshold) is diagnosed host-starved and judged suspect when read back.
+func TestLoadJudgesStarvation(t *testing.T) {
+	i := func(x int64) *int64 { return &x }
+	r := &RunResult{TopologyID: "t-1", MeasureFrom: 0, MeasureTo: 10_000, Measurement: Measurement{Throughput: 1},
+		Spec: RunSpec{Scheduler: "storm-even"},
+		NodeStats: &diagnose.NodeStats{Quota: map[string]float64{"sup1": 100},
+			From: map[string]diagnose.Sample{"sup1": {TimeMs: 0, UsageNs: i(0), RunDelayNs: i(0), ThrottledNs: i(0)}},
+			To:   map[string]diagnose.Sample{"sup1": {TimeMs: 10_000, UsageNs: i(7_100_000_000), RunDelayNs: i(5e9), ThrottledNs: i(0)}}},
+		Reports: []protocol.WorkerReport{{Topology: "t-1", Host: "sup1", Port: 6700, TimeMs: 10_000, IntervalS: 10}},
+	}
+	dir := t.TempDir()
+	if err := Save(dir, r); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "host-starved: sup1 got 0.71 of 1.00 core"
+	if d := got.Diagnosis; d == nil || d.Rule != "host-starved" || !strings.HasPrefix(d.Bottleneck, want) {
+		t.Errorf("diagnosis %+v: want %q", d, want)
+	}
+	if got.Validity.Level != Suspect || !strings.HasPrefix(got.Validity.Text(Suspect), want) {
+		t.Errorf("validity %+v: want suspect, %q", got.Validity, want)
 	}
 }

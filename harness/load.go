@@ -36,8 +36,8 @@ func Load(dir string) (*RunResult, error) {
 	if err := recheck(dir, &r); err != nil {
 		return nil, err
 	}
-	r.Validity = judge(&r) // by today's rules, also for runs saved by earlier versions
 	r.Diagnosis = diagnosis(&r)
+	r.Validity = judge(&r) // by today's rules, also for runs saved by earlier versions
 	return &r, nil
 }
 

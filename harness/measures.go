@@ -30,6 +30,7 @@ const (
 	ReasonStormLatency = measure.ReasonStormLatency
 	ReasonUnsteady     = measure.ReasonUnsteady
 	ReasonUnknown      = measure.ReasonUnknown
+	ReasonHostStarved  = measure.ReasonHostStarved
 	MetricThroughput   = measure.MetricThroughput
 	MetricLatency      = measure.MetricLatency
 	MetricCutRate      = measure.MetricCutRate

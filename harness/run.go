@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/stormlab/stormlab/harness/diagnose"
 	"github.com/stormlab/stormlab/harness/fault"
 	"github.com/stormlab/stormlab/harness/measure"
 	"github.com/stormlab/stormlab/infra/protocol"
@@ -130,6 +131,8 @@ type RunResult struct {
 	ServiceScheduler string `json:"service_scheduler,omitempty"`
 	// Diagnosis is what limited the run (package diagnose), made from the records above.
 	Diagnosis *Diagnosis `json:"diagnosis,omitempty"`
+	// NodeStats are the supervisors' cgroup samples at the window's ends (host starvation).
+	NodeStats *diagnose.NodeStats `json:"node_stats,omitempty"`
 }
 
 // faultGrace is how long after a restart-service or restart-zookeeper fault ended a bridge fallback is
@@ -232,6 +235,7 @@ const stormFresh = 5 * time.Second
 // open starts the window now and takes Storm's first statistics sent after it.
 func (r *running) open(ctx context.Context) {
 	r.res.MeasureFrom = time.Now().UnixMilli()
+	r.res.NodeStats = sampleNodes(ctx, r.cl, nil)
 	r.enter(stageStormRead)
 	r.stormFrom = measure.FreshSnapshot(ctx, r.cl.UI(), r.id, stormFresh)
 	r.enter(stageWindow)
@@ -240,6 +244,7 @@ func (r *running) open(ctx context.Context) {
 // close ends the window now and takes Storm's first statistics sent after it.
 func (r *running) close(ctx context.Context) {
 	r.res.MeasureTo = time.Now().UnixMilli()
+	sampleNodes(ctx, r.cl, r.res.NodeStats)
 	r.enter(stageStormRead)
 	r.stormTo = measure.FreshSnapshot(ctx, r.cl.UI(), r.id, stormFresh)
 }
@@ -418,8 +423,8 @@ func collect(ctx context.Context, r *running) error {
 		f.Recovery = measure.FaultRecovery(res.Reports, res.MeasureFrom, res.MeasureTo, f.StartMs, f.EndMs, step, f.before, res.Executors)
 	}
 	res.Storm = measure.MovedInDataset(measure.CrossCheck(r.stormFrom, r.stormTo, res.Measurement, res.Reports), res.Decisions, res.MeasureTo)
-	res.Validity = judge(res)
 	res.Diagnosis = diagnosis(res)
+	res.Validity = judge(res)
 	return nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stormlab/stormlab/harness/diagnose"
 	"github.com/stormlab/stormlab/infra/protocol"
 )
 
@@ -39,6 +40,8 @@ func TestJudge(t *testing.T) {
 		{"steady window", &RunResult{Spec: RunSpec{Scheduler: "storm-even"}, EndKind: "timed", Measurement: ok,
 			WarmUp: WarmUp{MaxS: 5, Steady: true}}, Valid, nil},
 		{"no warm-up asked", &RunResult{Spec: RunSpec{Scheduler: "storm-even"}, EndKind: "timed", Measurement: ok}, Valid, nil},
+		{"host-starved", &RunResult{Spec: RunSpec{Scheduler: "storm-even"}, Measurement: ok,
+			Diagnosis: &Diagnosis{Cgroups: []diagnose.Cgroup{{Host: "sup4", Quota: 100, Used: 71, UsedOfQuota: 0.71, Starved: true}}}}, Suspect, []ReasonKind{ReasonHostStarved}},
 	} {
 		v := judge(tc.r)
 		var kinds []ReasonKind

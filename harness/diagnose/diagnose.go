@@ -23,6 +23,9 @@ type Input struct {
 	Reports      []protocol.WorkerReport // the topology's worker reports
 	Tasks        map[int]Task            // task id -> component and worker
 	Decisions    []protocol.DecisionRecord
+	// NodeStats are the nodes' cgroup samples at the window's ends (nil: not read, e.g. a target
+	// without a control layer; host starvation is then unknown).
+	NodeStats *NodeStats
 }
 
 // Task is where a task ran.
@@ -35,7 +38,8 @@ type Task struct {
 // Diagnosis is what limited a run.
 type Diagnosis struct {
 	Nodes      []Node     `json:"nodes"`
-	Busiest    []Executor `json:"busiest"` // the busiest executors, most first (at most 5)
+	Cgroups    []Cgroup   `json:"node_cgroups,omitempty"` // whole-node CPU, throttling, host starvation
+	Busiest    []Executor `json:"busiest"`                // the busiest executors, most first (at most 5)
 	Restarts   int        `json:"worker_restarts"`
 	SilentS    float64    `json:"silent_s"` // the longest a worker sent no report in the window, seconds
 	Migrations int        `json:"migrations"`
@@ -62,11 +66,14 @@ type Executor struct {
 }
 
 // notRead are the steps of the precedence no run records yet: named "unknown" in every diagnosis.
-var notRead = []string{"host starvation (cgroup throttling, host idle)", "spouts at their pending limit", "saturated transfer or link"}
+var notRead = []string{"spouts at their pending limit", "saturated transfer or link"}
 
 // Run diagnoses one run.
 func Run(in Input) Diagnosis {
-	d := Diagnosis{Nodes: nodes(in), Busiest: busiest(in), Migrations: migrations(in), Unknown: slices.Clone(notRead)}
+	d := Diagnosis{Nodes: nodes(in), Busiest: busiest(in), Migrations: migrations(in)}
+	var unread []string
+	d.Cgroups, unread = cgroups(in.NodeStats)
+	d.Unknown = append(starvationUnknown(in.NodeStats, unread), notRead...)
 	d.Restarts, d.SilentS = placementEvents(in)
 	d.Bottleneck, d.Rule = bottleneck(in, d)
 	return d
@@ -153,7 +160,21 @@ func placementEvents(in Input) (restarts int, silentS float64) {
 	return restarts, max(0, silentS)
 }
 
-// bottleneck applies the precedence: executors not running, a full node, a busy executor, else none
+// starvationUnknown names host starvation among the unknown steps when no node could be judged, with
+// why, or the nodes that could not.
+func starvationUnknown(st *NodeStats, unread []string) []string {
+	switch {
+	case st == nil:
+		return []string{"host starvation (cgroup throttling and host idle not read: no control layer)"}
+	case len(unread) > 0 && len(unread) == len(st.Quota):
+		return []string{"host starvation (" + cmp.Or(st.Unread, "no node's cgroup read at both ends of the window") + ")"}
+	case len(unread) > 0:
+		return []string{fmt.Sprintf("host starvation of %v (%s)", unread, cmp.Or(st.Unread, "cgroup not read at both ends of the window"))}
+	}
+	return nil
+}
+
+// bottleneck applies the precedence: executors not running, a host-starved node, a full node, a busy executor, else none
 // found among what was read.
 func bottleneck(in Input, d Diagnosis) (what, rule string) {
 	w := windowS(in)
@@ -162,6 +183,8 @@ func bottleneck(in Input, d Diagnosis) (what, rule string) {
 		return "unknown: no worker report in the window", "unknown"
 	case w > 0 && d.SilentS > NotRunningShare*w:
 		return fmt.Sprintf("executors not running: a worker silent %.0f s of the %.0f s window (%d restarted, %d migrations)", d.SilentS, w, d.Restarts, d.Migrations), "not running"
+	case len(StarvedText(d.Cgroups)) > 0:
+		return StarvedText(d.Cgroups)[0], "host-starved"
 	case len(d.Nodes) > 0 && d.Nodes[0].UsedOfQuota >= NodeFull:
 		n := d.Nodes[0]
 		return fmt.Sprintf("%s CPU %.0f%% of %.2f core", n.Host, 100*n.UsedOfQuota, n.Quota/100), "node at its quota"
@@ -171,7 +194,11 @@ func bottleneck(in Input, d Diagnosis) (what, rule string) {
 	case len(d.Nodes) == 0 && len(d.Busiest) == 0:
 		return "unknown: no CPU measured in the window", "unknown"
 	}
-	return "none found (CPU below the quotas, executors below 0.9 busy; not read: host starvation, pending limits, links)", "none found"
+	notRead := "pending limits, links"
+	if len(d.Cgroups) == 0 {
+		notRead = "host starvation, " + notRead
+	}
+	return "none found (CPU below the quotas, executors below 0.9 busy; not read: " + notRead + ")", "none found"
 }
 
 func anyReport(in Input) bool {

@@ -30,6 +30,7 @@ const (
 	ReasonStormLatency ReasonKind = "storm-latency" // mean latency disagrees with Storm's, counts agree (suspect)
 	ReasonUnsteady     ReasonKind = "unsteady"      // the window opened at the maximum warm-up, throughput not steady (suspect)
 	ReasonUnknown      ReasonKind = "unknown"       // the run could not be judged (suspect: never valid)
+	ReasonHostStarved  ReasonKind = "host-starved"  // the host did not give a node its quota (suspect)
 )
 
 // Reason is one cause of a run's Level.
@@ -145,6 +146,9 @@ type Records struct {
 	Storm               StormCheck
 	WarmUp              WarmUp
 	Prior               Validity // the validity the run was saved with
+	// HostStarved are the run's host-starved nodes, one text each (diagnose.StarvedText): the testbed
+	// was not what its shape declares.
+	HostStarved []string
 }
 
 // Judge is the one place a run's validity is computed, from its records: the scheduler service's
@@ -166,6 +170,9 @@ func Judge(records func() Records) (v Validity) {
 	rs = append(rs, throughputReasons(r)...)
 	rs = append(rs, r.Storm.reasons()...)
 	rs = append(rs, warmUpReasons(r)...)
+	for _, text := range r.HostStarved {
+		rs = append(rs, Reason{ReasonHostStarved, Suspect, text})
+	}
 	return Validity{Level: Valid}.merge(rs...)
 }
 

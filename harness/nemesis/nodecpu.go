@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/stormlab/stormlab/harness/diagnose"
 	"github.com/stormlab/stormlab/infra/control"
 	"github.com/stormlab/stormlab/infra/protocol"
 )
@@ -79,4 +80,34 @@ func StartNodeCPU(ctx context.Context, ctl control.Control, hosts []string, post
 		defer mu.Unlock()
 		return first
 	}, nil
+}
+
+// SampleNodes reads diagnose.SampleCmd on every host through ctl, in parallel (one exec each): the
+// cgroup figures a run's host starvation is judged from at the window's ends. A host whose read failed
+// is left out and named in the error; the others are returned.
+func SampleNodes(ctx context.Context, ctl control.Control, hosts []string) (map[string]diagnose.Sample, error) {
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		errs []error
+	)
+	out := map[string]diagnose.Sample{}
+	for _, h := range hosts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			t0 := time.Now()
+			text, err := ctl.Exec(ctx, h, diagnose.SampleCmd)
+			s, perr := diagnose.ParseSample(text, t0.Add(time.Since(t0)/2).UnixMilli()) // the read's midpoint
+			mu.Lock()
+			defer mu.Unlock()
+			if err = errors.Join(err, perr); err != nil {
+				errs = append(errs, fmt.Errorf("cgroup of %s: %w", h, err))
+				return
+			}
+			out[h] = s
+		}()
+	}
+	wg.Wait()
+	return out, errors.Join(errs...)
 }

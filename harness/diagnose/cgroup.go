@@ -1,0 +1,233 @@
+package diagnose
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Thresholds of host starvation (docs/statistics.md, "What limited a run").
+const (
+	StarvedUse  = 0.90 // a node using less than this share of its quota ...
+	HostBusy    = 0.05 // ... while it throttled and the host was idle less than this share of its CPU time,
+	StarvedWait = 0.10 // ... or while its tasks waited for a CPU, beyond its throttling, this share of the window
+)
+
+// SampleCmd prints, for the control layer's shell on a node, what a node's starvation is judged from:
+// its cgroup's CPU time and throttling (v1: cpuacct.usage, cpu.stat's throttled_time in ns; v2:
+// cpu.stat's usage_usec and throttled_usec), its cgroup's cpu.pressure (v2 only), the run-queue wait of
+// every thread it can see (/proc/*/task/*/schedstat: in a container, the container's own; on a host,
+// the whole machine's) and the CPU line of /proc/stat (the host's, also inside a container). Each line
+// is "key value..."; a file that is not there prints nothing (ParseSample says what is missing).
+const SampleCmd = `c=/sys/fs/cgroup
+if [ -r $c/cpuacct/cpuacct.usage ] || [ -r $c/cpu,cpuacct/cpuacct.usage ]; then
+  echo usage_ns $(cat $c/cpuacct/cpuacct.usage 2>/dev/null || cat $c/cpu,cpuacct/cpuacct.usage)
+  s=$(cat $c/cpu/cpu.stat 2>/dev/null || cat $c/cpu,cpuacct/cpu.stat 2>/dev/null)
+  echo "$s" | awk '/^nr_periods/{print "periods", $2} /^nr_throttled/{print "throttled", $2} /^throttled_time/{print "throttled_ns", $2}'
+elif [ -r $c/cpu.stat ]; then
+  awk '/^usage_usec/{printf "usage_ns %.0f\n", $2*1000} /^nr_periods/{print "periods", $2} /^nr_throttled/{print "throttled", $2} /^throttled_usec/{printf "throttled_ns %.0f\n", $2*1000}' $c/cpu.stat
+  [ -r $c/cpu.pressure ] && awk '/^some/{split($5, t, "="); print "pressure_us", t[2]}' $c/cpu.pressure
+fi
+cat /proc/[0-9]*/task/[0-9]*/schedstat 2>/dev/null | awk '{s += $2} END {if (NR > 0) printf "run_delay_ns %.0f\n", s}'
+head -n 1 /proc/stat`
+
+// Sample is one reading of SampleCmd on one node. A field not read is nil (unknown, never 0).
+type Sample struct {
+	TimeMs      int64  `json:"time_ms"`
+	UsageNs     *int64 `json:"usage_ns,omitempty"`
+	Periods     *int64 `json:"periods,omitempty"`   // CFS periods with the quota enforced
+	Throttled   *int64 `json:"throttled,omitempty"` // periods in which the quota ran out
+	ThrottledNs *int64 `json:"throttled_ns,omitempty"`
+	PressureUs  *int64 `json:"pressure_us,omitempty"`  // cpu.pressure's "some" total (cgroup v2)
+	RunDelayNs  *int64 `json:"run_delay_ns,omitempty"` // summed run-queue wait of the threads
+	HostBusy    *int64 `json:"host_busy,omitempty"`    // /proc/stat jiffies not idle nor iowait
+	HostTotal   *int64 `json:"host_total,omitempty"`   // /proc/stat jiffies, all
+}
+
+// ParseSample reads SampleCmd's output; a node whose cgroup CPU time is not in it is an error (the
+// rest is optional).
+func ParseSample(out string, timeMs int64) (Sample, error) {
+	s := Sample{TimeMs: timeMs}
+	fields := map[string]**int64{"usage_ns": &s.UsageNs, "periods": &s.Periods, "throttled": &s.Throttled,
+		"throttled_ns": &s.ThrottledNs, "pressure_us": &s.PressureUs, "run_delay_ns": &s.RunDelayNs}
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Fields(line)
+		if len(f) >= 9 && f[0] == "cpu" {
+			s.HostBusy, s.HostTotal = hostJiffies(f[1:])
+			continue
+		}
+		p, ok := fields[firstOf(f)]
+		if !ok || len(f) != 2 {
+			continue
+		}
+		if v, err := strconv.ParseInt(f[1], 10, 64); err == nil {
+			*p = &v
+		}
+	}
+	if s.UsageNs == nil {
+		return s, fmt.Errorf("no cgroup CPU time in %q", strings.TrimSpace(out))
+	}
+	return s, nil
+}
+
+func firstOf(f []string) string {
+	if len(f) == 0 {
+		return ""
+	}
+	return f[0]
+}
+
+// hostJiffies sums /proc/stat's cpu line (user nice system idle iowait irq softirq steal; guest time
+// is inside user): busy is all but idle and iowait.
+func hostJiffies(f []string) (busy, total *int64) {
+	var sum, idle int64
+	for i, x := range f[:min(8, len(f))] {
+		v, err := strconv.ParseInt(x, 10, 64)
+		if err != nil {
+			return nil, nil
+		}
+		sum += v
+		if i == 3 || i == 4 {
+			idle += v
+		}
+	}
+	b := sum - idle
+	return &b, &sum
+}
+
+// NodeStats are the samples of every node at the window's ends, with the nodes' quotas (percent of a
+// core). Unread says why there are none (a target without a control layer) or which reads failed.
+type NodeStats struct {
+	Quota  map[string]float64 `json:"quota"`
+	From   map[string]Sample  `json:"from,omitempty"`
+	To     map[string]Sample  `json:"to,omitempty"`
+	Unread string             `json:"unread,omitempty"`
+}
+
+// Cgroup is one node's CPU over the window as its cgroup counted it (the whole node: workers,
+// supervisor, background load), and whether the host starved it. Nil figures are unknown.
+type Cgroup struct {
+	Host        string  `json:"host"`
+	Quota       float64 `json:"quota"` // percent of a core
+	Used        float64 `json:"used"`  // percent of a core
+	UsedOfQuota float64 `json:"used_of_quota"`
+	// ThrottledShare is the share of the CFS periods in which the node used up its quota.
+	ThrottledShare *float64 `json:"throttled_share,omitempty"`
+	ThrottledS     *float64 `json:"throttled_s,omitempty"`
+	HostIdle       *float64 `json:"host_idle,omitempty"` // share of the host's CPU time idle
+	// Waited is how long the node's tasks waited for a CPU beyond its throttling, per second of the
+	// window: cpu.pressure's "some" share (v2) or, without it, the threads' summed run-queue wait less
+	// the throttled time (v1: a thread count, at least the v2 share).
+	Waited     *float64 `json:"waited,omitempty"`
+	WaitedFrom string   `json:"waited_from,omitempty"` // "cpu.pressure" or "schedstat"
+	Starved    bool     `json:"host_starved"`
+}
+
+// cgroups computes every node's Cgroup from st, sorted by host; the hosts without both samples or a
+// quota are returned as unread.
+func cgroups(st *NodeStats) (out []Cgroup, unread []string) {
+	if st == nil {
+		return nil, nil
+	}
+	for host, q := range st.Quota {
+		a, okA := st.From[host]
+		b, okB := st.To[host]
+		c, ok := cgroupOf(host, q, a, b)
+		if !okA || !okB || !ok {
+			unread = append(unread, host)
+			continue
+		}
+		out = append(out, c)
+	}
+	slices.SortFunc(out, func(a, b Cgroup) int { return cmp.Compare(a.Host, b.Host) })
+	slices.Sort(unread)
+	return out, unread
+}
+
+// cgroupOf is one node's figures between samples a and b; false when the two do not make a window.
+func cgroupOf(host string, quota float64, a, b Sample) (Cgroup, bool) {
+	dt := float64(b.TimeMs-a.TimeMs) / 1000
+	du, ok := delta(a.UsageNs, b.UsageNs)
+	if !(quota > 0) || dt <= 0 || !ok {
+		return Cgroup{}, false
+	}
+	c := Cgroup{Host: host, Quota: quota, Used: 100 * du / 1e9 / dt}
+	c.UsedOfQuota = c.Used / quota
+	if dp, ok := delta(a.Periods, b.Periods); ok && dp > 0 {
+		if dn, ok := delta(a.Throttled, b.Throttled); ok {
+			c.ThrottledShare = ptr(dn / dp)
+		}
+	}
+	dthr, okThr := delta(a.ThrottledNs, b.ThrottledNs)
+	if okThr {
+		c.ThrottledS = ptr(dthr / 1e9)
+	}
+	if db, ok := delta(a.HostBusy, b.HostBusy); ok {
+		if dtot, ok := delta(a.HostTotal, b.HostTotal); ok && dtot > 0 {
+			c.HostIdle = ptr(1 - db/dtot)
+		}
+	}
+	if dp, ok := delta(a.PressureUs, b.PressureUs); ok {
+		c.Waited, c.WaitedFrom = ptr(dp/1e6/dt), "cpu.pressure"
+	} else if dr, ok := delta(a.RunDelayNs, b.RunDelayNs); ok {
+		c.Waited, c.WaitedFrom = ptr(max(0, dr-dthr)/1e9/dt), "schedstat"
+	}
+	c.Starved = starved(c)
+	return c, true
+}
+
+// starved is the rule of docs/statistics.md: the node used less than StarvedUse of its quota while
+// either it throttled and the host was under HostBusy idle, or its tasks waited for a CPU beyond its
+// throttling more than StarvedWait of the window.
+func starved(c Cgroup) bool {
+	if c.UsedOfQuota >= StarvedUse {
+		return false
+	}
+	throttledOnBusyHost := c.ThrottledShare != nil && *c.ThrottledShare > 0 && c.HostIdle != nil && *c.HostIdle < HostBusy
+	return throttledOnBusyHost || c.Waited != nil && *c.Waited > StarvedWait
+}
+
+// delta is b - a when both were read and the counter did not go back (a counter reset: unknown).
+func delta(a, b *int64) (float64, bool) {
+	if a == nil || b == nil || *b < *a {
+		return 0, false
+	}
+	return float64(*b - *a), true
+}
+
+func ptr(x float64) *float64 { return &x }
+
+// StarvedText is the run's host starvation, one text per starved node, most starved first ("host-starved:
+// sup4 got 0.71 of 1.00 core"), the form of the bottleneck and of the run's suspect reason.
+func StarvedText(cs []Cgroup) []string {
+	var st []Cgroup
+	for _, c := range cs {
+		if c.Starved {
+			st = append(st, c)
+		}
+	}
+	slices.SortFunc(st, func(a, b Cgroup) int {
+		return cmp.Or(cmp.Compare(a.UsedOfQuota, b.UsedOfQuota), cmp.Compare(a.Host, b.Host))
+	})
+	out := make([]string, len(st))
+	for i, c := range st {
+		out[i] = fmt.Sprintf("host-starved: %s got %.2f of %.2f core (%s)", c.Host, c.Used/100, c.Quota/100, starvedWhy(c))
+	}
+	return out
+}
+
+func starvedWhy(c Cgroup) string {
+	var parts []string
+	if c.HostIdle != nil {
+		parts = append(parts, fmt.Sprintf("host %.0f%% idle", 100**c.HostIdle))
+	}
+	if c.ThrottledShare != nil {
+		parts = append(parts, fmt.Sprintf("throttled in %.0f%% of periods", 100**c.ThrottledShare))
+	}
+	if c.Waited != nil {
+		parts = append(parts, fmt.Sprintf("waited %.2f s/s for a CPU (%s)", *c.Waited, c.WaitedFrom))
+	}
+	return strings.Join(parts, ", ")
+}
