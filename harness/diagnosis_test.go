@@ -31,15 +31,16 @@ func TestLoadDiagnoses(t *testing.T) {
 }
 
 // TestLoadJudgesStarvation: a kept run whose cgroup samples show a node under its quota while its
-// threads waited for a CPU (sup1: 7.1 s of CPU in 10 s against 1 core = 0.71 of it, 5 s of run-queue
-// wait = 0.5 s/s, over the 0.10 threshold) is diagnosed host-starved and judged suspect when read back.
+// threads waited for a CPU on a busy host (sup1: 7.1 s of CPU in 10 s against 1 core = 0.71 of it, 5 s
+// of run-queue wait = 0.5 s/s, over the 0.10 threshold; the host 1% idle, under 5%) is diagnosed
+// host-starved and judged suspect when read back.
 func TestLoadJudgesStarvation(t *testing.T) {
 	i := func(x int64) *int64 { return &x }
 	r := &RunResult{TopologyID: "t-1", MeasureFrom: 0, MeasureTo: 10_000, Measurement: Measurement{Throughput: 1},
 		Spec: RunSpec{Scheduler: "storm-even"},
 		NodeStats: &diagnose.NodeStats{Quota: map[string]float64{"sup1": 100},
-			From: map[string]diagnose.Sample{"sup1": {TimeMs: 0, UsageNs: i(0), RunDelayNs: i(0), ThrottledNs: i(0)}},
-			To:   map[string]diagnose.Sample{"sup1": {TimeMs: 10_000, UsageNs: i(7_100_000_000), RunDelayNs: i(5e9), ThrottledNs: i(0)}}},
+			From: map[string]diagnose.Sample{"sup1": {TimeMs: 0, UsageNs: i(0), RunDelayNs: i(0), ThrottledNs: i(0), HostBusy: i(0), HostTotal: i(0)}},
+			To:   map[string]diagnose.Sample{"sup1": {TimeMs: 10_000, UsageNs: i(7_100_000_000), RunDelayNs: i(5e9), ThrottledNs: i(0), HostBusy: i(1980), HostTotal: i(2000)}}},
 		Reports: []protocol.WorkerReport{{Topology: "t-1", Host: "sup1", Port: 6700, TimeMs: 10_000, IntervalS: 10}},
 	}
 	dir := t.TempDir()

@@ -11,8 +11,8 @@ import (
 // Thresholds of host starvation (docs/statistics.md, "What limited a run").
 const (
 	StarvedUse  = 0.90 // a node using less than this share of its quota ...
-	HostBusy    = 0.05 // ... while it throttled and the host was idle less than this share of its CPU time,
-	StarvedWait = 0.10 // ... or while its tasks waited for a CPU, beyond its throttling, this share of the window
+	HostBusy    = 0.05 // ... while the host was idle less than this share of its CPU time,
+	StarvedWait = 0.10 // ... and it throttled or waited for a CPU, beyond its throttling, this share of the window
 )
 
 // SampleCmd prints, for the control layer's shell on a node, what a node's starvation is judged from:
@@ -178,15 +178,20 @@ func cgroupOf(host string, quota float64, a, b Sample) (Cgroup, bool) {
 	return c, true
 }
 
-// starved is the rule of docs/statistics.md: the node used less than StarvedUse of its quota while
-// either it throttled and the host was under HostBusy idle, or its tasks waited for a CPU beyond its
-// throttling more than StarvedWait of the window.
+// starved is the rule of docs/statistics.md: the node used less than StarvedUse of its quota while it
+// wanted more and the host had none to give, that is, either the host was under HostBusy idle and the
+// node throttled or waited for a CPU beyond its throttling more than StarvedWait of the window, or its
+// cpu.pressure (v2) says it waited that long. The run-queue wait of v1 counts only on a busy host: it
+// is a count of waiting threads, and a busy JVM's threads queue up behind their own quota several
+// seconds per second (measured on this project's Docker host, a node not starved at 0.92 of its quota).
 func starved(c Cgroup) bool {
 	if c.UsedOfQuota >= StarvedUse {
 		return false
 	}
-	throttledOnBusyHost := c.ThrottledShare != nil && *c.ThrottledShare > 0 && c.HostIdle != nil && *c.HostIdle < HostBusy
-	return throttledOnBusyHost || c.Waited != nil && *c.Waited > StarvedWait
+	waited := c.Waited != nil && *c.Waited > StarvedWait
+	throttled := c.ThrottledShare != nil && *c.ThrottledShare > 0
+	busyHost := c.HostIdle != nil && *c.HostIdle < HostBusy
+	return busyHost && (throttled || waited) || waited && c.WaitedFrom == "cpu.pressure"
 }
 
 // delta is b - a when both were read and the counter did not go back (a counter reset: unknown).

@@ -55,9 +55,10 @@ func TestStarvation(t *testing.T) {
 		{"at its quota, throttled, busy host", sample(40, 20, 400, 300, 10, 7990, 8000, 12, -1), false, 0.05, "schedstat"},
 		{"under, throttled, host 1% idle", sample(40, 17, 400, 40, 1, 7920, 8000, 1, -1), true, 0, "schedstat"},
 		{"under, throttled, host 10% idle", sample(40, 17, 400, 40, 1, 7200, 8000, 1, -1), false, 0, "schedstat"},
-		{"under, not throttled, threads waited 0.5 s/s", sample(40, 10, 400, 0, 0, 6000, 8000, 20, -1), true, 0.5, "schedstat"},
-		{"under, waited 0.05 s/s: noise", sample(40, 10, 400, 0, 0, 6000, 8000, 2, -1), false, 0.05, "schedstat"},
-		{"under, cpu.pressure 0.2 of the window", sample(40, 10, 400, 0, 0, 6000, 8000, 0, 8), true, 0.2, "cpu.pressure"},
+		{"under, not throttled, threads waited 0.5 s/s, host 1% idle", sample(40, 10, 400, 0, 0, 7920, 8000, 20, -1), true, 0.5, "schedstat"},
+		{"under, not throttled, threads waited 0.5 s/s, host 25% idle", sample(40, 10, 400, 0, 0, 6000, 8000, 20, -1), false, 0.5, "schedstat"},
+		{"under, waited 0.05 s/s, host 1% idle", sample(40, 10, 400, 0, 0, 7920, 8000, 2, -1), false, 0.05, "schedstat"},
+		{"under, cpu.pressure 0.2 of the window, host 25% idle", sample(40, 10, 400, 0, 0, 6000, 8000, 0, 8), true, 0.2, "cpu.pressure"},
 		{"under, idle node on a busy host, no wait", sample(40, 2, 400, 0, 0, 7990, 8000, 0, -1), false, 0, "schedstat"},
 	}
 	for _, c := range cases {
