@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strconv"
 	"time"
 
@@ -305,32 +306,45 @@ func (kr *kpartRunner) run(ctx context.Context, s *clusterView, c kpartCell, sch
 		return nil, err
 	}
 	kr.res.Knobs["images"] = r.Images
-	// Steady state: the second half of the window.
-	mid := r.MeasureFrom + (r.MeasureTo-r.MeasureFrom)/2
 	capacity, err := s.Capacity()
 	if err != nil {
 		return nil, err
 	}
+	base := lab.Row{Series: sched, X: c.Fraction, Rep: rep, Seed: uint64(rep + 1), Offered: offered}
+	row, err := kpartRow(kr.env.Log, name, r, base, c.Rate > 0, capacity)
+	if err != nil {
+		return nil, err
+	}
+	kr.res.Add(row)
+	return r, nil
+}
+
+// kpartRow is base (series, x, repetition, offered load) with run r's figures (named name; open: an
+// open-loop cell) over the second half of its window with the supervisors' capacity, judged on that half.
+func kpartRow(log io.Writer, name string, r *harness.RunResult, base lab.Row, open bool, capacity map[string]float64) (lab.Row, error) {
+	sched := base.Series
+	// Steady state: the second half of the window.
+	mid := r.MeasureFrom + (r.MeasureTo-r.MeasureFrom)/2
 	m := r.MeasureWindow(capacity, mid, r.MeasureTo)
 	if m.Throughput <= 0 {
-		return nil, fmt.Errorf("%s: no tuple acked in the second half of the window", name)
+		return lab.Row{}, fmt.Errorf("%s: no tuple acked in the second half of the window", name)
 	}
-	fmt.Fprintf(kr.env.Log, "kpart-cluster: %s: %.1f tuples/s, latency %.1f ms, cut rate %.3f, %.1f inter-node tuples/s, CPU std dev %.1f, bridge rounds %d\n",
+	fmt.Fprintf(log, "kpart-cluster: %s: %.1f tuples/s, latency %.1f ms, cut rate %.3f, %.1f inter-node tuples/s, CPU std dev %.1f, bridge rounds %d\n",
 		sched, m.Throughput, m.LatencyMean, m.CutRate, m.InterNodeRate, m.Balance, len(r.RoundsMs))
-	row := screened(lab.Row{Series: sched, X: c.Fraction, Rep: rep, Seed: uint64(rep + 1), Offered: offered, Values: map[string]float64{
+	base.Values = map[string]float64{
 		"throughput": m.Throughput, "latency_mean_ms": m.LatencyMean, "latency_p99_ms": m.LatencyP99,
 		"cut_rate": m.CutRate, "inter_node_tps": m.InterNodeRate, "balance": m.Balance,
-	}}, r)
+	}
+	row := screened(base, r)
 	if ol := m.OpenLoop; ol != nil {
 		row.Values["offered_tps"], row.Values["latency_intended_p99_ms"], row.Values["send_lag_p99_ms"] = ol.OfferedRate, ol.IntendedP99, ol.SendLagP99
-	} else if c.Rate > 0 { // the row reads n/a there; the run's other figures stand
-		fmt.Fprintf(kr.env.Log, "kpart-cluster: %s: no open-loop measurement in the judged half (%s)\n", name, m.OpenLoopMissing())
+	} else if open { // the row reads n/a there; the run's other figures stand
+		fmt.Fprintf(log, "kpart-cluster: %s: no open-loop measurement in the judged half (%s)\n", name, m.OpenLoopMissing())
 	}
 	// The figures are the second half's, so that half must be steady, whatever the window's opening
 	// (with a fixed warm-up, a dynamic scheduler's first reschedule falls in the first half).
 	row.Validity = r.SteadySpan(capacity, mid, r.MeasureTo)
-	kr.res.Add(row)
-	return r, nil
+	return row, nil
 }
 
 // kpartClusterClaims checks Figs. 8-11 with one-sided Welch tests over

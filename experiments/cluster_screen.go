@@ -6,6 +6,7 @@ import (
 
 	"github.com/stormlab/stormlab/experiments/lab"
 	"github.com/stormlab/stormlab/harness"
+	"github.com/stormlab/stormlab/harness/diagnose"
 )
 
 // screened copies into row what makes its run unfit for a claim: the
@@ -23,6 +24,10 @@ func screened(row lab.Row, r *harness.RunResult) lab.Row {
 func diagnosed(row lab.Row, r *harness.RunResult) lab.Row {
 	if d := r.Diagnosis; d != nil {
 		row.Bottleneck, row.Limit = d.Bottleneck, d.Rule
+		row.Diag = lab.RunDiagnosis{Migrations: d.Migrations, Restarts: d.Restarts, StarvationRead: len(d.Cgroups) > 0}
+		if st := diagnose.StarvedText(d.Cgroups); len(st) > 0 {
+			row.Diag.HostStarved = st[0]
+		}
 	}
 	return row
 }

@@ -24,6 +24,8 @@ type ClaimRecord struct {
 	P           *float64 `json:"p"`
 	Forced      string   `json:"forced"`
 	Evidence    string   `json:"evidence"`
+	// Why says which run diagnoses differ between the compared series (cluster claims; "" otherwise).
+	Why string `json:"why,omitempty"`
 }
 
 // ClaimsFile is claims.json.

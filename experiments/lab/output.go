@@ -159,6 +159,9 @@ func (rep *Report) WriteNotes(w io.Writer) error {
 				fmt.Fprintf(&b, "   - FORCED: %s\n", c.Forced)
 			}
 			fmt.Fprintf(&b, "   - Rule: %s\n   - Effect: %s\n   - Reason: %s\n   - Measured: %s\n", c.Rule(), effectText(c.Decider()), c.Reason, c.Evidence)
+			if c.Screen.Why != "" {
+				fmt.Fprintf(&b, "   - Why: %s\n", c.Screen.Why)
+			}
 		}
 		b.WriteString("\nA claim that does not hold is a finding about our implementation or the paper, not a test failure.\n")
 	}

@@ -157,6 +157,7 @@ type Row struct {
 	// Bottleneck is what limited the run and Limit the precedence step that named it (its
 	// diagnosis, run.json "diagnosis"); "" for graph experiments.
 	Bottleneck, Limit string
+	Diag              RunDiagnosis // the diagnosis's other figures a claim's why line compares
 }
 
 // Figure is an extra figure of a run: files Name + reports.FigureFiles

@@ -228,6 +228,7 @@ func claimsFile(exp, profile string, cs []Claim) ClaimsFile {
 			Statement: c.Statement, Source: c.Source, Kind: string(orKind(c.Kind)), Rule: c.Rule(),
 			Verdict: string(c.Verdict), Reason: c.Reason, Effect: numPtr(d.Effect), EffectLabel: d.EffectLabel,
 			CILow: numPtr(d.CILow), CIHigh: numPtr(d.CIHigh), N: n, P: numPtr(d.P), Forced: c.Forced, Evidence: ev,
+			Why: c.Screen.Why,
 		})
 	}
 	return f
@@ -411,6 +412,9 @@ func XMeans(r *Results, series, metric string, keep func(Row) bool, perX bool) (
 type Screen struct {
 	Excluded []string
 	Blockers []string
+	// Why says which run diagnoses differ between the compared series, with figures (whyOf); "" when
+	// none was diagnosed.
+	Why string
 }
 
 // ScreenRuns screens the runs of the given series at the x values keep
@@ -426,9 +430,16 @@ type Screen struct {
 //   - a run left in whose scheduler decided without an input it needs
 //     (Row.NotMeasured) is a blocker: the scheduler under test did not see
 //     what the paper's scheduler sees, so the comparison says nothing about
-//     the paper's claim.
+//     the paper's claim;
+//   - a series more than half of whose runs were host-starved is a blocker: the runs measured the
+//     host, not the scheduler (docs/statistics.md, "What limited a run").
+//
+// Why is filled from the same runs' diagnoses.
 func ScreenRuns(r *Results, metric string, keep func(x float64) bool, series ...string) Screen {
 	var sc Screen
+	var starved []string
+	sc.Why, starved = whyOf(r, keep, series)
+	sc.Blockers = append(sc.Blockers, starved...)
 	for _, s := range series {
 		type cell struct{ valid, left int }
 		cells := map[float64]*cell{}

@@ -1,0 +1,71 @@
+package lab
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stormlab/stormlab/reports"
+)
+
+// whyRow is a run of series at x = 0 with bottleneck text b by rule limit; starved names its
+// host-starved node ("" none); read says its cgroups were read.
+func whyRow(series, limit, b string, migrations int, starved string, read bool) Row {
+	return Row{Series: series, Limit: limit, Bottleneck: b, Values: map[string]float64{"throughput": 1},
+		Diag: RunDiagnosis{Migrations: migrations, HostStarved: starved, StarvationRead: read}}
+}
+
+// TestWhy: the why line names what differs between the compared series with every series' figure, says
+// when nothing differs, leaves host starvation "not read" (never 0) where no cgroup was read, and a
+// series more than half of whose runs were host-starved blocks the claim (inconclusive, with why).
+func TestWhy(t *testing.T) {
+	const full, starved = "node at its quota", "host-starved: sup2 got 0.20 of 0.50 core (host 0% idle)"
+	cases := []struct {
+		name    string
+		rows    []Row
+		want    []string
+		blocked string // "" none
+	}{
+		{"bottleneck and migrations differ", []Row{
+			whyRow("kpart", full, "sup2 CPU 98% of 1.00 core", 2, "", true),
+			whyRow("kpart", full, "sup2 CPU 97% of 1.00 core", 1, "", true),
+			whyRow("even", "executor busy", "count task 7 busy 0.96 (sup1)", 0, "", true),
+		}, []string{"Differ: bottleneck (kpart node at its quota in 2 of 2, even executor busy in 1 of 1); migrations (kpart 1.5 per run, even 0.0 per run).",
+			"kpart (2 run(s)): bottleneck node at its quota in 2 (sup2 CPU 97% of 1.00 core; sup2 CPU 98% of 1.00 core); 3 migration(s), 0 worker restart(s), host-starved in 0 of 2"}, ""},
+		{"nothing differs, starvation not read", []Row{
+			whyRow("kpart", full, "sup1 CPU 99% of 0.50 core", 0, "", false),
+			whyRow("even", full, "sup2 CPU 96% of 0.50 core", 0, "", false),
+		}, []string{"The diagnoses do not differ between the series:", "even (1 run(s)): bottleneck node at its quota in 1 (sup2 CPU 96% of 0.50 core); 0 migration(s), 0 worker restart(s), host starvation not read."}, ""},
+		{"two of three host-starved", []Row{
+			whyRow("kpart", "host-starved", starved, 0, starved, true),
+			whyRow("kpart", "host-starved", starved, 0, starved, true),
+			whyRow("kpart", full, "sup1 CPU 99% of 0.50 core", 0, "", true),
+			whyRow("even", full, "sup2 CPU 96% of 0.50 core", 0, "", true),
+		}, []string{"host starvation (kpart host-starved in 2 of 3 (" + starved + "), even host-starved in 0 of 1)"},
+			"2 of 3 runs of kpart host-starved (" + starved + "): the host did not give the nodes their quotas"},
+		{"one of two host-starved: not more than half", []Row{
+			whyRow("kpart", "host-starved", starved, 0, starved, true),
+			whyRow("kpart", full, "sup1 CPU 99% of 0.50 core", 0, "", true),
+		}, []string{"One series diagnosed:"}, ""},
+	}
+	for _, c := range cases {
+		r := &Results{Rows: c.rows}
+		sc := ScreenRuns(r, "throughput", nil, "kpart", "even")
+		for _, w := range c.want {
+			if !strings.Contains(sc.Why, w) {
+				t.Errorf("%s: why %q\nwant %q", c.name, sc.Why, w)
+			}
+		}
+		blocked := strings.Join(sc.Blockers, "; ")
+		if c.blocked != "" && !strings.Contains(blocked, c.blocked) || c.blocked == "" && strings.Contains(blocked, "host-starved") {
+			t.Errorf("%s: blockers %q; want host starvation %q", c.name, blocked, c.blocked)
+		}
+		cl := []Claim{{Checks: []reports.Check{reports.Missing("x", "no data")}, Screen: sc}}
+		JudgeClaims(cl, "")
+		if c.blocked != "" && (cl[0].Verdict != reports.Inconclusive || !strings.Contains(cl[0].Reason, "host-starved")) {
+			t.Errorf("%s: verdict %s (%s): want inconclusive for host starvation", c.name, cl[0].Verdict, cl[0].Reason)
+		}
+	}
+	if why, _ := whyOf(&Results{Rows: []Row{{Series: "kpart", Values: map[string]float64{"x": 1}}}}, nil, []string{"kpart"}); why != "" {
+		t.Errorf("rows without a diagnosis (graph experiments) gave a why line %q", why)
+	}
+}
