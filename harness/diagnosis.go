@@ -26,6 +26,11 @@ func diagnosis(r *RunResult) *Diagnosis {
 			in.Tasks[t] = diagnose.Task{Component: e.Component, Host: e.Host, Port: e.Port}
 		}
 	}
+	for _, f := range r.Faults {
+		if f.Applied != nil {
+			in.Applied = append(in.Applied, *f.Applied)
+		}
+	}
 	d := diagnose.Run(in)
 	return &d
 }

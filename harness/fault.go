@@ -6,6 +6,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/stormlab/stormlab/harness/diagnose"
 	"github.com/stormlab/stormlab/harness/fault"
 	"github.com/stormlab/stormlab/harness/nemesis"
 	"github.com/stormlab/stormlab/infra/control"
@@ -46,6 +47,8 @@ type FaultRecord struct {
 	EndMs    int64    `json:"end_ms"`
 	Error    string   `json:"error,omitempty"`
 	Recovery Recovery `json:"recovery"`
+	// Applied is the load a straggler's burner carried, against the load asked (nil for other kinds).
+	Applied *diagnose.Applied `json:"applied_load,omitempty"`
 	// placement at the fault's start, for ExecutorsMoved.
 	before []ExecutorPlace
 }

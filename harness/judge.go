@@ -3,7 +3,6 @@ package harness
 import (
 	"encoding/json"
 
-	"github.com/stormlab/stormlab/harness/diagnose"
 	"github.com/stormlab/stormlab/harness/measure"
 )
 
@@ -24,17 +23,10 @@ func judge(r *RunResult) Validity {
 			Storm:            r.Storm,
 			WarmUp:           r.WarmUp,
 			Prior:            r.Validity,
-			HostStarved:      starvedOf(r.Diagnosis),
+			HostStarved:      r.Diagnosis.Starved(),
+			LoadShort:        r.Diagnosis.LoadShort(),
 		}
 	})
-}
-
-// starvedOf is the diagnosis's host-starved nodes (none without a diagnosis).
-func starvedOf(d *Diagnosis) []string {
-	if d == nil {
-		return nil
-	}
-	return diagnose.StarvedText(d.Cgroups)
 }
 
 // UnmarshalJSON reads run.json of this version ("validity") and of earlier ones, whose "invalid" and

@@ -31,6 +31,7 @@ const (
 	ReasonUnsteady     = measure.ReasonUnsteady
 	ReasonUnknown      = measure.ReasonUnknown
 	ReasonHostStarved  = measure.ReasonHostStarved
+	ReasonLoadShort    = measure.ReasonLoadShort
 	MetricThroughput   = measure.MetricThroughput
 	MetricLatency      = measure.MetricLatency
 	MetricCutRate      = measure.MetricCutRate

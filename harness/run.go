@@ -13,6 +13,7 @@ import (
 	"github.com/stormlab/stormlab/harness/diagnose"
 	"github.com/stormlab/stormlab/harness/fault"
 	"github.com/stormlab/stormlab/harness/measure"
+	"github.com/stormlab/stormlab/harness/nemesis"
 	"github.com/stormlab/stormlab/infra/protocol"
 	"github.com/stormlab/stormlab/infra/stormui"
 )
@@ -421,6 +422,7 @@ func collect(ctx context.Context, r *running) error {
 			continue
 		}
 		f.Recovery = measure.FaultRecovery(res.Reports, res.MeasureFrom, res.MeasureTo, f.StartMs, f.EndMs, step, f.before, res.Executors)
+		f.Applied = nemesis.StragglerApplied(st.Topologies, f.Fault, capacity, f.StartMs, f.EndMs)
 	}
 	res.Storm = measure.MovedInDataset(measure.CrossCheck(r.stormFrom, r.stormTo, res.Measurement, res.Reports), res.Decisions, res.MeasureTo)
 	res.Diagnosis = diagnosis(res)

@@ -21,6 +21,7 @@ func TestJudge(t *testing.T) {
 	ok := Measurement{Throughput: 100}
 	latencyOff := StormCheck{Compared: true, Quantity: "throughput", Diff: 0.01, LatencyDiff: 0.2}
 	countsOff := StormCheck{Compared: true, Quantity: "throughput", Diff: 0.2}
+	short := 0.03 // cores used of the 0.40 asked (a recorded straggler)
 	for _, tc := range []struct {
 		name  string
 		r     *RunResult
@@ -42,6 +43,8 @@ func TestJudge(t *testing.T) {
 		{"no warm-up asked", &RunResult{Spec: RunSpec{Scheduler: "storm-even"}, EndKind: "timed", Measurement: ok}, Valid, nil},
 		{"host-starved", &RunResult{Spec: RunSpec{Scheduler: "storm-even"}, Measurement: ok,
 			Diagnosis: &Diagnosis{Cgroups: []diagnose.Cgroup{{Host: "sup4", Quota: 100, Used: 71, UsedOfQuota: 0.71, Starved: true}}}}, Suspect, []ReasonKind{ReasonHostStarved}},
+		{"straggler applied short", &RunResult{Spec: RunSpec{Scheduler: "storm-even"}, Measurement: ok,
+			Diagnosis: &Diagnosis{Applied: []diagnose.Applied{{Host: "sup1", Kind: "straggler", Asked: 0.4, Used: &short}}}}, Suspect, []ReasonKind{ReasonLoadShort}},
 	} {
 		v := judge(tc.r)
 		var kinds []ReasonKind

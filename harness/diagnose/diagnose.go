@@ -26,6 +26,8 @@ type Input struct {
 	// NodeStats are the nodes' cgroup samples at the window's ends (nil: not read, e.g. a target
 	// without a control layer; host starvation is then unknown).
 	NodeStats *NodeStats
+	// Applied are the loads the run's faults put on nodes (stragglers), as their burners carried them.
+	Applied []Applied
 }
 
 // Task is where a task ran.
@@ -39,6 +41,7 @@ type Task struct {
 type Diagnosis struct {
 	Nodes      []Node     `json:"nodes"`
 	Cgroups    []Cgroup   `json:"node_cgroups,omitempty"` // whole-node CPU, throttling, host starvation
+	Applied    []Applied  `json:"applied_load,omitempty"` // loads asked of nodes, as carried
 	Busiest    []Executor `json:"busiest"`                // the busiest executors, most first (at most 5)
 	Restarts   int        `json:"worker_restarts"`
 	SilentS    float64    `json:"silent_s"` // the longest a worker sent no report in the window, seconds
@@ -70,7 +73,7 @@ var notRead = []string{"spouts at their pending limit", "saturated transfer or l
 
 // Run diagnoses one run.
 func Run(in Input) Diagnosis {
-	d := Diagnosis{Nodes: nodes(in), Busiest: busiest(in), Migrations: migrations(in)}
+	d := Diagnosis{Nodes: nodes(in), Busiest: busiest(in), Migrations: migrations(in), Applied: in.Applied}
 	var unread []string
 	d.Cgroups, unread = cgroups(in.NodeStats)
 	d.Unknown = append(starvationUnknown(in.NodeStats, unread), notRead...)
@@ -203,4 +206,22 @@ func bottleneck(in Input, d Diagnosis) (what, rule string) {
 
 func anyReport(in Input) bool {
 	return slices.ContainsFunc(in.Reports, func(r protocol.WorkerReport) bool { return r.TimeMs > in.FromMs && r.TimeMs <= in.ToMs })
+}
+
+// Starved is the run's host-starved nodes, one text each, most starved first (StarvedText); none
+// without a diagnosis (d nil).
+func (d *Diagnosis) Starved() []string {
+	if d == nil {
+		return nil
+	}
+	return StarvedText(d.Cgroups)
+}
+
+// LoadShort is the run's loads applied short of their level, one text each (ShortText); none without
+// a diagnosis (d nil).
+func (d *Diagnosis) LoadShort() []string {
+	if d == nil {
+		return nil
+	}
+	return ShortText(d.Applied)
 }

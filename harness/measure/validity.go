@@ -31,6 +31,7 @@ const (
 	ReasonUnsteady     ReasonKind = "unsteady"      // the window opened at the maximum warm-up, throughput not steady (suspect)
 	ReasonUnknown      ReasonKind = "unknown"       // the run could not be judged (suspect: never valid)
 	ReasonHostStarved  ReasonKind = "host-starved"  // the host did not give a node its quota (suspect)
+	ReasonLoadShort    ReasonKind = "load-short"    // a load was applied more than 10% below its level (suspect)
 )
 
 // Reason is one cause of a run's Level.
@@ -149,6 +150,9 @@ type Records struct {
 	// HostStarved are the run's host-starved nodes, one text each (diagnose.StarvedText): the testbed
 	// was not what its shape declares.
 	HostStarved []string
+	// LoadShort are the loads (stragglers) applied short of their level, one text each
+	// (diagnose.ShortText): the run was not under the load it claims.
+	LoadShort []string
 }
 
 // Judge is the one place a run's validity is computed, from its records: the scheduler service's
@@ -172,6 +176,9 @@ func Judge(records func() Records) (v Validity) {
 	rs = append(rs, warmUpReasons(r)...)
 	for _, text := range r.HostStarved {
 		rs = append(rs, Reason{ReasonHostStarved, Suspect, text})
+	}
+	for _, text := range r.LoadShort {
+		rs = append(rs, Reason{ReasonLoadShort, Suspect, text})
 	}
 	return Validity{Level: Valid}.merge(rs...)
 }

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/stormlab/stormlab/harness/diagnose"
 	"github.com/stormlab/stormlab/harness/fault"
 	"github.com/stormlab/stormlab/infra/control"
 	"github.com/stormlab/stormlab/infra/protocol"
@@ -301,4 +302,23 @@ func (n *Nemesis) switchStraggler(ctx context.Context, f fault.Fault) (control.U
 		}
 		return nil
 	}, nil
+}
+
+// StragglerApplied is the load straggler fault f's burner carried over [fromMs, toMs] against the load
+// f asked (its percent of the host's cores; capacity: host -> percent of a core), read from the
+// burner worker's own reports in tops (the scheduler service's state); nil when f is not a straggler.
+func StragglerApplied(tops []protocol.TopologyState, f fault.Fault, capacity map[string]float64, fromMs, toMs int64) *diagnose.Applied {
+	if f.Kind != fault.Straggler || fromMs <= 0 {
+		return nil
+	}
+	t, err := fault.ParseStragglerArg(f.Arg, nil)
+	if err != nil {
+		return nil
+	}
+	p := burnerPlan{host: t.Host, role: "straggler-"}
+	a := &diagnose.Applied{Host: t.Host, Kind: string(f.Kind), Asked: t.Percent / 100 * capacity[t.Host] / 100}
+	if used, n := diagnose.BurnerCPU(tops, p.name()+"-", fromMs, toMs); n > 0 {
+		a.Used, a.Reports = &used, n
+	}
+	return a
 }

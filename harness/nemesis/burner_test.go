@@ -163,3 +163,26 @@ func TestSwitchStraggler(t *testing.T) {
 		t.Errorf("unprepared straggler: %v", err)
 	}
 }
+
+// TestStragglerApplied: a straggler's applied load is read from its own burner's reports (the
+// burner's topology name), against its percent of the host's cores: 80% of sup1's 0.5 core = 0.40
+// cores asked; reports of 0.10 and 0.30 core inside the span give 0.20 used. Other kinds give none.
+func TestStragglerApplied(t *testing.T) {
+	f, err := fault.Parse("straggler@5s+20s:sup1=80")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tops := []protocol.TopologyState{{ID: burnerPlan{host: "sup1", role: "straggler-"}.name() + "-3-17", WorkerCPU: []protocol.WorkerSample{
+		{TimeMs: 13_000, CPUPercent: 10}, {TimeMs: 15_000, CPUPercent: 30}}}}
+	a := StragglerApplied(tops, f, map[string]float64{"sup1": 50}, 10_000, 30_000)
+	if a == nil || a.Host != "sup1" || math.Abs(a.Asked-0.40) > 1e-9 || a.Used == nil || math.Abs(*a.Used-0.20) > 1e-9 || a.Reports != 2 {
+		t.Errorf("applied %+v, want sup1 0.40 asked, 0.20 used over 2 reports", a)
+	}
+	k, err := fault.Parse("pause-worker@5s+5s:sup1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := StragglerApplied(tops, k, map[string]float64{"sup1": 50}, 10_000, 30_000); a != nil {
+		t.Errorf("a pause fault's applied load %+v, want none", a)
+	}
+}
