@@ -105,3 +105,23 @@ func TestStarvedBottleneck(t *testing.T) {
 		t.Errorf("unknown %v: want sup3 (no sample) named", d.Unknown)
 	}
 }
+
+// TestWholeNodeAtQuota: where the cgroups were read, a node is at its quota by its whole use (here a
+// straggler's burner beside the workers: 19.6 s in 40 s = 98% of 0.5 core) although its workers used
+// 60% of it; without cgroups the workers' figure decides, marked so.
+func TestWholeNodeAtQuota(t *testing.T) {
+	in := base() // workers: sup1 30 of 50, sup2 20 of 50
+	in.NodeStats = &NodeStats{Quota: map[string]float64{"sup1": 50, "sup2": 50},
+		From: map[string]Sample{"sup1": sample(0, 0, 0, 0, 0, 0, 0, 0, -1), "sup2": sample(0, 0, 0, 0, 0, 0, 0, 0, -1)},
+		To: map[string]Sample{"sup1": sample(40, 19.6, 400, 380, 20, 6000, 8000, 30, -1),
+			"sup2": sample(40, 12, 400, 0, 0, 6000, 8000, 1, -1)},
+	}
+	if d := Run(in); d.Rule != "node at its quota" || d.Bottleneck != "sup1 CPU 98% of 0.50 core" {
+		t.Errorf("rule %q, bottleneck %q: want sup1 at 98%% of its quota by its cgroup", d.Rule, d.Bottleneck)
+	}
+	in = base()
+	in.NodeCPU["sup1"] = 49
+	if d := Run(in); d.Rule != "node at its quota" || d.Bottleneck != "sup1 CPU 98% of 0.50 core (workers)" {
+		t.Errorf("rule %q, bottleneck %q: want sup1 at 98%% by its workers' CPU", d.Rule, d.Bottleneck)
+	}
+}

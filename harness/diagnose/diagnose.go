@@ -188,9 +188,8 @@ func bottleneck(in Input, d Diagnosis) (what, rule string) {
 		return fmt.Sprintf("executors not running: a worker silent %.0f s of the %.0f s window (%d restarted, %d migrations)", d.SilentS, w, d.Restarts, d.Migrations), "not running"
 	case len(StarvedText(d.Cgroups)) > 0:
 		return StarvedText(d.Cgroups)[0], "host-starved"
-	case len(d.Nodes) > 0 && d.Nodes[0].UsedOfQuota >= NodeFull:
-		n := d.Nodes[0]
-		return fmt.Sprintf("%s CPU %.0f%% of %.2f core", n.Host, 100*n.UsedOfQuota, n.Quota/100), "node at its quota"
+	case fullNode(d) != "":
+		return fullNode(d), "node at its quota"
 	case len(d.Busiest) > 0 && d.Busiest[0].Busy >= ExecutorBusy:
 		e := d.Busiest[0]
 		return fmt.Sprintf("%s task %d busy %.2f (%s)", e.Component, e.Task, e.Busy, e.Host), "executor busy"
@@ -202,6 +201,26 @@ func bottleneck(in Input, d Diagnosis) (what, rule string) {
 		notRead = "host starvation, " + notRead
 	}
 	return "none found (CPU below the quotas, executors below 0.9 busy; not read: " + notRead + ")", "none found"
+}
+
+// fullNode names the node using the largest share of its quota when that share is NodeFull or more
+// ("sup1 CPU 99% of 0.50 core"), "" when none: by its cgroup where the run read them (the whole node:
+// a straggler's burner, the supervisor), else by its workers' process CPU (" (workers)").
+func fullNode(d Diagnosis) string {
+	var top *Cgroup
+	for i, c := range d.Cgroups {
+		if top == nil || c.UsedOfQuota > top.UsedOfQuota {
+			top = &d.Cgroups[i]
+		}
+	}
+	switch {
+	case top != nil && top.UsedOfQuota >= NodeFull:
+		return fmt.Sprintf("%s CPU %.0f%% of %.2f core", top.Host, 100*top.UsedOfQuota, top.Quota/100)
+	case top == nil && len(d.Nodes) > 0 && d.Nodes[0].UsedOfQuota >= NodeFull:
+		n := d.Nodes[0]
+		return fmt.Sprintf("%s CPU %.0f%% of %.2f core (workers)", n.Host, 100*n.UsedOfQuota, n.Quota/100)
+	}
+	return ""
 }
 
 func anyReport(in Input) bool {
