@@ -130,6 +130,8 @@ type RunResult struct {
 	ServiceScheduler string `json:"service_scheduler,omitempty"`
 	// Diagnosis is what limited the run (package diagnose), made from the records above.
 	Diagnosis *Diagnosis `json:"diagnosis,omitempty"`
+	// Simulated is set on a run of a simulated cluster: the model and what stands behind it.
+	Simulated *Simulated `json:"simulated,omitempty"`
 }
 
 // faultGrace is how long after a restart-service or restart-zookeeper fault ended a bridge fallback is

@@ -21,6 +21,7 @@ import (
 	"github.com/stormlab/stormlab/experiments/capacity"
 	"github.com/stormlab/stormlab/harness"
 	"github.com/stormlab/stormlab/harness/usertopo"
+	"github.com/stormlab/stormlab/infra/clusterref"
 	"github.com/stormlab/stormlab/infra/docker"
 	"github.com/stormlab/stormlab/infra/images"
 	"github.com/stormlab/stormlab/infra/target"
@@ -37,6 +38,7 @@ type capacityOptions struct {
 	seed                                                      uint64
 	extra                                                     []string
 	cluster                                                   string // --cluster: a shape or target:FILE (clusterFlags)
+	where                                                     clusterref.Ref
 	oldProfile, oldTarget                                     string // the deprecated --profile and --target
 }
 
@@ -99,9 +101,10 @@ func newCapacityCmd() *cobra.Command {
 			}
 			o.extra = args
 			var err error
-			if o.shape, o.target, err = clusterFlags(o.cluster, o.oldProfile, o.oldTarget); err != nil {
+			if o.where, err = clusterFlags(o.cluster, o.oldProfile, o.oldTarget); err != nil {
 				return err
 			}
+			o.shape, o.target = o.where.Shape, o.where.File
 			if err := o.validate(); err != nil {
 				return err
 			}
@@ -203,7 +206,7 @@ func (o capacityOptions) withLog(logf func(string, ...any), i int) capacity.Opti
 // capacityRunner opens the one cluster every step runs on (the registry's Open: containers started
 // once, or the target). closeRun releases it: the containers are removed, a target's connections closed.
 func capacityRunner(ctx context.Context, o *capacityOptions, tg *target.Target, logf func(string, ...any)) (run func(context.Context, harness.RunSpec) (*harness.RunResult, error), closeRun func(), err error) {
-	cs := harness.ClusterSpec{Shape: o.shape, Seed: o.seed, Logf: logf, Where: whereOf(o.target, tg)}
+	cs := harness.ClusterSpec{Shape: o.shape, Seed: o.seed, Logf: logf, Where: whereOf(o.where, o.target, tg)}
 	if tg != nil {
 		o.shape = orDefaultStr(tg.Name, "target")
 		logf("%s on %s (target %s): Ctrl-C cancels and kills the topology", o.scheduler, o.topology, o.target)

@@ -3,10 +3,13 @@ package main
 import (
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/stormlab/stormlab/harness"
+	"github.com/stormlab/stormlab/harness/clusters"
 	"github.com/stormlab/stormlab/infra/clusterref"
 	"github.com/stormlab/stormlab/infra/docker"
 	"github.com/stormlab/stormlab/infra/target"
@@ -36,8 +39,9 @@ func warnDeprecated(cmd *cobra.Command, w io.Writer) {
 }
 
 // clusterFlags resolves the one cluster flag of run and capacity, with the deprecated --profile
-// (a shape) and --target (a file) that it replaces: the shape and the target file to use.
-func clusterFlags(cluster, profile, targetFile string) (shape, file string, err error) {
+// (a shape) and --target (a file) that it replaces: containers of a shape (the default shape when
+// none is named), a target file, or another kind of the registry (sim:NAME), which it checks.
+func clusterFlags(cluster, profile, targetFile string) (clusterref.Ref, error) {
 	given := 0
 	for _, s := range []string{cluster, profile, targetFile} {
 		if s != "" {
@@ -45,7 +49,7 @@ func clusterFlags(cluster, profile, targetFile string) (shape, file string, err 
 		}
 	}
 	if given > 1 {
-		return "", "", fmt.Errorf("--cluster, --profile and --target: give one (--cluster SHAPE or --cluster target:FILE)")
+		return clusterref.Ref{}, fmt.Errorf("--cluster, --profile and --target: give one (--cluster SHAPE or --cluster target:FILE)")
 	}
 	switch {
 	case profile != "":
@@ -54,25 +58,29 @@ func clusterFlags(cluster, profile, targetFile string) (shape, file string, err 
 		cluster = "target:" + targetFile
 	}
 	ref, err := clusterref.Parse(cluster)
-	if err != nil {
-		return "", "", err
+	if err != nil || ref.IsTarget() {
+		return ref, err
 	}
-	if ref.IsTarget() {
-		return "", ref.File, nil
+	if ref.Kind != clusterref.Containers {
+		kind, err := clusters.Kinds().Kind(ref)
+		if err == nil && kind.Check != nil {
+			err = kind.Check(ref, harness.RunSpec{Measure: time.Minute, Topology: harness.TopologyRun{Name: "check"}})
+		}
+		return ref, err
 	}
 	if ref.Shape == "" {
-		return docker.DefaultShape, "", nil
+		ref.Shape = docker.DefaultShape
 	}
 	if _, err := docker.Shape(ref.Shape); err != nil {
-		return "", "", fmt.Errorf("--cluster: %w", err)
+		return clusterref.Ref{}, fmt.Errorf("--cluster: %w", err)
 	}
-	return ref.Shape, "", nil
+	return ref, nil
 }
 
-// whereOf names the cluster of run and capacity: the target loaded from file, else containers.
-func whereOf(file string, tg *target.Target) clusterref.Ref {
+// whereOf names the cluster of run and capacity: the target loaded from file, else where.
+func whereOf(where clusterref.Ref, file string, tg *target.Target) clusterref.Ref {
 	if tg == nil {
-		return clusterref.Ref{Kind: clusterref.Containers}
+		return where
 	}
 	return clusterref.Ref{Kind: clusterref.Target, File: file, Target: tg}
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/stormlab/stormlab/harness"
 	"github.com/stormlab/stormlab/harness/fault"
 	"github.com/stormlab/stormlab/harness/usertopo"
+	"github.com/stormlab/stormlab/infra/clusterref"
 	"github.com/stormlab/stormlab/infra/docker"
 	"github.com/stormlab/stormlab/infra/images"
 	"github.com/stormlab/stormlab/infra/target"
@@ -39,8 +40,9 @@ type runOptions struct {
 	delayMs, mul               int
 	seed                       uint64
 	out, format                string
-	target                     string   // target file: an existing cluster instead of containers
-	cluster                    string   // --cluster: a shape or target:FILE (clusterFlags)
+	target                     string // target file: an existing cluster instead of containers
+	cluster                    string // --cluster: a shape or target:FILE (clusterFlags)
+	where                      clusterref.Ref
 	oldProfile, oldTarget      string   // the deprecated --profile and --target
 	extra                      []string // topology flags after "--"
 	faultArgs                  []string // --fault, in fault.Syntax
@@ -51,6 +53,11 @@ type runOptions struct {
 	// A user topology (see usertopo.Spec) instead of --topology: a Flux file (--topology-file,
 	// optional --jar) or a compiled one (--topology-jar, --class, --name).
 	fluxFile, jar, topoJar, class, name string
+}
+
+// containers says whether the run starts a cluster of containers (not a target, not another kind).
+func (o *runOptions) containers() bool {
+	return o.target == "" && (o.where.Kind == "" || o.where.Kind == clusterref.Containers)
 }
 
 // user says whether the run is of a user topology.
@@ -126,7 +133,7 @@ func (o *runOptions) validate() error {
 	} else if _, err := topologies.LookupStormMain(o.topology); err != nil {
 		return fmt.Errorf("%w (or replay:FILE, a topology captured with `stormlab capture`)", err)
 	}
-	if _, err := docker.Shape(o.shape); err != nil && o.target == "" {
+	if _, err := docker.Shape(o.shape); err != nil && o.containers() {
 		return err
 	}
 	switch {
@@ -149,7 +156,7 @@ func (o *runOptions) validate() error {
 		}
 		o.faults = append(o.faults, f)
 	}
-	if len(o.faults) > 0 && o.target == "" { // on a target: checked against its control once loaded
+	if len(o.faults) > 0 && o.containers() { // on a target: checked against its control once loaded
 		sups, _ := docker.Shape(o.shape)
 		var hosts []string
 		for _, s := range sups {
@@ -293,9 +300,10 @@ func startRun(cmd *cobra.Command, o *runOptions, args []string) error {
 	}
 	o.rateSet = cmd.Flags().Changed("rate")
 	var err error
-	if o.shape, o.target, err = clusterFlags(o.cluster, o.oldProfile, o.oldTarget); err != nil {
+	if o.where, err = clusterFlags(o.cluster, o.oldProfile, o.oldTarget); err != nil {
 		return err
 	}
+	o.shape, o.target = o.where.Shape, o.where.File
 	if err := o.validate(); err != nil {
 		return err
 	}
@@ -332,7 +340,7 @@ func runOnce(ctx context.Context, o runOptions, tg *target.Target, stdout, stder
 			return failed(err)
 		}
 	}
-	if tg == nil {
+	if o.containers() {
 		// Fail fast, before the cluster lock and image builds, when no engine
 		// answers: images.NewClient's error says how to start one.
 		cli, err := images.NewClient(ctx)
@@ -350,13 +358,18 @@ func runOnce(ctx context.Context, o runOptions, tg *target.Target, stdout, stder
 	}
 	var err error
 	spec := harness.RunSpec{Scheduler: o.scheduler, Topology: topo, WarmUp: o.warmup, Measure: o.measure, Faults: o.faults, Live: liveLines(stderr)}
-	cs := harness.ClusterSpec{Shape: o.shape, DelayMs: o.delayMs, Seed: o.seed, Mul: o.mul, Logf: logf}
+	cs := harness.ClusterSpec{Shape: o.shape, DelayMs: o.delayMs, Seed: o.seed, Mul: o.mul, Logf: logf, Where: o.where}
 	var res *harness.RunResult
-	if tg != nil {
+	switch {
+	case !o.containers() && tg == nil:
+		o.shape = o.where.String()
+		logf("%s on %s (%s, simulated): Ctrl-C cancels", o.scheduler, o.label(), o.shape)
+		res, err = clusters.Kinds().RunOnNew(ctx, cs, spec)
+	case tg != nil:
 		o.shape = orDefaultStr(tg.Name, "target")
 		logf("%s on %s (target %s): Ctrl-C cancels and kills the topology", o.scheduler, o.label(), o.target)
 		res, err = runTarget(ctx, o.target, tg, cs, spec, logf)
-	} else {
+	default:
 		logf("%s on %s (cluster %s): starting cluster; Ctrl-C cancels and removes it", o.scheduler, o.label(), o.shape)
 		res, err = clusters.Kinds().RunOnNew(ctx, cs, spec)
 	}
@@ -626,7 +639,7 @@ func (row runRow) writeOpenLoop(w io.Writer) error {
 
 // runTarget runs spec on a target cluster, through its endpoints only (no Docker).
 func runTarget(ctx context.Context, file string, tg *target.Target, cs harness.ClusterSpec, spec harness.RunSpec, logf func(string, ...any)) (*harness.RunResult, error) {
-	cs.Where, cs.Logf = whereOf(file, tg), logf
+	cs.Where, cs.Logf = whereOf(clusterref.Ref{}, file, tg), logf
 	return clusters.Kinds().RunOnNew(ctx, cs, spec)
 }
 

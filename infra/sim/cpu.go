@@ -33,6 +33,7 @@ func (c *cpu) advance() {
 		r := c.rate()
 		for _, e := range c.jobs {
 			e.left -= dt * r
+			e.tally.cpu += dt * r
 		}
 		c.busy += dt * r * float64(len(c.jobs))
 	}

@@ -138,8 +138,8 @@ func (d Dist) draw(r *rand.Rand) float64 {
 	return d.Mean
 }
 
-// check names what is wrong with c, and how to fix it.
-func (c *Config) check() error {
+// check names what is wrong with c, and how to fix it; window: a run of Run (WarmUp and Measure set).
+func (c *Config) check(window bool) error {
 	var errs []error
 	add := func(f string, a ...any) { errs = append(errs, fmt.Errorf(f, a...)) }
 	if len(c.Nodes) == 0 {
@@ -150,7 +150,7 @@ func (c *Config) check() error {
 			add("node %d (%s): cores %v, speed %v, NIC %v: give cores > 0, speed >= 0 and NIC >= 0", i, n.Name, n.Cores, n.Speed, n.NICBytesPerS)
 		}
 	}
-	if !(c.Measure > 0) || c.WarmUp < 0 {
+	if window && (!(c.Measure > 0) || c.WarmUp < 0) {
 		add("window: warm-up %v s, measure %v s: give warm-up >= 0 and measure > 0", c.WarmUp, c.Measure)
 	}
 	if c.QueueCap < 0 {

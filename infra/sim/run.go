@@ -29,7 +29,7 @@ type Transfers struct {
 
 // Run simulates cfg and measures its window. An invalid Config is an error naming what to fix.
 func Run(cfg Config) (*Result, error) {
-	if err := cfg.check(); err != nil {
+	if err := cfg.check(true); err != nil {
 		return nil, fmt.Errorf("simulated cluster: %w", err)
 	}
 	s := newSim(&cfg)
@@ -77,6 +77,7 @@ type executor struct {
 	pending int       // spouts: tuple trees in flight
 	backlog []float64 // spouts under open loop: intended send times not yet sent
 	left    float64   // CPU work left of the tuple in execution (cpu)
+	tally   tally     // counters since the last Sim.Take
 	cur     tuple     // the tuple in execution
 	outs    []*executor
 }
@@ -90,6 +91,7 @@ type tuple struct {
 
 type tree struct {
 	born  float64 // (intended) send time
+	sent  float64 // when the spout emitted it
 	left  int     // tuples of the tree not yet executed
 	spout *executor
 	acker *executor // with Topology.Ackers: the acker that tracks it
@@ -179,7 +181,7 @@ func (s *sim) trySpout(e *executor) {
 		}
 		born, e.backlog = e.backlog[0], e.backlog[1:]
 	}
-	root := &tree{born: born, left: 1, spout: e}
+	root := &tree{born: born, sent: s.eng.now, left: 1, spout: e}
 	if len(s.ackers) > 0 {
 		root.acker = s.ackers[s.rng.IntN(len(s.ackers))]
 	}
@@ -217,6 +219,7 @@ func (s *sim) execute(e *executor, t tuple) {
 // tuple, and e takes its next.
 func (s *sim) finish(e *executor) {
 	e.busy = false
+	e.tally.executed++
 	if s.window {
 		s.m.executed[e.comp.Name]++
 	}

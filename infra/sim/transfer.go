@@ -3,6 +3,7 @@ package sim
 // send moves one tuple of tree root from executor from to executor to (counted in the traffic).
 func (s *sim) send(from, to *executor, root *tree) {
 	t := tuple{root: root, remote: from.worker != to.worker, bytes: from.comp.Bytes}
+	from.tally.sent(to.id)
 	switch {
 	case from.worker == to.worker:
 		s.count(&s.m.transfers.InWorker)
@@ -75,6 +76,7 @@ func (s *sim) relieve(e *executor) {
 // ack completes tree root: its spout may emit again, and the window counts it.
 func (s *sim) ack(root *tree) {
 	root.spout.pending--
+	root.spout.tally.acked(s.eng.now-root.sent, s.eng.now-root.born)
 	if s.window {
 		lat := s.eng.now - root.born
 		s.m.acked++

@@ -1,0 +1,34 @@
+package harness
+
+// What a kind of cluster outside this package (a simulated cluster: harness/simcluster) needs to
+// produce the same RunResult as the clusters in it.
+
+// StageSpec is the RunError stage of a run refused before anything started.
+const StageSpec = stageSpec
+
+// StageWindow is the RunError stage of a run that failed in its measurement window.
+const StageWindow = stageWindow
+
+// ReasonSimulated marks what a simulated run leaves out, where that matters to its figures.
+const ReasonSimulated ReasonKind = "simulated"
+
+// Finish judges res from its records, as every run is judged: its validity and its diagnosis.
+func Finish(res *RunResult) {
+	res.Validity = judge(res)
+	res.Diagnosis = diagnosis(res)
+}
+
+// Simulated says a run was simulated, and what stands behind it.
+type Simulated struct {
+	Cluster    string `json:"cluster"`     // the simulated cluster's name
+	About      string `json:"about"`       // where its layout comes from
+	CostModel  string `json:"cost_model"`  // the cost model's name
+	CostSource string `json:"cost_source"` // where its figures come from (cluster, date, commit)
+	// Validation is the validation that stands behind the model, or why there is none.
+	Validation string `json:"validation"`
+	Seed       uint64 `json:"seed"`   // the model's seed (from the cluster's seed and the topology's name)
+	Events     uint64 `json:"events"` // simulated events
+	// Checks are the model's self-checks on this run (tuples conserved, ...), each "name: ok" or
+	// "name: failed: why".
+	Checks []string `json:"checks"`
+}

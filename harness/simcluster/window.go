@@ -1,0 +1,143 @@
+package simcluster
+
+import (
+	"context"
+	"maps"
+	"slices"
+
+	"github.com/stormlab/stormlab/harness"
+	"github.com/stormlab/stormlab/harness/measure"
+	"github.com/stormlab/stormlab/infra/protocol"
+)
+
+// window runs the model one report interval at a time: the workers' reports go to the scheduler
+// service (a dynamic scheduler's load table) and to the run; the window opens, as on a real cluster,
+// once throughput is steady (measure.SteadyNow) or at the maximum warm-up, and closes Measure later.
+func (r *simRun) window(ctx context.Context, res *harness.RunResult) error {
+	step := r.rt.intervalS
+	maxWarm, length := r.spec.WarmUp.Seconds(), r.spec.Measure.Seconds()
+	open := -1.0
+	for k := 1; ; k++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		r.t = float64(k) * step
+		r.x.Advance(r.t)
+		r.interval(step)
+		if err := r.reschedule(ctx); err != nil {
+			return err
+		}
+		if open < 0 {
+			s, ok := measure.SteadyNow(r.reports)
+			if (ok && s.Steady) || r.t >= maxWarm {
+				open = r.t
+				res.WarmUp = harness.WarmUp{MaxS: maxWarm, S: r.t, Steady: ok && s.Steady, Rates: s.Rates, OfferedRate: s.OfferedRate}
+				res.MeasureFrom = r.now().UnixMilli()
+			}
+			continue
+		}
+		if r.t >= open+length-1e-9 {
+			res.MeasureTo = r.now().UnixMilli()
+			return nil
+		}
+	}
+}
+
+// interval turns the model's counters of the last step into one report per worker, as the
+// instrumentation writes them, and hands them to the service.
+func (r *simRun) interval(step float64) {
+	counts := r.x.Take()
+	views := make([]countsView, len(counts))
+	for i, c := range counts {
+		spout := i < len(r.modelTasks) && r.rt.costs.Components[r.componentOf(r.modelTasks[i])].Spout
+		views[i] = countsView{executed: c.Executed, acked: c.Acked, sent: c.Sent, spout: spout}
+	}
+	r.flow.add(r, views)
+	bySlot := map[slot]*protocol.WorkerReport{}
+	get := func(s slot) *protocol.WorkerReport {
+		if bySlot[s] == nil {
+			bySlot[s] = &protocol.WorkerReport{Topology: r.id, Host: r.c.named.Nodes[s.node].Name, Port: s.port,
+				TimeMs: r.now().UnixMilli(), IntervalS: step, WorkerStartMs: epoch.UnixMilli()}
+		}
+		return bySlot[s]
+	}
+	workers := r.x.Workers()
+	lat := map[slot][]hdrPair{}
+	for i, c := range counts {
+		w := r.slotOf(i, workers[i])
+		rep := get(w)
+		task := r.taskOf(i)
+		rep.CPU = append(rep.CPU, protocol.TaskCPU{Task: task, CPUNs: int64(c.CPU * 1e9)})
+		rep.WorkerCPUPercent += 100 * c.CPU / step
+		for _, to := range slices.Sorted(maps.Keys(c.Sent)) {
+			rep.Traffic = append(rep.Traffic, protocol.TaskTraffic{Src: task, Dst: r.taskOf(to), Count: c.Sent[to]})
+		}
+		rep.Acked += c.Acked
+		if c.Latency != nil {
+			lat[w] = append(lat[w], hdrPair{c.Latency, c.LatencyIntended})
+		}
+	}
+	for _, w := range slices.SortedFunc(maps.Keys(bySlot), compareSlots) {
+		rep := bySlot[w]
+		r.totals[w] += rep.Acked
+		rep.AckedTotal = r.totals[w]
+		rep.LatencyHist = encodeMerged(lat[w], false)
+		if r.rt.rate > 0 {
+			rep.LatencyIntendedHist = encodeMerged(lat[w], true)
+		}
+		r.reports = append(r.reports, *rep)
+		if r.svc != nil {
+			_ = r.svc.Report(rep) // a report the service refuses is one a real worker's would be too
+		}
+	}
+}
+
+// slotOf is the slot of model executor i on worker w: an acker stays on the slots the topology
+// started on (sim.Sim.Move).
+func (r *simRun) slotOf(i, w int) slot {
+	if i >= len(r.modelTasks) {
+		return r.ackerSlots[w]
+	}
+	return r.slots[w]
+}
+
+func compareSlots(a, b slot) int {
+	if a.node != b.node {
+		return a.node - b.node
+	}
+	return a.port - b.port
+}
+
+// taskOf is model executor i's task: the topology's executors, then the ackers (one per worker).
+func (r *simRun) taskOf(i int) int {
+	if i < len(r.modelTasks) {
+		return r.modelTasks[i]
+	}
+	return r.first["__acker"] + (i - len(r.modelTasks))
+}
+
+// reschedule offers a dynamic scheduler the running topology each interval (the service decides
+// when a round is due) and moves the executors where it says, at once.
+func (r *simRun) reschedule(ctx context.Context) error {
+	if !r.dynamic {
+		return nil
+	}
+	dec, err := r.decide(ctx, r.snapshot())
+	if err != nil {
+		return err
+	}
+	slots, execSlot, assign, ok, err := r.placed(dec)
+	if err != nil || !ok || slices.Equal(assign, r.assign) {
+		return err
+	}
+	var nodes []int
+	for _, s := range slots {
+		nodes = append(nodes, s.node)
+	}
+	if err := r.x.Move(nodes, execSlot); err != nil {
+		return err
+	}
+	r.slots, r.assign = slots, assign
+	r.moves++
+	return nil
+}
