@@ -32,7 +32,7 @@ func (Even) Schedule(ctx context.Context, c schedulers.Cluster, t Topology, curr
 	if err := ctx.Err(); err != nil {
 		return Assignment{}, err
 	}
-	if err := check(c, t, current); err != nil {
+	if err := checkWorkers(c, t, current); err != nil {
 		return Assignment{}, fmt.Errorf("storm-even: %w", err)
 	}
 	out := Assignment{Slots: cloneSlots(current.Slots)}
@@ -66,6 +66,15 @@ func evenPlace(c schedulers.Cluster, t Topology, slots map[Executor]schedulers.S
 		slots[e] = sorted[i%n]
 	}
 	return ""
+}
+
+// checkWorkers is check with topology.workers at least 1, which
+// EvenScheduler divides by.
+func checkWorkers(c schedulers.Cluster, t Topology, current Assignment) error {
+	if t.Workers < 1 {
+		return fmt.Errorf("topology %s asks for %d workers: topology.workers must be at least 1", t.ID, t.Workers)
+	}
+	return check(c, t, current)
 }
 
 // sortSlots is EvenScheduler.sortSlots: slots grouped by node (a TreeMap by
@@ -140,7 +149,7 @@ func (Default) Schedule(ctx context.Context, c schedulers.Cluster, t Topology, c
 	if err := ctx.Err(); err != nil {
 		return Assignment{}, err
 	}
-	if err := check(c, t, current); err != nil {
+	if err := checkWorkers(c, t, current); err != nil {
 		return Assignment{}, fmt.Errorf("storm-default: %w", err)
 	}
 	out := Assignment{Slots: cloneSlots(current.Slots)}

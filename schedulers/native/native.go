@@ -46,8 +46,10 @@ const (
 
 // Topology is what a scheduler sees of a topology (TopologyDetails).
 type Topology struct {
-	ID        string     `json:"id"`
-	Workers   int        `json:"workers"` // topology.workers
+	ID string `json:"id"`
+	// Workers is topology.workers; EvenScheduler and DefaultScheduler need
+	// at least 1, RAS ignores it.
+	Workers   int        `json:"workers"`
 	Executors []Executor `json:"executors"`
 	// Inputs lists, per user component, the components it subscribes to
 	// (its ComponentCommon inputs). A component without inputs is a spout.
@@ -196,7 +198,7 @@ func compareSlot(a, b schedulers.Slot) int {
 
 // validate reports a topology no Storm cluster would run.
 func (t Topology) validate() error {
-	if t.Workers < 1 {
+	if t.Workers < 0 {
 		return fmt.Errorf("topology %s asks for %d workers: topology.workers must be at least 1", t.ID, t.Workers)
 	}
 	seen := map[int]bool{}
