@@ -88,7 +88,7 @@ type recorded struct {
 // by the input is the order of the two supervisors (equal free slots, so
 // sortSlots orders them by supervisor id, a random UUID on a real cluster):
 // the model must give the recorded placement for one order of ids, and the
-// same workers (sets of tasks) for both.
+// same workers (sets of tasks) for both. DefaultScheduler must agree.
 func TestEvenReproducesRecordedRun(t *testing.T) {
 	raw, err := os.ReadFile("testdata/kpc-storm-even-i0-r0.json")
 	if err != nil {
@@ -116,6 +116,10 @@ func TestEvenReproducesRecordedRun(t *testing.T) {
 		a, err := Even{}.Schedule(context.Background(), c, top, Assignment{})
 		if err != nil {
 			t.Fatal(err)
+		}
+		// DefaultScheduler places a fresh topology as EvenScheduler does.
+		if d, err := (Default{}).Schedule(context.Background(), c, top, Assignment{}); err != nil || describe(d) != describe(a) {
+			t.Errorf("storm-default %s (%v), want storm-even's %s", describe(d), err, describe(a))
 		}
 		same := len(a.Unassigned) == 0
 		for e, s := range a.Slots {

@@ -3,7 +3,9 @@ package native
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stormlab/stormlab/schedulers"
@@ -176,4 +178,102 @@ func nodeOf(a Assignment, task int) string {
 		}
 	}
 	return ""
+}
+
+// stormTopology numbers the executors of components given as name and
+// parallelism, in order, from task 0 (as genExecsAndComps does).
+func stormTopology(inputs map[string][]string, res map[string]Resources, maxHeap float64, comps ...any) Topology {
+	t := Topology{ID: "topology1", Inputs: inputs, Resources: res, WorkerMaxHeapMB: maxHeap}
+	task := 0
+	for i := 0; i < len(comps); i += 2 {
+		for k := 0; k < comps[i+1].(int); k++ {
+			t.Executors = append(t.Executors, Executor{Component: comps[i].(string), Start: task, End: task})
+			task++
+		}
+	}
+	return t
+}
+
+// nodeUse sums the requests of an assignment's executors per node.
+func nodeUse(t Topology, a Assignment) map[string]Resources {
+	r := newRASTopology(t)
+	out := map[string]Resources{}
+	for e, s := range a.Slots {
+		u, q := out[s.Node], r.request(e)
+		u.CPU += q.CPU
+		u.OnHeapMB += q.OnHeapMB + q.OffHeapMB
+		out[s.Node] = u
+	}
+	return out
+}
+
+// Source: apache/storm v2.8.4, storm-server/src/test/java/org/apache/storm/
+// scheduler/resource/TestResourceAwareScheduler.java, the cases about one
+// topology: defaultTopologyConf is 10% CPU and 128 MB per executor, worker
+// heap limit 8192 MB; genSupervisors(n, ports, cpu, mem). Each row checks
+// what the Java test asserts (workers, nodes, status, resources).
+func TestRASStormSchedulerCases(t *testing.T) {
+	def := map[string]Resources{}
+	cases := []struct {
+		name     string
+		c        schedulers.Cluster
+		t        Topology
+		workers  int // -1: not asserted
+		nodes    int
+		status   string
+		fullNode bool // every node's CPU and memory exactly used (testHeterogeneousCluster, Test3)
+	}{
+		{"sanityTestOfScheduling", genSupervisors(1, 2, 400, 2000),
+			stormTopology(map[string][]string{"spout-0": nil, "bolt-0": {"spout-0"}}, def, 8192, "spout-0", 1, "bolt-0", 1),
+			1, 1, "Running - Fully Scheduled by DefaultResourceAwareStrategy", false},
+		{"testTopologyWithMultipleSpouts, topology1", genSupervisors(2, 4, 400, 2000),
+			stormTopology(map[string][]string{"wordSpout1": nil, "wordSpout2": nil, "wordCountBolt1": {"wordSpout1", "wordSpout2"},
+				"wordCountBolt2": {"wordCountBolt1"}, "wordCountBolt3": {"wordCountBolt1"}, "wordCountBolt4": {"wordCountBolt2"}, "wordCountBolt5": {"wordSpout2"}},
+				def, 8192, "wordSpout1", 1, "wordSpout2", 1, "wordCountBolt1", 1, "wordCountBolt2", 1, "wordCountBolt3", 1, "wordCountBolt4", 1, "wordCountBolt5", 1),
+			1, 1, "Running - Fully Scheduled by DefaultResourceAwareStrategy", false},
+		{"testTopologyWithMultipleSpouts, topology2", genSupervisors(2, 4, 400, 2000),
+			stormTopology(map[string][]string{"wordSpoutX": nil, "wordSpoutY": nil}, def, 8192, "wordSpoutX", 1, "wordSpoutY", 1),
+			1, 1, "Running - Fully Scheduled by DefaultResourceAwareStrategy", false},
+		{"testResourceLimitation", genSupervisors(2, 2, 400, 2000),
+			stormTopology(map[string][]string{"wordSpout": nil, "wordCountBolt": {"wordSpout"}},
+				map[string]Resources{"wordSpout": {CPU: 250, OnHeapMB: 1000, OffHeapMB: 200}, "wordCountBolt": {CPU: 100, OnHeapMB: 500, OffHeapMB: 100}},
+				8192, "wordSpout", 2, "wordCountBolt", 1),
+			2, 2, "Running - Fully Scheduled by DefaultResourceAwareStrategy", false},
+		{"testTopologyWorkerMaxHeapSize, 4 executors", genSupervisors(2, 2, 400, 2000),
+			stormTopology(map[string][]string{"wordSpout1": nil}, def, 128, "wordSpout1", 4),
+			4, 2, "Running - Fully Scheduled by DefaultResourceAwareStrategy", false},
+		{"testTopologyWorkerMaxHeapSize, 5 executors", genSupervisors(2, 2, 400, 2000),
+			stormTopology(map[string][]string{"wordSpout2": nil}, def, 128, "wordSpout2", 5),
+			0, 0, "Not enough resources to schedule", false},
+		{"testHeterogeneousCluster, Test3 (topology5 alone)",
+			schedulers.Cluster{Nodes: []schedulers.Node{
+				{ID: "r00s000", Host: "host-0", CPU: 800, MemoryMB: 4096, Ports: []int{0, 1, 2, 3}},
+				{ID: "r00s001", Host: "host-1", CPU: 200, MemoryMB: 1024, Ports: []int{0, 1, 2, 3}}}},
+			stormTopology(map[string][]string{"wordSpout5": nil}, map[string]Resources{"wordSpout5": {CPU: 25, OnHeapMB: 100, OffHeapMB: 28}}, 8192, "wordSpout5", 40),
+			-1, 2, "Running - Fully Scheduled by DefaultResourceAwareStrategy", true},
+	}
+	for _, c := range cases {
+		a, err := RAS{}.Schedule(context.Background(), c.c, c.t, Assignment{})
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		ns := map[string]bool{}
+		for _, s := range a.Slots {
+			ns[s.Node] = true
+		}
+		if (c.workers >= 0 && len(a.Workers()) != c.workers) || len(ns) != c.nodes || !strings.HasPrefix(a.Status, c.status) {
+			t.Errorf("%s: %d workers on %d nodes, status %q; want %d on %d, status %q: %s", c.name, len(a.Workers()), len(ns), a.Status, c.workers, c.nodes, c.status, describe(a))
+		}
+		if c.workers == 0 && len(a.Unassigned) != len(c.t.Executors) {
+			t.Errorf("%s: %d unassigned, want all %d", c.name, len(a.Unassigned), len(c.t.Executors))
+		}
+		if c.fullNode {
+			use := nodeUse(c.t, a)
+			for _, n := range c.c.Nodes {
+				if u := use[n.ID]; math.Abs(u.CPU-n.CPU) > 1e-4 || math.Abs(u.OnHeapMB-n.MemoryMB) > 1e-4 {
+					t.Errorf("%s: node %s uses %+v of %g%% and %g MB, want all", c.name, n.ID, u, n.CPU, n.MemoryMB)
+				}
+			}
+		}
+	}
 }
