@@ -177,11 +177,23 @@ func badSlots(alive map[schedulers.Slot][]Executor, executors, workers int) []sc
 	if executors%workers != 0 {
 		quota[executors/workers+1] = executors % workers
 	}
-	keys := make([]schedulers.Slot, 0, len(alive))
-	for s := range alive {
-		keys = append(keys, s)
+	// reverseMap puts the slots into its HashMap as it meets them in the
+	// assignment's HashMap of executors.
+	var execs []Executor
+	slotOf := map[Executor]schedulers.Slot{}
+	for s, es := range alive {
+		for _, e := range es {
+			execs = append(execs, e)
+			slotOf[e] = s
+		}
 	}
-	slices.SortFunc(keys, compareSlot)
+	slices.SortFunc(execs, func(a, b Executor) int { return a.Start - b.Start })
+	var keys []schedulers.Slot
+	for _, e := range javaOrder(execs, executorHash, capGrown(len(execs))) {
+		if !slices.Contains(keys, slotOf[e]) {
+			keys = append(keys, slotOf[e])
+		}
+	}
 	var bad []schedulers.Slot
 	for _, s := range javaOrder(keys, slotHash, capGrown(len(keys))) {
 		if quota[len(alive[s])] > 0 {

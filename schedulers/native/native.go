@@ -72,9 +72,9 @@ type Topology struct {
 // lists them, in start-task order, and Status says why, as the scheduler's
 // Cluster.setStatus would.
 type Assignment struct {
-	Slots      map[Executor]schedulers.Slot `json:"-"`
-	Unassigned []Executor                   `json:"unassigned,omitempty"`
-	Status     string                       `json:"status,omitempty"`
+	Slots      map[Executor]schedulers.Slot
+	Unassigned []Executor
+	Status     string
 }
 
 // Workers lists the slots the assignment uses, by node and port.

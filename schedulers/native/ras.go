@@ -131,19 +131,6 @@ func newSearch(c schedulers.Cluster, t *rasTopology, current map[Executor]schedu
 // the resource check of ResourceAwareScheduler.scheduleTopology: a status
 // when the search cannot start, else "".
 func (s *search) feasible() string {
-	if len(s.nodes) == 0 {
-		return "No available nodes to schedule tasks on!"
-	}
-	spout := false
-	for _, in := range s.t.Inputs {
-		spout = spout || len(in) == 0
-	}
-	if !spout {
-		return "Cannot find a Spout!"
-	}
-	if len(s.unassigned) >= s.t.maxSt {
-		return fmt.Sprintf("Unassignerd Executor count (%d) is greater than searchable state count %d", len(s.unassigned), s.t.maxSt)
-	}
 	var needCPU, needMem, freeCPU, freeMem float64
 	for _, e := range s.unassigned {
 		r := s.t.request(e)
@@ -157,6 +144,19 @@ func (s *search) feasible() string {
 	}
 	if needCPU > freeCPU || needMem > freeMem {
 		return fmt.Sprintf("Not enough resources to schedule after evicting lower priority topologies. Required CPU %g%% and memory %g MB, available %g%% and %g MB", needCPU, needMem, freeCPU, freeMem)
+	}
+	if len(s.nodes) == 0 {
+		return "No available nodes to schedule tasks on!"
+	}
+	spout := false
+	for _, in := range s.t.Inputs {
+		spout = spout || len(in) == 0
+	}
+	if !spout {
+		return "Cannot find a Spout!"
+	}
+	if len(s.unassigned) >= s.t.maxSt {
+		return fmt.Sprintf("Unassignerd Executor count (%d) is greater than searchable state count %d", len(s.unassigned), s.t.maxSt)
 	}
 	return ""
 }
