@@ -277,3 +277,32 @@ func TestRASStormSchedulerCases(t *testing.T) {
 		}
 	}
 }
+
+// Storm re-sorts the nodes only when an executor's component is the same as
+// the previous one's (BaseResourceAwareStrategy.scheduleExecutorsOnNodes
+// with SchedulingSearcherState.isExecCompDifferentFromPrior, which returns
+// true for the same component). Derived from that source: survivors c, c on
+// X and c on Y; b (50% CPU) fits only on Y; a (20%) comes next, of another
+// component, so the nodes keep the order sorted for b (X first: more of the
+// topology's executors) and a lands on X. Sorted afresh, Y (as many
+// executors, more CPU left) would come first.
+func TestRASResortQuirk(t *testing.T) {
+	top := stormTopology(map[string][]string{"a": nil, "b": {"a"}, "c": {"b"}},
+		map[string]Resources{"a": {CPU: 20, OnHeapMB: 100}, "b": {CPU: 50, OnHeapMB: 100}, "c": {CPU: 85, OnHeapMB: 100}},
+		8192, "a", 1, "b", 1, "c", 3)
+	c := schedulers.Cluster{Nodes: []schedulers.Node{
+		{ID: "X", CPU: 200, MemoryMB: 2000, Ports: []int{0, 1, 2, 3}},
+		{ID: "Y", CPU: 200, MemoryMB: 2000, Ports: []int{0, 1, 2, 3}},
+		{ID: "Z", CPU: 200, MemoryMB: 2000, Ports: []int{0, 1, 2, 3}},
+	}}
+	survivors := Assignment{Slots: map[Executor]schedulers.Slot{
+		{"c", 2, 2}: slot("X", 0), {"c", 3, 3}: slot("X", 0), {"c", 4, 4}: slot("Y", 0),
+	}}
+	a, err := RAS{}.Schedule(context.Background(), c, top, survivors)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if nodeOf(a, 1) != "Y" || nodeOf(a, 0) != "X" || len(a.Unassigned) != 0 {
+		t.Errorf("b (task 1) on %q and a (task 0) on %q, want Y and X: %s (%s)", nodeOf(a, 1), nodeOf(a, 0), describe(a), a.Status)
+	}
+}
