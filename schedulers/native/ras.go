@@ -95,14 +95,21 @@ type search struct {
 	index      int
 	states     int
 	backtracks int
+	// used, count and heap are kept with slots: resources taken per node,
+	// the topology's executors per node, on-heap memory per worker.
+	used  map[string]Resources
+	count map[string]int
+	heap  map[schedulers.Slot]float64
 }
 
 func newSearch(c schedulers.Cluster, t *rasTopology, current map[Executor]schedulers.Slot) *search {
-	s := &search{t: t, byID: map[string]*rasNode{}, slots: cloneSlots(current),
-		bound: map[Executor]bool{}, boundAt: map[schedulers.Slot][]Executor{}, withBound: map[Executor]bool{}}
+	s := &search{t: t, byID: map[string]*rasNode{}, slots: map[Executor]schedulers.Slot{},
+		bound: map[Executor]bool{}, boundAt: map[schedulers.Slot][]Executor{}, withBound: map[Executor]bool{},
+		used: map[string]Resources{}, count: map[string]int{}, heap: map[schedulers.Slot]float64{}}
 	used := map[schedulers.Slot]bool{}
-	for _, sl := range current {
+	for e, sl := range current {
 		used[sl] = true
+		s.put(e, sl)
 	}
 	for _, n := range c.Nodes {
 		rn := &rasNode{id: n.ID, host: n.Host, cpu: orDefault(n.CPU, DefaultSupervisorCPU), mem: orDefault(n.MemoryMB, DefaultSupervisorMemMB)}
@@ -163,15 +170,37 @@ func (s *search) feasible() string {
 
 // available is a node's CPU and memory left (RasNode.getTotalAvailableResources).
 func (s *search) available(n *rasNode) (cpu, mem float64) {
-	cpu, mem = n.cpu, n.mem
-	for e, sl := range s.slots {
-		if sl.Node == n.id {
-			r := s.t.request(e)
-			cpu -= r.CPU
-			mem -= r.OnHeapMB + r.OffHeapMB
-		}
+	u := s.used[n.id]
+	return max(n.cpu-u.CPU, 0), max(n.mem-u.OnHeapMB-u.OffHeapMB, 0)
+}
+
+// put assigns e to sl and drop takes it off, keeping the sums.
+func (s *search) put(e Executor, sl schedulers.Slot) {
+	r := s.t.request(e)
+	s.slots[e] = sl
+	u := s.used[sl.Node]
+	u.CPU += r.CPU
+	u.OnHeapMB += r.OnHeapMB
+	u.OffHeapMB += r.OffHeapMB
+	s.used[sl.Node] = u
+	s.count[sl.Node]++
+	s.heap[sl] += r.OnHeapMB
+}
+
+func (s *search) drop(e Executor) {
+	sl, ok := s.slots[e]
+	if !ok {
+		return
 	}
-	return max(cpu, 0), max(mem, 0)
+	r := s.t.request(e)
+	delete(s.slots, e)
+	u := s.used[sl.Node]
+	u.CPU -= r.CPU
+	u.OnHeapMB -= r.OnHeapMB
+	u.OffHeapMB -= r.OffHeapMB
+	s.used[sl.Node] = u
+	s.count[sl.Node]--
+	s.heap[sl] -= r.OnHeapMB
 }
 
 // couldEverFit is RasNode.couldEverFit.
@@ -187,13 +216,7 @@ func (s *search) wouldFit(sl schedulers.Slot, e Executor) bool {
 	if !s.couldEverFit(n, e) {
 		return false
 	}
-	heap := s.t.request(e).OnHeapMB
-	for x, at := range s.slots {
-		if at == sl {
-			heap += s.t.request(x).OnHeapMB
-		}
-	}
-	return heap <= s.t.maxHeap
+	return s.heap[sl]+s.t.request(e).OnHeapMB <= s.t.maxHeap
 }
 
 // run is scheduleExecutorsOnNodes; it reports whether every executor got a slot.
@@ -261,7 +284,7 @@ func (s *search) tryPlace(e Executor, i int, sorted []*rasNode, progress []int, 
 				continue
 			}
 			s.states++
-			s.slots[e] = sl
+			s.put(e, sl)
 			if s.bindAckers(e, sl) > 0 {
 				s.withBound[e] = true
 			}
@@ -285,7 +308,7 @@ func (s *search) bindAckers(e Executor, sl schedulers.Slot) int {
 		}
 		a := s.ackers[0]
 		s.ackers = s.ackers[1:]
-		s.slots[a] = sl
+		s.put(a, sl)
 		s.bound[a] = true
 		s.boundAt[sl] = append(s.boundAt[sl], a)
 	}
@@ -303,7 +326,7 @@ func (s *search) backtrack(at []schedulers.Slot) {
 	s.backtracks++
 	e := s.execs[s.index]
 	sl := at[s.index]
-	delete(s.slots, e)
+	s.drop(e)
 	if s.withBound[e] {
 		delete(s.withBound, e)
 		if acks := s.boundAt[sl]; acks != nil {
@@ -314,7 +337,7 @@ func (s *search) backtrack(at []schedulers.Slot) {
 			delete(s.boundAt, sl)
 			for x, y := range s.slots {
 				if y == sl {
-					delete(s.slots, x)
+					s.drop(x)
 				}
 			}
 		}
@@ -364,11 +387,7 @@ func (s *search) item(id string, nodes ...*rasNode) resItem {
 		c, m := s.available(n)
 		it.cpu += c
 		it.mem += m
-		for _, sl := range s.slots {
-			if sl.Node == n.id {
-				it.count++
-			}
-		}
+		it.count += s.count[n.id]
 	}
 	return it
 }
