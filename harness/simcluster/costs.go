@@ -40,6 +40,8 @@ var workFlags = map[string][]string{
 func MeasureCosts(name string, runs []*harness.RunResult, prov sim.CostProvenance) (*sim.CostModel, error) {
 	m := &sim.CostModel{Format: sim.CostFormat, Name: name, Provenance: prov, Topologies: map[string]sim.TopologyCosts{}}
 	per := map[string][]map[string]sim.ComponentCost{} // class -> one map per run
+	var overhead []float64
+	var ackerCPU, messages float64
 	for _, r := range runs {
 		if r.Validity.Level == harness.Invalid {
 			continue
@@ -56,10 +58,18 @@ func MeasureCosts(name string, runs []*harness.RunResult, prov sim.CostProvenanc
 		t.WorkArgs, t.Runs = wa, t.Runs+1
 		m.Topologies[main.Class] = t
 		per[main.Class] = append(per[main.Class], comps)
+		o, a, n := overheadOf(r)
+		overhead, ackerCPU, messages = append(overhead, o...), ackerCPU+a, messages+n
 		m.Provenance.Runs = append(m.Provenance.Runs, r.Spec.Topology.Name)
 	}
 	if len(per) == 0 {
 		return nil, fmt.Errorf("no valid run of the project's topologies among %d runs: record some (stormlab run --out DIR, or an experiment's folder)", len(runs))
+	}
+	m.Transfer.WorkerOverheadCores, _ = stats.Mean(overhead)
+	m.Transfer.WorkerOverheadSD, _ = stats.StandardDeviationSample(overhead)
+	m.Transfer.WorkerOverheadCores, m.Transfer.WorkerOverheadSD = round(m.Transfer.WorkerOverheadCores), round(m.Transfer.WorkerOverheadSD)
+	if messages > 0 { // pooled as a ratio of sums: the runs with the most acks weigh most
+		m.Transfer.AckCPUS = round(ackerCPU / messages)
 	}
 	for class, rs := range per {
 		t := m.Topologies[class]
@@ -82,13 +92,7 @@ func costsOfRun(r *harness.RunResult) (topologies.StormMain, map[string]sim.Comp
 			tasks[e.Component] = append(tasks[e.Component], t)
 		}
 	}
-	var in []protocol.WorkerReport
-	for _, rep := range r.Reports {
-		if rep.Topology == r.TopologyID && rep.TimeMs > r.MeasureFrom && rep.TimeMs <= r.MeasureTo {
-			in = append(in, rep)
-		}
-	}
-	c := capture.FromRecords(main.Spec(1), tasks, in)
+	c := capture.FromRecords(main.Spec(1), tasks, windowReports(r))
 	out := map[string]sim.ComponentCost{}
 	for _, cc := range c.Components {
 		comp, err := sim.CapturedComponent(c, cc)
@@ -106,6 +110,51 @@ func costsOfRun(r *harness.RunResult) (topologies.StormMain, map[string]sim.Comp
 		out[cc.Name] = cost
 	}
 	return main, out, nil
+}
+
+// windowReports are r's reports inside its window.
+func windowReports(r *harness.RunResult) []protocol.WorkerReport {
+	var in []protocol.WorkerReport
+	for _, rep := range r.Reports {
+		if rep.Topology == r.TopologyID && rep.TimeMs > r.MeasureFrom && rep.TimeMs <= r.MeasureTo {
+			in = append(in, rep)
+		}
+	}
+	return in
+}
+
+// overheadOf is, per worker of r, the cores its process used besides its executor threads (mean over
+// the window), and the ackers' thread CPU and the ack messages they got, taken as one per tree emitted
+// and one per tuple a bolt executed (Storm's acking: the spout's init and each bolt's ack; the
+// completions back to the spouts are left out).
+func overheadOf(r *harness.RunResult) (perWorker []float64, ackerCPU, messages float64) {
+	acker := map[int]bool{}
+	for _, e := range r.Executors {
+		for t := e.Start; t <= e.End; t++ {
+			acker[t] = isAcker(e.Component)
+		}
+	}
+	cpu, span := map[string]float64{}, map[string]float64{}
+	for _, rep := range windowReports(r) {
+		k := fmt.Sprintf("%s:%d", rep.Host, rep.Port)
+		threads := 0.0
+		for _, c := range rep.CPU {
+			threads += float64(c.CPUNs) / 1e9
+			if acker[c.Task] {
+				ackerCPU += float64(c.CPUNs) / 1e9
+			}
+		}
+		cpu[k] += rep.WorkerCPUPercent/100*rep.IntervalS - threads
+		span[k] += rep.IntervalS
+		for _, t := range rep.Traffic {
+			messages += float64(t.Count) // each tuple a bolt executes is acked
+		}
+		messages += float64(rep.Acked) // each tree's init
+	}
+	for _, k := range slices.Sorted(maps.Keys(cpu)) {
+		perWorker = append(perWorker, max(0, cpu[k]/span[k]))
+	}
+	return perWorker, ackerCPU, messages
 }
 
 func workArgs(main topologies.StormMain, args []string) map[string]string {

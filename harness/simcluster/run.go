@@ -39,7 +39,8 @@ type simRun struct {
 	reports    []protocol.WorkerReport
 	totals     map[slot]int64 // acked since each worker's start
 	moves      int
-	flow       flow // totals for the self-checks
+	flow       flow      // totals for the self-checks
+	overhead   []float64 // each node's worker overhead in core-seconds at the last report
 	seed       uint64
 }
 
@@ -154,7 +155,7 @@ func (r *simRun) scheduler() error {
 // cost drawn once per run within its measured uncertainty.
 func (r *simRun) config(execSlot []int) sim.Config {
 	rng := rand.New(rand.NewPCG(r.seed, 1))
-	draw := func(mean, sd float64) float64 { return max(0.05*mean, mean+sd*rng.NormFloat64()) }
+	draw := func(mean, sd float64) float64 { return max(0.05*mean, mean+sd*rng.NormFloat64()) } // a cost is never below 5% of its mean
 	tr := r.c.model.Transfer
 	costs := tr.Costs()
 	costs.LinkLatency += float64(r.c.cs.DelayMs) / 1000
@@ -165,7 +166,8 @@ func (r *simRun) config(execSlot []int) sim.Config {
 	for i, task := range r.modelTasks {
 		top.Executors = append(top.Executors, sim.Executor{Component: r.componentOf(task), Worker: execSlot[i]})
 	}
-	return sim.Config{Nodes: r.c.named.Nodes, Costs: costs, Topology: top, Seed: r.seed}
+	overhead := draw(tr.WorkerOverheadCores, tr.WorkerOverheadSD)
+	return sim.Config{Nodes: r.c.named.Nodes, Costs: costs, Topology: top, Seed: r.seed, WorkerOverhead: overhead}
 }
 
 func (r *simRun) componentOf(task int) string {

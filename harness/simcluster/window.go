@@ -77,6 +77,7 @@ func (r *simRun) interval(step float64) {
 			lat[w] = append(lat[w], hdrPair{c.Latency, c.LatencyIntended})
 		}
 	}
+	r.addOverhead(get, step)
 	for _, w := range slices.SortedFunc(maps.Keys(bySlot), compareSlots) {
 		rep := bySlot[w]
 		r.totals[w] += rep.Acked
@@ -90,6 +91,21 @@ func (r *simRun) interval(step float64) {
 			_ = r.svc.Report(rep) // a report the service refuses is one a real worker's would be too
 		}
 	}
+}
+
+// addOverhead adds each node's worker overhead of the last step to its workers' process CPU, in equal
+// shares (every worker on a node gets the same share of it).
+func (r *simRun) addOverhead(get func(slot) *protocol.WorkerReport, step float64) {
+	used, workers := r.x.Overhead()
+	if r.overhead == nil {
+		r.overhead = make([]float64, len(used))
+	}
+	for _, s := range r.slots {
+		if n := workers[s.node]; n > 0 {
+			get(s).WorkerCPUPercent += 100 * (used[s.node] - r.overhead[s.node]) / float64(n) / step
+		}
+	}
+	copy(r.overhead, used)
 }
 
 // slotOf is the slot of model executor i on worker w: an acker stays on the slots the topology

@@ -46,6 +46,10 @@ type TransferCosts struct {
 	LinkLatency  float64 `json:"link_latency_s"`
 	AckCPUS      float64 `json:"ack_cpu_s"`
 	AckBytes     int     `json:"ack_bytes"`
+	// WorkerOverheadCores is what each worker's own threads use besides its executors' (the worker's
+	// process CPU less its executor threads'), and WorkerOverheadSD its spread over the measured workers.
+	WorkerOverheadCores float64 `json:"worker_overhead_cores"`
+	WorkerOverheadSD    float64 `json:"worker_overhead_sd"`
 }
 
 // Costs is t as the model's Costs.

@@ -16,6 +16,10 @@ type Config struct {
 	Seed     uint64
 	WarmUp   float64 // seconds simulated before the window opens
 	Measure  float64 // the window's length, seconds
+	// WorkerOverhead is the cores each worker's own threads want besides its executors (the JVM's
+	// garbage collector and compiler, Storm's transfer and receive threads, the instrumentation's
+	// reporter), shared with the executors; 0 = none.
+	WorkerOverhead float64
 	// QueueCap is the receive queue's capacity in tuples at which backpressure starts (Storm 2's
 	// topology.executor.receive.buffer.size); 0 means DefaultQueueCap.
 	QueueCap int
@@ -152,6 +156,9 @@ func (c *Config) check(window bool) error {
 	}
 	if window && (!(c.Measure > 0) || c.WarmUp < 0) {
 		add("window: warm-up %v s, measure %v s: give warm-up >= 0 and measure > 0", c.WarmUp, c.Measure)
+	}
+	if c.WorkerOverhead < 0 {
+		add("worker overhead %v cores: give 0 or more", c.WorkerOverhead)
 	}
 	if c.QueueCap < 0 {
 		add("queue capacity %d: give 0 (Storm's default) or more", c.QueueCap)

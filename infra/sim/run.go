@@ -112,6 +112,10 @@ func newSim(cfg *Config) *sim {
 		s.cpus = append(s.cpus, c)
 	}
 	s.nics = make([]float64, len(cfg.Nodes))
+	for _, n := range cfg.Topology.Workers {
+		s.cpus[n].bg++
+		s.cpus[n].bgCap = cfg.WorkerOverhead
+	}
 	comps := map[string]*Component{}
 	for i := range cfg.Topology.Components {
 		comps[cfg.Topology.Components[i].Name] = &cfg.Topology.Components[i]

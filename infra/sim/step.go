@@ -122,10 +122,31 @@ func (x *Sim) Move(workers, execWorker []int) error {
 			return fmt.Errorf("move: executor %d to worker %d of %d workers on %d nodes", i, w, len(workers), len(s.cpus))
 		}
 	}
+	for _, c := range s.cpus {
+		c.advance()
+		c.bg = 0
+	}
+	for _, n := range workers {
+		s.cpus[n].bg++
+		s.cpus[n].bgCap = s.cfg.WorkerOverhead
+	}
+	for _, c := range s.cpus {
+		c.schedule()
+	}
 	for i, e := range s.execs {
 		e.worker, e.node = execWorker[i], workers[execWorker[i]]
 	}
 	return nil
+}
+
+// Overhead is the core-seconds each node's worker overhead (Config.WorkerOverhead) has used since the
+// start, and the workers on it now.
+func (x *Sim) Overhead() (coreSeconds []float64, workers []int) {
+	for _, c := range x.s.cpus {
+		c.advance()
+		coreSeconds, workers = append(coreSeconds, c.bgBusy), append(workers, c.bg)
+	}
+	return coreSeconds, workers
 }
 
 // Workers is each executor's worker now (numbered as Take's executors; an acker's is the worker it
