@@ -128,8 +128,9 @@ func provenance(runs []*harness.RunResult) sim.CostProvenance {
 	return sim.CostProvenance{Cluster: strings.Join(clusters, ", "), Host: hostDescription(), JVMFlags: strings.Join(flags, " | "),
 		Date: time.Now().UTC().Format(time.DateOnly), Commit: lab.Revision(),
 		Method: "each valid run's window read as a capture (workers' reports: thread CPU per task, tuples per task pair, sampled sizes), pooled per component over runs",
-		Missing: []string{"transfer costs apart from the executors' own threads (serialization is in the sender's thread CPU; deserialization, Netty and the acker's messages are not charged)",
-			"worker start and migration", "garbage collection"}}
+		Missing: []string{"transfer costs per message (serialization is in the sending executor's thread CPU; deserialization, Netty and garbage collection are in the worker overhead, not per message)",
+			"idle executors' wait-strategy CPU apart from their tuples' (it is in the per-tuple costs, at the measured runs' rates)",
+			"worker start and migration"}}
 }
 
 func appendNew(xs []string, x string) []string {

@@ -8,6 +8,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/montanaflynn/stats"
 
@@ -23,7 +24,9 @@ var containersJSON []byte
 
 // ContainersCosts is the cost model of this project's containers that ships with it (its provenance
 // says which runs it was measured from).
-func ContainersCosts() (*sim.CostModel, error) { return sim.ReadCostModel(bytes.NewReader(containersJSON)) }
+func ContainersCosts() (*sim.CostModel, error) {
+	return sim.ReadCostModel(bytes.NewReader(containersJSON))
+}
 
 // workFlags are, per main, the flags that change a tuple's work: costs measured at one value do not
 // hold at another (--work-us is added to the bolts' costs instead).
@@ -60,7 +63,7 @@ func MeasureCosts(name string, runs []*harness.RunResult, prov sim.CostProvenanc
 		per[main.Class] = append(per[main.Class], comps)
 		o, a, n := overheadOf(r)
 		overhead, ackerCPU, messages = append(overhead, o...), ackerCPU+a, messages+n
-		m.Provenance.Runs = append(m.Provenance.Runs, r.Spec.Topology.Name)
+		m.Provenance.Runs = append(m.Provenance.Runs, fmt.Sprintf("%s under %s on %s at %s", main.Name, r.Spec.Scheduler, r.Cluster, r.StartedAt.UTC().Format(time.RFC3339)))
 	}
 	if len(per) == 0 {
 		return nil, fmt.Errorf("no valid run of the project's topologies among %d runs: record some (stormlab run --out DIR, or an experiment's folder)", len(runs))
