@@ -159,7 +159,7 @@ func (r *simRun) config(execSlot []int) sim.Config {
 	tr := r.c.model.Transfer
 	costs := tr.Costs()
 	costs.LinkLatency += float64(r.c.cs.DelayMs) / 1000
-	top := sim.Topology{Components: r.rt.components(draw), MaxSpoutPending: r.rt.pending, Poisson: r.rt.poisson, Ackers: r.rt.ackers, AckBytes: tr.AckBytes}
+	top := sim.Topology{Components: r.rt.components(draw), MaxSpoutPending: r.rt.pending, Poisson: r.rt.poisson, Ackers: r.rt.ackers, AckBytes: tr.AckBytes, LoadAware: r.rt.loadAware}
 	for _, s := range r.slots {
 		top.Workers = append(top.Workers, s.node)
 	}

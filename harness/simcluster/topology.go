@@ -14,22 +14,30 @@ import (
 )
 
 // flags are a topology main class's flags as Storm would read them: --key value or --key=value, the
-// last one given wins (the harness appends its own after a main's defaults).
+// last one given wins (the harness appends its own after a main's defaults); each --conf k=v is kept
+// as "conf.k".
 type flags map[string]string
 
 func parseFlags(args []string) flags {
 	f := flags{}
+	set := func(k, v string) {
+		if k == "conf" {
+			ck, cv, _ := strings.Cut(v, "=")
+			k, v = "conf."+ck, cv
+		}
+		f[k] = v
+	}
 	for i := 0; i < len(args); i++ {
 		k, ok := strings.CutPrefix(args[i], "--")
 		if !ok {
 			continue
 		}
-		if key, v, eq := strings.Cut(k, "="); eq {
-			f[key] = v
+		if key, v, eq := strings.Cut(k, "="); eq && key != "conf" {
+			set(key, v)
 			continue
 		}
 		if i+1 < len(args) {
-			f[k] = args[i+1]
+			set(k, args[i+1])
 			i++
 		}
 	}
@@ -57,6 +65,7 @@ type runTopology struct {
 	ackers    bool
 	par       map[string]int
 	pending   int
+	loadAware bool // Storm 2's load-aware shuffle (topology.disable.loadaware.messaging not set)
 	rate      float64 // open loop, per spout task; 0 = closed loop
 	poisson   bool
 	intervalS float64 // report interval
@@ -110,6 +119,7 @@ func (rt *runTopology) readFlags() error {
 		rt.rate /= float64(rt.par[rt.spout()])
 	}
 	rt.poisson = rt.flags["arrivals"] == "poisson"
+	rt.loadAware = rt.flags["conf.topology.disable.loadaware.messaging"] != "true"
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}

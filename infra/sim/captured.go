@@ -136,8 +136,10 @@ func capturedGrouping(g topologies.Grouping) Grouping {
 		return Global
 	case topologies.GroupLocalOrShuffle:
 		return LocalOrShuffle
+	case topologies.GroupFields:
+		return Fields // uniform over the receivers: no key distribution is captured
 	}
-	return Shuffle // shuffle; fields, modelled as uniform over the receivers (no key distribution captured)
+	return Shuffle
 }
 
 // streamIDs are the distinct stream ids component name emits on.

@@ -72,7 +72,15 @@ type Topology struct {
 	// executed and the bolts pay Costs.AckCPU.
 	Ackers   bool
 	AckBytes int
+	// LoadAware is Storm 2's load-aware shuffle (on unless topology.disable.loadaware.messaging): a
+	// shuffle stream picks among the receivers in the sender's worker, else on its node, while their
+	// load is at most LoadAwareBound, and among all otherwise.
+	LoadAware bool
 }
+
+// LoadAwareBound is Storm's topology.localityaware.higher.bound (defaults.yaml): above this mean load
+// (receive-queue fill) of a scope, a load-aware shuffle widens to the next scope.
+const LoadAwareBound = 0.8
 
 // Component is a spout or a bolt: the CPU one tuple costs it (a spout: to emit one), the tuples it
 // emits per tuple it executes, and the size of its tuples.
@@ -106,6 +114,9 @@ const (
 	All
 	// Global sends every tuple to the receiving component's first executor.
 	Global
+	// Fields picks a receiving executor by the tuple's key: uniformly here (no key distribution is
+	// known), and never load-aware, unlike Shuffle.
+	Fields
 )
 
 // Executor is one task of a component, on worker Worker.

@@ -305,6 +305,9 @@ func (s *sim) route(e *executor, outs []*executor) []*executor {
 				to = local
 			}
 		}
+		if st.Grouping == Shuffle && s.cfg.Topology.LoadAware {
+			to = s.scope(e, to)
+		}
 		for range whole(s.rng, st.PerTuple) {
 			outs = append(outs, to[s.rng.IntN(len(to))])
 		}
@@ -319,6 +322,34 @@ func whole(r *rand.Rand, x float64) int {
 		n++
 	}
 	return n
+}
+
+// scope is the receivers a load-aware shuffle of e picks among: those in e's worker, else on e's node,
+// while their mean load is at most LoadAwareBound, else all. (Storm also weighs each receiver by its
+// load within the scope; here the pick within a scope is uniform.)
+func (s *sim) scope(e *executor, to []*executor) []*executor {
+	if local := inWorker(to, e.worker); len(local) > 0 && s.load(local) <= LoadAwareBound {
+		return local
+	}
+	var host []*executor
+	for _, x := range to {
+		if x.node == e.node {
+			host = append(host, x)
+		}
+	}
+	if len(host) > 0 && s.load(host) <= LoadAwareBound {
+		return host
+	}
+	return to
+}
+
+// load is the mean receive-queue fill of execs (Storm's load: population over capacity).
+func (s *sim) load(execs []*executor) float64 {
+	sum := 0.0
+	for _, x := range execs {
+		sum += float64(len(x.queue)-x.head) / float64(s.cap)
+	}
+	return sum / float64(len(execs))
 }
 
 func inWorker(execs []*executor, w int) []*executor {
