@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/stormlab/stormlab/harness/simcluster"
 	"github.com/stormlab/stormlab/reports"
 )
 
@@ -52,6 +53,10 @@ type Manifest struct {
 	ClaimsUnknown int      `json:"paper_claims_inconclusive"`
 	SanityChecks  int      `json:"sanity_checks"`
 	Files         []string `json:"files"`
+	// Cluster is where a cluster experiment's runs happened (--cluster); Simulated says what stands
+	// behind them when that was a simulated cluster.
+	Cluster   string             `json:"cluster,omitempty"`
+	Simulated *simcluster.Source `json:"simulated,omitempty"`
 }
 
 // WriteAtomic writes path through a temp file in the same folder and a
@@ -139,6 +144,10 @@ func (rep *Report) WriteNotes(w io.Writer) error {
 	}
 	if rep.Scale != "" {
 		fmt.Fprintf(&b, "Scale: %s.\n\n", rep.Scale)
+	}
+	if _, sim := rep.where(); sim != nil {
+		fmt.Fprintf(&b, "Simulated: every run ran on the simulated cluster %s (%s), charged by the cost model %s; validation: %s. Its verdicts are the model's, never pooled with real runs'.\n\n",
+			sim.Cluster, sim.About, sim.CostSource, sim.Validation)
 	}
 	if len(rep.Claims) > 0 {
 		fmt.Fprintf(&b, "## Claims, checked on these numbers (%s)\n\n", VerdictCounts(rep.Claims))
@@ -317,6 +326,7 @@ func (rep *Report) Output(ctx context.Context, dir string, args []string, paperE
 		man.BudgetRatio = rep.Wall.Seconds() / b.Seconds()
 	}
 	man.SeedOffset, man.Instances, man.RepsAsked = rep.Asked.Seed, rep.Asked.Instances, rep.Asked.Reps
+	man.Cluster, man.Simulated = rep.where()
 	if err := WriteAtomic(filepath.Join(dir, "manifest.json"), func(w io.Writer) error {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
@@ -332,6 +342,22 @@ func (rep *Report) Output(ctx context.Context, dir string, args []string, paperE
 		}
 	}
 	return nil
+}
+
+// where is the cluster a cluster experiment ran on, and what stands behind a simulated one.
+func (rep *Report) where() (string, *simcluster.Source) {
+	where := rep.Asked.Cluster
+	if rep.Spec.Needs.Need < NeedsCluster {
+		return "", nil
+	}
+	if where.Kind != simcluster.KindName {
+		return where.String(), nil
+	}
+	src, err := simcluster.Describe(where.Arg)
+	if err != nil {
+		return where.String(), nil
+	}
+	return where.String(), &src
 }
 
 // writeLimits adds what limited the runs, per series and x: how many of its runs each precedence step

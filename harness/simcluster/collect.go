@@ -31,7 +31,7 @@ func (r *simRun) collect(res *harness.RunResult) {
 	}
 	res.Storm = measure.StormCheck{Note: "simulated: there are no Storm statistics to cross-check; the model checks itself (simulated.checks)"}
 	res.Simulated = &harness.Simulated{Cluster: r.c.named.Name, About: r.c.named.About, CostModel: r.c.model.Name,
-		CostSource: describe(r.c.model), Validation: "none yet: the model has not been validated against real runs (sim-validation)",
+		CostSource: describe(r.c.model), Validation: validation,
 		Seed: r.seed, Events: r.x.Events(), Checks: r.selfChecks()}
 	harness.Finish(res)
 	var reasons []harness.Reason

@@ -83,3 +83,28 @@ func (c *Cluster) StartNodeCPUReports(context.Context, time.Duration) (func() er
 
 // Close has nothing to release: a simulated cluster holds no process, container or connection.
 func (c *Cluster) Close(context.Context) error { return nil }
+
+// Source is what stands behind the runs of a simulated cluster, for a results folder's manifest.
+type Source struct {
+	Cluster    string `json:"cluster"`     // the simulated cluster's name
+	About      string `json:"about"`       // where its layout comes from
+	CostModel  string `json:"cost_model"`  // the cost model's name
+	CostSource string `json:"cost_source"` // where its figures come from
+	Validation string `json:"validation"`  // the validation that stands behind the model, or why none
+}
+
+// validation is the validation of the shipped cost model: none yet.
+const validation = "none yet: the model has not been validated against real runs (sim-validation)"
+
+// Describe is what stands behind the simulated cluster name.
+func Describe(name string) (Source, error) {
+	n, err := Lookup(name)
+	if err != nil {
+		return Source{}, err
+	}
+	m, err := ContainersCosts()
+	if err != nil {
+		return Source{}, err
+	}
+	return Source{Cluster: n.Name, About: n.About, CostModel: m.Name, CostSource: describe(m), Validation: validation}, nil
+}
