@@ -42,6 +42,11 @@ type capacityOptions struct {
 	oldProfile, oldTarget                                     string // the deprecated --profile and --target
 }
 
+// otherKind says whether the cluster is neither containers nor a target (sim:NAME).
+func (o *capacityOptions) otherKind() bool {
+	return o.where.Kind != "" && o.where.Kind != clusterref.Containers && o.where.Kind != clusterref.Target
+}
+
 func (o *capacityOptions) validate() error {
 	switch {
 	case o.scheduler == "":
@@ -72,7 +77,7 @@ func (o *capacityOptions) validate() error {
 	} else if _, err := topologies.LookupStormMain(o.topology); err != nil {
 		return err
 	}
-	if _, err := docker.Shape(o.shape); err != nil && o.target == "" {
+	if _, err := docker.Shape(o.shape); err != nil && o.target == "" && !o.otherKind() {
 		return err
 	}
 	for _, f := range []string{"--rate", "--arrivals", "--name"} {
@@ -207,10 +212,14 @@ func (o capacityOptions) withLog(logf func(string, ...any), i int) capacity.Opti
 // once, or the target). closeRun releases it: the containers are removed, a target's connections closed.
 func capacityRunner(ctx context.Context, o *capacityOptions, tg *target.Target, logf func(string, ...any)) (run func(context.Context, harness.RunSpec) (*harness.RunResult, error), closeRun func(), err error) {
 	cs := harness.ClusterSpec{Shape: o.shape, Seed: o.seed, Logf: logf, Where: whereOf(o.where, o.target, tg)}
-	if tg != nil {
+	switch {
+	case tg != nil:
 		o.shape = orDefaultStr(tg.Name, "target")
 		logf("%s on %s (target %s): Ctrl-C cancels and kills the topology", o.scheduler, o.topology, o.target)
-	} else {
+	case o.otherKind():
+		o.shape = o.where.String()
+		logf("%s on %s (%s, simulated)", o.scheduler, o.topology, o.shape)
+	default:
 		cli, err := images.NewClient(ctx)
 		if err != nil {
 			return nil, nil, err

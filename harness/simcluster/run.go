@@ -38,6 +38,8 @@ type simRun struct {
 	assign     []protocol.ExecutorSlot
 	reports    []protocol.WorkerReport
 	totals     map[slot]int64 // acked since each worker's start
+	offered    map[int]int64  // open-loop spout tasks: tuples due since the start
+	emitted    map[int]int64  // and emitted
 	moves      int
 	flow       flow      // totals for the self-checks
 	overhead   []float64 // each node's worker overhead in core-seconds at the last report
@@ -103,7 +105,7 @@ func (c *Cluster) start(ctx context.Context, spec harness.RunSpec) (*simRun, err
 	if err != nil {
 		return nil, err
 	}
-	r := &simRun{c: c, spec: spec, rt: rt, id: spec.Topology.Name + "-1-0", totals: map[slot]int64{}, seed: runSeed(c.cs.Seed, spec.Topology.Name)}
+	r := &simRun{c: c, spec: spec, rt: rt, id: spec.Topology.Name + "-1-0", totals: map[slot]int64{}, offered: map[int]int64{}, emitted: map[int]int64{}, seed: runSeed(c.cs.Seed, spec.Topology.Name)}
 	r.names, r.first = rt.tasks()
 	for _, n := range r.names {
 		if !isAcker(n) {

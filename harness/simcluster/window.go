@@ -49,8 +49,7 @@ func (r *simRun) interval(step float64) {
 	counts := r.x.Take()
 	views := make([]countsView, len(counts))
 	for i, c := range counts {
-		spout := i < len(r.modelTasks) && r.rt.costs.Components[r.componentOf(r.modelTasks[i])].Spout
-		views[i] = countsView{executed: c.Executed, acked: c.Acked, sent: c.Sent, spout: spout}
+		views[i] = countsView{executed: c.Executed, acked: c.Acked, sent: c.Sent, spout: i < len(r.modelTasks) && r.isSpout(i)}
 	}
 	r.flow.add(r, views)
 	bySlot := map[slot]*protocol.WorkerReport{}
@@ -62,7 +61,7 @@ func (r *simRun) interval(step float64) {
 		return bySlot[s]
 	}
 	workers := r.x.Workers()
-	lat := map[slot][]hdrPair{}
+	lat, lags := map[slot][]hdrPair{}, map[slot][]hdrPair{}
 	for i, c := range counts {
 		w := r.slotOf(i, workers[i])
 		rep := get(w)
@@ -76,6 +75,14 @@ func (r *simRun) interval(step float64) {
 		if c.Latency != nil {
 			lat[w] = append(lat[w], hdrPair{c.Latency, c.LatencyIntended})
 		}
+		if r.rt.rate > 0 && i < len(r.modelTasks) && r.isSpout(i) {
+			r.offered[task] += c.Offered
+			r.emitted[task] += c.Executed
+			rep.SpoutLoad = append(rep.SpoutLoad, protocol.SpoutLoad{Task: task, OfferedTotal: r.offered[task], EmittedTotal: r.emitted[task]})
+			if c.SendLag != nil {
+				lags[w] = append(lags[w], hdrPair{c.SendLag, c.SendLag})
+			}
+		}
 	}
 	r.addOverhead(get, step)
 	for _, w := range slices.SortedFunc(maps.Keys(bySlot), compareSlots) {
@@ -85,6 +92,7 @@ func (r *simRun) interval(step float64) {
 		rep.LatencyHist = encodeMerged(lat[w], false)
 		if r.rt.rate > 0 {
 			rep.LatencyIntendedHist = encodeMerged(lat[w], true)
+			rep.SendLagHist = encodeMerged(lags[w], false)
 		}
 		r.reports = append(r.reports, *rep)
 		if r.svc != nil {
@@ -106,6 +114,11 @@ func (r *simRun) addOverhead(get func(slot) *protocol.WorkerReport, step float64
 		}
 	}
 	copy(r.overhead, used)
+}
+
+// isSpout says whether model executor i (not an acker) is a spout's.
+func (r *simRun) isSpout(i int) bool {
+	return r.rt.costs.Components[r.componentOf(r.modelTasks[i])].Spout
 }
 
 // slotOf is the slot of model executor i on worker w: an acker stays on the slots the topology

@@ -163,6 +163,7 @@ func (s *sim) rate(e *executor) float64 {
 // arrive is an open-loop arrival at spout e: the tuple is due now, and the next one is planned.
 func (s *sim) arrive(e *executor) {
 	e.backlog = append(e.backlog, s.eng.now)
+	e.tally.offered++
 	gap := 1 / s.rate(e)
 	if s.cfg.Topology.Poisson {
 		gap *= s.rng.ExpFloat64()
@@ -186,6 +187,9 @@ func (s *sim) trySpout(e *executor) {
 		born, e.backlog = e.backlog[0], e.backlog[1:]
 	}
 	root := &tree{born: born, sent: s.eng.now, left: 1, spout: e}
+	if s.rate(e) > 0 {
+		e.tally.lagged(s.eng.now - born)
+	}
 	if len(s.ackers) > 0 {
 		root.acker = s.ackers[s.rng.IntN(len(s.ackers))]
 	}

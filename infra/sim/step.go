@@ -47,6 +47,10 @@ type Counts struct {
 	// LatencyIntended the same from their intended send times (open loop; else equal), in ms as
 	// Storm's and the workers' reports give it (nil when none was acked).
 	Latency, LatencyIntended *hdrhistogram.Histogram
+	// Open-loop spouts: Offered is the tuples their schedule made due, SendLag the lag of each one
+	// emitted behind its intended send time, ms (nil when none was emitted).
+	Offered int64
+	SendLag *hdrhistogram.Histogram
 }
 
 // Take returns every executor's counters since the previous Take (or the start) and starts new ones.
@@ -80,6 +84,16 @@ type tally struct {
 	nAcked   int64
 	lat      *hdrhistogram.Histogram
 	latInt   *hdrhistogram.Histogram
+	offered  int64
+	lag      *hdrhistogram.Histogram
+}
+
+// lagged records an open-loop tuple emitted lag seconds after its intended send time.
+func (t *tally) lagged(lag float64) {
+	if t.lag == nil {
+		t.lag = msHistogram()
+	}
+	_ = t.lag.RecordValue(int64(math.Round(lag * 1e3)))
 }
 
 func (t *tally) sent(to int) {
@@ -105,7 +119,8 @@ func (t *tally) acked(latency, intended float64) {
 func msHistogram() *hdrhistogram.Histogram { return protocol.NewHistogram(protocol.LatencyHistHighest) }
 
 func (t *tally) counts() Counts {
-	return Counts{Executed: t.executed, CPU: t.cpu, Sent: maps.Clone(t.sentTo), Acked: t.nAcked, Latency: t.lat, LatencyIntended: t.latInt}
+	return Counts{Executed: t.executed, CPU: t.cpu, Sent: maps.Clone(t.sentTo), Acked: t.nAcked, Latency: t.lat, LatencyIntended: t.latInt,
+		Offered: t.offered, SendLag: t.lag}
 }
 
 // Move places the executors anew at once: worker of executor i is execWorker[i], on node
