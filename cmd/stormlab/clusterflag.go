@@ -62,11 +62,7 @@ func clusterFlags(cluster, profile, targetFile string) (clusterref.Ref, error) {
 		return ref, err
 	}
 	if ref.Kind != clusterref.Containers {
-		kind, err := clusters.Kinds().Kind(ref)
-		if err == nil && kind.Check != nil {
-			err = kind.Check(ref, harness.RunSpec{Measure: time.Minute, Topology: harness.TopologyRun{Name: "check"}})
-		}
-		return ref, err
+		return ref, checkKind(ref)
 	}
 	if ref.Shape == "" {
 		ref.Shape = docker.DefaultShape
@@ -75,6 +71,16 @@ func clusterFlags(cluster, profile, targetFile string) (clusterref.Ref, error) {
 		return clusterref.Ref{}, fmt.Errorf("--cluster: %w", err)
 	}
 	return ref, nil
+}
+
+// checkKind asks the registry's kind of where whether where names a cluster it has (sim:NAME: a
+// simulated cluster of that name), before anything runs.
+func checkKind(where clusterref.Ref) error {
+	kind, err := clusters.Kinds().Kind(where)
+	if err == nil && kind.Check != nil {
+		err = kind.Check(where, harness.RunSpec{Measure: time.Minute, Topology: harness.TopologyRun{Name: "check"}})
+	}
+	return err
 }
 
 // whereOf names the cluster of run and capacity: the target loaded from file, else where.

@@ -28,7 +28,7 @@ type Ref struct {
 }
 
 // Usage is the flag's help text.
-const Usage = "where cluster runs happen: containers (the default), containers:SHAPE or SHAPE (e.g. heterogeneous-2), target:FILE (an existing Storm cluster's target file)"
+const Usage = "where cluster runs happen: containers (the default), containers:SHAPE or SHAPE (e.g. heterogeneous-2), target:FILE (an existing Storm cluster's target file), sim:NAME (a simulated cluster: stormlab sim clusters)"
 
 // Parse reads a --cluster value (see the package doc) without touching any file; "" is containers.
 func Parse(s string) (Ref, error) {
