@@ -65,7 +65,7 @@ type runTopology struct {
 	ackers    bool
 	par       map[string]int
 	pending   int
-	loadAware bool // Storm 2's load-aware shuffle (topology.disable.loadaware.messaging not set)
+	loadAware bool    // Storm 2's load-aware shuffle (topology.disable.loadaware.messaging not set)
 	rate      float64 // open loop, per spout task; 0 = closed loop
 	poisson   bool
 	intervalS float64 // report interval
