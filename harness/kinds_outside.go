@@ -28,6 +28,9 @@ type Simulated struct {
 	Validation string `json:"validation"`
 	Seed       uint64 `json:"seed"`   // the model's seed (from the cluster's seed and the topology's name)
 	Events     uint64 `json:"events"` // simulated events
+	// Migrations counts the dynamic scheduler's new placements the model applied, each restarting the
+	// workers whose executors changed for the cost model's worker start.
+	Migrations int `json:"migrations,omitempty"`
 	// Checks are the model's self-checks on this run (tuples conserved, ...), each "name: ok" or
 	// "name: failed: why".
 	Checks []string `json:"checks"`

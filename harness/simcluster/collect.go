@@ -1,8 +1,6 @@
 package simcluster
 
 import (
-	"fmt"
-
 	"github.com/stormlab/stormlab/harness"
 	"github.com/stormlab/stormlab/harness/measure"
 )
@@ -32,13 +30,9 @@ func (r *simRun) collect(res *harness.RunResult) {
 	res.Storm = measure.StormCheck{Note: "simulated: there are no Storm statistics to cross-check; the model checks itself (simulated.checks)"}
 	res.Simulated = &harness.Simulated{Cluster: r.c.named.Name, About: r.c.named.About, CostModel: r.c.model.Name,
 		CostSource: describe(r.c.model), Validation: validation,
-		Seed: r.seed, Events: r.x.Events(), Checks: r.selfChecks()}
+		Seed: r.seed, Events: r.x.Events(), Checks: r.selfChecks(), Migrations: r.moves}
 	harness.Finish(res)
 	var reasons []harness.Reason
-	if r.moves > 0 {
-		reasons = append(reasons, harness.Reason{Kind: harness.ReasonSimulated, Level: harness.Suspect,
-			Text: fmt.Sprintf("%d migrations simulated at no cost (worker restarts and lost tuples are not modelled yet)", r.moves)})
-	}
 	for _, c := range res.Simulated.Checks {
 		if !isOK(c) {
 			reasons = append(reasons, harness.Reason{Kind: harness.ReasonSimulated, Level: harness.Invalid, Text: "model self-check " + c})

@@ -43,7 +43,7 @@ var workFlags = map[string][]string{
 func MeasureCosts(name string, runs []*harness.RunResult, prov sim.CostProvenance) (*sim.CostModel, error) {
 	m := &sim.CostModel{Format: sim.CostFormat, Name: name, Provenance: prov, Topologies: map[string]sim.TopologyCosts{}}
 	per := map[string][]map[string]sim.ComponentCost{} // class -> one map per run
-	var overhead []float64
+	var overhead, start []float64
 	var ackerCPU, messages float64
 	for _, r := range runs {
 		if r.Validity.Level == harness.Invalid {
@@ -61,6 +61,7 @@ func MeasureCosts(name string, runs []*harness.RunResult, prov sim.CostProvenanc
 		t.WorkArgs, t.Runs = wa, t.Runs+1
 		m.Topologies[main.Class] = t
 		per[main.Class] = append(per[main.Class], comps)
+		start = append(start, r.Phases.StartS)
 		o, a, n := overheadOf(r)
 		overhead, ackerCPU, messages = append(overhead, o...), ackerCPU+a, messages+n
 		m.Provenance.Runs = append(m.Provenance.Runs, fmt.Sprintf("%s under %s on %s at %s", main.Name, r.Spec.Scheduler, r.Cluster, r.StartedAt.UTC().Format(time.RFC3339)))
@@ -71,6 +72,9 @@ func MeasureCosts(name string, runs []*harness.RunResult, prov sim.CostProvenanc
 	m.Transfer.WorkerOverheadCores, _ = stats.Mean(overhead)
 	m.Transfer.WorkerOverheadSD, _ = stats.StandardDeviationSample(overhead)
 	m.Transfer.WorkerOverheadCores, m.Transfer.WorkerOverheadSD = round(m.Transfer.WorkerOverheadCores), round(m.Transfer.WorkerOverheadSD)
+	m.Transfer.WorkerStartS, _ = stats.Mean(start)
+	m.Transfer.WorkerStartSD, _ = stats.StandardDeviationSample(start)
+	m.Transfer.WorkerStartS, m.Transfer.WorkerStartSD = round(m.Transfer.WorkerStartS), round(m.Transfer.WorkerStartSD)
 	if messages > 0 { // pooled as a ratio of sums: the runs with the most acks weigh most
 		m.Transfer.AckCPUS = round(ackerCPU / messages)
 	}

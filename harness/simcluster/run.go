@@ -21,29 +21,32 @@ var epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // simRun is one run on the simulated cluster.
 type simRun struct {
-	c          *Cluster
-	spec       harness.RunSpec
-	rt         *runTopology
-	id         string
-	names      []string       // components in task order
-	first      map[string]int // first task of each component
-	modelTasks []int          // the task of each model executor (ackers excepted)
-	x          *sim.Sim
-	t          float64 // simulated seconds
-	decide     func(context.Context, *protocol.Snapshot) (*protocol.Decision, error)
-	dynamic    bool
-	svc        *service.Service
-	slots      []slot
-	ackerSlots []slot // the slots the ackers run on: those the topology started on
-	assign     []protocol.ExecutorSlot
-	reports    []protocol.WorkerReport
-	totals     map[slot]int64 // acked since each worker's start
-	offered    map[int]int64  // open-loop spout tasks: tuples due since the start
-	emitted    map[int]int64  // and emitted
-	moves      int
-	flow       flow      // totals for the self-checks
-	overhead   []float64 // each node's worker overhead in core-seconds at the last report
-	seed       uint64
+	c            *Cluster
+	spec         harness.RunSpec
+	rt           *runTopology
+	id           string
+	names        []string       // components in task order
+	first        map[string]int // first task of each component
+	modelTasks   []int          // the task of each model executor (ackers excepted)
+	x            *sim.Sim
+	t            float64 // simulated seconds
+	decide       func(context.Context, *protocol.Snapshot) (*protocol.Decision, error)
+	dynamic      bool
+	svc          *service.Service
+	slots        []slot
+	ackerSlots   []slot // the slots the ackers run on: those the topology started on
+	assign       []protocol.ExecutorSlot
+	reports      []protocol.WorkerReport
+	totals       map[slot]int64 // acked since each worker's start
+	failedTotals map[slot]int64
+	execSlot     []int         // each model executor's slot (index in slots)
+	workerStart  float64       // seconds a restarted worker is down
+	offered      map[int]int64 // open-loop spout tasks: tuples due since the start
+	emitted      map[int]int64 // and emitted
+	moves        int
+	flow         flow      // totals for the self-checks
+	overhead     []float64 // each node's worker overhead in core-seconds at the last report
+	seed         uint64
 }
 
 func (r *simRun) now() time.Time { return epoch.Add(time.Duration(r.t * float64(time.Second))) }
@@ -105,7 +108,7 @@ func (c *Cluster) start(ctx context.Context, spec harness.RunSpec) (*simRun, err
 	if err != nil {
 		return nil, err
 	}
-	r := &simRun{c: c, spec: spec, rt: rt, id: spec.Topology.Name + "-1-0", totals: map[slot]int64{}, offered: map[int]int64{}, emitted: map[int]int64{}, seed: runSeed(c.cs.Seed, spec.Topology.Name)}
+	r := &simRun{c: c, spec: spec, rt: rt, id: spec.Topology.Name + "-1-0", totals: map[slot]int64{}, failedTotals: map[slot]int64{}, offered: map[int]int64{}, emitted: map[int]int64{}, seed: runSeed(c.cs.Seed, spec.Topology.Name)}
 	r.names, r.first = rt.tasks()
 	for _, n := range r.names {
 		if !isAcker(n) {
@@ -128,7 +131,7 @@ func (c *Cluster) start(ctx context.Context, spec harness.RunSpec) (*simRun, err
 	if err != nil {
 		return nil, err
 	}
-	r.slots, r.ackerSlots, r.assign = slots, slots, assign
+	r.slots, r.ackerSlots, r.execSlot, r.assign = slots, slots, execSlot, assign
 	r.x, err = sim.New(r.config(execSlot))
 	return r, err
 }
@@ -169,6 +172,7 @@ func (r *simRun) config(execSlot []int) sim.Config {
 		top.Executors = append(top.Executors, sim.Executor{Component: r.componentOf(task), Worker: execSlot[i]})
 	}
 	overhead := draw(tr.WorkerOverheadCores, tr.WorkerOverheadSD)
+	r.workerStart = draw(tr.WorkerStartS, tr.WorkerStartSD)
 	return sim.Config{Nodes: r.c.named.Nodes, Costs: costs, Topology: top, Seed: r.seed, WorkerOverhead: overhead}
 }
 

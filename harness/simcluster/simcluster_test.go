@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -149,5 +150,27 @@ func TestDynamicSchedulerGetsRounds(t *testing.T) {
 	}
 	if kinds["schedule"] != 1 || kinds["reschedule"] < 2 {
 		t.Errorf("decisions %v: want the first placement and a reschedule round every 10 s of the run", kinds)
+	}
+}
+
+// TestRestartedWorkers: a new placement restarts the workers whose executors changed (Storm's
+// supervisor relaunches such a worker) and keeps the others running.
+func TestRestartedWorkers(t *testing.T) {
+	a, b, c := slot{0, 6700}, slot{1, 6700}, slot{1, 6701}
+	r := &simRun{slots: []slot{a, b}, execSlot: []int{0, 0, 1, 1}} // executors 0,1 on a; 2,3 on b
+	for _, tc := range []struct {
+		name     string
+		slots    []slot
+		execSlot []int
+		want     []int
+	}{
+		{"same placement", []slot{a, b}, []int{0, 0, 1, 1}, nil},
+		{"same, slots listed in another order", []slot{b, a}, []int{1, 1, 0, 0}, nil},
+		{"executor 1 moves to b", []slot{a, b}, []int{0, 1, 1, 1}, []int{0, 1, 2, 3}},
+		{"b's executors move to a new slot c", []slot{a, c}, []int{0, 0, 1, 1}, []int{2, 3}},
+	} {
+		if got := r.restarted(tc.slots, tc.execSlot); !slices.Equal(got, tc.want) {
+			t.Errorf("%s: restarted %v, want %v", tc.name, got, tc.want)
+		}
 	}
 }

@@ -72,6 +72,7 @@ func (r *simRun) interval(step float64) {
 			rep.Traffic = append(rep.Traffic, protocol.TaskTraffic{Src: task, Dst: r.taskOf(to), Count: c.Sent[to]})
 		}
 		rep.Acked += c.Acked
+		rep.Failed += c.Failed
 		if c.Latency != nil {
 			lat[w] = append(lat[w], hdrPair{c.Latency, c.LatencyIntended})
 		}
@@ -88,7 +89,8 @@ func (r *simRun) interval(step float64) {
 	for _, w := range slices.SortedFunc(maps.Keys(bySlot), compareSlots) {
 		rep := bySlot[w]
 		r.totals[w] += rep.Acked
-		rep.AckedTotal = r.totals[w]
+		r.failedTotals[w] += rep.Failed
+		rep.AckedTotal, rep.FailedTotal = r.totals[w], r.failedTotals[w]
 		rep.LatencyHist = encodeMerged(lat[w], false)
 		if r.rt.rate > 0 {
 			rep.LatencyIntendedHist = encodeMerged(lat[w], true)
@@ -163,10 +165,36 @@ func (r *simRun) reschedule(ctx context.Context) error {
 	for _, s := range slots {
 		nodes = append(nodes, s.node)
 	}
+	restart := r.restarted(slots, execSlot)
 	if err := r.x.Move(nodes, execSlot); err != nil {
 		return err
 	}
-	r.slots, r.assign = slots, assign
+	if err := r.x.Restart(restart, r.workerStart); err != nil {
+		return err
+	}
+	r.slots, r.execSlot, r.assign = slots, execSlot, assign
 	r.moves++
 	return nil
+}
+
+// restarted lists the model executors whose worker Storm restarts for a new placement: those in a
+// slot whose set of executors changed (a supervisor relaunches such a worker; one with the same
+// executors on the same slot keeps running).
+func (r *simRun) restarted(slots []slot, execSlot []int) []int {
+	set := func(ss []slot, es []int) map[slot][]int {
+		m := map[slot][]int{}
+		for i, w := range es {
+			m[ss[w]] = append(m[ss[w]], i)
+		}
+		return m
+	}
+	before, after := set(r.slots, r.execSlot), set(slots, execSlot)
+	var out []int
+	for s, execs := range after {
+		if !slices.Equal(before[s], execs) {
+			out = append(out, execs...)
+		}
+	}
+	slices.Sort(out)
+	return out
 }

@@ -50,6 +50,11 @@ type TransferCosts struct {
 	// process CPU less its executor threads'), and WorkerOverheadSD its spread over the measured workers.
 	WorkerOverheadCores float64 `json:"worker_overhead_cores"`
 	WorkerOverheadSD    float64 `json:"worker_overhead_sd"`
+	// WorkerStartS is how long a worker takes from its assignment to running its executors (a run's
+	// submit to every executor's heartbeat: Nimbus's scheduling round and the worker JVMs' start), and
+	// WorkerStartSD its spread over the measured runs. A migration restarts workers for this long.
+	WorkerStartS  float64 `json:"worker_start_s"`
+	WorkerStartSD float64 `json:"worker_start_sd"`
 }
 
 // Costs is t as the model's Costs.

@@ -108,3 +108,15 @@ func (c *cpu) usage() float64 {
 	c.advance()
 	return c.busy
 }
+
+// cancel ends e's job without completing it (its executor restarts).
+func (c *cpu) cancel(e *executor) {
+	c.advance()
+	for i, x := range c.jobs {
+		if x == e {
+			c.jobs = append(c.jobs[:i], c.jobs[i+1:]...)
+			break
+		}
+	}
+	c.schedule()
+}

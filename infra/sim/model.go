@@ -20,10 +20,17 @@ type Config struct {
 	// garbage collector and compiler, Storm's transfer and receive threads, the instrumentation's
 	// reporter), shared with the executors; 0 = none.
 	WorkerOverhead float64
+	// MessageTimeout is topology.message.timeout.secs: a tree with a lost tuple fails this long after its
+	// emission, freeing its pending slot; 0 means DefaultMessageTimeout.
+	MessageTimeout float64
 	// QueueCap is the receive queue's capacity in tuples at which backpressure starts (Storm 2's
 	// topology.executor.receive.buffer.size); 0 means DefaultQueueCap.
 	QueueCap int
 }
+
+// DefaultMessageTimeout is Storm's default topology.message.timeout.secs (defaults.yaml), which the
+// project's topologies keep (--message-timeout-secs 30).
+const DefaultMessageTimeout = 30.0
 
 // DefaultQueueCap is Storm 2's default topology.executor.receive.buffer.size (defaults.yaml).
 const DefaultQueueCap = 32768
@@ -170,6 +177,9 @@ func (c *Config) check(window bool) error {
 	}
 	if c.WorkerOverhead < 0 {
 		add("worker overhead %v cores: give 0 or more", c.WorkerOverhead)
+	}
+	if c.MessageTimeout < 0 {
+		add("message timeout %v s: give 0 (Storm's default) or more", c.MessageTimeout)
 	}
 	if c.QueueCap < 0 {
 		add("queue capacity %d: give 0 (Storm's default) or more", c.QueueCap)

@@ -78,6 +78,8 @@ type executor struct {
 	backlog []float64 // spouts under open loop: intended send times not yet sent
 	left    float64   // CPU work left of the tuple in execution (cpu)
 	tally   tally     // counters since the last Sim.Take
+	down    float64   // restarting until then: nothing runs, what arrives is lost (Sim.Restart)
+	inc     int       // spouts: incarnation; a restart forgets the trees of earlier ones
 	cur     tuple     // the tuple in execution
 	outs    []*executor
 }
@@ -92,6 +94,8 @@ type tuple struct {
 type tree struct {
 	born  float64 // (intended) send time
 	sent  float64 // when the spout emitted it
+	inc   int     // its spout's incarnation at emission
+	lost  bool    // a tuple of it was lost: it fails at the message timeout
 	left  int     // tuples of the tree not yet executed
 	spout *executor
 	acker *executor // with Topology.Ackers: the acker that tracks it
@@ -176,7 +180,7 @@ func (s *sim) arrive(e *executor) {
 // (open loop) has a tuple due.
 func (s *sim) trySpout(e *executor) {
 	max := s.cfg.Topology.MaxSpoutPending
-	if e.busy || s.over > 0 || (max > 0 && e.pending >= max) {
+	if e.busy || s.over > 0 || (max > 0 && e.pending >= max) || s.eng.now < e.down {
 		return
 	}
 	born := s.eng.now
@@ -186,7 +190,7 @@ func (s *sim) trySpout(e *executor) {
 		}
 		born, e.backlog = e.backlog[0], e.backlog[1:]
 	}
-	root := &tree{born: born, sent: s.eng.now, left: 1, spout: e}
+	root := &tree{born: born, sent: s.eng.now, left: 1, spout: e, inc: e.inc}
 	if s.rate(e) > 0 {
 		e.tally.lagged(s.eng.now - born)
 	}
@@ -277,7 +281,7 @@ func (s *sim) next(e *executor) {
 		s.trySpout(e)
 		return
 	}
-	if e.busy || e.head == len(e.queue) { // an acker is a bolt here
+	if e.busy || e.head == len(e.queue) || s.eng.now < e.down { // an acker is a bolt here
 		return
 	}
 	t := e.queue[e.head]

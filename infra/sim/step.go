@@ -51,6 +51,8 @@ type Counts struct {
 	// emitted behind its intended send time, ms (nil when none was emitted).
 	Offered int64
 	SendLag *hdrhistogram.Histogram
+	// Failed is a spout's trees failed at the message timeout (a tuple lost in a restart).
+	Failed int64
 }
 
 // Take returns every executor's counters since the previous Take (or the start) and starts new ones.
@@ -86,6 +88,7 @@ type tally struct {
 	latInt   *hdrhistogram.Histogram
 	offered  int64
 	lag      *hdrhistogram.Histogram
+	failed   int64
 }
 
 // lagged records an open-loop tuple emitted lag seconds after its intended send time.
@@ -120,7 +123,7 @@ func msHistogram() *hdrhistogram.Histogram { return protocol.NewHistogram(protoc
 
 func (t *tally) counts() Counts {
 	return Counts{Executed: t.executed, CPU: t.cpu, Sent: maps.Clone(t.sentTo), Acked: t.nAcked, Latency: t.lat, LatencyIntended: t.latInt,
-		Offered: t.offered, SendLag: t.lag}
+		Offered: t.offered, SendLag: t.lag, Failed: t.failed}
 }
 
 // Move places the executors anew at once: worker of executor i is execWorker[i], on node
@@ -175,4 +178,66 @@ func (x *Sim) Workers() []int {
 		out = append(out, e.worker)
 	}
 	return out
+}
+
+// Restart takes executors (by Take's numbering, ackers excepted) down for d seconds, as a worker
+// restarted by a new assignment: their queued tuples and the one in execution are lost, so are the
+// tuples that reach them meanwhile (their trees fail at the message timeout); a restarted spout starts
+// afresh, forgetting its trees in flight, and its open-loop schedule keeps running.
+func (x *Sim) Restart(execs []int, d float64) error {
+	s := x.s
+	for _, i := range execs {
+		if i < 0 || i >= len(s.execs) {
+			return fmt.Errorf("restart: executor %d of %d", i, len(s.execs))
+		}
+	}
+	for _, i := range execs {
+		s.restart(s.execs[i], d)
+	}
+	return nil
+}
+
+func (s *sim) restart(e *executor, d float64) {
+	for _, t := range e.queue[e.head:] {
+		s.lose(t.root)
+	}
+	e.queue, e.head = e.queue[:0], 0
+	if e.over {
+		e.over = false
+		s.over--
+	}
+	if e.busy {
+		s.cpus[e.node].cancel(e)
+		s.lose(e.cur.root)
+		e.busy, e.cur = false, tuple{}
+	}
+	if e.comp.Spout {
+		e.inc++
+		e.pending = 0
+	}
+	e.down = s.eng.now + d
+	s.eng.at(e.down, func() { s.next(e) })
+	if s.over == 0 {
+		s.resume() // the restart may have ended backpressure
+	}
+}
+
+// lose marks root's tree as lost: it fails at its message timeout, freeing its spout's pending slot.
+func (s *sim) lose(root *tree) {
+	if root == nil || root.lost {
+		return
+	}
+	root.lost = true
+	timeout := s.cfg.MessageTimeout
+	if timeout == 0 {
+		timeout = DefaultMessageTimeout
+	}
+	s.eng.at(root.sent+timeout, func() {
+		if root.inc != root.spout.inc {
+			return
+		}
+		root.spout.pending--
+		root.spout.tally.failed++
+		s.trySpout(root.spout)
+	})
 }

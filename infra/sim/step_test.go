@@ -115,3 +115,36 @@ func TestMoveKeepsTuples(t *testing.T) {
 		t.Error("a move to a worker that does not exist was accepted")
 	}
 }
+
+// TestRestartLosesAndFails: restarting the bolt of a closed loop (10 trees pending, 1 ms each) loses
+// the trees in flight, which fail at the message timeout (5 s here) and free their pending slots;
+// until then the spout is stalled at its limit, and the lost trees are exactly the 10 it held. After
+// the timeout the loop runs again at the bolt's rate (1,000/s within 1%).
+func TestRestartLosesAndFails(t *testing.T) {
+	cfg := chain(tiny, Dist{Mean: 1e-3}, 0, 10)
+	cfg.MessageTimeout = 5
+	x, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x.Advance(10)
+	x.Take()
+	if err := x.Restart([]int{1}, 2); err != nil {
+		t.Fatal(err)
+	}
+	x.Advance(14) // before the lost trees' timeouts
+	if c := x.Take()[0]; c.Acked != 0 || c.Failed != 0 {
+		t.Errorf("before the timeout: %d acked, %d failed; want the spout stalled (0, 0)", c.Acked, c.Failed)
+	}
+	x.Advance(16)
+	if c := x.Take()[0]; c.Failed != 10 {
+		t.Errorf("at the timeout: %d trees failed, want the 10 in flight", c.Failed)
+	}
+	x.Advance(26)
+	if c := x.Take()[0]; math.Abs(float64(c.Acked)/10-1000) > 10 {
+		t.Errorf("after the timeout: %d acked in 10 s, want 1,000/s within 1%%", c.Acked)
+	}
+	if err := x.Restart([]int{7}, 1); err == nil {
+		t.Error("a restart of an executor that does not exist was accepted")
+	}
+}
