@@ -90,3 +90,21 @@ func whereOf(where clusterref.Ref, file string, tg *target.Target) clusterref.Re
 	}
 	return clusterref.Ref{Kind: clusterref.Target, File: file, Target: tg}
 }
+
+// containers says whether the run starts a cluster of containers (not a target, not another kind).
+func (o *runOptions) containers() bool {
+	return o.target == "" && (o.where.Kind == "" || o.where.Kind == clusterref.Containers)
+}
+
+// checkKind asks another kind of cluster (sim:NAME) whether it can run what the flags ask (faults),
+// before anything starts.
+func (o *runOptions) checkKind() error {
+	if o.containers() || o.target != "" {
+		return nil
+	}
+	kind, err := clusters.Kinds().Kind(o.where)
+	if err != nil || kind.Check == nil {
+		return err
+	}
+	return kind.Check(o.where, harness.RunSpec{Faults: o.faults, Measure: o.measure, Topology: harness.TopologyRun{Name: "check"}})
+}

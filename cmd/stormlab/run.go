@@ -55,24 +55,6 @@ type runOptions struct {
 	fluxFile, jar, topoJar, class, name string
 }
 
-// containers says whether the run starts a cluster of containers (not a target, not another kind).
-func (o *runOptions) containers() bool {
-	return o.target == "" && (o.where.Kind == "" || o.where.Kind == clusterref.Containers)
-}
-
-// checkKind asks another kind of cluster (sim:NAME) whether it can run what the flags ask (faults),
-// before anything starts.
-func (o *runOptions) checkKind() error {
-	if o.containers() || o.target != "" {
-		return nil
-	}
-	kind, err := clusters.Kinds().Kind(o.where)
-	if err != nil || kind.Check == nil {
-		return err
-	}
-	return kind.Check(o.where, harness.RunSpec{Faults: o.faults, Measure: o.measure, Topology: harness.TopologyRun{Name: "check"}})
-}
-
 // user says whether the run is of a user topology.
 func (o *runOptions) user() bool {
 	return o.fluxFile != "" || o.jar != "" || o.topoJar != "" || o.class != "" || o.name != ""

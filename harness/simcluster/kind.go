@@ -22,7 +22,7 @@ func Kind() harness.Kind {
 			return Open(cs, scheduler)
 		},
 		// Emulated delay is the model's link latency; faults and background load are not modelled yet.
-		Caps: func(clusterref.Ref) clusterref.Caps { return clusterref.Caps{Delay: true} },
+		Caps: func(clusterref.Ref) clusterref.Caps { return clusterref.Caps{Delay: true, Model: true} },
 		Check: func(where clusterref.Ref, spec harness.RunSpec) error {
 			if _, err := Lookup(where.Arg); err != nil {
 				return err

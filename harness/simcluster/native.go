@@ -12,14 +12,19 @@ import (
 )
 
 // nativeScheduler decides as Storm's own scheduler name would, through its Go model
-// (schedulers/native), on the snapshot Nimbus would give it.
-func nativeScheduler(name string) (func(context.Context, *protocol.Snapshot) (*protocol.Decision, error), error) {
+// (schedulers/native), on the snapshot Nimbus would give it. hosts, when given (the topology's
+// stormlab.nodes), are the supervisors EvenScheduler and DefaultScheduler may use, as the bridge's
+// view gives them; RAS ignores it, as under the bridge.
+func nativeScheduler(name string, hosts []string) (func(context.Context, *protocol.Snapshot) (*protocol.Decision, error), error) {
 	s, err := native.Lookup(name)
 	if err != nil {
 		return nil, err
 	}
 	return func(ctx context.Context, snap *protocol.Snapshot) (*protocol.Decision, error) {
 		dec := &protocol.Decision{Scheduler: name}
+		if len(hosts) > 0 && name != "storm-ras" {
+			snap = onHosts(snap, hosts)
+		}
 		for _, t := range snap.Topologies {
 			td, err := nativeDecide(ctx, s, snap, t)
 			if err != nil {
@@ -72,4 +77,16 @@ func nativeDecide(ctx context.Context, s native.Scheduler, snap *protocol.Snapsh
 		td.Workers = append(td.Workers, protocol.WorkerAssignment{Supervisor: sl.Node, Port: sl.Port, Executors: ex})
 	}
 	return td, nil
+}
+
+// onHosts is snap with only the supervisors on hosts.
+func onHosts(snap *protocol.Snapshot, hosts []string) *protocol.Snapshot {
+	view := *snap
+	view.Supervisors = nil
+	for _, sup := range snap.Supervisors {
+		if slices.Contains(hosts, sup.Host) {
+			view.Supervisors = append(view.Supervisors, sup)
+		}
+	}
+	return &view
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
+	"strings"
 	"time"
 
 	"github.com/stormlab/stormlab/harness"
@@ -140,7 +141,11 @@ func (c *Cluster) start(ctx context.Context, spec harness.RunSpec) (*simRun, err
 // one through the scheduler service's code, in process, on the simulated clock.
 func (r *simRun) scheduler() error {
 	if _, bridged := harness.StormSchedulerClass(r.spec.Scheduler); !bridged {
-		decide, err := nativeScheduler(r.spec.Scheduler)
+		var hosts []string
+		if list := r.rt.flags["conf."+protocol.NodesConf]; list != "" {
+			hosts = strings.Split(list, ",")
+		}
+		decide, err := nativeScheduler(r.spec.Scheduler, hosts)
 		r.decide = decide
 		return err
 	}

@@ -89,6 +89,9 @@ type Caps struct {
 	// OwnShapes: clusters of the experiment's own shapes (supervisors and their capacities) are
 	// started for it; without, the experiment runs on the nodes the cluster has.
 	OwnShapes bool
+	// Model: the cluster is a model of Storm (a simulated cluster): it runs the project's own
+	// topologies in timed windows, and has no Storm statistics, burner topologies or finite datasets.
+	Model bool
 }
 
 // IsTarget reports whether r is an existing cluster reached through a target file.
