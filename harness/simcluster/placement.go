@@ -44,7 +44,7 @@ func (r *simRun) snapshot() *protocol.Snapshot {
 			t.Executors = append(t.Executors, protocol.ComponentExecutor{Executor: protocol.Executor{Start: task, End: task}, Component: name})
 		}
 	}
-	for _, s := range r.rt.main.Spec(1).Streams {
+	for _, s := range r.rt.streams {
 		t.Streams = append(t.Streams, protocol.Stream{From: s.From, To: s.To, Grouping: string(s.Grouping)})
 	}
 	snap.Topologies = []protocol.Topology{t}

@@ -174,3 +174,32 @@ func TestRestartedWorkers(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayOfACapture: a captured topology's replay runs on the model with the capture's own costs,
+// its spouts offering the captured rate open loop (topologies/testdata/replay-small.json: 200 trees/s
+// from two source tasks), or --rate, scaled together; within 2% (the window's edges).
+func TestReplayOfACapture(t *testing.T) {
+	c, _, err := topologies.ReadReplay("../../topologies/testdata/replay-small.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	args, err := topologies.ReplayArgs(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl := open(t, "heterogeneous-2", 1)
+	for _, tc := range []struct {
+		extra []string
+		want  float64
+	}{{nil, 200}, {[]string{"--rate", "100"}, 100}} {
+		s := harness.RunSpec{Scheduler: "kpart", Topology: harness.TopologyRun{Name: "replay", MainClass: topologies.ReplayClass,
+			Args: append(append([]string{"--report-interval-secs", "2"}, args...), tc.extra...)}, WarmUp: 10 * time.Second, Measure: 30 * time.Second}
+		res := run(t, cl, s)
+		if got := res.Measurement.Throughput; math.Abs(got-tc.want)/tc.want > 0.02 {
+			t.Errorf("replay %v: %.1f trees/s, want %v within 2%%", tc.extra, got, tc.want)
+		}
+		if res.Measurement.OpenLoop == nil {
+			t.Errorf("replay %v: not measured as open loop", tc.extra)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package simcluster
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"maps"
@@ -59,6 +60,8 @@ func (f flags) num(key string, def float64) (float64, error) {
 // runTopology is a run's topology as the model needs it: the main's Go spec, its flags and costs.
 type runTopology struct {
 	main      topologies.StormMain
+	streams   []topologies.Stream // the component-level streams, as the snapshot lists them
+	spoutRate map[string]float64  // open loop per spout task, where spouts differ (a replay); else rate
 	flags     flags
 	costs     sim.TopologyCosts
 	workers   int
@@ -76,13 +79,18 @@ type runTopology struct {
 // model: a main the model has no costs for, or one run at other work flags, is refused naming what
 // measures it.
 func resolve(tr harness.TopologyRun, model *sim.CostModel) (*runTopology, error) {
+	if tr.MainClass == topologies.ReplayClass {
+		return resolveReplay(tr)
+	}
 	i := slices.IndexFunc(topologies.StormMains(), func(m topologies.StormMain) bool { return m.Class == tr.MainClass })
 	if i < 0 {
 		return nil, fmt.Errorf("a simulated cluster runs the project's topologies (throughput, wordcount, kmeans), not %s: "+
 			"capture yours on a real cluster (stormlab capture) and simulate its replay", tr.MainClass)
 	}
 	rt := &runTopology{main: topologies.StormMains()[i], par: map[string]int{}}
+	rt.streams = rt.main.Spec(1).Streams
 	rt.flags = parseFlags(append(slices.Clone(rt.main.DefaultArgs), tr.Args...))
+	rt.pending = 1000 // TopologySetup's default --max-spout-pending
 	var err error
 	if rt.costs, err = model.Topology(tr.MainClass); err != nil {
 		return nil, err
@@ -103,13 +111,13 @@ func (rt *runTopology) readFlags() error {
 		errs = append(errs, err)
 		return v
 	}
-	rt.workers = int(get("workers", 1))
+	rt.workers = int(get("workers", float64(max(1, rt.workers))))
 	par := int(get("parallelism", 1))
-	for _, c := range rt.main.Spec(1).Components {
-		rt.par[c.Name] = int(get("parallelism."+c.Name, float64(par)))
+	for name, p := range rt.componentPar() {
+		rt.par[name] = int(get("parallelism."+name, float64(cmp.Or(p, par))))
 	}
 	rt.ackers = get("ackers", -1) != 0
-	rt.pending = int(get("max-spout-pending", 1000))
+	rt.pending = int(get("max-spout-pending", float64(rt.pending)))
 	rt.rate = get("rate", 0)
 	rt.intervalS = get("report-interval-secs", 5)
 	rt.workUs = get("work-us", 0)
@@ -127,6 +135,29 @@ func (rt *runTopology) readFlags() error {
 		return fmt.Errorf("topology flags: %d workers, report interval %v s, parallelism %v: give workers, intervals and parallelism >= 1", rt.workers, rt.intervalS, rt.par)
 	}
 	return nil
+}
+
+// openLoop says whether the spouts offer a schedule (open loop or paced), not as fast as they may.
+func (rt *runTopology) openLoop() bool {
+	for _, r := range rt.spoutRate {
+		if r > 0 {
+			return true
+		}
+	}
+	return rt.rate > 0
+}
+
+// componentPar is each component's parallelism before the flags: a replay's as captured, else 0 (the
+// main's --parallelism).
+func (rt *runTopology) componentPar() map[string]int {
+	out := map[string]int{}
+	if len(rt.par) > 0 {
+		return maps.Clone(rt.par)
+	}
+	for _, c := range rt.main.Spec(1).Components {
+		out[c.Name] = 0
+	}
+	return out
 }
 
 // spout is the main's spout component (every project topology has one).
@@ -153,6 +184,9 @@ func (rt *runTopology) components(draw func(mean, sd float64) float64) []sim.Com
 			Service: sim.Dist{Mean: us * 1e-6, CV: sim.ServiceCV, Kind: sim.LogNormal}}
 		if c.Spout {
 			comp.Rate = rt.rate
+			if r, ok := rt.spoutRate[name]; ok {
+				comp.Rate = r
+			}
 		}
 		for _, s := range c.Streams {
 			comp.Streams = append(comp.Streams, sim.Stream{To: s.To, PerTuple: s.PerTuple, Grouping: sim.GroupingOf(s.Grouping)})

@@ -76,7 +76,7 @@ func (r *simRun) interval(step float64) {
 		if c.Latency != nil {
 			lat[w] = append(lat[w], hdrPair{c.Latency, c.LatencyIntended})
 		}
-		if r.rt.rate > 0 && i < len(r.modelTasks) && r.isSpout(i) {
+		if r.rt.openLoop() && i < len(r.modelTasks) && r.isSpout(i) {
 			r.offered[task] += c.Offered
 			r.emitted[task] += c.Executed
 			rep.SpoutLoad = append(rep.SpoutLoad, protocol.SpoutLoad{Task: task, OfferedTotal: r.offered[task], EmittedTotal: r.emitted[task]})
@@ -92,7 +92,7 @@ func (r *simRun) interval(step float64) {
 		r.failedTotals[w] += rep.Failed
 		rep.AckedTotal, rep.FailedTotal = r.totals[w], r.failedTotals[w]
 		rep.LatencyHist = encodeMerged(lat[w], false)
-		if r.rt.rate > 0 {
+		if r.rt.openLoop() {
 			rep.LatencyIntendedHist = encodeMerged(lat[w], true)
 			rep.SendLagHist = encodeMerged(lags[w], false)
 		}
