@@ -78,6 +78,7 @@ type executor struct {
 	backlog []float64 // spouts under open loop: intended send times not yet sent
 	left    float64   // CPU work left of the tuple in execution (cpu)
 	tally   tally     // counters since the last Sim.Take
+	scopes  [][2][]*executor // per output stream: its receivers in this worker, on this node (load-aware shuffle; nil: not computed since the last move)
 	down    float64   // restarting until then: nothing runs, what arrives is lost (Sim.Restart)
 	inc     int       // spouts: incarnation; a restart forgets the trees of earlier ones
 	cur     tuple     // the tuple in execution
@@ -297,7 +298,7 @@ func (s *sim) next(e *executor) {
 
 // route appends to outs the receivers of one executed tuple of e, per output stream.
 func (s *sim) route(e *executor, outs []*executor) []*executor {
-	for _, st := range e.comp.Streams {
+	for k, st := range e.comp.Streams {
 		to := s.byComp[st.To]
 		if st.Grouping == Global {
 			to = to[:1]
@@ -314,7 +315,7 @@ func (s *sim) route(e *executor, outs []*executor) []*executor {
 			}
 		}
 		if st.Grouping == Shuffle && s.cfg.Topology.LoadAware {
-			to = s.scope(e, to)
+			to = s.scope(e, k, to)
 		}
 		for range whole(s.rng, st.PerTuple) {
 			outs = append(outs, to[s.rng.IntN(len(to))])
@@ -335,18 +336,24 @@ func whole(r *rand.Rand, x float64) int {
 // scope is the receivers a load-aware shuffle of e picks among: those in e's worker, else on e's node,
 // while their mean load is at most LoadAwareBound, else all. (Storm also weighs each receiver by its
 // load within the scope; here the pick within a scope is uniform.)
-func (s *sim) scope(e *executor, to []*executor) []*executor {
-	if local := inWorker(to, e.worker); len(local) > 0 && s.load(local) <= LoadAwareBound {
-		return local
-	}
-	var host []*executor
-	for _, x := range to {
-		if x.node == e.node {
-			host = append(host, x)
+func (s *sim) scope(e *executor, stream int, to []*executor) []*executor {
+	if e.scopes == nil {
+		e.scopes = make([][2][]*executor, len(e.comp.Streams))
+		for k, st := range e.comp.Streams {
+			for _, x := range s.byComp[st.To] {
+				if x.worker == e.worker {
+					e.scopes[k][0] = append(e.scopes[k][0], x)
+				}
+				if x.node == e.node {
+					e.scopes[k][1] = append(e.scopes[k][1], x)
+				}
+			}
 		}
 	}
-	if len(host) > 0 && s.load(host) <= LoadAwareBound {
-		return host
+	for _, near := range e.scopes[stream] {
+		if len(near) > 0 && s.load(near) <= LoadAwareBound {
+			return near
+		}
 	}
 	return to
 }

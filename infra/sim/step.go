@@ -154,6 +154,9 @@ func (x *Sim) Move(workers, execWorker []int) error {
 	for i, e := range s.execs {
 		e.worker, e.node = execWorker[i], workers[execWorker[i]]
 	}
+	for _, e := range s.execs {
+		e.scopes = nil // the receivers near each executor changed
+	}
 	return nil
 }
 
