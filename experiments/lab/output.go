@@ -299,7 +299,7 @@ func (rep *Report) Output(ctx context.Context, dir string, args []string, paperE
 	for _, f := range rep.Results.Files {
 		files = append(files, outFile{f.Name, f.Write})
 	}
-	files = append(files, outFile{"notes.md", rep.WriteNotes}, outFile{"claims.json", claimsFile(rep.Spec.Name, rep.Scale, rep.Claims).Write})
+	files = append(files, outFile{"notes.md", rep.WriteNotes}, outFile{"claims.json", rep.claimsFile().Write})
 	var names []string
 	for _, f := range files {
 		if err := WriteAtomic(filepath.Join(dir, f.name), f.write); err != nil {
@@ -342,6 +342,15 @@ func (rep *Report) Output(ctx context.Context, dir string, args []string, paperE
 		}
 	}
 	return nil
+}
+
+// claimsFile is claims.json, marked when the runs were simulated.
+func (rep *Report) claimsFile() reports.ClaimsFile {
+	f := claimsFile(rep.Spec.Name, rep.Scale, rep.Claims)
+	if where, sim := rep.where(); sim != nil {
+		f.Simulated = fmt.Sprintf("%s, cost model %s; validation: %s", where, sim.CostSource, sim.Validation)
+	}
+	return f
 }
 
 // where is the cluster a cluster experiment ran on, and what stands behind a simulated one.

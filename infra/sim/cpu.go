@@ -63,7 +63,7 @@ func (c *cpu) advance() {
 // run starts e's job of work core-seconds (of the reference machine); c.done(e) is called when it ends.
 func (c *cpu) run(e *executor, work float64) {
 	c.advance()
-	e.left = work / c.speed
+	e.left, e.on = work/c.speed, c
 	c.jobs = append(c.jobs, e)
 	c.schedule()
 }
@@ -99,6 +99,7 @@ func (c *cpu) complete() {
 	c.jobs = kept
 	c.schedule()
 	for _, e := range done {
+		e.on = nil
 		c.done(e)
 	}
 }

@@ -74,14 +74,15 @@ type executor struct {
 	head    int
 	busy    bool
 	over    bool
-	pending int       // spouts: tuple trees in flight
-	backlog []float64 // spouts under open loop: intended send times not yet sent
-	left    float64   // CPU work left of the tuple in execution (cpu)
-	tally   tally     // counters since the last Sim.Take
+	pending int              // spouts: tuple trees in flight
+	backlog []float64        // spouts under open loop: intended send times not yet sent
+	left    float64          // CPU work left of the tuple in execution (cpu)
+	tally   tally            // counters since the last Sim.Take
 	scopes  [][2][]*executor // per output stream: its receivers in this worker, on this node (load-aware shuffle; nil: not computed since the last move)
-	down    float64   // restarting until then: nothing runs, what arrives is lost (Sim.Restart)
-	inc     int       // spouts: incarnation; a restart forgets the trees of earlier ones
-	cur     tuple     // the tuple in execution
+	on      *cpu             // the node's CPU running its tuple in execution (a moved executor finishes where it started)
+	down    float64          // restarting until then: nothing runs, what arrives is lost (Sim.Restart)
+	inc     int              // spouts: incarnation; a restart forgets the trees of earlier ones
+	cur     tuple            // the tuple in execution
 	outs    []*executor
 }
 

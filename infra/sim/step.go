@@ -210,7 +210,8 @@ func (s *sim) restart(e *executor, d float64) {
 		s.over--
 	}
 	if e.busy {
-		s.cpus[e.node].cancel(e)
+		e.on.cancel(e) // where it runs: a moved executor's tuple runs on its former node
+		e.on = nil
 		s.lose(e.cur.root)
 		e.busy, e.cur = false, tuple{}
 	}

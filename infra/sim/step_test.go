@@ -148,3 +148,25 @@ func TestRestartLosesAndFails(t *testing.T) {
 		t.Error("a restart of an executor that does not exist was accepted")
 	}
 }
+
+// TestMoveThenRestartMidTuple: an executor moved while a tuple runs on its former node, then
+// restarted, loses that tuple where it ran (a regression: the restart looked for it on the new node,
+// and the former node later finished a tuple that no longer existed).
+func TestMoveThenRestartMidTuple(t *testing.T) {
+	cfg := chain(tiny, Dist{Mean: 0.5}, 0, 1) // one long tuple at a time
+	x, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x.Advance(10.25) // the bolt is half-way through a tuple
+	if err := x.Move([]int{0, 0}, []int{0, 1}); err != nil {
+		t.Fatal(err)
+	}
+	if err := x.Restart([]int{1}, 1); err != nil {
+		t.Fatal(err)
+	}
+	x.Advance(60) // past the lost tree's timeout: the loop runs again
+	if c := x.Take()[0]; c.Failed != 1 || c.Acked == 0 {
+		t.Errorf("%d failed, %d acked: want the one tree lost in the restart failed, and the loop running again", c.Failed, c.Acked)
+	}
+}
