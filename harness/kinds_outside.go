@@ -31,7 +31,16 @@ type Simulated struct {
 	// Migrations counts the dynamic scheduler's new placements the model applied, each restarting the
 	// workers whose executors changed for the cost model's worker start.
 	Migrations int `json:"migrations,omitempty"`
+	// Analytic is what a plain analytic model (a Jackson network of the same costs, sim.Jackson)
+	// predicts for the same run: the baseline the simulator must beat; nil when it has no steady state.
+	Analytic *AnalyticPrediction `json:"analytic,omitempty"`
 	// Checks are the model's self-checks on this run (tuples conserved, ...), each "name: ok" or
 	// "name: failed: why".
 	Checks []string `json:"checks"`
+}
+
+// AnalyticPrediction is the analytic baseline's prediction of a simulated run.
+type AnalyticPrediction struct {
+	Throughput    float64 `json:"throughput"`
+	LatencyMeanMs float64 `json:"latency_mean_ms"`
 }

@@ -3,6 +3,7 @@ package simcluster
 import (
 	"github.com/stormlab/stormlab/harness"
 	"github.com/stormlab/stormlab/harness/measure"
+	"github.com/stormlab/stormlab/infra/sim"
 )
 
 // collect measures the run from its reports as a real run is measured, then judges it.
@@ -31,6 +32,9 @@ func (r *simRun) collect(res *harness.RunResult) {
 	res.Simulated = &harness.Simulated{Cluster: r.c.named.Name, About: r.c.named.About, CostModel: r.c.model.Name,
 		CostSource: describe(r.c.model), Validation: validation,
 		Seed: r.seed, Events: r.x.Events(), Checks: r.selfChecks(), Migrations: r.moves}
+	if a, err := sim.Jackson(r.cfg); err == nil {
+		res.Simulated.Analytic = &harness.AnalyticPrediction{Throughput: a.Throughput, LatencyMeanMs: 1000 * a.LatencyMean}
+	}
 	harness.Finish(res)
 	var reasons []harness.Reason
 	for _, c := range res.Simulated.Checks {

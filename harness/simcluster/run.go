@@ -30,7 +30,8 @@ type simRun struct {
 	first        map[string]int // first task of each component
 	modelTasks   []int          // the task of each model executor (ackers excepted)
 	x            *sim.Sim
-	t            float64 // simulated seconds
+	cfg          sim.Config // the model as it started
+	t            float64    // simulated seconds
 	decide       func(context.Context, *protocol.Snapshot) (*protocol.Decision, error)
 	dynamic      bool
 	svc          *service.Service
@@ -133,7 +134,8 @@ func (c *Cluster) start(ctx context.Context, spec harness.RunSpec) (*simRun, err
 		return nil, err
 	}
 	r.slots, r.ackerSlots, r.execSlot, r.assign = slots, slots, execSlot, assign
-	r.x, err = sim.New(r.config(execSlot))
+	r.cfg = r.config(execSlot)
+	r.x, err = sim.New(r.cfg)
 	return r, err
 }
 
