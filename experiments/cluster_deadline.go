@@ -148,7 +148,8 @@ func Deadline() *lab.Spec {
 		// 2026-12-01 (15.6 min).
 		Cost: lab.Cost{CI: "~4 min", Quick: "~9 min", Full: "~3 h"},
 		Needs: lab.Needs{Need: lab.NeedsCluster,
-			Why: "it streams datasets through WordCount and k-means on a Storm cluster and loads every supervisor's CPU with burner topologies (Storm-native); a control layer, where there is one, adds whole-node CPU readings"},
+			Why:       "it streams datasets through WordCount and k-means on a Storm cluster and loads every supervisor's CPU with burner topologies (Storm-native); a control layer, where there is one, adds whole-node CPU readings",
+			RealStorm: "it streams finite datasets and loads the nodes with burner topologies"},
 		Scales: scales(deadlineScales),
 		Extra:  []string{"node-qos.md/csv (QoS per node, Fig. 10)", "load-*.png/svg (Figs. 7-8)"},
 		Run:    runDeadline,

@@ -102,7 +102,8 @@ func Observer() *lab.Spec {
 		// Cost: quick measured 2026-12-01 (15.0 min); ci is one pair.
 		Cost: lab.Cost{CI: "~2 min", Quick: "~11 min", Full: "~40 min"},
 		Needs: lab.Needs{Need: lab.NeedsCluster,
-			Why: "it runs two copies of the Throughput chain side by side, read by Storm's own counters, on a Storm cluster: its own containers, or a target"},
+			Why:       "it runs two copies of the Throughput chain side by side, read by Storm's own counters, on a Storm cluster: its own containers, or a target",
+			RealStorm: "it measures the instrumentation's cost on Storm's own counters"},
 		Scales: scales(observerProfiles),
 		Run:    runObserver,
 		Claims: observerClaims,

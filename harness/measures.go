@@ -30,8 +30,6 @@ const (
 	ReasonStormLatency = measure.ReasonStormLatency
 	ReasonUnsteady     = measure.ReasonUnsteady
 	ReasonUnknown      = measure.ReasonUnknown
-	ReasonHostStarved  = measure.ReasonHostStarved
-	ReasonLoadShort    = measure.ReasonLoadShort
 	MetricThroughput   = measure.MetricThroughput
 	MetricLatency      = measure.MetricLatency
 	MetricCutRate      = measure.MetricCutRate

@@ -134,6 +134,8 @@ type RunResult struct {
 	Diagnosis *Diagnosis `json:"diagnosis,omitempty"`
 	// NodeStats are the supervisors' cgroup samples at the window's ends (host starvation).
 	NodeStats *diagnose.NodeStats `json:"node_stats,omitempty"`
+	// Simulated is set on a run of a simulated cluster: the model and what stands behind it.
+	Simulated *Simulated `json:"simulated,omitempty"`
 }
 
 // faultGrace is how long after a restart-service or restart-zookeeper fault ended a bridge fallback is

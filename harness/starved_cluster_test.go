@@ -3,6 +3,7 @@ package harness
 import (
 	"context"
 	"errors"
+	"github.com/stormlab/stormlab/harness/measure"
 	"os/exec"
 	"runtime"
 	"strconv"
@@ -85,7 +86,7 @@ func TestClusterHostStarved(t *testing.T) {
 	if d.Rule != "host-starved" || !strings.HasPrefix(d.Bottleneck, "host-starved: sup") {
 		t.Errorf("bottleneck %q (rule %q): want a host-starved supervisor", d.Bottleneck, d.Rule)
 	}
-	if r.Validity.Level != Suspect || !hasKind(r.Validity, ReasonHostStarved) {
+	if r.Validity.Level != Suspect || !hasKind(r.Validity, measure.ReasonHostStarved) {
 		t.Errorf("validity %+v: want suspect for host starvation", r.Validity)
 	}
 }

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"github.com/stormlab/stormlab/harness/measure"
 	"testing"
 	"time"
 
@@ -59,7 +60,7 @@ func TestClusterStragglerApplied(t *testing.T) {
 	if a.Host != "sup1" || a.Asked < 0.399 || a.Asked > 0.401 || a.Used == nil || a.Reports == 0 {
 		t.Errorf("applied %+v: want sup1, 0.40 cores asked, its use measured", a)
 	}
-	if short := a.Used != nil && *a.Used < 0.9*a.Asked; short != hasKind(r.Validity, ReasonLoadShort) {
+	if short := a.Used != nil && *a.Used < 0.9*a.Asked; short != hasKind(r.Validity, measure.ReasonLoadShort) {
 		t.Errorf("applied %s of %.2f cores; validity %+v: load-short must be a reason exactly when under 0.9 of the asked", fig(a.Used), a.Asked, r.Validity)
 	}
 }

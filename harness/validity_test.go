@@ -2,6 +2,7 @@ package harness
 
 import (
 	"encoding/json"
+	"github.com/stormlab/stormlab/harness/measure"
 	"slices"
 	"strings"
 	"testing"
@@ -42,9 +43,9 @@ func TestJudge(t *testing.T) {
 			WarmUp: WarmUp{MaxS: 5, Steady: true}}, Valid, nil},
 		{"no warm-up asked", &RunResult{Spec: RunSpec{Scheduler: "storm-even"}, EndKind: "timed", Measurement: ok}, Valid, nil},
 		{"host-starved", &RunResult{Spec: RunSpec{Scheduler: "storm-even"}, Measurement: ok,
-			Diagnosis: &Diagnosis{Cgroups: []diagnose.Cgroup{{Host: "sup4", Quota: 100, Used: 71, UsedOfQuota: 0.71, Starved: true}}}}, Suspect, []ReasonKind{ReasonHostStarved}},
+			Diagnosis: &Diagnosis{Cgroups: []diagnose.Cgroup{{Host: "sup4", Quota: 100, Used: 71, UsedOfQuota: 0.71, Starved: true}}}}, Suspect, []ReasonKind{measure.ReasonHostStarved}},
 		{"straggler applied short", &RunResult{Spec: RunSpec{Scheduler: "storm-even"}, Measurement: ok,
-			Diagnosis: &Diagnosis{Applied: []diagnose.Applied{{Host: "sup1", Kind: "straggler", Asked: 0.4, Used: &short}}}}, Suspect, []ReasonKind{ReasonLoadShort}},
+			Diagnosis: &Diagnosis{Applied: []diagnose.Applied{{Host: "sup1", Kind: "straggler", Asked: 0.4, Used: &short}}}}, Suspect, []ReasonKind{measure.ReasonLoadShort}},
 	} {
 		v := judge(tc.r)
 		var kinds []ReasonKind

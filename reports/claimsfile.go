@@ -30,9 +30,12 @@ type ClaimRecord struct {
 
 // ClaimsFile is claims.json.
 type ClaimsFile struct {
-	Experiment string        `json:"experiment"`
-	Scale      string        `json:"profile"` // the key keeps the scale's former name, so earlier results still read
-	Claims     []ClaimRecord `json:"claims"`
+	Experiment string `json:"experiment"`
+	Scale      string `json:"profile"` // the key keeps the scale's former name, so earlier results still read
+	// Simulated, when set, says the claims were judged on a simulated cluster: which, its cost model
+	// and its validation. Such verdicts are the model's, never pooled with real runs'.
+	Simulated string        `json:"simulated,omitempty"`
+	Claims    []ClaimRecord `json:"claims"`
 }
 
 // Write writes claims.json (indented).

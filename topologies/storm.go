@@ -44,6 +44,7 @@ type Stream struct {
 	To       string
 	Grouping Grouping
 	Rate     float64
+	ID       string // Storm's stream id; "" is "default"
 }
 
 // Topology is a Storm topology as components and streams. Ackers > 0 adds
@@ -282,7 +283,7 @@ func KMeans(parallelism int) Topology {
 			{From: "points", To: "assign", Grouping: GroupShuffle, Rate: KMeansPointRate},
 			{From: "assign", To: "update", Grouping: GroupFields, Rate: KMeansPointRate},
 			{From: "update", To: "sink", Grouping: GroupShuffle, Rate: KMeansPointRate},
-			{From: "update", To: "assign", Grouping: GroupAll, Rate: KMeansPointRate / KMeansBroadcastEvery},
+			{From: "update", To: "assign", Grouping: GroupAll, Rate: KMeansPointRate / KMeansBroadcastEvery, ID: "centroids"},
 		},
 		AckerCPU: 5,
 	}

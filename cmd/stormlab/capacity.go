@@ -21,6 +21,7 @@ import (
 	"github.com/stormlab/stormlab/experiments/capacity"
 	"github.com/stormlab/stormlab/harness"
 	"github.com/stormlab/stormlab/harness/usertopo"
+	"github.com/stormlab/stormlab/infra/clusterref"
 	"github.com/stormlab/stormlab/infra/docker"
 	"github.com/stormlab/stormlab/infra/images"
 	"github.com/stormlab/stormlab/infra/target"
@@ -37,7 +38,13 @@ type capacityOptions struct {
 	seed                                                      uint64
 	extra                                                     []string
 	cluster                                                   string // --cluster: a shape or target:FILE (clusterFlags)
+	where                                                     clusterref.Ref
 	oldProfile, oldTarget                                     string // the deprecated --profile and --target
+}
+
+// otherKind says whether the cluster is neither containers nor a target (sim:NAME).
+func (o *capacityOptions) otherKind() bool {
+	return o.where.Kind != "" && o.where.Kind != clusterref.Containers && o.where.Kind != clusterref.Target
 }
 
 func (o *capacityOptions) validate() error {
@@ -70,7 +77,7 @@ func (o *capacityOptions) validate() error {
 	} else if _, err := topologies.LookupStormMain(o.topology); err != nil {
 		return err
 	}
-	if _, err := docker.Shape(o.shape); err != nil && o.target == "" {
+	if _, err := docker.Shape(o.shape); err != nil && o.target == "" && !o.otherKind() {
 		return err
 	}
 	for _, f := range []string{"--rate", "--arrivals", "--name"} {
@@ -99,9 +106,10 @@ func newCapacityCmd() *cobra.Command {
 			}
 			o.extra = args
 			var err error
-			if o.shape, o.target, err = clusterFlags(o.cluster, o.oldProfile, o.oldTarget); err != nil {
+			if o.where, err = clusterFlags(o.cluster, o.oldProfile, o.oldTarget); err != nil {
 				return err
 			}
+			o.shape, o.target = o.where.Shape, o.where.File
 			if err := o.validate(); err != nil {
 				return err
 			}
@@ -120,7 +128,7 @@ func newCapacityCmd() *cobra.Command {
 	f := cmd.Flags()
 	f.StringVar(&o.scheduler, "scheduler", "", "scheduler: any Go scheduler (stormlab schedulers), or storm-even, storm-default, storm-ras (native)")
 	f.StringVar(&o.topology, "topology", "", "topology: "+strings.Join(stormTopologyNames(), ", ")+", or replay:FILE (a captured topology, see stormlab capture)")
-	f.StringVar(&o.cluster, "cluster", "", "where to run: SHAPE, containers of a shape ("+strings.Join(docker.Shapes(), ", ")+"; default "+docker.DefaultShape+"), or target:FILE, an existing Storm cluster (no containers are started; --delay-ms does not apply)")
+	f.StringVar(&o.cluster, "cluster", "", "where to run: SHAPE, containers of a shape ("+strings.Join(docker.Shapes(), ", ")+"; default "+docker.DefaultShape+"), target:FILE, an existing Storm cluster (no containers are started; --delay-ms does not apply), or sim:NAME, a simulated cluster (stormlab sim clusters; docs/simulator.md)")
 	f.StringVar(&o.oldProfile, "profile", "", "a cluster shape (deprecated: use --cluster SHAPE)")
 	f.StringVar(&o.oldTarget, "target", "", "a target file (deprecated: use --cluster target:FILE)")
 	deprecate(cmd, "profile", "--cluster SHAPE")
@@ -203,11 +211,15 @@ func (o capacityOptions) withLog(logf func(string, ...any), i int) capacity.Opti
 // capacityRunner opens the one cluster every step runs on (the registry's Open: containers started
 // once, or the target). closeRun releases it: the containers are removed, a target's connections closed.
 func capacityRunner(ctx context.Context, o *capacityOptions, tg *target.Target, logf func(string, ...any)) (run func(context.Context, harness.RunSpec) (*harness.RunResult, error), closeRun func(), err error) {
-	cs := harness.ClusterSpec{Shape: o.shape, Seed: o.seed, Logf: logf, Where: whereOf(o.target, tg)}
-	if tg != nil {
+	cs := harness.ClusterSpec{Shape: o.shape, Seed: o.seed, Logf: logf, Where: whereOf(o.where, o.target, tg)}
+	switch {
+	case tg != nil:
 		o.shape = orDefaultStr(tg.Name, "target")
 		logf("%s on %s (target %s): Ctrl-C cancels and kills the topology", o.scheduler, o.topology, o.target)
-	} else {
+	case o.otherKind():
+		o.shape = o.where.String()
+		logf("%s on %s (%s, simulated)", o.scheduler, o.topology, o.shape)
+	default:
 		cli, err := images.NewClient(ctx)
 		if err != nil {
 			return nil, nil, err

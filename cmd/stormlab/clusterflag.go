@@ -3,10 +3,13 @@ package main
 import (
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/stormlab/stormlab/harness"
+	"github.com/stormlab/stormlab/harness/clusters"
 	"github.com/stormlab/stormlab/infra/clusterref"
 	"github.com/stormlab/stormlab/infra/docker"
 	"github.com/stormlab/stormlab/infra/target"
@@ -36,8 +39,9 @@ func warnDeprecated(cmd *cobra.Command, w io.Writer) {
 }
 
 // clusterFlags resolves the one cluster flag of run and capacity, with the deprecated --profile
-// (a shape) and --target (a file) that it replaces: the shape and the target file to use.
-func clusterFlags(cluster, profile, targetFile string) (shape, file string, err error) {
+// (a shape) and --target (a file) that it replaces: containers of a shape (the default shape when
+// none is named), a target file, or another kind of the registry (sim:NAME), which it checks.
+func clusterFlags(cluster, profile, targetFile string) (clusterref.Ref, error) {
 	given := 0
 	for _, s := range []string{cluster, profile, targetFile} {
 		if s != "" {
@@ -45,7 +49,7 @@ func clusterFlags(cluster, profile, targetFile string) (shape, file string, err 
 		}
 	}
 	if given > 1 {
-		return "", "", fmt.Errorf("--cluster, --profile and --target: give one (--cluster SHAPE or --cluster target:FILE)")
+		return clusterref.Ref{}, fmt.Errorf("--cluster, --profile and --target: give one (--cluster SHAPE or --cluster target:FILE)")
 	}
 	switch {
 	case profile != "":
@@ -54,25 +58,53 @@ func clusterFlags(cluster, profile, targetFile string) (shape, file string, err 
 		cluster = "target:" + targetFile
 	}
 	ref, err := clusterref.Parse(cluster)
-	if err != nil {
-		return "", "", err
+	if err != nil || ref.IsTarget() {
+		return ref, err
 	}
-	if ref.IsTarget() {
-		return "", ref.File, nil
+	if ref.Kind != clusterref.Containers {
+		return ref, checkKind(ref)
 	}
 	if ref.Shape == "" {
-		return docker.DefaultShape, "", nil
+		ref.Shape = docker.DefaultShape
 	}
 	if _, err := docker.Shape(ref.Shape); err != nil {
-		return "", "", fmt.Errorf("--cluster: %w", err)
+		return clusterref.Ref{}, fmt.Errorf("--cluster: %w", err)
 	}
-	return ref.Shape, "", nil
+	return ref, nil
 }
 
-// whereOf names the cluster of run and capacity: the target loaded from file, else containers.
-func whereOf(file string, tg *target.Target) clusterref.Ref {
+// checkKind asks the registry's kind of where whether where names a cluster it has (sim:NAME: a
+// simulated cluster of that name), before anything runs.
+func checkKind(where clusterref.Ref) error {
+	kind, err := clusters.Kinds().Kind(where)
+	if err == nil && kind.Check != nil {
+		err = kind.Check(where, harness.RunSpec{Measure: time.Minute, Topology: harness.TopologyRun{Name: "check"}})
+	}
+	return err
+}
+
+// whereOf names the cluster of run and capacity: the target loaded from file, else where.
+func whereOf(where clusterref.Ref, file string, tg *target.Target) clusterref.Ref {
 	if tg == nil {
-		return clusterref.Ref{Kind: clusterref.Containers}
+		return where
 	}
 	return clusterref.Ref{Kind: clusterref.Target, File: file, Target: tg}
+}
+
+// containers says whether the run starts a cluster of containers (not a target, not another kind).
+func (o *runOptions) containers() bool {
+	return o.target == "" && (o.where.Kind == "" || o.where.Kind == clusterref.Containers)
+}
+
+// checkKind asks another kind of cluster (sim:NAME) whether it can run what the flags ask (faults),
+// before anything starts.
+func (o *runOptions) checkKind() error {
+	if o.containers() || o.target != "" {
+		return nil
+	}
+	kind, err := clusters.Kinds().Kind(o.where)
+	if err != nil || kind.Check == nil {
+		return err
+	}
+	return kind.Check(o.where, harness.RunSpec{Faults: o.faults, Measure: o.measure, Topology: harness.TopologyRun{Name: "check"}})
 }

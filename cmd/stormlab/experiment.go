@@ -167,6 +167,11 @@ func experimentCluster(cluster, targetFile string, names []string) (clusterref.R
 	if err != nil {
 		return clusterref.Ref{}, err
 	}
+	if !where.IsTarget() && where.Kind != clusterref.Containers {
+		if err := checkKind(where); err != nil {
+			return clusterref.Ref{}, err
+		}
+	}
 	if err := refuseCluster(names, where, caps); err != nil {
 		return clusterref.Ref{}, err
 	}
@@ -198,7 +203,7 @@ func newExperimentCmd() *cobra.Command {
 		f.out = d
 	}
 	cmd := &cobra.Command{
-		Use:   "experiment NAME|list [--out DIR] [--scale ci|quick|full] [--cluster containers|target:FILE] [--reps N] [--seed S] [--instances N] [--force | --resume] [--topology replay:FILE] [--calibration TPS]",
+		Use:   "experiment NAME|list [--out DIR] [--scale ci|quick|full] [--cluster containers|target:FILE|sim:NAME] [--reps N] [--seed S] [--instances N] [--force | --resume] [--topology replay:FILE] [--calibration TPS]",
 		Short: "Run an experiment or suite (files go to DIR/NAME/); `experiment list` lists them",
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 1 {
@@ -216,7 +221,7 @@ func newExperimentCmd() *cobra.Command {
 func (f *experimentFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.out, "out", f.out, "results base folder, files go to DIR/NAME/ (or $STORMLAB_OUT when set)")
 	cmd.Flags().StringVar(&f.scale, "scale", f.scale, "cluster experiments' scale: ci (1 run per cell, no verdicts), quick (3 runs per cell), full (the papers' scale)")
-	cmd.Flags().StringVar(&f.cluster, "cluster", "", "where the cluster experiments run: containers (the default; each experiment starts its own shapes) or target:FILE, an existing Storm cluster: "+targetHelp())
+	cmd.Flags().StringVar(&f.cluster, "cluster", "", "where the cluster experiments run: containers (the default; each experiment starts its own shapes), sim:NAME, a simulated cluster (stormlab sim clusters; docs/simulator.md), or target:FILE, an existing Storm cluster: "+targetHelp())
 	cmd.Flags().StringVar(&f.profile, "profile", "", "the scale (deprecated: use --scale)")
 	cmd.Flags().StringVar(&f.targetFile, "target", "", "a target file (deprecated: use --cluster target:FILE)")
 	deprecate(cmd, "profile", "--scale")

@@ -73,6 +73,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 		newWhatifCmd(),
 		newCaptureCmd(),
 		newSetupCmd(),
+		newSimCmd(),
 		// ---- Other subcommands go here, one newXxxCmd per file ----
 	)
 	return root

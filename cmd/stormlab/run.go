@@ -24,6 +24,7 @@ import (
 	"github.com/stormlab/stormlab/harness"
 	"github.com/stormlab/stormlab/harness/fault"
 	"github.com/stormlab/stormlab/harness/usertopo"
+	"github.com/stormlab/stormlab/infra/clusterref"
 	"github.com/stormlab/stormlab/infra/docker"
 	"github.com/stormlab/stormlab/infra/images"
 	"github.com/stormlab/stormlab/infra/target"
@@ -39,8 +40,9 @@ type runOptions struct {
 	delayMs, mul               int
 	seed                       uint64
 	out, format                string
-	target                     string   // target file: an existing cluster instead of containers
-	cluster                    string   // --cluster: a shape or target:FILE (clusterFlags)
+	target                     string // target file: an existing cluster instead of containers
+	cluster                    string // --cluster: a shape or target:FILE (clusterFlags)
+	where                      clusterref.Ref
 	oldProfile, oldTarget      string   // the deprecated --profile and --target
 	extra                      []string // topology flags after "--"
 	faultArgs                  []string // --fault, in fault.Syntax
@@ -126,7 +128,7 @@ func (o *runOptions) validate() error {
 	} else if _, err := topologies.LookupStormMain(o.topology); err != nil {
 		return fmt.Errorf("%w (or replay:FILE, a topology captured with `stormlab capture`)", err)
 	}
-	if _, err := docker.Shape(o.shape); err != nil && o.target == "" {
+	if _, err := docker.Shape(o.shape); err != nil && o.containers() {
 		return err
 	}
 	switch {
@@ -149,7 +151,7 @@ func (o *runOptions) validate() error {
 		}
 		o.faults = append(o.faults, f)
 	}
-	if len(o.faults) > 0 && o.target == "" { // on a target: checked against its control once loaded
+	if len(o.faults) > 0 && o.containers() { // on a target: checked against its control once loaded
 		sups, _ := docker.Shape(o.shape)
 		var hosts []string
 		for _, s := range sups {
@@ -158,6 +160,9 @@ func (o *runOptions) validate() error {
 		if err := fault.Validate(o.faults, hosts, o.measure); err != nil {
 			return errors.New(oneLine(err.Error()))
 		}
+	}
+	if err := o.checkKind(); err != nil {
+		return err
 	}
 	for _, a := range o.extra {
 		if o.user() {
@@ -250,7 +255,7 @@ func newRunCmd() *cobra.Command {
 	f := cmd.Flags()
 	f.StringVar(&o.scheduler, "scheduler", "", "scheduler: any Go scheduler (stormlab schedulers), or storm-even, storm-default, storm-ras (native)")
 	f.StringVar(&o.topology, "topology", "", "topology: "+strings.Join(stormTopologyNames(), ", ")+", or replay:FILE (a topology captured with stormlab capture, rebuilt live)")
-	f.StringVar(&o.cluster, "cluster", "", "where to run: SHAPE, containers of a shape ("+strings.Join(docker.Shapes(), ", ")+"; default "+docker.DefaultShape+"), or target:FILE, an existing Storm cluster (no containers are started; --delay-ms does not apply)")
+	f.StringVar(&o.cluster, "cluster", "", "where to run: SHAPE, containers of a shape ("+strings.Join(docker.Shapes(), ", ")+"; default "+docker.DefaultShape+"), target:FILE, an existing Storm cluster (no containers are started; --delay-ms does not apply), or sim:NAME, a simulated cluster (stormlab sim clusters; docs/simulator.md)")
 	f.StringVar(&o.oldProfile, "profile", "", "a cluster shape (deprecated: use --cluster SHAPE)")
 	f.StringVar(&o.oldTarget, "target", "", "a target file (deprecated: use --cluster target:FILE)")
 	deprecate(cmd, "profile", "--cluster SHAPE")
@@ -293,9 +298,10 @@ func startRun(cmd *cobra.Command, o *runOptions, args []string) error {
 	}
 	o.rateSet = cmd.Flags().Changed("rate")
 	var err error
-	if o.shape, o.target, err = clusterFlags(o.cluster, o.oldProfile, o.oldTarget); err != nil {
+	if o.where, err = clusterFlags(o.cluster, o.oldProfile, o.oldTarget); err != nil {
 		return err
 	}
+	o.shape, o.target = o.where.Shape, o.where.File
 	if err := o.validate(); err != nil {
 		return err
 	}
@@ -332,7 +338,7 @@ func runOnce(ctx context.Context, o runOptions, tg *target.Target, stdout, stder
 			return failed(err)
 		}
 	}
-	if tg == nil {
+	if o.containers() {
 		// Fail fast, before the cluster lock and image builds, when no engine
 		// answers: images.NewClient's error says how to start one.
 		cli, err := images.NewClient(ctx)
@@ -350,13 +356,18 @@ func runOnce(ctx context.Context, o runOptions, tg *target.Target, stdout, stder
 	}
 	var err error
 	spec := harness.RunSpec{Scheduler: o.scheduler, Topology: topo, WarmUp: o.warmup, Measure: o.measure, Faults: o.faults, Live: liveLines(stderr)}
-	cs := harness.ClusterSpec{Shape: o.shape, DelayMs: o.delayMs, Seed: o.seed, Mul: o.mul, Logf: logf}
+	cs := harness.ClusterSpec{Shape: o.shape, DelayMs: o.delayMs, Seed: o.seed, Mul: o.mul, Logf: logf, Where: o.where}
 	var res *harness.RunResult
-	if tg != nil {
+	switch {
+	case !o.containers() && tg == nil:
+		o.shape = o.where.String()
+		logf("%s on %s (%s, simulated): Ctrl-C cancels", o.scheduler, o.label(), o.shape)
+		res, err = clusters.Kinds().RunOnNew(ctx, cs, spec)
+	case tg != nil:
 		o.shape = orDefaultStr(tg.Name, "target")
 		logf("%s on %s (target %s): Ctrl-C cancels and kills the topology", o.scheduler, o.label(), o.target)
 		res, err = runTarget(ctx, o.target, tg, cs, spec, logf)
-	} else {
+	default:
 		logf("%s on %s (cluster %s): starting cluster; Ctrl-C cancels and removes it", o.scheduler, o.label(), o.shape)
 		res, err = clusters.Kinds().RunOnNew(ctx, cs, spec)
 	}
@@ -626,7 +637,7 @@ func (row runRow) writeOpenLoop(w io.Writer) error {
 
 // runTarget runs spec on a target cluster, through its endpoints only (no Docker).
 func runTarget(ctx context.Context, file string, tg *target.Target, cs harness.ClusterSpec, spec harness.RunSpec, logf func(string, ...any)) (*harness.RunResult, error) {
-	cs.Where, cs.Logf = whereOf(file, tg), logf
+	cs.Where, cs.Logf = whereOf(clusterref.Ref{}, file, tg), logf
 	return clusters.Kinds().RunOnNew(ctx, cs, spec)
 }
 

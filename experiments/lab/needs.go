@@ -46,6 +46,9 @@ func (n Need) String() string {
 type Needs struct {
 	Need Need
 	Why  string // what in the experiment needs it, as the refusal of --cluster target:FILE says it
+	// RealStorm, when set, says what in the experiment a model of Storm (a simulated cluster,
+	// clusterref.Caps.Model) cannot give it.
+	RealStorm string
 }
 
 // Docker reports whether the experiment starts containers when no target is given.
@@ -54,6 +57,8 @@ func (n Needs) Docker() bool { return n.Need >= NeedsCluster }
 // On is nil when the experiment can run on a cluster that offers caps, else why not.
 func (n Needs) On(caps clusterref.Caps) error {
 	switch {
+	case caps.Model && n.RealStorm != "":
+		return fmt.Errorf("%s: a simulated cluster does not model it yet (docs/simulator.md)", n.RealStorm)
 	case n.Need <= NeedsCluster, caps.OwnShapes, n.Need == NeedsControl && caps.Control:
 		return nil
 	case n.Need == NeedsControl:

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/stormlab/stormlab/harness/simcluster"
 	"github.com/stormlab/stormlab/reports"
 )
 
@@ -52,6 +53,10 @@ type Manifest struct {
 	ClaimsUnknown int      `json:"paper_claims_inconclusive"`
 	SanityChecks  int      `json:"sanity_checks"`
 	Files         []string `json:"files"`
+	// Cluster is where a cluster experiment's runs happened (--cluster); Simulated says what stands
+	// behind them when that was a simulated cluster.
+	Cluster   string             `json:"cluster,omitempty"`
+	Simulated *simcluster.Source `json:"simulated,omitempty"`
 }
 
 // WriteAtomic writes path through a temp file in the same folder and a
@@ -139,6 +144,10 @@ func (rep *Report) WriteNotes(w io.Writer) error {
 	}
 	if rep.Scale != "" {
 		fmt.Fprintf(&b, "Scale: %s.\n\n", rep.Scale)
+	}
+	if _, sim := rep.where(); sim != nil {
+		fmt.Fprintf(&b, "Simulated: every run ran on the simulated cluster %s (%s), charged by the cost model %s; validation: %s. Its verdicts are the model's, never pooled with real runs'.\n\n",
+			sim.Cluster, sim.About, sim.CostSource, sim.Validation)
 	}
 	if len(rep.Claims) > 0 {
 		fmt.Fprintf(&b, "## Claims, checked on these numbers (%s)\n\n", VerdictCounts(rep.Claims))
@@ -293,7 +302,7 @@ func (rep *Report) Output(ctx context.Context, dir string, args []string, paperE
 	for _, f := range rep.Results.Files {
 		files = append(files, outFile{f.Name, f.Write})
 	}
-	files = append(files, outFile{"notes.md", rep.WriteNotes}, outFile{"claims.json", claimsFile(rep.Spec.Name, rep.Scale, rep.Claims).Write})
+	files = append(files, outFile{"notes.md", rep.WriteNotes}, outFile{"claims.json", rep.claimsFile().Write})
 	var names []string
 	for _, f := range files {
 		if err := WriteAtomic(filepath.Join(dir, f.name), f.write); err != nil {
@@ -320,6 +329,7 @@ func (rep *Report) Output(ctx context.Context, dir string, args []string, paperE
 		man.BudgetRatio = rep.Wall.Seconds() / b.Seconds()
 	}
 	man.SeedOffset, man.Instances, man.RepsAsked = rep.Asked.Seed, rep.Asked.Instances, rep.Asked.Reps
+	man.Cluster, man.Simulated = rep.where()
 	if err := WriteAtomic(filepath.Join(dir, "manifest.json"), func(w io.Writer) error {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
@@ -335,6 +345,31 @@ func (rep *Report) Output(ctx context.Context, dir string, args []string, paperE
 		}
 	}
 	return nil
+}
+
+// claimsFile is claims.json, marked when the runs were simulated.
+func (rep *Report) claimsFile() reports.ClaimsFile {
+	f := claimsFile(rep.Spec.Name, rep.Scale, rep.Claims)
+	if where, sim := rep.where(); sim != nil {
+		f.Simulated = fmt.Sprintf("%s, cost model %s; validation: %s", where, sim.CostSource, sim.Validation)
+	}
+	return f
+}
+
+// where is the cluster a cluster experiment ran on, and what stands behind a simulated one.
+func (rep *Report) where() (string, *simcluster.Source) {
+	where := rep.Asked.Cluster
+	if rep.Spec.Needs.Need < NeedsCluster {
+		return "", nil
+	}
+	if where.Kind != simcluster.KindName {
+		return where.String(), nil
+	}
+	src, err := simcluster.Describe(where.Arg)
+	if err != nil {
+		return where.String(), nil
+	}
+	return where.String(), &src
 }
 
 // writeLimits adds what limited the runs, per series and x: how many of its runs each precedence step

@@ -60,3 +60,13 @@ func buildInfoRevision(bi *debug.BuildInfo) (rev string, modified bool) {
 	}
 	return rev, modified
 }
+
+// Revision is the commit this binary was built from ("+dirty" when the tree was modified), or
+// "unknown" (said once on stderr).
+func Revision() string {
+	rev, modified, _ := vcsRevision()
+	if modified {
+		rev += "+dirty"
+	}
+	return rev
+}

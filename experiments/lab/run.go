@@ -37,6 +37,9 @@ func (rep *Report) Table() *reports.Table {
 	if s.Source != "" {
 		title += " (" + s.Source + ")"
 	}
+	if where, sim := rep.where(); sim != nil {
+		title += ", simulated on " + where
+	}
 	t := rep.Aggregate.TableWithPanels(title, s.PanelLabel, s.SeriesLabel, s.XName)
 	t.Label = "tab:" + slug(s.Name)
 	return t

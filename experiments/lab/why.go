@@ -141,8 +141,12 @@ func differences(ds []seriesDiagnosis) string {
 	bottleneck := func(d seriesDiagnosis) string {
 		return fmt.Sprintf("%s in %d of %d", d.modalL, len(d.limits[d.modalL]), d.runs)
 	}
-	migrations := func(d seriesDiagnosis) string { return fmt.Sprintf("%.1f per run", float64(d.migrations)/float64(d.runs)) }
-	restarts := func(d seriesDiagnosis) string { return fmt.Sprintf("%.1f per run", float64(d.restarts)/float64(d.runs)) }
+	migrations := func(d seriesDiagnosis) string {
+		return fmt.Sprintf("%.1f per run", float64(d.migrations)/float64(d.runs))
+	}
+	restarts := func(d seriesDiagnosis) string {
+		return fmt.Sprintf("%.1f per run", float64(d.restarts)/float64(d.runs))
+	}
 	starvedShare := func(d seriesDiagnosis) string { // what is compared: the share starved, or not read
 		if d.starvedRead == 0 {
 			return "not read"

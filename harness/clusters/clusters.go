@@ -5,6 +5,7 @@ package clusters
 
 import (
 	"github.com/stormlab/stormlab/harness"
+	"github.com/stormlab/stormlab/harness/simcluster"
 	"github.com/stormlab/stormlab/infra/clusterref"
 )
 
@@ -13,5 +14,6 @@ func Kinds() harness.Kinds {
 	return harness.Kinds{
 		clusterref.Containers: harness.Containers(), // containers this process starts (infra/docker)
 		clusterref.Target:     harness.Targets(),    // an existing Storm cluster through its target file
+		simcluster.KindName:   simcluster.Kind(),    // a simulated cluster (infra/sim), sim:NAME
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/stormlab/stormlab/harness/measure"
 	"github.com/stormlab/stormlab/infra/protocol"
 )
 
@@ -243,4 +244,32 @@ func (d *Diagnosis) LoadShort() []string {
 		return nil
 	}
 	return ShortText(d.Applied)
+}
+
+// Records are a run's records as the harness keeps them, from which Of builds the Input.
+type Records struct {
+	FromMs, ToMs      int64
+	NodeCPU, NodeUtil map[string]float64 // the measurement's: NodeUtil is 100 x CPU / capacity
+	Reports           []protocol.WorkerReport
+	Decisions         []protocol.DecisionRecord
+	Executors         []measure.ExecutorPlace
+	NodeStats         *NodeStats
+	Applied           []Applied
+}
+
+// Of diagnoses a run from its records (the collect step, and Load for stored runs).
+func Of(r Records) Diagnosis {
+	in := Input{FromMs: r.FromMs, ToMs: r.ToMs, NodeCPU: r.NodeCPU, NodeStats: r.NodeStats, Applied: r.Applied,
+		Capacity: map[string]float64{}, Reports: r.Reports, Decisions: r.Decisions, Tasks: map[int]Task{}}
+	for host, cpu := range r.NodeCPU {
+		if u := r.NodeUtil[host]; u > 0 {
+			in.Capacity[host] = 100 * cpu / u
+		}
+	}
+	for _, e := range r.Executors {
+		for t := e.Start; t <= e.End; t++ {
+			in.Tasks[t] = Task{Component: e.Component, Host: e.Host, Port: e.Port}
+		}
+	}
+	return Run(in)
 }

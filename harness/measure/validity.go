@@ -289,3 +289,6 @@ func invalid(r Records) string {
 	}
 	return strings.Join(why, "; ")
 }
+
+// With is v with reasons added, its level the worst of them all.
+func (v Validity) With(reasons ...Reason) Validity { return v.merge(reasons...) }

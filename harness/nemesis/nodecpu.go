@@ -111,3 +111,26 @@ func SampleNodes(ctx context.Context, ctl control.Control, hosts []string) (map[
 	wg.Wait()
 	return out, errors.Join(errs...)
 }
+
+// SampleInto reads every host's cgroup through n's control layer: into a new NodeStats with quota (st
+// nil, the window's opening) or st's To (its close). Without a control layer (n nil, or none), or
+// where a read failed, st says so in Unread and host starvation is unknown there, never 0.
+func (n *Nemesis) SampleInto(ctx context.Context, st *diagnose.NodeStats, quota map[string]float64, hosts []string) *diagnose.NodeStats {
+	if st == nil {
+		st = &diagnose.NodeStats{Quota: quota}
+	}
+	if n == nil || n.Control() == nil {
+		st.Unread = "no control layer"
+		return st
+	}
+	got, err := SampleNodes(ctx, n.Control(), hosts)
+	if st.From == nil {
+		st.From = got
+	} else {
+		st.To = got
+	}
+	if err != nil {
+		st.Unread = strings.TrimSpace(st.Unread + " " + err.Error())
+	}
+	return st
+}

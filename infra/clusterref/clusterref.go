@@ -28,7 +28,7 @@ type Ref struct {
 }
 
 // Usage is the flag's help text.
-const Usage = "where cluster runs happen: containers (the default), containers:SHAPE or SHAPE (e.g. heterogeneous-2), target:FILE (an existing Storm cluster's target file)"
+const Usage = "where cluster runs happen: containers (the default), containers:SHAPE or SHAPE (e.g. heterogeneous-2), target:FILE (an existing Storm cluster's target file), sim:NAME (a simulated cluster: stormlab sim clusters)"
 
 // Parse reads a --cluster value (see the package doc) without touching any file; "" is containers.
 func Parse(s string) (Ref, error) {
@@ -89,6 +89,9 @@ type Caps struct {
 	// OwnShapes: clusters of the experiment's own shapes (supervisors and their capacities) are
 	// started for it; without, the experiment runs on the nodes the cluster has.
 	OwnShapes bool
+	// Model: the cluster is a model of Storm (a simulated cluster): it runs the project's own
+	// topologies in timed windows, and has no Storm statistics, burner topologies or finite datasets.
+	Model bool
 }
 
 // IsTarget reports whether r is an existing cluster reached through a target file.

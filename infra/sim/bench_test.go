@@ -51,3 +51,51 @@ func BenchmarkPapersScale(b *testing.B) {
 	b.ReportMetric(float64(events)/wall, "events/s")
 	b.ReportMetric(float64(b.N)*(cfg.WarmUp+cfg.Measure)/wall, "sim-s/s")
 }
+
+// hundredNodes is the speed goal's cluster: 100 nodes of 4 cores with one worker each, 1,000
+// executors (100 spouts, then three bolts of 300 executors, load-aware shuffle), 100,000 tuples/s
+// offered open loop (1,000 per spout), Storm's ackers, the shipped model's order of costs (tens of µs).
+func hundredNodes(measure float64) Config {
+	const nodes = 100
+	cfg := Config{Seed: 1, WarmUp: 1, Measure: measure, WorkerOverhead: 0.07}
+	cfg.Costs = Costs{LinkLatency: 100e-6, LocalLatency: 20e-6, AckCPU: 13e-6}
+	for i := range nodes {
+		cfg.Nodes = append(cfg.Nodes, Node{Name: "n", Cores: 4, NICBytesPerS: 125e6})
+		cfg.Topology.Workers = append(cfg.Topology.Workers, i)
+	}
+	cfg.Topology.Components = []Component{
+		{Name: "spout", Spout: true, Service: Dist{Mean: 20e-6, CV: 0.25, Kind: LogNormal}, Streams: []Stream{{To: "a", PerTuple: 1}}, Bytes: 100},
+		{Name: "a", Service: Dist{Mean: 30e-6, CV: 0.25, Kind: LogNormal}, Streams: []Stream{{To: "b", PerTuple: 1}}, Bytes: 100},
+		{Name: "b", Service: Dist{Mean: 30e-6, CV: 0.25, Kind: LogNormal}, Streams: []Stream{{To: "c", PerTuple: 1, Grouping: Fields}}, Bytes: 100},
+		{Name: "c", Service: Dist{Mean: 30e-6, CV: 0.25, Kind: LogNormal}},
+	}
+	add := func(comp string, n int) {
+		for i := range n {
+			cfg.Topology.Executors = append(cfg.Topology.Executors, Executor{Component: comp, Worker: i % nodes})
+		}
+	}
+	add("spout", 100)
+	add("a", 300)
+	add("b", 300)
+	add("c", 300)
+	cfg.Topology.Rate, cfg.Topology.Ackers, cfg.Topology.LoadAware = 1000, true, true
+	return cfg
+}
+
+// BenchmarkHundredNodes simulates 1 s (plus 1 s of warm-up) of hundredNodes per iteration and reports
+// simulated seconds per wall second on one core: the goal is at least 10 (ten times real time).
+func BenchmarkHundredNodes(b *testing.B) {
+	cfg := hundredNodes(1)
+	var events uint64
+	start := time.Now()
+	for b.Loop() {
+		r, err := Run(cfg)
+		if err != nil {
+			b.Fatal(err)
+		}
+		events += r.Events
+	}
+	wall := time.Since(start).Seconds()
+	b.ReportMetric(float64(events)/wall, "events/s")
+	b.ReportMetric(float64(b.N)*(cfg.WarmUp+cfg.Measure)/wall, "sim-s/s")
+}

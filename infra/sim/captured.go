@@ -86,6 +86,11 @@ func FromCaptured(c *topologies.Captured, nodes int, p Placement) (Topology, err
 	return t, nil
 }
 
+// CapturedComponent is one component of a capture as the model's (see FromCaptured).
+func CapturedComponent(c *topologies.Captured, comp topologies.CapturedComponent) (Component, error) {
+	return capturedComponent(c, comp)
+}
+
 // capturedComponent is one captured component as the model's: its CPU, its streams, its tuples' size
 // and, for a spout, its rate per task.
 func capturedComponent(c *topologies.Captured, comp topologies.CapturedComponent) (Component, error) {
@@ -131,8 +136,10 @@ func capturedGrouping(g topologies.Grouping) Grouping {
 		return Global
 	case topologies.GroupLocalOrShuffle:
 		return LocalOrShuffle
+	case topologies.GroupFields:
+		return Fields // uniform over the receivers: no key distribution is captured
 	}
-	return Shuffle // shuffle; fields, modelled as uniform over the receivers (no key distribution captured)
+	return Shuffle
 }
 
 // streamIDs are the distinct stream ids component name emits on.
@@ -154,3 +161,7 @@ func componentTasks(c *topologies.Captured, name string) []int {
 	}
 	return nil
 }
+
+// GroupingOf is the model's grouping for a grouping's name in a capture or cost model (fields and
+// unknown ones spread uniformly, as capturedGrouping does).
+func GroupingOf(name string) Grouping { return capturedGrouping(topologies.Grouping(name)) }

@@ -17,22 +17,43 @@ type cpu struct {
 	next  float64 // time of the next completion; +Inf when idle
 	idx   int     // position in the engine's timer heap
 	done  func(*executor)
+	// bg workers' overhead threads (JVM, transfer, reporter) are always runnable, each wanting at most
+	// bgCap cores: they share the cores with the executors (water-filling: capped at bgCap, equal
+	// shares otherwise).
+	bg     int
+	bgCap  float64
+	bgBusy float64 // integral of the overhead's cores over time
 }
 
+// rate is each busy executor's share of a core.
 func (c *cpu) rate() float64 {
 	if len(c.jobs) == 0 {
 		return 0
 	}
-	return math.Min(1, c.cores/float64(len(c.jobs)))
+	return math.Min(1, (c.cores-float64(c.bg)*c.bgRate())/float64(len(c.jobs)))
+}
+
+// bgRate is each overhead thread's share: its cap when the equal share is larger, else the equal share.
+func (c *cpu) bgRate() float64 {
+	if c.bg == 0 || c.bgCap <= 0 {
+		return 0
+	}
+	return math.Min(c.bgCap, c.cores/float64(len(c.jobs)+c.bg))
 }
 
 // advance brings every job's remaining work and the busy integral up to now.
 func (c *cpu) advance() {
 	dt := c.eng.now - c.last
+	if dt > 0 && c.bg > 0 {
+		o := dt * c.bgRate() * float64(c.bg)
+		c.bgBusy += o
+		c.busy += o
+	}
 	if dt > 0 && len(c.jobs) > 0 {
 		r := c.rate()
 		for _, e := range c.jobs {
 			e.left -= dt * r
+			e.tally.cpu += dt * r
 		}
 		c.busy += dt * r * float64(len(c.jobs))
 	}
@@ -42,7 +63,7 @@ func (c *cpu) advance() {
 // run starts e's job of work core-seconds (of the reference machine); c.done(e) is called when it ends.
 func (c *cpu) run(e *executor, work float64) {
 	c.advance()
-	e.left = work / c.speed
+	e.left, e.on = work/c.speed, c
 	c.jobs = append(c.jobs, e)
 	c.schedule()
 }
@@ -78,6 +99,7 @@ func (c *cpu) complete() {
 	c.jobs = kept
 	c.schedule()
 	for _, e := range done {
+		e.on = nil
 		c.done(e)
 	}
 }
@@ -86,4 +108,16 @@ func (c *cpu) complete() {
 func (c *cpu) usage() float64 {
 	c.advance()
 	return c.busy
+}
+
+// cancel ends e's job without completing it (its executor restarts).
+func (c *cpu) cancel(e *executor) {
+	c.advance()
+	for i, x := range c.jobs {
+		if x == e {
+			c.jobs = append(c.jobs[:i], c.jobs[i+1:]...)
+			break
+		}
+	}
+	c.schedule()
 }

@@ -27,6 +27,9 @@
 //     (topology.executor.receive.buffer.size); here every spout of the topology pauses while any
 //     executor's queue holds Config.QueueCap tuples or more, and resumes below half of it. Storm
 //     propagates backpressure per worker, which this is coarser than.
-//   - Not modelled: worker start-up and rescheduling, failures and replays (message timeouts), faults,
-//     background load, memory and garbage collection, batching.
+//   - Workers: each worker's own threads are an overhead sharing its node's cores (Config.WorkerOverhead);
+//     Sim.Move places executors anew and Sim.Restart takes a restarted worker's executors down, losing
+//     their tuples, whose trees fail at the message timeout (Config.MessageTimeout).
+//   - Not modelled: the topology's own start-up, replays (the project's spouts do not replay), faults,
+//     background load, memory and garbage-collection pauses, batching.
 package sim

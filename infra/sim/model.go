@@ -16,10 +16,21 @@ type Config struct {
 	Seed     uint64
 	WarmUp   float64 // seconds simulated before the window opens
 	Measure  float64 // the window's length, seconds
+	// WorkerOverhead is the cores each worker's own threads want besides its executors (the JVM's
+	// garbage collector and compiler, Storm's transfer and receive threads, the instrumentation's
+	// reporter), shared with the executors; 0 = none.
+	WorkerOverhead float64
+	// MessageTimeout is topology.message.timeout.secs: a tree with a lost tuple fails this long after its
+	// emission, freeing its pending slot; 0 means DefaultMessageTimeout.
+	MessageTimeout float64
 	// QueueCap is the receive queue's capacity in tuples at which backpressure starts (Storm 2's
 	// topology.executor.receive.buffer.size); 0 means DefaultQueueCap.
 	QueueCap int
 }
+
+// DefaultMessageTimeout is Storm's default topology.message.timeout.secs (defaults.yaml), which the
+// project's topologies keep (--message-timeout-secs 30).
+const DefaultMessageTimeout = 30.0
 
 // DefaultQueueCap is Storm 2's default topology.executor.receive.buffer.size (defaults.yaml).
 const DefaultQueueCap = 32768
@@ -68,7 +79,15 @@ type Topology struct {
 	// executed and the bolts pay Costs.AckCPU.
 	Ackers   bool
 	AckBytes int
+	// LoadAware is Storm 2's load-aware shuffle (on unless topology.disable.loadaware.messaging): a
+	// shuffle stream picks among the receivers in the sender's worker, else on its node, while their
+	// load is at most LoadAwareBound, and among all otherwise.
+	LoadAware bool
 }
+
+// LoadAwareBound is Storm's topology.localityaware.higher.bound (defaults.yaml): above this mean load
+// (receive-queue fill) of a scope, a load-aware shuffle widens to the next scope.
+const LoadAwareBound = 0.8
 
 // Component is a spout or a bolt: the CPU one tuple costs it (a spout: to emit one), the tuples it
 // emits per tuple it executes, and the size of its tuples.
@@ -102,6 +121,9 @@ const (
 	All
 	// Global sends every tuple to the receiving component's first executor.
 	Global
+	// Fields picks a receiving executor by the tuple's key: uniformly here (no key distribution is
+	// known), and never load-aware, unlike Shuffle.
+	Fields
 )
 
 // Executor is one task of a component, on worker Worker.
@@ -138,8 +160,8 @@ func (d Dist) draw(r *rand.Rand) float64 {
 	return d.Mean
 }
 
-// check names what is wrong with c, and how to fix it.
-func (c *Config) check() error {
+// check names what is wrong with c, and how to fix it; window: a run of Run (WarmUp and Measure set).
+func (c *Config) check(window bool) error {
 	var errs []error
 	add := func(f string, a ...any) { errs = append(errs, fmt.Errorf(f, a...)) }
 	if len(c.Nodes) == 0 {
@@ -150,8 +172,14 @@ func (c *Config) check() error {
 			add("node %d (%s): cores %v, speed %v, NIC %v: give cores > 0, speed >= 0 and NIC >= 0", i, n.Name, n.Cores, n.Speed, n.NICBytesPerS)
 		}
 	}
-	if !(c.Measure > 0) || c.WarmUp < 0 {
+	if window && (!(c.Measure > 0) || c.WarmUp < 0) {
 		add("window: warm-up %v s, measure %v s: give warm-up >= 0 and measure > 0", c.WarmUp, c.Measure)
+	}
+	if c.WorkerOverhead < 0 {
+		add("worker overhead %v cores: give 0 or more", c.WorkerOverhead)
+	}
+	if c.MessageTimeout < 0 {
+		add("message timeout %v s: give 0 (Storm's default) or more", c.MessageTimeout)
 	}
 	if c.QueueCap < 0 {
 		add("queue capacity %d: give 0 (Storm's default) or more", c.QueueCap)

@@ -29,7 +29,7 @@ type Transfers struct {
 
 // Run simulates cfg and measures its window. An invalid Config is an error naming what to fix.
 func Run(cfg Config) (*Result, error) {
-	if err := cfg.check(); err != nil {
+	if err := cfg.check(true); err != nil {
 		return nil, fmt.Errorf("simulated cluster: %w", err)
 	}
 	s := newSim(&cfg)
@@ -74,10 +74,15 @@ type executor struct {
 	head    int
 	busy    bool
 	over    bool
-	pending int       // spouts: tuple trees in flight
-	backlog []float64 // spouts under open loop: intended send times not yet sent
-	left    float64   // CPU work left of the tuple in execution (cpu)
-	cur     tuple     // the tuple in execution
+	pending int              // spouts: tuple trees in flight
+	backlog []float64        // spouts under open loop: intended send times not yet sent
+	left    float64          // CPU work left of the tuple in execution (cpu)
+	tally   tally            // counters since the last Sim.Take
+	scopes  [][2][]*executor // per output stream: its receivers in this worker, on this node (load-aware shuffle; nil: not computed since the last move)
+	on      *cpu             // the node's CPU running its tuple in execution (a moved executor finishes where it started)
+	down    float64          // restarting until then: nothing runs, what arrives is lost (Sim.Restart)
+	inc     int              // spouts: incarnation; a restart forgets the trees of earlier ones
+	cur     tuple            // the tuple in execution
 	outs    []*executor
 }
 
@@ -90,6 +95,9 @@ type tuple struct {
 
 type tree struct {
 	born  float64 // (intended) send time
+	sent  float64 // when the spout emitted it
+	inc   int     // its spout's incarnation at emission
+	lost  bool    // a tuple of it was lost: it fails at the message timeout
 	left  int     // tuples of the tree not yet executed
 	spout *executor
 	acker *executor // with Topology.Ackers: the acker that tracks it
@@ -110,6 +118,10 @@ func newSim(cfg *Config) *sim {
 		s.cpus = append(s.cpus, c)
 	}
 	s.nics = make([]float64, len(cfg.Nodes))
+	for _, n := range cfg.Topology.Workers {
+		s.cpus[n].bg++
+		s.cpus[n].bgCap = cfg.WorkerOverhead
+	}
 	comps := map[string]*Component{}
 	for i := range cfg.Topology.Components {
 		comps[cfg.Topology.Components[i].Name] = &cfg.Topology.Components[i]
@@ -157,6 +169,7 @@ func (s *sim) rate(e *executor) float64 {
 // arrive is an open-loop arrival at spout e: the tuple is due now, and the next one is planned.
 func (s *sim) arrive(e *executor) {
 	e.backlog = append(e.backlog, s.eng.now)
+	e.tally.offered++
 	gap := 1 / s.rate(e)
 	if s.cfg.Topology.Poisson {
 		gap *= s.rng.ExpFloat64()
@@ -169,7 +182,7 @@ func (s *sim) arrive(e *executor) {
 // (open loop) has a tuple due.
 func (s *sim) trySpout(e *executor) {
 	max := s.cfg.Topology.MaxSpoutPending
-	if e.busy || s.over > 0 || (max > 0 && e.pending >= max) {
+	if e.busy || s.over > 0 || (max > 0 && e.pending >= max) || s.eng.now < e.down {
 		return
 	}
 	born := s.eng.now
@@ -179,7 +192,10 @@ func (s *sim) trySpout(e *executor) {
 		}
 		born, e.backlog = e.backlog[0], e.backlog[1:]
 	}
-	root := &tree{born: born, left: 1, spout: e}
+	root := &tree{born: born, sent: s.eng.now, left: 1, spout: e, inc: e.inc}
+	if s.rate(e) > 0 {
+		e.tally.lagged(s.eng.now - born)
+	}
 	if len(s.ackers) > 0 {
 		root.acker = s.ackers[s.rng.IntN(len(s.ackers))]
 	}
@@ -217,6 +233,7 @@ func (s *sim) execute(e *executor, t tuple) {
 // tuple, and e takes its next.
 func (s *sim) finish(e *executor) {
 	e.busy = false
+	e.tally.executed++
 	if s.window {
 		s.m.executed[e.comp.Name]++
 	}
@@ -266,7 +283,7 @@ func (s *sim) next(e *executor) {
 		s.trySpout(e)
 		return
 	}
-	if e.busy || e.head == len(e.queue) { // an acker is a bolt here
+	if e.busy || e.head == len(e.queue) || s.eng.now < e.down { // an acker is a bolt here
 		return
 	}
 	t := e.queue[e.head]
@@ -282,7 +299,7 @@ func (s *sim) next(e *executor) {
 
 // route appends to outs the receivers of one executed tuple of e, per output stream.
 func (s *sim) route(e *executor, outs []*executor) []*executor {
-	for _, st := range e.comp.Streams {
+	for k, st := range e.comp.Streams {
 		to := s.byComp[st.To]
 		if st.Grouping == Global {
 			to = to[:1]
@@ -298,6 +315,9 @@ func (s *sim) route(e *executor, outs []*executor) []*executor {
 				to = local
 			}
 		}
+		if st.Grouping == Shuffle && s.cfg.Topology.LoadAware {
+			to = s.scope(e, k, to)
+		}
 		for range whole(s.rng, st.PerTuple) {
 			outs = append(outs, to[s.rng.IntN(len(to))])
 		}
@@ -312,6 +332,40 @@ func whole(r *rand.Rand, x float64) int {
 		n++
 	}
 	return n
+}
+
+// scope is the receivers a load-aware shuffle of e picks among: those in e's worker, else on e's node,
+// while their mean load is at most LoadAwareBound, else all. (Storm also weighs each receiver by its
+// load within the scope; here the pick within a scope is uniform.)
+func (s *sim) scope(e *executor, stream int, to []*executor) []*executor {
+	if e.scopes == nil {
+		e.scopes = make([][2][]*executor, len(e.comp.Streams))
+		for k, st := range e.comp.Streams {
+			for _, x := range s.byComp[st.To] {
+				if x.worker == e.worker {
+					e.scopes[k][0] = append(e.scopes[k][0], x)
+				}
+				if x.node == e.node {
+					e.scopes[k][1] = append(e.scopes[k][1], x)
+				}
+			}
+		}
+	}
+	for _, near := range e.scopes[stream] {
+		if len(near) > 0 && s.load(near) <= LoadAwareBound {
+			return near
+		}
+	}
+	return to
+}
+
+// load is the mean receive-queue fill of execs (Storm's load: population over capacity).
+func (s *sim) load(execs []*executor) float64 {
+	sum := 0.0
+	for _, x := range execs {
+		sum += float64(len(x.queue)-x.head) / float64(s.cap)
+	}
+	return sum / float64(len(execs))
 }
 
 func inWorker(execs []*executor, w int) []*executor {

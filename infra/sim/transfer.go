@@ -3,6 +3,7 @@ package sim
 // send moves one tuple of tree root from executor from to executor to (counted in the traffic).
 func (s *sim) send(from, to *executor, root *tree) {
 	t := tuple{root: root, remote: from.worker != to.worker, bytes: from.comp.Bytes}
+	from.tally.sent(to.id)
 	switch {
 	case from.worker == to.worker:
 		s.count(&s.m.transfers.InWorker)
@@ -47,6 +48,10 @@ func (s *sim) count(n *int64) {
 
 // enqueue puts t in e's receive queue; a queue reaching its capacity pauses the spouts.
 func (s *sim) enqueue(e *executor, t tuple) {
+	if s.eng.now < e.down {
+		s.lose(t.root)
+		return
+	}
 	e.queue = append(e.queue, t)
 	if !e.over && len(e.queue)-e.head >= s.cap {
 		e.over = true
@@ -64,17 +69,27 @@ func (s *sim) relieve(e *executor) {
 	e.over = false
 	s.over--
 	if s.over == 0 {
-		for _, x := range s.execs {
-			if x.comp.Spout {
-				s.trySpout(x)
-			}
+		s.resume()
+	}
+}
+
+// resume lets every spout emit again (backpressure ended).
+func (s *sim) resume() {
+	for _, x := range s.execs {
+		if x.comp.Spout {
+			s.trySpout(x)
 		}
 	}
 }
 
-// ack completes tree root: its spout may emit again, and the window counts it.
+// ack completes tree root: its spout may emit again, and the window counts it. A tree of an earlier
+// incarnation of its spout is forgotten.
 func (s *sim) ack(root *tree) {
+	if root.inc != root.spout.inc {
+		return
+	}
 	root.spout.pending--
+	root.spout.tally.acked(s.eng.now-root.sent, s.eng.now-root.born)
 	if s.window {
 		lat := s.eng.now - root.born
 		s.m.acked++

@@ -50,7 +50,8 @@ type Experiment struct {
 	Tables                     []Table
 	Figures                    []Figure
 	Claims                     []Claim
-	HasClaims                  bool // claims.json was there (possibly with no claims)
+	HasClaims                  bool   // claims.json was there (possibly with no claims)
+	Simulated                  string // the claims were judged on a simulated cluster (claims.json says which)
 	Notes                      string
 	OtherFiles                 []string // files not shown on the page (raw.csv, runs/, long CSVs)
 	// Paper, Sanity and Project count the papers' claims, the sanity
@@ -202,7 +203,7 @@ func (e *Experiment) loadClaims(path string) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	e.Claims, e.HasClaims = cf.Claims, true
+	e.Claims, e.HasClaims, e.Simulated = cf.Claims, true, cf.Simulated
 	if cf.Scale != "" {
 		e.Scale = cf.Scale
 	}

@@ -98,3 +98,25 @@ func TestPageSelfContained(t *testing.T) {
 		t.Error("page has no Content-Security-Policy")
 	}
 }
+
+// TestSimulatedClaimsMarked: an experiment whose claims.json says it was simulated is marked as such
+// on the page, with what stood behind it; a real one is not.
+func TestSimulatedClaimsMarked(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "kpart-cluster")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	claims := `{"experiment": "kpart-cluster", "profile": "ci", "simulated": "sim:kpart-paper, cost model containers", "claims": []}`
+	for name, body := range map[string]string{"manifest.json": `{"experiment": "kpart-cluster"}`, "claims.json": claims} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	page := string(render(t, dir))
+	if !strings.Contains(page, `class="simulated"`) || !strings.Contains(page, "sim:kpart-paper, cost model containers") {
+		t.Errorf("the page does not mark the simulated claims:\n%s", page)
+	}
+	if strings.Contains(string(render(t, filepath.Join("testdata", "results"))), `class="simulated"`) {
+		t.Error("real results marked simulated")
+	}
+}

@@ -1,0 +1,172 @@
+package main
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/stormlab/stormlab/experiments/lab"
+	"github.com/stormlab/stormlab/harness"
+	"github.com/stormlab/stormlab/harness/simcluster"
+	"github.com/stormlab/stormlab/infra/sim"
+)
+
+func newSimCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "sim",
+		Short: "Simulated clusters (--cluster sim:NAME): list them, measure their costs",
+		Long: "A simulated cluster runs the project's topologies in a discrete-event model of Storm 2 (infra/sim),\n" +
+			"placed by the real schedulers, charged by a cost model measured on real runs. Pick one with\n" +
+			"--cluster sim:NAME on run, capacity and experiment (docs/simulator.md).",
+		Args: exactArgs(0, "sim takes a subcommand: stormlab sim clusters | stormlab sim costs"),
+	}
+	cmd.AddCommand(newSimClustersCmd(), newSimCostsCmd())
+	return cmd
+}
+
+func newSimClustersCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "clusters",
+		Short: "List the simulated clusters",
+		Args:  exactArgs(0, "sim clusters takes no arguments"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			for _, name := range simcluster.Names() {
+				n, _ := simcluster.Lookup(name) // names from Names always resolve
+				cores := 0.0
+				for _, x := range n.Nodes {
+					cores += x.Cores
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "sim:%-24s %3d nodes, %6.2f cores  %s\n", name, len(n.Nodes), cores, n.About)
+			}
+			return nil
+		},
+	}
+}
+
+func newSimCostsCmd() *cobra.Command {
+	var from []string
+	var out, name string
+	cmd := &cobra.Command{
+		Use:   "costs --from DIR [--from DIR ...] --out FILE [--name NAME]",
+		Short: "Measure a simulated cluster's cost model from runs recorded on a real cluster",
+		Long: "costs reads the runs recorded under each --from (a run folder with run.json, or any folder\n" +
+			"holding such folders: an experiment's results, a `stormlab run --out` folder) and writes the\n" +
+			"cost model they give: per topology and component, the CPU per tuple (mean over runs, and their\n" +
+			"spread as its uncertainty), the tuples per tuple each stream carries and their size, with the\n" +
+			"runs, cluster, host, JVM flags, date and commit they come from. Invalid runs are left out.",
+		Args: exactArgs(0, "sim costs takes no arguments: stormlab sim costs --from DIR --out FILE"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if len(from) == 0 || out == "" {
+				return fmt.Errorf("sim costs needs --from DIR (recorded runs) and --out FILE")
+			}
+			runs, err := loadRuns(from)
+			if err != nil {
+				return err
+			}
+			m, err := simcluster.MeasureCosts(name, runs, provenance(runs))
+			if err != nil {
+				return err
+			}
+			if err := writeCostModel(out, m); err != nil {
+				return failed(err)
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "cost model %s: %d topologies from %d runs -> %s\n", m.Name, len(m.Topologies), len(m.Provenance.Runs), out)
+			return nil
+		},
+	}
+	cmd.Flags().StringSliceVar(&from, "from", nil, "a folder of recorded runs (repeatable)")
+	cmd.Flags().StringVar(&out, "out", "", "the cost-model file to write")
+	cmd.Flags().StringVar(&name, "name", "measured", "the cost model's name")
+	return cmd
+}
+
+// loadRuns loads every run folder (one with run.json) under dirs, in path order.
+func loadRuns(dirs []string) ([]*harness.RunResult, error) {
+	var paths []string
+	for _, d := range dirs {
+		err := filepath.WalkDir(d, func(p string, e fs.DirEntry, err error) error {
+			if err == nil && !e.IsDir() && e.Name() == "run.json" {
+				paths = append(paths, filepath.Dir(p))
+			}
+			return err
+		})
+		if err != nil {
+			return nil, fmt.Errorf("--from %s: %w", d, err)
+		}
+	}
+	if len(paths) == 0 {
+		return nil, fmt.Errorf("--from %s: no recorded run (a folder with run.json) found", strings.Join(dirs, ", "))
+	}
+	slices.Sort(paths)
+	var runs []*harness.RunResult
+	for _, p := range paths {
+		r, err := harness.Load(p)
+		if err != nil {
+			return nil, err
+		}
+		runs = append(runs, r)
+	}
+	return runs, nil
+}
+
+// provenance says where the runs come from: their clusters and JVM flags, this host, now, this build.
+func provenance(runs []*harness.RunResult) sim.CostProvenance {
+	var clusters, flags []string
+	for _, r := range runs {
+		clusters = appendNew(clusters, r.Cluster)
+		if i := slices.Index(r.Spec.Topology.Args, "--worker-childopts"); i >= 0 && i+1 < len(r.Spec.Topology.Args) {
+			flags = appendNew(flags, r.Spec.Topology.Args[i+1])
+		}
+	}
+	return sim.CostProvenance{Cluster: strings.Join(clusters, ", "), Host: hostDescription(), JVMFlags: strings.Join(flags, " | "),
+		Date: time.Now().UTC().Format(time.DateOnly), Commit: lab.Revision(),
+		Method: "each valid run's window read as a capture (workers' reports: thread CPU per task, tuples per task pair, sampled sizes), pooled per component over runs",
+		Missing: []string{"transfer costs per message (serialization is in the sending executor's thread CPU; deserialization, Netty and garbage collection are in the worker overhead, not per message)",
+			"idle executors' wait-strategy CPU apart from their tuples' (it is in the per-tuple costs, at the measured runs' rates)",
+			"worker start and migration"}}
+}
+
+func appendNew(xs []string, x string) []string {
+	if x == "" || slices.Contains(xs, x) {
+		return xs
+	}
+	return append(xs, x)
+}
+
+// hostDescription is this machine's cores and CPU model.
+func hostDescription() string {
+	model := "unknown CPU"
+	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+				model = strings.TrimSpace(v)
+				break
+			}
+		}
+	}
+	return fmt.Sprintf("%d cores, %s", runtime.NumCPU(), model)
+}
+
+// writeCostModel writes m to path whole or not at all.
+func writeCostModel(path string, m *sim.CostModel) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".costs-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if err := sim.WriteCostModel(tmp, m); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}

@@ -1,0 +1,46 @@
+package simcluster
+
+import (
+	"github.com/stormlab/stormlab/harness"
+	"github.com/stormlab/stormlab/harness/measure"
+	"github.com/stormlab/stormlab/infra/sim"
+)
+
+// collect measures the run from its reports as a real run is measured, then judges it.
+func (r *simRun) collect(res *harness.RunResult) {
+	res.Reports = r.reports
+	for _, a := range r.assign {
+		res.Executors = append(res.Executors, harness.ExecutorPlace{Component: r.componentOf(a.Executor.Start),
+			Start: a.Executor.Start, End: a.Executor.End, Host: a.Supervisor, Port: a.Port})
+	}
+	place := measure.PlacementOf(res.Executors)
+	capacity := r.c.Capacity()
+	res.Measurement = measure.Window(res.Reports, place, capacity, res.MeasureFrom, res.MeasureTo)
+	if step := r.spec.Step.Milliseconds(); step > 0 {
+		res.Series = measure.Series(res.Reports, place, capacity, res.MeasureFrom, res.MeasureTo, step)
+	}
+	if r.svc != nil {
+		st := r.svc.State(0)
+		res.ServiceScheduler, res.Rounds = st.Scheduler, st.RoundTimes
+		for _, d := range st.Decisions {
+			if d.Topology == r.id {
+				res.Decisions = append(res.Decisions, d)
+			}
+		}
+	}
+	res.Storm = measure.StormCheck{Note: "simulated: there are no Storm statistics to cross-check; the model checks itself (simulated.checks)"}
+	res.Simulated = &harness.Simulated{Cluster: r.c.named.Name, About: r.c.named.About, CostModel: r.c.model.Name,
+		CostSource: describe(r.c.model), Validation: validation,
+		Seed: r.seed, Events: r.x.Events(), Checks: r.selfChecks(), Migrations: r.moves}
+	if a, err := sim.Jackson(r.cfg); err == nil {
+		res.Simulated.Analytic = &harness.AnalyticPrediction{Throughput: a.Throughput, LatencyMeanMs: 1000 * a.LatencyMean}
+	}
+	harness.Finish(res)
+	var reasons []harness.Reason
+	for _, c := range res.Simulated.Checks {
+		if !isOK(c) {
+			reasons = append(reasons, harness.Reason{Kind: harness.ReasonSimulated, Level: harness.Invalid, Text: "model self-check " + c})
+		}
+	}
+	res.Validity = res.Validity.With(reasons...)
+}

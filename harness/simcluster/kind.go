@@ -1,0 +1,110 @@
+package simcluster
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/stormlab/stormlab/harness"
+	"github.com/stormlab/stormlab/harness/fault"
+	"github.com/stormlab/stormlab/infra/clusterref"
+	"github.com/stormlab/stormlab/infra/control"
+	"github.com/stormlab/stormlab/infra/sim"
+)
+
+// KindName is the registry's name of simulated clusters: --cluster sim:NAME.
+const KindName clusterref.Kind = "sim"
+
+// Kind is the registry entry of simulated clusters.
+func Kind() harness.Kind {
+	return harness.Kind{
+		Open: func(_ context.Context, cs harness.ClusterSpec, scheduler string) (harness.Cluster, error) {
+			return Open(cs, scheduler)
+		},
+		// Emulated delay is the model's link latency; faults and background load are not modelled yet.
+		Caps: func(clusterref.Ref) clusterref.Caps { return clusterref.Caps{Delay: true, Model: true} },
+		Check: func(where clusterref.Ref, spec harness.RunSpec) error {
+			if _, err := Lookup(where.Arg); err != nil {
+				return err
+			}
+			return check(spec)
+		},
+		Existing: true, // a bad name or cost model is bad input, not a failed run
+	}
+}
+
+// Cluster is a simulated Storm cluster: a named layout and the cost model its runs are charged by.
+type Cluster struct {
+	named     Named
+	model     *sim.CostModel
+	cs        harness.ClusterSpec
+	scheduler string
+}
+
+var _ harness.Cluster = (*Cluster)(nil)
+
+// Open is the simulated cluster cs.Where names (sim:NAME), charged by the cost model shipped with the
+// project (ContainersCosts).
+func Open(cs harness.ClusterSpec, scheduler string) (*Cluster, error) {
+	n, err := Lookup(cs.Where.Arg)
+	if err != nil {
+		return nil, err
+	}
+	model, err := ContainersCosts()
+	if err != nil {
+		return nil, err
+	}
+	return &Cluster{named: n, model: model, cs: cs, scheduler: scheduler}, nil
+}
+
+// Capacity maps each node to its CPU capacity (100 = one core).
+func (c *Cluster) Capacity() map[string]float64 {
+	m := map[string]float64{}
+	for _, n := range c.named.Nodes {
+		m[n.Name] = 100 * n.Cores
+	}
+	return m
+}
+
+// errNoFaults is what a simulated cluster answers to faults and node CPU reports: not modelled yet.
+var errNoFaults = errors.New("a simulated cluster does not model faults, background load or stragglers yet: use containers or a target with its control layer")
+
+type noFaults struct{}
+
+func (noFaults) Inject(context.Context, fault.Fault) (control.Undo, error) { return nil, errNoFaults }
+
+// Nemesis refuses every fault (not modelled yet).
+func (c *Cluster) Nemesis() harness.Disturber { return noFaults{} }
+
+// StartNodeCPUReports refuses: the model's node CPU is in every run's reports already.
+func (c *Cluster) StartNodeCPUReports(context.Context, time.Duration) (func() error, error) {
+	return nil, errNoFaults
+}
+
+// Close has nothing to release: a simulated cluster holds no process, container or connection.
+func (c *Cluster) Close(context.Context) error { return nil }
+
+// Source is what stands behind the runs of a simulated cluster, for a results folder's manifest.
+type Source struct {
+	Cluster    string `json:"cluster"`     // the simulated cluster's name
+	About      string `json:"about"`       // where its layout comes from
+	CostModel  string `json:"cost_model"`  // the cost model's name
+	CostSource string `json:"cost_source"` // where its figures come from
+	Validation string `json:"validation"`  // the validation that stands behind the model, or why none
+}
+
+// validation is the validation of the shipped cost model: none yet.
+const validation = "none yet: the model has not been validated against real runs (sim-validation)"
+
+// Describe is what stands behind the simulated cluster name.
+func Describe(name string) (Source, error) {
+	n, err := Lookup(name)
+	if err != nil {
+		return Source{}, err
+	}
+	m, err := ContainersCosts()
+	if err != nil {
+		return Source{}, err
+	}
+	return Source{Cluster: n.Name, About: n.About, CostModel: m.Name, CostSource: describe(m), Validation: validation}, nil
+}

@@ -1,0 +1,97 @@
+package simcluster
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+
+	"github.com/stormlab/stormlab/infra/protocol"
+	"github.com/stormlab/stormlab/infra/sim"
+	"github.com/stormlab/stormlab/topologies"
+)
+
+// slot is a worker slot: a node (index in the cluster's nodes) and a port.
+type slot struct {
+	node int
+	port int
+}
+
+// basePort is a simulated supervisor's first slot, as Storm's supervisor.slots.ports starts.
+const basePort = 6700
+
+// snapshot is the round's view Nimbus would send the bridge: the cluster's supervisors with their
+// free slots and the topology with its current placement.
+func (r *simRun) snapshot() *protocol.Snapshot {
+	used := map[slot]bool{}
+	for _, a := range r.assign {
+		used[slot{r.nodeIndex(a.Supervisor), a.Port}] = true
+	}
+	snap := &protocol.Snapshot{TimeMs: r.now().UnixMilli()}
+	for i, n := range r.c.named.Nodes {
+		sup := protocol.Supervisor{ID: n.Name, Host: n.Name, CPU: 100 * n.Cores, MemoryMB: r.c.named.MemoryMB}
+		for p := basePort; p < basePort+r.c.named.Slots; p++ {
+			sup.Ports = append(sup.Ports, p)
+			if !used[slot{i, p}] {
+				sup.FreePorts = append(sup.FreePorts, p)
+			}
+		}
+		snap.Supervisors = append(snap.Supervisors, sup)
+	}
+	t := protocol.Topology{ID: r.id, Name: r.spec.Topology.Name, NumWorkers: r.rt.workers, Assignment: slices.Clone(r.assign), NeedsScheduling: len(r.assign) == 0}
+	for _, name := range r.names {
+		for k := range r.rt.parOf(name) {
+			task := r.first[name] + k
+			t.Executors = append(t.Executors, protocol.ComponentExecutor{Executor: protocol.Executor{Start: task, End: task}, Component: name})
+		}
+	}
+	for _, s := range r.rt.streams {
+		t.Streams = append(t.Streams, protocol.Stream{From: s.From, To: s.To, Grouping: string(s.Grouping)})
+	}
+	snap.Topologies = []protocol.Topology{t}
+	return snap
+}
+
+func (r *simRun) nodeIndex(name string) int {
+	return slices.IndexFunc(r.c.named.Nodes, func(n sim.Node) bool { return n.Name == name })
+}
+
+// placed reads the decision for the run's topology: its slots (in the decision's order), each
+// model executor's slot index, and the assignment as Nimbus would record it. ok is false when the
+// decision leaves the topology as it is.
+func (r *simRun) placed(dec *protocol.Decision) (slots []slot, execSlot []int, assign []protocol.ExecutorSlot, ok bool, err error) {
+	for _, e := range dec.Errors {
+		if e.ID == r.id {
+			return nil, nil, nil, false, fmt.Errorf("scheduler %s could not place the topology: %s", r.spec.Scheduler, e.Error)
+		}
+	}
+	i := slices.IndexFunc(dec.Topologies, func(t protocol.TopologyDecision) bool { return t.ID == r.id })
+	if i < 0 {
+		return nil, nil, nil, false, nil
+	}
+	taskSlot := map[int]int{}
+	for w, wa := range dec.Topologies[i].Workers {
+		n := r.nodeIndex(wa.Supervisor)
+		if n < 0 {
+			return nil, nil, nil, false, fmt.Errorf("scheduler %s placed a worker on supervisor %q, which the cluster does not have", r.spec.Scheduler, wa.Supervisor)
+		}
+		slots = append(slots, slot{n, wa.Port})
+		for _, e := range wa.Executors {
+			for t := e.Start; t <= e.End; t++ {
+				taskSlot[t] = w
+				assign = append(assign, protocol.ExecutorSlot{Executor: protocol.Executor{Start: t, End: t}, Supervisor: wa.Supervisor, Port: wa.Port})
+			}
+		}
+	}
+	for _, task := range r.modelTasks {
+		w, ok := taskSlot[task]
+		if !ok {
+			return nil, nil, nil, false, fmt.Errorf("scheduler %s left task %d unassigned", r.spec.Scheduler, task)
+		}
+		execSlot = append(execSlot, w)
+	}
+	slices.SortFunc(assign, func(a, b protocol.ExecutorSlot) int { return cmp.Compare(a.Executor.Start, b.Executor.Start) })
+	return slots, execSlot, assign, true, nil
+}
+
+// isAcker: the model runs one acker per worker wherever the scheduler put Storm's acker executors.
+func isAcker(component string) bool { return component == topologies.AckerComponent }

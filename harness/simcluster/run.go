@@ -1,0 +1,193 @@
+package simcluster
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"math/rand/v2"
+	"strings"
+	"time"
+
+	"github.com/stormlab/stormlab/harness"
+	"github.com/stormlab/stormlab/infra/protocol"
+	"github.com/stormlab/stormlab/infra/service"
+	"github.com/stormlab/stormlab/infra/sim"
+)
+
+// epoch is the simulated clock's origin, so that one seed gives one run.json (but for the fields
+// that record wall-clock time).
+var epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// simRun is one run on the simulated cluster.
+type simRun struct {
+	c            *Cluster
+	spec         harness.RunSpec
+	rt           *runTopology
+	id           string
+	names        []string       // components in task order
+	first        map[string]int // first task of each component
+	modelTasks   []int          // the task of each model executor (ackers excepted)
+	x            *sim.Sim
+	cfg          sim.Config // the model as it started
+	t            float64    // simulated seconds
+	decide       func(context.Context, *protocol.Snapshot) (*protocol.Decision, error)
+	dynamic      bool
+	svc          *service.Service
+	slots        []slot
+	ackerSlots   []slot // the slots the ackers run on: those the topology started on
+	assign       []protocol.ExecutorSlot
+	reports      []protocol.WorkerReport
+	totals       map[slot]int64 // acked since each worker's start
+	failedTotals map[slot]int64
+	execSlot     []int         // each model executor's slot (index in slots)
+	workerStart  float64       // seconds a restarted worker is down
+	offered      map[int]int64 // open-loop spout tasks: tuples due since the start
+	emitted      map[int]int64 // and emitted
+	moves        int
+	flow         flow      // totals for the self-checks
+	overhead     []float64 // each node's worker overhead in core-seconds at the last report
+	seed         uint64
+}
+
+func (r *simRun) now() time.Time { return epoch.Add(time.Duration(r.t * float64(time.Second))) }
+
+// runSeed is the model's seed for a run: the cluster's seed and the topology's name, so every
+// repetition (each has its own name) draws its own inputs and the same run draws the same ones.
+func runSeed(seed uint64, name string) uint64 {
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%d/%s", seed, name)
+	return h.Sum64()
+}
+
+// Run runs spec on the simulated cluster: the scheduler places the topology (the Go schedulers
+// through the scheduler service's own code on the simulated clock, Storm's own as Go models), the
+// model runs it report interval by report interval, and the reports it writes are measured and
+// judged as a real cluster's are.
+func (c *Cluster) Run(ctx context.Context, spec harness.RunSpec) (*harness.RunResult, error) {
+	spec.Scheduler = cmp.Or(spec.Scheduler, c.scheduler)
+	res := &harness.RunResult{Spec: spec, StartedAt: time.Now(), EndKind: "timed", Cluster: "sim:" + c.named.Name}
+	fail := func(stage string, err error) (*harness.RunResult, error) {
+		return res, &harness.RunError{Topology: spec.Topology.Name, Stage: stage, Err: err}
+	}
+	if err := check(spec); err != nil {
+		return fail(harness.StageSpec, err)
+	}
+	r, err := c.start(ctx, spec)
+	if err != nil {
+		return fail(harness.StageSpec, err)
+	}
+	res.TopologyID = r.id
+	if err := r.window(ctx, res); err != nil {
+		return fail(harness.StageWindow, err)
+	}
+	r.collect(res)
+	res.Phases.TotalS = time.Since(res.StartedAt).Seconds()
+	return res, nil
+}
+
+// check refuses what the model cannot run yet.
+func check(spec harness.RunSpec) error {
+	if _, timed := spec.End.(harness.Timed); spec.End != nil && !timed {
+		return errors.New("a simulated cluster runs timed windows only; finite datasets (the deadline experiment's) are not modelled yet")
+	}
+	if len(spec.Faults) > 0 {
+		return errors.New("a simulated cluster does not model faults yet: run faults on containers or a target with its control layer")
+	}
+	if err := harness.CheckTopologyName(spec.Topology.Name); err != nil {
+		return err
+	}
+	if spec.Measure <= 0 {
+		return errors.New("timed run: give a window (Measure > 0)")
+	}
+	return nil
+}
+
+// start resolves the topology, places it with the run's scheduler and starts the model.
+func (c *Cluster) start(ctx context.Context, spec harness.RunSpec) (*simRun, error) {
+	rt, err := resolve(spec.Topology, c.model)
+	if err != nil {
+		return nil, err
+	}
+	r := &simRun{c: c, spec: spec, rt: rt, id: spec.Topology.Name + "-1-0", totals: map[slot]int64{}, failedTotals: map[slot]int64{}, offered: map[int]int64{}, emitted: map[int]int64{}, seed: runSeed(c.cs.Seed, spec.Topology.Name)}
+	r.names, r.first = rt.tasks()
+	for _, n := range r.names {
+		if !isAcker(n) {
+			for k := range rt.parOf(n) {
+				r.modelTasks = append(r.modelTasks, r.first[n]+k)
+			}
+		}
+	}
+	if err := r.scheduler(); err != nil {
+		return nil, err
+	}
+	dec, err := r.decide(ctx, r.snapshot())
+	if err != nil {
+		return nil, err
+	}
+	slots, execSlot, assign, ok, err := r.placed(dec)
+	if err == nil && !ok {
+		err = fmt.Errorf("scheduler %s gave no placement for the topology", spec.Scheduler)
+	}
+	if err != nil {
+		return nil, err
+	}
+	r.slots, r.ackerSlots, r.execSlot, r.assign = slots, slots, execSlot, assign
+	r.cfg = r.config(execSlot)
+	r.x, err = sim.New(r.cfg)
+	return r, err
+}
+
+// scheduler sets how the run's scheduler decides: Storm's own through their Go models, every other
+// one through the scheduler service's code, in process, on the simulated clock.
+func (r *simRun) scheduler() error {
+	if _, bridged := harness.StormSchedulerClass(r.spec.Scheduler); !bridged {
+		var hosts []string
+		if list := r.rt.flags["conf."+protocol.NodesConf]; list != "" {
+			hosts = strings.Split(list, ",")
+		}
+		decide, err := nativeScheduler(r.spec.Scheduler, hosts)
+		r.decide = decide
+		return err
+	}
+	opts := r.c.cs.SchedulerOptions
+	opts.Seed = cmp.Or(opts.Seed, r.c.cs.Seed)
+	opts.Mul = cmp.Or(opts.Mul, r.c.cs.Mul)
+	every := cmp.Or(r.c.cs.RescheduleEvery, protocol.DefaultRescheduleEvery)
+	svc, err := service.New(r.spec.Scheduler, opts, service.WithClock(r.now), service.WithRescheduleEvery(every))
+	if err != nil {
+		return err
+	}
+	r.svc, r.decide, r.dynamic = svc, svc.Schedule, svc.State(0).Dynamic
+	return nil
+}
+
+// config is the model of the placed topology: the cost model's components at the run's flags, each
+// cost drawn once per run within its measured uncertainty.
+func (r *simRun) config(execSlot []int) sim.Config {
+	rng := rand.New(rand.NewPCG(r.seed, 1))
+	draw := func(mean, sd float64) float64 { return max(0.05*mean, mean+sd*rng.NormFloat64()) } // a cost is never below 5% of its mean
+	tr := r.c.model.Transfer
+	costs := tr.Costs()
+	costs.LinkLatency += float64(r.c.cs.DelayMs) / 1000
+	top := sim.Topology{Components: r.rt.components(draw), MaxSpoutPending: r.rt.pending, Poisson: r.rt.poisson, Ackers: r.rt.ackers, AckBytes: tr.AckBytes, LoadAware: r.rt.loadAware}
+	for _, s := range r.slots {
+		top.Workers = append(top.Workers, s.node)
+	}
+	for i, task := range r.modelTasks {
+		top.Executors = append(top.Executors, sim.Executor{Component: r.componentOf(task), Worker: execSlot[i]})
+	}
+	overhead := draw(tr.WorkerOverheadCores, tr.WorkerOverheadSD)
+	r.workerStart = draw(tr.WorkerStartS, tr.WorkerStartSD)
+	return sim.Config{Nodes: r.c.named.Nodes, Costs: costs, Topology: top, Seed: r.seed, WorkerOverhead: overhead}
+}
+
+func (r *simRun) componentOf(task int) string {
+	for i := len(r.names) - 1; i >= 0; i-- {
+		if task >= r.first[r.names[i]] {
+			return r.names[i]
+		}
+	}
+	return ""
+}

@@ -1,0 +1,133 @@
+package sim
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+)
+
+// CostFormat is the version of the cost-model file.
+const CostFormat = 1
+
+// CostModel is what a simulated cluster charges, measured on a real one: the transfer costs, and per
+// topology (by its main class) each component's CPU per tuple, the tuples it emits per tuple and their
+// size, with the provenance of every figure. `stormlab sim costs` writes it from recorded runs.
+type CostModel struct {
+	Format     int                      `json:"format"`
+	Name       string                   `json:"name"`
+	Provenance CostProvenance           `json:"provenance"`
+	Transfer   TransferCosts            `json:"transfer"`
+	Topologies map[string]TopologyCosts `json:"topologies"` // by main class
+}
+
+// CostProvenance says where a cost model's figures come from.
+type CostProvenance struct {
+	Cluster  string   `json:"cluster"`   // the real cluster measured (containers:SHAPE or a target's name)
+	Host     string   `json:"host"`      // the machine it ran on (cores, CPU model)
+	JVMFlags string   `json:"jvm_flags"` // the workers' JVM flags of the measured runs
+	Date     string   `json:"date"`
+	Commit   string   `json:"commit"`
+	Runs     []string `json:"runs"`   // the recorded runs the figures were taken from
+	Method   string   `json:"method"` // how the figures were derived
+	// Missing names what the model does not yet measure (charged as zero).
+	Missing []string `json:"missing,omitempty"`
+}
+
+// TransferCosts are Costs as the cost-model file writes them (seconds, bytes).
+type TransferCosts struct {
+	SerMsgS      float64 `json:"ser_msg_s"`
+	SerByteS     float64 `json:"ser_byte_s"`
+	DeserMsgS    float64 `json:"deser_msg_s"`
+	DeserByteS   float64 `json:"deser_byte_s"`
+	LocalLatency float64 `json:"local_latency_s"`
+	LinkLatency  float64 `json:"link_latency_s"`
+	AckCPUS      float64 `json:"ack_cpu_s"`
+	AckBytes     int     `json:"ack_bytes"`
+	// WorkerOverheadCores is what each worker's own threads use besides its executors' (the worker's
+	// process CPU less its executor threads'), and WorkerOverheadSD its spread over the measured workers.
+	WorkerOverheadCores float64 `json:"worker_overhead_cores"`
+	WorkerOverheadSD    float64 `json:"worker_overhead_sd"`
+	// WorkerStartS is how long a worker takes from its assignment to running its executors (a run's
+	// submit to every executor's heartbeat: Nimbus's scheduling round and the worker JVMs' start), and
+	// WorkerStartSD its spread over the measured runs. A migration restarts workers for this long.
+	WorkerStartS  float64 `json:"worker_start_s"`
+	WorkerStartSD float64 `json:"worker_start_sd"`
+}
+
+// Costs is t as the model's Costs.
+func (t TransferCosts) Costs() Costs {
+	return Costs{SerMsg: t.SerMsgS, SerByte: t.SerByteS, DeserMsg: t.DeserMsgS, DeserByte: t.DeserByteS,
+		LocalLatency: t.LocalLatency, LinkLatency: t.LinkLatency, AckCPU: t.AckCPUS}
+}
+
+// TopologyCosts are one topology's measured component costs, at the flags that change a tuple's work
+// (WorkArgs: e.g. k and dims of k-means); a run at other values of them has no costs.
+type TopologyCosts struct {
+	WorkArgs   map[string]string        `json:"work_args,omitempty"`
+	Components map[string]ComponentCost `json:"components"`
+	Runs       int                      `json:"runs"` // runs pooled
+}
+
+// ComponentCost is one component's measured figures: CPU per tuple (executed; a spout's per tuple
+// emitted) as the mean over runs and its standard deviation between runs (the cost's uncertainty),
+// its tuples' serialized size and its streams.
+type ComponentCost struct {
+	Spout       bool         `json:"spout"`
+	CPUMicros   float64      `json:"cpu_us"`
+	CPUMicrosSD float64      `json:"cpu_us_sd"`
+	Bytes       float64      `json:"bytes"`
+	Streams     []StreamCost `json:"streams"`
+}
+
+// StreamCost is a stream's tuples per tuple its sender executes (per receiver, for an all grouping).
+type StreamCost struct {
+	To       string  `json:"to"`
+	PerTuple float64 `json:"per_tuple"`
+	Grouping string  `json:"grouping"` // shuffle, fields, all, global, local_or_shuffle
+}
+
+// ReadCostModel reads and checks a cost-model file.
+func ReadCostModel(r io.Reader) (*CostModel, error) {
+	var m CostModel
+	dec := json.NewDecoder(r)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&m); err != nil {
+		return nil, fmt.Errorf("cost model: %w (write one with stormlab sim costs)", err)
+	}
+	if m.Format != CostFormat {
+		return nil, fmt.Errorf("cost model %q: format %d, this stormlab reads format %d: measure it again with stormlab sim costs", m.Name, m.Format, CostFormat)
+	}
+	if len(m.Topologies) == 0 {
+		return nil, fmt.Errorf("cost model %q has no topology: measure one with stormlab sim costs", m.Name)
+	}
+	for class, t := range m.Topologies {
+		for name, c := range t.Components {
+			if !(c.CPUMicros > 0) || c.CPUMicrosSD < 0 || c.Bytes < 0 {
+				return nil, fmt.Errorf("cost model %q: %s component %s: cpu %v µs (sd %v), %v bytes: give cpu > 0, sd >= 0, bytes >= 0", m.Name, class, name, c.CPUMicros, c.CPUMicrosSD, c.Bytes)
+			}
+		}
+	}
+	return &m, nil
+}
+
+// WriteCostModel writes m as indented JSON.
+func WriteCostModel(w io.Writer, m *CostModel) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(m)
+}
+
+// Topology is the costs of main class class, or an error naming the topologies the model has and
+// the command that measures this one.
+func (m *CostModel) Topology(class string) (TopologyCosts, error) {
+	if t, ok := m.Topologies[class]; ok {
+		return t, nil
+	}
+	known := slices.Sorted(maps.Keys(m.Topologies))
+	return TopologyCosts{}, fmt.Errorf("cost model %q has no costs for %s (it has %s): record runs of it on a real cluster "+
+		"(stormlab run --cluster ... --out DIR), then stormlab sim costs --from DIR; a user's own topology: stormlab capture, then run its replay",
+		m.Name, class, strings.Join(known, ", "))
+}
