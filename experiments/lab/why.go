@@ -81,7 +81,7 @@ func (d seriesDiagnosis) starvedText() string {
 		return "host starvation not read"
 	}
 	t := fmt.Sprintf("host-starved in %d of %d", d.starved, d.starvedRead)
-	if d.starved > 0 {
+	if d.starved > 0 && !slices.Contains(d.limits["host-starved"], d.starvedExample) { // else the bottleneck shows it
 		t += " (" + d.starvedExample + ")"
 	}
 	if d.starvedRead < d.runs {

@@ -40,7 +40,7 @@ func TestWhy(t *testing.T) {
 			whyRow("kpart", "host-starved", starved, 0, starved, true),
 			whyRow("kpart", full, "sup1 CPU 99% of 0.50 core", 0, "", true),
 			whyRow("even", full, "sup2 CPU 96% of 0.50 core", 0, "", true),
-		}, []string{"host starvation (kpart host-starved in 2 of 3 (" + starved + "), even host-starved in 0 of 1)"},
+		}, []string{"host starvation (kpart host-starved in 2 of 3, even host-starved in 0 of 1)", "bottleneck host-starved in 2 (" + starved + ")"},
 			"2 of 3 runs of kpart host-starved (" + starved + "): the host did not give the nodes their quotas"},
 		{"one of two host-starved: not more than half", []Row{
 			whyRow("kpart", "host-starved", starved, 0, starved, true),
