@@ -24,6 +24,9 @@ func Kind() harness.Kind {
 		// Emulated delay is the model's link latency; faults and background load are not modelled yet.
 		Caps: func(clusterref.Ref) clusterref.Caps { return clusterref.Caps{Delay: true, Model: true} },
 		Check: func(where clusterref.Ref, spec harness.RunSpec) error {
+			if where.Arg == Paper { // stands for an experiment's paper cluster (lab.Spec.PaperCluster); Open refuses it
+				return check(spec)
+			}
 			if _, err := Lookup(where.Arg); err != nil {
 				return err
 			}
