@@ -139,7 +139,8 @@ func CommCost() *lab.Spec {
 		// Cost: the scale's runs times ~60 s per run (a 20 s window,
 		// save to save) plus ~25 s for the cluster start; quick measured
 		// 2026-12-01 (10.1 min, three clusters then).
-		Cost: lab.Cost{CI: "~5 min", Quick: "~7 min", Full: "~70 min"},
+		Cost:         lab.Cost{CI: "~5 min", Quick: "~7 min", Full: "~70 min"},
+		PaperCluster: "kpart-paper",
 		Needs: lab.Needs{Need: lab.NeedsCluster,
 			Why: "it runs the Throughput chain under EvenScheduler on 1, 2 and 4 of a Storm cluster's nodes (the bridge holds each run to its nodes; the delay is the topology jar's transport): its own containers, or a target with that many supervisors"},
 		Scales: scales(commCostScales),

@@ -146,7 +146,8 @@ func Deadline() *lab.Spec {
 		// Cost: the scale's runs times ~55 s per 0.5 MB k-means run
 		// (save to save) plus ~25 s per cluster start; quick measured
 		// 2026-12-01 (15.6 min).
-		Cost: lab.Cost{CI: "~4 min", Quick: "~9 min", Full: "~3 h"},
+		Cost:         lab.Cost{CI: "~4 min", Quick: "~9 min", Full: "~3 h"},
+		PaperCluster: "deadline-paper",
 		Needs: lab.Needs{Need: lab.NeedsCluster,
 			Why:       "it streams datasets through WordCount and k-means on a Storm cluster and loads every supervisor's CPU with burner topologies (Storm-native); a control layer, where there is one, adds whole-node CPU readings",
 			RealStorm: "it streams finite datasets and loads the nodes with burner topologies"},

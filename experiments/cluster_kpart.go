@@ -159,7 +159,8 @@ func KPartCluster() *lab.Spec {
 		Metrics:     kpartClusterMetrics,
 		// Cost: the scale's runs times ~75 s per unpaced run and ~100 s
 		// per open-loop run, plus ~25 s for the cluster.
-		Cost: lab.Cost{CI: "~6 min", Quick: "~27 min", Full: "~120 min"},
+		Cost:         lab.Cost{CI: "~6 min", Quick: "~27 min", Full: "~120 min"},
+		PaperCluster: "kpart-paper",
 		Needs: lab.Needs{Need: lab.NeedsCluster,
 			Why: "it submits WordCount under three schedulers, one after another, to a Storm cluster with the bridge: its own containers, or a target (the service's rescheduling period is set with each run's scheduler)"},
 		Scales:           scales(kpartClusterScales),

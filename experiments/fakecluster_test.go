@@ -94,9 +94,9 @@ func TestExperimentRefusesAnUnknownKind(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	where, _ := clusterref.Parse("sim:big")
+	where, _ := clusterref.Parse("moon:big")
 	_, err = Run(context.Background(), spec, lab.Options{Log: io.Discard, Scale: "ci", Cluster: where})
-	if err == nil || !strings.Contains(err.Error(), `unknown kind of cluster "sim"; known: containers, target`) {
-		t.Errorf("Run on sim:big: %v, want the kinds named", err)
+	if err == nil || !strings.Contains(err.Error(), `unknown kind of cluster "moon"; known: containers, sim, target`) {
+		t.Errorf("Run on moon:big: %v, want the kinds named", err)
 	}
 }

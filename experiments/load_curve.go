@@ -104,11 +104,12 @@ func loadCurveOn(lt loadTopology) *lab.Spec {
 			"and within 10% of the offered), 20 s window in 2 halves; full: 5 runs, 60 s in 3. One cluster for both " +
 			"schedulers, which first runs the search; runs interleaved: repetitions outermost, then loads, the " +
 			"schedulers' order rotated at each; the unit is one run.",
-		SeriesLabel: "scheduler",
-		XName:       "offered_fraction",
-		XLabel:      "offered load (fraction of EvenScheduler's capacity)",
-		Metrics:     loadCurveMetrics,
-		Cost:        lab.Cost{CI: "~25 min", Quick: "~65 min", Full: "~2 h"},
+		SeriesLabel:  "scheduler",
+		XName:        "offered_fraction",
+		XLabel:       "offered load (fraction of EvenScheduler's capacity)",
+		Metrics:      loadCurveMetrics,
+		Cost:         lab.Cost{CI: "~25 min", Quick: "~65 min", Full: "~2 h"},
+		PaperCluster: "kpart-paper",
 		Needs: lab.Needs{Need: lab.NeedsCluster,
 			Why: "it searches EvenScheduler's capacity and runs open-loop loads on one Storm cluster: its own containers, or a target"},
 		Scales:           scales(loadCurveProfiles),

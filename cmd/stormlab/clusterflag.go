@@ -10,6 +10,7 @@ import (
 
 	"github.com/stormlab/stormlab/harness"
 	"github.com/stormlab/stormlab/harness/clusters"
+	"github.com/stormlab/stormlab/harness/simcluster"
 	"github.com/stormlab/stormlab/infra/clusterref"
 	"github.com/stormlab/stormlab/infra/docker"
 	"github.com/stormlab/stormlab/infra/target"
@@ -60,6 +61,10 @@ func clusterFlags(cluster, profile, targetFile string) (clusterref.Ref, error) {
 	ref, err := clusterref.Parse(cluster)
 	if err != nil || ref.IsTarget() {
 		return ref, err
+	}
+	if ref.Kind == simcluster.KindName && ref.Arg == simcluster.Paper { // only experiments have a paper
+		_, err := simcluster.Lookup(ref.Arg)
+		return clusterref.Ref{}, err
 	}
 	if ref.Kind != clusterref.Containers {
 		return ref, checkKind(ref)

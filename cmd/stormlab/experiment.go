@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/stormlab/stormlab/harness/clusters"
+	"github.com/stormlab/stormlab/harness/simcluster"
 	"github.com/stormlab/stormlab/infra/clusterref"
 
 	"github.com/spf13/cobra"
@@ -116,6 +117,9 @@ func refuseCluster(names []string, where clusterref.Ref, caps clusterref.Caps) e
 		}
 		if why := spec.Needs.On(caps); why != nil {
 			return fmt.Errorf("%s cannot run on --cluster %s: %v; run it with --cluster containers, the default (it starts its own)", n, where, why)
+		}
+		if where.Kind == simcluster.KindName && where.Arg == simcluster.Paper && spec.Needs.Need >= lab.NeedsCluster && spec.PaperCluster == "" {
+			return fmt.Errorf("%s has no paper's cluster to simulate (--cluster sim:paper): give one, e.g. --cluster sim:nodes-16 (stormlab sim clusters)", n)
 		}
 	}
 	return nil

@@ -89,7 +89,8 @@ func TestClusterFlagBadInput(t *testing.T) {
 		want string
 	}{
 		{"experiment with a shape", []string{"experiment", "smoke", "--out", t.TempDir(), "--cluster", "heterogeneous-4"}, "experiments start clusters of their own shapes"},
-		{"experiment with an unknown kind", []string{"experiment", "smoke", "--out", t.TempDir(), "--cluster", "sim:big"}, `unknown kind of cluster "sim"`},
+		{"experiment with an unknown kind", []string{"experiment", "smoke", "--out", t.TempDir(), "--cluster", "moon:big"}, `unknown kind of cluster "moon"`},
+		{"experiment on an unknown simulated cluster", []string{"experiment", "smoke", "--out", t.TempDir(), "--cluster", "sim:big"}, `no simulated cluster "big"`},
 		{"experiment with a missing target", []string{"experiment", "smoke", "--out", t.TempDir(), "--cluster", "target:" + filepath.Join(t.TempDir(), "none.yaml")}, "--cluster target:"},
 		{"experiment with both", []string{"experiment", "smoke", "--out", t.TempDir(), "--cluster", "target:" + file, "--target", file}, "give one"},
 		{"experiment with a shape as scale", []string{"experiment", "smoke", "--out", t.TempDir(), "--scale", "heterogeneous-2"}, `unknown scale "heterogeneous-2"`},

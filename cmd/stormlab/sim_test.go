@@ -60,7 +60,10 @@ func TestSimCommands(t *testing.T) {
 		{[]string{"sim", "costs", "--out", out}, "needs --from"},
 		{[]string{"sim", "costs", "--from", empty, "--out", out}, "no recorded run"},
 		{[]string{"run", "--cluster", "sim:moon", "--topology", "wordcount", "--scheduler", "even"}, "known: kpart-paper"},
-		{[]string{"run", "--cluster", "sim:heterogeneous-2", "--topology", "wordcount", "--scheduler", "even", "--fault", "kill-supervisor@5s+5s:sup1"}, "does not model faults"},
+		{[]string{"run", "--cluster", "sim:paper", "--topology", "wordcount", "--scheduler", "even"}, "each experiment's paper cluster"},
+		{[]string{"experiment", "smoke", "--cluster", "sim:paper", "--scale", "ci", "--out", empty}, "smoke has no paper's cluster"},
+		{[]string{"run", "--cluster", "sim:heterogeneous-2", "--topology", "wordcount", "--scheduler", "even", "--fault", "kill-supervisor@5s+5s:sup1"}, "does not model this fault"},
+		{[]string{"run", "--cluster", "sim:heterogeneous-2", "--topology", "wordcount", "--scheduler", "even", "--fault", "straggler@5s+5s:sup9=50"}, "not a supervisor of this cluster"},
 	} {
 		code, _, stderr := cli(t, c.args...)
 		if code != 2 || !strings.Contains(stderr, c.want) {

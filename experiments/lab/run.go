@@ -11,6 +11,7 @@ import (
 
 	"github.com/stormlab/stormlab/harness"
 	"github.com/stormlab/stormlab/harness/clusters"
+	"github.com/stormlab/stormlab/harness/simcluster"
 	"github.com/stormlab/stormlab/infra/clusterref"
 
 	"github.com/stormlab/stormlab/reports"
@@ -269,7 +270,11 @@ func Run(ctx context.Context, spec *Spec, o Options) (*Report, error) {
 	if o.Reps < 0 {
 		return nil, fmt.Errorf("repetitions %d: give a number of runs per cell >= 1, or 0 for the scale's", o.Reps)
 	}
-	env := Env{Log: log, Scale: prof, Cluster: o.Cluster, Kinds: o.Kinds, Progress: o.Progress, Resume: o.Resume, Reps: o.Reps, Calibration: o.Calibration}
+	where, err := paperCluster(spec, o.Cluster)
+	if err != nil {
+		return nil, err
+	}
+	env := Env{Log: log, Scale: prof, Cluster: where, Kinds: o.Kinds, Progress: o.Progress, Resume: o.Resume, Reps: o.Reps, Calibration: o.Calibration}
 	if err := instancesOf(spec, o, &env); err != nil {
 		return nil, err
 	}
@@ -346,4 +351,16 @@ func SummaryTable(title string, reps []*Report) *reports.Table {
 			reports.Textf("%.1f", r.Wall.Seconds()), reports.Text(claims), reports.Textf("%d/%d", sanOK, san), reports.Text(r.Dir))
 	}
 	return t
+}
+
+// paperCluster is where: sim:paper is the simulated cluster of spec's paper's testbed.
+func paperCluster(spec *Spec, where clusterref.Ref) (clusterref.Ref, error) {
+	if where.Kind != simcluster.KindName || where.Arg != simcluster.Paper || spec.Needs.Need < NeedsCluster {
+		return where, nil
+	}
+	if spec.PaperCluster == "" {
+		return where, fmt.Errorf("%s has no paper's cluster to simulate (--cluster sim:paper): give one, e.g. --cluster sim:nodes-16 (stormlab sim clusters)", spec.Name)
+	}
+	where.Arg = spec.PaperCluster
+	return where, nil
 }

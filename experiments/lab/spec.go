@@ -57,6 +57,9 @@ type Spec struct {
 	// table column is headed PanelLabel.
 	Panel      func(Row) string
 	PanelLabel string
+	// PaperCluster names the simulated cluster (harness/simcluster) of the paper's testbed: its full
+	// scale runs there in the simulator with --cluster sim:paper. "" when it has none.
+	PaperCluster string
 	// Needs is what it needs from a cluster and why; Cost its expected
 	// wall time per scale. `stormlab experiment list`, --cluster target:FILE and
 	// the README's table read them; CheckSpec requires both.

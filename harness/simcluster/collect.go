@@ -6,13 +6,21 @@ import (
 	"github.com/stormlab/stormlab/infra/sim"
 )
 
+// executorPlaces is the placement now, as the harness records it.
+func (r *simRun) executorPlaces() []harness.ExecutorPlace {
+	var out []harness.ExecutorPlace
+	for _, a := range r.assign {
+		out = append(out, harness.ExecutorPlace{Component: r.componentOf(a.Executor.Start),
+			Start: a.Executor.Start, End: a.Executor.End, Host: a.Supervisor, Port: a.Port})
+	}
+	return out
+}
+
 // collect measures the run from its reports as a real run is measured, then judges it.
 func (r *simRun) collect(res *harness.RunResult) {
 	res.Reports = r.reports
-	for _, a := range r.assign {
-		res.Executors = append(res.Executors, harness.ExecutorPlace{Component: r.componentOf(a.Executor.Start),
-			Start: a.Executor.Start, End: a.Executor.End, Host: a.Supervisor, Port: a.Port})
-	}
+	res.Executors = r.executorPlaces()
+	r.recoveries(res)
 	place := measure.PlacementOf(res.Executors)
 	capacity := r.c.Capacity()
 	res.Measurement = measure.Window(res.Reports, place, capacity, res.MeasureFrom, res.MeasureTo)

@@ -6,9 +6,7 @@ import (
 	"time"
 
 	"github.com/stormlab/stormlab/harness"
-	"github.com/stormlab/stormlab/harness/fault"
 	"github.com/stormlab/stormlab/infra/clusterref"
-	"github.com/stormlab/stormlab/infra/control"
 	"github.com/stormlab/stormlab/infra/sim"
 )
 
@@ -24,10 +22,19 @@ func Kind() harness.Kind {
 		// Emulated delay is the model's link latency; faults and background load are not modelled yet.
 		Caps: func(clusterref.Ref) clusterref.Caps { return clusterref.Caps{Delay: true, Model: true} },
 		Check: func(where clusterref.Ref, spec harness.RunSpec) error {
+			if where.Arg == Paper { // stands for an experiment's paper cluster (lab.Spec.PaperCluster); Open refuses it
+				return check(spec)
+			}
 			if _, err := Lookup(where.Arg); err != nil {
 				return err
 			}
-			return check(spec)
+			if err := check(spec); err != nil {
+				return err
+			}
+			if n, err := Lookup(where.Arg); err == nil {
+				return (&Cluster{named: n}).checkFaults(spec.Faults)
+			}
+			return nil
 		},
 		Existing: true, // a bad name or cost model is bad input, not a failed run
 	}
@@ -39,6 +46,8 @@ type Cluster struct {
 	model     *sim.CostModel
 	cs        harness.ClusterSpec
 	scheduler string
+	// loadPercent is the background load on every node (Nemesis: fault.Load) for the runs that start.
+	loadPercent float64
 }
 
 var _ harness.Cluster = (*Cluster)(nil)
@@ -67,14 +76,10 @@ func (c *Cluster) Capacity() map[string]float64 {
 }
 
 // errNoFaults is what a simulated cluster answers to faults and node CPU reports: not modelled yet.
-var errNoFaults = errors.New("a simulated cluster does not model faults, background load or stragglers yet: use containers or a target with its control layer")
+var errNoFaults = errors.New("a simulated cluster does not model this fault yet (it models stragglers and background load): use containers or a target with its control layer")
 
-type noFaults struct{}
-
-func (noFaults) Inject(context.Context, fault.Fault) (control.Undo, error) { return nil, errNoFaults }
-
-// Nemesis refuses every fault (not modelled yet).
-func (c *Cluster) Nemesis() harness.Disturber { return noFaults{} }
+// Nemesis disturbs the simulated cluster: background load; the rest is refused (load.go).
+func (c *Cluster) Nemesis() harness.Disturber { return nemesis{c} }
 
 // StartNodeCPUReports refuses: the model's node CPU is in every run's reports already.
 func (c *Cluster) StartNodeCPUReports(context.Context, time.Duration) (func() error, error) {

@@ -79,8 +79,15 @@ func Names() []string {
 	return out
 }
 
+// Paper is the name that stands, in an experiment, for the simulated cluster of its paper's testbed
+// (lab.Spec.PaperCluster): --cluster sim:paper.
+const Paper = "paper"
+
 // Lookup is the simulated cluster called name, or an error listing them.
 func Lookup(name string) (Named, error) {
+	if name == Paper {
+		return Named{}, fmt.Errorf("--cluster sim:%s stands for each experiment's paper cluster (stormlab experiment); here give a cluster: %s", Paper, strings.Join(Names(), ", "))
+	}
 	all := named()
 	if i := slices.IndexFunc(all, func(n Named) bool { return n.Name == name }); i >= 0 {
 		return all[i], nil

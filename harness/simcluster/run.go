@@ -30,8 +30,9 @@ type simRun struct {
 	first        map[string]int // first task of each component
 	modelTasks   []int          // the task of each model executor (ackers excepted)
 	x            *sim.Sim
-	cfg          sim.Config // the model as it started
-	t            float64    // simulated seconds
+	cfg          sim.Config                // the model as it started
+	faultBefore  [][]harness.ExecutorPlace // each fault's placement at its start
+	t            float64                   // simulated seconds
 	decide       func(context.Context, *protocol.Snapshot) (*protocol.Decision, error)
 	dynamic      bool
 	svc          *service.Service
@@ -74,6 +75,9 @@ func (c *Cluster) Run(ctx context.Context, spec harness.RunSpec) (*harness.RunRe
 	if err := check(spec); err != nil {
 		return fail(harness.StageSpec, err)
 	}
+	if err := c.checkFaults(spec.Faults); err != nil {
+		return fail(harness.StageSpec, err)
+	}
 	r, err := c.start(ctx, spec)
 	if err != nil {
 		return fail(harness.StageSpec, err)
@@ -92,8 +96,8 @@ func check(spec harness.RunSpec) error {
 	if _, timed := spec.End.(harness.Timed); spec.End != nil && !timed {
 		return errors.New("a simulated cluster runs timed windows only; finite datasets (the deadline experiment's) are not modelled yet")
 	}
-	if len(spec.Faults) > 0 {
-		return errors.New("a simulated cluster does not model faults yet: run faults on containers or a target with its control layer")
+	if _, timed := spec.End.(harness.Timed); len(spec.Faults) > 0 && spec.End != nil && !timed {
+		return errors.New("faults need a timed run (AT counts from the window's opening)")
 	}
 	if err := harness.CheckTopologyName(spec.Topology.Name); err != nil {
 		return err
@@ -135,8 +139,11 @@ func (c *Cluster) start(ctx context.Context, spec harness.RunSpec) (*simRun, err
 	}
 	r.slots, r.ackerSlots, r.execSlot, r.assign = slots, slots, execSlot, assign
 	r.cfg = r.config(execSlot)
-	r.x, err = sim.New(r.cfg)
-	return r, err
+	if r.x, err = sim.New(r.cfg); err != nil {
+		return nil, err
+	}
+	r.faultBefore = make([][]harness.ExecutorPlace, len(spec.Faults))
+	return r, r.startLoad()
 }
 
 // scheduler sets how the run's scheduler decides: Storm's own through their Go models, every other

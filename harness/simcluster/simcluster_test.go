@@ -124,7 +124,7 @@ func TestRefusals(t *testing.T) {
 	}{
 		{"user topology", user, "stormlab capture"},
 		{"costs at other work flags", kmeans16, "--k 8"},
-		{"faults", faulty, "does not model faults"},
+		{"faults", faulty, "does not model this fault"},
 		{"dataset", dataset, "timed windows only"},
 		{"unknown scheduler", spec(t, "wordcount", "nope", "x"), "unknown scheduler"},
 	} {
@@ -235,5 +235,40 @@ func TestAgainstRecordedRealRuns(t *testing.T) {
 			t.Errorf("%s (held out: %v): simulated %.0f tuples/s, cut %.3f; real %.0f, %.3f: want within 25%% and 0.05",
 				ref.scheduler, ref.heldOutOfTheCosts, tput, cut, ref.throughput, ref.cut)
 		}
+	}
+}
+
+// TestStragglerAndLoad: a straggler fault takes CPU from its node for its duration, and the run
+// records it with its recovery, as on a real cluster; background load (Nemesis: fault.Load) lowers a
+// saturated run's throughput. The load is threads among the node's threads, so it gets its fair
+// share, not always what it asks (as the real burner topologies: docs/simulator.md). Throughput
+// chain unpaced on homogeneous-2 (0.5 core per node): a straggler of 80% on sup1 costs the run more
+// than one second of its pre-fault throughput over its 20 s; 50% background load on both nodes
+// lowers the run's throughput by more than 15%.
+func TestStragglerAndLoad(t *testing.T) {
+	c := open(t, "homogeneous-2", 1)
+	s := spec(t, "throughput", "even", "tp-straggler", "--interval-ms", "0", "--workers", "2", "--parallelism", "2")
+	s.Measure = 60 * time.Second
+	base := run(t, c, s)
+	s.Faults = []fault.Fault{{Kind: fault.Straggler, At: 20 * time.Second, Duration: 20 * time.Second, Arg: "sup1=80"}}
+	s.Topology.Name = "tp-straggler-2"
+	res := run(t, c, s)
+	if len(res.Faults) != 1 || res.Faults[0].StartMs == 0 || res.Faults[0].EndMs <= res.Faults[0].StartMs {
+		t.Fatalf("fault records %+v: want the straggler started and ended", res.Faults)
+	}
+	if rec := res.Faults[0].Recovery; !rec.Measured || !rec.Dip || !(rec.LostTuples > rec.PreTput) {
+		t.Errorf("straggler: %.0f tuples/s before, %.0f tuples lost, dip %v: want more than 1 s of it lost", rec.PreTput, rec.LostTuples, rec.Dip)
+	}
+	undo, err := c.Nemesis().Inject(context.Background(), fault.Load(50))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Faults, s.Topology.Name = nil, "tp-loaded"
+	loaded := run(t, c, s)
+	if err := undo(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if !(loaded.Measurement.Throughput < 0.85*base.Measurement.Throughput) {
+		t.Errorf("50%% background load: %.0f tuples/s against %.0f without: want below 85%%", loaded.Measurement.Throughput, base.Measurement.Throughput)
 	}
 }

@@ -36,6 +36,9 @@ func (r *simRun) window(ctx context.Context, res *harness.RunResult) error {
 			}
 			continue
 		}
+		if err := r.faultsAt(res, res.MeasureFrom); err != nil {
+			return err
+		}
 		if r.t >= open+length-1e-9 {
 			res.MeasureTo = r.now().UnixMilli()
 			return nil

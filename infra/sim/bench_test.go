@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"runtime"
 	"testing"
 	"time"
 )
@@ -98,4 +99,36 @@ func BenchmarkHundredNodes(b *testing.B) {
 	wall := time.Since(start).Seconds()
 	b.ReportMetric(float64(events)/wall, "events/s")
 	b.ReportMetric(float64(b.N)*(cfg.WarmUp+cfg.Measure)/wall, "sim-s/s")
+}
+
+// BenchmarkThousandNodes builds and runs 1,000 nodes with 10,000 executors (the hundredNodes layout
+// times ten, 1,000,000 tuples/s offered) for 0.1 s of simulated time and reports the heap in use at
+// its end and the total allocated: the memory goal is 2 GB.
+func BenchmarkThousandNodes(b *testing.B) {
+	cfg := hundredNodes(0.1)
+	cfg.WarmUp = 0.1
+	const nodes = 1000
+	cfg.Nodes, cfg.Topology.Workers, cfg.Topology.Executors = nil, nil, nil
+	for i := range nodes {
+		cfg.Nodes = append(cfg.Nodes, Node{Name: "n", Cores: 4, NICBytesPerS: 125e6})
+		cfg.Topology.Workers = append(cfg.Topology.Workers, i)
+	}
+	for comp, n := range map[string]int{"spout": 1000, "a": 3000, "b": 3000, "c": 3000} {
+		for i := range n {
+			cfg.Topology.Executors = append(cfg.Topology.Executors, Executor{Component: comp, Worker: i % nodes})
+		}
+	}
+	var peak uint64
+	for b.Loop() {
+		x, err := New(cfg)
+		if err != nil {
+			b.Fatal(err)
+		}
+		x.Advance(0.2)
+		x.Take()
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		peak = max(peak, m.HeapInuse)
+	}
+	b.ReportMetric(float64(peak)/(1<<20), "heap-MB")
 }

@@ -23,6 +23,46 @@ type cpu struct {
 	bg     int
 	bgCap  float64
 	bgBusy float64 // integral of the overhead's cores over time
+	// load is background load on the node (burners, stragglers): ceil(load) threads each wanting
+	// load/ceil(load) cores, sharing the cores like the rest; loadBusy is its integral.
+	load     float64
+	loadBusy float64
+}
+
+// level is the water-filling level of the node's threads: each gets min(its cap, level), executors
+// capped at one core, overhead threads at bgCap, load threads at their share; +Inf when every thread
+// gets its cap.
+func (c *cpu) level() float64 {
+	if c.bg == 0 && c.load == 0 { // executors alone: equal shares of the cores
+		return c.cores / float64(max(1, len(c.jobs)))
+	}
+	type group struct{ n, cap float64 }
+	var gs [3]group // no allocation: this runs on every event of the node
+	gs[0] = group{float64(len(c.jobs)), 1}
+	if c.bg > 0 && c.bgCap > 0 {
+		gs[1] = group{float64(c.bg), c.bgCap}
+	}
+	if k := math.Ceil(c.load); k > 0 {
+		gs[2] = group{k, c.load / k}
+	}
+	for i := 1; i < len(gs); i++ { // by cap, ascending
+		for j := i; j > 0 && gs[j].cap < gs[j-1].cap; j-- {
+			gs[j], gs[j-1] = gs[j-1], gs[j]
+		}
+	}
+	left, n := c.cores, gs[0].n+gs[1].n+gs[2].n
+	for _, g := range gs {
+		if g.n == 0 {
+			continue
+		}
+		if g.cap*n <= left {
+			left -= g.cap * g.n
+			n -= g.n
+			continue
+		}
+		return left / n
+	}
+	return math.Inf(1)
 }
 
 // rate is each busy executor's share of a core.
@@ -30,15 +70,24 @@ func (c *cpu) rate() float64 {
 	if len(c.jobs) == 0 {
 		return 0
 	}
-	return math.Min(1, (c.cores-float64(c.bg)*c.bgRate())/float64(len(c.jobs)))
+	return math.Min(1, c.level())
 }
 
-// bgRate is each overhead thread's share: its cap when the equal share is larger, else the equal share.
+// bgRate is each overhead thread's share.
 func (c *cpu) bgRate() float64 {
 	if c.bg == 0 || c.bgCap <= 0 {
 		return 0
 	}
-	return math.Min(c.bgCap, c.cores/float64(len(c.jobs)+c.bg))
+	return math.Min(c.bgCap, c.level())
+}
+
+// loadRate is the cores the background load gets.
+func (c *cpu) loadRate() float64 {
+	k := math.Ceil(c.load)
+	if k == 0 {
+		return 0
+	}
+	return k * math.Min(c.load/k, c.level())
 }
 
 // advance brings every job's remaining work and the busy integral up to now.
@@ -48,6 +97,9 @@ func (c *cpu) advance() {
 		o := dt * c.bgRate() * float64(c.bg)
 		c.bgBusy += o
 		c.busy += o
+	}
+	if dt > 0 && c.load > 0 {
+		c.loadBusy += dt * c.loadRate()
 	}
 	if dt > 0 && len(c.jobs) > 0 {
 		r := c.rate()

@@ -30,6 +30,7 @@
 //   - Workers: each worker's own threads are an overhead sharing its node's cores (Config.WorkerOverhead);
 //     Sim.Move places executors anew and Sim.Restart takes a restarted worker's executors down, losing
 //     their tuples, whose trees fail at the message timeout (Config.MessageTimeout).
-//   - Not modelled: the topology's own start-up, replays (the project's spouts do not replay), faults,
-//     background load, memory and garbage-collection pauses, batching.
+//   - Background load (Sim.SetLoad): threads that share a node's cores with its workers'.
+//   - Not modelled: the topology's own start-up, replays (the project's spouts do not replay), faults
+//     other than background load, memory and garbage-collection pauses, batching.
 package sim

@@ -245,3 +245,27 @@ func (s *sim) lose(root *tree) {
 		s.trySpout(root.spout)
 	})
 }
+
+// SetLoad puts background load of cores on node (burners, a straggler) from now on; 0 removes it. It
+// shares the node's cores with the executors and the workers' overhead, and is not counted in the
+// node's usage (NodeUsage) but in LoadUsage.
+func (x *Sim) SetLoad(node int, cores float64) error {
+	if node < 0 || node >= len(x.s.cpus) || cores < 0 {
+		return fmt.Errorf("load: node %d of %d, %v cores: give a node of the cluster and cores >= 0", node, len(x.s.cpus), cores)
+	}
+	c := x.s.cpus[node]
+	c.advance()
+	c.load = cores
+	c.schedule()
+	return nil
+}
+
+// LoadUsage is the core-seconds each node's background load has used since the start.
+func (x *Sim) LoadUsage() []float64 {
+	var out []float64
+	for _, c := range x.s.cpus {
+		c.advance()
+		out = append(out, c.loadBusy)
+	}
+	return out
+}
