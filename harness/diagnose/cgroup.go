@@ -183,7 +183,7 @@ func cgroupOf(host string, quota float64, a, b Sample) (Cgroup, bool) {
 // node throttled or waited for a CPU beyond its throttling more than StarvedWait of the window, or its
 // cpu.pressure (v2) says it waited that long. The run-queue wait of v1 counts only on a busy host: it
 // is a count of waiting threads, and a busy JVM's threads queue up behind their own quota several
-// seconds per second (measured on this project's Docker host, a node not starved at 0.92 of its quota).
+// seconds per second (docs/results-log.md, "Host starvation and a straggler's applied load").
 func starved(c Cgroup) bool {
 	if c.UsedOfQuota >= StarvedUse {
 		return false
