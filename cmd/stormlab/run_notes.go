@@ -21,6 +21,11 @@ func (row runRow) writeNotes(w io.Writer) error {
 		if _, err := fmt.Fprintln(w, wrapLines("bottleneck: "+d.Bottleneck)); err != nil {
 			return err
 		}
+		if n := d.NodesText(); n != "" {
+			if _, err := fmt.Fprintln(w, wrapLines("nodes: "+n)); err != nil {
+				return err
+			}
+		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(row.NotMeasured)) {
 		if !slices.Contains([]string{harness.MetricThroughput, harness.MetricLatency, harness.MetricCutRate, harness.MetricNodeCPU}, k) {

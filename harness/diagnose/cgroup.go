@@ -236,3 +236,32 @@ func starvedWhy(c Cgroup) string {
 	}
 	return strings.Join(parts, ", ")
 }
+
+// NodesText is the nodes' cgroup figures in one line, for a person reading a run's output ("sup1 0.45 of
+// 0.50 core, throttled in 73% of periods, host 0% idle, host-starved; sup2 ..."), or why they are
+// unknown; "" when the diagnosis has neither.
+func (d *Diagnosis) NodesText() string {
+	if d == nil {
+		return ""
+	}
+	var parts []string
+	for _, c := range d.Cgroups {
+		p := fmt.Sprintf("%s %.2f of %.2f core", c.Host, c.Used/100, c.Quota/100)
+		if c.ThrottledShare != nil {
+			p += fmt.Sprintf(", throttled in %.0f%% of periods", 100**c.ThrottledShare)
+		}
+		if c.HostIdle != nil {
+			p += fmt.Sprintf(", host %.0f%% idle", 100**c.HostIdle)
+		}
+		if c.Starved {
+			p += ", host-starved"
+		}
+		parts = append(parts, p)
+	}
+	for _, u := range d.Unknown {
+		if strings.HasPrefix(u, "host starvation") {
+			parts = append(parts, "unknown: "+u)
+		}
+	}
+	return strings.Join(parts, "; ")
+}

@@ -125,3 +125,19 @@ func TestWholeNodeAtQuota(t *testing.T) {
 		t.Errorf("rule %q, bottleneck %q: want sup1 at 98%% by its workers' CPU", d.Rule, d.Bottleneck)
 	}
 }
+
+// TestNodesText: the nodes' figures in one line, and host starvation named unknown without samples.
+func TestNodesText(t *testing.T) {
+	in := base()
+	in.NodeStats = &NodeStats{Quota: map[string]float64{"sup1": 50},
+		From: map[string]Sample{"sup1": sample(0, 0, 0, 0, 0, 0, 0, 0, -1)},
+		To:   map[string]Sample{"sup1": sample(40, 17, 400, 40, 1, 7920, 8000, 1, -1)}}
+	d := Run(in)
+	if got, want := d.NodesText(), "sup1 0.42 of 0.50 core, throttled in 10% of periods, host 1% idle, host-starved"; got != want {
+		t.Errorf("NodesText = %q, want %q", got, want)
+	}
+	d = Run(base())
+	if got := d.NodesText(); !strings.HasPrefix(got, "unknown: host starvation") {
+		t.Errorf("NodesText without samples = %q, want host starvation unknown", got)
+	}
+}
