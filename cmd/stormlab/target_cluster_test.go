@@ -28,8 +28,8 @@ import (
 	"github.com/stormlab/stormlab/infra/assets"
 	"github.com/stormlab/stormlab/infra/docker"
 	"github.com/stormlab/stormlab/infra/protocol"
-	"github.com/stormlab/stormlab/infra/stormui"
 	"github.com/stormlab/stormlab/infra/sim"
+	"github.com/stormlab/stormlab/infra/stormui"
 	"github.com/stormlab/stormlab/infra/target"
 )
 
