@@ -26,8 +26,11 @@ type Simulated struct {
 	CostSource string `json:"cost_source"` // where its figures come from (cluster, date, commit)
 	// Validation is the validation that stands behind the model, or why there is none.
 	Validation string `json:"validation"`
-	Seed       uint64 `json:"seed"`   // the model's seed (from the cluster's seed and the topology's name)
-	Events     uint64 `json:"events"` // simulated events
+	Seed       uint64 `json:"seed"` // the model's seed (from the cluster's seed and the topology's name)
+	// Batch is the tuples each simulated tuple stood for (1: none); batches keep throughput and
+	// saturated latency, and overstate latency at moderate load (docs/simulator.md).
+	Batch  int    `json:"batch,omitempty"`
+	Events uint64 `json:"events"` // simulated events
 	// Migrations counts the dynamic scheduler's new placements the model applied, each restarting the
 	// workers whose executors changed for the cost model's worker start.
 	Migrations int `json:"migrations,omitempty"`

@@ -52,22 +52,42 @@ func newSimClustersCmd() *cobra.Command {
 
 func newSimCostsCmd() *cobra.Command {
 	var from []string
-	var out, name string
+	var out, name, cluster string
+	o := costRuns{}
 	cmd := &cobra.Command{
-		Use:   "costs --from DIR [--from DIR ...] --out FILE [--name NAME]",
-		Short: "Measure a simulated cluster's cost model from runs recorded on a real cluster",
-		Long: "costs reads the runs recorded under each --from (a run folder with run.json, or any folder\n" +
-			"holding such folders: an experiment's results, a `stormlab run --out` folder) and writes the\n" +
-			"cost model they give: per topology and component, the CPU per tuple (mean over runs, and their\n" +
-			"spread as its uncertainty), the tuples per tuple each stream carries and their size, with the\n" +
-			"runs, cluster, host, JVM flags, date and commit they come from. Invalid runs are left out.",
-		Args: exactArgs(0, "sim costs takes no arguments: stormlab sim costs --from DIR --out FILE"),
+		Use:   "costs (--cluster containers:SHAPE|target:FILE [--reps 2] | --from DIR [--from DIR ...]) --out FILE [--name NAME]",
+		Short: "Measure a simulated cluster's cost model on a real cluster, or from runs recorded on one",
+		Long: "costs measures the cost model of a simulated cluster. With --cluster it runs each of the project's\n" +
+			"topologies (Throughput chain, WordCount, k-means) --reps times under EvenScheduler on that real\n" +
+			"cluster (containers of a shape, or your cluster's target file), keeps the runs under --keep, and\n" +
+			"measures them; with --from it reads runs recorded before (a run folder with run.json, or any\n" +
+			"folder holding such folders: an experiment's results, a `stormlab run --out` folder). It writes:\n" +
+			"per topology and component, the CPU per tuple (mean over runs, and their spread as its\n" +
+			"uncertainty), the tuples per tuple each stream carries and their size; the acker's CPU per\n" +
+			"message, the workers' overhead and start; with the runs, cluster, host, JVM flags, date and\n" +
+			"commit they come from. Invalid runs are left out. docs/simulator.md.",
+		Args: exactArgs(0, "sim costs takes no arguments: stormlab sim costs --cluster containers:SHAPE --out FILE"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if len(from) == 0 || out == "" {
-				return fmt.Errorf("sim costs needs --from DIR (recorded runs) and --out FILE")
+			if (len(from) == 0) == (cluster == "") || out == "" {
+				return fmt.Errorf("sim costs needs one of --cluster (a real cluster to measure) or --from DIR (recorded runs), and --out FILE")
 			}
-			runs, err := loadRuns(from)
-			if err != nil {
+			var runs []*harness.RunResult
+			var err error
+			if cluster != "" {
+				if o.where, err = costCluster(cluster); err != nil {
+					return err
+				}
+				if o.reps < 1 || o.measure <= 0 || o.warmup < 0 {
+					return fmt.Errorf("--reps %d, --measure %s, --warmup %s: give reps >= 1, a window > 0 and a warm-up >= 0", o.reps, o.measure, o.warmup)
+				}
+				if o.keep == "" {
+					o.keep = out + ".runs"
+				}
+				logf := func(format string, a ...any) { fmt.Fprintf(cmd.ErrOrStderr(), "sim costs: "+format+"\n", a...) }
+				if runs, err = o.record(cmd.Context(), logf); err != nil {
+					return failed(err)
+				}
+			} else if runs, err = loadRuns(from); err != nil {
 				return err
 			}
 			m, err := simcluster.MeasureCosts(name, runs, provenance(runs))
@@ -82,6 +102,12 @@ func newSimCostsCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().StringSliceVar(&from, "from", nil, "a folder of recorded runs (repeatable)")
+	cmd.Flags().StringVar(&cluster, "cluster", "", "a real cluster to measure on: containers:SHAPE or target:FILE")
+	cmd.Flags().IntVar(&o.reps, "reps", 2, "with --cluster: runs of each topology")
+	cmd.Flags().DurationVar(&o.warmup, "warmup", 40*time.Second, "with --cluster: each run's maximum warm-up")
+	cmd.Flags().DurationVar(&o.measure, "measure", 60*time.Second, "with --cluster: each run's window")
+	cmd.Flags().StringVar(&o.jvmFlags, "jvm-flags", "-XX:TieredStopAtLevel=1", "with --cluster: the workers' JVM flags (those of the experiments' ci and quick runs)")
+	cmd.Flags().StringVar(&o.keep, "keep", "", "with --cluster: where the runs are kept (default: FILE.runs beside --out)")
 	cmd.Flags().StringVar(&out, "out", "", "the cost-model file to write")
 	cmd.Flags().StringVar(&name, "name", "measured", "the cost model's name")
 	return cmd

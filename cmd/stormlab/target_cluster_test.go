@@ -28,6 +28,7 @@ import (
 	"github.com/stormlab/stormlab/infra/assets"
 	"github.com/stormlab/stormlab/infra/docker"
 	"github.com/stormlab/stormlab/infra/protocol"
+	"github.com/stormlab/stormlab/infra/sim"
 	"github.com/stormlab/stormlab/infra/stormui"
 	"github.com/stormlab/stormlab/infra/target"
 )
@@ -599,4 +600,38 @@ func TestFaultsOverSSH(t *testing.T) {
 		t.Error("the burner's worker sent no report of its own CPU")
 	}
 	checkIdle(ctx, t, tg)
+}
+
+// TestSimCostsTarget measures a simulator cost model on the standing cluster through its target file
+// (one short run of each topology): the model has the three topologies with a CPU per tuple for every
+// component, the worker overhead and start, and names the cluster and the runs it came from, which
+// are kept beside it.
+func TestSimCostsTarget(t *testing.T) {
+	file, tg := sharedTarget(t)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "costs.json")
+	code, stdout, stderr := cli(t, "sim", "costs", "--cluster", "target:"+file, "--reps", "1", "--warmup", "10s", "--measure", "15s", "--out", out)
+	if code != exitOK {
+		t.Fatalf("sim costs: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	f, err := os.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	m, err := sim.ReadCostModel(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Topologies) != 3 || len(m.Provenance.Runs) != 3 || !strings.Contains(m.Provenance.Cluster, tg.Name) {
+		t.Errorf("cost model: %d topologies, runs %v, cluster %q; want the 3 topologies from 3 runs on %s", len(m.Topologies), m.Provenance.Runs, m.Provenance.Cluster, tg.Name)
+	}
+	if !(m.Transfer.WorkerOverheadCores > 0) || !(m.Transfer.WorkerStartS > 0) {
+		t.Errorf("worker overhead %v cores, start %v s: want both measured", m.Transfer.WorkerOverheadCores, m.Transfer.WorkerStartS)
+	}
+	runs, _ := filepath.Glob(filepath.Join(out+".runs", "*", "run.json"))
+	if len(runs) != 3 {
+		t.Errorf("%d runs kept beside the model, want 3", len(runs))
+	}
+	checkIdle(context.Background(), t, tg)
 }

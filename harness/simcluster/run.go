@@ -187,7 +187,7 @@ func (r *simRun) config(execSlot []int) sim.Config {
 	}
 	overhead := draw(tr.WorkerOverheadCores, tr.WorkerOverheadSD)
 	r.workerStart = draw(tr.WorkerStartS, tr.WorkerStartSD)
-	return sim.Config{Nodes: r.c.named.Nodes, Costs: costs, Topology: top, Seed: r.seed, WorkerOverhead: overhead}
+	return sim.Config{Nodes: r.c.named.Nodes, Costs: costs, Topology: top, Seed: r.seed, WorkerOverhead: overhead, Batch: r.c.named.Batch}
 }
 
 func (r *simRun) componentOf(task int) string {

@@ -23,6 +23,12 @@ type Config struct {
 	// MessageTimeout is topology.message.timeout.secs: a tree with a lost tuple fails this long after its
 	// emission, freeing its pending slot; 0 means DefaultMessageTimeout.
 	MessageTimeout float64
+	// Batch, when > 1, makes each simulated tuple stand for Batch tuples of the same executor, so a
+	// large cluster runs in fewer events: service times are summed (mean x Batch, CV / sqrt(Batch)),
+	// rates, pending limits and queue capacities divided by it, per-message costs and sizes multiplied;
+	// every count comes out in tuples. Its price is latency's resolution (a batch finishes together):
+	// BenchmarkBatchError measures it.
+	Batch int
 	// QueueCap is the receive queue's capacity in tuples at which backpressure starts (Storm 2's
 	// topology.executor.receive.buffer.size); 0 means DefaultQueueCap.
 	QueueCap int
@@ -180,6 +186,9 @@ func (c *Config) check(window bool) error {
 	}
 	if c.MessageTimeout < 0 {
 		add("message timeout %v s: give 0 (Storm's default) or more", c.MessageTimeout)
+	}
+	if c.Batch < 0 {
+		add("batch %d: give 0 or 1 (none) or more", c.Batch)
 	}
 	if c.QueueCap < 0 {
 		add("queue capacity %d: give 0 (Storm's default) or more", c.QueueCap)

@@ -54,6 +54,7 @@ type sim struct {
 	acker  *Component
 	window bool
 	m      measured
+	batch  int64 // tuples per simulated tuple (Config.Batch)
 }
 
 type measured struct {
@@ -103,8 +104,10 @@ type tree struct {
 	acker *executor // with Topology.Ackers: the acker that tracks it
 }
 
-func newSim(cfg *Config) *sim {
-	s := &sim{cfg: cfg, eng: &engine{}, rng: rand.New(rand.NewPCG(cfg.Seed, 0x5157_0c1a)), byComp: map[string][]*executor{}, cap: cfg.QueueCap}
+func newSim(orig *Config) *sim {
+	b := batched(*orig)
+	cfg := &b
+	s := &sim{cfg: cfg, batch: cfg.batch(), eng: &engine{}, rng: rand.New(rand.NewPCG(cfg.Seed, 0x5157_0c1a)), byComp: map[string][]*executor{}, cap: cfg.QueueCap}
 	if s.cap == 0 {
 		s.cap = DefaultQueueCap
 	}
@@ -194,7 +197,7 @@ func (s *sim) trySpout(e *executor) {
 	}
 	root := &tree{born: born, sent: s.eng.now, left: 1, spout: e, inc: e.inc}
 	if s.rate(e) > 0 {
-		e.tally.lagged(s.eng.now - born)
+		e.tally.lagged(s.eng.now-born, s.batch)
 	}
 	if len(s.ackers) > 0 {
 		root.acker = s.ackers[s.rng.IntN(len(s.ackers))]
@@ -235,7 +238,7 @@ func (s *sim) finish(e *executor) {
 	e.busy = false
 	e.tally.executed++
 	if s.window {
-		s.m.executed[e.comp.Name]++
+		s.m.executed[e.comp.Name] += s.batch
 	}
 	t := e.cur
 	e.cur = tuple{}

@@ -63,7 +63,7 @@ func (x *Sim) Take() []Counts {
 	all := append(slices.Clone(x.s.execs), x.s.ackers...)
 	out := make([]Counts, len(all))
 	for i, e := range all {
-		out[i] = e.tally.counts()
+		out[i] = e.tally.counts(x.s.batch)
 		e.tally = tally{}
 	}
 	return out
@@ -92,11 +92,11 @@ type tally struct {
 }
 
 // lagged records an open-loop tuple emitted lag seconds after its intended send time.
-func (t *tally) lagged(lag float64) {
+func (t *tally) lagged(lag float64, batch int64) {
 	if t.lag == nil {
 		t.lag = msHistogram()
 	}
-	_ = t.lag.RecordValue(int64(math.Round(lag * 1e3)))
+	_ = t.lag.RecordValues(int64(math.Round(lag*1e3)), batch)
 }
 
 func (t *tally) sent(to int) {
@@ -108,22 +108,27 @@ func (t *tally) sent(to int) {
 
 // acked counts a completed tree, latency seconds after its emission and intended seconds after its
 // intended send time.
-func (t *tally) acked(latency, intended float64) {
+func (t *tally) acked(latency, intended float64, batch int64) {
 	if t.lat == nil {
 		t.lat, t.latInt = msHistogram(), msHistogram()
 	}
 	t.nAcked++
-	_ = t.lat.RecordValue(int64(math.Round(latency * 1e3)))
-	_ = t.latInt.RecordValue(int64(math.Round(intended * 1e3)))
+	_ = t.lat.RecordValues(int64(math.Round(latency*1e3)), batch)
+	_ = t.latInt.RecordValues(int64(math.Round(intended*1e3)), batch)
 }
 
 // msHistogram has the layout of the workers' latency histograms, so the harness merges simulated and
 // real ones alike.
 func msHistogram() *hdrhistogram.Histogram { return protocol.NewHistogram(protocol.LatencyHistHighest) }
 
-func (t *tally) counts() Counts {
-	return Counts{Executed: t.executed, CPU: t.cpu, Sent: maps.Clone(t.sentTo), Acked: t.nAcked, Latency: t.lat, LatencyIntended: t.latInt,
-		Offered: t.offered, SendLag: t.lag, Failed: t.failed}
+// counts are t's counters in tuples: batch tuples per simulated one.
+func (t *tally) counts(batch int64) Counts {
+	sent := maps.Clone(t.sentTo)
+	for k := range sent {
+		sent[k] *= batch
+	}
+	return Counts{Executed: t.executed * batch, CPU: t.cpu, Sent: sent, Acked: t.nAcked * batch, Latency: t.lat, LatencyIntended: t.latInt,
+		Offered: t.offered * batch, SendLag: t.lag, Failed: t.failed * batch}
 }
 
 // Move places the executors anew at once: worker of executor i is execWorker[i], on node

@@ -42,7 +42,7 @@ func (s *sim) deliver(from, to *executor, bytes int, arrive func()) {
 
 func (s *sim) count(n *int64) {
 	if s.window {
-		*n++
+		*n += s.batch
 	}
 }
 
@@ -89,12 +89,12 @@ func (s *sim) ack(root *tree) {
 		return
 	}
 	root.spout.pending--
-	root.spout.tally.acked(s.eng.now-root.sent, s.eng.now-root.born)
+	root.spout.tally.acked(s.eng.now-root.sent, s.eng.now-root.born, s.batch)
 	if s.window {
 		lat := s.eng.now - root.born
-		s.m.acked++
-		s.m.latSum += lat
-		_ = s.m.lat.RecordValue(max(1, int64(lat*1e6)))
+		s.m.acked += s.batch
+		s.m.latSum += lat * float64(s.batch)
+		_ = s.m.lat.RecordValues(max(1, int64(lat*1e6)), s.batch)
 	}
 	s.trySpout(root.spout)
 }
