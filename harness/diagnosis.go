@@ -15,9 +15,7 @@ func diagnosis(r *RunResult) *Diagnosis {
 	rec := diagnose.Records{FromMs: r.MeasureFrom, ToMs: r.MeasureTo, NodeCPU: r.Measurement.NodeCPU, NodeUtil: r.Measurement.NodeUtil,
 		Reports: r.Reports, Decisions: r.Decisions, Executors: r.Executors, NodeStats: r.NodeStats}
 	for _, f := range r.Faults {
-		if f.Applied != nil {
-			rec.Applied = append(rec.Applied, *f.Applied)
-		}
+		rec.Applied = append(rec.Applied, f.Applied) // nil for faults other than stragglers
 	}
 	d := diagnose.Of(rec)
 	return &d

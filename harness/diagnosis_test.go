@@ -59,3 +59,27 @@ func TestLoadJudgesStarvation(t *testing.T) {
 		t.Errorf("validity %+v: want suspect, %q", got.Validity, want)
 	}
 }
+
+// TestLoadJudgesAppliedLoad: a kept run whose straggler fault recorded its burner at 0.03 of the 0.40
+// cores asked (a recorded straggler's figures) is suspect for it when read back; its other fault, with
+// no load, adds nothing.
+func TestLoadJudgesAppliedLoad(t *testing.T) {
+	used := 0.03
+	r := &RunResult{TopologyID: "t-1", MeasureFrom: 0, MeasureTo: 10_000, Measurement: Measurement{Throughput: 1},
+		Spec:    RunSpec{Scheduler: "storm-even"},
+		Faults:  []FaultRecord{{Applied: &diagnose.Applied{Host: "sup1", Kind: "straggler", Asked: 0.40, Used: &used, Reports: 9}}, {}},
+		Reports: []protocol.WorkerReport{{Topology: "t-1", Host: "sup1", Port: 6700, TimeMs: 10_000, IntervalS: 10}},
+	}
+	dir := t.TempDir()
+	if err := Save(dir, r); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "straggler on sup1 applied 0.03 of 0.40 cores asked (8%)"
+	if got.Validity.Level != Suspect || got.Validity.Text(Suspect) != want || len(got.Diagnosis.Applied) != 1 {
+		t.Errorf("validity %+v, applied %+v: want suspect, %q", got.Validity, got.Diagnosis.Applied, want)
+	}
+}

@@ -254,13 +254,18 @@ type Records struct {
 	Decisions         []protocol.DecisionRecord
 	Executors         []measure.ExecutorPlace
 	NodeStats         *NodeStats
-	Applied           []Applied
+	Applied           []*Applied // per fault, nil where it put no load
 }
 
 // Of diagnoses a run from its records (the collect step, and Load for stored runs).
 func Of(r Records) Diagnosis {
-	in := Input{FromMs: r.FromMs, ToMs: r.ToMs, NodeCPU: r.NodeCPU, NodeStats: r.NodeStats, Applied: r.Applied,
+	in := Input{FromMs: r.FromMs, ToMs: r.ToMs, NodeCPU: r.NodeCPU, NodeStats: r.NodeStats,
 		Capacity: map[string]float64{}, Reports: r.Reports, Decisions: r.Decisions, Tasks: map[int]Task{}}
+	for _, a := range r.Applied {
+		if a != nil {
+			in.Applied = append(in.Applied, *a)
+		}
+	}
 	for host, cpu := range r.NodeCPU {
 		if u := r.NodeUtil[host]; u > 0 {
 			in.Capacity[host] = 100 * cpu / u
