@@ -57,7 +57,7 @@ func TestSimCommands(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"sim", "costs", "--out", out}, "needs --from"},
+		{[]string{"sim", "costs", "--out", out}, "needs one of --cluster"},
 		{[]string{"sim", "costs", "--from", empty, "--out", out}, "no recorded run"},
 		{[]string{"run", "--cluster", "sim:moon", "--topology", "wordcount", "--scheduler", "even"}, "known: kpart-paper"},
 		{[]string{"run", "--cluster", "sim:paper", "--topology", "wordcount", "--scheduler", "even"}, "each experiment's paper cluster"},
