@@ -12,7 +12,7 @@ type flow struct {
 	emitted, acked     int64
 }
 
-func (f *flow) add(r *simRun, counts []countsView) {
+func (f *flow) add(counts []countsView) {
 	if f.received == nil {
 		f.received, f.executed = make([]int64, len(counts)), make([]int64, len(counts))
 	}

@@ -54,7 +54,7 @@ func (r *simRun) interval(step float64) {
 	for i, c := range counts {
 		views[i] = countsView{executed: c.Executed, acked: c.Acked, sent: c.Sent, spout: i < len(r.modelTasks) && r.isSpout(i)}
 	}
-	r.flow.add(r, views)
+	r.flow.add(views)
 	bySlot := map[slot]*protocol.WorkerReport{}
 	get := func(s slot) *protocol.WorkerReport {
 		if bySlot[s] == nil {

@@ -39,7 +39,12 @@ func papersScale(measure float64) Config {
 // BenchmarkPapersScale simulates 2 s of the papers' scale per iteration and reports the engine's
 // events per wall second and simulated seconds per wall second.
 func BenchmarkPapersScale(b *testing.B) {
-	cfg := papersScale(1)
+	benchRuns(b, papersScale(1))
+}
+
+// benchRuns runs cfg once per iteration and reports the engine's events and simulated seconds per
+// wall second.
+func benchRuns(b *testing.B, cfg Config) {
 	var events uint64
 	start := time.Now()
 	for b.Loop() {
@@ -92,18 +97,7 @@ func BenchmarkHundredNodes(b *testing.B) {
 		b.Run(fmt.Sprintf("batch=%d", batch), func(b *testing.B) {
 			cfg := hundredNodes(1)
 			cfg.Batch = batch
-			var events uint64
-			start := time.Now()
-			for b.Loop() {
-				r, err := Run(cfg)
-				if err != nil {
-					b.Fatal(err)
-				}
-				events += r.Events
-			}
-			wall := time.Since(start).Seconds()
-			b.ReportMetric(float64(events)/wall, "events/s")
-			b.ReportMetric(float64(b.N)*(cfg.WarmUp+cfg.Measure)/wall, "sim-s/s")
+			benchRuns(b, cfg)
 		})
 	}
 }
