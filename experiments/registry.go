@@ -28,6 +28,7 @@ func List() []*lab.Spec {
 		Recovery(),
 		Observer(),
 		LoadCurve(),
+		SimValidation(),
 		// Add new experiments here (one constructor per experiment file).
 	}
 	sort.Slice(l, func(i, j int) bool { return l[i].Name < l[j].Name })

@@ -177,7 +177,7 @@ func (r *simRun) config(execSlot []int) sim.Config {
 	draw := func(mean, sd float64) float64 { return max(0.05*mean, mean+sd*rng.NormFloat64()) } // a cost is never below 5% of its mean
 	tr := r.c.model.Transfer
 	costs := tr.Costs()
-	costs.LinkLatency += float64(r.c.cs.DelayMs) / 1000
+	costs.LinkLatency += (float64(r.c.cs.DelayMs) + r.rt.delayMs) / 1000 // the cluster's delay and the topology's own
 	top := sim.Topology{Components: r.rt.components(draw), MaxSpoutPending: r.rt.pending, Poisson: r.rt.poisson, Ackers: r.rt.ackers, AckBytes: tr.AckBytes, LoadAware: r.rt.loadAware}
 	for _, s := range r.slots {
 		top.Workers = append(top.Workers, s.node)

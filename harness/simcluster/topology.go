@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/stormlab/stormlab/harness"
+	"github.com/stormlab/stormlab/infra/docker"
 	"github.com/stormlab/stormlab/infra/sim"
 	"github.com/stormlab/stormlab/topologies"
 )
@@ -73,6 +74,7 @@ type runTopology struct {
 	poisson   bool
 	intervalS float64 // report interval
 	workUs    float64 // extra CPU per bolt tuple the main's --work-us adds
+	delayMs   float64 // the topology's own emulated delay per inter-node message (the delay transport's conf)
 }
 
 // resolve reads tr (one of the project's main classes, with its defaults and args) against the cost
@@ -127,6 +129,9 @@ func (rt *runTopology) readFlags() error {
 		rt.rate /= float64(rt.par[rt.spout()])
 	}
 	rt.poisson = rt.flags["arrivals"] == "poisson"
+	if rt.flags["conf.storm.messaging.transport"] == docker.DelayTransport {
+		rt.delayMs = get("conf."+docker.DelayConf, 0)
+	}
 	rt.loadAware = rt.flags["conf.topology.disable.loadaware.messaging"] != "true"
 	if err := errors.Join(errs...); err != nil {
 		return err

@@ -1,0 +1,388 @@
+package experiments
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/montanaflynn/stats"
+
+	"github.com/stormlab/stormlab/experiments/lab"
+	"github.com/stormlab/stormlab/harness"
+	"github.com/stormlab/stormlab/harness/simcluster"
+	"github.com/stormlab/stormlab/infra/docker"
+)
+
+// simValMetrics are the per-run values sim-validation compares. The analytic baseline predicts the
+// mean latency only, so the percentiles are optional (its rows leave them out).
+var simValMetrics = []lab.Metric{
+	{Name: "throughput", Label: "throughput (acked tuples/s)"},
+	{Name: "latency_mean_ms", Label: "complete latency mean (ms)"},
+	{Name: "latency_p50_ms", Label: "complete latency p50 (ms)", Optional: true},
+	{Name: "latency_p99_ms", Label: "complete latency p99 (ms)", Optional: true},
+}
+
+// Where a run's figures come from: the real cluster, the simulator, or the analytic baseline.
+const (
+	svReal     = "real"
+	svSim      = "sim"
+	svAnalytic = "analytic"
+)
+
+// valConfig is one configuration of sim-validation: a topology on a cluster shape at one offered load
+// and emulated delay, run under each of its schedulers.
+type valConfig struct {
+	Topology string  // the project's topology: throughput, wordcount or kmeans
+	Shape    string  // the container shape (on a target: the target's cluster)
+	Load     float64 // fraction of the reference rate, open loop; 0: saturation (unpaced, closed loop)
+	DelayMs  int     // emulated delay per inter-node message (0: none)
+	// Schedulers run the configuration; the first is storm-even wherever Load is 0, since that run's
+	// throughput is the reference the open-loop configurations of its topology and shape offer a
+	// fraction of.
+	Schedulers []string
+}
+
+// key names the reference rate a configuration shares: its topology on its shape.
+func (c valConfig) key() string { return c.Topology + " on " + c.Shape }
+
+// String is the configuration in a table's offered-load column and the log.
+func (c valConfig) String() string {
+	load := "saturation (unpaced)"
+	if c.Load > 0 {
+		load = fmt.Sprintf("open loop at %.0f%% of capacity", 100*c.Load)
+	}
+	s := c.Topology + ", " + c.Shape + ", " + load
+	if c.DelayMs > 0 {
+		s += fmt.Sprintf(", delay %d ms", c.DelayMs)
+	}
+	return s
+}
+
+// simValKnobs are sim-validation's settings at one scale.
+type simValKnobs struct {
+	Scale           string
+	Reps            int
+	WarmUp, Measure time.Duration
+	WorkerOpts      string
+	Configs         []valConfig
+}
+
+func (k *simValKnobs) reps() *int { return &k.Reps }
+
+// Manifest lists the knobs for manifest.json.
+func (k simValKnobs) Manifest() map[string]any {
+	var cs []string
+	for i, c := range k.Configs {
+		cs = append(cs, fmt.Sprintf("c%d: %s under %v", i+1, c, c.Schedulers))
+	}
+	return map[string]any{"profile": k.Scale, "reps": k.Reps, "sv_warmup": k.WarmUp.String(), "sv_measure": k.Measure.String(),
+		"worker_opts": k.WorkerOpts, "sv_configurations": cs}
+}
+
+// The schedulers sim-validation covers: Storm's EvenScheduler, R-Storm, K-PART, Aniello's online
+// scheduler and the deadline scheduler, three per configuration, turned so each meets every topology.
+var (
+	svEKR = []string{"storm-even", "rstorm", "kpart"}
+	svEKO = []string{"storm-even", "kpart", "online"}
+	svERO = []string{"storm-even", "rstorm", "online"}
+	svERD = []string{"storm-even", "rstorm", "deadline"}
+	svEDO = []string{"storm-even", "deadline", "online"}
+	svEDK = []string{"storm-even", "deadline", "kpart"}
+)
+
+// simValQuick is the quick scale's 12 configurations: three topologies, both 2-node shapes (the
+// 4-node shapes overcommit this host's 2 cores), saturation and 25-90% of capacity, with and without
+// delay. Each open-loop configuration follows the saturated one it takes its reference from.
+var simValQuick = []valConfig{
+	{Topology: "wordcount", Shape: "heterogeneous-2", Schedulers: svEKR},
+	{Topology: "wordcount", Shape: "heterogeneous-2", Load: 0.5, Schedulers: svEKR},
+	{Topology: "wordcount", Shape: "heterogeneous-2", Load: 0.9, Schedulers: svEKO},
+	{Topology: "wordcount", Shape: "heterogeneous-2", Load: 0.5, DelayMs: 5, Schedulers: svERD},
+	{Topology: "throughput", Shape: "heterogeneous-2", Schedulers: svEKO},
+	{Topology: "throughput", Shape: "heterogeneous-2", Load: 0.5, Schedulers: svERD},
+	{Topology: "kmeans", Shape: "heterogeneous-2", Schedulers: svEKR},
+	{Topology: "kmeans", Shape: "heterogeneous-2", Load: 0.5, Schedulers: svEDO},
+	{Topology: "wordcount", Shape: "homogeneous-2", Schedulers: svERO},
+	{Topology: "wordcount", Shape: "homogeneous-2", Load: 0.25, Schedulers: svEDK},
+	{Topology: "throughput", Shape: "homogeneous-2", Schedulers: svEKR},
+	{Topology: "throughput", Shape: "homogeneous-2", Load: 0.9, DelayMs: 5, Schedulers: svEKO},
+}
+
+// simValScales: ci is a walking check for make test (two configurations, one run each, no verdict);
+// quick is the 12 configurations x 3 schedulers x 3 runs; full adds the 4-node shapes and longer
+// windows, for a user's cluster (a target) or a larger host.
+var simValScales = map[string]simValKnobs{
+	"ci": {Scale: "ci", Reps: 1, WarmUp: 20 * time.Second, Measure: 15 * time.Second, WorkerOpts: c1Only, Configs: []valConfig{
+		{Topology: "wordcount", Shape: "heterogeneous-2", Schedulers: []string{"storm-even"}},
+		{Topology: "wordcount", Shape: "heterogeneous-2", Load: 0.5, Schedulers: []string{"storm-even"}},
+	}},
+	"quick": {Scale: "quick", Reps: 3, WarmUp: 20 * time.Second, Measure: 30 * time.Second, WorkerOpts: c1Only, Configs: simValQuick},
+	"full":  {Scale: "full", Reps: 3, WarmUp: 60 * time.Second, Measure: 120 * time.Second, Configs: simValFull()},
+}
+
+// simValFull is quick's configurations and the same on the 4-node shapes: 24, and 6 more loads.
+func simValFull() []valConfig {
+	out := slices.Clone(simValQuick)
+	for _, c := range simValQuick {
+		c.Shape = map[string]string{"heterogeneous-2": "heterogeneous-4", "homogeneous-2": "homogeneous-4"}[c.Shape]
+		out = append(out, c)
+	}
+	for _, c := range []valConfig{
+		{Topology: "wordcount", Shape: "heterogeneous-4", Load: 0.25, Schedulers: svERO},
+		{Topology: "throughput", Shape: "heterogeneous-4", Load: 0.9, Schedulers: svEDK},
+		{Topology: "kmeans", Shape: "heterogeneous-4", Load: 0.9, Schedulers: svEKO},
+		{Topology: "kmeans", Shape: "homogeneous-4", Schedulers: svERD},
+		{Topology: "kmeans", Shape: "homogeneous-4", Load: 0.25, Schedulers: svEKR},
+		{Topology: "wordcount", Shape: "homogeneous-4", Load: 0.5, DelayMs: 5, Schedulers: svEDO},
+	} {
+		out = append(out, c)
+	}
+	return out
+}
+
+// SimValidation runs configurations on a real cluster and on its simulated twin, and compares them.
+func SimValidation() *lab.Spec {
+	return &lab.Spec{
+		Name:        "sim-validation",
+		Description: "the simulator against real runs it was not fitted to: throughput and latency per configuration, beside an analytic queueing model",
+		Setup: "configurations of a topology (Throughput chain, WordCount, k-means) on a cluster shape at one offered load " +
+			"(saturation, or open loop at 25-90% of the saturated EvenScheduler throughput measured in the same experiment) " +
+			"with or without an emulated delay, each under three schedulers (Storm's EvenScheduler and two of R-Storm, K-PART, " +
+			"online and the deadline scheduler), each run on the real cluster and then in the simulator on the cluster's " +
+			"twin (the same shape, the project's shipped cost model, seeded per run), with the same topology flags; the " +
+			"analytic baseline is a Jackson network of the same costs (sim.Jackson). None of these runs measured the costs " +
+			"(those are runs of the default topology flags under EvenScheduler). Scale ci: 2 WordCount configurations on " +
+			"heterogeneous-2 under EvenScheduler, 1 run each, no verdict; quick: 12 configurations on the 2-node shapes x 3 " +
+			"schedulers x 3 runs, at most 20 s warm-up (the window opens once throughput is steady) and 30 s measurement; " +
+			"full: 30 configurations (the 4-node shapes too), 60 s + 120 s. The unit of a goal is a configuration under one " +
+			"scheduler (a cell); a run is its cell's repetition.",
+		SeriesLabel: "scheduler, where",
+		XName:       "configuration",
+		XLabel:      "configuration",
+		XConditions: true,
+		Metrics:     simValMetrics,
+		Cost:        lab.Cost{CI: "~4 min", Quick: "~150 min", Full: "~10 h"},
+		Needs: lab.Needs{Need: lab.NeedsCluster,
+			Why:       "it compares the simulator with real runs: it runs the project's topologies on a Storm cluster (its own containers of the 2-node and 4-node shapes, or a target) and the same runs in the simulator",
+			RealStorm: "it validates the simulator against a real Storm cluster"},
+		Scales: scales(simValScales),
+		Extra:  []string{"validation.csv (errors per configuration and metric)", "validation-*.png/svg (simulated and analytic against real, y = x)"},
+		Run:    runSimValidation,
+		Claims: simValClaims,
+	}
+}
+
+// simValRunner runs sim-validation's pairs of runs.
+type simValRunner struct {
+	runBase
+	k    simValKnobs
+	refs map[string]float64 // valConfig.key -> reference rate (tuples/s)
+}
+
+func runSimValidation(ctx context.Context, env lab.Env) (*lab.Results, error) {
+	_, k, _, err := knobsOf(env, simValScales)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkValConfigs(k.Configs); err != nil {
+		return nil, err
+	}
+	res := &lab.Results{Experiment: "sim-validation", Metrics: simValMetrics, Scale: k.Scale, NoVerdict: noVerdict(k.Scale, k.Reps), Knobs: knobsManifest(k)}
+	n := 0
+	for _, c := range k.Configs {
+		n += len(c.Schedulers) * k.Reps
+	}
+	vr := &simValRunner{runBase: runBase{env: env, res: res, counter: newRunCounter(env, n)}, k: k, refs: map[string]float64{}}
+	for _, shape := range valShapes(k.Configs) {
+		if err := vr.shape(ctx, shape); err != nil {
+			return nil, err
+		}
+	}
+	res.Files = append(res.Files, lab.File{Name: "validation.csv", Write: func(w io.Writer) error { return writeValidationCSV(w, valCells(res)) }})
+	res.Figures = validationFigures(valCells(res))
+	return res, nil
+}
+
+// valShapes are the shapes of configs in order of first appearance.
+func valShapes(configs []valConfig) []string {
+	var out []string
+	for _, c := range configs {
+		if !slices.Contains(out, c.Shape) {
+			out = append(out, c.Shape)
+		}
+	}
+	return out
+}
+
+// checkValConfigs refuses a configuration list whose open-loop configuration has no saturated
+// EvenScheduler configuration of its topology and shape before it (its reference rate).
+func checkValConfigs(configs []valConfig) error {
+	saturated := map[string]bool{}
+	for i, c := range configs {
+		if len(c.Schedulers) == 0 {
+			return fmt.Errorf("sim-validation: configuration %d (%s) has no scheduler", i+1, c)
+		}
+		if c.Load == 0 {
+			if c.Schedulers[0] != "storm-even" {
+				return fmt.Errorf("sim-validation: saturated configuration %d (%s) must run storm-even first: it measures the reference", i+1, c)
+			}
+			saturated[c.key()] = true
+		} else if !saturated[c.key()] {
+			return fmt.Errorf("sim-validation: configuration %d (%s) offers a fraction of the saturated throughput of %s, but no saturated configuration of it comes before", i+1, c, c.key())
+		}
+	}
+	return nil
+}
+
+// shape runs every configuration of shape: on the real cluster (the experiment's own containers of
+// that shape, or the target) and on its simulated twin.
+func (vr *simValRunner) shape(ctx context.Context, shape string) error {
+	cs := harness.ClusterSpec{Shape: shape, Seed: 1, Mul: 5}
+	return withCluster(ctx, vr.env, cs, "storm-even", func(real *clusterView) error {
+		twin, err := vr.twin(real, cs, shape)
+		if err != nil {
+			return err
+		}
+		for i, c := range vr.k.Configs {
+			if c.Shape != shape {
+				continue
+			}
+			if err := vr.config(ctx, real, twin, i, c); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// twin is the simulated cluster of real: on containers the simulated cluster of the same shape, on
+// a target one node per supervisor with its CPU capacity.
+func (vr *simValRunner) twin(real *clusterView, cs harness.ClusterSpec, shape string) (*clusterView, error) {
+	n, err := simcluster.Lookup(shape)
+	if vr.env.Cluster.Target != nil {
+		capacity, cerr := real.Capacity()
+		if cerr != nil {
+			return nil, cerr
+		}
+		n, err = simcluster.FromCapacity("target "+cmp.Or(vr.env.Cluster.Target.Name, "cluster"), capacity, 4, 4096)
+	}
+	if err != nil {
+		return nil, err
+	}
+	c, err := simcluster.OpenTwin(n, cs, "storm-even")
+	if err != nil {
+		return nil, err
+	}
+	return &clusterView{shared: &shared{ctx: real.ctx, env: vr.env, cs: cs, s: c, started: time.Now()}, scheduler: "storm-even"}, nil
+}
+
+// config runs configuration i (0-based) under each of its schedulers, repetitions outermost and the
+// schedulers' order turned each time; a saturated configuration's EvenScheduler runs set its key's
+// reference rate.
+func (vr *simValRunner) config(ctx context.Context, real, twin *clusterView, i int, c valConfig) error {
+	rate := 0.0
+	if c.Load > 0 {
+		ref, ok := vr.refs[c.key()]
+		if !ok {
+			return fmt.Errorf("sim-validation: no reference rate for %s (its saturated EvenScheduler runs acked nothing)", c.key())
+		}
+		rate = c.Load * ref
+	}
+	var evenTput []float64
+	for rep := range vr.k.Reps {
+		for _, sched := range rotated(c.Schedulers, rep) {
+			r, err := vr.pair(ctx, real.as(sched), twin.as(sched), i, c, sched, rep, rate)
+			if err != nil {
+				return err
+			}
+			if sched == "storm-even" && c.Load == 0 && r.Measurement.Throughput > 0 {
+				evenTput = append(evenTput, r.Measurement.Throughput)
+			}
+		}
+	}
+	if c.Load == 0 && len(evenTput) > 0 {
+		ref, _ := stats.Median(evenTput)
+		vr.refs[c.key()] = ref
+		vr.res.Knobs["sv_reference_"+c.Topology+"_"+c.Shape] = ref
+		fmt.Fprintf(vr.env.Log, "sim-validation: %s: EvenScheduler's saturated throughput %.0f tuples/s (the reference)\n", c.key(), ref)
+	}
+	return nil
+}
+
+// pair is one repetition of configuration i under sched: the real run, then the same run simulated.
+// It adds a row for each and one for the analytic baseline, and returns the real run.
+func (vr *simValRunner) pair(ctx context.Context, real, twin *clusterView, i int, c valConfig, sched string, rep int, rate float64) (*harness.RunResult, error) {
+	name := fmt.Sprintf("sv-c%02d-%s-r%d", i+1, sched, rep)
+	offered := c.String()
+	if rate > 0 {
+		offered += fmt.Sprintf(": %.0f tuples/s", rate)
+	}
+	vr.counter.start(fmt.Sprintf("c%d %s rep %d", i+1, sched, rep), vr.k.WarmUp+vr.k.Measure)
+	fmt.Fprintf(vr.env.Log, "sim-validation: c%d (%s) under %s, rep %d\n", i+1, offered, sched, rep)
+	base := lab.Row{X: float64(i + 1), Rep: rep, Seed: uint64(rep + 1), Offered: offered}
+	r, err := vr.one(ctx, real, name, c, rate, rep, base, sched+" "+svReal)
+	if err != nil {
+		return nil, err
+	}
+	s, err := vr.one(ctx, twin, name+"-sim", c, rate, rep, base, sched+" "+svSim)
+	if err != nil {
+		return nil, err
+	}
+	if a := s.Simulated; a != nil && a.Analytic != nil {
+		row := base
+		row.Series = sched + " " + svAnalytic
+		row.Values = map[string]float64{"throughput": a.Analytic.Throughput, "latency_mean_ms": a.Analytic.LatencyMeanMs}
+		row.Validity = s.Validity // a prediction of the simulated run's inputs: no diagnosis of its own
+		vr.res.Add(row)
+	}
+	return r, nil
+}
+
+// one runs (or reads back) one run on cluster and adds its row as series.
+func (vr *simValRunner) one(ctx context.Context, cluster *clusterView, name string, c valConfig, rate float64, rep int, base lab.Row, series string) (*harness.RunResult, error) {
+	spec, err := vr.spec(name, c, rate, rep)
+	if err != nil {
+		return nil, err
+	}
+	r, resumed, err := runOrResume(vr.env, name, func() (*harness.RunResult, error) { return cluster.Run(ctx, spec) })
+	if err := keepRun(vr.env, name, r, err, resumed); err != nil {
+		return nil, err
+	}
+	if err := checkKeptRate(name, r, resumed, rate); err != nil {
+		return nil, err
+	}
+	m := r.Measurement
+	row := base
+	row.Series = series
+	row.Values = map[string]float64{"throughput": m.Throughput, "latency_mean_ms": m.LatencyMean, "latency_p50_ms": m.LatencyP50, "latency_p99_ms": m.LatencyP99}
+	vr.res.Add(screened(row, r))
+	fmt.Fprintf(vr.env.Log, "sim-validation: %s: %.0f tuples/s, latency p50 %.1f ms, p99 %.1f ms\n", series, m.Throughput, m.LatencyP50, m.LatencyP99)
+	return r, nil
+}
+
+// spec is the run of configuration c named name: the topology's default work (what the cost model
+// knows), 4 workers, open loop at rate (0: unpaced).
+func (vr *simValRunner) spec(name string, c valConfig, rate float64, rep int) (harness.RunSpec, error) {
+	args := []string{"--workers", "4", "--seed", strconv.Itoa(rep + 1), "--report-interval-secs", "2"}
+	if rate > 0 {
+		args = append(args, openLoopArgs(rate)...)
+	} else {
+		args = append(args, "--interval-ms", "0")
+	}
+	if c.DelayMs > 0 {
+		args = append(args, "--conf", "storm.messaging.transport="+docker.DelayTransport, "--conf", docker.DelayConf+"="+strconv.Itoa(c.DelayMs))
+	}
+	args = append(args, workerArgs(vr.k.WorkerOpts)...)
+	topo, err := harness.StormTopology(c.Topology, name, args...)
+	if err != nil {
+		return harness.RunSpec{}, err
+	}
+	return harness.RunSpec{Topology: topo, WarmUp: vr.k.WarmUp, Measure: vr.k.Measure, Settle: true}, nil
+}
+
+var errNoCells = errors.New("no configuration has real and simulated runs")

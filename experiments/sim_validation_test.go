@@ -1,0 +1,241 @@
+package experiments
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stormlab/stormlab/experiments/lab"
+	"github.com/stormlab/stormlab/harness"
+	"github.com/stormlab/stormlab/harness/simcluster"
+	"github.com/stormlab/stormlab/infra/clusterref"
+	"github.com/stormlab/stormlab/reports"
+)
+
+// simAsReal is a registry whose "stand-in" kind opens the simulated cluster of the spec's shape: the
+// experiment's "real" runs are then simulated too (other seeds), which exercises the whole
+// experiment without a Docker engine. It says nothing about the simulator's accuracy.
+func simAsReal() harness.Kinds {
+	return harness.Kinds{"stand-in": {
+		Open: func(_ context.Context, cs harness.ClusterSpec, scheduler string) (harness.Cluster, error) {
+			cs.Where = clusterref.Ref{Kind: simcluster.KindName, Arg: cs.Shape}
+			return simcluster.Open(cs, scheduler)
+		},
+		Caps: func(clusterref.Ref) clusterref.Caps { return clusterref.Caps{OwnShapes: true, Delay: true} },
+	}}
+}
+
+// TestSimValidationWalks: the ci scale runs its two configurations on a stand-in for the real
+// cluster and in the simulator, writes a real, a simulated and an analytic row per run, validation.csv
+// with a line per cell and metric, and a figure per metric.
+func TestSimValidationWalks(t *testing.T) {
+	if testing.Short() {
+		t.Skip("simulates four runs")
+	}
+	spec := SimValidation()
+	dir := t.TempDir()
+	if d := os.Getenv("SV_KEEP"); d != "" {
+		dir = d
+	}
+	var log bytes.Buffer
+	rep, err := Run(context.Background(), spec, lab.Options{Out: dir, Log: &log, Scale: "ci", Cluster: clusterref.Ref{Kind: "stand-in"}, Kinds: simAsReal()})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
+	series := map[string]int{}
+	for _, row := range rep.Results.Rows {
+		series[row.Series]++
+	}
+	for _, s := range []string{"storm-even real", "storm-even sim", "storm-even analytic"} {
+		if series[s] != 2 {
+			t.Errorf("series %q has %d rows, want 2 (one per configuration): %v", s, series[s], series)
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(rep.Dir, "validation.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 2 cells x 4 metrics, and the header.
+	if len(recs) != 9 || recs[0][0] != "configuration" {
+		t.Errorf("validation.csv has %d lines, want 9:\n%s", len(recs), b)
+	}
+	for _, f := range []string{"validation-throughput.svg", "validation-latency_p99_ms.png"} {
+		if _, err := os.Stat(filepath.Join(rep.Dir, f)); err != nil {
+			t.Errorf("figure: %v", err)
+		}
+	}
+	if !strings.Contains(log.String(), "the reference") {
+		t.Errorf("log names no reference rate:\n%s", log.String())
+	}
+}
+
+// TestSimValidationRefusesModel: the experiment validates a model against Storm, so a simulated
+// cluster is refused, naming why.
+func TestSimValidationRefusesModel(t *testing.T) {
+	err := SimValidation().Needs.On(clusterref.Caps{Model: true})
+	if err == nil || !strings.Contains(err.Error(), "validates the simulator") {
+		t.Errorf("on a simulated cluster: %v", err)
+	}
+}
+
+func TestCheckValConfigs(t *testing.T) {
+	even := []string{"storm-even"}
+	for _, tc := range []struct {
+		name    string
+		configs []valConfig
+		wantErr string
+	}{
+		{"every scale's own", simValQuick, ""},
+		{"full", simValFull(), ""},
+		{"open loop first", []valConfig{{Topology: "wordcount", Shape: "h", Load: 0.5, Schedulers: even}}, "no saturated configuration"},
+		{"reference on another shape", []valConfig{{Topology: "wordcount", Shape: "a", Schedulers: even}, {Topology: "wordcount", Shape: "b", Load: 0.5, Schedulers: even}}, "no saturated configuration"},
+		{"saturation without even first", []valConfig{{Topology: "wordcount", Shape: "a", Schedulers: []string{"kpart", "storm-even"}}}, "storm-even first"},
+		{"no scheduler", []valConfig{{Topology: "wordcount", Shape: "a"}}, "no scheduler"},
+	} {
+		err := checkValConfigs(tc.configs)
+		if (tc.wantErr == "") != (err == nil) || err != nil && !strings.Contains(err.Error(), tc.wantErr) {
+			t.Errorf("%s: %v, want %q", tc.name, err, tc.wantErr)
+		}
+	}
+	for scale, k := range simValScales {
+		if err := checkValConfigs(k.Configs); err != nil {
+			t.Errorf("scale %s: %v", scale, err)
+		}
+	}
+	// The sizes: quick at least 12 configurations x 3 schedulers, full at least 30.
+	if n := len(simValScales["quick"].Configs); n < 12 {
+		t.Errorf("quick has %d configurations, want >= 12", n)
+	}
+	if n := len(simValScales["full"].Configs); n < 30 {
+		t.Errorf("full has %d configurations, want >= 30", n)
+	}
+	for _, c := range simValQuick {
+		if len(c.Schedulers) != 3 {
+			t.Errorf("quick %s runs %d schedulers, want 3", c, len(c.Schedulers))
+		}
+	}
+}
+
+// svRows is a results set of one configuration (x = 1) under one scheduler: the given real,
+// simulated and analytic throughputs.
+func svRows(sched string, real, sim, ana []float64) []lab.Row {
+	var rows []lab.Row
+	add := func(where string, vs []float64) {
+		for i, v := range vs {
+			rows = append(rows, lab.Row{Series: sched + " " + where, X: 1, Rep: i, Values: map[string]float64{"throughput": v}})
+		}
+	}
+	add(svReal, real)
+	add(svSim, sim)
+	add(svAnalytic, ana)
+	return rows
+}
+
+// TestValErrorOf: the prediction interval and errors of one cell. Reference: real runs 90, 100, 110
+// have mean 100 and SD 10; Student's t(0.975, 2 df) = 4.302653 (scipy.stats.t.ppf(0.975, 2)), so
+// the 95% prediction interval of one more run is 100 -+ 4.302653 x 10 x sqrt(1 + 1/3) = 100 -+ 49.683.
+func TestValErrorOf(t *testing.T) {
+	r := &lab.Results{Rows: svRows("storm-even", []float64{90, 100, 110}, []float64{140, 160}, []float64{80})}
+	cells := valCells(r)
+	if len(cells) != 1 {
+		t.Fatalf("%d cells, want 1", len(cells))
+	}
+	e := cells[0].errorOf("throughput")
+	const tol = 1e-3
+	for _, c := range []struct {
+		name      string
+		got, want float64
+	}{
+		{"real mean", e.RealMean, 100}, {"real sd", e.RealSD, 10},
+		{"PI low", e.PILo, 100 - 49.683}, {"PI high", e.PIHi, 100 + 49.683},
+		{"sim mean", e.SimMean, 150}, {"sim error", e.SimErr, 0.5}, {"analytic error", e.AnaErr, -0.2},
+		{"real CV", e.RealCV, 0.1}, {"spread", e.SpreadRate, math.Sqrt(200) / 10},
+	} {
+		if math.Abs(c.got-c.want) > tol {
+			t.Errorf("%s = %v, want %v", c.name, c.got, c.want)
+		}
+	}
+	if e.Inside {
+		t.Errorf("150 is outside [50.3, 149.7]: Inside = true")
+	}
+}
+
+// TestSimValGoals: each goal holds, fails or stays inconclusive as its rule says, on cells built
+// here (the figures in each case's comment).
+func TestSimValGoals(t *testing.T) {
+	var good, bad []lab.Row
+	for c := 1; c <= 4; c++ {
+		// Real 95, 100, 105 (CV 5%); the simulator 101, 99 (1% off, SD 1.4); analytic 130 (30% off).
+		for _, row := range svRows("storm-even", []float64{95, 100, 105}, []float64{101, 99}, []float64{130}) {
+			row.X = float64(c)
+			good = append(good, row)
+		}
+		// The same real runs; the simulator 150 (+50%, outside the interval), analytic 100 (0%).
+		for _, row := range svRows("storm-even", []float64{95, 100, 105}, []float64{150, 150}, []float64{100}) {
+			row.X = float64(c)
+			bad = append(bad, row)
+		}
+	}
+	byStatement := func(rows []lab.Row) map[string]reports.Verdict {
+		out := map[string]reports.Verdict{}
+		claims := simValClaims(&lab.Results{Rows: rows}, nil)
+		lab.JudgeClaims(claims, "")
+		for _, c := range claims {
+			out[c.Checks[0].Label] = c.Verdict
+		}
+		return out
+	}
+	g, b := byStatement(good), byStatement(bad)
+	for _, tc := range []struct {
+		label     string
+		good, bad reports.Verdict
+	}{
+		{"share of cells inside >= 0.8", reports.Holds, reports.DoesNotHold},
+		{"throughput MAPE <= bound", reports.Holds, reports.DoesNotHold},
+		{"throughput: simulator MAPE < analytic MAPE", reports.Holds, reports.DoesNotHold},
+		// SD 1.41 against 5: ratio 0.28 in the good cells, 0 in the bad (both out of [0.5, 2]).
+		{"median SD ratio in [0.5, 2]", reports.DoesNotHold, reports.DoesNotHold},
+		// No latency in these rows, no pairs of schedulers: no cell to judge.
+		{"latency_p50_ms median |error| <= bound", reports.Inconclusive, reports.Inconclusive},
+		{"share of pairs ordered alike >= 0.9", reports.Inconclusive, reports.Inconclusive},
+	} {
+		if g[tc.label] != tc.good || b[tc.label] != tc.bad {
+			t.Errorf("%s: good cells %s, bad cells %s; want %s and %s", tc.label, g[tc.label], b[tc.label], tc.good, tc.bad)
+		}
+	}
+}
+
+// TestSimValDecisions: two schedulers the real runs tell apart (100 vs 200, SD 5) are ordered alike
+// by a simulator that gives 110 vs 190 and reversed by one that gives 190 vs 110.
+func TestSimValDecisions(t *testing.T) {
+	build := func(simA, simB float64) []valCell {
+		var rows []lab.Row
+		for c := 1; c <= 3; c++ {
+			for _, row := range append(svRows("a", []float64{95, 100, 105}, []float64{simA}, nil), svRows("b", []float64{195, 200, 205}, []float64{simB}, nil)...) {
+				row.X = float64(c)
+				rows = append(rows, row)
+			}
+		}
+		return valCells(&lab.Results{Rows: rows})
+	}
+	for _, tc := range []struct {
+		name       string
+		simA, simB float64
+		want       reports.Verdict
+	}{{"alike", 110, 190, reports.Holds}, {"reversed", 190, 110, reports.DoesNotHold}} {
+		cs := []lab.Claim{svDecisions(build(tc.simA, tc.simB))}
+		lab.JudgeClaims(cs, "")
+		if cs[0].Verdict != tc.want {
+			t.Errorf("%s: %s (%s), want %s", tc.name, cs[0].Verdict, cs[0].Evidence, tc.want)
+		}
+	}
+}
