@@ -245,6 +245,33 @@ func TestKPartClusterTarget(t *testing.T) {
 	checkIdle(ctx, t, tg)
 }
 
+// sim-validation (ci: WordCount saturated and at half its saturated throughput, EvenScheduler, one run
+// each) through the standing cluster's target file: each configuration runs on the target and then in
+// the simulator on the target's twin (its supervisors' capacities), and validation.csv compares them.
+// At the ci scale this is the experiment's test (experiments' TestSimValidationWalks runs its logic on
+// a simulated stand-in without Docker).
+func TestSimValidationTarget(t *testing.T) {
+	ctx, tg, dir := standingExperiment(t, "sim-validation")
+	series := []string{"storm-even real", "storm-even sim", "storm-even analytic"}
+	checkRaw(t, dir, "sim-validation", slices.Concat(series, series), "throughput", "latency_mean_ms")
+	for _, run := range []string{"sv-c01-storm-even-r0", "sv-c02-storm-even-r0"} {
+		checkRunOnTarget(t, filepath.Join(dir, "runs", run, "run.json"), tg, false)
+		var sim struct {
+			Simulated *struct {
+				Cluster string `json:"cluster"`
+			} `json:"simulated"`
+		}
+		readJSON(t, filepath.Join(dir, "runs", run+"-sim", "run.json"), &sim)
+		if sim.Simulated == nil || !strings.Contains(sim.Simulated.Cluster, tg.Name) {
+			t.Errorf("%s-sim: simulated %+v, want the twin of %s", run, sim.Simulated, tg.Name)
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "validation.csv")); err != nil || strings.Count(string(b), "\n") != 9 {
+		t.Errorf("validation.csv: %v, want a header and 2 cells x 4 metrics:\n%s", err, b)
+	}
+	checkIdle(ctx, t, tg)
+}
+
 // comm-cost (ci: the chain's 4 workers on 1 and 2 nodes, without and with a 2 ms delay, one run each)
 // through the standing cluster's target file from a process that cannot reach Docker. The bridge holds
 // each run to its nodes (stormlab.nodes: n1 on sup2, the node with the most CPU), and the delaying
