@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/csv"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stormlab/stormlab/experiments/lab"
 	"github.com/stormlab/stormlab/harness"
@@ -237,5 +239,57 @@ func TestSimValDecisions(t *testing.T) {
 		if cs[0].Verdict != tc.want {
 			t.Errorf("%s: %s (%s), want %s", tc.name, cs[0].Verdict, cs[0].Evidence, tc.want)
 		}
+	}
+}
+
+// TestSimValidationOfRecorded: recorded real runs are simulated again and compared; a run that measured
+// the cost model is skipped (cost measurement and validation use disjoint runs). The recorded run is
+// harness/simcluster's testdata (WordCount under EvenScheduler on heterogeneous-2).
+func TestSimValidationOfRecorded(t *testing.T) {
+	r, err := harness.Load("../harness/simcluster/testdata/wordcount-even")
+	if err != nil {
+		t.Fatal(err)
+	}
+	model, err := simcluster.ContainersCosts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	inModel := skipRecorded(r, model.Provenance.Runs) == "measured into the cost model"
+	a, b := *r, *r
+	a.StartedAt = r.StartedAt.Add(time.Hour) // two runs of one configuration the model never saw
+	b.StartedAt = r.StartedAt.Add(2 * time.Hour)
+	runs := []*harness.RunResult{r, &a, &b}
+	var log bytes.Buffer
+	rep, err := Run(context.Background(), SimValidationOf(runs, "testdata"), lab.Options{Out: t.TempDir(), Log: &log})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
+	series := map[string]int{}
+	for _, row := range rep.Results.Rows {
+		series[row.Series]++
+	}
+	real := 2
+	if !inModel {
+		real = 3
+	}
+	if series["even real"] != real || series["even sim"] != real { // the run names Storm's EvenScheduler "even"
+		t.Errorf("series %v: want %d real and %d simulated runs (the run in the cost model: %v)", series, real, real, inModel)
+	}
+	cells := valCells(rep.Results)
+	if len(cells) != 1 {
+		t.Fatalf("%d cells, want 1 (one configuration, one scheduler)", len(cells))
+	}
+	// The simulated repetitions are seeded apart although the recorded runs share a name.
+	if sim := cells[0].of(svSim, "throughput"); len(sim) >= 2 && sim[0] == sim[1] {
+		t.Errorf("simulated repetitions equal (%v): their seeds did not differ", sim)
+	}
+}
+
+// TestSimValidationOfNothing: when no recorded run can be simulated again, the command fails naming why.
+func TestSimValidationOfNothing(t *testing.T) {
+	r := &harness.RunResult{Spec: harness.RunSpec{Topology: harness.TopologyRun{Name: "x"}}, Cluster: "nowhere"}
+	_, err := Run(context.Background(), SimValidationOf([]*harness.RunResult{r}, "testdata"), lab.Options{Log: io.Discard})
+	if err == nil || !strings.Contains(err.Error(), "has no simulated twin") {
+		t.Errorf("err = %v, want the run's cluster named", err)
 	}
 }

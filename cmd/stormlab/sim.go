@@ -25,9 +25,9 @@ func newSimCmd() *cobra.Command {
 		Long: "A simulated cluster runs the project's topologies in a discrete-event model of Storm 2 (infra/sim),\n" +
 			"placed by the real schedulers, charged by a cost model measured on real runs. Pick one with\n" +
 			"--cluster sim:NAME on run, capacity and experiment (docs/simulator.md).",
-		Args: exactArgs(0, "sim takes a subcommand: stormlab sim clusters | stormlab sim costs"),
+		Args: exactArgs(0, "sim takes a subcommand: stormlab sim clusters | stormlab sim costs | stormlab sim validate"),
 	}
-	cmd.AddCommand(newSimClustersCmd(), newSimCostsCmd())
+	cmd.AddCommand(newSimClustersCmd(), newSimCostsCmd(), newSimValidateCmd())
 	return cmd
 }
 

@@ -1,0 +1,37 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestSimValidateCommand: bad input is refused with exit 2 and nothing written; recorded runs are
+// validated into OUT/sim-validation (the recorded run is harness/simcluster's testdata, which measured
+// the shipped cost model: it is skipped and named, so the command fails naming why).
+func TestSimValidateCommand(t *testing.T) {
+	empty, out := t.TempDir(), t.TempDir()
+	existing := t.TempDir()
+	if err := os.Mkdir(filepath.Join(existing, "sim-validation"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"sim", "validate", "--out", out}, 2, "needs --from DIR"},
+		{[]string{"sim", "validate", "--from", empty, "--out", out}, 2, "no recorded run"},
+		{[]string{"sim", "validate", "--from", empty, "--out", existing}, 2, "already holds results"},
+		{[]string{"sim", "validate", "--from", "../../harness/simcluster/testdata", "--out", out}, 1, "measured into the cost model"},
+	} {
+		code, _, stderr := cli(t, c.args...)
+		if code != c.code || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want %d and %q", c.args, code, stderr, c.code, c.want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(out, "sim-validation")); !os.IsNotExist(err) {
+		t.Errorf("a refused or failed sim validate left %s: %v", filepath.Join(out, "sim-validation"), err)
+	}
+}

@@ -1,0 +1,152 @@
+package experiments
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/stormlab/stormlab/experiments/lab"
+	"github.com/stormlab/stormlab/harness"
+	"github.com/stormlab/stormlab/harness/simcluster"
+)
+
+// SimValidationOf is sim-validation over runs recorded before (any experiment's runs, or `stormlab
+// run --out` folders) instead of runs it makes: each run is simulated again on its cluster's twin
+// with its own spec, and judged by the same goals. It needs no Docker engine, so real runs made for
+// other reasons validate the model too. A configuration is the runs' cluster, main class and flags
+// (their seeds aside). Runs the model cannot stand beside are skipped and listed in the manifest
+// (invalid, with faults, a finite dataset, measured into the cost model, a cluster without a twin).
+func SimValidationOf(runs []*harness.RunResult, from string) *lab.Spec {
+	s := SimValidation()
+	s.Scales = nil
+	s.Needs = lab.Needs{Need: lab.NeedsNothing}
+	s.Cost = lab.Cost{CI: "~1 min", Quick: "~1 min", Full: "~1 min"}
+	s.Setup = "runs recorded before (" + from + "), each simulated again in the simulator on its cluster's twin (the " +
+		"simulated cluster of its shape, the project's shipped cost model, seeded per run) with its own topology, flags, " +
+		"scheduler, warm-up and window, and the analytic baseline (a Jackson network of the same costs) beside it. A " +
+		"configuration is the runs' cluster, topology and flags (seeds aside); its repetitions are the recorded runs. " +
+		"Recorded runs that measured the cost model are skipped (cost measurement and validation use disjoint runs). " +
+		"The unit of a goal is a configuration under one scheduler (a cell)."
+	s.Run = func(ctx context.Context, env lab.Env) (*lab.Results, error) {
+		return recordedValidation(ctx, env, runs)
+	}
+	return s
+}
+
+func recordedValidation(ctx context.Context, env lab.Env, runs []*harness.RunResult) (*lab.Results, error) {
+	model, err := simcluster.ContainersCosts()
+	if err != nil {
+		return nil, err
+	}
+	res := &lab.Results{Experiment: "sim-validation", Metrics: simValMetrics, Knobs: map[string]any{"sv_recorded_runs": len(runs)}}
+	configs := map[string]int{}
+	var skipped []string
+	for i, r := range runs {
+		if why := skipRecorded(r, model.Provenance.Runs); why != "" {
+			skipped = append(skipped, r.Spec.Topology.Name+": "+why)
+			continue
+		}
+		key := recordedKey(r)
+		if _, ok := configs[key]; !ok {
+			configs[key] = len(configs) + 1
+		}
+		if err := recordedPair(ctx, env, res, r, configs[key], i); err != nil {
+			skipped = append(skipped, r.Spec.Topology.Name+": "+err.Error())
+		}
+	}
+	res.Knobs["sv_skipped"] = skipped
+	for _, s := range skipped {
+		fmt.Fprintf(env.Log, "sim-validation: skipped %s\n", s)
+	}
+	if len(res.Rows) == 0 {
+		return nil, fmt.Errorf("sim-validation: none of the %d recorded runs could be simulated again (%s)", len(runs), strings.Join(skipped, "; "))
+	}
+	cells := valCells(res)
+	res.Files = append(res.Files, lab.File{Name: "validation.csv", Write: func(w io.Writer) error { return writeValidationCSV(w, cells) }})
+	res.Figures = validationFigures(cells)
+	return res, nil
+}
+
+// skipRecorded is why recorded run r cannot validate the model ("" if it can); costRuns are the cost
+// model's own runs (simcluster.MeasureCosts names them "MAIN under SCHEDULER on CLUSTER at TIME").
+func skipRecorded(r *harness.RunResult, costRuns []string) string {
+	at := r.StartedAt.UTC().Format(time.RFC3339)
+	switch {
+	case r.Simulated != nil:
+		return "a simulated run"
+	case r.Validity.Level == harness.Invalid:
+		return "invalid: " + r.Validity.Text(harness.Invalid)
+	case len(r.Spec.Faults) > 0:
+		return "a run with faults"
+	case r.EndKind == "dataset":
+		return "a finite dataset"
+	case slices.ContainsFunc(costRuns, func(s string) bool { return strings.HasSuffix(s, " on "+r.Cluster+" at "+at) }):
+		return "measured into the cost model"
+	}
+	return ""
+}
+
+// recordedKey is r's configuration: its cluster, main class and flags without the seed.
+func recordedKey(r *harness.RunResult) string {
+	args := slices.Clone(r.Spec.Topology.Args)
+	if i := slices.Index(args, "--seed"); i >= 0 && i+1 < len(args) {
+		args = slices.Delete(args, i, i+2)
+	}
+	return r.Cluster + " | " + r.Spec.Topology.MainClass + " " + strings.Join(args, " ")
+}
+
+// recordedPair adds recorded run r (configuration x, the i-th run read) and its simulation to res.
+func recordedPair(ctx context.Context, env lab.Env, res *lab.Results, r *harness.RunResult, x, i int) error {
+	n, err := simcluster.Lookup(r.Cluster)
+	if err != nil {
+		return fmt.Errorf("cluster %q has no simulated twin", r.Cluster)
+	}
+	c, err := simcluster.OpenTwin(n, harness.ClusterSpec{Shape: r.Cluster, Seed: 1, Mul: 5}, r.Spec.Scheduler)
+	if err != nil {
+		return err
+	}
+	spec := r.Spec
+	spec.Topology.Name += fmt.Sprintf("-sim%d", i) // the model's seed: recorded repetitions often share a name
+	s, err := c.Run(ctx, spec)
+	if err != nil {
+		return err
+	}
+	offered := recordedOffered(r)
+	base := lab.Row{X: float64(x), Offered: offered}
+	for _, p := range []struct {
+		where string
+		run   *harness.RunResult
+	}{{svReal, r}, {svSim, s}} {
+		m := p.run.Measurement
+		row := base
+		row.Series = r.Spec.Scheduler + " " + p.where
+		row.Values = map[string]float64{"throughput": m.Throughput, "latency_mean_ms": m.LatencyMean, "latency_p50_ms": m.LatencyP50, "latency_p99_ms": m.LatencyP99}
+		res.Add(screened(row, p.run))
+	}
+	if a := s.Simulated.Analytic; a != nil {
+		row := base
+		row.Series = r.Spec.Scheduler + " " + svAnalytic
+		row.Values = map[string]float64{"throughput": a.Throughput, "latency_mean_ms": a.LatencyMeanMs}
+		row.Validity = s.Validity
+		res.Add(row)
+	}
+	fmt.Fprintf(env.Log, "sim-validation: %s (c%d, %s): real %.0f tuples/s, simulated %.0f\n", r.Spec.Topology.Name, x, r.Spec.Scheduler, r.Measurement.Throughput, s.Measurement.Throughput)
+	return nil
+}
+
+// recordedOffered is r's configuration in a table's offered-load column.
+func recordedOffered(r *harness.RunResult) string {
+	args := r.Spec.Topology.Args
+	desc := r.Spec.Topology.Name
+	if i := strings.LastIndex(desc, "-r"); i > 0 {
+		desc = desc[:i]
+	}
+	load := "closed loop"
+	if i := slices.Index(args, "--rate"); i >= 0 && i+1 < len(args) {
+		load = "open loop at " + args[i+1] + " tuples/s"
+	}
+	return fmt.Sprintf("%s on %s, %s", desc, r.Cluster, load)
+}
