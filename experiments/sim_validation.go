@@ -274,7 +274,7 @@ func (vr *simValRunner) twin(real *clusterView, cs harness.ClusterSpec, shape st
 	if err != nil {
 		return nil, err
 	}
-	c, err := simcluster.OpenTwin(n, cs, "storm-even")
+	c, err := simcluster.OpenTwin(n, cs, "storm-even", nil)
 	if err != nil {
 		return nil, err
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/stormlab/stormlab/experiments/lab"
 	"github.com/stormlab/stormlab/harness"
 	"github.com/stormlab/stormlab/harness/simcluster"
+	"github.com/stormlab/stormlab/infra/sim"
 )
 
 // SimValidationOf is sim-validation over runs recorded before (any experiment's runs, or `stormlab
@@ -19,29 +20,32 @@ import (
 // other reasons validate the model too. A configuration is the runs' cluster, main class and flags
 // (their seeds aside). Runs the model cannot stand beside are skipped and listed in the manifest
 // (invalid, with faults, a finite dataset, measured into the cost model, a cluster without a twin).
-func SimValidationOf(runs []*harness.RunResult, from string) *lab.Spec {
+// model charges the twins (nil: the cost model shipped with the project).
+func SimValidationOf(runs []*harness.RunResult, from string, model *sim.CostModel) *lab.Spec {
 	s := SimValidation()
 	s.Scales = nil
 	s.Needs = lab.Needs{Need: lab.NeedsNothing}
 	s.Cost = lab.Cost{CI: "~1 min", Quick: "~1 min", Full: "~1 min"}
 	s.Setup = "runs recorded before (" + from + "), each simulated again in the simulator on its cluster's twin (the " +
-		"simulated cluster of its shape, the project's shipped cost model, seeded per run) with its own topology, flags, " +
+		"simulated cluster of its shape, charged by the cost model the manifest names, seeded per run) with its own topology, flags, " +
 		"scheduler, warm-up and window, and the analytic baseline (a Jackson network of the same costs) beside it. A " +
 		"configuration is the runs' cluster, topology and flags (seeds aside); its repetitions are the recorded runs. " +
 		"Recorded runs that measured the cost model are skipped (cost measurement and validation use disjoint runs). " +
 		"The unit of a goal is a configuration under one scheduler (a cell)."
 	s.Run = func(ctx context.Context, env lab.Env) (*lab.Results, error) {
-		return recordedValidation(ctx, env, runs)
+		return recordedValidation(ctx, env, runs, model)
 	}
 	return s
 }
 
-func recordedValidation(ctx context.Context, env lab.Env, runs []*harness.RunResult) (*lab.Results, error) {
-	model, err := simcluster.ContainersCosts()
-	if err != nil {
-		return nil, err
+func recordedValidation(ctx context.Context, env lab.Env, runs []*harness.RunResult, model *sim.CostModel) (*lab.Results, error) {
+	if model == nil {
+		var err error
+		if model, err = simcluster.ContainersCosts(); err != nil {
+			return nil, err
+		}
 	}
-	res := &lab.Results{Experiment: "sim-validation", Metrics: simValMetrics, Knobs: map[string]any{"sv_recorded_runs": len(runs)}}
+	res := &lab.Results{Experiment: "sim-validation", Metrics: simValMetrics, Knobs: map[string]any{"sv_recorded_runs": len(runs), "sv_cost_model": model.Name}}
 	configs := map[string]int{}
 	var skipped []string
 	for i, r := range runs {
@@ -53,7 +57,7 @@ func recordedValidation(ctx context.Context, env lab.Env, runs []*harness.RunRes
 		if _, ok := configs[key]; !ok {
 			configs[key] = len(configs) + 1
 		}
-		if err := recordedPair(ctx, env, res, r, configs[key], i); err != nil {
+		if err := recordedPair(ctx, env, res, r, configs[key], i, model); err != nil {
 			skipped = append(skipped, r.Spec.Topology.Name+": "+err.Error())
 		}
 	}
@@ -99,12 +103,12 @@ func recordedKey(r *harness.RunResult) string {
 }
 
 // recordedPair adds recorded run r (configuration x, the i-th run read) and its simulation to res.
-func recordedPair(ctx context.Context, env lab.Env, res *lab.Results, r *harness.RunResult, x, i int) error {
+func recordedPair(ctx context.Context, env lab.Env, res *lab.Results, r *harness.RunResult, x, i int, model *sim.CostModel) error {
 	n, err := simcluster.Lookup(r.Cluster)
 	if err != nil {
 		return fmt.Errorf("cluster %q has no simulated twin", r.Cluster)
 	}
-	c, err := simcluster.OpenTwin(n, harness.ClusterSpec{Shape: r.Cluster, Seed: 1, Mul: 5}, r.Spec.Scheduler)
+	c, err := simcluster.OpenTwin(n, harness.ClusterSpec{Shape: r.Cluster, Seed: 1, Mul: 5}, r.Spec.Scheduler, model)
 	if err != nil {
 		return err
 	}

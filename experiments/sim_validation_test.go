@@ -260,7 +260,7 @@ func TestSimValidationOfRecorded(t *testing.T) {
 	b.StartedAt = r.StartedAt.Add(2 * time.Hour)
 	runs := []*harness.RunResult{r, &a, &b}
 	var log bytes.Buffer
-	rep, err := Run(context.Background(), SimValidationOf(runs, "testdata"), lab.Options{Out: t.TempDir(), Log: &log})
+	rep, err := Run(context.Background(), SimValidationOf(runs, "testdata", nil), lab.Options{Out: t.TempDir(), Log: &log})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, log.String())
 	}
@@ -288,7 +288,7 @@ func TestSimValidationOfRecorded(t *testing.T) {
 // TestSimValidationOfNothing: when no recorded run can be simulated again, the command fails naming why.
 func TestSimValidationOfNothing(t *testing.T) {
 	r := &harness.RunResult{Spec: harness.RunSpec{Topology: harness.TopologyRun{Name: "x"}}, Cluster: "nowhere"}
-	_, err := Run(context.Background(), SimValidationOf([]*harness.RunResult{r}, "testdata"), lab.Options{Log: io.Discard})
+	_, err := Run(context.Background(), SimValidationOf([]*harness.RunResult{r}, "testdata", nil), lab.Options{Log: io.Discard})
 	if err == nil || !strings.Contains(err.Error(), "has no simulated twin") {
 		t.Errorf("err = %v, want the run's cluster named", err)
 	}

@@ -10,14 +10,15 @@ import (
 
 	"github.com/stormlab/stormlab/experiments"
 	"github.com/stormlab/stormlab/experiments/lab"
+	"github.com/stormlab/stormlab/infra/sim"
 )
 
 func newSimValidateCmd() *cobra.Command {
 	var from []string
-	var out string
+	var out, costs string
 	var force bool
 	cmd := &cobra.Command{
-		Use:   "validate --from DIR [--from DIR ...] --out DIR [--force]",
+		Use:   "validate --from DIR [--from DIR ...] --out DIR [--costs FILE] [--force]",
 		Short: "Judge the simulator against real runs recorded before, without a cluster",
 		Long: "validate simulates again every real run recorded under --from (an experiment's results, a\n" +
 			"`stormlab run --out` folder) on its cluster's twin with the run's own topology, flags and\n" +
@@ -38,7 +39,11 @@ func newSimValidateCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			spec := experiments.SimValidationOf(runs, strings.Join(from, ", "))
+			model, err := readCostModel(costs)
+			if err != nil {
+				return err
+			}
+			spec := experiments.SimValidationOf(runs, strings.Join(from, ", "), model)
 			rep, err := experiments.Run(cmd.Context(), spec, lab.Options{Out: out, Log: cmd.ErrOrStderr()})
 			if err != nil {
 				return failed(err)
@@ -48,6 +53,24 @@ func newSimValidateCmd() *cobra.Command {
 	}
 	cmd.Flags().StringSliceVar(&from, "from", nil, "a folder of recorded real runs (repeatable)")
 	cmd.Flags().StringVar(&out, "out", "", "the results base folder (written to OUT/sim-validation)")
+	cmd.Flags().StringVar(&costs, "costs", "", "the cost model to charge the twins (a `stormlab sim costs` file; default: the one shipped, measured on this project's containers)")
 	cmd.Flags().BoolVar(&force, "force", false, "replace OUT/sim-validation")
 	return cmd
+}
+
+// readCostModel reads the cost-model file at path; "" is the shipped model (nil).
+func readCostModel(path string) (*sim.CostModel, error) {
+	if path == "" {
+		return nil, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("--costs %s: %w", path, err)
+	}
+	defer f.Close()
+	m, err := sim.ReadCostModel(f)
+	if err != nil {
+		return nil, fmt.Errorf("--costs %s: %w (write one with stormlab sim costs)", path, err)
+	}
+	return m, nil
 }

@@ -16,6 +16,10 @@ func TestSimValidateCommand(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(existing, "sim-validation"), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	bad := filepath.Join(t.TempDir(), "costs.json")
+	if err := os.WriteFile(bad, []byte("not json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		args []string
 		code int
@@ -24,6 +28,7 @@ func TestSimValidateCommand(t *testing.T) {
 		{[]string{"sim", "validate", "--out", out}, 2, "needs --from DIR"},
 		{[]string{"sim", "validate", "--from", empty, "--out", out}, 2, "no recorded run"},
 		{[]string{"sim", "validate", "--from", empty, "--out", existing}, 2, "already holds results"},
+		{[]string{"sim", "validate", "--from", "../../harness/simcluster/testdata", "--out", out, "--costs", bad}, 2, "write one with stormlab sim costs"},
 		{[]string{"sim", "validate", "--from", "../../harness/simcluster/testdata", "--out", out}, 1, "measured into the cost model"},
 	} {
 		code, _, stderr := cli(t, c.args...)
