@@ -93,11 +93,17 @@ func skipRecorded(r *harness.RunResult, costRuns []string) string {
 	return ""
 }
 
-// recordedKey is r's configuration: its cluster, main class and flags without the seed.
+// recordedKey is r's configuration: its cluster, main class and flags without what names the run
+// (--name, --seed) or its scheduler (the stormlab.scheduler conf): its schedulers share it.
 func recordedKey(r *harness.RunResult) string {
-	args := slices.Clone(r.Spec.Topology.Args)
-	if i := slices.Index(args, "--seed"); i >= 0 && i+1 < len(args) {
-		args = slices.Delete(args, i, i+2)
+	var args []string
+	a := r.Spec.Topology.Args
+	for i := 0; i < len(a); i++ {
+		if i+1 < len(a) && (a[i] == "--name" || a[i] == "--seed" || a[i] == "--conf" && strings.HasPrefix(a[i+1], "stormlab.scheduler=")) {
+			i++
+			continue
+		}
+		args = append(args, a[i])
 	}
 	return r.Cluster + " | " + r.Spec.Topology.MainClass + " " + strings.Join(args, " ")
 }
@@ -141,16 +147,14 @@ func recordedPair(ctx context.Context, env lab.Env, res *lab.Results, r *harness
 	return nil
 }
 
-// recordedOffered is r's configuration in a table's offered-load column.
+// recordedOffered is r's configuration in a table's offered-load column: its topology, cluster and load.
 func recordedOffered(r *harness.RunResult) string {
 	args := r.Spec.Topology.Args
-	desc := r.Spec.Topology.Name
-	if i := strings.LastIndex(desc, "-r"); i > 0 {
-		desc = desc[:i]
-	}
+	main := r.Spec.Topology.MainClass
+	main = strings.TrimSuffix(main[strings.LastIndex(main, ".")+1:], "Topology")
 	load := "closed loop"
 	if i := slices.Index(args, "--rate"); i >= 0 && i+1 < len(args) {
 		load = "open loop at " + args[i+1] + " tuples/s"
 	}
-	return fmt.Sprintf("%s on %s, %s", desc, r.Cluster, load)
+	return fmt.Sprintf("%s on %s, %s", main, r.Cluster, load)
 }
