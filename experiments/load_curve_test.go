@@ -128,7 +128,7 @@ func TestLoadCurveOnTopology(t *testing.T) {
 		t.Errorf("replay with a direct grouping: %v; setup should say what the replay changes", err)
 	}
 	for _, c := range []struct{ name, topology, want string }{
-		{"kpart-cluster", "replay:" + file, "--topology applies to load-curve only"},
+		{"kpart-cluster", "replay:" + file, "--topology applies to load-curve, sim-validation only"},
 		{"load-curve", "wordcount", "give replay:FILE"},
 		{"load-curve", "replay:" + filepath.Join(t.TempDir(), "none.json"), "not found"},
 	} {

@@ -3,11 +3,12 @@ package experiments
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/montanaflynn/stats"
@@ -15,7 +16,9 @@ import (
 	"github.com/stormlab/stormlab/experiments/lab"
 	"github.com/stormlab/stormlab/harness"
 	"github.com/stormlab/stormlab/harness/simcluster"
+	"github.com/stormlab/stormlab/harness/usertopo"
 	"github.com/stormlab/stormlab/infra/docker"
+	"github.com/stormlab/stormlab/topologies"
 )
 
 // simValMetrics are the per-run values sim-validation compares. The analytic baseline predicts the
@@ -37,7 +40,8 @@ const (
 // valConfig is one configuration of sim-validation: a topology on a cluster shape at one offered load
 // and emulated delay, run under each of its schedulers.
 type valConfig struct {
-	Topology string  // the project's topology: throughput, wordcount or kmeans
+	Topology string  // the project's topology: throughput, wordcount or kmeans; "replay" for File
+	File     string  // a topology captured with stormlab capture, replayed (Topology "replay")
 	Shape    string  // the container shape (on a target: the target's cluster)
 	Load     float64 // fraction of the reference rate, open loop; 0: saturation (unpaced, closed loop)
 	DelayMs  int     // emulated delay per inter-node message (0: none)
@@ -48,15 +52,21 @@ type valConfig struct {
 }
 
 // key names the reference rate a configuration shares: its topology on its shape.
-func (c valConfig) key() string { return c.Topology + " on " + c.Shape }
+func (c valConfig) key() string { return cmp.Or(c.File, c.Topology) + " on " + c.Shape }
 
 // String is the configuration in a table's offered-load column and the log.
 func (c valConfig) String() string {
 	load := "saturation (unpaced)"
-	if c.Load > 0 {
+	switch {
+	case c.File != "":
+		load = fmt.Sprintf("open loop at %.0f%% of the captured rate", 100*c.Load)
+	case c.Load > 0:
 		load = fmt.Sprintf("open loop at %.0f%% of capacity", 100*c.Load)
 	}
 	s := c.Topology + ", " + c.Shape + ", " + load
+	if c.File != "" {
+		s = "replay of " + filepath.Base(c.File) + ", " + c.Shape + ", " + load
+	}
 	if c.DelayMs > 0 {
 		s += fmt.Sprintf(", delay %d ms", c.DelayMs)
 	}
@@ -170,11 +180,48 @@ func SimValidation() *lab.Spec {
 		Needs: lab.Needs{Need: lab.NeedsCluster,
 			Why:       "it compares the simulator with real runs: it runs the project's topologies on a Storm cluster (its own containers of the 2-node and 4-node shapes, or a target) and the same runs in the simulator",
 			RealStorm: "it validates the simulator against a real Storm cluster"},
-		Scales: scales(simValScales),
-		Extra:  []string{"validation.csv (errors per configuration and metric)", "validation-*.png/svg (simulated and analytic against real, y = x)"},
-		Run:    runSimValidation,
+		Scales:   scales(simValScales),
+		Extra:    []string{"validation.csv (errors per configuration and metric)", "validation-*.png/svg (simulated and analytic against real, y = x)"},
+		OnReplay: simValidationOn,
+		Run: func(ctx context.Context, env lab.Env) (*lab.Results, error) {
+			return runSimValidation(ctx, env, simValScales)
+		},
 		Claims: simValClaims,
 	}
+}
+
+// simValidationOn is sim-validation on a captured topology (--topology replay:FILE): the replay on each
+// shape of the scale, open loop at 50%, 100% and 150% of the captured rate (the spouts scaled
+// together), under three schedulers (ci: 50% and 100% under EvenScheduler).
+func simValidationOn(file string, warnings []string) *lab.Spec {
+	s := SimValidation()
+	table := map[string]simValKnobs{}
+	for scale, k := range simValScales {
+		k.Configs = nil
+		loads := []float64{0.5, 1, 1.5}
+		if scale == "ci" {
+			loads = []float64{0.5, 1} // the walking check: EvenScheduler alone
+		}
+		for i, shape := range valShapes(simValScales[scale].Configs) {
+			for j, load := range loads {
+				sched := [][]string{svEKR, svERO, svEDK}[(i+j)%3]
+				if scale == "ci" {
+					sched = []string{"storm-even"}
+				}
+				k.Configs = append(k.Configs, valConfig{Topology: "replay", File: file, Shape: shape, Load: load, Schedulers: sched})
+			}
+		}
+		table[scale] = k
+	}
+	s.Scales = scales(table)
+	s.Setup = "the topology captured in " + file + ", replayed (its components, parallelism, groupings, CPU per tuple " +
+		"and sizes as captured; the simulator runs the same capture) on each shape of the scale, open loop at 50%, 100% " +
+		"and 150% of its captured rate, under three schedulers; otherwise as sim-validation: " + s.Setup
+	if len(warnings) > 0 {
+		s.Setup += "; what the replay changes: " + strings.Join(warnings, "; ")
+	}
+	s.Run = func(ctx context.Context, env lab.Env) (*lab.Results, error) { return runSimValidation(ctx, env, table) }
+	return s
 }
 
 // simValRunner runs sim-validation's pairs of runs.
@@ -184,8 +231,8 @@ type simValRunner struct {
 	refs map[string]float64 // valConfig.key -> reference rate (tuples/s)
 }
 
-func runSimValidation(ctx context.Context, env lab.Env) (*lab.Results, error) {
-	_, k, _, err := knobsOf(env, simValScales)
+func runSimValidation(ctx context.Context, env lab.Env, table map[string]simValKnobs) (*lab.Results, error) {
+	_, k, _, err := knobsOf(env, table)
 	if err != nil {
 		return nil, err
 	}
@@ -227,12 +274,17 @@ func checkValConfigs(configs []valConfig) error {
 		if len(c.Schedulers) == 0 {
 			return fmt.Errorf("sim-validation: configuration %d (%s) has no scheduler", i+1, c)
 		}
-		if c.Load == 0 {
+		switch {
+		case c.File != "":
+			if !(c.Load > 0) {
+				return fmt.Errorf("sim-validation: configuration %d (%s): a replay is open loop, at a fraction of its captured rate above 0", i+1, c)
+			}
+		case c.Load == 0:
 			if c.Schedulers[0] != "storm-even" {
 				return fmt.Errorf("sim-validation: saturated configuration %d (%s) must run storm-even first: it measures the reference", i+1, c)
 			}
 			saturated[c.key()] = true
-		} else if !saturated[c.key()] {
+		case !saturated[c.key()]:
 			return fmt.Errorf("sim-validation: configuration %d (%s) offers a fraction of the saturated throughput of %s, but no saturated configuration of it comes before", i+1, c, c.key())
 		}
 	}
@@ -286,7 +338,13 @@ func (vr *simValRunner) twin(real *clusterView, cs harness.ClusterSpec, shape st
 // reference rate.
 func (vr *simValRunner) config(ctx context.Context, real, twin *clusterView, i int, c valConfig) error {
 	rate := 0.0
-	if c.Load > 0 {
+	if c.File != "" {
+		cp, _, err := topologies.ReadReplay(c.File)
+		if err != nil {
+			return err
+		}
+		rate = c.Load * cp.OfferedRate()
+	} else if c.Load > 0 {
 		ref, ok := vr.refs[c.key()]
 		if !ok {
 			return fmt.Errorf("sim-validation: no reference rate for %s (its saturated EvenScheduler runs acked nothing)", c.key())
@@ -378,11 +436,23 @@ func (vr *simValRunner) spec(name string, c valConfig, rate float64, rep int) (h
 		args = append(args, "--conf", "storm.messaging.transport="+docker.DelayTransport, "--conf", docker.DelayConf+"="+strconv.Itoa(c.DelayMs))
 	}
 	args = append(args, workerArgs(vr.k.WorkerOpts)...)
-	topo, err := harness.StormTopology(c.Topology, name, args...)
+	topo, err := vr.topology(name, c, args)
 	if err != nil {
 		return harness.RunSpec{}, err
 	}
 	return harness.RunSpec{Topology: topo, WarmUp: vr.k.WarmUp, Measure: vr.k.Measure, Settle: true}, nil
 }
 
-var errNoCells = errors.New("no configuration has real and simulated runs")
+// topology is configuration c's topology named name with args: one of the project's, or the replay
+// of a capture (its own --workers kept: the capture's).
+func (vr *simValRunner) topology(name string, c valConfig, args []string) (harness.TopologyRun, error) {
+	if c.File == "" {
+		return harness.StormTopology(c.Topology, name, args...)
+	}
+	if i := slices.Index(args, "--workers"); i >= 0 {
+		args = slices.Delete(slices.Clone(args), i, i+2)
+	}
+	topo, _, err := usertopo.Replay(c.File, append([]string{"--name", name}, args...)...)
+	topo.Name = name
+	return topo, err
+}

@@ -293,3 +293,27 @@ func TestSimValidationOfNothing(t *testing.T) {
 		t.Errorf("err = %v, want the run's cluster named", err)
 	}
 }
+
+// TestSimValidationReplayWalks: on a captured topology (topologies' hand-written replay-small capture,
+// 200 tuples/s from its spouts) the ci scale replays it at 50% and 100% of the captured rate on the
+// stand-in and in the simulator.
+func TestSimValidationReplayWalks(t *testing.T) {
+	spec := SimValidation().OnReplay("../topologies/testdata/replay-small.json", nil)
+	var log bytes.Buffer
+	rep, err := Run(context.Background(), spec, lab.Options{Out: t.TempDir(), Log: &log, Scale: "ci", Cluster: clusterref.Ref{Kind: "stand-in"}, Kinds: simAsReal()})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
+	offered := map[float64]string{}
+	for _, row := range rep.Results.Rows {
+		if row.Series == "storm-even real" {
+			offered[row.X] = row.Offered
+		}
+	}
+	// Reference: replay-small's two spout tasks emit 200 tuples/s in all (its emit_per_s).
+	for x, want := range map[float64]string{1: "50% of the captured rate: 100 tuples/s", 2: "100% of the captured rate: 200 tuples/s"} {
+		if !strings.Contains(offered[x], want) {
+			t.Errorf("configuration %v offered %q, want %q", x, offered[x], want)
+		}
+	}
+}

@@ -105,6 +105,17 @@ func (c *Captured) spoutRate(k CapturedComponent) float64 {
 	return sum
 }
 
+// OfferedRate is the tuples/s the capture's spouts offer together in a replay at its captured rates.
+func (c *Captured) OfferedRate() float64 {
+	total := 0.0
+	for _, k := range c.Components {
+		if k.Kind == KindSpout {
+			total += c.spoutRate(k)
+		}
+	}
+	return total
+}
+
 // checkReplayLoad refuses a capture without a spout, with a stream into a
 // spout, or whose spouts all emitted nothing.
 func checkReplayLoad(c *Captured) error {

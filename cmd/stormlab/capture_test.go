@@ -159,7 +159,7 @@ func TestExperimentTopologyBadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"kpart-cluster", "--topology", "replay:" + replay}, "--topology applies to load-curve only"},
+		{[]string{"kpart-cluster", "--topology", "replay:" + replay}, "--topology applies to load-curve, sim-validation only"},
 		{[]string{"load-curve", "--topology", "wordcount"}, "give replay:FILE"},
 		{[]string{"load-curve", "--topology", "replay:" + filepath.Join(t.TempDir(), "none.json")}, "not found"},
 		{[]string{"default", "--topology", "replay:" + replay}, "not to the suite default"},
