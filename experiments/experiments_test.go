@@ -226,7 +226,7 @@ func compileLaTeX(t *testing.T, dir string) {
 // TestNameListsFromSpecs checks that the lists the CLI shows and checks (--calibration,
 // --topology) are derived from the specs' fields and name the experiments that read a stated
 // calibration (env.Calibration in cluster_kpart.go, cluster_recovery.go, load_curve.go) and the one
-// that runs on a replay (load-curve, through loadTopology).
+// that run on a replay (load-curve, through loadTopology; sim-validation, through simValidationOn).
 func TestNameListsFromSpecs(t *testing.T) {
 	for _, c := range []struct {
 		name string
@@ -234,7 +234,7 @@ func TestNameListsFromSpecs(t *testing.T) {
 		want string
 	}{
 		{"CalibratedExperiments", CalibratedExperiments(), "kpart-cluster, load-curve, recovery"},
-		{"TopologyExperiments", TopologyExperiments(), "load-curve"},
+		{"TopologyExperiments", TopologyExperiments(), "load-curve, sim-validation"},
 	} {
 		if got := strings.Join(c.got, ", "); got != c.want {
 			t.Errorf("%s() = %q, want %q", c.name, got, c.want)
