@@ -36,8 +36,8 @@ type view struct {
 	Paper, Sanity, Project          Tally
 	SimPaper, SimSanity, SimProject Tally
 	Claims                          int
-	Changes                []CompareRow
-	Unchanged              []CompareRow
+	Changes                         []CompareRow
+	Unchanged                       []CompareRow
 }
 
 // Write renders f as one HTML page.
