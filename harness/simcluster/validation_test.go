@@ -2,6 +2,7 @@ package simcluster
 
 import (
 	"bytes"
+	"os"
 	"strings"
 	"testing"
 
@@ -113,5 +114,22 @@ func TestDescribeWithoutValidation(t *testing.T) {
 	}
 	if !strings.HasPrefix(validation, "not validated") {
 		t.Errorf("run.json's validation %q", validation)
+	}
+}
+
+// TestValidationFileDocumented: the example in docs/simulator.md ("Validation") is a file that reads.
+func TestValidationFileDocumented(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/simulator.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, sec, _ := strings.Cut(string(doc), "## Validation")
+	_, blk, ok := strings.Cut(sec, "```json\n")
+	blk, _, ok2 := strings.Cut(blk, "```")
+	if !ok || !ok2 {
+		t.Fatal("docs/simulator.md: no JSON example under Validation")
+	}
+	if v, err := ReadValidation(strings.NewReader(blk)); err != nil || v.Largest.Nodes != 4 {
+		t.Errorf("the documented example: %+v, %v", v, err)
 	}
 }
