@@ -31,11 +31,11 @@ func TestSimCostsFromOneRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, c := range tc.Components {
-		if !c.CPUMicrosCI.Contains(c.CPUMicros) || c.CPUMicrosSD != 0 {
-			t.Errorf("%s: cpu %v µs, sd %v, interval %+v: want an interval around it, no spread between runs", name, c.CPUMicros, c.CPUMicrosSD, c.CPUMicrosCI)
+		if !c.CPUMicrosPI.Contains(c.CPUMicros) || c.CPUMicrosSD != 0 {
+			t.Errorf("%s: cpu %v µs, sd %v, interval %+v: want an interval around it, no spread between runs", name, c.CPUMicros, c.CPUMicrosSD, c.CPUMicrosPI)
 		}
 	}
-	if m.Transfer.WorkerStartCI != nil || m.Provenance.Uncertainty == "" {
-		t.Errorf("worker start interval %+v, uncertainty %q", m.Transfer.WorkerStartCI, m.Provenance.Uncertainty)
+	if m.Transfer.WorkerStartPI != nil || m.Provenance.Uncertainty == "" {
+		t.Errorf("worker start interval %+v, uncertainty %q", m.Transfer.WorkerStartPI, m.Provenance.Uncertainty)
 	}
 }

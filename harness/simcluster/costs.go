@@ -140,15 +140,15 @@ func poolTransfer(runs []runCosts) sim.TransferCosts {
 	}
 	t.WorkerOverheadCores, _ = stats.Mean(overhead)
 	t.WorkerOverheadSD = sampleSD(overhead)
-	t.WorkerOverheadCI = remeasure(t.WorkerOverheadCores, overheadRun, overheadQ)
+	t.WorkerOverheadPI = remeasure(t.WorkerOverheadCores, overheadRun, overheadQ)
 	t.WorkerOverheadCores, t.WorkerOverheadSD = round(t.WorkerOverheadCores), round(t.WorkerOverheadSD)
 	t.WorkerStartS, _ = stats.Mean(start)
 	t.WorkerStartSD = sampleSD(start)
-	t.WorkerStartCI = remeasure(t.WorkerStartS, start, nil)
+	t.WorkerStartPI = remeasure(t.WorkerStartS, start, nil)
 	t.WorkerStartS, t.WorkerStartSD = round(t.WorkerStartS), round(t.WorkerStartSD)
 	if messages > 0 {
 		t.AckCPUS = ackerCPU / messages
-		t.AckCPUCI = remeasure(t.AckCPUS, ackRun, ackQ)
+		t.AckCPUPI = remeasure(t.AckCPUS, ackRun, ackQ)
 		t.AckCPUS = round(t.AckCPUS)
 	}
 	return t
@@ -277,7 +277,7 @@ func pool(runs []runCosts) map[string]sim.ComponentCost {
 		c.CPUMicros, _ = stats.Mean(cpu)
 		c.Bytes, _ = stats.Mean(size)
 		c.CPUMicrosSD = sampleSD(cpu)
-		c.CPUMicrosCI = remeasure(c.CPUMicros, cpu, quarters)
+		c.CPUMicrosPI = remeasure(c.CPUMicros, cpu, quarters)
 		for i := range c.Streams {
 			c.Streams[i].PerTuple = round(per[i])
 		}
@@ -288,7 +288,7 @@ func pool(runs []runCosts) map[string]sim.ComponentCost {
 }
 
 // uncertaintyMethod is how remeasure computes a cost's stated interval, as the cost-model file says it.
-const uncertaintyMethod = "each *_ci95 is where a measurement of the same configuration from as many runs (n) falls with 95% " +
+const uncertaintyMethod = "each *_pi95 is where a measurement of the same configuration from as many runs (n) falls with 95% " +
 	"probability: the figure +- t(0.975, df) * sqrt(2/n) * s, s the standard deviation of the runs' figures (df n-1), " +
 	"floored by the same from the spread within the runs (each window cut into 4 parts: s = the parts' pooled " +
 	"standard deviation / 2, df 3n); from one run only that floor, which leaves out how runs differ from each other " +

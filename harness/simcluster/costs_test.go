@@ -73,8 +73,8 @@ func TestShippedCostModel(t *testing.T) {
 	}
 	for class, tc := range m.Topologies {
 		for name, c := range tc.Components {
-			if !c.CPUMicrosCI.Contains(c.CPUMicros) {
-				t.Errorf("shipped model: %s %s: cpu %v µs, interval %+v", class, name, c.CPUMicros, c.CPUMicrosCI)
+			if !c.CPUMicrosPI.Contains(c.CPUMicros) {
+				t.Errorf("shipped model: %s %s: cpu %v µs, interval %+v", class, name, c.CPUMicros, c.CPUMicrosPI)
 			}
 		}
 	}
@@ -171,10 +171,10 @@ func measureOne(t *testing.T, dir string) *sim.CostModel {
 
 // stated and figures are a one-topology model's costs by name: their intervals, and their figures.
 func stated(m *sim.CostModel) map[string]*sim.Interval {
-	out := map[string]*sim.Interval{"ack_cpu_s": m.Transfer.AckCPUCI, "worker_overhead_cores": m.Transfer.WorkerOverheadCI, "worker_start_s": m.Transfer.WorkerStartCI}
+	out := map[string]*sim.Interval{"ack_cpu_s": m.Transfer.AckCPUPI, "worker_overhead_cores": m.Transfer.WorkerOverheadPI, "worker_start_s": m.Transfer.WorkerStartPI}
 	for _, tc := range m.Topologies {
 		for name, c := range tc.Components {
-			out[name] = c.CPUMicrosCI
+			out[name] = c.CPUMicrosPI
 		}
 	}
 	return out

@@ -32,7 +32,7 @@ type CostProvenance struct {
 	Commit   string   `json:"commit"`
 	Runs     []string `json:"runs"`   // the recorded runs the figures were taken from
 	Method   string   `json:"method"` // how the figures were derived
-	// Uncertainty says how each cost's stated interval (the *_ci95 fields) was computed from the runs.
+	// Uncertainty says how each cost's stated interval (the *_pi95 fields) was computed from the runs.
 	Uncertainty string `json:"uncertainty,omitempty"`
 	// Missing names what the model does not yet measure (charged as zero).
 	Missing []string `json:"missing,omitempty"`
@@ -52,15 +52,15 @@ type TransferCosts struct {
 	// process CPU less its executor threads'), and WorkerOverheadSD its spread over the measured workers.
 	WorkerOverheadCores float64   `json:"worker_overhead_cores"`
 	WorkerOverheadSD    float64   `json:"worker_overhead_sd"`
-	WorkerOverheadCI    *Interval `json:"worker_overhead_cores_ci95,omitempty"`
+	WorkerOverheadPI    *Interval `json:"worker_overhead_cores_pi95,omitempty"`
 	// WorkerStartS is how long a worker takes from its assignment to running its executors (a run's
 	// submit to every executor's heartbeat: Nimbus's scheduling round and the worker JVMs' start), and
 	// WorkerStartSD its spread over the measured runs. A migration restarts workers for this long.
 	WorkerStartS  float64   `json:"worker_start_s"`
 	WorkerStartSD float64   `json:"worker_start_sd"`
-	WorkerStartCI *Interval `json:"worker_start_s_ci95,omitempty"`
-	// AckCPUCI is AckCPUS's stated interval.
-	AckCPUCI *Interval `json:"ack_cpu_s_ci95,omitempty"`
+	WorkerStartPI *Interval `json:"worker_start_s_pi95,omitempty"`
+	// AckCPUPI is AckCPUS's stated interval.
+	AckCPUPI *Interval `json:"ack_cpu_s_pi95,omitempty"`
 }
 
 // Interval is a cost's stated uncertainty: the range in which a measurement of the same configuration
@@ -96,7 +96,7 @@ type ComponentCost struct {
 	Spout       bool         `json:"spout"`
 	CPUMicros   float64      `json:"cpu_us"`
 	CPUMicrosSD float64      `json:"cpu_us_sd"`
-	CPUMicrosCI *Interval    `json:"cpu_us_ci95,omitempty"`
+	CPUMicrosPI *Interval    `json:"cpu_us_pi95,omitempty"`
 	Bytes       float64      `json:"bytes"`
 	Streams     []StreamCost `json:"streams"`
 }
@@ -127,8 +127,8 @@ func ReadCostModel(r io.Reader) (*CostModel, error) {
 			if !(c.CPUMicros > 0) || c.CPUMicrosSD < 0 || c.Bytes < 0 {
 				return nil, fmt.Errorf("cost model %q: %s component %s: cpu %v µs (sd %v), %v bytes: give cpu > 0, sd >= 0, bytes >= 0", m.Name, class, name, c.CPUMicros, c.CPUMicrosSD, c.Bytes)
 			}
-			if err := checkInterval(c.CPUMicrosCI, c.CPUMicros); err != nil {
-				return nil, fmt.Errorf("cost model %q: %s component %s: cpu_us_ci95: %w", m.Name, class, name, err)
+			if err := checkInterval(c.CPUMicrosPI, c.CPUMicros); err != nil {
+				return nil, fmt.Errorf("cost model %q: %s component %s: cpu_us_pi95: %w", m.Name, class, name, err)
 			}
 		}
 	}
@@ -137,7 +137,7 @@ func ReadCostModel(r io.Reader) (*CostModel, error) {
 		name string
 		ci   *Interval
 		x    float64
-	}{{"ack_cpu_s_ci95", tr.AckCPUCI, tr.AckCPUS}, {"worker_overhead_cores_ci95", tr.WorkerOverheadCI, tr.WorkerOverheadCores}, {"worker_start_s_ci95", tr.WorkerStartCI, tr.WorkerStartS}} {
+	}{{"ack_cpu_s_pi95", tr.AckCPUPI, tr.AckCPUS}, {"worker_overhead_cores_pi95", tr.WorkerOverheadPI, tr.WorkerOverheadCores}, {"worker_start_s_pi95", tr.WorkerStartPI, tr.WorkerStartS}} {
 		if err := checkInterval(f.ci, f.x); err != nil {
 			return nil, fmt.Errorf("cost model %q: transfer %s: %w", m.Name, f.name, err)
 		}

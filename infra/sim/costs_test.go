@@ -16,11 +16,11 @@ func TestReadCostModelIntervals(t *testing.T) {
 	}{
 		{"none", nil, ""},
 		{"holds", &Interval{Lo: 8, Hi: 12}, ""},
-		{"misses", &Interval{Lo: 11, Hi: 12}, "cpu_us_ci95"},
-		{"negative", &Interval{Lo: -1, Hi: 12}, "cpu_us_ci95"},
+		{"misses", &Interval{Lo: 11, Hi: 12}, "cpu_us_pi95"},
+		{"negative", &Interval{Lo: -1, Hi: 12}, "cpu_us_pi95"},
 	} {
 		m := &CostModel{Format: CostFormat, Name: "t", Topologies: map[string]TopologyCosts{
-			"Main": {Components: map[string]ComponentCost{"bolt": {CPUMicros: 10, CPUMicrosCI: c.ci}}}}}
+			"Main": {Components: map[string]ComponentCost{"bolt": {CPUMicros: 10, CPUMicrosPI: c.ci}}}}}
 		var b bytes.Buffer
 		if err := WriteCostModel(&b, m); err != nil {
 			t.Fatal(err)
@@ -31,8 +31,8 @@ func TestReadCostModelIntervals(t *testing.T) {
 			t.Errorf("%s: %v", c.name, err)
 		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
 			t.Errorf("%s: %v, want an error naming %s", c.name, err, c.want)
-		case c.want == "" && (got.Topologies["Main"].Components["bolt"].CPUMicrosCI == nil) != (c.ci == nil):
-			t.Errorf("%s: interval %+v did not survive the file", c.name, got.Topologies["Main"].Components["bolt"].CPUMicrosCI)
+		case c.want == "" && (got.Topologies["Main"].Components["bolt"].CPUMicrosPI == nil) != (c.ci == nil):
+			t.Errorf("%s: interval %+v did not survive the file", c.name, got.Topologies["Main"].Components["bolt"].CPUMicrosPI)
 		}
 	}
 }
