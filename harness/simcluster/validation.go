@@ -9,6 +9,8 @@ import (
 	"io/fs"
 	"math"
 
+	"github.com/montanaflynn/stats"
+
 	"github.com/stormlab/stormlab/infra/sim"
 )
 
@@ -67,6 +69,23 @@ type ValidationErrors struct {
 type ClusterSize struct {
 	Nodes int     `json:"nodes"`
 	Cores float64 `json:"cores"`
+}
+
+// Summarize fills v's Errors and Largest from its configurations, as the file defines them: the
+// throughput's mean absolute percentage error, the latency percentiles' median errors, the largest
+// cluster (the most nodes and the most cores of any configuration). sim-validation calls it before
+// WriteValidation.
+func (v *Validation) Summarize() {
+	var tp, p50, p99 []float64
+	v.Largest = ClusterSize{}
+	for _, c := range v.Configurations {
+		tp, p50, p99 = append(tp, c.Throughput), append(p50, c.LatencyP50), append(p99, c.LatencyP99)
+		v.Largest.Nodes = max(v.Largest.Nodes, c.Size.Nodes)
+		v.Largest.Cores = max(v.Largest.Cores, c.Size.Cores)
+	}
+	v.Errors.ThroughputMAPE, _ = stats.Mean(tp)
+	v.Errors.LatencyP50, _ = stats.Median(p50)
+	v.Errors.LatencyP99, _ = stats.Median(p99)
 }
 
 // WriteValidation writes v as indented JSON, after the checks ReadValidation makes: a file that would

@@ -2,6 +2,7 @@ package simcluster
 
 import (
 	"bytes"
+	"math"
 	"os"
 	"strings"
 	"testing"
@@ -131,5 +132,27 @@ func TestValidationFileDocumented(t *testing.T) {
 	}
 	if v, err := ReadValidation(strings.NewReader(blk)); err != nil || v.Largest.Nodes != 4 {
 		t.Errorf("the documented example: %+v, %v", v, err)
+	}
+}
+
+// TestSummarize: the errors over configurations as the file defines them, computed by hand: the
+// throughput's mean (0.05 + 0.09 + 0.10) / 3 = 0.08, the latency medians 0.14 and 0.3; the largest
+// cluster has the most nodes (10) and cores (40) of any configuration.
+func TestSummarize(t *testing.T) {
+	m, err := ContainersCosts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := aValidation(m)
+	v.Configurations = append(v.Configurations, ValidatedConfiguration{Name: "kmeans x nodes-10", Size: ClusterSize{Nodes: 10, Cores: 40},
+		Throughput: 0.10, LatencyP50: 0.5, LatencyP99: 0.4})
+	v.Summarize()
+	const tol = 1e-9
+	e := v.Errors
+	if math.Abs(e.ThroughputMAPE-0.08) > tol || math.Abs(e.LatencyP50-0.14) > tol || math.Abs(e.LatencyP99-0.3) > tol || v.Largest != (ClusterSize{Nodes: 10, Cores: 40}) {
+		t.Errorf("summarized %+v, largest %+v", e, v.Largest)
+	}
+	if err := WriteValidation(&bytes.Buffer{}, v); err != nil {
+		t.Errorf("a summarized validation does not write: %v", err)
 	}
 }
