@@ -34,8 +34,11 @@ type ClaimsFile struct {
 	Scale      string `json:"profile"` // the key keeps the scale's former name, so earlier results still read
 	// Simulated, when set, says the claims were judged on a simulated cluster: which, its cost model
 	// and its validation. Such verdicts are the model's, never pooled with real runs'.
-	Simulated string        `json:"simulated,omitempty"`
-	Claims    []ClaimRecord `json:"claims"`
+	Simulated string `json:"simulated,omitempty"`
+	// SimulatedStanding is the simulated cluster's standing: "not validated", "validated", or
+	// "extrapolated" (larger than any validated cluster).
+	SimulatedStanding string        `json:"simulated_standing,omitempty"`
+	Claims            []ClaimRecord `json:"claims"`
 }
 
 // Write writes claims.json (indented).

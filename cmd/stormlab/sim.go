@@ -62,8 +62,8 @@ func newSimCostsCmd() *cobra.Command {
 			"cluster (containers of a shape, or your cluster's target file), keeps the runs under --keep, and\n" +
 			"measures them; with --from it reads runs recorded before (a run folder with run.json, or any\n" +
 			"folder holding such folders: an experiment's results, a `stormlab run --out` folder). It writes:\n" +
-			"per topology and component, the CPU per tuple (mean over runs, and their spread as its\n" +
-			"uncertainty), the tuples per tuple each stream carries and their size; the acker's CPU per\n" +
+			"per topology and component, the CPU per tuple (mean over runs, their spread, and a 95% interval\n" +
+			"for measuring again), the tuples per tuple each stream carries and their size; the acker's CPU per\n" +
 			"message, the workers' overhead and start; with the runs, cluster, host, JVM flags, date and\n" +
 			"commit they come from. Invalid runs are left out. docs/simulator.md.",
 		Args: exactArgs(0, "sim costs takes no arguments: stormlab sim costs --cluster containers:SHAPE --out FILE"),

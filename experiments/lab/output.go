@@ -352,8 +352,25 @@ func (rep *Report) claimsFile() reports.ClaimsFile {
 	f := claimsFile(rep.Spec.Name, rep.Scale, rep.Claims)
 	if where, sim := rep.where(); sim != nil {
 		f.Simulated = fmt.Sprintf("%s, cost model %s; validation: %s", where, sim.CostSource, sim.Validation)
+		f.SimulatedStanding = sim.Standing
 	}
 	return f
+}
+
+// describeSim is what stands behind a simulated cluster (a variable: tests give it a validation).
+var describeSim = simcluster.Describe
+
+// simulatedTitle is what a table's title adds for a simulated cluster: where, and what its figures are
+// worth when the model is not validated, or the cluster is larger than any validated one.
+func simulatedTitle(where string, sim *simcluster.Source) string {
+	t := ", simulated on " + where
+	switch sim.Standing {
+	case simcluster.Extrapolated:
+		t += fmt.Sprintf(", extrapolated beyond the validated %d nodes", sim.ValidatedNodes)
+	case simcluster.NotValidated:
+		t += ", not validated"
+	}
+	return t
 }
 
 // where is the cluster a cluster experiment ran on, and what stands behind a simulated one.
@@ -365,7 +382,7 @@ func (rep *Report) where() (string, *simcluster.Source) {
 	if where.Kind != simcluster.KindName {
 		return where.String(), nil
 	}
-	src, err := simcluster.Describe(where.Arg)
+	src, err := describeSim(where.Arg)
 	if err != nil {
 		return where.String(), nil
 	}

@@ -39,7 +39,7 @@ func (rep *Report) Table() *reports.Table {
 		title += " (" + s.Source + ")"
 	}
 	if where, sim := rep.where(); sim != nil {
-		title += ", simulated on " + where
+		title += simulatedTitle(where, sim)
 	}
 	t := rep.Aggregate.TableWithPanels(title, s.PanelLabel, s.SeriesLabel, s.XName)
 	t.Label = "tab:" + slug(s.Name)

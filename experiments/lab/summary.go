@@ -47,7 +47,11 @@ func WritePaperSummary(out, paper string, exps []string) (string, error) {
 	}
 	fmt.Fprintf(&b, "# Summary: %s\n\n", title)
 	for _, cf := range all {
-		fmt.Fprintf(&b, "- %s: scale %s\n", cf.Experiment, OrStr(cf.Scale, "n/a"))
+		fmt.Fprintf(&b, "- %s: scale %s", cf.Experiment, OrStr(cf.Scale, "n/a"))
+		if cf.Simulated != "" {
+			fmt.Fprintf(&b, "; simulated (%s), the model's verdicts, not Storm's: %s", OrStr(cf.SimulatedStanding, "not validated"), cf.Simulated)
+		}
+		b.WriteString("\n")
 	}
 	for _, exp := range missing {
 		fmt.Fprintf(&b, "- %s: not run yet\n", exp)
@@ -83,10 +87,18 @@ func summaryTable(paper string, all []ClaimsFile) *reports.Table {
 			// The table's title cites the paper; the column keeps the figure.
 			src := strings.TrimPrefix(strings.TrimPrefix(c.Source, Cite(paper, "")), ", ")
 			t.AddRow(reports.Text(cf.Experiment), reports.Text(stmt), reports.Text(src), reports.Text(c.Rule),
-				reports.Text(jsonEffect(c)), reports.Text(c.Verdict))
+				reports.Text(jsonEffect(c)), reports.Text(c.Verdict+simulatedMark(cf)))
 		}
 	}
 	return t
+}
+
+// simulatedMark follows a verdict judged on a simulated cluster, so a row never reads as Storm's.
+func simulatedMark(cf ClaimsFile) string {
+	if cf.Simulated == "" {
+		return ""
+	}
+	return " (simulated, " + OrStr(cf.SimulatedStanding, "not validated") + ")"
 }
 
 func jsonEffect(c ClaimJSON) string {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/montanaflynn/stats"
+	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/stormlab/stormlab/harness"
 	"github.com/stormlab/stormlab/harness/capture"
@@ -37,53 +38,129 @@ var workFlags = map[string][]string{
 
 // MeasureCosts derives a cost model from recorded runs of the project's topologies on a real cluster
 // (valid runs only; each run's window, as a capture of it: capture.FromRecords): per topology and
-// component, the CPU per tuple (the mean over runs, and their standard deviation as its uncertainty),
-// the tuples each stream carries per tuple and the tuples' size. Runs of one topology at different work
-// flags are refused: measure them into separate models.
+// component, the CPU per tuple (the mean over runs, their standard deviation, and the stated interval:
+// remeasure), the tuples each stream carries per tuple and the tuples' size. Runs of one topology at
+// different work flags are refused: measure them into separate models.
 func MeasureCosts(name string, runs []*harness.RunResult, prov sim.CostProvenance) (*sim.CostModel, error) {
 	m := &sim.CostModel{Format: sim.CostFormat, Name: name, Provenance: prov, Topologies: map[string]sim.TopologyCosts{}}
-	per := map[string][]map[string]sim.ComponentCost{} // class -> one map per run
-	var overhead, start []float64
-	var ackerCPU, messages float64
+	m.Provenance.Uncertainty = uncertaintyMethod
+	per := map[string][]runCosts{} // by main class
+	var all []runCosts
 	for _, r := range runs {
 		if r.Validity.Level == harness.Invalid {
 			continue
 		}
-		main, comps, err := costsOfRun(r)
+		rc, err := measureRun(r)
 		if err != nil {
 			return nil, fmt.Errorf("run %s: %w", r.Spec.Topology.Name, err)
 		}
-		t := m.Topologies[main.Class]
-		wa := workArgs(main, r.Spec.Topology.Args)
+		t := m.Topologies[rc.main.Class]
+		wa := workArgs(rc.main, r.Spec.Topology.Args)
 		if t.Runs > 0 && !maps.Equal(t.WorkArgs, wa) {
-			return nil, fmt.Errorf("run %s has %s at %v, earlier runs at %v: measure each setting into its own cost model", r.Spec.Topology.Name, main.Name, wa, t.WorkArgs)
+			return nil, fmt.Errorf("run %s has %s at %v, earlier runs at %v: measure each setting into its own cost model", r.Spec.Topology.Name, rc.main.Name, wa, t.WorkArgs)
 		}
 		t.WorkArgs, t.Runs = wa, t.Runs+1
-		m.Topologies[main.Class] = t
-		per[main.Class] = append(per[main.Class], comps)
-		start = append(start, r.Phases.StartS)
-		o, a, n := overheadOf(r)
-		overhead, ackerCPU, messages = append(overhead, o...), ackerCPU+a, messages+n
-		m.Provenance.Runs = append(m.Provenance.Runs, fmt.Sprintf("%s under %s on %s at %s", main.Name, r.Spec.Scheduler, r.Cluster, r.StartedAt.UTC().Format(time.RFC3339)))
+		m.Topologies[rc.main.Class] = t
+		per[rc.main.Class] = append(per[rc.main.Class], rc)
+		all = append(all, rc)
+		m.Provenance.Runs = append(m.Provenance.Runs, fmt.Sprintf("%s under %s on %s at %s", rc.main.Name, r.Spec.Scheduler, r.Cluster, r.StartedAt.UTC().Format(time.RFC3339)))
 	}
 	if len(per) == 0 {
 		return nil, fmt.Errorf("no valid run of the project's topologies among %d runs: record some (stormlab run --out DIR, or an experiment's folder)", len(runs))
 	}
-	m.Transfer.WorkerOverheadCores, _ = stats.Mean(overhead)
-	m.Transfer.WorkerOverheadSD, _ = stats.StandardDeviationSample(overhead)
-	m.Transfer.WorkerOverheadCores, m.Transfer.WorkerOverheadSD = round(m.Transfer.WorkerOverheadCores), round(m.Transfer.WorkerOverheadSD)
-	m.Transfer.WorkerStartS, _ = stats.Mean(start)
-	m.Transfer.WorkerStartSD, _ = stats.StandardDeviationSample(start)
-	m.Transfer.WorkerStartS, m.Transfer.WorkerStartSD = round(m.Transfer.WorkerStartS), round(m.Transfer.WorkerStartSD)
-	if messages > 0 { // pooled as a ratio of sums: the runs with the most acks weigh most
-		m.Transfer.AckCPUS = round(ackerCPU / messages)
-	}
+	m.Transfer = poolTransfer(all)
 	for class, rs := range per {
 		t := m.Topologies[class]
 		t.Components = pool(rs)
 		m.Topologies[class] = t
 	}
 	return m, nil
+}
+
+// runCosts is what one run measures: its components' costs and its transfer figures, over the whole
+// window and over each of its quarters (the spread within the run).
+type runCosts struct {
+	main     topologies.StormMain
+	comps    map[string]sim.ComponentCost
+	quarters []map[string]sim.ComponentCost
+	// overhead is per worker (cores); overheadQ the workers' mean in each quarter.
+	overhead, overheadQ []float64
+	ackerCPU, messages  float64
+	ackQ                []float64 // acker CPU per message in each quarter
+	start               float64
+}
+
+// windowParts is how many parts a run's window is cut into to see how much its figures move within it.
+const windowParts = 4
+
+// measureRun reads one run's window, and each of its parts, as costs.
+func measureRun(r *harness.RunResult) (runCosts, error) {
+	main, comps, err := costsOfRun(r)
+	if err != nil {
+		return runCosts{}, err
+	}
+	rc := runCosts{main: main, comps: comps, start: r.Phases.StartS}
+	rc.overhead, rc.ackerCPU, rc.messages = overheadOf(r)
+	span := (r.MeasureTo - r.MeasureFrom) / windowParts
+	for k := range int64(windowParts) {
+		part := *r
+		part.MeasureFrom, part.MeasureTo = r.MeasureFrom+k*span, r.MeasureFrom+(k+1)*span
+		if _, c, err := costsOfRun(&part); err == nil { // a part without tuples of a component says nothing of it
+			rc.quarters = append(rc.quarters, c)
+		}
+		o, a, n := overheadOf(&part)
+		if len(o) > 0 {
+			mean, _ := stats.Mean(o)
+			rc.overheadQ = append(rc.overheadQ, mean)
+		}
+		if n > 0 {
+			rc.ackQ = append(rc.ackQ, a/n)
+		}
+	}
+	return rc, nil
+}
+
+// poolTransfer is the transfer figures over runs: the workers' overhead (mean and spread over all
+// measured workers), the workers' start (over runs), the acker's CPU per message (a ratio of sums: the
+// runs with the most acks weigh most), each with its stated interval.
+func poolTransfer(runs []runCosts) sim.TransferCosts {
+	var t sim.TransferCosts
+	var overhead, overheadRun, start, ackRun []float64
+	var overheadQ, ackQ [][]float64
+	var ackerCPU, messages float64
+	for _, rc := range runs {
+		overhead, start = append(overhead, rc.overhead...), append(start, rc.start)
+		if mean, err := stats.Mean(rc.overhead); err == nil {
+			overheadRun, overheadQ = append(overheadRun, mean), append(overheadQ, rc.overheadQ)
+		}
+		if rc.messages > 0 {
+			ackRun, ackQ = append(ackRun, rc.ackerCPU/rc.messages), append(ackQ, rc.ackQ)
+		}
+		ackerCPU, messages = ackerCPU+rc.ackerCPU, messages+rc.messages
+	}
+	t.WorkerOverheadCores, _ = stats.Mean(overhead)
+	t.WorkerOverheadSD = sampleSD(overhead)
+	t.WorkerOverheadPI = remeasure(t.WorkerOverheadCores, overheadRun, overheadQ)
+	t.WorkerOverheadCores, t.WorkerOverheadSD = round(t.WorkerOverheadCores), round(t.WorkerOverheadSD)
+	t.WorkerStartS, _ = stats.Mean(start)
+	t.WorkerStartSD = sampleSD(start)
+	t.WorkerStartPI = remeasure(t.WorkerStartS, start, nil)
+	t.WorkerStartS, t.WorkerStartSD = round(t.WorkerStartS), round(t.WorkerStartSD)
+	if messages > 0 {
+		t.AckCPUS = ackerCPU / messages
+		t.AckCPUPI = remeasure(t.AckCPUS, ackRun, ackQ)
+		t.AckCPUS = round(t.AckCPUS)
+	}
+	return t
+}
+
+// sampleSD is xs's sample standard deviation, 0 for fewer than two.
+func sampleSD(xs []float64) float64 {
+	if len(xs) < 2 {
+		return 0
+	}
+	sd, _ := stats.StandardDeviationSample(xs)
+	return sd
 }
 
 // costsOfRun reads one run's window as component costs.
@@ -173,15 +250,22 @@ func workArgs(main topologies.StormMain, args []string) map[string]string {
 	return out
 }
 
-// pool is the components' costs over runs: means, and the CPU's standard deviation between runs.
-func pool(runs []map[string]sim.ComponentCost) map[string]sim.ComponentCost {
+// pool is the components' costs over runs: means, the CPU's standard deviation between runs and its
+// stated interval.
+func pool(runs []runCosts) map[string]sim.ComponentCost {
 	out := map[string]sim.ComponentCost{}
-	for name, first := range runs[0] {
+	for name, first := range runs[0].comps {
 		var cpu, size []float64
+		quarters := make([][]float64, len(runs))
 		per := make([]float64, len(first.Streams))
-		for _, r := range runs {
-			c := r[name]
+		for i, rc := range runs {
+			c := rc.comps[name]
 			cpu, size = append(cpu, c.CPUMicros), append(size, c.Bytes)
+			for _, q := range rc.quarters {
+				if qc, ok := q[name]; ok {
+					quarters[i] = append(quarters[i], qc.CPUMicros)
+				}
+			}
 			for i := range per {
 				if i < len(c.Streams) {
 					per[i] += c.Streams[i].PerTuple / float64(len(runs))
@@ -192,9 +276,8 @@ func pool(runs []map[string]sim.ComponentCost) map[string]sim.ComponentCost {
 		c.Streams = slices.Clone(first.Streams)
 		c.CPUMicros, _ = stats.Mean(cpu)
 		c.Bytes, _ = stats.Mean(size)
-		if len(cpu) > 1 {
-			c.CPUMicrosSD, _ = stats.StandardDeviationSample(cpu)
-		}
+		c.CPUMicrosSD = sampleSD(cpu)
+		c.CPUMicrosPI = remeasure(c.CPUMicros, cpu, quarters)
 		for i := range c.Streams {
 			c.Streams[i].PerTuple = round(per[i])
 		}
@@ -202,6 +285,72 @@ func pool(runs []map[string]sim.ComponentCost) map[string]sim.ComponentCost {
 		out[name] = c
 	}
 	return out
+}
+
+// uncertaintyMethod is how remeasure computes a cost's stated interval, as the cost-model file says it.
+const uncertaintyMethod = "each *_pi95 is where a measurement of the same configuration from as many runs (n) falls with 95% " +
+	"probability: the figure +- t(0.975, df) * sqrt(2/n) * s, s the standard deviation of the runs' figures (df n-1), " +
+	"floored by the same from the spread within the runs (each window cut into 4 parts: s = the parts' pooled " +
+	"standard deviation / 2, df 3n); from one run only that floor, which leaves out how runs differ from each other " +
+	"(placement, rate) and is too narrow where they do; the worker start, one figure per run, has none from one run; " +
+	"sizes and tuples per tuple have none"
+
+// remeasure is the 95% interval around center in which a measurement of the same configuration from as
+// many runs falls: center ± t(0.975, df)·√(2/n)·s (the difference of two means of n runs), s the
+// runs' standard deviation (df n-1), floored by the same half-width from what the spread of each run's
+// parts says a run's figure varies by (s_w/√k, df Σ(k-1)). With neither (one run, no parts) it is
+// nil: nothing to say. A cost is not negative, so the interval starts at 0 at the least.
+func remeasure(center float64, perRun []float64, parts [][]float64) *sim.Interval {
+	n := len(perRun)
+	if n == 0 {
+		return nil
+	}
+	t := func(df int) float64 { return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(df)}.Quantile(0.975) }
+	half, said := 0.0, false
+	if n > 1 {
+		half, said = t(n-1)*sampleSD(perRun), true
+	}
+	if w, df := withinRun(parts); df > 0 {
+		half, said = max(half, t(df)*w), true
+	}
+	if !said {
+		return nil
+	}
+	half *= math.Sqrt(2 / float64(n))
+	return &sim.Interval{Lo: roundDown(max(0, center-half)), Hi: roundUp(center + half)}
+}
+
+// withinRun is the standard deviation of a run's figure that the spread of its parts implies (pooled
+// over runs: s_w/√k, k the mean number of parts) and its degrees of freedom.
+func withinRun(parts [][]float64) (float64, int) {
+	ss, df, k := 0.0, 0, 0
+	for _, p := range parts {
+		if len(p) < 2 {
+			continue
+		}
+		mean, _ := stats.Mean(p)
+		for _, x := range p {
+			ss += (x - mean) * (x - mean)
+		}
+		df, k = df+len(p)-1, k+len(p)
+	}
+	if df == 0 {
+		return 0, 0
+	}
+	runs := k - df // one per run with parts
+	return math.Sqrt(ss/float64(df)) / math.Sqrt(float64(k)/float64(runs)), df
+}
+
+// roundDown and roundUp keep 4 significant digits, outward: a rounded interval still holds its figure.
+func roundDown(x float64) float64 { return roundWith(x, math.Floor) }
+func roundUp(x float64) float64   { return roundWith(x, math.Ceil) }
+
+func roundWith(x float64, f func(float64) float64) float64 {
+	if x == 0 {
+		return 0
+	}
+	p := math.Pow(10, 3-math.Floor(math.Log10(math.Abs(x))))
+	return f(x*p) / p
 }
 
 // round keeps 4 significant digits: the file is read by people too.

@@ -93,15 +93,34 @@ func (c *Cluster) Close(context.Context) error { return nil }
 type Source struct {
 	Cluster    string `json:"cluster"`     // the simulated cluster's name
 	About      string `json:"about"`       // where its layout comes from
+	Nodes      int    `json:"nodes"`       // its nodes
 	CostModel  string `json:"cost_model"`  // the cost model's name
 	CostSource string `json:"cost_source"` // where its figures come from
-	Validation string `json:"validation"`  // the validation that stands behind the model, or why none
+	// Standing is NotValidated, Validated or Extrapolated (more nodes than the largest validated
+	// cluster, ValidatedNodes); Validation says it in a sentence, with the validation's results folder,
+	// date, commit and errors.
+	Standing       string `json:"standing"`
+	ValidatedNodes int    `json:"validated_nodes,omitempty"`
+	Validation     string `json:"validation"`
 }
 
-// validation is the validation of the shipped cost model: none yet.
-const validation = "none yet: the model has not been validated against real runs (sim-validation)"
+// validation is the sentence of the shipped cost model's validation, without a cluster's size (a
+// run's run.json carries it; a results folder's Source says whether its cluster is extrapolated).
+var validation = func() string {
+	m, err := ContainersCosts()
+	if err != nil {
+		return "not validated: " + err.Error()
+	}
+	v, err := ShippedValidation(m)
+	if err != nil {
+		return "not validated: " + err.Error()
+	}
+	_, s := standing(v, m, 0)
+	return s
+}()
 
-// Describe is what stands behind the simulated cluster name.
+// Describe is what stands behind the simulated cluster name: its layout, the cost model that charges
+// it, and the validation that stands behind that model, if any, as far as the cluster's size goes.
 func Describe(name string) (Source, error) {
 	n, err := Lookup(name)
 	if err != nil {
@@ -111,5 +130,14 @@ func Describe(name string) (Source, error) {
 	if err != nil {
 		return Source{}, err
 	}
-	return Source{Cluster: n.Name, About: n.About, CostModel: m.Name, CostSource: describe(m), Validation: validation}, nil
+	v, err := ShippedValidation(m)
+	if err != nil {
+		return Source{}, err
+	}
+	src := Source{Cluster: n.Name, About: n.About, Nodes: len(n.Nodes), CostModel: m.Name, CostSource: describe(m)}
+	src.Standing, src.Validation = standing(v, m, len(n.Nodes))
+	if v != nil && src.Standing != NotValidated {
+		src.ValidatedNodes = v.Largest.Nodes
+	}
+	return src, nil
 }

@@ -32,6 +32,8 @@ type CostProvenance struct {
 	Commit   string   `json:"commit"`
 	Runs     []string `json:"runs"`   // the recorded runs the figures were taken from
 	Method   string   `json:"method"` // how the figures were derived
+	// Uncertainty says how each cost's stated interval (the *_pi95 fields) was computed from the runs.
+	Uncertainty string `json:"uncertainty,omitempty"`
 	// Missing names what the model does not yet measure (charged as zero).
 	Missing []string `json:"missing,omitempty"`
 }
@@ -48,14 +50,29 @@ type TransferCosts struct {
 	AckBytes     int     `json:"ack_bytes"`
 	// WorkerOverheadCores is what each worker's own threads use besides its executors' (the worker's
 	// process CPU less its executor threads'), and WorkerOverheadSD its spread over the measured workers.
-	WorkerOverheadCores float64 `json:"worker_overhead_cores"`
-	WorkerOverheadSD    float64 `json:"worker_overhead_sd"`
+	WorkerOverheadCores float64   `json:"worker_overhead_cores"`
+	WorkerOverheadSD    float64   `json:"worker_overhead_sd"`
+	WorkerOverheadPI    *Interval `json:"worker_overhead_cores_pi95,omitempty"`
 	// WorkerStartS is how long a worker takes from its assignment to running its executors (a run's
 	// submit to every executor's heartbeat: Nimbus's scheduling round and the worker JVMs' start), and
 	// WorkerStartSD its spread over the measured runs. A migration restarts workers for this long.
-	WorkerStartS  float64 `json:"worker_start_s"`
-	WorkerStartSD float64 `json:"worker_start_sd"`
+	WorkerStartS  float64   `json:"worker_start_s"`
+	WorkerStartSD float64   `json:"worker_start_sd"`
+	WorkerStartPI *Interval `json:"worker_start_s_pi95,omitempty"`
+	// AckCPUPI is AckCPUS's stated interval.
+	AckCPUPI *Interval `json:"ack_cpu_s_pi95,omitempty"`
 }
+
+// Interval is a cost's stated uncertainty: the range in which a measurement of the same configuration
+// from as many runs falls with 95% probability (CostProvenance.Uncertainty says how it was computed).
+// A cost without one (nil) was measured from too little to say: one run, and no spread within it.
+type Interval struct {
+	Lo float64 `json:"lo"`
+	Hi float64 `json:"hi"`
+}
+
+// Contains says whether x lies in i; a missing interval contains nothing.
+func (i *Interval) Contains(x float64) bool { return i != nil && x >= i.Lo && x <= i.Hi }
 
 // Costs is t as the model's Costs.
 func (t TransferCosts) Costs() Costs {
@@ -72,12 +89,14 @@ type TopologyCosts struct {
 }
 
 // ComponentCost is one component's measured figures: CPU per tuple (executed; a spout's per tuple
-// emitted) as the mean over runs and its standard deviation between runs (the cost's uncertainty),
-// its tuples' serialized size and its streams.
+// emitted) as the mean over runs, its standard deviation between runs (what a simulated run draws
+// from) and its stated interval (what measuring again would give), its tuples' serialized size and
+// its streams.
 type ComponentCost struct {
 	Spout       bool         `json:"spout"`
 	CPUMicros   float64      `json:"cpu_us"`
 	CPUMicrosSD float64      `json:"cpu_us_sd"`
+	CPUMicrosPI *Interval    `json:"cpu_us_pi95,omitempty"`
 	Bytes       float64      `json:"bytes"`
 	Streams     []StreamCost `json:"streams"`
 }
@@ -108,9 +127,33 @@ func ReadCostModel(r io.Reader) (*CostModel, error) {
 			if !(c.CPUMicros > 0) || c.CPUMicrosSD < 0 || c.Bytes < 0 {
 				return nil, fmt.Errorf("cost model %q: %s component %s: cpu %v µs (sd %v), %v bytes: give cpu > 0, sd >= 0, bytes >= 0", m.Name, class, name, c.CPUMicros, c.CPUMicrosSD, c.Bytes)
 			}
+			if err := checkInterval(c.CPUMicrosPI, c.CPUMicros); err != nil {
+				return nil, fmt.Errorf("cost model %q: %s component %s: cpu_us_pi95: %w", m.Name, class, name, err)
+			}
+		}
+	}
+	tr := m.Transfer
+	for _, f := range []struct {
+		name string
+		ci   *Interval
+		x    float64
+	}{{"ack_cpu_s_pi95", tr.AckCPUPI, tr.AckCPUS}, {"worker_overhead_cores_pi95", tr.WorkerOverheadPI, tr.WorkerOverheadCores}, {"worker_start_s_pi95", tr.WorkerStartPI, tr.WorkerStartS}} {
+		if err := checkInterval(f.ci, f.x); err != nil {
+			return nil, fmt.Errorf("cost model %q: transfer %s: %w", m.Name, f.name, err)
 		}
 	}
 	return &m, nil
+}
+
+// checkInterval refuses an interval that is inverted, negative or leaves out the figure it is about.
+func checkInterval(i *Interval, x float64) error {
+	if i == nil {
+		return nil
+	}
+	if i.Lo < 0 || i.Lo > x || x > i.Hi {
+		return fmt.Errorf("[%v, %v] around %v: give 0 <= lo <= the figure <= hi (or measure again with stormlab sim costs)", i.Lo, i.Hi, x)
+	}
+	return nil
 }
 
 // WriteCostModel writes m as indented JSON.

@@ -16,6 +16,12 @@
 // invalid runs compare left out and the suspect ones it kept. The page lists
 // both with their reasons and marks a comparison row's suspect runs in its n.
 //
+// Verdicts judged on a simulated cluster (claims.json says so) are the model's: the page marks them
+// with the cluster's standing (not validated, validated, extrapolated), counts them apart from the
+// real clusters' in its headline, and where one experiment was judged on both (two results folders of
+// it, gathered in one folder or one folder down), shows their verdicts side by side, a column each,
+// never added up.
+//
 // A folder without claims.json (written before the verdicts had their own
 // file) shows its notes.md instead.
 package page

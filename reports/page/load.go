@@ -31,6 +31,8 @@ type Folder struct {
 	Compare     *Comparison // nil unless the folder holds compare.json
 	CompareDir  string      // where compare.json was found
 	Summaries   []Doc       // summary-*.md of a results base (one per paper)
+	// SideBySide are the experiments judged both on real and on simulated clusters, a column each.
+	SideBySide []SideBySide
 }
 
 // Doc is a Markdown file (a paper's summary): its text, its "# " title,
@@ -52,6 +54,7 @@ type Experiment struct {
 	Claims                     []Claim
 	HasClaims                  bool   // claims.json was there (possibly with no claims)
 	Simulated                  string // the claims were judged on a simulated cluster (claims.json says which)
+	Standing                   string // that cluster's standing: not validated, validated, extrapolated
 	Notes                      string
 	OtherFiles                 []string // files not shown on the page (raw.csv, runs/, long CSVs)
 	// Paper, Sanity and Project count the papers' claims, the sanity
@@ -110,21 +113,11 @@ func Load(dir string) (*Folder, error) {
 		}
 		f.Experiments = append(f.Experiments, e)
 	} else {
-		ents, err := os.ReadDir(dir)
+		es, err := loadBase(dir, 2)
 		if err != nil {
-			return nil, fmt.Errorf("results folder: %w", err)
+			return nil, err
 		}
-		for _, de := range ents {
-			sub := filepath.Join(dir, de.Name())
-			if !de.IsDir() || !isExperimentDir(sub) {
-				continue
-			}
-			e, err := loadExperiment(sub)
-			if err != nil {
-				return nil, err
-			}
-			f.Experiments = append(f.Experiments, e)
-		}
+		f.Experiments = es
 	}
 	if !isExperimentDir(dir) {
 		sums, _ := filepath.Glob(filepath.Join(dir, "summary-*.md"))
@@ -150,7 +143,40 @@ func Load(dir string) (*Folder, error) {
 		return nil, fmt.Errorf("no experiment results in %s: give a folder `stormlab experiment NAME --out DIR` wrote (DIR or DIR/NAME)", dir)
 	}
 	f.assignIDs()
+	f.SideBySide = f.sideBySide()
 	return f, nil
+}
+
+// loadBase loads the experiment folders in dir, and down to depth levels in folders of such folders
+// (a folder holding a real cluster's results base and a simulated one's: their verdicts side by side).
+func loadBase(dir string, depth int) ([]*Experiment, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("results folder: %w", err)
+	}
+	var out []*Experiment
+	for _, de := range ents {
+		sub := filepath.Join(dir, de.Name())
+		if !de.IsDir() {
+			continue
+		}
+		if !isExperimentDir(sub) {
+			if depth > 1 {
+				es, err := loadBase(sub, depth-1)
+				if err != nil {
+					return nil, err
+				}
+				out = append(out, es...)
+			}
+			continue
+		}
+		e, err := loadExperiment(sub)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	return out, nil
 }
 
 func exists(p string) bool { _, err := os.Stat(p); return err == nil }
@@ -203,7 +229,10 @@ func (e *Experiment) loadClaims(path string) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	e.Claims, e.HasClaims, e.Simulated = cf.Claims, true, cf.Simulated
+	e.Claims, e.HasClaims, e.Simulated, e.Standing = cf.Claims, true, cf.Simulated, cf.SimulatedStanding
+	if e.Simulated != "" && e.Standing == "" { // written before standings: nothing validated then
+		e.Standing = "not validated"
+	}
 	if cf.Scale != "" {
 		e.Scale = cf.Scale
 	}

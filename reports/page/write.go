@@ -31,11 +31,13 @@ type view struct {
 	*Folder
 	Title     string
 	Generated string
-	// Paper, Sanity and Project add up the experiments' tallies.
-	Paper, Sanity, Project Tally
-	Claims                 int
-	Changes                []CompareRow
-	Unchanged              []CompareRow
+	// Paper, Sanity and Project add up the tallies of the experiments run on real clusters, SimPaper,
+	// SimSanity and SimProject those of the simulated ones: never one sum of both.
+	Paper, Sanity, Project          Tally
+	SimPaper, SimSanity, SimProject Tally
+	Claims                          int
+	Changes                         []CompareRow
+	Unchanged                       []CompareRow
 }
 
 // Write renders f as one HTML page.
@@ -48,9 +50,15 @@ func Write(w io.Writer, f *Folder, o Options) error {
 		v.Generated = o.Generated.UTC().Format(time.RFC3339)
 	}
 	for _, e := range f.Experiments {
-		v.Paper.plus(e.Paper)
-		v.Sanity.plus(e.Sanity)
-		v.Project.plus(e.Project)
+		if e.Simulated != "" {
+			v.SimPaper.plus(e.Paper)
+			v.SimSanity.plus(e.Sanity)
+			v.SimProject.plus(e.Project)
+		} else {
+			v.Paper.plus(e.Paper)
+			v.Sanity.plus(e.Sanity)
+			v.Project.plus(e.Project)
+		}
 		v.Claims += len(e.Claims)
 	}
 	if f.Compare != nil {

@@ -1,0 +1,41 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stormlab/stormlab/infra/sim"
+)
+
+// TestSimCostsFromOneRun: sim costs --from one recorded run (a WordCount run's window, kept in
+// harness/simcluster/testdata/remeasure) writes a cost model whose every component states an interval
+// from the spread within the run, and no worker start interval (one figure per run: nothing to say).
+func TestSimCostsFromOneRun(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "costs.json")
+	code, _, stderr := cli(t, "sim", "costs", "--from", "../../harness/simcluster/testdata/remeasure/wordcount-even-r1", "--out", out, "--name", "one")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	f, err := os.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	m, err := sim.ReadCostModel(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tc, err := m.Topology("org.stormlab.topologies.WordCountTopology")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, c := range tc.Components {
+		if !c.CPUMicrosPI.Contains(c.CPUMicros) || c.CPUMicrosSD != 0 {
+			t.Errorf("%s: cpu %v µs, sd %v, interval %+v: want an interval around it, no spread between runs", name, c.CPUMicros, c.CPUMicrosSD, c.CPUMicrosPI)
+		}
+	}
+	if m.Transfer.WorkerStartPI != nil || m.Provenance.Uncertainty == "" {
+		t.Errorf("worker start interval %+v, uncertainty %q", m.Transfer.WorkerStartPI, m.Provenance.Uncertainty)
+	}
+}

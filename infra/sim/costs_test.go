@@ -1,0 +1,38 @@
+package sim
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+// TestReadCostModelIntervals: a stated interval must hold its figure and not go below zero; one that
+// does not is refused naming the cost, and a model without intervals still reads.
+func TestReadCostModelIntervals(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		ci   *Interval
+		want string // "" reads
+	}{
+		{"none", nil, ""},
+		{"holds", &Interval{Lo: 8, Hi: 12}, ""},
+		{"misses", &Interval{Lo: 11, Hi: 12}, "cpu_us_pi95"},
+		{"negative", &Interval{Lo: -1, Hi: 12}, "cpu_us_pi95"},
+	} {
+		m := &CostModel{Format: CostFormat, Name: "t", Topologies: map[string]TopologyCosts{
+			"Main": {Components: map[string]ComponentCost{"bolt": {CPUMicros: 10, CPUMicrosPI: c.ci}}}}}
+		var b bytes.Buffer
+		if err := WriteCostModel(&b, m); err != nil {
+			t.Fatal(err)
+		}
+		got, err := ReadCostModel(&b)
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%s: %v", c.name, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%s: %v, want an error naming %s", c.name, err, c.want)
+		case c.want == "" && (got.Topologies["Main"].Components["bolt"].CPUMicrosPI == nil) != (c.ci == nil):
+			t.Errorf("%s: interval %+v did not survive the file", c.name, got.Topologies["Main"].Components["bolt"].CPUMicrosPI)
+		}
+	}
+}
