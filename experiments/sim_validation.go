@@ -227,8 +227,9 @@ func simValidationOn(file string, warnings []string) *lab.Spec {
 // simValRunner runs sim-validation's pairs of runs.
 type simValRunner struct {
 	runBase
-	k    simValKnobs
-	refs map[string]float64 // valConfig.key -> reference rate (tuples/s)
+	k     simValKnobs
+	refs  map[string]float64                // valConfig.key -> reference rate (tuples/s)
+	sizes map[string]simcluster.ClusterSize // shape -> its twin's nodes and cores
 }
 
 func runSimValidation(ctx context.Context, env lab.Env, table map[string]simValKnobs) (*lab.Results, error) {
@@ -244,15 +245,38 @@ func runSimValidation(ctx context.Context, env lab.Env, table map[string]simValK
 	for _, c := range k.Configs {
 		n += len(c.Schedulers) * k.Reps
 	}
-	vr := &simValRunner{runBase: runBase{env: env, res: res, counter: newRunCounter(env, n)}, k: k, refs: map[string]float64{}}
+	vr := &simValRunner{runBase: runBase{env: env, res: res, counter: newRunCounter(env, n)}, k: k, refs: map[string]float64{}, sizes: map[string]simcluster.ClusterSize{}}
 	for _, shape := range valShapes(k.Configs) {
 		if err := vr.shape(ctx, shape); err != nil {
 			return nil, err
 		}
 	}
-	res.Files = append(res.Files, lab.File{Name: "validation.csv", Write: func(w io.Writer) error { return writeValidationCSV(w, valCells(res)) }})
-	res.Figures = validationFigures(valCells(res))
-	return res, nil
+	return res, vr.files()
+}
+
+// files adds validation.csv, validation.json and the figures to the results.
+func (vr *simValRunner) files() error {
+	model, err := simcluster.ContainersCosts()
+	if err != nil {
+		return err
+	}
+	cells := valCells(vr.res)
+	vr.res.Files = append(vr.res.Files, lab.File{Name: "validation.csv", Write: func(w io.Writer) error { return writeValidationCSV(w, cells) }})
+	vr.res.Figures = validationFigures(cells)
+	real := "containers:" + strings.Join(valShapes(vr.k.Configs), ",")
+	if t := vr.env.Cluster.Target; t != nil {
+		real = "target " + cmp.Or(t.Name, "cluster")
+	}
+	addValidationFile(vr.res, cells, valRecordMeta{model: model, realCluster: real, describe: func(x int) (simcluster.ValidatedConfiguration, bool) {
+		if x < 1 || x > len(vr.k.Configs) {
+			return simcluster.ValidatedConfiguration{}, false
+		}
+		c, _ := configRecord(vr.k.Configs[x-1])
+		size, ok := vr.sizes[c.Shape]
+		c.Size = size
+		return c, ok
+	}})
+	return nil
 }
 
 // valShapes are the shapes of configs in order of first appearance.
@@ -330,6 +354,11 @@ func (vr *simValRunner) twin(real *clusterView, cs harness.ClusterSpec, shape st
 	if err != nil {
 		return nil, err
 	}
+	size := simcluster.ClusterSize{Nodes: len(n.Nodes)}
+	for _, node := range n.Nodes {
+		size.Cores += node.Cores
+	}
+	vr.sizes[shape] = size
 	return &clusterView{shared: &shared{ctx: real.ctx, env: vr.env, cs: cs, s: c, started: time.Now()}, scheduler: "storm-even"}, nil
 }
 

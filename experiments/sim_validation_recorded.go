@@ -47,6 +47,8 @@ func recordedValidation(ctx context.Context, env lab.Env, runs []*harness.RunRes
 	}
 	res := &lab.Results{Experiment: "sim-validation", Metrics: simValMetrics, Knobs: map[string]any{"sv_recorded_runs": len(runs), "sv_cost_model": model.Name}}
 	configs := map[string]int{}
+	first := map[int]*harness.RunResult{} // configuration -> its first run
+	scheds := map[int][]string{}
 	var skipped []string
 	for i, r := range runs {
 		if why := skipRecorded(r, model.Provenance.Runs); why != "" {
@@ -57,8 +59,16 @@ func recordedValidation(ctx context.Context, env lab.Env, runs []*harness.RunRes
 		if _, ok := configs[key]; !ok {
 			configs[key] = len(configs) + 1
 		}
-		if err := recordedPair(ctx, env, res, r, configs[key], i, model); err != nil {
+		x := configs[key]
+		if err := recordedPair(ctx, env, res, r, x, i, model); err != nil {
 			skipped = append(skipped, r.Spec.Topology.Name+": "+err.Error())
+			continue
+		}
+		if first[x] == nil {
+			first[x] = r
+		}
+		if !slices.Contains(scheds[x], r.Spec.Scheduler) {
+			scheds[x] = append(scheds[x], r.Spec.Scheduler)
 		}
 	}
 	res.Knobs["sv_skipped"] = skipped
@@ -71,7 +81,30 @@ func recordedValidation(ctx context.Context, env lab.Env, runs []*harness.RunRes
 	cells := valCells(res)
 	res.Files = append(res.Files, lab.File{Name: "validation.csv", Write: func(w io.Writer) error { return writeValidationCSV(w, cells) }})
 	res.Figures = validationFigures(cells)
+	addValidationFile(res, cells, valRecordMeta{model: model, realCluster: "runs recorded on " + strings.Join(recordedClusters(first), ", "),
+		describe: func(x int) (simcluster.ValidatedConfiguration, bool) {
+			r := first[x]
+			if r == nil {
+				return simcluster.ValidatedConfiguration{}, false
+			}
+			size, ok := sizeOf(r.Cluster)
+			main := r.Spec.Topology.MainClass
+			return simcluster.ValidatedConfiguration{Name: recordedOffered(r), Topology: main[strings.LastIndex(main, ".")+1:], Shape: r.Cluster,
+				Load: recordedLoad(r), Schedulers: scheds[x], Size: size}, ok
+		}})
 	return res, nil
+}
+
+// recordedClusters are the clusters of the configurations' runs, sorted.
+func recordedClusters(first map[int]*harness.RunResult) []string {
+	var out []string
+	for _, r := range first {
+		if !slices.Contains(out, r.Cluster) {
+			out = append(out, r.Cluster)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // skipRecorded is why recorded run r cannot validate the model ("" if it can); costRuns are the cost
@@ -149,12 +182,16 @@ func recordedPair(ctx context.Context, env lab.Env, res *lab.Results, r *harness
 
 // recordedOffered is r's configuration in a table's offered-load column: its topology, cluster and load.
 func recordedOffered(r *harness.RunResult) string {
-	args := r.Spec.Topology.Args
 	main := r.Spec.Topology.MainClass
 	main = strings.TrimSuffix(main[strings.LastIndex(main, ".")+1:], "Topology")
-	load := "closed loop"
+	return fmt.Sprintf("%s on %s, %s", main, r.Cluster, recordedLoad(r))
+}
+
+// recordedLoad is r's offered load: closed loop, or open loop at its --rate.
+func recordedLoad(r *harness.RunResult) string {
+	args := r.Spec.Topology.Args
 	if i := slices.Index(args, "--rate"); i >= 0 && i+1 < len(args) {
-		load = "open loop at " + args[i+1] + " tuples/s"
+		return "open loop at " + args[i+1] + " tuples/s"
 	}
-	return fmt.Sprintf("%s on %s, %s", main, r.Cluster, load)
+	return "closed loop"
 }

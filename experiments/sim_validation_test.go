@@ -75,6 +75,15 @@ func TestSimValidationWalks(t *testing.T) {
 			t.Errorf("figure: %v", err)
 		}
 	}
+	f, err := os.Open(filepath.Join(rep.Dir, "validation.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	v, err := simcluster.ReadValidation(f)
+	if err != nil || len(v.Configurations) != 2 || v.Largest.Nodes != 2 || v.CostModel == "" {
+		t.Errorf("validation.json: %v, %+v: want 2 configurations on the 2-node shape and the cost model named", err, v)
+	}
 	if !strings.Contains(log.String(), "the reference") {
 		t.Errorf("log names no reference rate:\n%s", log.String())
 	}
