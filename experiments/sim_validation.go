@@ -181,7 +181,7 @@ func SimValidation() *lab.Spec {
 			Why:       "it compares the simulator with real runs: it runs the project's topologies on a Storm cluster (its own containers of the 2-node and 4-node shapes, or a target) and the same runs in the simulator",
 			RealStorm: "it validates the simulator against a real Storm cluster"},
 		Scales:   scales(simValScales),
-		Extra:    []string{"validation.csv (errors per configuration and metric)", "validation-*.png/svg (simulated and analytic against real, y = x)"},
+		Extra:    []string{"validation.csv (errors per configuration and metric)", "validation.json (the validation record a cost model ships beside it)", "validation-*.png/svg (simulated and analytic against real, y = x)"},
 		OnReplay: simValidationOn,
 		Run: func(ctx context.Context, env lab.Env) (*lab.Results, error) {
 			return runSimValidation(ctx, env, simValScales)
