@@ -156,7 +156,7 @@ func provenance(runs []*harness.RunResult) sim.CostProvenance {
 		Method: "each valid run's window read as a capture (workers' reports: thread CPU per task, tuples per task pair, sampled sizes), pooled per component over runs",
 		Missing: []string{"transfer costs per message (serialization is in the sending executor's thread CPU; deserialization, Netty and garbage collection are in the worker overhead, not per message)",
 			"idle executors' wait-strategy CPU apart from their tuples' (it is in the per-tuple costs, at the measured runs' rates)",
-			"worker start and migration"}}
+			"a migration's own time apart from the restarted workers' start (Nimbus's scheduling round, the supervisors' reaction)"}}
 }
 
 func appendNew(xs []string, x string) []string {
