@@ -305,3 +305,19 @@ func limited(sups []SupervisorSpec) bool {
 	}
 	return false
 }
+
+// Links maps each supervisor with a link limit to its rate now, Mbit/s; nil when none has one.
+func (c *Cluster) Links() map[string]float64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out map[string]float64
+	for h, mbit := range c.links {
+		if mbit > 0 {
+			if out == nil {
+				out = map[string]float64{}
+			}
+			out[h] = mbit
+		}
+	}
+	return out
+}
