@@ -23,9 +23,6 @@ type ClusterSpec struct {
 	DelayMs int    // emulated network delay between nodes (in Storm's messaging layer: docker.DelayTransport); 0 = none
 	Seed    uint64 // scheduler seed passed to the service
 	Mul     int    // K-PART balance multiplier passed to the service
-	// LinkMbit limits every supervisor's egress to this many Mbit/s (docker.WithLinkRate; a
-	// supervisor of Options with a LinkMbit of its own keeps it); 0 = unlimited.
-	LinkMbit float64
 	// SchedulerOptions is the scheduler's full configuration, sent to the
 	// service as --options JSON; its Seed and Mul, when 0, come from Seed
 	// and Mul above.
@@ -38,7 +35,7 @@ type ClusterSpec struct {
 	// service with its scheduler (protocol.SchedulerChoice), so it holds on a target too.
 	RescheduleEvery time.Duration
 	// Where names the cluster: containers (the zero value, of Shape), or an existing cluster through
-	// its target file (Where.Target; Shape, DelayMs, LinkMbit and Options do not apply), or another kind of the
+	// its target file (Where.Target; Shape, DelayMs and Options do not apply), or another kind of the
 	// registry (Kinds).
 	Where clusterref.Ref
 }

@@ -76,9 +76,6 @@ func StartSession(ctx context.Context, cs ClusterSpec, scheduler string) (*Sessi
 	if cs.DelayMs > 0 {
 		opts = append(opts, docker.WithNetworkDelay(cs.DelayMs))
 	}
-	if cs.LinkMbit > 0 {
-		opts = append(opts, docker.WithLinkRate(cs.LinkMbit))
-	}
 	opts = append(opts, cs.Options...)
 	t0 := time.Now()
 	c, err := docker.Run(ctx, opts...)
@@ -267,7 +264,6 @@ func (s *Session) Close(ctx context.Context) error {
 // stamp records the cluster's shape, versions and images in a result.
 func (s *Session) stamp(res *RunResult) {
 	c := s.c
-	res.Cluster, res.StormVersion, res.StartS = c.Shape, images.StormVersion, c.StartDuration().Seconds()
+	res.Cluster, res.StormVersion, res.StartS, res.LinkMbit = c.Shape, images.StormVersion, c.StartDuration().Seconds(), c.Links()
 	res.Images = map[string]string{"zookeeper": c.Images.ZooKeeper, "storm": c.Images.Storm, "service": c.Images.Service}
-	res.LinkMbit = c.Links()
 }

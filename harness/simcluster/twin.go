@@ -1,6 +1,7 @@
 package simcluster
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"strings"
@@ -53,9 +54,20 @@ func FromSupervisors(name string, sups []docker.SupervisorSpec) (Named, error) {
 	return n, nil
 }
 
-// OpenNamed is the simulated cluster n, run with cs's seed, scheduler options, emulated delay and
-// link rate (cs.LinkMbit, for the nodes with no link of their own, as on containers), charged by the
-// cost model shipped with the project (ContainersCosts). cs.Where is not read.
+// TwinOf is the simulated twin of the container cluster cs describes: its shape (cs.Shape, or
+// docker's default) with its Options applied as docker.Run applies them (WithSupervisors,
+// WithLinkRate, ...).
+func TwinOf(cs harness.ClusterSpec) (Named, error) {
+	shape := cmp.Or(cs.Shape, docker.DefaultShape)
+	sups, name, err := docker.SupervisorsOf(append([]docker.Option{docker.WithShape(shape)}, cs.Options...)...)
+	if err != nil {
+		return Named{}, fmt.Errorf("simulated twin: %w", err)
+	}
+	return FromSupervisors("twin-"+name, sups)
+}
+
+// OpenNamed is the simulated cluster n, run with cs's seed, scheduler options and emulated delay,
+// charged by the cost model shipped with the project (ContainersCosts). cs.Where is not read.
 func OpenNamed(n Named, cs harness.ClusterSpec, scheduler string) (*Cluster, error) {
 	model, err := ContainersCosts()
 	if err != nil {
@@ -68,21 +80,6 @@ func OpenNamed(n Named, cs harness.ClusterSpec, scheduler string) (*Cluster, err
 func openWith(n Named, model *sim.CostModel, cs harness.ClusterSpec, scheduler string) (*Cluster, error) {
 	if len(n.Nodes) == 0 {
 		return nil, fmt.Errorf("simulated cluster %q has no nodes", n.Name)
-	}
-	if !(cs.LinkMbit >= 0 && cs.LinkMbit <= docker.MaxLinkMbit) {
-		return nil, fmt.Errorf("link rate %g Mbit/s out of range [0, %d] (0 = unlimited)", cs.LinkMbit, docker.MaxLinkMbit)
-	}
-	if cs.LinkMbit > 0 {
-		n.Nodes = append([]sim.Node(nil), n.Nodes...) // n's nodes may be shared (named)
-		limited := false
-		for i := range n.Nodes {
-			if n.Nodes[i].NICBytesPerS == 0 {
-				n.Nodes[i].NICBytesPerS, limited = linkNIC(cs.LinkMbit), true
-			}
-		}
-		if limited {
-			n.About += fmt.Sprintf("; links without a rate of their own at %g Mbit/s", cs.LinkMbit)
-		}
 	}
 	return &Cluster{named: n, model: model, cs: cs, scheduler: scheduler}, nil
 }

@@ -45,17 +45,33 @@ func TestFromSupervisors(t *testing.T) {
 			t.Errorf("error %v, want one containing %q", err, c.want)
 		}
 	}
-	// A cluster-wide rate reaches the nodes without their own, as docker.WithLinkRate does.
-	free, _ := FromSupervisors("free", linkSups(0))
-	c, err := OpenNamed(free, harness.ClusterSpec{LinkMbit: 10}, "even")
-	if err != nil {
-		t.Fatal(err)
+	// The twin of a cluster spec: docker.WithLinkRate reaches the supervisors without a rate of their
+	// own, after the shape or WithSupervisors, as on containers.
+	for _, c := range []struct {
+		name string
+		cs   harness.ClusterSpec
+		want []float64 // each node's NIC, Mbit/s
+	}{
+		{"shape and a cluster rate", harness.ClusterSpec{Shape: "homogeneous-2", Options: []docker.Option{docker.WithLinkRate(10)}}, []float64{10, 10}},
+		{"supervisors, one limited", harness.ClusterSpec{Options: []docker.Option{docker.WithSupervisors(linkSups(2)...)}}, []float64{2, 0}},
+		{"both", harness.ClusterSpec{Options: []docker.Option{docker.WithSupervisors(linkSups(2)...), docker.WithLinkRate(10)}}, []float64{2, 10}},
+		{"default shape", harness.ClusterSpec{}, []float64{0, 0}},
+	} {
+		n, err := TwinOf(c.cs)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		for i, node := range n.Nodes {
+			if want := linkNIC(c.want[i]); math.Abs(node.NICBytesPerS-want) > 1e-6 {
+				t.Errorf("%s: %s at %.0f B/s, want %.0f", c.name, node.Name, node.NICBytesPerS, want)
+			}
+		}
 	}
-	if got := c.named.Nodes[1].NICBytesPerS; math.Abs(got-linkNIC(10)) > 1e-6 || free.Nodes[1].NICBytesPerS != 0 {
-		t.Errorf("sup2 at %.0f B/s with a 10 Mbit/s cluster rate (want %.0f), the named twin's at %.0f (want 0: not changed)", got, linkNIC(10), free.Nodes[1].NICBytesPerS)
+	if _, err := TwinOf(harness.ClusterSpec{Shape: "no-such"}); err == nil || !strings.Contains(err.Error(), "unknown cluster shape") {
+		t.Errorf("unknown shape: error %v", err)
 	}
-	if _, err := OpenNamed(free, harness.ClusterSpec{LinkMbit: -1}, "even"); err == nil {
-		t.Error("a negative link rate opened")
+	if _, err := OpenNamed(Named{Name: "empty"}, harness.ClusterSpec{}, "even"); err == nil {
+		t.Error("a cluster without nodes opened")
 	}
 }
 

@@ -94,6 +94,16 @@ func WithNetworkDelay(ms int) Option {
 	}
 }
 
+// SupervisorsOf is the supervisors Run would start with opts, and the shape's name ("custom" after
+// WithSupervisors): what a model of the cluster (a simulated twin) needs, without starting it.
+func SupervisorsOf(opts ...Option) ([]SupervisorSpec, string, error) {
+	cfg, err := configure(opts)
+	if err != nil {
+		return nil, "", err
+	}
+	return cfg.supervisors, cfg.shape, nil
+}
+
 // WithLinkRate limits the egress of every supervisor whose spec sets no LinkMbit of its own to mbit
 // Mbit/s (0, the default, leaves them unlimited); see SupervisorSpec.LinkMbit. It applies to the
 // supervisors of whichever shape or WithSupervisors the options end with.
