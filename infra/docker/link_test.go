@@ -76,3 +76,18 @@ func TestLinkRateOptions(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckLinkTools: a host without tc or nsenter is told which packages to install.
+func TestCheckLinkTools(t *testing.T) {
+	saved := linkTools
+	defer func() { linkTools = saved }()
+	linkTools = []struct{ path, pkg string }{{"/nonexistent/tc", "iproute2"}, {"/nonexistent/ip", "iproute2"}, {"/nonexistent/nsenter", "util-linux"}}
+	err := checkLinkTools()
+	if err == nil || !strings.Contains(err.Error(), "apt-get install iproute2 util-linux") || !strings.Contains(err.Error(), "/nonexistent/nsenter") {
+		t.Errorf("error %v, want one naming the missing tools and `apt-get install iproute2 util-linux`", err)
+	}
+	linkTools = nil
+	if err := checkLinkTools(); err != nil {
+		t.Errorf("no tools needed: %v", err)
+	}
+}
