@@ -225,6 +225,9 @@ func (c *Cluster) SetLinkRate(ctx context.Context, host string, mbit float64) er
 		return fmt.Errorf("set link rate of %s: %w", host, err)
 	}
 	c.mu.Lock()
+	if c.links == nil {
+		c.links = map[string]float64{}
+	}
 	c.links[host] = mbit
 	sup.Spec.LinkMbit = mbit
 	c.mu.Unlock()
