@@ -110,6 +110,7 @@ type RunResult struct {
 	Images       map[string]string         `json:"images,omitempty"`  // role -> image tag (content hash)
 	StormVersion string                    `json:"storm_version,omitempty"`
 	StartS       float64                   `json:"cluster_start_s,omitempty"` // ZooKeeper up -> supervisors registered
+	LinkMbit     map[string]float64        `json:"link_mbit,omitempty"`       // limited supervisors' egress, Mbit/s (docker.SupervisorSpec.LinkMbit)
 	// ClusterRun is the run's place on its containerized cluster (1 = the first run after start-up),
 	// so a first-run effect on a shared cluster can be looked for; 0 on a target.
 	ClusterRun  int   `json:"cluster_run,omitempty"`

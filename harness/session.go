@@ -264,6 +264,6 @@ func (s *Session) Close(ctx context.Context) error {
 // stamp records the cluster's shape, versions and images in a result.
 func (s *Session) stamp(res *RunResult) {
 	c := s.c
-	res.Cluster, res.StormVersion, res.StartS = c.Shape, images.StormVersion, c.StartDuration().Seconds()
+	res.Cluster, res.StormVersion, res.StartS, res.LinkMbit = c.Shape, images.StormVersion, c.StartDuration().Seconds(), c.Links()
 	res.Images = map[string]string{"zookeeper": c.Images.ZooKeeper, "storm": c.Images.Storm, "service": c.Images.Service}
 }

@@ -59,11 +59,7 @@ func Open(cs harness.ClusterSpec, scheduler string) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	model, err := ContainersCosts()
-	if err != nil {
-		return nil, err
-	}
-	return &Cluster{named: n, model: model, cs: cs, scheduler: scheduler}, nil
+	return OpenNamed(n, cs, scheduler)
 }
 
 // Capacity maps each node to its CPU capacity (100 = one core).

@@ -84,8 +84,9 @@ type Cluster struct {
 	order       []string                                   // roles in start order
 	supervisors []*Supervisor
 	logf        func(string, ...any)
-	lock        *os.File // machine-wide cluster lock, released by Terminate
-	ssh         *sshKeys // WithSSH, else nil
+	lock        *os.File           // machine-wide cluster lock, released by Terminate
+	ssh         *sshKeys           // WithSSH, else nil
+	links       map[string]float64 // each supervisor's link rate now, Mbit/s (0: unlimited)
 
 	// ZooKeeperUp is when ZooKeeper answered; Registered when Nimbus saw every supervisor. Their
 	// difference is the cluster start time the project targets (< 30 s).
@@ -146,6 +147,11 @@ func Run(ctx context.Context, opts ...Option) (*Cluster, error) {
 		return nil, fmt.Errorf("storm cluster: %w", err)
 	}
 	warnOversubscribed(cfg)
+	if limited(cfg.supervisors) {
+		if err := checkLinkTools(); err != nil { // before anything is created
+			return nil, fmt.Errorf("storm cluster: %w", err)
+		}
+	}
 	lock, err := machineLock(ctx, cfg.logf)
 	if err != nil {
 		return nil, fmt.Errorf("storm cluster: %w", err)
@@ -156,7 +162,7 @@ func Run(ctx context.Context, opts ...Option) (*Cluster, error) {
 		machineUnlock(lock)
 		return nil, fmt.Errorf("storm cluster: %w", err)
 	}
-	c := &Cluster{ID: cfg.runID, Shape: cfg.shape, containers: map[string]*testcontainers.DockerContainer{}, logf: cfg.logf, lock: lock, ssh: cfg.ssh}
+	c := &Cluster{ID: cfg.runID, Shape: cfg.shape, containers: map[string]*testcontainers.DockerContainer{}, logf: cfg.logf, lock: lock, ssh: cfg.ssh, links: map[string]float64{}}
 	if err := c.run(ctx, cfg); err != nil {
 		return c, fmt.Errorf("storm cluster: %w", err)
 	}
@@ -169,6 +175,11 @@ func configure(opts []Option) (*config, error) {
 	for _, o := range opts {
 		if err := o(cfg); err != nil {
 			return nil, err
+		}
+	}
+	for i := range cfg.supervisors {
+		if cfg.supervisors[i].LinkMbit == 0 {
+			cfg.supervisors[i].LinkMbit = cfg.linkMbit
 		}
 	}
 	if cfg.runID == "" {

@@ -28,6 +28,7 @@ type config struct {
 	runID        string
 	standing     bool
 	ssh          *sshKeys // WithSSH
+	linkMbit     float64  // WithLinkRate
 }
 
 // DefaultShape is the cluster Run starts without WithShape or WithSupervisors.
@@ -89,6 +90,29 @@ func WithNetworkDelay(ms int) Option {
 			return fmt.Errorf("WithNetworkDelay: %d ms out of range [0, 10000]", ms)
 		}
 		c.delayMS = ms
+		return nil
+	}
+}
+
+// SupervisorsOf is the supervisors Run would start with opts, and the shape's name ("custom" after
+// WithSupervisors): what a model of the cluster (a simulated twin) needs, without starting it.
+func SupervisorsOf(opts ...Option) ([]SupervisorSpec, string, error) {
+	cfg, err := configure(opts)
+	if err != nil {
+		return nil, "", err
+	}
+	return cfg.supervisors, cfg.shape, nil
+}
+
+// WithLinkRate limits the egress of every supervisor whose spec sets no LinkMbit of its own to mbit
+// Mbit/s (0, the default, leaves them unlimited); see SupervisorSpec.LinkMbit. It applies to the
+// supervisors of whichever shape or WithSupervisors the options end with.
+func WithLinkRate(mbit float64) Option {
+	return func(c *config) error {
+		if !(mbit >= 0 && mbit <= MaxLinkMbit) {
+			return fmt.Errorf("WithLinkRate: %g Mbit/s out of range [0, %d] (0 = unlimited)", mbit, MaxLinkMbit)
+		}
+		c.linkMbit = mbit
 		return nil
 	}
 }

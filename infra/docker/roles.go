@@ -121,6 +121,12 @@ func (c *Cluster) startSupervisor(ctx context.Context, cfg *config, s Supervisor
 	}
 	o := append(base, limits(s.CPUs, s.MemoryMB), confFile(conf), testcontainers.WithCmd("supervisor"),
 		testcontainers.WithWaitStrategy(wait.ForLog("Starting supervisor with id").WithStartupTimeout(cfg.timeout).WithPollInterval(200*time.Millisecond)))
+	if s.LinkMbit > 0 {
+		c.mu.Lock()
+		c.links[s.Host] = s.LinkMbit
+		c.mu.Unlock()
+		o = append(o, c.linkHook(s.Host))
+	}
 	if cfg.ssh != nil {
 		sshd, err := c.withSupervisorSSH(cfg.ssh, s.Host)
 		if err != nil {

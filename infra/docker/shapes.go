@@ -21,6 +21,9 @@ type SupervisorSpec struct {
 	Slots int
 	// Meta is published as supervisor.scheduler.meta (visible to schedulers).
 	Meta map[string]string
+	// LinkMbit limits what the supervisor's container sends to the others, Mbit/s (10^6 bits); 0 is
+	// unlimited (one host's bridge). See link.go for how and what it covers.
+	LinkMbit float64
 }
 
 // DefaultSlots is the number of worker slots of a supervisor whose spec does not say.
@@ -64,7 +67,7 @@ func (s SupervisorSpec) validate() error {
 	case s.Slots < 0 || s.Slots > 32:
 		return fmt.Errorf("supervisor %s: Slots %d out of range [0, 32]", s.Host, s.Slots)
 	}
-	return nil
+	return checkLinkMbit(s.Host, s.LinkMbit)
 }
 
 // Memory limits of the other containers, MB. With the largest shape (4 supervisors, 5,120 MB) the

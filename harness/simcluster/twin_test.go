@@ -1,0 +1,154 @@
+package simcluster
+
+import (
+	"math"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stormlab/stormlab/harness"
+	"github.com/stormlab/stormlab/infra/docker"
+	"github.com/stormlab/stormlab/infra/sim"
+)
+
+// linkSups are the supervisors of harness's TestClusterLinkRateBinds: two of 0.5 cores and one slot,
+// sup1's egress limited to mbit.
+func linkSups(mbit float64) []docker.SupervisorSpec {
+	return []docker.SupervisorSpec{
+		{Host: "sup1", CPUs: 0.5, MemoryMB: docker.SupervisorReserveMB + 420, Slots: 1, LinkMbit: mbit},
+		{Host: "sup2", CPUs: 0.5, MemoryMB: docker.SupervisorReserveMB + 420, Slots: 1},
+	}
+}
+
+// TestFromSupervisors: the twin has a node per supervisor with its cores and its link rate as frame
+// payload (2 Mbit/s = 250,000 B/s of frames x 1448/1514); bad input is refused naming the fix.
+func TestFromSupervisors(t *testing.T) {
+	n, err := FromSupervisors("link-2", linkSups(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = 250000 * 1448.0 / 1514 // 239,101.7 B/s
+	if len(n.Nodes) != 2 || math.Abs(n.Nodes[0].NICBytesPerS-want) > 0.1 || n.Nodes[1].NICBytesPerS != 0 ||
+		n.Nodes[0].Cores != 0.5 || n.Slots != 1 || n.MemoryMB != 420 {
+		t.Errorf("twin %+v: want sup1 at %.1f B/s, sup2 unlimited, 0.5 cores, 1 slot, 420 MB", n, want)
+	}
+	if !strings.Contains(n.About, "sup1 0.5 cores, link 2 Mbit/s") {
+		t.Errorf("about %q does not name sup1's link", n.About)
+	}
+	mixed := linkSups(2)
+	mixed[1].Slots = 4
+	for _, c := range []struct {
+		sups []docker.SupervisorSpec
+		want string
+	}{{nil, "no supervisors"}, {mixed, "same Slots"}} {
+		if _, err := FromSupervisors("bad", c.sups); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("error %v, want one containing %q", err, c.want)
+		}
+	}
+	// The twin of a cluster spec: docker.WithLinkRate reaches the supervisors without a rate of their
+	// own, after the shape or WithSupervisors, as on containers.
+	for _, c := range []struct {
+		name string
+		cs   harness.ClusterSpec
+		want []float64 // each node's NIC, Mbit/s
+	}{
+		{"shape and a cluster rate", harness.ClusterSpec{Shape: "homogeneous-2", Options: []docker.Option{docker.WithLinkRate(10)}}, []float64{10, 10}},
+		{"supervisors, one limited", harness.ClusterSpec{Options: []docker.Option{docker.WithSupervisors(linkSups(2)...)}}, []float64{2, 0}},
+		{"both", harness.ClusterSpec{Options: []docker.Option{docker.WithSupervisors(linkSups(2)...), docker.WithLinkRate(10)}}, []float64{2, 10}},
+		{"default shape", harness.ClusterSpec{}, []float64{0, 0}},
+	} {
+		n, err := TwinOf(c.cs)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		for i, node := range n.Nodes {
+			if want := linkNIC(c.want[i]); math.Abs(node.NICBytesPerS-want) > 1e-6 {
+				t.Errorf("%s: %s at %.0f B/s, want %.0f", c.name, node.Name, node.NICBytesPerS, want)
+			}
+		}
+	}
+	if _, err := TwinOf(harness.ClusterSpec{Shape: "no-such"}); err == nil || !strings.Contains(err.Error(), "unknown cluster shape") {
+		t.Errorf("unknown shape: error %v", err)
+	}
+	if _, err := OpenNamed(Named{Name: "empty"}, harness.ClusterSpec{}, "even"); err == nil {
+		t.Error("a cluster without nodes opened")
+	}
+}
+
+// payloadModel is the shipped cost model with the Throughput chain's tuples carrying payload bytes
+// instead of the 100 its costs were measured at: a tuple's size grows one byte per payload byte (the
+// payload is ASCII text), its CPU is kept (serialization is a small part of it, and a link-bound run
+// leaves the CPU idle).
+func payloadModel(t *testing.T, payload int) *sim.CostModel {
+	t.Helper()
+	m, err := ContainersCosts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const class = "org.stormlab.topologies.ThroughputTopology"
+	tc := m.Topologies[class]
+	tc.WorkArgs = map[string]string{"payload-bytes": strconv.Itoa(payload)}
+	for name, c := range tc.Components {
+		if c.Bytes > 0 {
+			c.Bytes += float64(payload - 100)
+		}
+		tc.Components[name] = c
+	}
+	m.Topologies[class] = tc
+	return m
+}
+
+// TestTwinLinkBinds is the twin of harness's TestClusterLinkRateBinds: the Throughput chain, 4,000-byte
+// payloads, 2 workers under storm-even, sup1's link at 2 Mbit/s. Every hop sup1 sends to sup2 carries
+// a 4,019.7-byte tuple (the shipped model's 119.7 at 100 bytes of payload, plus 3,900) through its
+// NIC, so the acked rate is the NIC's bytes per second over the bytes sup1 sends per tuple (within 5%:
+// the window's edges and the spout's pending trees); unlimited, the spout's 200 tuples/s (--interval-ms
+// 5) go through (within 5%).
+func TestTwinLinkBinds(t *testing.T) {
+	model := payloadModel(t, 4000)
+	const perTuple = 119.7 + 3900
+	args := []string{"--workers", "2", "--payload-bytes", "4000", "--max-spout-pending", "50"}
+	for _, c := range []struct {
+		name string
+		mbit float64
+	}{{"limited", 2}, {"unlimited", 0}} {
+		n, err := FromSupervisors("link", linkSups(c.mbit))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cl, err := openWith(n, model, harness.ClusterSpec{Seed: 1}, "storm-even")
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := run(t, cl, spec(t, "throughput", "storm-even", "link-"+c.name, args...))
+		hops := sup1Hops(res.Executors)
+		want := 200.0
+		if c.mbit > 0 {
+			want = min(want, linkNIC(c.mbit)/(float64(hops)*perTuple))
+		}
+		got := res.Measurement.Throughput
+		t.Logf("%s: %d hops out of sup1 per tuple; throughput %.1f tuples/s (want %.1f); latency mean %.0f ms", c.name, hops, got, want, res.Measurement.LatencyMean)
+		if hops == 0 {
+			t.Fatalf("%s: storm-even put no hop of the chain from sup1 to sup2: %+v", c.name, res.Executors)
+		}
+		if math.Abs(got-want) > 0.05*want {
+			t.Errorf("%s: throughput %.1f tuples/s, want %.1f within 5%%", c.name, got, want)
+		}
+	}
+}
+
+// sup1Hops counts the hops of the Throughput chain whose sender is on sup1 and receiver elsewhere.
+func sup1Hops(execs []harness.ExecutorPlace) int {
+	host := map[string]string{}
+	for _, e := range execs {
+		host[e.Component] = e.Host
+	}
+	chain := []string{"spout", "bolt1", "bolt2", "bolt3"}
+	hops := 0
+	for i := 1; i < len(chain); i++ {
+		if host[chain[i-1]] == "sup1" && host[chain[i]] != "sup1" {
+			hops++
+		}
+	}
+	return hops
+}
