@@ -27,14 +27,10 @@ func FromCapacity(name string, capacity map[string]float64, slots int, memoryMB 
 	return n, nil
 }
 
-// OpenTwin is a simulated cluster of layout n (a named cluster or FromCapacity's twin), charged by
-// model (nil: the cost model shipped with the project).
+// OpenTwin is OpenNamed charged by model (nil: the cost model shipped with the project).
 func OpenTwin(n Named, cs harness.ClusterSpec, scheduler string, model *sim.CostModel) (*Cluster, error) {
 	if model == nil {
-		var err error
-		if model, err = ContainersCosts(); err != nil {
-			return nil, err
-		}
+		return OpenNamed(n, cs, scheduler)
 	}
-	return &Cluster{named: n, model: model, cs: cs, scheduler: scheduler}, nil
+	return openWith(n, model, cs, scheduler)
 }
