@@ -276,8 +276,13 @@ func TestSimValidationTarget(t *testing.T) {
 	if b, err := os.ReadFile(filepath.Join(dir, "validation.csv")); err != nil || strings.Count(string(b), "\n") != 9 {
 		t.Errorf("validation.csv: %v, want a header and 2 cells x 4 metrics:\n%s", err, b)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "validation.json")); err != nil {
-		t.Errorf("validation.json: %v", err)
+	// validation.json, or the manifest's reason there is none (every real run suspect: a busy host).
+	var manifest struct {
+		Knobs map[string]any `json:"knobs"`
+	}
+	readJSON(t, filepath.Join(dir, "manifest.json"), &manifest)
+	if _, err := os.Stat(filepath.Join(dir, "validation.json")); err != nil && manifest.Knobs["sv_validation_file"] == nil {
+		t.Errorf("validation.json: %v, and the manifest says nothing of it", err)
 	}
 	checkIdle(ctx, t, tg)
 }
