@@ -45,14 +45,23 @@ type valConfig struct {
 	Shape    string  // the container shape (on a target: the target's cluster)
 	Load     float64 // fraction of the reference rate, open loop; 0: saturation (unpaced, closed loop)
 	DelayMs  int     // emulated delay per inter-node message (0: none)
+	LinkMbit float64 // every supervisor's outgoing link limited to this rate (docker.WithLinkRate; 0: unlimited)
 	// Schedulers run the configuration; the first is storm-even wherever Load is 0, since that run's
 	// throughput is the reference the open-loop configurations of its topology and shape offer a
 	// fraction of.
 	Schedulers []string
 }
 
-// key names the reference rate a configuration shares: its topology on its shape.
-func (c valConfig) key() string { return cmp.Or(c.File, c.Topology) + " on " + c.Shape }
+// key names the reference rate a configuration shares: its topology on its cluster.
+func (c valConfig) key() string { return cmp.Or(c.File, c.Topology) + " on " + c.cluster() }
+
+// cluster names the cluster a configuration runs on: its shape, with its links' limit.
+func (c valConfig) cluster() string {
+	if c.LinkMbit > 0 {
+		return fmt.Sprintf("%s, links %g Mbit/s", c.Shape, c.LinkMbit)
+	}
+	return c.Shape
+}
 
 // String is the configuration in a table's offered-load column and the log.
 func (c valConfig) String() string {
@@ -63,9 +72,9 @@ func (c valConfig) String() string {
 	case c.Load > 0:
 		load = fmt.Sprintf("open loop at %.0f%% of capacity", 100*c.Load)
 	}
-	s := c.Topology + ", " + c.Shape + ", " + load
+	s := c.Topology + ", " + c.cluster() + ", " + load
 	if c.File != "" {
-		s = "replay of " + filepath.Base(c.File) + ", " + c.Shape + ", " + load
+		s = "replay of " + filepath.Base(c.File) + ", " + c.cluster() + ", " + load
 	}
 	if c.DelayMs > 0 {
 		s += fmt.Sprintf(", delay %d ms", c.DelayMs)
@@ -105,9 +114,9 @@ var (
 	svEDK = []string{"storm-even", "deadline", "kpart"}
 )
 
-// simValQuick is the quick scale's 12 configurations: three topologies, both 2-node shapes (the
+// simValQuick is the quick scale's 13 configurations: three topologies, both 2-node shapes (the
 // 4-node shapes overcommit this host's 2 cores), saturation and 25-90% of capacity, with and without
-// delay. Each open-loop configuration follows the saturated one it takes its reference from.
+// delay, and one whose links bind. Each open-loop configuration follows the saturated one it takes its reference from.
 var simValQuick = []valConfig{
 	{Topology: "wordcount", Shape: "heterogeneous-2", Schedulers: svEKR},
 	{Topology: "wordcount", Shape: "heterogeneous-2", Load: 0.5, Schedulers: svEKR},
@@ -121,10 +130,12 @@ var simValQuick = []valConfig{
 	{Topology: "wordcount", Shape: "homogeneous-2", Load: 0.25, Schedulers: svEDK},
 	{Topology: "throughput", Shape: "homogeneous-2", Schedulers: svEKR},
 	{Topology: "throughput", Shape: "homogeneous-2", Load: 0.9, DelayMs: 5, Schedulers: svEKO},
+	// Links bind: the saturated chain sends about 60 KB/s between the nodes at 100-byte payloads.
+	{Topology: "throughput", Shape: "heterogeneous-2", LinkMbit: 0.25, Schedulers: svEKR},
 }
 
 // simValScales: ci is a walking check for make test (two configurations, one run each, no verdict);
-// quick is the 12 configurations x 3 schedulers x 3 runs; full adds the 4-node shapes and longer
+// quick is the 13 configurations x 3 schedulers x 3 runs; full adds the 4-node shapes and longer
 // windows, for a user's cluster (a target) or a larger host.
 var simValScales = map[string]simValKnobs{
 	"ci": {Scale: "ci", Reps: 1, WarmUp: 20 * time.Second, Measure: 15 * time.Second, WorkerOpts: c1Only, Configs: []valConfig{
@@ -167,9 +178,9 @@ func SimValidation() *lab.Spec {
 			"twin (the same shape, the project's shipped cost model, seeded per run), with the same topology flags; the " +
 			"analytic baseline is a Jackson network of the same costs (sim.Jackson). None of these runs measured the costs " +
 			"(those are runs of the default topology flags under EvenScheduler). Scale ci: 2 WordCount configurations on " +
-			"heterogeneous-2 under EvenScheduler, 1 run each, no verdict; quick: 12 configurations on the 2-node shapes x 3 " +
+			"heterogeneous-2 under EvenScheduler, 1 run each, no verdict; quick: 13 configurations on the 2-node shapes (one with links limited to 0.25 Mbit/s) x 3 " +
 			"schedulers x 3 runs, at most 20 s warm-up (the window opens once throughput is steady) and 30 s measurement; " +
-			"full: 30 configurations (the 4-node shapes too), 60 s + 120 s. The unit of a goal is a configuration under one " +
+			"full: 32 configurations (the 4-node shapes too), 60 s + 120 s. The unit of a goal is a configuration under one " +
 			"scheduler (a cell); a run is its cell's repetition.",
 		SeriesLabel: "scheduler, where",
 		XName:       "configuration",
@@ -229,7 +240,7 @@ type simValRunner struct {
 	runBase
 	k     simValKnobs
 	refs  map[string]float64                // valConfig.key -> reference rate (tuples/s)
-	sizes map[string]simcluster.ClusterSize // shape -> its twin's nodes and cores
+	sizes map[string]simcluster.ClusterSize // valConfig.cluster -> its twin's nodes and cores
 }
 
 func runSimValidation(ctx context.Context, env lab.Env, table map[string]simValKnobs) (*lab.Results, error) {
@@ -241,13 +252,14 @@ func runSimValidation(ctx context.Context, env lab.Env, table map[string]simValK
 		return nil, err
 	}
 	res := &lab.Results{Experiment: "sim-validation", Metrics: simValMetrics, Scale: k.Scale, NoVerdict: noVerdict(k.Scale, k.Reps), Knobs: knobsManifest(k)}
+	res.Knobs["sv_skipped"] = []string{}
 	n := 0
 	for _, c := range k.Configs {
 		n += len(c.Schedulers) * k.Reps
 	}
 	vr := &simValRunner{runBase: runBase{env: env, res: res, counter: newRunCounter(env, n)}, k: k, refs: map[string]float64{}, sizes: map[string]simcluster.ClusterSize{}}
-	for _, shape := range valShapes(k.Configs) {
-		if err := vr.shape(ctx, shape); err != nil {
+	for _, cluster := range valClusters(k.Configs) {
+		if err := vr.cluster(ctx, cluster); err != nil {
 			return nil, err
 		}
 	}
@@ -272,11 +284,22 @@ func (vr *simValRunner) files() error {
 			return simcluster.ValidatedConfiguration{}, false
 		}
 		c, _ := configRecord(vr.k.Configs[x-1])
-		size, ok := vr.sizes[c.Shape]
+		size, ok := vr.sizes[vr.k.Configs[x-1].cluster()]
 		c.Size = size
 		return c, ok
 	}})
 	return nil
+}
+
+// valClusters are the first configuration of each cluster of configs (valConfig.cluster), in order.
+func valClusters(configs []valConfig) []valConfig {
+	var out []valConfig
+	for _, c := range configs {
+		if !slices.ContainsFunc(out, func(o valConfig) bool { return o.cluster() == c.cluster() }) {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // valShapes are the shapes of configs in order of first appearance.
@@ -315,17 +338,26 @@ func checkValConfigs(configs []valConfig) error {
 	return nil
 }
 
-// shape runs every configuration of shape: on the real cluster (the experiment's own containers of
-// that shape, or the target) and on its simulated twin.
-func (vr *simValRunner) shape(ctx context.Context, shape string) error {
-	cs := harness.ClusterSpec{Shape: shape, Seed: 1, Mul: 5}
+// cluster runs every configuration on first's cluster: on the real cluster (the experiment's own
+// containers of that shape and link limit, or the target) and on its simulated twin. A target's links
+// are its own: configurations that limit them are skipped there, and the manifest says so.
+func (vr *simValRunner) cluster(ctx context.Context, first valConfig) error {
+	cs := harness.ClusterSpec{Shape: first.Shape, Seed: 1, Mul: 5}
+	if first.LinkMbit > 0 {
+		if vr.env.Cluster.Target != nil {
+			vr.res.Knobs["sv_skipped"] = append(vr.res.Knobs["sv_skipped"].([]string), first.cluster()+": a target's links are its own")
+			fmt.Fprintf(vr.env.Log, "sim-validation: %s skipped: a target's links are its own\n", first.cluster())
+			return nil
+		}
+		cs.Options = []docker.Option{docker.WithLinkRate(first.LinkMbit)}
+	}
 	return withCluster(ctx, vr.env, cs, "storm-even", func(real *clusterView) error {
-		twin, err := vr.twin(real, cs, shape)
+		twin, err := vr.twin(real, cs, first.cluster())
 		if err != nil {
 			return err
 		}
 		for i, c := range vr.k.Configs {
-			if c.Shape != shape {
+			if c.cluster() != first.cluster() {
 				continue
 			}
 			if err := vr.config(ctx, real, twin, i, c); err != nil {
@@ -336,10 +368,10 @@ func (vr *simValRunner) shape(ctx context.Context, shape string) error {
 	})
 }
 
-// twin is the simulated cluster of real: on containers the simulated cluster of the same shape, on
-// a target one node per supervisor with its CPU capacity.
-func (vr *simValRunner) twin(real *clusterView, cs harness.ClusterSpec, shape string) (*clusterView, error) {
-	n, err := simcluster.Lookup(shape)
+// twin is the simulated cluster of real (named name): on containers the twin of the same shape and
+// link limits (simcluster.TwinOf), on a target one node per supervisor with its CPU capacity.
+func (vr *simValRunner) twin(real *clusterView, cs harness.ClusterSpec, name string) (*clusterView, error) {
+	n, err := simcluster.TwinOf(cs)
 	if vr.env.Cluster.Target != nil {
 		capacity, cerr := real.Capacity()
 		if cerr != nil {
@@ -358,7 +390,7 @@ func (vr *simValRunner) twin(real *clusterView, cs harness.ClusterSpec, shape st
 	for _, node := range n.Nodes {
 		size.Cores += node.Cores
 	}
-	vr.sizes[shape] = size
+	vr.sizes[name] = size
 	return &clusterView{shared: &shared{ctx: real.ctx, env: vr.env, cs: cs, s: c, started: time.Now()}, scheduler: "storm-even"}, nil
 }
 

@@ -25,8 +25,11 @@ import (
 func simAsReal() harness.Kinds {
 	return harness.Kinds{"stand-in": {
 		Open: func(_ context.Context, cs harness.ClusterSpec, scheduler string) (harness.Cluster, error) {
-			cs.Where = clusterref.Ref{Kind: simcluster.KindName, Arg: cs.Shape}
-			return simcluster.Open(cs, scheduler)
+			n, err := simcluster.TwinOf(cs) // the shape with its options (link limits)
+			if err != nil {
+				return nil, err
+			}
+			return simcluster.OpenNamed(n, cs, scheduler)
 		},
 		Caps: func(clusterref.Ref) clusterref.Caps { return clusterref.Caps{OwnShapes: true, Delay: true} },
 	}}
@@ -324,5 +327,34 @@ func TestSimValidationReplayWalks(t *testing.T) {
 		if !strings.Contains(offered[x], want) {
 			t.Errorf("configuration %v offered %q, want %q", x, offered[x], want)
 		}
+	}
+}
+
+// TestSimValidationLinkBinds: a configuration whose links are limited runs on a cluster of its own,
+// and on the stand-in the saturated Throughput chain's throughput drops under a 0.25 Mbit/s link
+// (about 30 KB/s of frames against about 60 KB/s the chain sends between the nodes unlimited).
+func TestSimValidationLinkBinds(t *testing.T) {
+	even := []string{"storm-even"}
+	k := simValKnobs{Scale: "ci", Reps: 1, WarmUp: 20 * time.Second, Measure: 15 * time.Second, Configs: []valConfig{
+		{Topology: "throughput", Shape: "heterogeneous-2", Schedulers: even},
+		{Topology: "throughput", Shape: "heterogeneous-2", LinkMbit: 0.25, Schedulers: even},
+	}}
+	spec := SimValidation()
+	spec.Run = func(ctx context.Context, env lab.Env) (*lab.Results, error) {
+		return runSimValidation(ctx, env, map[string]simValKnobs{"ci": k})
+	}
+	rep, err := Run(context.Background(), spec, lab.Options{Log: io.Discard, Scale: "ci", Cluster: clusterref.Ref{Kind: "stand-in"}, Kinds: simAsReal()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tput := map[float64]float64{}
+	for _, row := range rep.Results.Rows {
+		if row.Series == "storm-even sim" {
+			tput[row.X] = row.Values["throughput"]
+		}
+	}
+	t.Logf("simulated throughput: unlimited %.0f, limited %.0f tuples/s", tput[1], tput[2])
+	if !(tput[2] < 0.8*tput[1]) {
+		t.Errorf("simulated throughput %.0f tuples/s with links at 0.25 Mbit/s, %.0f unlimited: want the link to bind (< 80%%)", tput[2], tput[1])
 	}
 }
