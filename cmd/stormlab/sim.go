@@ -52,7 +52,7 @@ func newSimClustersCmd() *cobra.Command {
 
 func newSimCostsCmd() *cobra.Command {
 	var from []string
-	var out, name, cluster string
+	var out, name, cluster, method string
 	o := costRuns{}
 	cmd := &cobra.Command{
 		Use:   "costs (--cluster containers:SHAPE|target:FILE [--reps 2] | --from DIR [--from DIR ...]) --out FILE [--name NAME]",
@@ -70,6 +70,9 @@ func newSimCostsCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if (len(from) == 0) == (cluster == "") || out == "" {
 				return fmt.Errorf("sim costs needs one of --cluster (a real cluster to measure) or --from DIR (recorded runs), and --out FILE")
+			}
+			if !slices.Contains(simcluster.CostMethods, method) {
+				return fmt.Errorf("--method %q: give one of %s", method, strings.Join(simcluster.CostMethods, ", "))
 			}
 			var runs []*harness.RunResult
 			var err error
@@ -94,6 +97,11 @@ func newSimCostsCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if method == "fit" {
+				if err := simcluster.FitIdle(m, runs); err != nil {
+					return err
+				}
+			}
 			if err := writeCostModel(out, m); err != nil {
 				return failed(err)
 			}
@@ -110,6 +118,7 @@ func newSimCostsCmd() *cobra.Command {
 	cmd.Flags().StringVar(&o.keep, "keep", "", "with --cluster: where the runs are kept (default: FILE.runs beside --out)")
 	cmd.Flags().StringVar(&out, "out", "", "the cost-model file to write")
 	cmd.Flags().StringVar(&name, "name", "measured", "the cost model's name")
+	cmd.Flags().StringVar(&method, "method", "ratio", "how a component's CPU is read: ratio (its CPU over its tuples in the window) or fit (CPU per tuple and per executor at any rate, fitted over the report intervals)")
 	return cmd
 }
 

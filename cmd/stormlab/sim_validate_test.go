@@ -40,3 +40,15 @@ func TestSimValidateCommand(t *testing.T) {
 		t.Errorf("a refused or failed sim validate left %s: %v", filepath.Join(out, "sim-validation"), err)
 	}
 }
+
+// TestSimCostsMethod: an unknown --method is refused with exit 2, naming the methods.
+func TestSimCostsMethod(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "costs.json")
+	code, _, stderr := cli(t, "sim", "costs", "--from", "../../harness/simcluster/testdata/wordcount-even", "--out", out, "--method", "guess")
+	if code != 2 || !strings.Contains(stderr, "give one of ratio, fit") {
+		t.Errorf("exit %d, stderr %q: want 2 and the methods", code, stderr)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("a refused sim costs wrote %s", out)
+	}
+}

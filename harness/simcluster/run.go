@@ -185,7 +185,7 @@ func (r *simRun) config(execSlot []int) sim.Config {
 	for i, task := range r.modelTasks {
 		top.Executors = append(top.Executors, sim.Executor{Component: r.componentOf(task), Worker: execSlot[i]})
 	}
-	overhead := draw(tr.WorkerOverheadCores, tr.WorkerOverheadSD)
+	overhead := draw(tr.WorkerOverheadCores, tr.WorkerOverheadSD) + r.idleCores()/float64(max(1, len(r.slots)))
 	r.workerStart = draw(tr.WorkerStartS, tr.WorkerStartSD)
 	return sim.Config{Nodes: r.c.named.Nodes, Costs: costs, Topology: top, Seed: r.seed, WorkerOverhead: overhead, Batch: r.c.named.Batch}
 }

@@ -93,12 +93,15 @@ type TopologyCosts struct {
 // from) and its stated interval (what measuring again would give), its tuples' serialized size and
 // its streams.
 type ComponentCost struct {
-	Spout       bool         `json:"spout"`
-	CPUMicros   float64      `json:"cpu_us"`
-	CPUMicrosSD float64      `json:"cpu_us_sd"`
-	CPUMicrosPI *Interval    `json:"cpu_us_pi95,omitempty"`
-	Bytes       float64      `json:"bytes"`
-	Streams     []StreamCost `json:"streams"`
+	Spout       bool      `json:"spout"`
+	CPUMicros   float64   `json:"cpu_us"`
+	CPUMicrosSD float64   `json:"cpu_us_sd"`
+	CPUMicrosPI *Interval `json:"cpu_us_pi95,omitempty"`
+	// IdleCores is what each executor of the component uses at any rate besides its tuples (its wait
+	// strategy), where the costs were fitted that way (stormlab sim costs --method fit); 0 otherwise.
+	IdleCores float64      `json:"idle_cores,omitempty"`
+	Bytes     float64      `json:"bytes"`
+	Streams   []StreamCost `json:"streams"`
 }
 
 // StreamCost is a stream's tuples per tuple its sender executes (per receiver, for an all grouping).
