@@ -241,8 +241,53 @@ func TestKPartClusterTarget(t *testing.T) {
 	checkRaw(t, dir, "kpart-cluster", []string{"kpart-dynamic", "online", "storm-even"}, "throughput", "latency_mean_ms")
 	for _, s := range []string{"kpart-dynamic", "online", "storm-even"} {
 		checkRunOnTarget(t, filepath.Join(dir, "runs", "kpc-"+s+"-i0-r0", "run.json"), tg, s != "storm-even")
+		checkDiagnosed(t, filepath.Join(dir, "runs", "kpc-"+s+"-i0-r0", "run.json"))
 	}
+	checkWhy(t, dir)
 	checkIdle(ctx, t, tg)
+}
+
+// checkDiagnosed checks that a live run says what limited it: a bottleneck named by a step of the
+// precedence (docs/statistics.md), "unknown" where it could not be read, never empty.
+func checkDiagnosed(t *testing.T, path string) {
+	t.Helper()
+	var r struct {
+		Diagnosis *struct {
+			Bottleneck string `json:"bottleneck"`
+			Rule       string `json:"rule"`
+		} `json:"diagnosis"`
+	}
+	readJSON(t, path, &r)
+	if r.Diagnosis == nil || r.Diagnosis.Bottleneck == "" || r.Diagnosis.Rule == "" {
+		t.Errorf("%s: diagnosis %+v: want a bottleneck and the rule that named it", path, r.Diagnosis)
+	}
+}
+
+// checkWhy checks that a live experiment's claims carry their why lines, the same in claims.json and
+// notes.md.
+func checkWhy(t *testing.T, dir string) {
+	t.Helper()
+	var cf struct {
+		Claims []struct {
+			Statement string `json:"statement"`
+			Why       string `json:"why"`
+		} `json:"claims"`
+	}
+	readJSON(t, filepath.Join(dir, "claims.json"), &cf)
+	notes, err := os.ReadFile(filepath.Join(dir, "notes.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	with := 0
+	for _, c := range cf.Claims {
+		if c.Why != "" {
+			with++
+		}
+	}
+	// A claim whose compared series ran alike in every diagnosis has nothing to say why.
+	if n := strings.Count(string(notes), "   - Why: "); with == 0 || n != with {
+		t.Errorf("notes.md has %d why lines; claims.json %d of %d claims with one: want them alike and at least one", n, with, len(cf.Claims))
+	}
 }
 
 // sim-validation (ci: WordCount saturated and at half its saturated throughput, EvenScheduler, one run
