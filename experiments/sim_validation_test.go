@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -35,18 +36,21 @@ func simAsReal() harness.Kinds {
 	}}
 }
 
-// TestSimValidationWalks: the ci scale runs its two configurations on a stand-in for the real
-// cluster and in the simulator, writes a real, a simulated and an analytic row per run, validation.csv
+// TestSimValidationWalks: the ci scale's configuration and an open-loop one run on a stand-in for the
+// real cluster and in the simulator, writes a real, a simulated and an analytic row per run, validation.csv
 // with a line per cell and metric, and a figure per metric.
 func TestSimValidationWalks(t *testing.T) {
 	if testing.Short() {
 		t.Skip("simulates four runs")
 	}
+	// The ci scale's configuration and an open-loop one at half its reference.
+	k := simValScales["ci"]
+	k.Configs = append(slices.Clone(simValCI), valConfig{Topology: "wordcount", Shape: "heterogeneous-2", Load: 0.5, Schedulers: []string{"storm-even"}})
 	spec := SimValidation()
-	dir := t.TempDir()
-	if d := os.Getenv("SV_KEEP"); d != "" {
-		dir = d
+	spec.Run = func(ctx context.Context, env lab.Env) (*lab.Results, error) {
+		return runSimValidation(ctx, env, map[string]simValKnobs{"ci": k})
 	}
+	dir := t.TempDir()
 	var log bytes.Buffer
 	rep, err := Run(context.Background(), spec, lab.Options{Out: dir, Log: &log, Scale: "ci", Cluster: clusterref.Ref{Kind: "stand-in"}, Kinds: simAsReal()})
 	if err != nil {
