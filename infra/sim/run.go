@@ -85,6 +85,8 @@ type executor struct {
 	inc     int              // spouts: incarnation; a restart forgets the trees of earlier ones
 	cur     tuple            // the tuple in execution
 	outs    []*executor
+	// emittedAll is a spout's trees emitted since the start, across restarts (its dataset position).
+	emittedAll int64
 }
 
 type tuple struct {
@@ -185,7 +187,7 @@ func (s *sim) arrive(e *executor) {
 // (open loop) has a tuple due.
 func (s *sim) trySpout(e *executor) {
 	max := s.cfg.Topology.MaxSpoutPending
-	if e.busy || s.over > 0 || (max > 0 && e.pending >= max) || s.eng.now < e.down {
+	if e.busy || s.over > 0 || (max > 0 && e.pending >= max) || s.eng.now < e.down || e.datasetDone() {
 		return
 	}
 	born := s.eng.now
@@ -203,6 +205,7 @@ func (s *sim) trySpout(e *executor) {
 		root.acker = s.ackers[s.rng.IntN(len(s.ackers))]
 	}
 	e.pending++
+	e.emittedAll++
 	s.execute(e, tuple{root: root})
 }
 
@@ -255,6 +258,9 @@ func (s *sim) finish(e *executor) {
 		s.transfer(e, root.acker, tuple{root: root, ack: len(e.outs) - 1, bytes: s.cfg.Topology.AckBytes})
 	} else if root.left += len(e.outs) - 1; root.left == 0 {
 		s.ack(root)
+	}
+	if !e.comp.Spout {
+		e.tally.dl.executed(e, root.sent, s.eng.now, s.batch)
 	}
 	s.next(e)
 }
