@@ -10,14 +10,18 @@ import (
 )
 
 // deadlineRecords adds what the instrumentation reports of one executor's interval beyond its
-// traffic and CPU: a bolt's deadline records (protocol.TaskDeadline, T_start on the simulated clock)
-// and a dataset spout's done line (protocol.SpoutDone, in every report from then on). It says whether
+// traffic and CPU: a bolt's deadline records (protocol.TaskDeadline, T_start on the simulated clock),
+// its tuples' sizes (every tuple sampled) and a dataset spout's done line (protocol.SpoutDone, in every report from then on). It says whether
 // the executor is a dataset spout that is done.
 func (r *simRun) deadlineRecords(rep *protocol.WorkerReport, task int, c sim.Counts) bool {
 	if d := c.Deadlines; d.Count > 0 {
 		rep.Deadlines = append(rep.Deadlines, protocol.TaskDeadline{Task: task, Count: d.Count, Missed: d.Missed,
 			SumProcessingMs: 1000 * d.SumProcessingS, SumQoS: d.SumQoS, DeadlineMs: 1000 * r.deadlines[r.componentOf(task)],
 			StartMinMs: r.epochMs(d.StartMin), StartMaxMs: r.epochMs(d.StartMax), Sink: d.Sink})
+	}
+	if z := c.Sizes; z.In > 0 || z.Out > 0 {
+		rep.TupleSizes = append(rep.TupleSizes, protocol.TaskTupleSize{Task: task, InSamples: z.In, InBytes: z.InBytes, OutSamples: z.Out, OutBytes: z.OutBytes})
+		rep.SizeSampleEvery = 1
 	}
 	if c.Done {
 		rep.SpoutDone = append(rep.SpoutDone, protocol.SpoutDone{Task: task, Tuples: c.Emitted})

@@ -67,3 +67,20 @@ func (x *Sim) InFlight() int64 {
 	}
 	return n * x.s.batch
 }
+
+// Sizes are an executor's tuples executed and emitted over an interval with their serialized bytes
+// (the sender's Component.Bytes), as the instrumentation samples them (protocol.TaskTupleSize), here
+// every tuple: acks are not counted.
+type Sizes struct {
+	In, InBytes, Out, OutBytes int64
+}
+
+// sized counts one executed tuple of e (of bytes; none for a spout's emission) and its outs.
+func (t *tally) sized(e *executor, in tuple, outs int) {
+	if !e.comp.Spout {
+		t.sizes.In++
+		t.sizes.InBytes += int64(in.bytes)
+	}
+	t.sizes.Out += int64(outs)
+	t.sizes.OutBytes += int64(outs) * int64(e.comp.Bytes)
+}

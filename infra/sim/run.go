@@ -262,6 +262,7 @@ func (s *sim) finish(e *executor) {
 	if !e.comp.Spout {
 		e.tally.dl.executed(e, root.sent, s.eng.now, s.batch)
 	}
+	e.tally.sized(e, t, len(e.outs))
 	s.next(e)
 }
 

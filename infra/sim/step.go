@@ -61,6 +61,8 @@ type Counts struct {
 	// spout has emitted its whole share (Component.Dataset).
 	Emitted int64
 	Done    bool
+	// Sizes are the tuples executed and emitted, with their bytes.
+	Sizes Sizes
 }
 
 // Take returns every executor's counters since the previous Take (or the start) and starts new ones.
@@ -99,6 +101,7 @@ type tally struct {
 	lag      *hdrhistogram.Histogram
 	failed   int64
 	dl       deadlineTally
+	sizes    Sizes
 }
 
 // lagged records an open-loop tuple emitted lag seconds after its intended send time.
@@ -138,7 +141,8 @@ func (t *tally) counts(batch int64) Counts {
 		sent[k] *= batch
 	}
 	return Counts{Executed: t.executed * batch, CPU: t.cpu, Sent: sent, Acked: t.nAcked * batch, Latency: t.lat, LatencyIntended: t.latInt,
-		Offered: t.offered * batch, SendLag: t.lag, Failed: t.failed * batch, Deadlines: t.dl.d, Processing: t.dl.proc}
+		Offered: t.offered * batch, SendLag: t.lag, Failed: t.failed * batch, Deadlines: t.dl.d, Processing: t.dl.proc,
+		Sizes: Sizes{In: t.sizes.In * batch, InBytes: t.sizes.InBytes, Out: t.sizes.Out * batch, OutBytes: t.sizes.OutBytes}}
 }
 
 // Move places the executors anew at once: worker of executor i is execWorker[i], on node
