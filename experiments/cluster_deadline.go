@@ -241,6 +241,9 @@ func (d *deadlineRunner) nodeCPU(ctx context.Context, c harness.Cluster) (func()
 		return func() error { return nil }, nil
 	}
 	d.res.Knobs["node_cpu"] = "whole node (control layer)"
+	if caps, cerr := kindsOf(d.env).Caps(d.env.Cluster); cerr == nil && caps.Model {
+		d.res.Knobs["node_cpu"] = "whole node (the model's: workers and background load)"
+	}
 	return stop, err
 }
 
