@@ -149,8 +149,7 @@ func Deadline() *lab.Spec {
 		Cost:         lab.Cost{CI: "~4 min", Quick: "~9 min", Full: "~3 h"},
 		PaperCluster: "deadline-paper",
 		Needs: lab.Needs{Need: lab.NeedsCluster,
-			Why:       "it streams datasets through WordCount and k-means on a Storm cluster and loads every supervisor's CPU with burner topologies (Storm-native); a control layer, where there is one, adds whole-node CPU readings",
-			RealStorm: "it streams finite datasets and loads the nodes with burner topologies"},
+			Why: "it streams datasets through WordCount and k-means on a Storm cluster and loads every supervisor's CPU with burner topologies (Storm-native); a control layer, where there is one, adds whole-node CPU readings"},
 		Scales: scales(deadlineScales),
 		Extra:  []string{"node-qos.md/csv (QoS per node, Fig. 10)", "load-*.png/svg (Figs. 7-8)"},
 		Run:    runDeadline,
@@ -242,6 +241,9 @@ func (d *deadlineRunner) nodeCPU(ctx context.Context, c harness.Cluster) (func()
 		return func() error { return nil }, nil
 	}
 	d.res.Knobs["node_cpu"] = "whole node (control layer)"
+	if caps, cerr := kindsOf(d.env).Caps(d.env.Cluster); cerr == nil && caps.Model {
+		d.res.Knobs["node_cpu"] = "whole node (the model's: workers and background load)"
+	}
 	return stop, err
 }
 

@@ -48,6 +48,7 @@ type Cluster struct {
 	scheduler string
 	// loadPercent is the background load on every node (Nemesis: fault.Load) for the runs that start.
 	loadPercent float64
+	nodeCPU     bool // whole-node CPU reports go to the runs' scheduler service (StartNodeCPUReports)
 }
 
 var _ harness.Cluster = (*Cluster)(nil)
@@ -77,9 +78,11 @@ var errNoFaults = errors.New("a simulated cluster does not model this fault yet 
 // Nemesis disturbs the simulated cluster: background load; the rest is refused (load.go).
 func (c *Cluster) Nemesis() harness.Disturber { return nemesis{c} }
 
-// StartNodeCPUReports refuses: the model's node CPU is in every run's reports already.
+// StartNodeCPUReports posts each node's whole CPU use (background load included) to the scheduler
+// service of every run until stopped, each report interval (records.go).
 func (c *Cluster) StartNodeCPUReports(context.Context, time.Duration) (func() error, error) {
-	return nil, errNoFaults
+	c.nodeCPU = true
+	return func() error { c.nodeCPU = false; return nil }, nil
 }
 
 // Close has nothing to release: a simulated cluster holds no process, container or connection.

@@ -15,7 +15,7 @@ import (
 // (schedulers/native), on the snapshot Nimbus would give it. hosts, when given (the topology's
 // stormlab.nodes), are the supervisors EvenScheduler and DefaultScheduler may use, as the bridge's
 // view gives them; RAS ignores it, as under the bridge.
-func nativeScheduler(name string, hosts []string) (func(context.Context, *protocol.Snapshot) (*protocol.Decision, error), error) {
+func nativeScheduler(name string, hosts []string, res map[string]native.Resources) (func(context.Context, *protocol.Snapshot) (*protocol.Decision, error), error) {
 	s, err := native.Lookup(name)
 	if err != nil {
 		return nil, err
@@ -26,7 +26,7 @@ func nativeScheduler(name string, hosts []string) (func(context.Context, *protoc
 			snap = onHosts(snap, hosts)
 		}
 		for _, t := range snap.Topologies {
-			td, err := nativeDecide(ctx, s, snap, t)
+			td, err := nativeDecide(ctx, s, snap, t, res)
 			if err != nil {
 				dec.Errors = append(dec.Errors, protocol.TopologyError{ID: t.ID, Error: err.Error()})
 				continue
@@ -38,16 +38,19 @@ func nativeScheduler(name string, hosts []string) (func(context.Context, *protoc
 }
 
 // nativeDecide is one topology's placement by s, as the bridge's answer would carry it.
-func nativeDecide(ctx context.Context, s native.Scheduler, snap *protocol.Snapshot, t protocol.Topology) (protocol.TopologyDecision, error) {
+func nativeDecide(ctx context.Context, s native.Scheduler, snap *protocol.Snapshot, t protocol.Topology, res map[string]native.Resources) (protocol.TopologyDecision, error) {
 	var c schedulers.Cluster
 	for _, sup := range snap.Supervisors {
 		c.Nodes = append(c.Nodes, schedulers.Node{ID: sup.ID, Host: sup.Host, CPU: sup.CPU, MemoryMB: sup.MemoryMB, Ports: sup.Ports})
 	}
-	nt := native.Topology{ID: t.ID, Workers: t.NumWorkers, Inputs: map[string][]string{}}
+	nt := native.Topology{ID: t.ID, Workers: t.NumWorkers, Inputs: map[string][]string{}, Resources: res}
 	comp := map[int]string{}
 	for _, e := range t.Executors {
 		nt.Executors = append(nt.Executors, native.Executor{Component: e.Component, Start: e.Executor.Start, End: e.Executor.End})
 		comp[e.Executor.Start] = e.Component
+		if !isAcker(e.Component) {
+			nt.Inputs[e.Component] = nt.Inputs[e.Component][:0:0] // a spout is a component without inputs
+		}
 	}
 	for _, st := range t.Streams {
 		nt.Inputs[st.To] = append(nt.Inputs[st.To], st.From)

@@ -50,6 +50,9 @@ type simRun struct {
 	flow         flow      // totals for the self-checks
 	overhead     []float64 // each node's worker overhead in core-seconds at the last report
 	seed         uint64
+	share        int64              // tuples each task of the dataset spout sends (--size-mb); 0 = endless
+	deadlines    map[string]float64 // each bolt's deadline, seconds
+	nodeUsed     []float64          // each node's core-seconds (workers and background load) at the last report
 }
 
 func (r *simRun) now() time.Time { return epoch.Add(time.Duration(r.t * float64(time.Second))) }
@@ -83,26 +86,40 @@ func (c *Cluster) Run(ctx context.Context, spec harness.RunSpec) (*harness.RunRe
 		return fail(harness.StageSpec, err)
 	}
 	res.TopologyID = r.id
-	if err := r.window(ctx, res); err != nil {
-		return fail(harness.StageWindow, err)
+	werr := error(nil)
+	if d, ok := spec.End.(harness.Dataset); ok {
+		res.EndKind = "dataset"
+		if err := r.checkDataset(d); err != nil {
+			return fail(harness.StageSpec, err)
+		}
+		werr = r.datasetWindow(ctx, res, d)
+	} else {
+		werr = r.window(ctx, res)
+	}
+	if werr != nil {
+		return fail(harness.StageWindow, werr)
 	}
 	r.collect(res)
 	res.Phases.TotalS = time.Since(res.StartedAt).Seconds()
 	return res, nil
 }
 
-// check refuses what the model cannot run yet.
+// check refuses what the model cannot run yet: ends other than timed windows and datasets, and faults
+// in a dataset run.
 func check(spec harness.RunSpec) error {
-	if _, timed := spec.End.(harness.Timed); spec.End != nil && !timed {
-		return errors.New("a simulated cluster runs timed windows only; finite datasets (the deadline experiment's) are not modelled yet")
+	_, timed := spec.End.(harness.Timed)
+	_, dataset := spec.End.(harness.Dataset)
+	timed = timed || spec.End == nil
+	if !timed && !dataset {
+		return fmt.Errorf("a simulated cluster runs timed windows and finite datasets, not %T runs", spec.End)
 	}
-	if _, timed := spec.End.(harness.Timed); len(spec.Faults) > 0 && spec.End != nil && !timed {
+	if len(spec.Faults) > 0 && !timed {
 		return errors.New("faults need a timed run (AT counts from the window's opening)")
 	}
 	if err := harness.CheckTopologyName(spec.Topology.Name); err != nil {
 		return err
 	}
-	if spec.Measure <= 0 {
+	if timed && spec.Measure <= 0 {
 		return errors.New("timed run: give a window (Measure > 0)")
 	}
 	return nil
@@ -116,6 +133,12 @@ func (c *Cluster) start(ctx context.Context, spec harness.RunSpec) (*simRun, err
 	}
 	r := &simRun{c: c, spec: spec, rt: rt, id: spec.Topology.Name + "-1-0", totals: map[slot]int64{}, failedTotals: map[slot]int64{}, offered: map[int]int64{}, emitted: map[int]int64{}, seed: runSeed(c.cs.Seed, spec.Topology.Name)}
 	r.names, r.first = rt.tasks()
+	if r.share, err = datasetShare(rt); err != nil {
+		return nil, err
+	}
+	if r.deadlines, err = deadlinesOf(rt, rt.spouts()); err != nil {
+		return nil, err
+	}
 	for _, n := range r.names {
 		if !isAcker(n) {
 			for k := range rt.parOf(n) {
@@ -154,7 +177,11 @@ func (r *simRun) scheduler() error {
 		if list := r.rt.flags["conf."+protocol.NodesConf]; list != "" {
 			hosts = strings.Split(list, ",")
 		}
-		decide, err := nativeScheduler(r.spec.Scheduler, hosts)
+		res, err := r.rt.resources()
+		if err != nil {
+			return err
+		}
+		decide, err := nativeScheduler(r.spec.Scheduler, hosts, res)
 		r.decide = decide
 		return err
 	}
@@ -178,7 +205,14 @@ func (r *simRun) config(execSlot []int) sim.Config {
 	tr := r.c.model.Transfer
 	costs := tr.Costs()
 	costs.LinkLatency += (float64(r.c.cs.DelayMs) + r.rt.delayMs) / 1000 // the cluster's delay and the topology's own
-	top := sim.Topology{Components: r.rt.components(draw), MaxSpoutPending: r.rt.pending, Poisson: r.rt.poisson, Ackers: r.rt.ackers, AckBytes: tr.AckBytes, LoadAware: r.rt.loadAware}
+	comps := r.rt.components(draw)
+	for i := range comps {
+		if comps[i].Spout {
+			comps[i].Dataset = r.share
+		}
+		comps[i].Deadline = r.deadlines[comps[i].Name]
+	}
+	top := sim.Topology{Components: comps, MaxSpoutPending: r.rt.pending, Poisson: r.rt.poisson, Ackers: r.rt.ackers, AckBytes: tr.AckBytes, LoadAware: r.rt.loadAware}
 	for _, s := range r.slots {
 		top.Workers = append(top.Workers, s.node)
 	}

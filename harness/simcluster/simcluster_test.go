@@ -116,7 +116,7 @@ func TestRefusals(t *testing.T) {
 	faulty := spec(t, "wordcount", "even", "faulty")
 	faulty.Faults = []fault.Fault{{Kind: fault.KillSupervisor, At: time.Second, Duration: time.Second, Arg: "sup1"}}
 	dataset := spec(t, "wordcount", "even", "data")
-	dataset.End = harness.Dataset{Spout: "sentence"}
+	dataset.End = harness.Dataset{Spout: "sentence", Max: time.Minute}
 	for _, tc := range []struct {
 		name string
 		s    harness.RunSpec
@@ -125,7 +125,7 @@ func TestRefusals(t *testing.T) {
 		{"user topology", user, "stormlab capture"},
 		{"costs at other work flags", kmeans16, "--k 8"},
 		{"faults", faulty, "does not model this fault"},
-		{"dataset", dataset, "timed windows only"},
+		{"dataset without one", dataset, "give --size-mb > 0"},
 		{"unknown scheduler", spec(t, "wordcount", "nope", "x"), "unknown scheduler"},
 	} {
 		_, err := c.Run(context.Background(), tc.s)

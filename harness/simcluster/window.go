@@ -5,6 +5,8 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/HdrHistogram/hdrhistogram-go"
+
 	"github.com/stormlab/stormlab/harness"
 	"github.com/stormlab/stormlab/harness/measure"
 	"github.com/stormlab/stormlab/infra/protocol"
@@ -47,8 +49,8 @@ func (r *simRun) window(ctx context.Context, res *harness.RunResult) error {
 }
 
 // interval turns the model's counters of the last step into one report per worker, as the
-// instrumentation writes them, and hands them to the service.
-func (r *simRun) interval(step float64) {
+// instrumentation writes them, and hands them to the service; it returns the dataset spout tasks done.
+func (r *simRun) interval(step float64) (done int) {
 	counts := r.x.Take()
 	views := make([]countsView, len(counts))
 	for i, c := range counts {
@@ -65,10 +67,17 @@ func (r *simRun) interval(step float64) {
 	}
 	workers := r.x.Workers()
 	lat, lags := map[slot][]hdrPair{}, map[slot][]hdrPair{}
+	procs := map[slot][]*hdrhistogram.Histogram{}
 	for i, c := range counts {
 		w := r.slotOf(i, workers[i])
 		rep := get(w)
 		task := r.taskOf(i)
+		if r.deadlineRecords(rep, task, c) {
+			done++
+		}
+		if c.Processing != nil {
+			procs[w] = append(procs[w], c.Processing)
+		}
 		rep.CPU = append(rep.CPU, protocol.TaskCPU{Task: task, CPUNs: int64(c.CPU * 1e9)})
 		rep.WorkerCPUPercent += 100 * c.CPU / step
 		for _, to := range slices.Sorted(maps.Keys(c.Sent)) {
@@ -89,12 +98,14 @@ func (r *simRun) interval(step float64) {
 		}
 	}
 	r.addOverhead(get, step)
+	r.nodeReports(step)
 	for _, w := range slices.SortedFunc(maps.Keys(bySlot), compareSlots) {
 		rep := bySlot[w]
 		r.totals[w] += rep.Acked
 		r.failedTotals[w] += rep.Failed
 		rep.AckedTotal, rep.FailedTotal = r.totals[w], r.failedTotals[w]
 		rep.LatencyHist = encodeMerged(lat[w], false)
+		rep.ProcessingHist = encodeProcessing(procs[w])
 		if r.rt.openLoop() {
 			rep.LatencyIntendedHist = encodeMerged(lat[w], true)
 			rep.SendLagHist = encodeMerged(lags[w], false)
@@ -104,6 +115,7 @@ func (r *simRun) interval(step float64) {
 			_ = r.svc.Report(rep) // a report the service refuses is one a real worker's would be too
 		}
 	}
+	return done
 }
 
 // addOverhead adds each node's worker overhead of the last step to its workers' process CPU, in equal

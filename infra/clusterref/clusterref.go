@@ -90,7 +90,8 @@ type Caps struct {
 	// started for it; without, the experiment runs on the nodes the cluster has.
 	OwnShapes bool
 	// Model: the cluster is a model of Storm (a simulated cluster): it runs the project's own
-	// topologies in timed windows, and has no Storm statistics, burner topologies or finite datasets.
+	// topologies in timed windows and over finite datasets, and has no Storm statistics or burner
+	// topologies (background load is threads of the model).
 	Model bool
 }
 

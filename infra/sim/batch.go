@@ -25,6 +25,9 @@ func batched(cfg Config) Config {
 			c.Service.Kind, c.Service.CV = LogNormal, 1/math.Sqrt(b)
 		}
 		c.Rate /= b
+		if c.Dataset > 0 {
+			c.Dataset = int64(math.Ceil(float64(c.Dataset) / b))
+		}
 		c.Bytes = int(math.Round(float64(c.Bytes) * b))
 	}
 	t := &out.Topology

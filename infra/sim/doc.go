@@ -31,6 +31,9 @@
 //     Sim.Move places executors anew and Sim.Restart takes a restarted worker's executors down, losing
 //     their tuples, whose trees fail at the message timeout (Config.MessageTimeout).
 //   - Background load (Sim.SetLoad): threads that share a node's cores with its workers'.
+//   - Finite datasets (Component.Dataset: each spout task's share, then done) and the instrumentation's
+//     deadline records (Component.Deadline: processing time from the tree's emission at every bolt,
+//     the sinks' histogram), so the deadline experiment's runs are measured as on a real cluster.
 //   - Not modelled: the topology's own start-up, replays (the project's spouts do not replay), faults
 //     other than background load, memory and garbage-collection pauses, batching.
 package sim

@@ -105,6 +105,13 @@ type Component struct {
 	Bytes   int // serialized size of its output tuples
 	// Rate is a spout executor's open-loop rate, tuples/s, for this spout alone; 0 = Topology.Rate.
 	Rate float64
+	// Dataset is the tuples each executor of this spout emits in all (its share of a finite dataset),
+	// after which it is done; 0 = endless. A restarted spout goes on from where it was, as the
+	// project's dataset spouts resume from their saved position.
+	Dataset int64
+	// Deadline is a bolt's deadline T_dline, seconds after a tuple's T_start (its tree's emission),
+	// against which its executed tuples are recorded as the instrumentation records them; 0 = none.
+	Deadline float64
 }
 
 // Stream is an output stream: to component To, PerTuple tuples per executed tuple on average (a
@@ -209,6 +216,9 @@ func (t *Topology) check(nodes int) []error {
 		comps[c.Name] = c
 		if c.Spout {
 			spouts++
+		}
+		if c.Dataset < 0 || c.Deadline < 0 || (c.Dataset > 0 && !c.Spout) {
+			add("component %s: dataset %d tuples, deadline %v s: give 0 or more, and a dataset to spouts only", c.Name, c.Dataset, c.Deadline)
 		}
 		if !(c.Service.Mean > 0) || c.Service.CV < 0 {
 			add("component %s: service mean %v s, CV %v: give mean > 0 and CV >= 0", c.Name, c.Service.Mean, c.Service.CV)

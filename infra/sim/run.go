@@ -85,6 +85,8 @@ type executor struct {
 	inc     int              // spouts: incarnation; a restart forgets the trees of earlier ones
 	cur     tuple            // the tuple in execution
 	outs    []*executor
+	// emittedAll is a spout's trees emitted since the start, across restarts (its dataset position).
+	emittedAll int64
 }
 
 type tuple struct {
@@ -185,7 +187,7 @@ func (s *sim) arrive(e *executor) {
 // (open loop) has a tuple due.
 func (s *sim) trySpout(e *executor) {
 	max := s.cfg.Topology.MaxSpoutPending
-	if e.busy || s.over > 0 || (max > 0 && e.pending >= max) || s.eng.now < e.down {
+	if e.busy || s.over > 0 || (max > 0 && e.pending >= max) || s.eng.now < e.down || e.datasetDone() {
 		return
 	}
 	born := s.eng.now
@@ -203,6 +205,7 @@ func (s *sim) trySpout(e *executor) {
 		root.acker = s.ackers[s.rng.IntN(len(s.ackers))]
 	}
 	e.pending++
+	e.emittedAll++
 	s.execute(e, tuple{root: root})
 }
 
@@ -256,6 +259,10 @@ func (s *sim) finish(e *executor) {
 	} else if root.left += len(e.outs) - 1; root.left == 0 {
 		s.ack(root)
 	}
+	if !e.comp.Spout {
+		e.tally.dl.executed(e, root.sent, s.eng.now, s.batch)
+	}
+	e.tally.sized(e, t, len(e.outs))
 	s.next(e)
 }
 

@@ -53,6 +53,16 @@ type Counts struct {
 	SendLag *hdrhistogram.Histogram
 	// Failed is a spout's trees failed at the message timeout (a tuple lost in a restart).
 	Failed int64
+	// Deadlines are a bolt's deadline records; Processing a sink's processing times, µs (nil when
+	// it executed none).
+	Deadlines  Deadlines
+	Processing *hdrhistogram.Histogram
+	// Dataset spouts: Emitted is the tuples emitted since the start (never reset), Done whether the
+	// spout has emitted its whole share (Component.Dataset).
+	Emitted int64
+	Done    bool
+	// Sizes are the tuples executed and emitted, with their bytes.
+	Sizes Sizes
 }
 
 // Take returns every executor's counters since the previous Take (or the start) and starts new ones.
@@ -64,6 +74,7 @@ func (x *Sim) Take() []Counts {
 	out := make([]Counts, len(all))
 	for i, e := range all {
 		out[i] = e.tally.counts(x.s.batch)
+		out[i].Emitted, out[i].Done = e.emittedAll*x.s.batch, e.datasetDone()
 		e.tally = tally{}
 	}
 	return out
@@ -89,6 +100,8 @@ type tally struct {
 	offered  int64
 	lag      *hdrhistogram.Histogram
 	failed   int64
+	dl       deadlineTally
+	sizes    Sizes
 }
 
 // lagged records an open-loop tuple emitted lag seconds after its intended send time.
@@ -128,7 +141,8 @@ func (t *tally) counts(batch int64) Counts {
 		sent[k] *= batch
 	}
 	return Counts{Executed: t.executed * batch, CPU: t.cpu, Sent: sent, Acked: t.nAcked * batch, Latency: t.lat, LatencyIntended: t.latInt,
-		Offered: t.offered * batch, SendLag: t.lag, Failed: t.failed * batch}
+		Offered: t.offered * batch, SendLag: t.lag, Failed: t.failed * batch, Deadlines: t.dl.d, Processing: t.dl.proc,
+		Sizes: Sizes{In: t.sizes.In * batch, InBytes: t.sizes.InBytes, Out: t.sizes.Out * batch, OutBytes: t.sizes.OutBytes}}
 }
 
 // Move places the executors anew at once: worker of executor i is execWorker[i], on node

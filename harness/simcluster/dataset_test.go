@@ -1,0 +1,156 @@
+package simcluster
+
+import (
+	"math"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stormlab/stormlab/harness"
+	"github.com/stormlab/stormlab/infra/protocol"
+)
+
+// datasetSpec is a deadline-experiment run at its ci scale (experiments/cluster_deadline.go): a dataset
+// of mb MB streamed once through topology, 4 workers, parallelism 2, deadline 1,000 ms, reports
+// every second, R-Storm's resources as the experiment sets them.
+func datasetSpec(t *testing.T, topology, scheduler, name string, mb string) harness.RunSpec {
+	s := spec(t, topology, scheduler, name, "--workers", "4", "--parallelism", "2", "--size-mb", mb, "--deadline-ms", "1000",
+		"--report-interval-secs", "1", "--conf", "topology.component.cpu.pcore.percent=5", "--conf", "topology.component.resources.onheap.memory.mb=64")
+	s.End = harness.Dataset{Spout: map[string]string{"wordcount": "sentence", "kmeans": "points"}[topology], Quiet: 4 * time.Second, Max: 4 * time.Minute}
+	return s
+}
+
+// TestDatasetRuns: the deadline experiment's runs at ci scale on the deadline paper's cluster, under
+// the deadline scheduler (the service's code, dynamic), R-Storm (Storm's RAS as its Go model) and the
+// adaptive scheduler, each complete and give every metric the experiment reads, pass the self-checks,
+// and account for the whole dataset: acked + failed = the tuples the spout tasks say they sent = their
+// shares (0.1 MB of text over two tasks: 50,000 bytes each at 42.225 a sentence, 1,185 sentences;
+// 0.25 MB of points over two tasks: 125,000 bytes each at 128 a point, 977 points). Every sink tuple
+// is in the processing-time histogram, and the mean of its records is the histogram's mean (0.1%:
+// the histogram's 3 significant digits).
+func TestDatasetRuns(t *testing.T) {
+	c := open(t, "deadline-paper", 1)
+	for _, tc := range []struct {
+		topology, mb string
+		tuples       int64
+	}{{"wordcount", "0.1", 2 * 1185}, {"kmeans", "0.25", 2 * 977}} {
+		for _, sched := range []string{"deadline", "storm-ras", "adaptive"} {
+			res := run(t, c, datasetSpec(t, tc.topology, sched, "dl-"+sched+"-"+tc.topology, tc.mb))
+			m := res.Measurement
+			name := sched + " " + tc.topology
+			if res.EndKind != "dataset" || res.Validity.Level != harness.Valid || res.DatasetS <= 0 {
+				t.Errorf("%s: end %q, validity %+v, dataset %v s: want a valid dataset run with its time", name, res.EndKind, res.Validity, res.DatasetS)
+			}
+			for _, ch := range res.Simulated.Checks {
+				if !isOK(ch) {
+					t.Errorf("%s: self-check %s", name, ch)
+				}
+			}
+			if sent := spoutsSent(res.Reports); m.Acked+m.Failed != tc.tuples || sent != tc.tuples {
+				t.Errorf("%s: %d acked + %d failed, spouts sent %d: want the dataset's %d", name, m.Acked, m.Failed, sent, tc.tuples)
+			}
+			if m.Deadlines == 0 || m.ProcessingCount != m.Deadlines || m.QoSRate <= 0 || len(m.NodeQoS) == 0 ||
+				math.Abs(m.ProcessingMean-m.ProcessingMs) > 1e-3*m.ProcessingMs {
+				t.Errorf("%s: %d deadline tuples, %d processing times, mean %v ms (records %v ms), QoS %v on %d nodes: want every metric",
+					name, m.Deadlines, m.ProcessingCount, m.ProcessingMean, m.ProcessingMs, m.QoSRate, len(m.NodeQoS))
+			}
+		}
+	}
+}
+
+// TestDeadlineSchedulerInputs: the deadline scheduler's rescheduling rounds (offered every second
+// here, after the service's 10 s of settling; 2 MB of text lasts about 40 s) get
+// every input it reads from the simulated workers' reports: CPU, traffic, T_start, deadlines and tuple
+// sizes (eqs. 1 and 5-6); its decisions name none missing while the dataset streams. (The workers'
+// memory is not modelled: the service's round records name it.)
+func TestDeadlineSchedulerInputs(t *testing.T) {
+	c := open(t, "deadline-paper", 1)
+	c.cs.RescheduleEvery = time.Second
+	res := run(t, c, datasetSpec(t, "wordcount", "deadline", "dl-inputs", "2"))
+	rounds := 0
+	for _, d := range res.Decisions {
+		if d.Kind != "reschedule" || d.Decision == nil || float64(d.TimeMs-res.MeasureFrom) >= 1000*res.DatasetS {
+			continue // after the dataset there is no traffic to read
+		}
+		rounds++
+		if len(d.Decision.NotMeasured) > 0 {
+			t.Errorf("round at %d ms lacked %v: want every input reported", d.TimeMs, d.Decision.NotMeasured)
+		}
+	}
+	if rounds < 2 {
+		t.Errorf("%d rescheduling rounds over a %v s dataset: want some", rounds, res.DatasetS)
+	}
+}
+
+// spoutsSent sums, per spout task, the tuples its done line says it sent (its largest count).
+func spoutsSent(reports []protocol.WorkerReport) int64 {
+	per := map[int]int64{}
+	for _, r := range reports {
+		for _, d := range r.SpoutDone {
+			per[d.Task] = max(per[d.Task], d.Tuples)
+		}
+	}
+	n := int64(0)
+	for _, v := range per {
+		n += v
+	}
+	return n
+}
+
+// TestStagedDeadlines: each bolt's deadline as TopologySetup.applyDeadlines sets it. WordCount and
+// k-means are chains of three bolts after the spout: staged, depth i of 3 gets 1000 x i / 3 ms rounded
+// (333, 667, 1000); uniform gives each 1000; --deadline-ms.C overrides one.
+func TestStagedDeadlines(t *testing.T) {
+	c := open(t, "heterogeneous-2", 1)
+	for _, tc := range []struct {
+		topology string
+		args     []string
+		want     map[string]float64
+	}{
+		{"wordcount", nil, map[string]float64{"split": 333, "count": 667, "report": 1000}},
+		{"wordcount", []string{"--deadlines", "uniform"}, map[string]float64{"split": 1000, "count": 1000, "report": 1000}},
+		{"kmeans", []string{"--deadline-ms", "600", "--deadline-ms.sink", "50"}, map[string]float64{"assign": 200, "update": 400, "sink": 50}},
+	} {
+		rt, err := resolve(spec(t, tc.topology, "even", "x", tc.args...).Topology, c.model)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := deadlinesOf(rt, rt.spouts())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for comp, ms := range tc.want {
+			if math.Abs(got[comp]*1000-ms) > 1e-9 {
+				t.Errorf("%s %v: %s's deadline %v ms, want %v", tc.topology, tc.args, comp, got[comp]*1000, ms)
+			}
+		}
+	}
+}
+
+// TestSentenceBytes recomputes wordCountSentenceBytes from TextGenerator.java: 10 words on average,
+// each its length plus a separator (the spout counts the sentence's length plus one), the words
+// weighted 1/rank.
+func TestSentenceBytes(t *testing.T) {
+	src, err := os.ReadFile("../../topologies/storm/src/main/java/org/stormlab/topologies/TextGenerator.java")
+	if err != nil {
+		t.Fatal(err)
+	}
+	block := regexp.MustCompile(`(?s)WORDS = \((.*?)\)\.split`).FindSubmatch(src)
+	if block == nil {
+		t.Fatal("TextGenerator.java: no WORDS list")
+	}
+	var text strings.Builder
+	for _, m := range regexp.MustCompile(`"([^"]*)"`).FindAllSubmatch(block[1], -1) {
+		text.Write(m[1])
+	}
+	var sum, weights float64
+	for i, w := range strings.Split(text.String(), " ") {
+		sum += float64(len(w)) / float64(i+1)
+		weights += 1 / float64(i+1)
+	}
+	if got := 10 * (sum/weights + 1); math.Abs(got-wordCountSentenceBytes) > 1e-3 {
+		t.Errorf("mean sentence bytes %.4f from TextGenerator.java, the model uses %v", got, wordCountSentenceBytes)
+	}
+}
