@@ -115,7 +115,7 @@ func TestTargetBadFile(t *testing.T) {
 // target without it, one line saying why, before anything runs; the others run on one.
 func TestExperimentTargetRefusals(t *testing.T) {
 	file := fakeTarget(t, protocol.BridgeClass)
-	onTarget := []string{"smoke", "load-curve", "kpart-cluster", "observer", "comm-cost", "deadline"} // the cluster experiments that run on a target without a control section
+	onTarget := []string{"smoke", "load-curve", "kpart-cluster", "observer", "comm-cost", "deadline", "sim-validation"} // the cluster experiments that run on a target without a control section
 	for _, s := range experiments.List() {
 		why := s.Needs.On(clusterref.Caps{}) // fakeTarget has no control section
 		if s.Needs.Docker() && !slices.Contains(onTarget, s.Name) && why == nil {
