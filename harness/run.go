@@ -84,6 +84,10 @@ type RunSpec struct {
 	// Live, if set, hears the run's progress once per report interval from the start of its topology
 	// until it is collected (see Live).
 	Live func(Live) `json:"-"`
+	// NoNodeSamples leaves out what the diagnosis reads while the run runs (the supervisors' cgroups at
+	// the window's ends), so its cost can be measured (the observer experiment); the diagnosis then
+	// says host starvation is unknown.
+	NoNodeSamples bool `json:"no_node_samples,omitempty"`
 }
 
 // RunResult is everything one run produced. Validity is its one judgement (judge): invalid when the
@@ -134,6 +138,9 @@ type RunResult struct {
 	Diagnosis *Diagnosis `json:"diagnosis,omitempty"`
 	// NodeStats are the supervisors' cgroup samples at the window's ends (host starvation).
 	NodeStats *diagnose.NodeStats `json:"node_stats,omitempty"`
+	// LoadApplied is the background load (fault.CPULoad) each node carried over the window, by its
+	// burner's own reports (nemesis.Nemesis.LoadApplied); none without background load.
+	LoadApplied []diagnose.Applied `json:"background_load,omitempty"`
 	// Simulated is set on a run of a simulated cluster: the model and what stands behind it.
 	Simulated *Simulated `json:"simulated,omitempty"`
 }
@@ -238,7 +245,7 @@ const stormFresh = 5 * time.Second
 // open starts the window now and takes Storm's first statistics sent after it.
 func (r *running) open(ctx context.Context) {
 	r.res.MeasureFrom = time.Now().UnixMilli()
-	r.res.NodeStats = sampleNodes(ctx, r.cl, nil)
+	r.res.NodeStats = sampleNodes(ctx, r, nil)
 	r.enter(stageStormRead)
 	r.stormFrom = measure.FreshSnapshot(ctx, r.cl.UI(), r.id, stormFresh)
 	r.enter(stageWindow)
@@ -247,7 +254,7 @@ func (r *running) open(ctx context.Context) {
 // close ends the window now and takes Storm's first statistics sent after it.
 func (r *running) close(ctx context.Context) {
 	r.res.MeasureTo = time.Now().UnixMilli()
-	sampleNodes(ctx, r.cl, r.res.NodeStats)
+	sampleNodes(ctx, r, r.res.NodeStats)
 	r.enter(stageStormRead)
 	r.stormTo = measure.FreshSnapshot(ctx, r.cl.UI(), r.id, stormFresh)
 }
@@ -426,6 +433,7 @@ func collect(ctx context.Context, r *running) error {
 		f.Recovery = measure.FaultRecovery(res.Reports, res.MeasureFrom, res.MeasureTo, f.StartMs, f.EndMs, step, f.before, res.Executors)
 		f.Applied = nemesis.StragglerApplied(st.Topologies, f.Fault, capacity, f.StartMs, f.EndMs)
 	}
+	res.LoadApplied = nemesisOf(cl).LoadApplied(st.Topologies, res.MeasureFrom, res.MeasureTo)
 	res.Storm = measure.MovedInDataset(measure.CrossCheck(r.stormFrom, r.stormTo, res.Measurement, res.Reports), res.Decisions, res.MeasureTo)
 	res.Diagnosis = diagnosis(res)
 	res.Validity = judge(res)

@@ -33,6 +33,7 @@ type Nemesis struct {
 	// stragglers are the idle burners of a run's straggler faults, by host (PrepareStragglers), which
 	// the faults switch on and off.
 	stragglers map[string]burnerPlan
+	load       *backgroundLoad           // the background load that runs (nil: none), for LoadApplied
 	name       string                    // the cluster, for log lines
 	cores      func() map[string]float64 // each supervisor's CPU cores (for fault.CPULoad)
 	logf       func(string, ...any)
@@ -143,7 +144,7 @@ func (n *Nemesis) startLoad(ctx context.Context, target string) (control.Undo, e
 	if err != nil {
 		return nil, fmt.Errorf("background load %q is not a number", target)
 	}
-	plans, err := burnerPlans(percent, n.cores())
+	plans, err := burnerPlans(percent, n.cores(), n.spread(ctx, n.hosts()))
 	if err != nil {
 		return nil, err
 	}
@@ -157,7 +158,9 @@ func (n *Nemesis) startLoad(ctx context.Context, target string) (control.Undo, e
 		return nil, err
 	}
 	t0 := time.Now().UnixMilli()
+	n.load = &backgroundLoad{plans: plans, fromMs: t0}
 	return func(ctx context.Context) error {
+		n.load = nil
 		for _, p := range plans {
 			n.logBurnerCPU(ctx, p, float64(p.tasks)*p.busy, t0)
 		}
