@@ -127,10 +127,13 @@ var deadlineScales = map[string]deadlineKnobs{
 //     topologies' default); per node = mean over the tuples whose sink ran
 //     on that node (Fig. 10 plots the mean per worker node); a miss is a
 //     tuple with QoS rate > 1.
-//   - Background load L% = L% of every supervisor's CPU quota, offered by
-//     a burner topology per supervisor (duty-cycled spinning spouts that
-//     the bridge pins to it; harness/burner.go); the paper's "CPU usage
-//     20/50/80%" settings. Being topologies, they run on any cluster.
+//   - Background load L% = L% of every supervisor's CPU quota, carried by
+//     a burner topology per supervisor (spouts spinning on their CPU time,
+//     at a raised CFS weight where the node allows, that the bridge pins
+//     to it; harness/nemesis); the paper's "CPU usage 20/50/80%" settings.
+//     Being topologies, they run on any cluster. What each carried is
+//     recorded (load_applied_pct); a run whose load fell more than 10%
+//     short is suspect, so the load claims are judged at the levels carried.
 //   - The schedulers' CPU_use of a node: its whole-node CPU read through
 //     the control layer (cgroup: containers, or control.ssh on a target)
 //     where there is one, else the sum of every worker's own process CPU

@@ -21,7 +21,8 @@ import (
 // control lacks one is refused before anything is submitted (CheckControl).
 //
 // Background CPU load needs no control: it is Storm topologies (burner.go), so it runs on any cluster
-// with the bridge, a target without control.ssh too. What is wired on a target with control.ssh:
+// with the bridge, a target without control.ssh too; where there is a control layer it also raises the
+// burners' CFS weight (weight.go). What is wired on a target with control.ssh:
 // `run --cluster target:FILE --fault` injects pause-worker, delay, kill-supervisor, restart-zookeeper and
 // restart-service over SSH (the last three with the target file's commands; delay writes the delay file
 // that the delaying transport, shipped in the topology jar, reads), and whole-node CPU is read over SSH
