@@ -174,7 +174,7 @@ func (n *Nemesis) startBurner(ctx context.Context, jar string, p burnerPlan) err
 		return fmt.Errorf("burner on %s: %w (its worker reports to the scheduler service like any instrumented topology's)", p.host, err)
 	}
 	n.raiseWeight(ctx, p)
-	n.logf("cluster %s: burner %s: %d tasks, each busy %.0f%% of the time", n.name, p.name(), p.tasks, 100*p.busy)
+	n.logf("cluster %s: burner %s: %d tasks, each spinning %.0f%% of every 100 ms in CPU time", n.name, p.name(), p.tasks, 100*p.busy)
 	return nil
 }
 
