@@ -29,7 +29,7 @@ func diagnosis(r *RunResult) *Diagnosis {
 func sampleNodes(ctx context.Context, r *running, st *diagnose.NodeStats) *diagnose.NodeStats {
 	if r.spec.NoNodeSamples {
 		if st == nil {
-			st = &diagnose.NodeStats{Quota: r.cl.Capacity(), Unread: "not read (the run left the node samples out)"}
+			st = &diagnose.NodeStats{Quota: r.cl.Capacity(), Unread: "the run left the node samples out"}
 		}
 		return st
 	}
