@@ -34,8 +34,11 @@ var deadlineMetrics = []lab.Metric{
 // each supervisor's quota), mean over the supervisors whose burner reported in the window; ok is false
 // without background load or without any report. A node carries used/asked of the level it was asked.
 func appliedLoad(r *harness.RunResult, level float64) (pct float64, ok bool) {
+	if r.NodeStats == nil {
+		return 0, false
+	}
 	sum, n := 0.0, 0
-	for _, a := range r.LoadApplied {
+	for _, a := range r.NodeStats.Background {
 		if a.Used != nil && a.Asked > 0 {
 			sum, n = sum+*a.Used/a.Asked*level, n+1
 		}

@@ -17,7 +17,7 @@ import (
 // without a report is left out of the mean; a run without background load has none.
 func TestAppliedLoad(t *testing.T) {
 	u1, u4 := 0.20, 0.60
-	r := &harness.RunResult{LoadApplied: []diagnose.Applied{{Host: "sup1", Asked: 0.20, Used: &u1}, {Host: "sup2", Asked: 0.40}, {Host: "sup4", Asked: 0.80, Used: &u4}}}
+	r := &harness.RunResult{NodeStats: &diagnose.NodeStats{Background: []diagnose.Applied{{Host: "sup1", Asked: 0.20, Used: &u1}, {Host: "sup2", Asked: 0.40}, {Host: "sup4", Asked: 0.80, Used: &u4}}}}
 	if got, ok := appliedLoad(r, 80); !ok || math.Abs(got-70) > 1e-9 {
 		t.Errorf("appliedLoad = %v, %v; want 70 (mean of 80 and 60)", got, ok)
 	}

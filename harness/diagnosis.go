@@ -17,21 +17,11 @@ func diagnosis(r *RunResult) *Diagnosis {
 	for _, f := range r.Faults {
 		rec.Applied = append(rec.Applied, f.Applied) // nil for faults other than stragglers
 	}
-	for i := range r.LoadApplied {
-		rec.Applied = append(rec.Applied, &r.LoadApplied[i])
-	}
 	d := diagnose.Of(rec)
 	return &d
 }
 
-// sampleNodes reads the supervisors' cgroups at a window's end (nemesis.Nemesis.SampleInto), unless
-// the run leaves them out (RunSpec.NoNodeSamples).
+// sampleNodes reads the supervisors' cgroups at a window's end (nemesis.Nemesis.SampleInto).
 func sampleNodes(ctx context.Context, r *running, st *diagnose.NodeStats) *diagnose.NodeStats {
-	if r.spec.NoNodeSamples {
-		if st == nil {
-			st = &diagnose.NodeStats{Quota: r.cl.Capacity(), Unread: "the run left the node samples out"}
-		}
-		return st
-	}
-	return nemesisOf(r.cl).SampleInto(ctx, st, r.cl.Capacity(), r.cl.Hosts())
+	return nemesisOf(r.cl).SampleInto(ctx, st, r.cl.Capacity(), r.cl.Hosts(), r.spec.NoNodeSamples)
 }

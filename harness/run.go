@@ -83,11 +83,8 @@ type RunSpec struct {
 	Faults []fault.Fault `json:"faults,omitempty"`
 	// Live, if set, hears the run's progress once per report interval from the start of its topology
 	// until it is collected (see Live).
-	Live func(Live) `json:"-"`
-	// NoNodeSamples leaves out what the diagnosis reads while the run runs (the supervisors' cgroups at
-	// the window's ends), so its cost can be measured (the observer experiment); the diagnosis then
-	// says host starvation is unknown.
-	NoNodeSamples bool `json:"no_node_samples,omitempty"`
+	Live          func(Live) `json:"-"`
+	NoNodeSamples bool       `json:"no_node_samples,omitempty"` // no node reads during the run: their cost (observer)
 }
 
 // RunResult is everything one run produced. Validity is its one judgement (judge): invalid when the
@@ -138,9 +135,6 @@ type RunResult struct {
 	Diagnosis *Diagnosis `json:"diagnosis,omitempty"`
 	// NodeStats are the supervisors' cgroup samples at the window's ends (host starvation).
 	NodeStats *diagnose.NodeStats `json:"node_stats,omitempty"`
-	// LoadApplied is the background load (fault.CPULoad) each node carried over the window, by its
-	// burner's own reports (nemesis.Nemesis.LoadApplied); none without background load.
-	LoadApplied []diagnose.Applied `json:"background_load,omitempty"`
 	// Simulated is set on a run of a simulated cluster: the model and what stands behind it.
 	Simulated *Simulated `json:"simulated,omitempty"`
 }
@@ -433,7 +427,6 @@ func collect(ctx context.Context, r *running) error {
 		f.Recovery = measure.FaultRecovery(res.Reports, res.MeasureFrom, res.MeasureTo, f.StartMs, f.EndMs, step, f.before, res.Executors)
 		f.Applied = nemesis.StragglerApplied(st.Topologies, f.Fault, capacity, f.StartMs, f.EndMs)
 	}
-	res.LoadApplied = nemesisOf(cl).LoadApplied(st.Topologies, res.MeasureFrom, res.MeasureTo)
 	res.Storm = measure.MovedInDataset(measure.CrossCheck(r.stormFrom, r.stormTo, res.Measurement, res.Reports), res.Decisions, res.MeasureTo)
 	res.Diagnosis = diagnosis(res)
 	res.Validity = judge(res)

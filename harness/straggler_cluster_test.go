@@ -69,7 +69,7 @@ func TestClusterStragglerApplied(t *testing.T) {
 // TestClusterBackgroundLoadApplied runs WordCount unpaced on homogeneous-2 (both 0.5-core supervisors
 // saturated) under background load of 50% (fault.CPULoad: 0.25 cores asked of each supervisor) and
 // asserts that the run records, per supervisor, the load its burner carried over the window by its own
-// reports (background_load in run.json, and in the diagnosis), each within diagnose.AppliedShort of the
+// reports (node_stats.background_load in run.json, and in the diagnosis), each within diagnose.AppliedShort of the
 // cores asked, and that the run is not suspect for it. Cluster time: about 2.5 minutes.
 func TestClusterBackgroundLoadApplied(t *testing.T) {
 	ctx := clusterTest(t)
@@ -103,10 +103,10 @@ func TestClusterBackgroundLoadApplied(t *testing.T) {
 	for _, c := range r.Diagnosis.Cgroups {
 		t.Logf("%s: used %.2f of %.2f core, throttled %s of periods, host idle %s", c.Host, c.Used/100, c.Quota/100, fig(c.ThrottledShare), fig(c.HostIdle))
 	}
-	if len(r.LoadApplied) != 2 || len(r.Diagnosis.Applied) != 2 {
-		t.Fatalf("background load applied %+v (diagnosis %+v): want one per supervisor", r.LoadApplied, r.Diagnosis.Applied)
+	if r.NodeStats == nil || len(r.NodeStats.Background) != 2 || len(r.Diagnosis.Applied) != 2 {
+		t.Fatalf("background load applied %+v (diagnosis %+v): want one per supervisor", r.NodeStats.Background, r.Diagnosis.Applied)
 	}
-	for _, a := range r.LoadApplied {
+	for _, a := range r.NodeStats.Background {
 		t.Logf("background load on %s: asked %.2f cores, used %s over %d reports", a.Host, a.Asked, fig(a.Used), a.Reports)
 		if a.Asked < 0.249 || a.Asked > 0.251 || a.Used == nil || *a.Used < (1-diagnose.AppliedShort)*a.Asked {
 			t.Errorf("%s: applied %s of %.2f cores: want 0.25 asked and at least 0.9 of it carried", a.Host, fig(a.Used), a.Asked)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/stormlab/stormlab/harness/diagnose"
 	"github.com/stormlab/stormlab/harness/fault"
@@ -85,10 +86,35 @@ func (n *Nemesis) raiseWeight(ctx context.Context, p burnerPlan) {
 	n.logf("cluster %s: burner %s: %s threads at nice %d", n.name, p.name(), strings.TrimSpace(out), burnerNice)
 }
 
-// backgroundLoad is the background load that runs (startLoad) and since when (epoch ms).
+// backgroundLoad is the background load that runs (startLoad), since when, and since when the run's
+// window is open (epoch ms; 0: no window opened under it).
 type backgroundLoad struct {
-	plans  []burnerPlan
-	fromMs int64
+	plans          []burnerPlan
+	fromMs, openMs int64
+}
+
+// openWindow notes that a run's window opens now, for backgroundCarried.
+func (n *Nemesis) openWindow() {
+	if n != nil && n.load != nil {
+		n.load.openMs = time.Now().UnixMilli()
+	}
+}
+
+// backgroundCarried is the background load each node carried from the window's opening to now, by the
+// burners' reports in the scheduler service's state (the last report interval may not be in yet: a
+// mean over the others); none without background load. A failed read leaves every node's use unknown,
+// which the run's judgement names.
+func (n *Nemesis) backgroundCarried(ctx context.Context) []diagnose.Applied {
+	if n == nil || n.load == nil || n.storm == nil {
+		return nil
+	}
+	from := max(n.load.openMs, n.load.fromMs)
+	st, err := n.storm.State(ctx, from)
+	if err != nil {
+		n.logf("cluster %s: background load carried: the scheduler service's state: %v", n.name, err)
+		return n.LoadApplied(nil, from, time.Now().UnixMilli())
+	}
+	return n.LoadApplied(st.Topologies, from, time.Now().UnixMilli())
 }
 
 // LoadApplied is the background load (fault.CPULoad) each node carried over [fromMs, toMs]: per

@@ -157,3 +157,39 @@ func TestLoadApplied(t *testing.T) {
 		t.Errorf("nil nemesis: %+v", got)
 	}
 }
+
+// stateStorm is a Storm whose service state holds tops.
+type stateStorm struct {
+	Storm
+	tops []protocol.TopologyState
+}
+
+func (s stateStorm) State(context.Context, int64) (*protocol.State, error) {
+	return &protocol.State{Topologies: s.tops}, nil
+}
+
+// TestSampleIntoRecordsBackground: a window's node samples record, at its close, the background load
+// each node carried since its opening (reports after the opening only; the reads themselves left out
+// here, as a run measuring their cost does, which Unread says).
+func TestSampleIntoRecordsBackground(t *testing.T) {
+	plans, err := burnerPlans(50, map[string]float64{"sup1": 0.5}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now().UnixMilli()
+	tops := []protocol.TopologyState{{ID: plans[0].name() + "-4-17", WorkerCPU: []protocol.WorkerSample{
+		{TimeMs: now - 40_000, CPUPercent: 90}, {TimeMs: now - 10_000, CPUPercent: 24}}}}
+	n := &Nemesis{storm: stateStorm{tops: tops}, name: "t", logf: t.Logf, load: &backgroundLoad{plans: plans, fromMs: now - 120_000}}
+	st := n.SampleInto(t.Context(), nil, map[string]float64{"sup1": 50}, []string{"sup1"}, true)
+	if st.Background != nil || n.load.openMs < now {
+		t.Errorf("at the opening: background %+v, window opened at %d (want none, and at or after %d)", st.Background, n.load.openMs, now)
+	}
+	n.load.openMs = now - 30_000 // a 30 s window, its close now
+	st = n.SampleInto(t.Context(), st, nil, []string{"sup1"}, true)
+	if len(st.Background) != 1 || st.Background[0].Used == nil || math.Abs(*st.Background[0].Used-0.24) > 1e-9 || math.Abs(st.Background[0].Asked-0.25) > 1e-9 {
+		t.Errorf("background %+v: want sup1 0.25 asked, 0.24 used (the report before the opening left out)", st.Background)
+	}
+	if !strings.Contains(st.Unread, "left the node samples out") {
+		t.Errorf("unread %q: want the left-out reads said", st.Unread)
+	}
+}
