@@ -547,11 +547,12 @@ func deadlineMissTally(r *lab.Results) missTally {
 		}
 	}
 	for _, row := range r.Rows {
+		under := strings.HasPrefix(row.Series, "deadline ") && strings.HasSuffix(row.Series, " under load")
+		t.loadSeen = t.loadSeen || under // the load claims stand, inconclusive, when every load run is left out
 		switch {
 		case !row.Validity.Counts("misses"):
 			// Left out (ScreenRuns names it): invalid, or Storm's statistics contradict the run.
-		case strings.HasPrefix(row.Series, "deadline ") && strings.HasSuffix(row.Series, " under load"):
-			t.loadSeen = true
+		case under:
 			t.nLoad++
 			t.missesLoad += row.Values["misses"]
 			t.worstLoad = math.Max(t.worstLoad, row.Values["qos_node_max_pct"])

@@ -61,3 +61,30 @@ func TestDeadlineLoadJudgedApplied(t *testing.T) {
 		}
 	}
 }
+
+// TestDeadlineLoadClaimsStandWhenAllShort: when every run under load is left out (the ci run of
+// 2026-12-05: both load runs suspect, host-starved and load-short), the load claims still stand,
+// inconclusive, naming the runs left out and why, rather than leaving the notes silent.
+func TestDeadlineLoadClaimsStandWhenAllShort(t *testing.T) {
+	r := &lab.Results{Experiment: "deadline", Metrics: deadlineMetrics}
+	short := "cpu-load on sup4 applied 0.52 of 0.80 cores asked (64%)"
+	for _, x := range []float64{20, 80} {
+		row := clusterRow(loadSeries("kmeans"), x, 0, map[string]float64{"dataset_s": 30, "proc_ms": 100, "qos_pct": 50,
+			"qos_node_max_pct": 80, "misses": 0, "throughput": 100, "migrations": 0, "load_applied_pct": 64})
+		row.Validity = suspectOf(measure.ReasonLoadShort, short)
+		r.Add(row)
+	}
+	_, a := agg(t, r)
+	cs := judged(deadlineClaims(r, a), "")
+	for _, prefix := range []string{"under 20-80%", "processing time grows"} {
+		v, why, ok := verdictOf(cs, prefix)
+		if !ok || v != reports.Inconclusive {
+			t.Errorf("%q: %q (%s), want inconclusive", prefix, v, why)
+		}
+	}
+	for _, c := range cs {
+		if strings.HasPrefix(c.Statement, "processing time grows") && !strings.Contains(strings.Join(c.Screen.Excluded, "\n"), short) {
+			t.Errorf("excluded %q: want the short runs named with their figure", c.Screen.Excluded)
+		}
+	}
+}
