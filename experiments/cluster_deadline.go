@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"github.com/stormlab/stormlab/experiments/lab"
 	"github.com/stormlab/stormlab/harness"
 	"github.com/stormlab/stormlab/harness/fault"
+	"github.com/stormlab/stormlab/harness/measure"
 	"github.com/stormlab/stormlab/reports"
 )
 
@@ -623,30 +625,59 @@ func deadlineLoadClaims(r *lab.Results, a *lab.Aggregate, t missTally) []lab.Cla
 	}
 }
 
-// appliedLevels says, per load level of the series, the load the burners carried (load_applied_pct,
-// mean over the runs that count): the levels the claims are judged at. A run whose load fell more than
-// 10% short is suspect (load-short) and left out by the claims' screen, which names it; "" when no run
-// recorded its applied load (runs kept before it was recorded).
+// appliedLevels says, per load level of the series, the load the burners carried (load_applied_pct)
+// in the runs the claims count, in the runs that fell more than 10% short of their level (suspect,
+// load-short, so left out) and in those left out for other reasons; "" when no run recorded its
+// applied load (runs kept before it was).
 func appliedLevels(r *lab.Results, series []string) string {
 	var parts []string
 	for _, s := range series {
-		xs, _ := lab.XMeans(r, s, "dataset_s", nil, false)
+		by := map[float64]*[3][]float64{} // counted, short, left out otherwise
+		var xs []float64
+		for _, row := range r.Rows {
+			v, ok := row.Values["load_applied_pct"]
+			if row.Series != s || !ok {
+				continue
+			}
+			l := by[row.X]
+			if l == nil {
+				l = &[3][]float64{}
+				by[row.X], xs = l, append(xs, row.X)
+			}
+			switch {
+			case slices.ContainsFunc(row.Validity.Reasons, func(x harness.Reason) bool { return x.Kind == measure.ReasonLoadShort }):
+				l[1] = append(l[1], v)
+			case row.Validity.Counts("dataset_s"):
+				l[0] = append(l[0], v)
+			default:
+				l[2] = append(l[2], v)
+			}
+		}
+		slices.Sort(xs)
 		for _, x := range xs {
-			var vs []float64
-			for _, v := range lab.RunUnits(r, s, "load_applied_pct", lab.AtX(x)) {
-				if !math.IsNaN(v) {
-					vs = append(vs, v)
-				}
-			}
-			if len(vs) > 0 {
-				parts = append(parts, fmt.Sprintf("%s%% asked: %.1f%% carried (%d runs)", lab.FormatX(x), mean(vs), len(vs)))
-			}
+			parts = append(parts, fmt.Sprintf("%s%% asked: %s", lab.FormatX(x), carriedText(*by[x])))
 		}
 	}
 	if len(parts) == 0 {
 		return ""
 	}
-	return "load as applied (the burners' own CPU over each supervisor's quota, mean over supervisors and the runs that count; runs more than 10% short are suspect and left out): " + strings.Join(parts, ", ")
+	return "load as applied (the burners' own CPU over each supervisor's quota, mean over supervisors and runs): " + strings.Join(parts, "; ")
+}
+
+// carriedText is one level's carried load in the runs that count, those left out as short, and those
+// left out for other reasons.
+func carriedText(l [3][]float64) string {
+	out := fmt.Sprintf("%d run(s) that count", len(l[0]))
+	if len(l[0]) > 0 {
+		out = fmt.Sprintf("%.1f%% carried (%d run(s) that count)", mean(l[0]), len(l[0]))
+	}
+	if len(l[1]) > 0 {
+		out += fmt.Sprintf(", %d run(s) short at %.1f%% left out (load-short)", len(l[1]), mean(l[1]))
+	}
+	if len(l[2]) > 0 {
+		out += fmt.Sprintf(", %d run(s) left out for other reasons at %.1f%%", len(l[2]), mean(l[2]))
+	}
+	return out
 }
 
 // holdNeeds is the units a universal claim over n runs needs to hold when

@@ -27,8 +27,9 @@ func TestAppliedLoad(t *testing.T) {
 }
 
 // TestDeadlineLoadJudgedApplied: the load claims say the levels the burners carried (mean of the runs
-// that count), and a run whose load fell short (load-short) is left out and named with its figure;
-// with one of three 80% runs short the cell has 2 runs and the claims are inconclusive.
+// that count, and of the short ones apart), and a run whose load fell short (load-short) is left out
+// and named with its figure; with one of three 80% runs short the cell has 2 runs and the claims are
+// inconclusive.
 func TestDeadlineLoadJudgedApplied(t *testing.T) {
 	n := newNoise(7)
 	r := &lab.Results{Experiment: "deadline", Metrics: deadlineMetrics}
@@ -55,7 +56,7 @@ func TestDeadlineLoadJudgedApplied(t *testing.T) {
 		}
 	}
 	grow := cs[1]
-	for _, want := range []string{"20% asked: 19.5% carried (3 runs)", "80% asked: 76.0% carried (2 runs)"} {
+	for _, want := range []string{"20% asked: 19.5% carried (3 run(s) that count)", "80% asked: 76.0% carried (2 run(s) that count), 1 run(s) short at 40.0% left out (load-short)"} {
 		if !strings.Contains(grow.Evidence, want) {
 			t.Errorf("evidence %q lacks %q", grow.Evidence, want)
 		}
@@ -83,8 +84,14 @@ func TestDeadlineLoadClaimsStandWhenAllShort(t *testing.T) {
 		}
 	}
 	for _, c := range cs {
-		if strings.HasPrefix(c.Statement, "processing time grows") && !strings.Contains(strings.Join(c.Screen.Excluded, "\n"), short) {
+		if !strings.HasPrefix(c.Statement, "processing time grows") {
+			continue
+		}
+		if !strings.Contains(strings.Join(c.Screen.Excluded, "\n"), short) {
 			t.Errorf("excluded %q: want the short runs named with their figure", c.Screen.Excluded)
+		}
+		if want := "80% asked: 0 run(s) that count, 1 run(s) short at 64.0% left out (load-short)"; !strings.Contains(c.Evidence, want) {
+			t.Errorf("evidence %q lacks %q", c.Evidence, want)
 		}
 	}
 }
