@@ -17,8 +17,9 @@ import (
 // A burner's level is CPU: L% of a node of Q cores is L/100*Q cores of its threads' CPU time. On a
 // container the kernel meets three obstacles, and the burner answers each:
 //   - The container's CPU quota (CFS bandwidth) stops every thread of the container once the period's
-//     quota is spent. A spin bounded by wall time lost that throttled time (a straggler asked 0.40 of a
-//     0.5-core node got 0.03); the burner spins on its threads' CPU time instead (--busy-clock cpu).
+//     quota is spent. A spin bounded by wall time lost that throttled time (beside saturated workers a
+//     straggler got a tenth of its level: docs/results-log.md); the burner spins on its threads' CPU
+//     time instead (--busy-clock cpu).
 //   - Inside the container's cgroup the kernel shares the CPU between threads by their CFS weight, and
 //     the measured workers run many threads against the burner's few. The burner's threads get nice
 //     burnerNice (weight 88,761 against 1,024 at nice 0): beside ten runnable worker threads on a core
@@ -26,8 +27,7 @@ import (
 //     Its CPU-time target bounds it, so the weight takes nothing beyond the level. The supervisor
 //     containers get CAP_SYS_NICE for it (infra/docker.CapNice): root in a container may not lower a nice
 //     value without it. A cgroup of the burner's own was the other way: Docker mounts the container's
-//     cgroup tree read-only (cgroup v1 here, and v2 without --privileged), so the container cannot make
-//     one.
+//     cgroup tree read-only (cgroup v1, and v2 without --privileged), so the container cannot make one.
 //   - A thread runs on one CPU: one burner thread beside workers spread over all of the host's CPUs
 //     gets at most its CPU's part of the quota. The burner runs at least as many tasks as the node's
 //     processes can use CPUs (nproc), at most maxSpread.
