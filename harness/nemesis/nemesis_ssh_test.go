@@ -86,7 +86,7 @@ func TestNemesisOverSSH(t *testing.T) {
 	var logs []string
 	n.logf = func(format string, a ...any) { logs = append(logs, fmt.Sprintf(format, a...)) }
 	n.raiseWeight(ctx, p)
-	if len(logs) != 1 || !strings.Contains(logs[0], "refused to raise") || !strings.Contains(logs[0], "CAP_SYS_NICE") {
+	if len(logs) != 1 || !strings.Contains(logs[0], "did not raise") || !strings.Contains(logs[0], "CAP_SYS_NICE") {
 		t.Errorf("log %q: want the refusal said, naming what the host lacks", logs)
 	}
 }

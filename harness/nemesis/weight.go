@@ -65,7 +65,7 @@ func (n *Nemesis) spread(ctx context.Context, hosts []string) map[string]int {
 // prefix) and prints how many; exit 3: no such JVM, exit 4: renice refused. The bracket keeps the
 // probe's own shell, whose command line holds the pattern, from matching.
 func reniceCmd(pattern string, nice int) string {
-	return fmt.Sprintf(`pids=$(pgrep -f '[%s]%s'); [ -n "$pids" ] || exit 3; k=0; for p in $pids; do for t in /proc/$p/task/*; do renice -n %d -p "${t##*/}" >/dev/null 2>/tmp/stormlab-renice.err || { cat /tmp/stormlab-renice.err; exit 4; }; k=$((k+1)); done; done; echo $k`,
+	return fmt.Sprintf(`pids=$(pgrep -f '[%s]%s'); [ -n "$pids" ] || { echo "no JVM of the burner found"; exit 3; }; k=0; for p in $pids; do for t in /proc/$p/task/*; do renice -n %d -p "${t##*/}" >/dev/null 2>/tmp/stormlab-renice.err || { cat /tmp/stormlab-renice.err; exit 4; }; k=$((k+1)); done; done; echo $k`,
 		pattern[:1], pattern[1:], nice)
 }
 
@@ -79,7 +79,7 @@ func (n *Nemesis) raiseWeight(ctx context.Context, p burnerPlan) {
 	}
 	out, err := n.ctl.Exec(ctx, p.host, reniceCmd(p.name()+"-", burnerNice))
 	if err != nil {
-		n.logf("cluster %s: burner %s: %s refused to raise its threads' CFS weight (renice -n %d: %v %s; a container needs CAP_SYS_NICE, a host root): it runs at the workers' weight and may carry less than its level (its applied load is recorded)",
+		n.logf("cluster %s: burner %s: %s did not raise its threads' CFS weight (renice -n %d: %v %s; a container needs CAP_SYS_NICE, a host root): it runs at the workers' weight and may carry less than its level (its applied load is recorded)",
 			n.name, p.name(), p.host, burnerNice, err, strings.TrimSpace(out))
 		return
 	}
