@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"github.com/stormlab/stormlab/experiments/lab"
 	"github.com/stormlab/stormlab/harness"
 	"github.com/stormlab/stormlab/harness/fault"
+	"github.com/stormlab/stormlab/harness/measure"
 	"github.com/stormlab/stormlab/reports"
 )
 
@@ -26,6 +28,27 @@ var deadlineMetrics = []lab.Metric{
 	{Name: "misses", Label: "deadline misses (tuples)"},
 	{Name: "throughput", Label: "tuples/s over the dataset"},
 	{Name: "migrations", Label: "executors migrated by the scheduler (count)"},
+	// The background load as the burners carried it (appliedLoad): under-load runs only.
+	{Name: "load_applied_pct", Label: "background load carried (% of each supervisor's quota, mean over supervisors)", Optional: true},
+}
+
+// appliedLoad is the background load r's burners carried, in the unit of the load levels (percent of
+// each supervisor's quota), mean over the supervisors whose burner reported in the window; ok is false
+// without background load or without any report. A node carries used/asked of the level it was asked.
+func appliedLoad(r *harness.RunResult, level float64) (pct float64, ok bool) {
+	if r.NodeStats == nil {
+		return 0, false
+	}
+	sum, n := 0.0, 0
+	for _, a := range r.NodeStats.Background {
+		if a.Used != nil && a.Asked > 0 {
+			sum, n = sum+*a.Used/a.Asked*level, n+1
+		}
+	}
+	if n == 0 {
+		return 0, false
+	}
+	return sum / float64(n), true
 }
 
 // migrations counts the executors the scheduler moved during a run: the
@@ -109,10 +132,13 @@ var deadlineScales = map[string]deadlineKnobs{
 //     topologies' default); per node = mean over the tuples whose sink ran
 //     on that node (Fig. 10 plots the mean per worker node); a miss is a
 //     tuple with QoS rate > 1.
-//   - Background load L% = L% of every supervisor's CPU quota, offered by
-//     a burner topology per supervisor (duty-cycled spinning spouts that
-//     the bridge pins to it; harness/burner.go); the paper's "CPU usage
-//     20/50/80%" settings. Being topologies, they run on any cluster.
+//   - Background load L% = L% of every supervisor's CPU quota, carried by
+//     a burner topology per supervisor (spouts spinning on their CPU time,
+//     at a raised CFS weight where the node allows, that the bridge pins
+//     to it; harness/nemesis); the paper's "CPU usage 20/50/80%" settings.
+//     Being topologies, they run on any cluster. What each carried is
+//     recorded (load_applied_pct); a run whose load fell more than 10%
+//     short is suspect, so the load claims are judged at the levels carried.
 //   - The schedulers' CPU_use of a node: its whole-node CPU read through
 //     the control layer (cgroup: containers, or control.ssh on a target)
 //     where there is one, else the sum of every worker's own process CPU
@@ -306,10 +332,15 @@ func (d *deadlineRunner) run(ctx context.Context, s *clusterView, dr deadlineRun
 	moved := migrations(r)
 	fmt.Fprintf(d.env.Log, "deadline: %s %s %s: dataset %.1f s, tuple %.1f ms, QoS %.1f%% (worst node %.1f%%), %d misses of %d, %d executors migrated, bridge rounds %d\n",
 		dr.sched, dr.topo, dr.tag, r.DatasetS, m.ProcessingMs, 100*m.QoSRate, worst, m.DeadlineMisses, m.Deadlines, moved, len(r.RoundsMs))
-	d.res.Add(screened(lab.Row{Series: dr.series, X: dr.x, Rep: dr.rep, Seed: uint64(dr.rep + 1), Offered: "bounded dataset, unpaced", Values: map[string]float64{
+	values := map[string]float64{
 		"dataset_s": r.DatasetS, "proc_ms": m.ProcessingMs, "qos_pct": 100 * m.QoSRate, "qos_node_max_pct": worst,
 		"misses": float64(m.DeadlineMisses), "throughput": float64(m.Acked) / r.DatasetS, "migrations": float64(moved),
-	}}, r))
+	}
+	if pct, ok := appliedLoad(r, dr.load); ok && dr.load > 0 {
+		values["load_applied_pct"] = pct
+		fmt.Fprintf(d.env.Log, "deadline: %s %s %s: background load carried %.1f%% of the quotas (asked %.0f%%)\n", dr.sched, dr.topo, dr.tag, pct, dr.load)
+	}
+	d.res.Add(screened(lab.Row{Series: dr.series, X: dr.x, Rep: dr.rep, Seed: uint64(dr.rep + 1), Offered: "bounded dataset, unpaced", Values: values}, r))
 	return nil
 }
 
@@ -520,11 +551,12 @@ func deadlineMissTally(r *lab.Results) missTally {
 		}
 	}
 	for _, row := range r.Rows {
+		under := strings.HasPrefix(row.Series, "deadline ") && strings.HasSuffix(row.Series, " under load")
+		t.loadSeen = t.loadSeen || under // the load claims stand, inconclusive, when every load run is left out
 		switch {
 		case !row.Validity.Counts("misses"):
 			// Left out (ScreenRuns names it): invalid, or Storm's statistics contradict the run.
-		case strings.HasPrefix(row.Series, "deadline ") && strings.HasSuffix(row.Series, " under load"):
-			t.loadSeen = true
+		case under:
 			t.nLoad++
 			t.missesLoad += row.Values["misses"]
 			t.worstLoad = math.Max(t.worstLoad, row.Values["qos_node_max_pct"])
@@ -573,6 +605,9 @@ func deadlineLoadClaims(r *lab.Results, a *lab.Aggregate, t missTally) []lab.Cla
 		loadChecks = append(loadChecks, reports.DifferenceCheck(fmt.Sprintf("%s: %s%% > %s%%", s.Name, lab.FormatX(hi), lab.FormatX(lo)), th, tl, reports.Greater, "(s)"))
 		loadEv = append(loadEv, fmt.Sprintf("%s: %.1f s at %s%%, %.1f s at %s%%", s.Name, mean(tl), lab.FormatX(lo), mean(th), lab.FormatX(hi)))
 	}
+	if ap := appliedLevels(r, loadNames); ap != "" {
+		loadEv = append(loadEv, ap)
+	}
 	if len(loadChecks) == 0 {
 		loadChecks = []reports.Check{reports.Missing("two load levels", "fewer than two background loads")}
 	}
@@ -590,6 +625,61 @@ func deadlineLoadClaims(r *lab.Results, a *lab.Aggregate, t missTally) []lab.Cla
 			Source:    src("Fig. 7"), Checks: loadChecks, Evidence: list(loadEv), Screen: lab.ScreenRuns(r, "dataset_s", nil, loadNames...),
 		},
 	}
+}
+
+// appliedLevels says, per load level of the series, the load the burners carried (load_applied_pct)
+// in the runs the claims count, in the runs that fell more than 10% short of their level (suspect,
+// load-short, so left out) and in those left out for other reasons; "" when no run recorded its
+// applied load (runs kept before it was).
+func appliedLevels(r *lab.Results, series []string) string {
+	var parts []string
+	for _, s := range series {
+		by := map[float64]*[3][]float64{} // counted, short, left out otherwise
+		var xs []float64
+		for _, row := range r.Rows {
+			v, ok := row.Values["load_applied_pct"]
+			if row.Series != s || !ok {
+				continue
+			}
+			l := by[row.X]
+			if l == nil {
+				l = &[3][]float64{}
+				by[row.X], xs = l, append(xs, row.X)
+			}
+			switch {
+			case slices.ContainsFunc(row.Validity.Reasons, func(x harness.Reason) bool { return x.Kind == measure.ReasonLoadShort }):
+				l[1] = append(l[1], v)
+			case row.Validity.Counts("dataset_s"):
+				l[0] = append(l[0], v)
+			default:
+				l[2] = append(l[2], v)
+			}
+		}
+		slices.Sort(xs)
+		for _, x := range xs {
+			parts = append(parts, fmt.Sprintf("%s%% asked: %s", lab.FormatX(x), carriedText(*by[x])))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "load as applied (the burners' own CPU over each supervisor's quota, mean over supervisors and runs): " + strings.Join(parts, "; ")
+}
+
+// carriedText is one level's carried load in the runs that count, those left out as short, and those
+// left out for other reasons.
+func carriedText(l [3][]float64) string {
+	out := fmt.Sprintf("%d run(s) that count", len(l[0]))
+	if len(l[0]) > 0 {
+		out = fmt.Sprintf("%.1f%% carried (%d run(s) that count)", mean(l[0]), len(l[0]))
+	}
+	if len(l[1]) > 0 {
+		out += fmt.Sprintf(", %d run(s) short at %.1f%% left out (load-short)", len(l[1]), mean(l[1]))
+	}
+	if len(l[2]) > 0 {
+		out += fmt.Sprintf(", %d run(s) left out for other reasons at %.1f%%", len(l[2]), mean(l[2]))
+	}
+	return out
 }
 
 // holdNeeds is the units a universal claim over n runs needs to hold when

@@ -94,7 +94,7 @@ func TestObserverSpec(t *testing.T) {
 		t.Fatalf("observer spec incomplete: %+v", spec)
 	}
 	for prof, k := range observerProfiles {
-		if (k.Pairs < lab.MinVerdictReps) != (prof == "ci") || k.WarmUp <= 0 || k.Measure <= 0 {
+		if (k.Pairs < lab.MinVerdictReps) != (prof == "ci") || (k.DiagPairs < lab.MinVerdictReps) != (prof == "ci") || k.DiagPairs < 1 || k.WarmUp <= 0 || k.Measure <= 0 {
 			t.Errorf("scale %s: %+v; want >= %d pairs (ci: fewer) and positive windows", prof, k, lab.MinVerdictReps)
 		}
 	}
@@ -142,5 +142,40 @@ func TestObserverPositionEffect(t *testing.T) {
 	on, off, _ := pairedValues(r, "throughput")
 	if c := reports.PairedRatioCheck("", on, off, reports.Above(1-observerBound)); c.Verdict != reports.Inconclusive {
 		t.Errorf("paired analysis: %s, want inconclusive (the position counted as noise)", c.Verdict)
+	}
+}
+
+// TestObserverDiagnosisClaim: the diagnosis's cost is judged by the instrumentation's rule on its own
+// series, bound 2%. Separate runs with the diagnosis first in even pairs; the first run of a pair is 5%
+// faster whichever it is (an order effect the crossover takes out), with 0.5% alternating jitter:
+// equal arms hold (the 95% CI of the ratio, 4 df, within about +-1%); a 6% cost does not hold; results
+// without the diagnosis series have no such claim.
+func TestObserverDiagnosisClaim(t *testing.T) {
+	rows := func(cost float64) *lab.Results {
+		r := &lab.Results{Experiment: "observer", Metrics: observerMetrics}
+		for i, j := range []float64{1.005, 0.995, 1.005, 0.995, 1.00, 1.00} {
+			on, off := 1000*(1-cost)*j, 1000.0
+			if observerMainOn(i) {
+				on *= 1.05
+			} else {
+				off *= 1.05
+			}
+			r.Add(clusterRow(diagOn, observerPending, i, map[string]float64{"throughput": on, "latency_mean_ms": 50, "failed": 0}))
+			r.Add(clusterRow(diagOff, observerPending, i, map[string]float64{"throughput": off, "latency_mean_ms": 50, "failed": 0}))
+		}
+		return r
+	}
+	for _, tc := range []struct {
+		cost float64
+		want reports.Verdict
+	}{{0, reports.Holds}, {0.06, reports.DoesNotHold}} {
+		cs := judged(observerClaims(rows(tc.cost), nil), "")
+		v, why, ok := verdictOf(cs, "the run diagnosis costs at most 2%")
+		if !ok || v != tc.want {
+			t.Errorf("cost %.2f: diagnosis claim %q (%s), want %q", tc.cost, v, why, tc.want)
+		}
+	}
+	if _, ok := diagnosisClaim(&lab.Results{Experiment: "observer", Metrics: observerMetrics}); ok {
+		t.Error("a diagnosis claim without the diagnosis series")
 	}
 }

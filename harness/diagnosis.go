@@ -22,6 +22,6 @@ func diagnosis(r *RunResult) *Diagnosis {
 }
 
 // sampleNodes reads the supervisors' cgroups at a window's end (nemesis.Nemesis.SampleInto).
-func sampleNodes(ctx context.Context, cl runCluster, st *diagnose.NodeStats) *diagnose.NodeStats {
-	return nemesisOf(cl).SampleInto(ctx, st, cl.Capacity(), cl.Hosts())
+func sampleNodes(ctx context.Context, r *running, st *diagnose.NodeStats) *diagnose.NodeStats {
+	return nemesisOf(r.cl).SampleInto(ctx, st, r.cl.Capacity(), r.cl.Hosts(), r.spec.NoNodeSamples)
 }

@@ -1,10 +1,12 @@
 package harness
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/stormlab/stormlab/harness/diagnose"
+	"github.com/stormlab/stormlab/harness/measure"
 	"github.com/stormlab/stormlab/infra/protocol"
 )
 
@@ -81,5 +83,37 @@ func TestLoadJudgesAppliedLoad(t *testing.T) {
 	want := "straggler on sup1 applied 0.03 of 0.40 cores asked (8%)"
 	if got.Validity.Level != Suspect || got.Validity.Text(Suspect) != want || len(got.Diagnosis.Applied) != 1 {
 		t.Errorf("validity %+v, applied %+v: want suspect, %q", got.Validity, got.Diagnosis.Applied, want)
+	}
+}
+
+// TestLoadJudgesBackgroundLoad: a kept run under background load records each node's applied load
+// (node_stats.background_load in run.json) and is judged by the same rule when read back: the deadline
+// experiment's 80% run's burners used 0.08 of 0.20 cores on sup1 and 0.53 of 0.80 on sup4 (both more
+// than 10% short: suspect, each named with its figure); 0.38 of 0.40 on sup2 is within 10%.
+func TestLoadJudgesBackgroundLoad(t *testing.T) {
+	u1, u2, u4 := 0.08, 0.38, 0.53
+	r := &RunResult{TopologyID: "t-1", MeasureFrom: 0, MeasureTo: 10_000, Measurement: Measurement{Throughput: 1},
+		Spec: RunSpec{Scheduler: "storm-even"},
+		NodeStats: &diagnose.NodeStats{Background: []diagnose.Applied{{Host: "sup1", Kind: "cpu-load", Asked: 0.20, Used: &u1, Reports: 5},
+			{Host: "sup2", Kind: "cpu-load", Asked: 0.40, Used: &u2, Reports: 5}, {Host: "sup4", Kind: "cpu-load", Asked: 0.80, Used: &u4, Reports: 5}}},
+		Reports: []protocol.WorkerReport{{Topology: "t-1", Host: "sup1", Port: 6700, TimeMs: 10_000, IntervalS: 10}},
+	}
+	dir := t.TempDir()
+	if err := Save(dir, r); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var texts []string
+	for _, x := range got.Validity.Reasons {
+		if x.Kind == measure.ReasonLoadShort {
+			texts = append(texts, x.Text)
+		}
+	}
+	want := []string{"cpu-load on sup1 applied 0.08 of 0.20 cores asked (40%)", "cpu-load on sup4 applied 0.53 of 0.80 cores asked (66%)"}
+	if got.Validity.Level != Suspect || !slices.Equal(texts, want) || len(got.NodeStats.Background) != 3 || len(got.Diagnosis.Applied) != 3 {
+		t.Errorf("validity %+v, applied %+v: want suspect for %q", got.Validity, got.Diagnosis.Applied, want)
 	}
 }

@@ -195,7 +195,7 @@ func (d Dataset) window(ctx context.Context, r *running) error {
 	res := r.res
 	// The window is the whole run; Storm has counted nothing before the submit.
 	res.MeasureFrom = res.StartedAt.UnixMilli()
-	res.NodeStats = sampleNodes(ctx, r.cl, nil)
+	res.NodeStats = sampleNodes(ctx, r, nil)
 	r.stormFrom = &measure.Snapshot{TimeMs: res.MeasureFrom}
 	tasks := 0
 	for _, e := range res.Executors {

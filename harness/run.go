@@ -81,9 +81,9 @@ type RunSpec struct {
 	// Faults are injected into a Timed run's window (see fault.Fault); a run with faults is reported with
 	// them and never mixed with fault-free runs.
 	Faults []fault.Fault `json:"faults,omitempty"`
-	// Live, if set, hears the run's progress once per report interval from the start of its topology
-	// until it is collected (see Live).
-	Live func(Live) `json:"-"`
+	// Live, if set, hears the run's progress once per report interval until it is collected (see Live).
+	Live          func(Live) `json:"-"`
+	NoNodeSamples bool       `json:"no_node_samples,omitempty"` // no node reads during the run: their cost (observer)
 }
 
 // RunResult is everything one run produced. Validity is its one judgement (judge): invalid when the
@@ -239,7 +239,7 @@ const stormFresh = 5 * time.Second
 // open starts the window now and takes Storm's first statistics sent after it.
 func (r *running) open(ctx context.Context) {
 	r.res.MeasureFrom = time.Now().UnixMilli()
-	r.res.NodeStats = sampleNodes(ctx, r.cl, nil)
+	r.res.NodeStats = sampleNodes(ctx, r, nil)
 	r.enter(stageStormRead)
 	r.stormFrom = measure.FreshSnapshot(ctx, r.cl.UI(), r.id, stormFresh)
 	r.enter(stageWindow)
@@ -248,7 +248,7 @@ func (r *running) open(ctx context.Context) {
 // close ends the window now and takes Storm's first statistics sent after it.
 func (r *running) close(ctx context.Context) {
 	r.res.MeasureTo = time.Now().UnixMilli()
-	sampleNodes(ctx, r.cl, r.res.NodeStats)
+	sampleNodes(ctx, r, r.res.NodeStats)
 	r.enter(stageStormRead)
 	r.stormTo = measure.FreshSnapshot(ctx, r.cl.UI(), r.id, stormFresh)
 }

@@ -104,6 +104,8 @@ type NodeStats struct {
 	From   map[string]Sample  `json:"from,omitempty"`
 	To     map[string]Sample  `json:"to,omitempty"`
 	Unread string             `json:"unread,omitempty"`
+	// Background is the background load each node carried over the window, by its burner's reports.
+	Background []Applied `json:"background_load,omitempty"`
 }
 
 // Cgroup is one node's CPU over the window as its cgroup counted it (the whole node: workers,

@@ -266,6 +266,9 @@ func Of(r Records) Diagnosis {
 			in.Applied = append(in.Applied, *a)
 		}
 	}
+	if r.NodeStats != nil {
+		in.Applied = append(in.Applied, r.NodeStats.Background...)
+	}
 	for host, cpu := range r.NodeCPU {
 		if u := r.NodeUtil[host]; u > 0 {
 			in.Capacity[host] = 100 * cpu / u

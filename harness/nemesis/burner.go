@@ -28,12 +28,12 @@ import (
 // (protocol.NodesConf) and Storm's EvenScheduler (protocol.TopologySchedulerConf), so the bridge
 // places its executors on that host only.
 //
-// Definition: a load of L percent on a supervisor with Q cores offers L/100*Q cores of busy looping.
-// It runs as k = ceil(L/100*Q) spout tasks, each busy for L/100*Q/k of every 100 ms (a wall-time spin,
-// then sleep). It is an offered load: when the measured run's workers need the rest of the CPU, the
-// kernel shares it between them and the burner, which is what the paper's "CPU usage" setting does to
-// the tasks. What the burner really used is in its worker's own reports (process CPU); the scheduler
-// service counts them in the node's CPU use, as it counts every instrumented worker on the node.
+// Definition: a load of L percent on a supervisor with Q cores is L/100*Q cores of busy looping. It
+// runs as k = max(ceil(L/100*Q), the node's CPUs) spout tasks, each spinning until it has used
+// L/100*Q/k of every 100 ms in CPU time, then sleeping; its threads' CFS weight is raised where the
+// node allows (weight.go says why each). What the burner really used is in its worker's own reports
+// (process CPU): the run records it as the load applied (LoadApplied, StragglerApplied), and the
+// scheduler service counts it in the node's CPU use, as it counts every instrumented worker's.
 
 // BurnerPrefix starts the name of every burner topology; a run's idle check and straggler probe leave
 // topologies and worker JVMs of that name alone (they are the load, not leftovers).
@@ -54,8 +54,8 @@ type burnerPlan struct {
 }
 
 // burnerPlans sizes the burner of every supervisor (cores: host -> CPU cores) for a load of percent,
-// sorted by host.
-func burnerPlans(percent float64, cores map[string]float64) ([]burnerPlan, error) {
+// sorted by host; spread (host -> CPUs its threads can run on, absent: unknown) sets a least task count.
+func burnerPlans(percent float64, cores map[string]float64, spread map[string]int) ([]burnerPlan, error) {
 	if !(percent > 0 && percent <= 100) {
 		return nil, fmt.Errorf("background load %v%% out of range (0, 100]", percent)
 	}
@@ -65,7 +65,7 @@ func burnerPlans(percent float64, cores map[string]float64) ([]burnerPlan, error
 			return nil, fmt.Errorf("background load on %s: the supervisor's CPU capacity is %v cores; set supervisor.cpu.capacity (or the target file's capacity) above 0", host, q)
 		}
 		c := percent / 100 * q
-		k := int(math.Ceil(c - 1e-9))
+		k := max(int(math.Ceil(c-1e-9)), spread[host])
 		out = append(out, burnerPlan{host: host, tasks: k, busy: c / float64(k)})
 	}
 	slices.SortFunc(out, func(a, b burnerPlan) int { return strings.Compare(a.host, b.host) })
@@ -88,7 +88,7 @@ func (p burnerPlan) name() string {
 // loop; start-up is what matters), placed on p.host by Storm's EvenScheduler through the bridge.
 func (p burnerPlan) args() []string {
 	return []string{"--name", p.name(), "--workers", "1", "--parallelism", strconv.Itoa(p.tasks),
-		"--busy-fraction", strconv.FormatFloat(p.busy, 'f', 4, 64), "--worker-heap-mb", "64",
+		"--busy-fraction", strconv.FormatFloat(p.busy, 'f', 4, 64), "--busy-clock", "cpu", "--worker-heap-mb", "64",
 		"--worker-childopts", "-XX:TieredStopAtLevel=1 -Xss512k", "--report-interval-secs", "2",
 		"--conf", protocol.NodesConf + "=" + p.host, "--conf", protocol.TopologySchedulerConf + "=storm-even",
 		"--busy-from-service=" + strconv.FormatBool(p.switched)}
@@ -173,7 +173,8 @@ func (n *Nemesis) startBurner(ctx context.Context, jar string, p burnerPlan) err
 	if err := n.storm.WaitReports(ctx, id, since, execs, burnerStart, measured, "reported their CPU"); err != nil {
 		return fmt.Errorf("burner on %s: %w (its worker reports to the scheduler service like any instrumented topology's)", p.host, err)
 	}
-	n.logf("cluster %s: burner %s: %d tasks, each busy %.0f%% of the time", n.name, p.name(), p.tasks, 100*p.busy)
+	n.raiseWeight(ctx, p)
+	n.logf("cluster %s: burner %s: %d tasks, each spinning %.0f%% of every 100 ms in CPU time", n.name, p.name(), p.tasks, 100*p.busy)
 	return nil
 }
 
@@ -241,15 +242,19 @@ func (n *Nemesis) logBurnerCPU(ctx context.Context, p burnerPlan, offered float6
 // kills them. Nothing to do (a no-op undo) without straggler faults.
 func (n *Nemesis) PrepareStragglers(ctx context.Context, faults []fault.Fault) (control.Undo, error) {
 	plans := map[string]burnerPlan{}
+	var spread map[string]int
 	for _, f := range faults {
 		if f.Kind != fault.Straggler {
 			continue
+		}
+		if spread == nil {
+			spread = n.spread(ctx, n.hosts())
 		}
 		t, err := fault.ParseStragglerArg(f.Arg, n.hosts())
 		if err != nil {
 			return nil, err
 		}
-		ps, err := burnerPlans(t.Percent, map[string]float64{t.Host: n.cores()[t.Host]})
+		ps, err := burnerPlans(t.Percent, map[string]float64{t.Host: n.cores()[t.Host]}, spread)
 		if err != nil {
 			return nil, err
 		}

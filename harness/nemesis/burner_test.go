@@ -32,7 +32,7 @@ func TestBurnerPlans(t *testing.T) {
 		{100, map[string]float64{"h": 2}, []burnerPlan{{host: "h", tasks: 2, busy: 1}}},
 	}
 	for _, tc := range tests {
-		got, err := burnerPlans(tc.percent, tc.cores)
+		got, err := burnerPlans(tc.percent, tc.cores, nil)
 		if err != nil {
 			t.Fatalf("burnerPlans(%v): %v", tc.percent, err)
 		}
@@ -59,7 +59,7 @@ func TestBurnerPlansBadInput(t *testing.T) {
 		{math.NaN(), map[string]float64{"h": 1}, "out of range"},
 		{50, map[string]float64{"h": 0}, "supervisor.cpu.capacity"},
 	} {
-		if _, err := burnerPlans(tc.percent, tc.cores); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if _, err := burnerPlans(tc.percent, tc.cores, nil); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("burnerPlans(%v, %v) error %v, want one saying %q", tc.percent, tc.cores, err, tc.want)
 		}
 	}

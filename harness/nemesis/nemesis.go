@@ -21,7 +21,8 @@ import (
 // control lacks one is refused before anything is submitted (CheckControl).
 //
 // Background CPU load needs no control: it is Storm topologies (burner.go), so it runs on any cluster
-// with the bridge, a target without control.ssh too. What is wired on a target with control.ssh:
+// with the bridge, a target without control.ssh too; where there is a control layer it also raises the
+// burners' CFS weight (weight.go). What is wired on a target with control.ssh:
 // `run --cluster target:FILE --fault` injects pause-worker, delay, kill-supervisor, restart-zookeeper and
 // restart-service over SSH (the last three with the target file's commands; delay writes the delay file
 // that the delaying transport, shipped in the topology jar, reads), and whole-node CPU is read over SSH
@@ -33,6 +34,7 @@ type Nemesis struct {
 	// stragglers are the idle burners of a run's straggler faults, by host (PrepareStragglers), which
 	// the faults switch on and off.
 	stragglers map[string]burnerPlan
+	load       *backgroundLoad           // the background load that runs (nil: none), for LoadApplied
 	name       string                    // the cluster, for log lines
 	cores      func() map[string]float64 // each supervisor's CPU cores (for fault.CPULoad)
 	logf       func(string, ...any)
@@ -143,7 +145,7 @@ func (n *Nemesis) startLoad(ctx context.Context, target string) (control.Undo, e
 	if err != nil {
 		return nil, fmt.Errorf("background load %q is not a number", target)
 	}
-	plans, err := burnerPlans(percent, n.cores())
+	plans, err := burnerPlans(percent, n.cores(), n.spread(ctx, n.hosts()))
 	if err != nil {
 		return nil, err
 	}
@@ -157,7 +159,9 @@ func (n *Nemesis) startLoad(ctx context.Context, target string) (control.Undo, e
 		return nil, err
 	}
 	t0 := time.Now().UnixMilli()
+	n.load = &backgroundLoad{plans: plans, fromMs: t0}
 	return func(ctx context.Context) error {
+		n.load = nil
 		for _, p := range plans {
 			n.logBurnerCPU(ctx, p, float64(p.tasks)*p.busy, t0)
 		}

@@ -2,6 +2,7 @@ package nemesis
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -74,5 +75,18 @@ func TestNemesisOverSSH(t *testing.T) {
 	}
 	if out := sh("pgrep -f '[/]tmp/org.apache.storm'; true"); out != "" {
 		t.Errorf("worker %s still runs after the straggler kill", out)
+	}
+
+	// A host that refuses to raise a burner's weight (the login is not root): said in the log, the
+	// load left to run.
+	p := burnerPlan{host: "sup1", tasks: 1, busy: 0.5}
+	burner := "/tmp/" + p.name() + "-1-17"
+	sh("cp /bin/sleep " + burner + " && setsid " + burner + " 600 </dev/null >/dev/null 2>&1 &")
+	defer sh("pkill -f '[/]tmp/" + p.name() + "'; true")
+	var logs []string
+	n.logf = func(format string, a ...any) { logs = append(logs, fmt.Sprintf(format, a...)) }
+	n.raiseWeight(ctx, p)
+	if len(logs) != 1 || !strings.Contains(logs[0], "did not raise") || !strings.Contains(logs[0], "CAP_SYS_NICE") {
+		t.Errorf("log %q: want the refusal said, naming what the host lacks", logs)
 	}
 }

@@ -113,11 +113,20 @@ func SampleNodes(ctx context.Context, ctl control.Control, hosts []string) (map[
 }
 
 // SampleInto reads every host's cgroup through n's control layer: into a new NodeStats with quota (st
-// nil, the window's opening) or st's To (its close). Without a control layer (n nil, or none), or
-// where a read failed, st says so in Unread and host starvation is unknown there, never 0.
-func (n *Nemesis) SampleInto(ctx context.Context, st *diagnose.NodeStats, quota map[string]float64, hosts []string) *diagnose.NodeStats {
+// nil, the window's opening) or st's To (its close). Without a control layer (n nil, or none), where a
+// read failed, or when the run leaves the reads out (off: to measure their cost), st says so in Unread
+// and host starvation is unknown there, never 0. At the close it also records the background load the
+// nodes carried over the window (Background; it needs no control layer).
+func (n *Nemesis) SampleInto(ctx context.Context, st *diagnose.NodeStats, quota map[string]float64, hosts []string, off bool) *diagnose.NodeStats {
 	if st == nil {
 		st = &diagnose.NodeStats{Quota: quota}
+		n.openWindow()
+	} else {
+		st.Background = n.backgroundCarried(ctx)
+	}
+	if off {
+		st.Unread = "the run left the node samples out"
+		return st
 	}
 	if n == nil || n.Control() == nil {
 		st.Unread = "no control layer"

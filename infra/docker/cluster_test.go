@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -122,6 +123,9 @@ func TestClusterHeterogeneous2(t *testing.T) {
 		}
 		if got, want := info.HostConfig.Memory, int64(s.Spec.MemoryMB)<<20; got != want {
 			t.Errorf("%s Memory = %d, want %d", s.Host(), got, want)
+		}
+		if !slices.Contains(info.HostConfig.CapAdd, CapNice) {
+			t.Errorf("%s CapAdd = %v, want %s (background load raises its burner's weight)", s.Host(), info.HostConfig.CapAdd, CapNice)
 		}
 		// WithNetworkDelay(5) selects the delaying transport in the supervisor's storm.yaml.
 		code, out, err := c.Exec(ctx, s.Host(), "cat", StormHome+"/conf/storm.yaml")

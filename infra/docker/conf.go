@@ -41,6 +41,18 @@ func limits(cpus float64, memMB int) testcontainers.CustomizeRequestOption {
 	})
 }
 
+// CapNice is the capability a supervisor container gets so that background load can raise its burner's
+// CFS weight inside the container's cgroup (renice to a negative nice; harness/nemesis): Docker's
+// default set lacks it, and without it root in the container may only lower priorities. It lets the
+// container's processes reorder their own priorities (nice, scheduling policy, CPU affinity); the
+// container's CPU quota still bounds everything in it.
+const CapNice = "SYS_NICE"
+
+// capAdd adds a Linux capability to the container (host-config changes chain).
+func capAdd(c string) testcontainers.CustomizeRequestOption {
+	return testcontainers.WithHostConfigModifier(func(h *container.HostConfig) { h.CapAdd = append(h.CapAdd, c) })
+}
+
 func portName(p int) string { return fmt.Sprintf("%d/tcp", p) }
 
 // publish exposes a port on 127.0.0.1 only (an ephemeral host port). Images have no EXPOSE, so nothing

@@ -119,7 +119,7 @@ func (c *Cluster) startSupervisor(ctx context.Context, cfg *config, s Supervisor
 	for k, v := range cfg.supConf {
 		conf[k] = v
 	}
-	o := append(base, limits(s.CPUs, s.MemoryMB), confFile(conf), testcontainers.WithCmd("supervisor"),
+	o := append(base, limits(s.CPUs, s.MemoryMB), capAdd(CapNice), confFile(conf), testcontainers.WithCmd("supervisor"),
 		testcontainers.WithWaitStrategy(wait.ForLog("Starting supervisor with id").WithStartupTimeout(cfg.timeout).WithPollInterval(200*time.Millisecond)))
 	if s.LinkMbit > 0 {
 		c.mu.Lock()

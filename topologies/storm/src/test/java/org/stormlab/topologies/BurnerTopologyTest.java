@@ -33,7 +33,7 @@ class BurnerTopologyTest {
 
     @Test
     void badFlags() {
-        for (String[] argv : new String[][] {{"--busy-fraction", "0"}, {"--busy-fraction", "1.5"}, {"--period-ms", "5"}}) {
+        for (String[] argv : new String[][] {{"--busy-fraction", "0"}, {"--busy-fraction", "1.5"}, {"--period-ms", "5"}, {"--busy-clock", "tsc"}}) {
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> build(new Config(), argv));
             assertTrue(e.getMessage().contains(argv[0]), e.getMessage());
         }
@@ -46,5 +46,23 @@ class BurnerTopologyTest {
         assertEquals(1.0, BurnerTopology.BurnSpout.parseBusy("{\"busy\":3}", 0), 1e-12); // clamped
         assertEquals(0.7, BurnerTopology.BurnSpout.parseBusy("{\"error\":\"401\"}", 0.7), 1e-12); // kept
         assertEquals(0.7, BurnerTopology.BurnSpout.parseBusy("{\"busy\":\"x\"}", 0.7), 1e-12);
+    }
+
+    /** The CPU clock spins for the thread's CPU time asked, within the period: 20 ms of CPU in a 1 s period
+     *  of the test thread's CPU time (tolerance +10 ms: the spin checks the clock every 200 us; a thread
+     *  descheduled while it spins only takes longer, the period being 50 times the CPU asked), and the call
+     *  returns at the period's end. */
+    @Test
+    void cpuClockSpinsTheThreadsCpuTime() {
+        java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
+        long t0 = System.nanoTime();
+        BurnerTopology.BurnSpout s = new BurnerTopology.BurnSpout(0.02, 1000, false, true);
+        s.open(new java.util.HashMap<>(), null, null);
+        long cpu0 = mx.getCurrentThreadCpuTime();
+        s.nextTuple();
+        long usedMs = (mx.getCurrentThreadCpuTime() - cpu0) / 1_000_000;
+        assertTrue(usedMs >= 20 && usedMs <= 30, "CPU used " + usedMs + " ms, want 20 ms asked (+10)");
+        long wallMs = (System.nanoTime() - t0) / 1_000_000;
+        assertTrue(wallMs >= 1000, "nextTuple returned " + wallMs + " ms after the period began, before its end");
     }
 }
