@@ -403,7 +403,7 @@ func TestRecoveryTarget(t *testing.T) {
 // it on containers at quick and full, and at ci with STORMLAB_CONTAINERS=observer).
 func TestObserverTarget(t *testing.T) {
 	ctx, tg, dir := standingExperiment(t, "observer")
-	checkRaw(t, dir, "observer", []string{"on", "off"}, "throughput", "latency_mean_ms")
+	checkRaw(t, dir, "observer", []string{"on", "off", "diagnosis on", "diagnosis off"}, "throughput", "latency_mean_ms")
 	checkIdle(ctx, t, tg)
 }
 
