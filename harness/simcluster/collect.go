@@ -38,7 +38,7 @@ func (r *simRun) collect(res *harness.RunResult) {
 	}
 	res.Storm = measure.StormCheck{Note: "simulated: there are no Storm statistics to cross-check; the model checks itself (simulated.checks)"}
 	res.Simulated = &harness.Simulated{Cluster: r.c.named.Name, About: r.c.named.About, CostModel: r.c.model.Name,
-		CostSource: describe(r.c.model), Validation: validation,
+		CostSource: describe(r.c.model), Validation: r.c.validation(),
 		Seed: r.seed, Batch: max(1, r.c.named.Batch), Events: r.x.Events(), Checks: r.selfChecks(), Migrations: r.moves}
 	if a, err := sim.Jackson(r.cfg); err == nil {
 		res.Simulated.Analytic = &harness.AnalyticPrediction{Throughput: a.Throughput, LatencyMeanMs: 1000 * a.LatencyMean}

@@ -103,20 +103,16 @@ type Source struct {
 	Validation     string `json:"validation"`
 }
 
-// validation is the sentence of the shipped cost model's validation, without a cluster's size (a
-// run's run.json carries it; a results folder's Source says whether its cluster is extrapolated).
-var validation = func() string {
-	m, err := ContainersCosts()
+// validation is what stands behind c's runs, for run.json: the sentence of its cost model's validation
+// for a cluster of c's size (extrapolated beyond the largest validated one).
+func (c *Cluster) validation() string {
+	v, err := ShippedValidation(c.model)
 	if err != nil {
 		return "not validated: " + err.Error()
 	}
-	v, err := ShippedValidation(m)
-	if err != nil {
-		return "not validated: " + err.Error()
-	}
-	_, s := standing(v, m, 0)
+	_, s := standing(v, c.model, len(c.named.Nodes))
 	return s
-}()
+}
 
 // Describe is what stands behind the simulated cluster name: its layout, the cost model that charges
 // it, and the validation that stands behind that model, if any, as far as the cluster's size goes.

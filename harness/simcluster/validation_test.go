@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stormlab/stormlab/harness"
+	"github.com/stormlab/stormlab/infra/clusterref"
 	"github.com/stormlab/stormlab/infra/sim"
 )
 
@@ -113,8 +115,12 @@ func TestDescribeWithoutValidation(t *testing.T) {
 			t.Errorf("%s: %+v", name, src)
 		}
 	}
-	if !strings.HasPrefix(validation, "not validated") {
-		t.Errorf("run.json's validation %q", validation)
+	c, err := Open(harness.ClusterSpec{Where: clusterref.Ref{Kind: KindName, Arg: "nodes-16"}}, "even")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := c.validation(); !strings.HasPrefix(v, "not validated") {
+		t.Errorf("run.json's validation %q", v)
 	}
 }
 
