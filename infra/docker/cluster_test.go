@@ -124,7 +124,8 @@ func TestClusterHeterogeneous2(t *testing.T) {
 		if got, want := info.HostConfig.Memory, int64(s.Spec.MemoryMB)<<20; got != want {
 			t.Errorf("%s Memory = %d, want %d", s.Host(), got, want)
 		}
-		if !slices.Contains(info.HostConfig.CapAdd, CapNice) {
+		// The engine reports the capability with its CAP_ prefix (CAP_SYS_NICE).
+		if !slices.ContainsFunc(info.HostConfig.CapAdd, func(c string) bool { return strings.TrimPrefix(c, "CAP_") == CapNice }) {
 			t.Errorf("%s CapAdd = %v, want %s (background load raises its burner's weight)", s.Host(), info.HostConfig.CapAdd, CapNice)
 		}
 		// WithNetworkDelay(5) selects the delaying transport in the supervisor's storm.yaml.
