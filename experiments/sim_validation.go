@@ -142,7 +142,7 @@ var simValCI = []valConfig{{Topology: "wordcount", Shape: "heterogeneous-2", Sch
 // quick is the 13 configurations x 3 schedulers x 3 runs; full adds the 4-node shapes and longer
 // windows, for a user's cluster (a target) or a larger host.
 var simValScales = map[string]simValKnobs{
-	"ci": {Scale: "ci", Reps: 1, WarmUp: 20 * time.Second, Measure: 15 * time.Second, WorkerOpts: c1Only, Configs: simValCI},
+	"ci":    {Scale: "ci", Reps: 1, WarmUp: 20 * time.Second, Measure: 15 * time.Second, WorkerOpts: c1Only, Configs: simValCI},
 	"quick": {Scale: "quick", Reps: 3, WarmUp: 20 * time.Second, Measure: 30 * time.Second, WorkerOpts: c1Only, Configs: simValQuick},
 	"full":  {Scale: "full", Reps: 3, WarmUp: 60 * time.Second, Measure: 120 * time.Second, Configs: simValFull()},
 }
