@@ -76,6 +76,7 @@ var registry = []Metric{
 	// cluster runs: harness.Measurement
 	{"throughput", "tuples/s", HigherBetter, Mean},
 	{"latency_mean_ms", "ms", LowerBetter, Mean},
+	{"latency_p50_ms", "ms", LowerBetter, Mean},
 	{"latency_p99_ms", "ms", LowerBetter, Mean},
 	{"cut_rate", "1", LowerBetter, Mean},
 	{"balance", "% of capacity", LowerBetter, Mean},
@@ -91,6 +92,7 @@ var registry = []Metric{
 	{"qos_node_max_pct", "% of deadline", LowerBetter, Mean},
 	{"misses", "tuples", LowerBetter, Mean},
 	{"migrations", "executors", Stable, Mean},
+	{"load_applied_pct", "% of the level asked", Stable, Mean},
 	// recovery
 	{"recovery_s", "s", LowerBetter, Mean},
 	{"recovered", "1", HigherBetter, Mean},
