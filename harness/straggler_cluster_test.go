@@ -64,11 +64,11 @@ func TestClusterStragglerApplied(t *testing.T) {
 }
 
 // minCarried is the least share of its level a burner must carry beside saturated workers in these
-// tests: measured 0.34-0.39 of 0.40 cores for a straggler and 0.25-0.26 of 0.25 for background load on
+// tests: measured 0.33-0.39 of 0.40 cores for a straggler and 0.25-0.26 of 0.25 for background load on
 // this shared 2-core host, against 0.03-0.17 of 0.40 before the burner spun on CPU time at a raised
-// weight. The 10% rule (diagnose.AppliedShort) judges the run; a test on a host others use cannot
+// weight (0.6 of 0.40 is 0.24, above all of those). The 10% rule (diagnose.AppliedShort) judges the run; a test on a host others use cannot
 // promise it, so it checks the rule is applied and the burner's share is far above the old one.
-const minCarried = 0.75
+const minCarried = 0.6
 
 // checkCarried asserts each burner carried at least minCarried of its level, and that the run is
 // load-short exactly when one carried less than 1 - diagnose.AppliedShort of it.
