@@ -151,6 +151,9 @@ func runObserver(ctx context.Context, env lab.Env) (*lab.Results, error) {
 	if err != nil {
 		return nil, err
 	}
+	if env.Reps > 0 {
+		k.DiagPairs = env.Reps // --reps sets both series' pairs: each claim is judged on its own pairs
+	}
 	res := &lab.Results{Experiment: "observer", Metrics: observerMetrics, Scale: k.Scale, Knobs: knobsManifest(k)}
 	if k.Pairs < lab.MinVerdictReps {
 		res.NoVerdict = fmt.Sprintf("%d pairs; a verdict needs >= %d", k.Pairs, lab.MinVerdictReps)

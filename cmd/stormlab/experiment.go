@@ -231,7 +231,7 @@ func (f *experimentFlags) register(cmd *cobra.Command) {
 	deprecate(cmd, "profile", "--scale")
 	deprecate(cmd, "target", "--cluster target:FILE")
 	cmd.Flags().BoolVar(&f.force, "force", false, "replace the results already in DIR/NAME")
-	cmd.Flags().IntVar(&f.reps, "reps", 0, "runs per cell of the cluster experiments (observer: pairs) instead of the scale's, with --resume the kept runs counting towards them, so a finished experiment can be extended; of a graph experiment, the partitions per graph and algorithm")
+	cmd.Flags().IntVar(&f.reps, "reps", 0, "runs per cell of the cluster experiments (observer: pairs of each of its two comparisons) instead of the scale's, with --resume the kept runs counting towards them, so a finished experiment can be extended; of a graph experiment, the partitions per graph and algorithm")
 	cmd.Flags().Uint64Var(&f.seed, "seed", 0, "graph experiments: added to every generated instance's seed, for other graphs of the same kind than the published ones (0: those)")
 	cmd.Flags().IntVar(&f.instances, "instances", 0, "graph experiments: generated instances (graphs) per cell instead of the experiment's, for more units and more power")
 	cmd.Flags().StringVar(&f.topology, "topology", "", "run the experiment on your topology: replay:FILE, a topology captured with stormlab capture (experiments that take one: "+strings.Join(experiments.TopologyExperiments(), ", ")+")")

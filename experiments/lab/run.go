@@ -162,7 +162,7 @@ type Options struct {
 	// under Out/<experiment>/runs/ instead of running them again.
 	Resume bool
 	// Reps, when > 0, replaces the scale's repetitions per cell of the
-	// cluster experiments (observer: pairs). With Resume, the kept runs
+	// cluster experiments (observer: pairs of each comparison). With Resume, the kept runs
 	// count towards them, so a finished experiment can be extended.
 	Reps int
 	// Calibration, when > 0, is the reference rate (tuples/s) the open-loop
