@@ -94,8 +94,8 @@ func TestObserverSpec(t *testing.T) {
 		t.Fatalf("observer spec incomplete: %+v", spec)
 	}
 	for prof, k := range observerProfiles {
-		if (k.Pairs < lab.MinVerdictReps) != (prof == "ci") || (k.DiagPairs < lab.MinVerdictReps) != (prof == "ci") || k.DiagPairs < 1 || k.WarmUp <= 0 || k.Measure <= 0 {
-			t.Errorf("scale %s: %+v; want >= %d pairs (ci: fewer) and positive windows", prof, k, lab.MinVerdictReps)
+		if (k.Pairs < lab.MinVerdictReps) != (prof == "ci") || (k.DiagPairs < lab.MinVerdictReps) != (prof == "ci") || k.WarmUp <= 0 || k.Measure <= 0 {
+			t.Errorf("scale %s: %+v; want >= %d pairs of each series (ci: fewer; its diagnosis series may be left out) and positive windows", prof, k, lab.MinVerdictReps)
 		}
 	}
 	var roles []bool

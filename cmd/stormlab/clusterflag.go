@@ -78,6 +78,26 @@ func clusterFlags(cluster, profile, targetFile string) (clusterref.Ref, error) {
 	return ref, nil
 }
 
+// simCostsHelp is the help of --sim-costs.
+const simCostsHelp = "with --cluster sim:NAME: the cost model that charges the simulated cluster (a `stormlab sim costs` file; " +
+	"the validation beside it, FILE.validation.json, when there; default: the model shipped with the project, measured on its containers)"
+
+// withSimCosts sets where's cost-model file (--sim-costs): refused for a cluster that is not simulated,
+// and read here once, so that a bad file is refused before anything runs.
+func withSimCosts(where clusterref.Ref, file string) (clusterref.Ref, error) {
+	if file == "" {
+		return where, nil
+	}
+	if where.Kind != simcluster.KindName {
+		return clusterref.Ref{}, fmt.Errorf("--sim-costs %s: a cost model charges a simulated cluster only: give --cluster sim:NAME too (stormlab sim clusters)", file)
+	}
+	where.Costs = file
+	if _, err := simcluster.CostsFor(where); err != nil {
+		return clusterref.Ref{}, err
+	}
+	return where, nil
+}
+
 // checkKind asks the registry's kind of where whether where names a cluster it has (sim:NAME: a
 // simulated cluster of that name), before anything runs.
 func checkKind(where clusterref.Ref) error {

@@ -190,6 +190,7 @@ type experimentFlags struct {
 	seed                          uint64
 	calibration                   float64
 	cluster, targetFile, topology string
+	simCosts                      string // --sim-costs (withSimCosts)
 }
 
 // experimentPlan is a checked command line: the experiment or suite to run and where.
@@ -226,6 +227,7 @@ func (f *experimentFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.out, "out", f.out, "results base folder, files go to DIR/NAME/ (or $STORMLAB_OUT when set)")
 	cmd.Flags().StringVar(&f.scale, "scale", f.scale, "cluster experiments' scale: ci (1 run per cell, no verdicts), quick (3 runs per cell), full (the papers' scale)")
 	cmd.Flags().StringVar(&f.cluster, "cluster", "", "where the cluster experiments run: containers (the default; each experiment starts its own shapes), sim:NAME, a simulated cluster (stormlab sim clusters; docs/simulator.md), or target:FILE, an existing Storm cluster: "+targetHelp())
+	cmd.Flags().StringVar(&f.simCosts, "sim-costs", "", simCostsHelp)
 	cmd.Flags().StringVar(&f.profile, "profile", "", "the scale (deprecated: use --scale)")
 	cmd.Flags().StringVar(&f.targetFile, "target", "", "a target file (deprecated: use --cluster target:FILE)")
 	deprecate(cmd, "profile", "--scale")
@@ -272,6 +274,9 @@ func (f *experimentFlags) check(name string) (experimentPlan, error) {
 	}
 	where, err := experimentCluster(f.cluster, f.targetFile, p.names)
 	if err != nil {
+		return p, err
+	}
+	if where, err = withSimCosts(where, f.simCosts); err != nil {
 		return p, err
 	}
 	p.where = where

@@ -44,6 +44,7 @@ type runOptions struct {
 	cluster                    string // --cluster: a shape or target:FILE (clusterFlags)
 	where                      clusterref.Ref
 	oldProfile, oldTarget      string   // the deprecated --profile and --target
+	simCosts                   string   // --sim-costs: the cost-model file of a simulated cluster (withSimCosts)
 	extra                      []string // topology flags after "--"
 	faultArgs                  []string // --fault, in fault.Syntax
 	faults                     []fault.Fault
@@ -256,6 +257,7 @@ func newRunCmd() *cobra.Command {
 	f.StringVar(&o.scheduler, "scheduler", "", "scheduler: any Go scheduler (stormlab schedulers), or storm-even, storm-default, storm-ras (native)")
 	f.StringVar(&o.topology, "topology", "", "topology: "+strings.Join(stormTopologyNames(), ", ")+", or replay:FILE (a topology captured with stormlab capture, rebuilt live)")
 	f.StringVar(&o.cluster, "cluster", "", "where to run: SHAPE, containers of a shape ("+strings.Join(docker.Shapes(), ", ")+"; default "+docker.DefaultShape+"), target:FILE, an existing Storm cluster (no containers are started; --delay-ms does not apply), or sim:NAME, a simulated cluster (stormlab sim clusters; docs/simulator.md)")
+	f.StringVar(&o.simCosts, "sim-costs", "", simCostsHelp)
 	f.StringVar(&o.oldProfile, "profile", "", "a cluster shape (deprecated: use --cluster SHAPE)")
 	f.StringVar(&o.oldTarget, "target", "", "a target file (deprecated: use --cluster target:FILE)")
 	deprecate(cmd, "profile", "--cluster SHAPE")
@@ -299,6 +301,9 @@ func startRun(cmd *cobra.Command, o *runOptions, args []string) error {
 	o.rateSet = cmd.Flags().Changed("rate")
 	var err error
 	if o.where, err = clusterFlags(o.cluster, o.oldProfile, o.oldTarget); err != nil {
+		return err
+	}
+	if o.where, err = withSimCosts(o.where, o.simCosts); err != nil {
 		return err
 	}
 	o.shape, o.target = o.where.Shape, o.where.File

@@ -1,11 +1,15 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stormlab/stormlab/harness/simcluster"
+	"github.com/stormlab/stormlab/infra/sim"
 )
 
 // TestRunOnSimulatedCluster: stormlab run on a simulated cluster needs no Docker engine, prints the
@@ -72,5 +76,82 @@ func TestSimCommands(t *testing.T) {
 	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
 		t.Errorf("a refused sim costs wrote %s", out)
+	}
+}
+
+// TestSimCostsFlag: --sim-costs charges a simulated cluster by a cost-model file of the user's: a run
+// on it names that model in run.json and is not validated (no validation beside the file), and with a
+// validation written beside it (FILE.validation.json) its standing is read from there. A cost model for
+// a cluster that is not simulated, a missing file and a malformed one are refused (exit 2, one line
+// naming the fix), before anything runs.
+func TestSimCostsFlag(t *testing.T) {
+	m, err := simcluster.ContainersCosts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Name = "mine"
+	dir := t.TempDir()
+	file := filepath.Join(dir, "mine.json")
+	var b bytes.Buffer
+	if err := sim.WriteCostModel(&b, m); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bad := filepath.Join(dir, "bad.json")
+	if err := os.WriteFile(bad, []byte(`{"format": "nope"`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--cluster", "heterogeneous-2", "--sim-costs", file, "--topology", "wordcount", "--scheduler", "even"}, "give --cluster sim:NAME"},
+		{[]string{"experiment", "comm-cost", "--sim-costs", file, "--out", dir}, "give --cluster sim:NAME"},
+		{[]string{"run", "--cluster", "sim:heterogeneous-2", "--sim-costs", filepath.Join(dir, "none.json"), "--topology", "wordcount", "--scheduler", "even"}, "--sim-costs"},
+		{[]string{"capacity", "--cluster", "sim:heterogeneous-2", "--sim-costs", bad, "--topology", "wordcount", "--scheduler", "even"}, "stormlab sim costs"},
+	} {
+		code, _, stderr := cli(t, c.args...)
+		if code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, stderr, c.want)
+		}
+	}
+	simulated := func() (model, validation string) {
+		t.Helper()
+		out := filepath.Join(t.TempDir(), "run")
+		code, stdout, stderr := cli(t, "run", "--cluster", "sim:heterogeneous-2", "--sim-costs", file, "--topology", "wordcount",
+			"--scheduler", "even", "--measure", "10s", "--out", out)
+		if code != 0 {
+			t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+		}
+		var run struct {
+			Simulated struct {
+				CostModel  string `json:"cost_model"`
+				Validation string
+			}
+		}
+		readJSON(t, filepath.Join(out, "run.json"), &run)
+		return run.Simulated.CostModel, run.Simulated.Validation
+	}
+	if model, v := simulated(); model != "mine" || !strings.HasPrefix(v, "not validated: no sim-validation results") {
+		t.Errorf("run.json: cost model %q, validation %q; want mine, not validated", model, v)
+	}
+	// A record of the user's own validation of "mine" (one configuration on four nodes), beside the file:
+	// the run on two nodes stands on it.
+	rec := simcluster.Validation{CostModel: "mine", CostCommit: m.Provenance.Commit, Results: "my-validation", Date: "2026-12-05",
+		Commit: m.Provenance.Commit, RealCluster: "target:mine.yaml", Configurations: []simcluster.ValidatedConfiguration{{
+			Name: "wordcount x mine x saturation x 0 ms", Topology: "wordcount", Shape: "mine", Load: "saturation",
+			Schedulers: []string{"storm-even", "kpart", "online"}, Size: simcluster.ClusterSize{Nodes: 4, Cores: 4}, Throughput: 0.1}}}
+	rec.Summarize()
+	b.Reset()
+	if err := simcluster.WriteValidation(&b, rec); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "mine.validation.json"), b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, v := simulated(); strings.HasPrefix(v, "not validated") || !strings.Contains(v, "my-validation") {
+		t.Errorf("run.json validation %q: want the record beside the file (my-validation) standing behind the run", v)
 	}
 }

@@ -382,7 +382,7 @@ func (rep *Report) where() (string, *simcluster.Source) {
 	if where.Kind != simcluster.KindName {
 		return where.String(), nil
 	}
-	src, err := describeSim(where.Arg)
+	src, err := describeSim(where)
 	if err != nil {
 		return where.String(), nil
 	}

@@ -31,7 +31,7 @@ func TestSimulatedStandingMarked(t *testing.T) {
 			Validation: "not validated: no sim-validation results stand behind cost model containers"},
 			"kpart-cluster, simulated on sim:heterogeneous-4, not validated", "validation: not validated", simcluster.NotValidated},
 	} {
-		describeSim = func(string) (simcluster.Source, error) { return c.src, nil }
+		describeSim = func(clusterref.Ref) (simcluster.Source, error) { return c.src, nil }
 		rep := &Report{Spec: &Spec{Name: "kpart-cluster", Needs: Needs{Need: NeedsCluster}}, Aggregate: &Aggregate{}, Results: &Results{},
 			Asked: Env{Cluster: clusterref.Ref{Kind: simcluster.KindName, Arg: c.src.Cluster}}}
 		if got := rep.Table().Title; got != c.title {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/stormlab/stormlab/harness"
 	"github.com/stormlab/stormlab/harness/capture"
+	"github.com/stormlab/stormlab/infra/clusterref"
 	"github.com/stormlab/stormlab/infra/protocol"
 	"github.com/stormlab/stormlab/infra/sim"
 	"github.com/stormlab/stormlab/topologies"
@@ -27,6 +29,24 @@ var containersJSON []byte
 // says which runs it was measured from).
 func ContainersCosts() (*sim.CostModel, error) {
 	return sim.ReadCostModel(bytes.NewReader(containersJSON))
+}
+
+// CostsFor is the cost model that charges the simulated cluster where names: the file where.Costs
+// names (a `stormlab sim costs` file), else the model shipped with the project (ContainersCosts).
+func CostsFor(where clusterref.Ref) (*sim.CostModel, error) {
+	if where.Costs == "" {
+		return ContainersCosts()
+	}
+	f, err := os.Open(where.Costs)
+	if err != nil {
+		return nil, fmt.Errorf("--sim-costs: %w", err)
+	}
+	defer f.Close()
+	m, err := sim.ReadCostModel(f)
+	if err != nil {
+		return nil, fmt.Errorf("--sim-costs %s: %w (write one with stormlab sim costs)", where.Costs, err)
+	}
+	return m, nil
 }
 
 // workFlags are, per main, the flags that change a tuple's work: costs measured at one value do not

@@ -44,6 +44,7 @@ func Kind() harness.Kind {
 type Cluster struct {
 	named     Named
 	model     *sim.CostModel
+	costsFile string // the file model was read from (--sim-costs); "" for a model given in process
 	cs        harness.ClusterSpec
 	scheduler string
 	// loadPercent is the background load on every node (Nemesis: fault.Load) for the runs that start.
@@ -106,7 +107,7 @@ type Source struct {
 // validation is what stands behind c's runs, for run.json: the sentence of its cost model's validation
 // for a cluster of c's size (extrapolated beyond the largest validated one).
 func (c *Cluster) validation() string {
-	v, err := ShippedValidation(c.model)
+	v, err := validationOf(c.model, c.costsFile)
 	if err != nil {
 		return "not validated: " + err.Error()
 	}
@@ -114,18 +115,19 @@ func (c *Cluster) validation() string {
 	return s
 }
 
-// Describe is what stands behind the simulated cluster name: its layout, the cost model that charges
-// it, and the validation that stands behind that model, if any, as far as the cluster's size goes.
-func Describe(name string) (Source, error) {
-	n, err := Lookup(name)
+// Describe is what stands behind the simulated cluster where names (sim:NAME, with its --sim-costs):
+// its layout, the cost model that charges it, and the validation that stands behind that model, if
+// any, as far as the cluster's size goes.
+func Describe(where clusterref.Ref) (Source, error) {
+	n, err := Lookup(where.Arg)
 	if err != nil {
 		return Source{}, err
 	}
-	m, err := ContainersCosts()
+	m, err := CostsFor(where)
 	if err != nil {
 		return Source{}, err
 	}
-	v, err := ShippedValidation(m)
+	v, err := validationOf(m, where.Costs)
 	if err != nil {
 		return Source{}, err
 	}

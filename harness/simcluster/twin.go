@@ -67,13 +67,18 @@ func TwinOf(cs harness.ClusterSpec) (Named, error) {
 }
 
 // OpenNamed is the simulated cluster n, run with cs's seed, scheduler options and emulated delay,
-// charged by the cost model shipped with the project (ContainersCosts). cs.Where is not read.
+// charged by the cost model cs.Where names (CostsFor: --sim-costs, else the one shipped with the
+// project); the rest of cs.Where is not read.
 func OpenNamed(n Named, cs harness.ClusterSpec, scheduler string) (*Cluster, error) {
-	model, err := ContainersCosts()
+	model, err := CostsFor(cs.Where)
 	if err != nil {
 		return nil, err
 	}
-	return openWith(n, model, cs, scheduler)
+	c, err := openWith(n, model, cs, scheduler)
+	if c != nil {
+		c.costsFile = cs.Where.Costs
+	}
+	return c, err
 }
 
 // openWith is n charged by model.

@@ -8,6 +8,8 @@ import (
 	"io"
 	"io/fs"
 	"math"
+	"os"
+	"strings"
 
 	"github.com/montanaflynn/stats"
 
@@ -170,6 +172,30 @@ func ShippedValidation(m *sim.CostModel) (*Validation, error) {
 	v, err := ReadValidation(f)
 	if err != nil {
 		return nil, fmt.Errorf("the validation shipped with cost model %s: %w", m.Name, err)
+	}
+	return &v, nil
+}
+
+// validationOf is the validation that stands behind model m: for a model read from a file (file, not
+// ""), the record `stormlab sim validate` or the sim-validation experiment wrote, kept beside it as
+// FILE.validation.json (FILE without its .json), as the shipped models keep theirs (nil when there is
+// none); else the one shipped with m (ShippedValidation).
+func validationOf(m *sim.CostModel, file string) (*Validation, error) {
+	if file == "" {
+		return ShippedValidation(m)
+	}
+	path := strings.TrimSuffix(file, ".json") + ".validation.json"
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	v, err := ReadValidation(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return &v, nil
 }

@@ -107,7 +107,7 @@ func TestDescribeWithoutValidation(t *testing.T) {
 		t.Skipf("a validation ships (%v, %v): TestStanding covers it", v, err)
 	}
 	for _, name := range Names() {
-		src, err := Describe(name)
+		src, err := Describe(clusterref.Ref{Kind: KindName, Arg: name})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -23,6 +23,9 @@ type Ref struct {
 	Shape string // Containers: a named shape; "" is the experiment's (or command's) own
 	File  string // Target: the target file's path
 	Arg   string // any other kind: what follows "KIND:" (the kind's registry entry reads it)
+	// Costs is, for a simulated cluster (sim:NAME), the cost-model file that charges it (--sim-costs);
+	// "" is the model shipped with the project.
+	Costs string
 	// Target is the target file, loaded by Resolve (nil from Parse, and for containers).
 	Target *target.Target
 }
