@@ -3,6 +3,8 @@ package harness
 import (
 	"errors"
 	"fmt"
+
+	"github.com/stormlab/stormlab/infra/tail"
 )
 
 // Stages of a run, for RunError.Stage: they name, in the error text, where a run failed (callers act on
@@ -40,7 +42,7 @@ func (e *RunError) Unwrap() error { return e.Err }
 func (e *RunError) Refused() bool { return e.Stage == stageSpec }
 
 // LogText renders Logs for a terminal, one header per daemon log ("" when there are none).
-func (e *RunError) LogText() string { return formatTails(e.Logs) }
+func (e *RunError) LogText() string { return tail.Format(e.Logs) }
 
 // errNotIdle is wrapped by waitIdle's error when the cluster did not become idle in time.
 var errNotIdle = errors.New("cluster not idle")

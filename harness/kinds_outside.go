@@ -12,10 +12,11 @@ const StageWindow = stageWindow
 // ReasonSimulated marks what a simulated run leaves out, where that matters to its figures.
 const ReasonSimulated ReasonKind = "simulated"
 
-// Finish judges res from its records, as every run is judged: its validity and its diagnosis.
+// Finish judges res from its records, as every run is judged: its diagnosis, then its validity (which
+// reads the diagnosis: host starvation, loads applied short).
 func Finish(res *RunResult) {
-	res.Validity = judge(res)
 	res.Diagnosis = diagnosis(res)
+	res.Validity = judge(res)
 }
 
 // Simulated says a run was simulated, and what stands behind it.

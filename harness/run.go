@@ -84,6 +84,10 @@ type RunSpec struct {
 	// Live, if set, hears the run's progress once per report interval until it is collected (see Live).
 	Live          func(Live) `json:"-"`
 	NoNodeSamples bool       `json:"no_node_samples,omitempty"` // no node reads during the run: their cost (observer)
+	// NodeSamplesEvery, when > 0, reads the nodes this often inside the window as well, dropping the
+	// figures: the observer's amplified diagnosis arm (nemesis.Nemesis.SampleEvery). RunResult.NodeSampleSets
+	// counts them.
+	NodeSamplesEvery time.Duration `json:"node_samples_every,omitempty"`
 }
 
 // RunResult is everything one run produced. Validity is its one judgement (judge): invalid when the
@@ -135,6 +139,9 @@ type RunResult struct {
 	Diagnosis *Diagnosis `json:"diagnosis,omitempty"`
 	// NodeStats are the supervisors' cgroup samples at the window's ends (host starvation).
 	NodeStats *diagnose.NodeStats `json:"node_stats,omitempty"`
+	// NodeSampleSets counts the sets of node reads of a run with RunSpec.NodeSamplesEvery (the window's
+	// two ends included); 0 otherwise.
+	NodeSampleSets int `json:"node_sample_sets,omitempty"`
 	// Simulated is set on a run of a simulated cluster: the model and what stands behind it.
 	Simulated *Simulated `json:"simulated,omitempty"`
 }
@@ -179,6 +186,7 @@ type running struct {
 	// Reports and state kept before a fault stopped the scheduler service (which holds them in memory).
 	keptReports []protocol.WorkerReport
 	keptState   *protocol.State
+	extraStop   func() int // ends RunSpec.NodeSamplesEvery's reads (nemesis.Nemesis.SampleEvery)
 }
 
 // keepServiceData keeps the service's reports and state so far (before a restart-service fault).
@@ -240,6 +248,9 @@ const stormFresh = 5 * time.Second
 func (r *running) open(ctx context.Context) {
 	r.res.MeasureFrom = time.Now().UnixMilli()
 	r.res.NodeStats = sampleNodes(ctx, r, nil)
+	if every := r.spec.NodeSamplesEvery; every > 0 && !r.spec.NoNodeSamples {
+		r.extraStop = nemesisOf(r.cl).SampleEvery(ctx, r.cl.Hosts(), every)
+	}
 	r.enter(stageStormRead)
 	r.stormFrom = measure.FreshSnapshot(ctx, r.cl.UI(), r.id, stormFresh)
 	r.enter(stageWindow)
@@ -248,6 +259,9 @@ func (r *running) open(ctx context.Context) {
 // close ends the window now and takes Storm's first statistics sent after it.
 func (r *running) close(ctx context.Context) {
 	r.res.MeasureTo = time.Now().UnixMilli()
+	if r.extraStop != nil {
+		r.res.NodeSampleSets = 2 + r.extraStop() // the window's ends, and the extra sets between them
+	}
 	sampleNodes(ctx, r, r.res.NodeStats)
 	r.enter(stageStormRead)
 	r.stormTo = measure.FreshSnapshot(ctx, r.cl.UI(), r.id, stormFresh)

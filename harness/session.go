@@ -5,9 +5,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/stormlab/stormlab/infra/clusterref"
 	"strings"
 	"time"
+
+	"github.com/stormlab/stormlab/infra/clusterref"
+	"github.com/stormlab/stormlab/infra/tail"
 
 	"github.com/stormlab/stormlab/harness/fault"
 	"github.com/stormlab/stormlab/harness/nemesis"
@@ -133,7 +135,7 @@ func (s *Session) Run(ctx context.Context, spec RunSpec) (*RunResult, error) {
 	spec.Scheduler = cmp.Or(spec.Scheduler, s.Scheduler)
 	t0 := time.Now()
 	if err := s.waitIdleAfterRun(ctx); err != nil {
-		return nil, &RunError{Topology: spec.Topology.Name, Stage: stageIdle, Err: err, Logs: logTails(ctx, s.c, 20)}
+		return nil, &RunError{Topology: spec.Topology.Name, Stage: stageIdle, Err: err, Logs: tail.Of(ctx, s.c, 20)}
 	}
 	idle := time.Since(t0).Seconds()
 	if err := s.serve(ctx, spec.Scheduler); err != nil {
@@ -152,7 +154,7 @@ func (s *Session) Run(ctx context.Context, spec RunSpec) (*RunResult, error) {
 		res.Phases.TotalS += res.Phases.IdleS + res.Phases.ClusterS
 	}
 	if re := (*RunError)(nil); errors.As(err, &re) {
-		re.Logs = logTails(ctx, s.c, 20)
+		re.Logs = tail.Of(ctx, s.c, 20)
 	}
 	return res, err
 }

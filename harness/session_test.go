@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/stormlab/stormlab/infra/docker"
+	"github.com/stormlab/stormlab/infra/tail"
 )
 
 // TestSessionEnds runs both end conditions on one small cluster (native storm-even, so no bridge):
@@ -90,7 +91,7 @@ func TestSessionEnds(t *testing.T) {
 func logsOf(err error) string {
 	var re *RunError
 	if errors.As(err, &re) {
-		return formatTails(re.Logs)
+		return tail.Format(re.Logs)
 	}
 	return ""
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/stormlab/stormlab/infra/control"
 	"github.com/stormlab/stormlab/infra/protocol"
 	"github.com/stormlab/stormlab/infra/stormui"
+	"github.com/stormlab/stormlab/infra/tail"
 	"github.com/stormlab/stormlab/infra/target"
 )
 
@@ -203,7 +204,7 @@ func (tc *targetCluster) Submit(ctx context.Context, jar, mainClass string, args
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {
 		return fmt.Errorf("submit topology %s to Nimbus %s:%d: %w\n--- last lines of its output ---\n%s", mainClass,
-			strings.Join(tc.T.Nimbus.Seeds, ","), tc.T.Nimbus.Port, err, lastLines(out.String(), 30))
+			strings.Join(tc.T.Nimbus.Seeds, ","), tc.T.Nimbus.Port, err, tail.Lines(out.String(), 30))
 	}
 	tc.logf("submitted %s to Nimbus %s:%d", mainClass, strings.Join(tc.T.Nimbus.Seeds, ","), tc.T.Nimbus.Port)
 	return nil

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/stormlab/stormlab/infra/assets"
+	"github.com/stormlab/stormlab/infra/tail"
 )
 
 func newSetupCmd() *cobra.Command {
@@ -89,7 +90,7 @@ func runIn(ctx context.Context, dir string, env []string, name string, args ...s
 	c := exec.CommandContext(ctx, name, args...)
 	c.Dir, c.Env = dir, append(os.Environ(), env...)
 	if out, err := c.CombinedOutput(); err != nil {
-		return fmt.Errorf("%s %s: %w\n%s", name, strings.Join(args, " "), err, lastLines(string(out), 20))
+		return fmt.Errorf("%s %s: %w\n%s", name, strings.Join(args, " "), err, tail.Lines(string(out), 20))
 	}
 	return nil
 }
@@ -161,10 +162,3 @@ func writeMarker(_ context.Context, src, home string, _ io.Writer) error {
 }
 
 // lastLines returns the last n lines of s.
-func lastLines(s string, n int) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
-}

@@ -143,3 +143,35 @@ func (n *Nemesis) SampleInto(ctx context.Context, st *diagnose.NodeStats, quota 
 	}
 	return st
 }
+
+// SampleEvery reads every host's cgroup every period until stop, and drops the figures: the observer
+// experiment's amplified diagnosis arm repeats the diagnosis's reads until their cost is large enough
+// to measure, then scales it to the two sets a run reads. stop ends the reads and returns how many
+// sets succeeded. Without a control layer (n nil, or none) nothing is read.
+func (n *Nemesis) SampleEvery(ctx context.Context, hosts []string, every time.Duration) (stop func() int) {
+	if n == nil || n.Control() == nil || every <= 0 {
+		return func() int { return 0 }
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	done, sets := make(chan struct{}), 0
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(every)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+				if _, err := SampleNodes(ctx, n.Control(), hosts); err == nil {
+					sets++
+				}
+			}
+		}
+	}()
+	return func() int {
+		cancel()
+		<-done
+		return sets
+	}
+}

@@ -21,6 +21,7 @@ func (r *simRun) collect(res *harness.RunResult) {
 	res.Reports = r.reports
 	res.Executors = r.executorPlaces()
 	r.recoveries(res)
+	r.recordLoad(res)
 	place := measure.PlacementOf(res.Executors)
 	capacity := r.c.Capacity()
 	res.Measurement = measure.Window(res.Reports, place, capacity, res.MeasureFrom, res.MeasureTo)

@@ -76,6 +76,7 @@ func (r *simRun) checkDataset(d harness.Dataset) error {
 func (r *simRun) datasetWindow(ctx context.Context, res *harness.RunResult, d harness.Dataset) error {
 	step := r.rt.intervalS
 	res.MeasureFrom = r.now().UnixMilli()
+	r.openLoad()
 	finished := false
 	for k := 1; ; k++ {
 		if err := ctx.Err(); err != nil {
@@ -84,6 +85,7 @@ func (r *simRun) datasetWindow(ctx context.Context, res *harness.RunResult, d ha
 		r.t = float64(k) * step
 		r.x.Advance(r.t)
 		done := r.interval(step)
+		r.accountLoad()
 		if err := r.reschedule(ctx); err != nil {
 			return err
 		}

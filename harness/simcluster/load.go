@@ -82,11 +82,13 @@ func (r *simRun) faultsAt(res *harness.RunResult, openMs int64) error {
 		switch {
 		case rec.StartMs == 0 && now >= startMs:
 			rec.StartMs, r.faultBefore[i] = now, r.executorPlaces()
+			r.setActive(i, true)
 			if err := r.x.SetLoad(node, arg.Percent/100*r.c.named.Nodes[node].Cores+r.c.loadPercent/100*r.c.named.Nodes[node].Cores); err != nil {
 				return err
 			}
 		case rec.StartMs != 0 && rec.EndMs == 0 && now >= endMs:
 			rec.EndMs = now
+			r.setActive(i, false)
 			if err := r.x.SetLoad(node, r.c.loadPercent/100*r.c.named.Nodes[node].Cores); err != nil {
 				return err
 			}

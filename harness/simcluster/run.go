@@ -32,6 +32,7 @@ type simRun struct {
 	x            *sim.Sim
 	cfg          sim.Config                // the model as it started
 	faultBefore  [][]harness.ExecutorPlace // each fault's placement at its start
+	load         applied                   // the loads' CPU over the window (applied.go)
 	t            float64                   // simulated seconds
 	decide       func(context.Context, *protocol.Snapshot) (*protocol.Decision, error)
 	dynamic      bool

@@ -240,8 +240,8 @@ func TestAgainstRecordedRealRuns(t *testing.T) {
 
 // TestStragglerAndLoad: a straggler fault takes CPU from its node for its duration, and the run
 // records it with its recovery, as on a real cluster; background load (Nemesis: fault.Load) lowers a
-// saturated run's throughput. The load is threads among the node's threads, so it gets its fair
-// share, not always what it asks (as the real burner topologies: docs/simulator.md). Throughput
+// saturated run's throughput. The load's threads run at nice -20, as the real burners' do, so it
+// gets what it asks where the node's cores suffice (docs/simulator.md). Throughput
 // chain unpaced on homogeneous-2 (0.5 core per node): a straggler of 80% on sup1 costs the run more
 // than one second of its pre-fault throughput over its 20 s; 50% background load on both nodes
 // lowers the run's throughput by more than 15%.

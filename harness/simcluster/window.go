@@ -35,9 +35,11 @@ func (r *simRun) window(ctx context.Context, res *harness.RunResult) error {
 				open = r.t
 				res.WarmUp = harness.WarmUp{MaxS: maxWarm, S: r.t, Steady: ok && s.Steady, Rates: s.Rates, OfferedRate: s.OfferedRate}
 				res.MeasureFrom = r.now().UnixMilli()
+				r.openLoad()
 			}
 			continue
 		}
+		r.accountLoad()
 		if err := r.faultsAt(res, res.MeasureFrom); err != nil {
 			return err
 		}

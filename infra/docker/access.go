@@ -14,6 +14,7 @@ import (
 	tcexec "github.com/testcontainers/testcontainers-go/exec"
 
 	"github.com/stormlab/stormlab/infra/stormui"
+	"github.com/stormlab/stormlab/infra/tail"
 )
 
 func (c *Cluster) container(role string) *testcontainers.DockerContainer {
@@ -108,7 +109,7 @@ func (c *Cluster) Submit(ctx context.Context, jarPath, mainClass string, args ..
 		return fmt.Errorf("submit topology %s: %w", mainClass, err)
 	}
 	if code != 0 {
-		return fmt.Errorf("submit topology %s: exit code %d\n--- last lines of its output ---\n%s", mainClass, code, lastLines(out, 30))
+		return fmt.Errorf("submit topology %s: exit code %d\n--- last lines of its output ---\n%s", mainClass, code, tail.Lines(out, 30))
 	}
 	c.logf("cluster %s: submitted %s", c.ID, mainClass)
 	return nil
@@ -170,13 +171,5 @@ func tailLogs(ctx context.Context, ctr *testcontainers.DockerContainer, n int) s
 	}
 	defer rc.Close()
 	data, _ := io.ReadAll(rc)
-	return lastLines(string(data), n)
-}
-
-func lastLines(s string, n int) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
+	return tail.Lines(string(data), n)
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/stormlab/stormlab/infra/images"
+	"github.com/stormlab/stormlab/infra/tail"
 )
 
 // topologyJar is the jar of topologies/storm (built by its Maven project); tests that need it skip
@@ -81,7 +82,7 @@ func TestSubmitAndKill(t *testing.T) {
 		select {
 		case <-ctx.Done():
 			nimbus, _ := c.Log(context.Background(), RoleNimbus)
-			t.Fatalf("topology did not run within the deadline (last error %v)\n--- nimbus log ---\n%s", err, lastLines(nimbus, 20))
+			t.Fatalf("topology did not run within the deadline (last error %v)\n--- nimbus log ---\n%s", err, tail.Lines(nimbus, 20))
 		case <-tick.C:
 		}
 	}

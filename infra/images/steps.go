@@ -15,6 +15,7 @@ import (
 	"github.com/docker/docker/api/types/image"
 
 	"github.com/stormlab/stormlab/infra/assets"
+	"github.com/stormlab/stormlab/infra/tail"
 )
 
 // Debian base: the suite, variant and mirror are the whole input of the base image.
@@ -37,7 +38,7 @@ func buildBase(ctx context.Context, b *Builder, ref string) error {
 	defer os.RemoveAll(rootfs)
 	b.logf("images:   debootstrap %s into %s", debianSuite, rootfs)
 	if out, err := exec.CommandContext(ctx, "debootstrap", "--variant=minbase", debianSuite, rootfs, debianMirror).CombinedOutput(); err != nil {
-		return fmt.Errorf("debootstrap: %w\n%s", err, lastLines(string(out), 30))
+		return fmt.Errorf("debootstrap: %w\n%s", err, tail.Lines(string(out), 30))
 	}
 	// Package caches only add size; apt-get update runs in every image that installs packages.
 	for _, dir := range []string{"var/cache/apt/archives", "var/lib/apt/lists"} {
@@ -97,7 +98,7 @@ func mavenStage(projects ...mavenProject) func(ctx context.Context, b *Builder, 
 			cmd := exec.CommandContext(ctx, mvn, "-B", "-q", "-f", pom, "package", "dependency:copy-dependencies",
 				"-DincludeScope=runtime", "-DoutputDirectory="+out)
 			if res, err := cmd.CombinedOutput(); err != nil {
-				return fmt.Errorf("maven %s: %w\n%s", proj, err, lastLines(string(res), 30))
+				return fmt.Errorf("maven %s: %w\n%s", proj, err, tail.Lines(string(res), 30))
 			}
 			jars, _ := filepath.Glob(filepath.Join(dir, filepath.FromSlash(proj), "target", "*.jar"))
 			for _, j := range jars {
@@ -157,7 +158,7 @@ func serviceInputs(ctx context.Context, b *Builder) (map[string]string, map[stri
 	cmd.Dir = b.root
 	cmd.Env = append(os.Environ(), "GOOS=linux", "GOARCH="+runtime.GOARCH)
 	if res, err := cmd.CombinedOutput(); err != nil {
-		return nil, nil, fmt.Errorf("go build %s: %w\n%s", ServiceCmd, err, lastLines(string(res), 30))
+		return nil, nil, fmt.Errorf("go build %s: %w\n%s", ServiceCmd, err, tail.Lines(string(res), 30))
 	}
 	return map[string]string{"stormlab-service": out}, serviceArgs(out), nil
 }
@@ -184,10 +185,3 @@ func serviceArgs(bin string) map[string]string {
 }
 
 // lastLines returns the last n lines of s.
-func lastLines(s string, n int) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
-}

@@ -23,34 +23,27 @@ type cpu struct {
 	bg     int
 	bgCap  float64
 	bgBusy float64 // integral of the overhead's cores over time
-	// load is background load on the node (burners, stragglers): ceil(load) threads each wanting
-	// load/ceil(load) cores, sharing the cores like the rest; loadBusy is its integral.
+	// load is background load on the node (burners, stragglers). The harness's burners run their
+	// threads at nice -20 (CFS weight 88761 against the workers' 1024), so the load takes what it
+	// asks, up to the node's cores, and the workers' threads share the rest; loadBusy is its integral.
 	load     float64
 	loadBusy float64
 }
 
-// level is the water-filling level of the node's threads: each gets min(its cap, level), executors
-// capped at one core, overhead threads at bgCap, load threads at their share; +Inf when every thread
-// gets its cap.
+// level is the water-filling level of the node's threads beside the load: each gets min(its cap,
+// level) of the cores the load leaves, executors capped at one core, overhead threads at bgCap; +Inf
+// when every thread gets its cap.
 func (c *cpu) level() float64 {
-	if c.bg == 0 && c.load == 0 { // executors alone: equal shares of the cores
-		return c.cores / float64(max(1, len(c.jobs)))
+	left := c.cores - c.loadRate()
+	if c.bg == 0 || c.bgCap <= 0 { // executors alone: equal shares of the cores
+		return left / float64(max(1, len(c.jobs)))
 	}
 	type group struct{ n, cap float64 }
-	var gs [3]group // no allocation: this runs on every event of the node
-	gs[0] = group{float64(len(c.jobs)), 1}
-	if c.bg > 0 && c.bgCap > 0 {
-		gs[1] = group{float64(c.bg), c.bgCap}
+	gs := [2]group{{float64(len(c.jobs)), 1}, {float64(c.bg), c.bgCap}} // no allocation: this runs on every event of the node
+	if gs[1].cap < gs[0].cap {
+		gs[0], gs[1] = gs[1], gs[0]
 	}
-	if k := math.Ceil(c.load); k > 0 {
-		gs[2] = group{k, c.load / k}
-	}
-	for i := 1; i < len(gs); i++ { // by cap, ascending
-		for j := i; j > 0 && gs[j].cap < gs[j-1].cap; j-- {
-			gs[j], gs[j-1] = gs[j-1], gs[j]
-		}
-	}
-	left, n := c.cores, gs[0].n+gs[1].n+gs[2].n
+	n := gs[0].n + gs[1].n
 	for _, g := range gs {
 		if g.n == 0 {
 			continue
@@ -81,13 +74,21 @@ func (c *cpu) bgRate() float64 {
 	return math.Min(c.bgCap, c.level())
 }
 
-// loadRate is the cores the background load gets.
+// Weights of CFS (sched_prio_to_weight): a thread at nice -20, as the burners' are, and at nice 0.
+const (
+	weightNice20 = 88761
+	weightNice0  = 1024
+)
+
+// loadRate is the cores the background load gets: what it asks, up to what its ceil(load) threads'
+// weight gives them beside the node's other runnable threads when the cores do not suffice.
 func (c *cpu) loadRate() float64 {
-	k := math.Ceil(c.load)
-	if k == 0 {
+	if c.load <= 0 {
 		return 0
 	}
-	return k * math.Min(c.load/k, c.level())
+	kw := math.Ceil(c.load) * weightNice20
+	others := float64(len(c.jobs)+c.bg) * weightNice0
+	return math.Min(c.load, c.cores*kw/(kw+others))
 }
 
 // advance brings every job's remaining work and the busy integral up to now.

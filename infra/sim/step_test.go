@@ -171,12 +171,14 @@ func TestMoveThenRestartMidTuple(t *testing.T) {
 	}
 }
 
-// TestBackgroundLoadShares: background load shares a node's cores by water-filling. One saturated bolt
-// of 1 ms on 1 core: load of 0.3 cores gets them and leaves the bolt 0.7 (700 tuples/s); load of 2
-// cores is two threads of one core each, which with the bolt share the core in thirds (333/s); the
+// TestBackgroundLoadShares: background load takes what it asks while the node's cores suffice (its
+// threads run at nice -20, as the harness's burners), and beyond them CFS's weights split the cores. One
+// saturated bolt of 1 ms on 1 core: load of 0.3 cores gets them and leaves the bolt 0.7 (700 tuples/s);
+// load of 2 cores is two threads of weight 88761 beside the node's few runnable threads of weight 1024,
+// so it takes more than 98% of the core and the bolt runs on the rest ((1 - used) x 1000 tuples/s). The
 // load's own use is reported apart. Exact in the model; 1% covers the interval's edges.
 func TestBackgroundLoadShares(t *testing.T) {
-	for _, c := range []struct{ load, want, loadCores float64 }{{0.3, 700, 0.3}, {2, 1000.0 / 3, 2.0 / 3}} {
+	for _, c := range []struct{ load, minUsed, maxUsed float64 }{{0.3, 0.297, 0.303}, {2, 0.98, 1}} {
 		x, err := New(chain(tiny, Dist{Mean: 1e-3}, 0, 50))
 		if err != nil {
 			t.Fatal(err)
@@ -189,11 +191,12 @@ func TestBackgroundLoadShares(t *testing.T) {
 		before := x.LoadUsage()[1]
 		x.Advance(20)
 		got := float64(x.Take()[0].Acked) / 10
-		if math.Abs(got-c.want)/c.want > 0.01 {
-			t.Errorf("load %v: %.1f tuples/s, want %.1f", c.load, got, c.want)
+		used := (x.LoadUsage()[1] - before) / 10
+		if used < c.minUsed || used > c.maxUsed {
+			t.Errorf("load %v: used %.4f cores, want %.3f..%.3f", c.load, used, c.minUsed, c.maxUsed)
 		}
-		if used := (x.LoadUsage()[1] - before) / 10; math.Abs(used-c.loadCores) > 0.01 {
-			t.Errorf("load %v: used %.3f cores, want %.3f", c.load, used, c.loadCores)
+		if want := (1 - used) * 1000; math.Abs(got-want) > 0.01*want+0.5 {
+			t.Errorf("load %v: %.1f tuples/s, want %.1f (the core the load leaves)", c.load, got, want)
 		}
 	}
 	x, _ := New(chain(tiny, Dist{Mean: 1e-3}, 0, 50))
