@@ -60,14 +60,15 @@ var workFlags = map[string][]string{
 // (valid runs only; each run's window, as a capture of it: capture.FromRecords): per topology and
 // component, the CPU per tuple (the mean over runs, their standard deviation, and the stated interval:
 // remeasure), the tuples each stream carries per tuple and the tuples' size. Runs of one topology at
-// different work flags are refused: measure them into separate models.
+// different work flags are refused: measure them into separate models. Runs of the transfer design
+// (IsTransferRun) are left to FitTransfer.
 func MeasureCosts(name string, runs []*harness.RunResult, prov sim.CostProvenance) (*sim.CostModel, error) {
 	m := &sim.CostModel{Format: sim.CostFormat, Name: name, Provenance: prov, Topologies: map[string]sim.TopologyCosts{}}
 	m.Provenance.Uncertainty = uncertaintyMethod
 	per := map[string][]runCosts{} // by main class
 	var all []runCosts
 	for _, r := range runs {
-		if r.Validity.Level == harness.Invalid {
+		if r.Validity.Level == harness.Invalid || IsTransferRun(r) { // the transfer design's runs: FitTransfer
 			continue
 		}
 		rc, err := measureRun(r)
