@@ -5,6 +5,8 @@ import (
 	"maps"
 	"math"
 	"math/rand/v2"
+	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -139,6 +141,7 @@ func synthRun(t TransferRun, hosts []string, rate, noise float64, rng *rand.Rand
 	lat := truth.latency + float64(t.Payload)*1e-8 + hopsLocal*truth.local + hopsLink*truth.link +
 		hops*(truth.serMsg+truth.deserMsg) + hopBytes*(truth.serByte+truth.deserByte)
 	r.Measurement.LatencyMean = lat * 1000 * draw()
+	r.Measurement.Throughput, r.Measurement.Acked, r.Measurement.WindowS = rate, int64(rate*20), 20
 	return r
 }
 
@@ -231,4 +234,48 @@ func transferFigures(tr sim.TransferCosts) (map[string]float64, map[string]*sim.
 			"deser_byte_s": tr.DeserByteS, "local_latency_s": tr.LocalLatency, "link_latency_s": tr.LinkLatency},
 		map[string]*sim.Interval{"ser_msg_s": tr.SerMsgPI, "ser_byte_s": tr.SerBytePI, "deser_msg_s": tr.DeserMsgPI,
 			"deser_byte_s": tr.DeserBytePI, "local_latency_s": tr.LocalLatencyPI, "link_latency_s": tr.LinkLatencyPI}
+}
+
+// TestFitTransferFromRecordedRuns: transfer runs are recognised from their run.json (the chain's
+// --rate, the executors' places) after a save and a load, and give the same costs as before it (a
+// JSON round trip keeps every figure: exact equality); MeasureCosts leaves them out of the topologies'
+// costs (a recorded WordCount run beside them gives WordCount's, and no Throughput chain's).
+func TestFitTransferFromRecordedRuns(t *testing.T) {
+	runs := synthRuns(TransferDesign(2), 2, 0.005)
+	var loaded []*harness.RunResult
+	for i, r := range runs {
+		dir := filepath.Join(t.TempDir(), fmt.Sprint(i))
+		if err := harness.Save(dir, r); err != nil {
+			t.Fatal(err)
+		}
+		l, err := harness.Load(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !IsTransferRun(l) {
+			t.Fatalf("run %d not recognised as a transfer run after a save: args %v", i, l.Spec.Topology.Args)
+		}
+		loaded = append(loaded, l)
+	}
+	before, after := &sim.CostModel{}, &sim.CostModel{}
+	if _, err := FitTransfer(before, runs); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := FitTransfer(after, loaded); err != nil {
+		t.Fatal(err)
+	}
+	if before.Transfer.SerMsgS == 0 || !reflect.DeepEqual(before.Transfer, after.Transfer) {
+		t.Errorf("in memory %+v, from run.json %+v: want the same measured costs", before.Transfer, after.Transfer)
+	}
+	wc, err := harness.Load("testdata/wordcount-even")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := MeasureCosts("x", append([]*harness.RunResult{wc}, loaded...), sim.CostProvenance{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := m.Topologies[throughputClass()]; ok || len(m.Topologies) != 1 {
+		t.Errorf("topologies %v: want WordCount's only (the transfer runs are FitTransfer's)", slices.Collect(maps.Keys(m.Topologies)))
+	}
 }
