@@ -115,7 +115,10 @@ func newSimCostsCmd() *cobra.Command {
 			if err := writeCostModel(out, m); err != nil {
 				return failed(err)
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "cost model %s: %d topologies and the transfer costs from %d runs (%d of the transfer design) -> %s\n", m.Name, len(m.Topologies), len(m.Provenance.Runs), xfer, out)
+			fmt.Fprintf(cmd.OutOrStdout(), "cost model %s: %d topologies and the transfer costs from %d runs (%d of the transfer design) -> %s\n", m.Name, len(m.Topologies), len(m.Provenance.Runs), xfer.Runs, out)
+			if len(xfer.Busy) > 0 {
+				fmt.Fprintf(cmd.ErrOrStderr(), "sim costs: caution: a node was at 90%% of its CPU or more in %s: the transfer CPU costs may read low (a lower --transfer-rate)\n", strings.Join(xfer.Busy, ", "))
+			}
 			for _, miss := range m.Provenance.Missing {
 				fmt.Fprintf(cmd.OutOrStdout(), "  not measured (charged as zero): %s\n", miss)
 			}

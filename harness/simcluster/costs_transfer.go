@@ -87,8 +87,9 @@ func IsTransferRun(r *harness.RunResult) bool {
 // ones left out): the senders' serialization from the executors' thread CPU, the receivers'
 // deserialization from the workers' CPU besides their executors, the latency of a transfer between
 // workers of a node and between nodes from the complete latency. What the runs cannot tell is charged
-// as zero and listed in m's provenance as missing, with why. It returns how many runs it read.
-func FitTransfer(m *sim.CostModel, runs []*harness.RunResult) (int, error) {
+// as zero and listed in m's provenance as missing, with why. It returns what it read.
+func FitTransfer(m *sim.CostModel, runs []*harness.RunResult) (TransferRead, error) {
+	var read TransferRead
 	var obs []xferObs
 	for _, r := range runs {
 		if r.Validity.Level == harness.Invalid || r.Simulated != nil || !IsTransferRun(r) {
@@ -96,9 +97,13 @@ func FitTransfer(m *sim.CostModel, runs []*harness.RunResult) (int, error) {
 		}
 		o, err := observe(r, m.Transfer.AckBytes)
 		if err != nil {
-			return 0, fmt.Errorf("transfer run %s: %w", r.Spec.Topology.Name, err)
+			return read, fmt.Errorf("transfer run %s: %w", r.Spec.Topology.Name, err)
 		}
 		obs = append(obs, o)
+		read.Runs++
+		if host, used := busiestNode(r); used >= busyShare {
+			read.Busy = append(read.Busy, fmt.Sprintf("%s (%s at %.0f%% of its CPU)", r.Spec.Topology.Name, host, 100*used))
+		}
 		m.Provenance.Runs = append(m.Provenance.Runs, fmt.Sprintf("transfer: throughput %s, %d workers on %d nodes, %g bytes, %g tuples/s, on %s at %s",
 			o.cell, o.workers, o.nodes, o.payload, o.rate, r.Cluster, r.StartedAt.UTC().Format("2006-01-02T15:04:05Z")))
 	}
@@ -119,7 +124,32 @@ func FitTransfer(m *sim.CostModel, runs []*harness.RunResult) (int, error) {
 	}
 	m.Provenance.Missing = slices.DeleteFunc(m.Provenance.Missing, func(s string) bool { return strings.HasPrefix(s, "transfer costs") })
 	m.Provenance.Missing = append(m.Provenance.Missing, missing...)
-	return len(obs), nil
+	if len(read.Busy) > 0 {
+		m.Provenance.Method += fmt.Sprintf("; caution: in %d of %d transfer runs a node used %.0f%% or more of its CPU, where "+
+			"serialization displaces the executors' idle spinning and the CPU costs read low: %s", len(read.Busy), read.Runs, 100*busyShare, strings.Join(read.Busy, ", "))
+	}
+	return read, nil
+}
+
+// TransferRead is what FitTransfer read: the transfer runs, and those in which a node was busy
+// (busyShare of its CPU or more).
+type TransferRead struct {
+	Runs int
+	Busy []string
+}
+
+// busyShare is the share of a node's CPU from which a transfer run's CPU differences are suspect:
+// Storm's executors spin and yield while idle, and on a node at its quota added work takes the
+// spinning's time instead of adding to the threads' CPU.
+const busyShare = 0.9
+
+// busiestNode is r's node using the largest share of its CPU over the window (the run's diagnosis).
+func busiestNode(r *harness.RunResult) (string, float64) {
+	if r.Diagnosis == nil || len(r.Diagnosis.Nodes) == 0 {
+		return "", 0
+	}
+	n := r.Diagnosis.Nodes[0] // most used first
+	return n.Host, n.UsedOfQuota
 }
 
 // payloads is how many payload sizes the runs that cross a worker have.

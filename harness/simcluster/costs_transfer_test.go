@@ -13,6 +13,7 @@ import (
 	"unicode"
 
 	"github.com/stormlab/stormlab/harness"
+	"github.com/stormlab/stormlab/harness/diagnose"
 	"github.com/stormlab/stormlab/harness/measure"
 	"github.com/stormlab/stormlab/infra/protocol"
 	"github.com/stormlab/stormlab/infra/sim"
@@ -277,5 +278,21 @@ func TestFitTransferFromRecordedRuns(t *testing.T) {
 	}
 	if _, ok := m.Topologies[throughputClass()]; ok || len(m.Topologies) != 1 {
 		t.Errorf("topologies %v: want WordCount's only (the transfer runs are FitTransfer's)", slices.Collect(maps.Keys(m.Topologies)))
+	}
+}
+
+// TestFitTransferBusyNode: a transfer run whose busiest node used 95% of its CPU (its diagnosis) is
+// named, in what FitTransfer returns and in the model's method; one at 50% is not.
+func TestFitTransferBusyNode(t *testing.T) {
+	runs := synthRuns(TransferDesign(2), 1, 0)
+	runs[0].Diagnosis = &harness.Diagnosis{Nodes: []diagnose.Node{{Host: "sup2", UsedOfQuota: 0.95}}}
+	runs[1].Diagnosis = &harness.Diagnosis{Nodes: []diagnose.Node{{Host: "sup2", UsedOfQuota: 0.5}}}
+	m := &sim.CostModel{}
+	read, err := FitTransfer(m, runs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if read.Runs != len(runs) || len(read.Busy) != 1 || !strings.Contains(read.Busy[0], "sup2 at 95%") || !strings.Contains(m.Provenance.Method, "caution: in 1 of 7") {
+		t.Errorf("read %+v, method %q: want the one busy run named", read, m.Provenance.Method)
 	}
 }
