@@ -99,30 +99,7 @@ func newSimCostsCmd() *cobra.Command {
 			} else if runs, err = loadRuns(from); err != nil {
 				return err
 			}
-			m, err := simcluster.MeasureCosts(name, runs, provenance(runs))
-			if err != nil {
-				return err
-			}
-			if method == "fit" {
-				if err := simcluster.FitIdle(m, runs); err != nil {
-					return err
-				}
-			}
-			xfer, err := simcluster.FitTransfer(m, runs)
-			if err != nil {
-				return err
-			}
-			if err := writeCostModel(out, m); err != nil {
-				return failed(err)
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "cost model %s: %d topologies and the transfer costs from %d runs (%d of the transfer design) -> %s\n", m.Name, len(m.Topologies), len(m.Provenance.Runs), xfer.Runs, out)
-			if len(xfer.Busy) > 0 {
-				fmt.Fprintf(cmd.ErrOrStderr(), "sim costs: caution: a node was at 90%% of its CPU or more in %s: the transfer CPU costs may read low (a lower --transfer-rate)\n", strings.Join(xfer.Busy, ", "))
-			}
-			for _, miss := range m.Provenance.Missing {
-				fmt.Fprintf(cmd.OutOrStdout(), "  not measured (charged as zero): %s\n", miss)
-			}
-			return nil
+			return measureCostModel(cmd, runs, name, method, out)
 		},
 	}
 	cmd.Flags().StringSliceVar(&from, "from", nil, "a folder of recorded runs (repeatable)")
@@ -138,6 +115,35 @@ func newSimCostsCmd() *cobra.Command {
 	cmd.Flags().StringVar(&name, "name", "measured", "the cost model's name")
 	cmd.Flags().StringVar(&method, "method", "ratio", "how a component's CPU is read: ratio (its CPU over its tuples in the window) or fit (CPU per tuple and per executor at any rate, fitted over the report intervals)")
 	return cmd
+}
+
+// measureCostModel measures runs into a cost model named name (method: simcluster.CostMethods), with
+// the transfer costs, writes it to out and says what it could not measure.
+func measureCostModel(cmd *cobra.Command, runs []*harness.RunResult, name, method, out string) error {
+	m, err := simcluster.MeasureCosts(name, runs, provenance(runs))
+	if err != nil {
+		return err
+	}
+	if method == "fit" {
+		if err := simcluster.FitIdle(m, runs); err != nil {
+			return err
+		}
+	}
+	xfer, err := simcluster.FitTransfer(m, runs)
+	if err != nil {
+		return err
+	}
+	if err := writeCostModel(out, m); err != nil {
+		return failed(err)
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "cost model %s: %d topologies and the transfer costs from %d runs (%d of the transfer design) -> %s\n", m.Name, len(m.Topologies), len(m.Provenance.Runs), xfer.Runs, out)
+	if len(xfer.Busy) > 0 {
+		fmt.Fprintf(cmd.ErrOrStderr(), "sim costs: caution: a node was at 90%% of its CPU or more in %s: the transfer CPU costs may read low (a lower --transfer-rate)\n", strings.Join(xfer.Busy, ", "))
+	}
+	for _, miss := range m.Provenance.Missing {
+		fmt.Fprintf(cmd.OutOrStdout(), "  not measured (charged as zero): %s\n", miss)
+	}
+	return nil
 }
 
 // loadRuns loads every run folder (one with run.json) under dirs, in path order.
