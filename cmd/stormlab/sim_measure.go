@@ -35,6 +35,10 @@ type costRuns struct {
 	transferRate float64
 }
 
+// transferScheduler places the transfer runs: Storm's own EvenScheduler, which the bridge holds to
+// the nodes a topology names (protocol.NodesConf); the Go schedulers ignore them.
+const transferScheduler = "storm-even"
+
 // transferWarmUp and transferMeasure are each transfer run's maximum warm-up and window: a paced
 // chain is steady within seconds, and 7 runs per repetition must stay short.
 const (
@@ -63,7 +67,7 @@ func (o costRuns) record(ctx context.Context, logf func(string, ...any)) ([]*har
 		for _, m := range topologies.StormMains() {
 			name := fmt.Sprintf("stormlab-costs-%s-r%d", m.Name, rep)
 			logf("%s, repetition %d of %d", m.Name, rep, o.reps)
-			res, err := o.run(ctx, c, m.Name, name, o.warmup, o.measure, "--seed", fmt.Sprint(rep))
+			res, err := o.run(ctx, c, "even", m.Name, name, o.warmup, o.measure, "--seed", fmt.Sprint(rep))
 			if err != nil {
 				return nil, err
 			}
@@ -82,7 +86,8 @@ func (o costRuns) record(ctx context.Context, logf func(string, ...any)) ([]*har
 }
 
 // recordTransfer runs one repetition of the transfer design on c: each placement's workers held to
-// the nodes with the most CPU (protocol.NodesConf, chosen as the comm-cost experiment chooses them).
+// the nodes with the most CPU (protocol.NodesConf, chosen as the comm-cost experiment chooses them)
+// by Storm's own EvenScheduler (transferScheduler).
 func (o costRuns) recordTransfer(ctx context.Context, c harness.Cluster, rep int, logf func(string, ...any)) ([]*harness.RunResult, error) {
 	capacity := c.Capacity()
 	var runs []*harness.RunResult
@@ -91,7 +96,7 @@ func (o costRuns) recordTransfer(ctx context.Context, c harness.Cluster, rep int
 		name := fmt.Sprintf("stormlab-costs-xfer-%s-%db-%g-r%d", t.Placement.Name, t.Payload, o.transferRate*t.RateShare, rep)
 		logf("transfer: %d workers on %s, %d bytes, %g tuples/s, repetition %d of %d", t.Placement.Workers, strings.Join(hosts, ", "), t.Payload, o.transferRate*t.RateShare, rep, o.reps)
 		args := append(t.Args(o.transferRate, hosts, protocol.NodesConf), "--seed", fmt.Sprint(rep))
-		res, err := o.run(ctx, c, "throughput", name, transferWarmUp, transferMeasure, args...)
+		res, err := o.run(ctx, c, transferScheduler, "throughput", name, transferWarmUp, transferMeasure, args...)
 		if err != nil {
 			return nil, err
 		}
@@ -100,13 +105,13 @@ func (o costRuns) recordTransfer(ctx context.Context, c harness.Cluster, rep int
 	return runs, nil
 }
 
-// run runs topology main as name under EvenScheduler with the JVM flags, and keeps it.
-func (o costRuns) run(ctx context.Context, c harness.Cluster, main, name string, warmup, measure time.Duration, args ...string) (*harness.RunResult, error) {
+// run runs topology main as name under scheduler with the JVM flags, and keeps it.
+func (o costRuns) run(ctx context.Context, c harness.Cluster, scheduler, main, name string, warmup, measure time.Duration, args ...string) (*harness.RunResult, error) {
 	topo, err := harness.StormTopology(main, name, append(args, "--worker-childopts", o.jvmFlags)...)
 	if err != nil {
 		return nil, err
 	}
-	res, err := c.Run(ctx, harness.RunSpec{Scheduler: "even", Topology: topo, WarmUp: warmup, Measure: measure})
+	res, err := c.Run(ctx, harness.RunSpec{Scheduler: scheduler, Topology: topo, WarmUp: warmup, Measure: measure})
 	if res != nil {
 		if serr := harness.Save(filepath.Join(o.keep, name), res); serr != nil {
 			err = errors.Join(err, serr)
