@@ -108,7 +108,7 @@ func newSimCostsCmd() *cobra.Command {
 	cmd.Flags().DurationVar(&o.warmup, "warmup", 40*time.Second, "with --cluster: each run's maximum warm-up")
 	cmd.Flags().DurationVar(&o.measure, "measure", 60*time.Second, "with --cluster: each run's window")
 	cmd.Flags().StringVar(&o.jvmFlags, "jvm-flags", "-XX:TieredStopAtLevel=1", "with --cluster: the workers' JVM flags (those of the experiments' ci and quick runs)")
-	cmd.Flags().BoolVar(&o.transfer, "transfer", true, "with --cluster: also run the transfer design for the transfer costs (7 runs of about 1 min per repetition: ~15 min at --reps 2, besides ~12 min for the topologies' runs; --transfer=false leaves the transfer costs missing)")
+	cmd.Flags().BoolVar(&o.transfer, "transfer", true, "with --cluster: also run the transfer design for the transfer costs (7 runs of about 1 min per repetition, at most 20 s warm-up and a 15 s window: ~13 min at --reps 2, besides ~12 min for the topologies' runs; --transfer=false leaves the transfer costs missing)")
 	cmd.Flags().Float64Var(&o.transferRate, "transfer-rate", 100, "with --transfer: the chain's open-loop rate, tuples/s (every node must carry it: 100 on containers' 0.5-core nodes; the single worker also runs at half of it)")
 	cmd.Flags().StringVar(&o.keep, "keep", "", "with --cluster: where the runs are kept (default: FILE.runs beside --out)")
 	cmd.Flags().StringVar(&out, "out", "", "the cost-model file to write")

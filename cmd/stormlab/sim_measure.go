@@ -43,7 +43,7 @@ const transferScheduler = "storm-even"
 // chain is steady within seconds, and 7 runs per repetition must stay short.
 const (
 	transferWarmUp  = 20 * time.Second
-	transferMeasure = 20 * time.Second
+	transferMeasure = 15 * time.Second
 )
 
 // record runs them on one cluster and returns the runs, each also written under keep.

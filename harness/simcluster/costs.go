@@ -67,8 +67,13 @@ func MeasureCosts(name string, runs []*harness.RunResult, prov sim.CostProvenanc
 	m.Provenance.Uncertainty = uncertaintyMethod
 	per := map[string][]runCosts{} // by main class
 	var all []runCosts
+	xfer := 0
 	for _, r := range runs {
-		if r.Validity.Level == harness.Invalid || IsTransferRun(r) { // the transfer design's runs: FitTransfer
+		if IsTransferRun(r) { // the transfer design's runs: FitTransfer
+			xfer++
+			continue
+		}
+		if r.Validity.Level == harness.Invalid {
 			continue
 		}
 		rc, err := measureRun(r)
@@ -87,7 +92,7 @@ func MeasureCosts(name string, runs []*harness.RunResult, prov sim.CostProvenanc
 		m.Provenance.Runs = append(m.Provenance.Runs, fmt.Sprintf("%s under %s on %s at %s", rc.main.Name, r.Spec.Scheduler, r.Cluster, r.StartedAt.UTC().Format(time.RFC3339)))
 	}
 	if len(per) == 0 {
-		return nil, fmt.Errorf("no valid run of the project's topologies among %d runs: record some (stormlab run --out DIR, or an experiment's folder)", len(runs))
+		return nil, fmt.Errorf("no valid run of the project's topologies among %d runs (%d of them of the transfer design, which give the transfer costs only): record some (stormlab run --out DIR, or an experiment's folder)", len(runs), xfer)
 	}
 	m.Transfer = poolTransfer(all)
 	for class, rs := range per {
