@@ -296,3 +296,18 @@ func TestFitTransferBusyNode(t *testing.T) {
 		t.Errorf("read %+v, method %q: want the one busy run named", read, m.Provenance.Method)
 	}
 }
+
+// TestStatedCost: a fitted coefficient is a cost with its interval (± t(0.975, 5) = 2.571 x √2 x se:
+// 3 ± 3.636 µs, floored at 0); one at or below zero is charged as zero, without an interval, and said
+// to be missing with its figure.
+func TestStatedCost(t *testing.T) {
+	f := olsFit{coef: []float64{3e-6, -1e-6}, se: []float64{1e-6, 1e-6}, df: 5}
+	x, pi, missing := f.stated(0, "ser_msg_s")
+	if x != 3e-6 || pi == nil || pi.Lo != 0 || math.Abs(pi.Hi-6.636e-6) > 1e-9 || missing != "" {
+		t.Errorf("positive: %v, %+v, %q; want 3e-06 in [0, 6.636e-06]", x, pi, missing)
+	}
+	x, pi, missing = f.stated(1, "deser_byte_s")
+	if x != 0 || pi != nil || !strings.HasPrefix(missing, "deser_byte_s: fitted -1e-06") {
+		t.Errorf("negative: %v, %+v, %q; want 0, no interval, listed with its figure", x, pi, missing)
+	}
+}
