@@ -199,11 +199,10 @@ func fitSer(obs []xferObs, tr *sim.TransferCosts) []string {
 		return []string{"ser_msg_s, ser_byte_s: " + err.Error()}
 	}
 	n := len(cells)
-	var missing []string
 	var m1, m2 string
 	tr.SerMsgS, tr.SerMsgPI, m1 = f.stated(n, "ser_msg_s")
 	tr.SerByteS, tr.SerBytePI, m2 = f.stated(n+1, "ser_byte_s")
-	return appendSaid(missing, m1, m2)
+	return appendSaid(nil, m1, m2)
 }
 
 // fitDeser fits the receivers' deserialization.
