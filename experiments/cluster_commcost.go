@@ -62,6 +62,10 @@ func commNodes(capacity map[string]float64, n int) (hosts []string, ok bool) {
 	return all[:n], true
 }
 
+// CommNodes is commNodes for stormlab sim costs, whose transfer runs hold their workers to nodes as
+// comm-cost does.
+func CommNodes(capacity map[string]float64, n int) ([]string, bool) { return commNodes(capacity, n) }
+
 // commKnobs are comm-cost's settings at one scale.
 type commKnobs struct {
 	Scale           string

@@ -55,7 +55,7 @@ func newSimCostsCmd() *cobra.Command {
 	var out, name, cluster, method string
 	o := costRuns{}
 	cmd := &cobra.Command{
-		Use:   "costs (--cluster containers:SHAPE|target:FILE [--reps 2] | --from DIR [--from DIR ...]) --out FILE [--name NAME]",
+		Use:   "costs (--cluster containers:SHAPE|target:FILE [--reps 2] [--transfer=false] | --from DIR [--from DIR ...]) --out FILE [--name NAME]",
 		Short: "Measure a simulated cluster's cost model on a real cluster, or from runs recorded on one",
 		Long: "costs measures the cost model of a simulated cluster. With --cluster it runs each of the project's\n" +
 			"topologies (Throughput chain, WordCount, k-means) --reps times under EvenScheduler on that real\n" +
@@ -65,7 +65,13 @@ func newSimCostsCmd() *cobra.Command {
 			"per topology and component, the CPU per tuple (mean over runs, their spread, and a 95% interval\n" +
 			"for measuring again), the tuples per tuple each stream carries and their size; the acker's CPU per\n" +
 			"message, the workers' overhead and start; with the runs, cluster, host, JVM flags, date and\n" +
-			"commit they come from. Invalid runs are left out. docs/simulator.md.",
+			"commit they come from. Invalid runs are left out.\n" +
+			"With --transfer (on by default with --cluster) it also runs the transfer design: the Throughput\n" +
+			"chain paced open loop in 1 worker, 2 workers of a node and 2 workers of 2 nodes, at 100 and 4,000\n" +
+			"bytes, and fits from it the serialization and deserialization CPU per message and per byte and the\n" +
+			"latency of a transfer between workers and between nodes, each with its 95% interval; what the runs\n" +
+			"cannot tell is charged as zero and listed as missing. With --from, runs of that design among the\n" +
+			"folders (the Throughput chain with --rate) are read the same way. docs/simulator.md.",
 		Args: exactArgs(0, "sim costs takes no arguments: stormlab sim costs --cluster containers:SHAPE --out FILE"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if (len(from) == 0) == (cluster == "") || out == "" {
@@ -80,8 +86,8 @@ func newSimCostsCmd() *cobra.Command {
 				if o.where, err = costCluster(cluster); err != nil {
 					return err
 				}
-				if o.reps < 1 || o.measure <= 0 || o.warmup < 0 {
-					return fmt.Errorf("--reps %d, --measure %s, --warmup %s: give reps >= 1, a window > 0 and a warm-up >= 0", o.reps, o.measure, o.warmup)
+				if o.reps < 1 || o.measure <= 0 || o.warmup < 0 || !(o.transferRate > 0) {
+					return fmt.Errorf("--reps %d, --measure %s, --warmup %s, --transfer-rate %v: give reps >= 1, a window > 0, a warm-up >= 0 and a rate > 0", o.reps, o.measure, o.warmup, o.transferRate)
 				}
 				if o.keep == "" {
 					o.keep = out + ".runs"
@@ -93,20 +99,7 @@ func newSimCostsCmd() *cobra.Command {
 			} else if runs, err = loadRuns(from); err != nil {
 				return err
 			}
-			m, err := simcluster.MeasureCosts(name, runs, provenance(runs))
-			if err != nil {
-				return err
-			}
-			if method == "fit" {
-				if err := simcluster.FitIdle(m, runs); err != nil {
-					return err
-				}
-			}
-			if err := writeCostModel(out, m); err != nil {
-				return failed(err)
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "cost model %s: %d topologies from %d runs -> %s\n", m.Name, len(m.Topologies), len(m.Provenance.Runs), out)
-			return nil
+			return measureCostModel(cmd, runs, name, method, out)
 		},
 	}
 	cmd.Flags().StringSliceVar(&from, "from", nil, "a folder of recorded runs (repeatable)")
@@ -115,11 +108,42 @@ func newSimCostsCmd() *cobra.Command {
 	cmd.Flags().DurationVar(&o.warmup, "warmup", 40*time.Second, "with --cluster: each run's maximum warm-up")
 	cmd.Flags().DurationVar(&o.measure, "measure", 60*time.Second, "with --cluster: each run's window")
 	cmd.Flags().StringVar(&o.jvmFlags, "jvm-flags", "-XX:TieredStopAtLevel=1", "with --cluster: the workers' JVM flags (those of the experiments' ci and quick runs)")
+	cmd.Flags().BoolVar(&o.transfer, "transfer", true, "with --cluster: also run the transfer design for the transfer costs (7 runs of about 1 min per repetition, at most 20 s warm-up and a 15 s window: ~13 min at --reps 2, besides ~12 min for the topologies' runs; --transfer=false leaves the transfer costs missing)")
+	cmd.Flags().Float64Var(&o.transferRate, "transfer-rate", 100, "with --transfer: the chain's open-loop rate, tuples/s (every node must carry it: 100 on containers' 0.5-core nodes; the single worker also runs at half of it)")
 	cmd.Flags().StringVar(&o.keep, "keep", "", "with --cluster: where the runs are kept (default: FILE.runs beside --out)")
 	cmd.Flags().StringVar(&out, "out", "", "the cost-model file to write")
 	cmd.Flags().StringVar(&name, "name", "measured", "the cost model's name")
 	cmd.Flags().StringVar(&method, "method", "ratio", "how a component's CPU is read: ratio (its CPU over its tuples in the window) or fit (CPU per tuple and per executor at any rate, fitted over the report intervals)")
 	return cmd
+}
+
+// measureCostModel measures runs into a cost model named name (method: simcluster.CostMethods), with
+// the transfer costs, writes it to out and says what it could not measure.
+func measureCostModel(cmd *cobra.Command, runs []*harness.RunResult, name, method, out string) error {
+	m, err := simcluster.MeasureCosts(name, runs, provenance(runs))
+	if err != nil {
+		return err
+	}
+	if method == "fit" {
+		if err := simcluster.FitIdle(m, runs); err != nil {
+			return err
+		}
+	}
+	xfer, err := simcluster.FitTransfer(m, runs)
+	if err != nil {
+		return err
+	}
+	if err := writeCostModel(out, m); err != nil {
+		return failed(err)
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "cost model %s: %d topologies and the transfer costs from %d runs (%d of the transfer design) -> %s\n", m.Name, len(m.Topologies), len(m.Provenance.Runs), xfer.Runs, out)
+	if len(xfer.Busy) > 0 {
+		fmt.Fprintf(cmd.ErrOrStderr(), "sim costs: caution: a node was at 90%% of its CPU or more in %s: the transfer CPU costs may read low (a lower --transfer-rate)\n", strings.Join(xfer.Busy, ", "))
+	}
+	for _, miss := range m.Provenance.Missing {
+		fmt.Fprintf(cmd.OutOrStdout(), "  not measured (charged as zero): %s\n", miss)
+	}
+	return nil
 }
 
 // loadRuns loads every run folder (one with run.json) under dirs, in path order.

@@ -7,12 +7,16 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
+	"github.com/stormlab/stormlab/experiments"
 	"github.com/stormlab/stormlab/harness"
 	"github.com/stormlab/stormlab/harness/clusters"
+	"github.com/stormlab/stormlab/harness/simcluster"
 	"github.com/stormlab/stormlab/infra/clusterref"
+	"github.com/stormlab/stormlab/infra/protocol"
 	"github.com/stormlab/stormlab/infra/target"
 	"github.com/stormlab/stormlab/topologies"
 )
@@ -26,7 +30,21 @@ type costRuns struct {
 	warmup, measure time.Duration
 	jvmFlags        string
 	keep            string // where the runs are written (they are the cost model's provenance)
+	// transfer adds the transfer design's runs (simcluster.TransferDesign) at transferRate tuples/s.
+	transfer     bool
+	transferRate float64
 }
+
+// transferScheduler places the transfer runs: Storm's own EvenScheduler, which the bridge holds to
+// the nodes a topology names (protocol.NodesConf); the Go schedulers ignore them.
+const transferScheduler = "storm-even"
+
+// transferWarmUp and transferMeasure are each transfer run's maximum warm-up and window: a paced
+// chain is steady within seconds, and 7 runs per repetition must stay short.
+const (
+	transferWarmUp  = 20 * time.Second
+	transferMeasure = 15 * time.Second
+)
 
 // record runs them on one cluster and returns the runs, each also written under keep.
 func (o costRuns) record(ctx context.Context, logf func(string, ...any)) ([]*harness.RunResult, error) {
@@ -48,24 +66,58 @@ func (o costRuns) record(ctx context.Context, logf func(string, ...any)) ([]*har
 	for rep := 1; rep <= o.reps; rep++ {
 		for _, m := range topologies.StormMains() {
 			name := fmt.Sprintf("stormlab-costs-%s-r%d", m.Name, rep)
-			topo, err := harness.StormTopology(m.Name, name, "--seed", fmt.Sprint(rep), "--worker-childopts", o.jvmFlags)
-			if err != nil {
-				return nil, err
-			}
 			logf("%s, repetition %d of %d", m.Name, rep, o.reps)
-			res, err := c.Run(ctx, harness.RunSpec{Scheduler: "even", Topology: topo, WarmUp: o.warmup, Measure: o.measure})
-			if res != nil {
-				if serr := harness.Save(filepath.Join(o.keep, name), res); serr != nil {
-					err = errors.Join(err, serr)
-				}
-			}
+			res, err := o.run(ctx, c, "even", m.Name, name, o.warmup, o.measure, "--seed", fmt.Sprint(rep))
 			if err != nil {
 				return nil, err
 			}
 			runs = append(runs, res)
 		}
+		if !o.transfer {
+			continue
+		}
+		xfer, err := o.recordTransfer(ctx, c, rep, logf)
+		if err != nil {
+			return nil, err
+		}
+		runs = append(runs, xfer...)
 	}
 	return runs, nil
+}
+
+// recordTransfer runs one repetition of the transfer design on c: each placement's workers held to
+// the nodes with the most CPU (protocol.NodesConf, chosen as the comm-cost experiment chooses them)
+// by Storm's own EvenScheduler (transferScheduler).
+func (o costRuns) recordTransfer(ctx context.Context, c harness.Cluster, rep int, logf func(string, ...any)) ([]*harness.RunResult, error) {
+	capacity := c.Capacity()
+	var runs []*harness.RunResult
+	for _, t := range simcluster.TransferDesign(len(capacity)) {
+		hosts, _ := experiments.CommNodes(capacity, t.Placement.Nodes) // TransferDesign keeps to the cluster's nodes
+		name := fmt.Sprintf("stormlab-costs-xfer-%s-%db-%g-r%d", t.Placement.Name, t.Payload, o.transferRate*t.RateShare, rep)
+		logf("transfer: %d workers on %s, %d bytes, %g tuples/s, repetition %d of %d", t.Placement.Workers, strings.Join(hosts, ", "), t.Payload, o.transferRate*t.RateShare, rep, o.reps)
+		args := append(t.Args(o.transferRate, hosts, protocol.NodesConf), "--seed", fmt.Sprint(rep))
+		res, err := o.run(ctx, c, transferScheduler, "throughput", name, transferWarmUp, transferMeasure, args...)
+		if err != nil {
+			return nil, err
+		}
+		runs = append(runs, res)
+	}
+	return runs, nil
+}
+
+// run runs topology main as name under scheduler with the JVM flags, and keeps it.
+func (o costRuns) run(ctx context.Context, c harness.Cluster, scheduler, main, name string, warmup, measure time.Duration, args ...string) (*harness.RunResult, error) {
+	topo, err := harness.StormTopology(main, name, append(args, "--worker-childopts", o.jvmFlags)...)
+	if err != nil {
+		return nil, err
+	}
+	res, err := c.Run(ctx, harness.RunSpec{Scheduler: scheduler, Topology: topo, WarmUp: warmup, Measure: measure})
+	if res != nil {
+		if serr := harness.Save(filepath.Join(o.keep, name), res); serr != nil {
+			err = errors.Join(err, serr)
+		}
+	}
+	return res, err
 }
 
 // costCluster resolves --cluster for sim costs: a real cluster (containers of a shape, or a target).

@@ -3,6 +3,8 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stormlab/stormlab/infra/sim"
@@ -10,7 +12,8 @@ import (
 
 // TestSimCostsFromOneRun: sim costs --from one recorded run (a WordCount run's window, kept in
 // harness/simcluster/testdata/remeasure) writes a cost model whose every component states an interval
-// from the spread within the run, and no worker start interval (one figure per run: nothing to say).
+// from the spread within the run, and no worker start interval (one figure per run: nothing to say);
+// without a run of the transfer design, the transfer costs are listed as not measured.
 func TestSimCostsFromOneRun(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "costs.json")
 	code, _, stderr := cli(t, "sim", "costs", "--from", "../../harness/simcluster/testdata/remeasure/wordcount-even-r1", "--out", out, "--name", "one")
@@ -37,5 +40,11 @@ func TestSimCostsFromOneRun(t *testing.T) {
 	}
 	if m.Transfer.WorkerStartPI != nil || m.Provenance.Uncertainty == "" {
 		t.Errorf("worker start interval %+v, uncertainty %q", m.Transfer.WorkerStartPI, m.Provenance.Uncertainty)
+	}
+	// No run of the transfer design: its costs are zero, without an interval, and listed as missing.
+	tr := m.Transfer
+	if tr.SerMsgS != 0 || tr.DeserByteS != 0 || tr.LinkLatency != 0 || tr.SerMsgPI != nil || tr.LocalLatencyPI != nil ||
+		!slices.ContainsFunc(m.Provenance.Missing, func(s string) bool { return strings.HasPrefix(s, "ser_msg_s, ser_byte_s, deser_msg_s") }) {
+		t.Errorf("transfer %+v, missing %q: want the transfer costs at zero and listed missing", tr, m.Provenance.Missing)
 	}
 }

@@ -63,6 +63,7 @@ func TestSimCommands(t *testing.T) {
 	}{
 		{[]string{"sim", "costs", "--out", out}, "needs one of --cluster"},
 		{[]string{"sim", "costs", "--from", empty, "--out", out}, "no recorded run"},
+		{[]string{"sim", "costs", "--cluster", "containers:heterogeneous-2", "--transfer-rate", "0", "--out", out}, "a rate > 0"},
 		{[]string{"run", "--cluster", "sim:moon", "--topology", "wordcount", "--scheduler", "even"}, "known: kpart-paper"},
 		{[]string{"run", "--cluster", "sim:paper", "--topology", "wordcount", "--scheduler", "even"}, "each experiment's paper cluster"},
 		{[]string{"experiment", "smoke", "--cluster", "sim:paper", "--scale", "ci", "--out", empty}, "smoke has no paper's cluster"},

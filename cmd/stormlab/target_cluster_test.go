@@ -694,7 +694,7 @@ func TestSimCostsTarget(t *testing.T) {
 	file, tg := sharedTarget(t)
 	dir := t.TempDir()
 	out := filepath.Join(dir, "costs.json")
-	code, stdout, stderr := cli(t, "sim", "costs", "--cluster", "target:"+file, "--reps", "1", "--warmup", "10s", "--measure", "15s", "--out", out)
+	code, stdout, stderr := cli(t, "sim", "costs", "--cluster", "target:"+file, "--reps", "1", "--warmup", "10s", "--measure", "15s", "--transfer=false", "--out", out)
 	if code != exitOK {
 		t.Fatalf("sim costs: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}

@@ -60,13 +60,19 @@ var workFlags = map[string][]string{
 // (valid runs only; each run's window, as a capture of it: capture.FromRecords): per topology and
 // component, the CPU per tuple (the mean over runs, their standard deviation, and the stated interval:
 // remeasure), the tuples each stream carries per tuple and the tuples' size. Runs of one topology at
-// different work flags are refused: measure them into separate models.
+// different work flags are refused: measure them into separate models. Runs of the transfer design
+// (IsTransferRun) are left to FitTransfer.
 func MeasureCosts(name string, runs []*harness.RunResult, prov sim.CostProvenance) (*sim.CostModel, error) {
 	m := &sim.CostModel{Format: sim.CostFormat, Name: name, Provenance: prov, Topologies: map[string]sim.TopologyCosts{}}
 	m.Provenance.Uncertainty = uncertaintyMethod
 	per := map[string][]runCosts{} // by main class
 	var all []runCosts
+	xfer := 0
 	for _, r := range runs {
+		if IsTransferRun(r) { // the transfer design's runs: FitTransfer
+			xfer++
+			continue
+		}
 		if r.Validity.Level == harness.Invalid {
 			continue
 		}
@@ -86,7 +92,7 @@ func MeasureCosts(name string, runs []*harness.RunResult, prov sim.CostProvenanc
 		m.Provenance.Runs = append(m.Provenance.Runs, fmt.Sprintf("%s under %s on %s at %s", rc.main.Name, r.Spec.Scheduler, r.Cluster, r.StartedAt.UTC().Format(time.RFC3339)))
 	}
 	if len(per) == 0 {
-		return nil, fmt.Errorf("no valid run of the project's topologies among %d runs: record some (stormlab run --out DIR, or an experiment's folder)", len(runs))
+		return nil, fmt.Errorf("no valid run of the project's topologies among %d runs (%d of them of the transfer design, which give the transfer costs only): record some (stormlab run --out DIR, or an experiment's folder)", len(runs), xfer)
 	}
 	m.Transfer = poolTransfer(all)
 	for class, rs := range per {

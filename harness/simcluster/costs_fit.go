@@ -54,7 +54,7 @@ const minCPUMicros = 1
 func FitIdle(m *sim.CostModel, runs []*harness.RunResult) error {
 	fits := map[string]map[string][][2]float64{} // class -> component -> per run (b, s)
 	for _, r := range runs {
-		if r.Validity.Level == harness.Invalid || r.Simulated != nil {
+		if r.Validity.Level == harness.Invalid || r.Simulated != nil || IsTransferRun(r) {
 			continue
 		}
 		class := r.Spec.Topology.MainClass

@@ -46,8 +46,15 @@ type TransferCosts struct {
 	DeserByteS   float64 `json:"deser_byte_s"`
 	LocalLatency float64 `json:"local_latency_s"`
 	LinkLatency  float64 `json:"link_latency_s"`
-	AckCPUS      float64 `json:"ack_cpu_s"`
-	AckBytes     int     `json:"ack_bytes"`
+	// The transfer costs' stated intervals (nil: not measured, or measured by a file that predates them).
+	SerMsgPI       *Interval `json:"ser_msg_s_pi95,omitempty"`
+	SerBytePI      *Interval `json:"ser_byte_s_pi95,omitempty"`
+	DeserMsgPI     *Interval `json:"deser_msg_s_pi95,omitempty"`
+	DeserBytePI    *Interval `json:"deser_byte_s_pi95,omitempty"`
+	LocalLatencyPI *Interval `json:"local_latency_s_pi95,omitempty"`
+	LinkLatencyPI  *Interval `json:"link_latency_s_pi95,omitempty"`
+	AckCPUS        float64   `json:"ack_cpu_s"`
+	AckBytes       int       `json:"ack_bytes"`
 	// WorkerOverheadCores is what each worker's own threads use besides its executors' (the worker's
 	// process CPU less its executor threads'), and WorkerOverheadSD its spread over the measured workers.
 	WorkerOverheadCores float64   `json:"worker_overhead_cores"`
@@ -140,7 +147,10 @@ func ReadCostModel(r io.Reader) (*CostModel, error) {
 		name string
 		ci   *Interval
 		x    float64
-	}{{"ack_cpu_s_pi95", tr.AckCPUPI, tr.AckCPUS}, {"worker_overhead_cores_pi95", tr.WorkerOverheadPI, tr.WorkerOverheadCores}, {"worker_start_s_pi95", tr.WorkerStartPI, tr.WorkerStartS}} {
+	}{{"ack_cpu_s_pi95", tr.AckCPUPI, tr.AckCPUS}, {"worker_overhead_cores_pi95", tr.WorkerOverheadPI, tr.WorkerOverheadCores}, {"worker_start_s_pi95", tr.WorkerStartPI, tr.WorkerStartS},
+		{"ser_msg_s_pi95", tr.SerMsgPI, tr.SerMsgS}, {"ser_byte_s_pi95", tr.SerBytePI, tr.SerByteS},
+		{"deser_msg_s_pi95", tr.DeserMsgPI, tr.DeserMsgS}, {"deser_byte_s_pi95", tr.DeserBytePI, tr.DeserByteS},
+		{"local_latency_s_pi95", tr.LocalLatencyPI, tr.LocalLatency}, {"link_latency_s_pi95", tr.LinkLatencyPI, tr.LinkLatency}} {
 		if err := checkInterval(f.ci, f.x); err != nil {
 			return nil, fmt.Errorf("cost model %q: transfer %s: %w", m.Name, f.name, err)
 		}

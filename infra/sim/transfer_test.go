@@ -1,0 +1,52 @@
+package sim
+
+import (
+	"math"
+	"testing"
+)
+
+// TestTransferCPU: the model charges what sim costs measures. The chain's spout and bolt in two
+// workers of one node use more CPU than in one worker by the rate times the sender's serialization and
+// the receiver's deserialization of each tuple (SerMsg + SerByte x 100 + DeserMsg + DeserByte x 100:
+// 20 + 1 + 30 + 2 µs), and between two nodes by the same (the latency differs, not the CPU). Reference:
+// the costs put in, times 10 tuples/s. Tolerance: 1% of the difference (constant arrivals and service
+// times: the window's tuple count varies by one at most, 1/2,000 of them).
+func TestTransferCPU(t *testing.T) {
+	costs := Costs{SerMsg: 20e-6, SerByte: 1e-8, DeserMsg: 30e-6, DeserByte: 2e-8, LocalLatency: 1e-4, LinkLatency: 1e-3}
+	const rate = 10.0
+	want := rate * (20e-6 + 100*1e-8 + 30e-6 + 100*2e-8)
+	cores := func(workers []int, execWorkers [2]int, c Costs) float64 {
+		cfg := chain(Dist{Mean: 1e-4}, Dist{Mean: 1e-3}, rate, 0)
+		cfg.Costs, cfg.Topology.Workers = c, workers
+		cfg.Topology.Executors[0].Worker, cfg.Topology.Executors[1].Worker = execWorkers[0], execWorkers[1]
+		r, err := Run(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum := 0.0
+		for _, x := range r.NodeCores {
+			sum += x
+		}
+		return sum
+	}
+	one := cores([]int{0}, [2]int{0, 0}, costs)
+	for _, c := range []struct {
+		name    string
+		workers []int
+		costs   Costs
+		want    float64
+	}{
+		{"two workers of a node", []int{0, 0}, costs, want},
+		{"two nodes", []int{0, 1}, costs, want},
+		{"two workers, no transfer costs", []int{0, 0}, Costs{}, 0},
+	} {
+		base := one
+		if c.costs == (Costs{}) {
+			base = cores([]int{0}, [2]int{0, 0}, Costs{})
+		}
+		got := cores(c.workers, [2]int{0, 1}, c.costs) - base
+		if math.Abs(got-c.want) > 0.01*want {
+			t.Errorf("%s: %.4g cores more than one worker, want %.4g", c.name, got, c.want)
+		}
+	}
+}
