@@ -79,7 +79,7 @@ func clusterFlags(cluster, profile, targetFile string) (clusterref.Ref, error) {
 }
 
 // simCostsHelp is the help of --sim-costs.
-const simCostsHelp = "with --cluster sim:NAME: the cost model that charges the simulated cluster (a `stormlab sim costs` file; " +
+const simCostsHelp = "with --cluster sim:NAME: the cost-model `FILE` that charges the simulated cluster (written by stormlab sim costs; " +
 	"the validation beside it, FILE.validation.json, when there; default: the model shipped with the project, measured on its containers)"
 
 // withSimCosts sets where's cost-model file (--sim-costs): refused for a cluster that is not simulated,
