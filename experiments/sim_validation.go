@@ -134,11 +134,14 @@ var simValQuick = []valConfig{
 	{Topology: "throughput", Shape: "heterogeneous-2", LinkMbit: 0.25, Schedulers: svEKR},
 }
 
-// simValCI is the ci scale's one configuration: the walking check of make test (an open-loop
-// configuration's reference path runs on the simulated stand-in of the package's tests).
-var simValCI = []valConfig{{Topology: "wordcount", Shape: "heterogeneous-2", Schedulers: []string{"storm-even"}}}
+// simValCI is the ci scale's two configurations, make test's real-against-simulated check: WordCount
+// saturated, and open loop at half of that configuration's throughput (its reference).
+var simValCI = []valConfig{
+	{Topology: "wordcount", Shape: "heterogeneous-2", Schedulers: []string{"storm-even"}},
+	{Topology: "wordcount", Shape: "heterogeneous-2", Load: 0.5, Schedulers: []string{"storm-even"}},
+}
 
-// simValScales: ci is a walking check for make test (one configuration, one run, no verdict);
+// simValScales: ci is a walking check for make test (two configurations, one run each, no verdict);
 // quick is the 13 configurations x 3 schedulers x 3 runs; full adds the 4-node shapes and longer
 // windows, for a user's cluster (a target) or a larger host.
 var simValScales = map[string]simValKnobs{
@@ -188,7 +191,7 @@ func SimValidation() *lab.Spec {
 		XLabel:      "configuration",
 		XConditions: true,
 		Metrics:     simValMetrics,
-		Cost:        lab.Cost{CI: "~2 min", Quick: "~150 min", Full: "~10 h"},
+		Cost:        lab.Cost{CI: "~3 min", Quick: "~150 min", Full: "~10 h"},
 		Needs: lab.Needs{Need: lab.NeedsCluster,
 			Why:       "it compares the simulator with real runs: it runs the project's topologies on a Storm cluster (its own containers of the 2-node and 4-node shapes, or a target) and the same runs in the simulator",
 			RealStorm: "it validates the simulator against a real Storm cluster"},

@@ -8,7 +8,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -43,13 +42,8 @@ func TestSimValidationWalks(t *testing.T) {
 	if testing.Short() {
 		t.Skip("simulates four runs")
 	}
-	// The ci scale's configuration and an open-loop one at half its reference.
-	k := simValScales["ci"]
-	k.Configs = append(slices.Clone(simValCI), valConfig{Topology: "wordcount", Shape: "heterogeneous-2", Load: 0.5, Schedulers: []string{"storm-even"}})
+	// The ci scale's configurations: saturated, and open loop at half of that (its reference).
 	spec := SimValidation()
-	spec.Run = func(ctx context.Context, env lab.Env) (*lab.Results, error) {
-		return runSimValidation(ctx, env, map[string]simValKnobs{"ci": k})
-	}
 	dir := t.TempDir()
 	var log bytes.Buffer
 	rep, err := Run(context.Background(), spec, lab.Options{Out: dir, Log: &log, Scale: "ci", Cluster: clusterref.Ref{Kind: "stand-in"}, Kinds: simAsReal()})

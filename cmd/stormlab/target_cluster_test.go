@@ -287,9 +287,9 @@ func checkWhy(t *testing.T, dir string) {
 	}
 }
 
-// sim-validation (ci: WordCount saturated under EvenScheduler, one run) through the standing cluster's
-// target file: the configuration runs on the target and then in the simulator on the target's twin (its
-// supervisors' capacities), and validation.csv compares them.
+// sim-validation (ci: WordCount under EvenScheduler saturated and open loop at half that, one run each)
+// through the standing cluster's target file: each configuration runs on the target and then in the
+// simulator on the target's twin (its supervisors' capacities), and validation.csv compares them.
 // At the ci scale this is the experiment's test (experiments' TestSimValidationWalks runs its logic on
 // a simulated stand-in without Docker).
 func TestSimValidationTarget(t *testing.T) {
@@ -300,10 +300,10 @@ func TestSimValidationTarget(t *testing.T) {
 	for _, r := range rawRows(t, filepath.Join(dir, "raw.csv")) {
 		count[r["series"]]++
 	}
-	if count["storm-even real"] != 1 || count["storm-even sim"] != 1 || count["storm-even analytic"] > 1 || len(count) > 3 {
-		t.Errorf("raw.csv series %v: want a real, a simulated and at most one analytic row", count)
+	if count["storm-even real"] != 2 || count["storm-even sim"] != 2 || count["storm-even analytic"] > 2 || len(count) > 3 {
+		t.Errorf("raw.csv series %v: want two real, two simulated and at most two analytic rows", count)
 	}
-	for _, run := range []string{"sv-c01-storm-even-r0"} {
+	for _, run := range []string{"sv-c01-storm-even-r0", "sv-c02-storm-even-r0"} {
 		checkRunOnTarget(t, filepath.Join(dir, "runs", run, "run.json"), tg, false)
 		var sim struct {
 			Simulated *struct {
@@ -315,8 +315,8 @@ func TestSimValidationTarget(t *testing.T) {
 			t.Errorf("%s-sim: simulated %+v, want the twin of %s", run, sim.Simulated, tg.Name)
 		}
 	}
-	if b, err := os.ReadFile(filepath.Join(dir, "validation.csv")); err != nil || strings.Count(string(b), "\n") != 5 {
-		t.Errorf("validation.csv: %v, want a header and 1 cell x 4 metrics:\n%s", err, b)
+	if b, err := os.ReadFile(filepath.Join(dir, "validation.csv")); err != nil || strings.Count(string(b), "\n") != 9 {
+		t.Errorf("validation.csv: %v, want a header and 2 cells x 4 metrics:\n%s", err, b)
 	}
 	// validation.json, or the manifest's reason there is none (every real run suspect: a busy host).
 	var manifest struct {
