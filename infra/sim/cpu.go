@@ -1,18 +1,27 @@
 package sim
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // cpu is a node's cores under egalitarian processor sharing: the executors in service share the cores
 // equally and one executor (one thread) uses at most one core, so n busy executors on c cores each
 // progress at min(1, c/n) of a core. Work is in CPU seconds of the reference machine; speed scales it.
 // A cpu is its own timer in the engine (next, idx): one entry per node, moved when its jobs change,
 // rather than one event per change.
+//
+// Since every job in service progresses at the same rate, the cpu keeps one virtual clock v (the
+// core-seconds each job in service has received) and its jobs in a heap by the virtual time they end
+// (vend): a job's arrival, departure or the next completion costs O(log n), not a pass over every job.
 type cpu struct {
 	eng   *engine
 	cores float64
 	speed float64
-	jobs  []*executor
-	last  float64 // when the jobs' remaining work was last brought up to date
+	jobs  jobHeap // the executors in service, by vend (then by start)
+	v     float64 // virtual clock: core-seconds each job in service has received; reset when idle
+	seq   uint64  // jobs started, the tie-break of equal vend
+	last  float64 // when v and the integrals were last brought up to date
 	busy  float64 // integral of cores in use over time (core-seconds)
 	next  float64 // time of the next completion; +Inf when idle
 	idx   int     // position in the engine's timer heap
@@ -28,22 +37,43 @@ type cpu struct {
 	// asks, up to the node's cores, and the workers' threads share the rest; loadBusy is its integral.
 	load     float64
 	loadBusy float64
+	ended    []*executor // complete's scratch
+	// lv is level by the number of jobs, for lvKey's workers and load: it is asked several times per
+	// event, the number of jobs changes on nearly every one, the rest seldom.
+	lv    []float64
+	lvKey levelKey
+}
+
+type levelKey struct {
+	bg          int
+	bgCap, load float64
 }
 
 // level is the water-filling level of the node's threads beside the load: each gets min(its cap,
 // level) of the cores the load leaves, executors capped at one core, overhead threads at bgCap; +Inf
 // when every thread gets its cap.
 func (c *cpu) level() float64 {
-	left := c.cores - c.loadRate()
-	if c.bg == 0 || c.bgCap <= 0 { // executors alone: equal shares of the cores
-		return left / float64(max(1, len(c.jobs)))
+	if c.bg == 0 || c.bgCap <= 0 { // executors alone beside the load: equal shares of what it leaves
+		return (c.cores - c.loadRate()) / float64(max(1, len(c.jobs)))
 	}
+	if k := (levelKey{c.bg, c.bgCap, c.load}); k != c.lvKey {
+		c.lv, c.lvKey = c.lv[:0], k
+	}
+	for len(c.lv) <= len(c.jobs) {
+		c.lv = append(c.lv, c.fill(len(c.lv)))
+	}
+	return c.lv[len(c.jobs)]
+}
+
+// fill is level's water-filling over the executors and the overhead threads, with jobs executors in
+// service, of the cores the load leaves.
+func (c *cpu) fill(jobs int) float64 {
 	type group struct{ n, cap float64 }
-	gs := [2]group{{float64(len(c.jobs)), 1}, {float64(c.bg), c.bgCap}} // no allocation: this runs on every event of the node
+	gs := [2]group{{float64(jobs), 1}, {float64(c.bg), c.bgCap}} // no allocation
 	if gs[1].cap < gs[0].cap {
 		gs[0], gs[1] = gs[1], gs[0]
 	}
-	n := gs[0].n + gs[1].n
+	left, n := c.cores-c.loadFor(jobs), gs[0].n+gs[1].n
 	for _, g := range gs {
 		if g.n == 0 {
 			continue
@@ -63,7 +93,7 @@ func (c *cpu) rate() float64 {
 	if len(c.jobs) == 0 {
 		return 0
 	}
-	return math.Min(1, c.level())
+	return min(1, c.level())
 }
 
 // bgRate is each overhead thread's share.
@@ -71,7 +101,7 @@ func (c *cpu) bgRate() float64 {
 	if c.bg == 0 || c.bgCap <= 0 {
 		return 0
 	}
-	return math.Min(c.bgCap, c.level())
+	return min(c.bgCap, c.level())
 }
 
 // Weights of CFS (sched_prio_to_weight): a thread at nice -20, as the burners' are, and at nice 0.
@@ -80,18 +110,22 @@ const (
 	weightNice0  = 1024
 )
 
-// loadRate is the cores the background load gets: what it asks, up to what its ceil(load) threads'
-// weight gives them beside the node's other runnable threads when the cores do not suffice.
-func (c *cpu) loadRate() float64 {
+// loadRate is the cores the background load gets now (loadFor).
+func (c *cpu) loadRate() float64 { return c.loadFor(len(c.jobs)) }
+
+// loadFor is the cores the background load gets beside jobs executors in service: what it asks, up to
+// what its ceil(load) threads' weight gives them beside the node's other runnable threads when the
+// cores do not suffice.
+func (c *cpu) loadFor(jobs int) float64 {
 	if c.load <= 0 {
 		return 0
 	}
 	kw := math.Ceil(c.load) * weightNice20
-	others := float64(len(c.jobs)+c.bg) * weightNice0
-	return math.Min(c.load, c.cores*kw/(kw+others))
+	others := float64(jobs+c.bg) * weightNice0
+	return min(c.load, c.cores*kw/(kw+others))
 }
 
-// advance brings every job's remaining work and the busy integral up to now.
+// advance brings the virtual clock and the busy integrals up to now.
 func (c *cpu) advance() {
 	dt := c.eng.now - c.last
 	if dt > 0 && c.bg > 0 {
@@ -104,20 +138,35 @@ func (c *cpu) advance() {
 	}
 	if dt > 0 && len(c.jobs) > 0 {
 		r := c.rate()
-		for _, e := range c.jobs {
-			e.left -= dt * r
-			e.tally.cpu += dt * r
-		}
+		c.v += dt * r
 		c.busy += dt * r * float64(len(c.jobs))
 	}
 	c.last = c.eng.now
 }
 
+// charge adds to e's CPU tally what its job received since it was last charged.
+func (c *cpu) charge(e *executor) {
+	e.tally.cpu += c.v - e.vmark
+	e.vmark = c.v
+}
+
+// flush brings every job's CPU tally up to now.
+func (c *cpu) flush() {
+	c.advance()
+	for _, e := range c.jobs {
+		c.charge(e)
+	}
+}
+
 // run starts e's job of work core-seconds (of the reference machine); c.done(e) is called when it ends.
 func (c *cpu) run(e *executor, work float64) {
 	c.advance()
-	e.left, e.on = work/c.speed, c
-	c.jobs = append(c.jobs, e)
+	if len(c.jobs) == 0 {
+		c.v = 0 // keep the virtual clock small, and its resolution fine
+	}
+	c.seq++
+	e.vend, e.vmark, e.jseq, e.on = c.v+work/c.speed, c.v, c.seq, c
+	c.jobs.push(e)
 	c.schedule()
 }
 
@@ -125,36 +174,42 @@ func (c *cpu) run(e *executor, work float64) {
 func (c *cpu) schedule() {
 	c.next = math.Inf(1)
 	if len(c.jobs) > 0 {
-		least := c.jobs[0].left
-		for _, e := range c.jobs[1:] {
-			least = math.Min(least, e.left)
-		}
-		c.next = c.eng.now + math.Max(0, least)/c.rate()
+		c.next = c.eng.now + max(0, c.jobs[0].vend-c.v)/c.rate()
 	}
 	c.eng.moved(c)
 }
 
-// complete ends the jobs whose work is done, then calls done for each.
+// complete ends the jobs whose work is done (the first in the heap, whose time this is, and any
+// within rounding of it), then calls done for each in the order they started.
 func (c *cpu) complete() {
 	c.advance()
 	const eps = 1e-12
-	var ended [8]*executor
-	done := ended[:0]
-	kept := c.jobs[:0]
-	for _, e := range c.jobs {
-		if e.left <= eps {
-			done = append(done, e)
-		} else {
-			kept = append(kept, e)
-		}
+	done := c.ended[:0]
+	for len(c.jobs) > 0 && (len(done) == 0 || c.jobs[0].vend-c.v <= eps) {
+		e := c.jobs.pop()
+		c.charge(e)
+		done = append(done, e)
 	}
-	clear(c.jobs[len(kept):])
-	c.jobs = kept
+	if len(done) > 1 {
+		slices.SortFunc(done, func(a, b *executor) int { return cmpSeq(a.jseq, b.jseq) })
+	}
 	c.schedule()
-	for _, e := range done {
+	for i, e := range done {
+		done[i] = nil
 		e.on = nil
 		c.done(e)
 	}
+	c.ended = done[:0]
+}
+
+func cmpSeq(a, b uint64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
 }
 
 // usage is the core-seconds used up to now.
@@ -166,11 +221,7 @@ func (c *cpu) usage() float64 {
 // cancel ends e's job without completing it (its executor restarts).
 func (c *cpu) cancel(e *executor) {
 	c.advance()
-	for i, x := range c.jobs {
-		if x == e {
-			c.jobs = append(c.jobs[:i], c.jobs[i+1:]...)
-			break
-		}
-	}
+	c.charge(e)
+	c.jobs.remove(e.jidx)
 	c.schedule()
 }

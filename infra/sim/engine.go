@@ -1,9 +1,6 @@
 package sim
 
-import (
-	"container/heap"
-	"math"
-)
+import "math"
 
 // engine is the event loop: a clock and a heap of timed events, run in time order (ties in the order
 // they were scheduled, so a run is deterministic). The Go discrete-event libraries run processes as
@@ -17,35 +14,50 @@ type engine struct {
 	count  uint64 // events run, for the benchmark
 }
 
-// timerHeap orders the CPUs by their next completion (ties by position, which is stable).
+// timerHeap is a binary min-heap of the CPUs by their next completion (ties by position, which is
+// stable), written out like eventHeap: a CPU's timer moves on nearly every event.
 type timerHeap []*cpu
 
-func (h timerHeap) Len() int           { return len(h) }
-func (h timerHeap) Less(i, j int) bool { return h[i].next < h[j].next }
-func (h timerHeap) Swap(i, j int) {
+func (h timerHeap) swap(i, j int) {
 	h[i], h[j] = h[j], h[i]
 	h[i].idx, h[j].idx = i, j
-}
-func (h *timerHeap) Push(x any) {
-	c := x.(*cpu)
-	c.idx = len(*h)
-	*h = append(*h, c)
-}
-func (h *timerHeap) Pop() any {
-	old := *h
-	c := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return c
 }
 
 // addTimer registers c, idle.
 func (e *engine) addTimer(c *cpu) {
 	c.next = math.Inf(1)
-	heap.Push(&e.timers, c)
+	c.idx = len(e.timers)
+	e.timers = append(e.timers, c)
+	e.moved(c)
 }
 
 // moved restores the timer heap after c.next changed.
-func (e *engine) moved(c *cpu) { heap.Fix(&e.timers, c.idx) }
+func (e *engine) moved(c *cpu) {
+	h := e.timers
+	i := c.idx
+	for i > 0 { // up
+		p := (i - 1) / 2
+		if !(h[i].next < h[p].next) {
+			break
+		}
+		h.swap(i, p)
+		i = p
+	}
+	for n := len(h); ; { // down
+		l, small := 2*i+1, i
+		if l < n && h[l].next < h[small].next {
+			small = l
+		}
+		if r := l + 1; r < n && h[r].next < h[small].next {
+			small = r
+		}
+		if small == i {
+			return
+		}
+		h.swap(i, small)
+		i = small
+	}
+}
 
 type event struct {
 	at  float64

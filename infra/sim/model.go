@@ -167,10 +167,38 @@ func (d Dist) draw(r *rand.Rand) float64 {
 	case Exponential:
 		return d.Mean * r.ExpFloat64()
 	case LogNormal:
-		s2 := math.Log1p(d.CV * d.CV)
-		return math.Exp(math.Log(d.Mean) - s2/2 + math.Sqrt(s2)*r.NormFloat64())
+		mu, sigma := d.logNormal()
+		return math.Exp(mu + sigma*r.NormFloat64())
 	}
 	return d.Mean
+}
+
+// logNormal is a LogNormal d's parameters: the mean and the standard deviation of its logarithm.
+func (d Dist) logNormal() (mu, sigma float64) {
+	s2 := math.Log1p(d.CV * d.CV)
+	return math.Log(d.Mean) - s2/2, math.Sqrt(s2)
+}
+
+// sampler draws a Dist with its logarithm's parameters worked out once (an executor draws one value
+// per tuple); it draws what Dist.draw draws.
+type sampler struct {
+	d         Dist
+	mu, sigma float64
+}
+
+func newSampler(d Dist) sampler {
+	s := sampler{d: d}
+	if d.Kind == LogNormal {
+		s.mu, s.sigma = d.logNormal()
+	}
+	return s
+}
+
+func (s *sampler) draw(r *rand.Rand) float64 {
+	if s.d.Kind == LogNormal {
+		return math.Exp(s.mu + s.sigma*r.NormFloat64())
+	}
+	return s.d.draw(r)
 }
 
 // check names what is wrong with c, and how to fix it; window: a run of Run (WarmUp and Measure set).

@@ -77,7 +77,11 @@ type executor struct {
 	over    bool
 	pending int              // spouts: tuple trees in flight
 	backlog []float64        // spouts under open loop: intended send times not yet sent
-	left    float64          // CPU work left of the tuple in execution (cpu)
+	vend    float64          // the virtual time (cpu.v) its tuple in execution ends
+	vmark   float64          // the virtual time its CPU tally was last charged to
+	jseq    uint64           // when its tuple in execution started, in its cpu's order
+	jidx    int              // its position in its cpu's job heap
+	svc     sampler          // its component's Service
 	tally   tally            // counters since the last Sim.Take
 	scopes  [][2][]*executor // per output stream: its receivers in this worker, on this node (load-aware shuffle; nil: not computed since the last move)
 	on      *cpu             // the node's CPU running its tuple in execution (a moved executor finishes where it started)
@@ -133,13 +137,14 @@ func newSim(orig *Config) *sim {
 	}
 	for i, e := range cfg.Topology.Executors {
 		ex := &executor{id: i, comp: comps[e.Component], worker: e.Worker, node: cfg.Topology.Workers[e.Worker]}
+		ex.svc = newSampler(ex.comp.Service)
 		s.execs = append(s.execs, ex)
 		s.byComp[e.Component] = append(s.byComp[e.Component], ex)
 	}
 	if cfg.Topology.Ackers {
 		s.acker = &Component{Name: AckerName, Service: Dist{Mean: cfg.Costs.AckCPU}, Bytes: cfg.Topology.AckBytes}
 		for w, n := range cfg.Topology.Workers {
-			s.ackers = append(s.ackers, &executor{id: len(s.execs) + w, comp: s.acker, worker: w, node: n})
+			s.ackers = append(s.ackers, &executor{id: len(s.execs) + w, comp: s.acker, worker: w, node: n, svc: newSampler(s.acker.Service)})
 		}
 	}
 	s.m.lat = hdrhistogram.New(1, 3_600_000_000, 3)
@@ -214,7 +219,7 @@ func (s *sim) trySpout(e *executor) {
 func (s *sim) execute(e *executor, t tuple) {
 	e.busy, e.cur = true, t
 	e.outs = s.route(e, e.outs[:0])
-	work := e.comp.Service.draw(s.rng)
+	work := e.svc.draw(s.rng)
 	c := s.cfg.Costs
 	if t.remote {
 		work += c.DeserMsg + c.DeserByte*float64(t.bytes)

@@ -68,7 +68,7 @@ type Counts struct {
 // Take returns every executor's counters since the previous Take (or the start) and starts new ones.
 func (x *Sim) Take() []Counts {
 	for _, c := range x.s.cpus { // the tuples in execution have used CPU up to now
-		c.advance()
+		c.flush()
 	}
 	all := append(slices.Clone(x.s.execs), x.s.ackers...)
 	out := make([]Counts, len(all))
