@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"math"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/montanaflynn/stats"
@@ -161,19 +162,7 @@ var costFiles embed.FS
 // ShippedValidation is the validation that ships beside the cost model m (costs/NAME.validation.json),
 // or nil when there is none.
 func ShippedValidation(m *sim.CostModel) (*Validation, error) {
-	f, err := costFiles.Open("costs/" + m.Name + ".validation.json")
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	v, err := ReadValidation(f)
-	if err != nil {
-		return nil, fmt.Errorf("the validation shipped with cost model %s: %w", m.Name, err)
-	}
-	return &v, nil
+	return validationIn(costFiles, "costs/"+m.Name+".validation.json", "the validation shipped with cost model "+m.Name)
 }
 
 // validationOf is the validation that stands behind model m: for a model read from a file (file, not
@@ -185,7 +174,12 @@ func validationOf(m *sim.CostModel, file string) (*Validation, error) {
 		return ShippedValidation(m)
 	}
 	path := strings.TrimSuffix(file, ".json") + ".validation.json"
-	f, err := os.Open(path)
+	return validationIn(os.DirFS(filepath.Dir(path)), filepath.Base(path), path)
+}
+
+// validationIn reads the validation file name of fsys (nil when there is none), naming what in errors.
+func validationIn(fsys fs.FS, name, what string) (*Validation, error) {
+	f, err := fsys.Open(name)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -195,7 +189,7 @@ func validationOf(m *sim.CostModel, file string) (*Validation, error) {
 	defer f.Close()
 	v, err := ReadValidation(f)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	return &v, nil
 }
