@@ -15,7 +15,6 @@ import (
 	"github.com/stormlab/stormlab/harness/diagnose"
 	"github.com/stormlab/stormlab/harness/fault"
 	"github.com/stormlab/stormlab/harness/measure"
-	"github.com/stormlab/stormlab/infra/docker"
 )
 
 // TestClusterBurners runs the tests of load as applied and of a starved host on one session of
@@ -25,24 +24,7 @@ import (
 // minutes.
 func TestClusterBurners(t *testing.T) {
 	ctx := clusterTest(t)
-	t0 := time.Now()
-	s, err := StartSession(ctx, ClusterSpec{Shape: "homogeneous-2", Seed: 1, Logf: t.Logf}, "storm-even")
-	t.Cleanup(func() {
-		if err := s.Close(context.Background()); err != nil {
-			t.Errorf("close: %v", err)
-		}
-		if s == nil {
-			return
-		}
-		left, err := docker.Leftovers(context.Background(), docker.LabelRun+"="+s.Cluster().ID)
-		if err != nil || len(left) > 0 {
-			t.Errorf("left after Close: %v %v", left, err)
-		}
-		t.Logf("wall time: %s", time.Since(t0).Round(time.Second))
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := stormEvenSession(ctx, t, "homogeneous-2")
 	t.Run("straggler applied", func(t *testing.T) { stragglerApplied(ctx, t, s) })
 	t.Run("background load applied", func(t *testing.T) { backgroundLoadApplied(ctx, t, s) })
 	t.Run("host starved", func(t *testing.T) { hostStarved(ctx, t, s) })

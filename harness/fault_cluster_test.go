@@ -2,7 +2,6 @@ package harness
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -11,7 +10,6 @@ import (
 	"time"
 
 	"github.com/stormlab/stormlab/harness/fault"
-	"github.com/stormlab/stormlab/infra/docker"
 )
 
 // TestClusterFaults injects each fault kind once into one timed run on one small cluster
@@ -23,24 +21,7 @@ import (
 // Cluster time: about 2.5 minutes.
 func TestClusterFaults(t *testing.T) {
 	ctx := clusterTest(t)
-	t0 := time.Now()
-	s, err := StartSession(ctx, ClusterSpec{Shape: "heterogeneous-2", Seed: 1, Logf: t.Logf}, "storm-even")
-	t.Cleanup(func() {
-		if err := s.Close(context.Background()); err != nil {
-			t.Errorf("close: %v", err)
-		}
-		if s == nil {
-			return
-		}
-		left, err := docker.Leftovers(context.Background(), docker.LabelRun+"="+s.Cluster().ID)
-		if err != nil || len(left) > 0 {
-			t.Errorf("left after Close: %v %v", left, err)
-		}
-		t.Logf("wall time: %s", time.Since(t0).Round(time.Second))
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := stormEvenSession(ctx, t, "heterogeneous-2")
 	var faults []fault.Fault
 	const delay = 200 * time.Millisecond
 	for _, f := range []string{

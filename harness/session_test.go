@@ -1,12 +1,10 @@
 package harness
 
 import (
-	"context"
 	"errors"
 	"testing"
 	"time"
 
-	"github.com/stormlab/stormlab/infra/docker"
 	"github.com/stormlab/stormlab/infra/tail"
 )
 
@@ -16,24 +14,7 @@ import (
 // nothing is left behind.
 func TestSessionEnds(t *testing.T) {
 	ctx := clusterTest(t)
-	t0 := time.Now()
-	s, err := StartSession(ctx, ClusterSpec{Shape: "homogeneous-2", Seed: 1, Logf: t.Logf}, "storm-even")
-	t.Cleanup(func() {
-		if err := s.Close(context.Background()); err != nil {
-			t.Errorf("close: %v", err)
-		}
-		if s == nil {
-			return
-		}
-		left, err := docker.Leftovers(context.Background(), docker.LabelRun+"="+s.Cluster().ID)
-		if err != nil || len(left) > 0 {
-			t.Errorf("left after Close: %v %v", left, err)
-		}
-		t.Logf("wall time: %s", time.Since(t0).Round(time.Second))
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := stormEvenSession(ctx, t, "homogeneous-2")
 	jvm := []string{"--worker-childopts", "-XX:TieredStopAtLevel=1"}
 
 	topo, err := StormTopology("throughput", "ends-timed", append([]string{"--workers", "2", "--interval-ms", "10", "--report-interval-secs", "2"}, jvm...)...)
