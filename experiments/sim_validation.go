@@ -179,7 +179,8 @@ func SimValidation() *lab.Spec {
 			"(saturation, or open loop at 25-90% of the saturated EvenScheduler throughput measured in the same experiment) " +
 			"with or without an emulated delay, each under three schedulers (Storm's EvenScheduler and two of R-Storm, K-PART, " +
 			"online and the deadline scheduler), each run on the real cluster and then in the simulator on the cluster's " +
-			"twin (the same shape, the project's shipped cost model, seeded per run), with the same topology flags; the " +
+			"twin (the same shape, the project's shipped cost model, seeded per run), with the same topology flags (every component declaring 5% of a core and 64 MB, so that R-Storm's " +
+			"admission fits the 2-node shapes); the " +
 			"analytic baseline is a Jackson network of the same costs (sim.Jackson). None of these runs measured the costs " +
 			"(those are runs of the default topology flags under EvenScheduler). Scale ci: WordCount saturated on " +
 			"heterogeneous-2 under EvenScheduler, 1 run, no verdict; quick: 13 configurations on the 2-node shapes (one with links limited to 0.25 Mbit/s) x 3 " +
@@ -488,10 +489,18 @@ func (vr *simValRunner) one(ctx context.Context, cluster *clusterView, name stri
 	return r, nil
 }
 
+// svDemands are every component's declared demands in every run, whatever its scheduler, so that a
+// configuration's runs differ in their scheduler only: 5% of a core and 64 MB on-heap, as the deadline
+// experiment declares them, so that R-Storm's admission fits the 2-node shapes (Storm's default of
+// 128 MB a component leaves WordCount's executors without memory on heterogeneous-2). Only R-Storm
+// reads them (on the real cluster and in its simulated twin alike).
+var svDemands = []string{"--conf", "topology.component.cpu.pcore.percent=5", "--conf", "topology.component.resources.onheap.memory.mb=64"}
+
 // spec is the run of configuration c named name: the topology's default work (what the cost model
-// knows), 4 workers, open loop at rate (0: unpaced).
+// knows), 4 workers, the demands svDemands, open loop at rate (0: unpaced).
 func (vr *simValRunner) spec(name string, c valConfig, rate float64, rep int) (harness.RunSpec, error) {
 	args := []string{"--workers", "4", "--seed", strconv.Itoa(rep + 1), "--report-interval-secs", "2"}
+	args = append(args, svDemands...)
 	if rate > 0 {
 		args = append(args, openLoopArgs(rate)...)
 	} else {

@@ -70,8 +70,10 @@ func newSimCostsCmd() *cobra.Command {
 			"chain paced open loop in 1 worker, 2 workers of a node and 2 workers of 2 nodes, at 100 and 4,000\n" +
 			"bytes, and fits from it the serialization and deserialization CPU per message and per byte and the\n" +
 			"latency of a transfer between workers and between nodes, each with its 95% interval; what the runs\n" +
-			"cannot tell is charged as zero and listed as missing. With --from, runs of that design among the\n" +
-			"folders (the Throughput chain with --rate) are read the same way. docs/simulator.md.",
+			"cannot tell is charged as zero and listed as missing. Each placement also runs at half the rate at\n" +
+			"100 bytes, so that what a placement costs whatever its rate is told apart from its transfers'.\n" +
+			"With --from, runs of that design among the folders (the Throughput chain with --rate) are read\n" +
+			"the same way. docs/simulator.md.",
 		Args: exactArgs(0, "sim costs takes no arguments: stormlab sim costs --cluster containers:SHAPE --out FILE"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if (len(from) == 0) == (cluster == "") || out == "" {
@@ -108,8 +110,9 @@ func newSimCostsCmd() *cobra.Command {
 	cmd.Flags().DurationVar(&o.warmup, "warmup", 40*time.Second, "with --cluster: each run's maximum warm-up")
 	cmd.Flags().DurationVar(&o.measure, "measure", 60*time.Second, "with --cluster: each run's window")
 	cmd.Flags().StringVar(&o.jvmFlags, "jvm-flags", "-XX:TieredStopAtLevel=1", "with --cluster: the workers' JVM flags (those of the experiments' ci and quick runs)")
-	cmd.Flags().BoolVar(&o.transfer, "transfer", true, "with --cluster: also run the transfer design for the transfer costs (7 runs of about 1 min per repetition, at most 20 s warm-up and a 15 s window: ~13 min at --reps 2, besides ~12 min for the topologies' runs; --transfer=false leaves the transfer costs missing)")
-	cmd.Flags().Float64Var(&o.transferRate, "transfer-rate", 100, "with --transfer: the chain's open-loop rate, tuples/s (every node must carry it: 100 on containers' 0.5-core nodes; the single worker also runs at half of it)")
+	cmd.Flags().BoolVar(&o.transfer, "transfer", true, "with --cluster: also run the transfer design for the transfer costs (9 runs of about 1 min per repetition, at most 20 s warm-up and a 15 s window: ~17 min at --reps 2, besides ~12 min for the topologies' runs; --transfer=false leaves the transfer costs missing)")
+	cmd.Flags().Float64Var(&o.transferRate, "transfer-rate", 100, "with --transfer: the chain's open-loop rate, tuples/s (every node must carry it: 100 on containers' 0.5-core nodes; each placement also runs at half of it)")
+	cmd.Flags().BoolVar(&o.resume, "resume", false, "with --cluster: runs already kept under --keep are read back, not run again (an interrupted measurement continues; a newer design's runs are added to the kept ones)")
 	cmd.Flags().StringVar(&o.keep, "keep", "", "with --cluster: where the runs are kept (default: FILE.runs beside --out)")
 	cmd.Flags().StringVar(&out, "out", "", "the cost-model file to write")
 	cmd.Flags().StringVar(&name, "name", "measured", "the cost model's name")

@@ -33,6 +33,8 @@ type costRuns struct {
 	// transfer adds the transfer design's runs (simcluster.TransferDesign) at transferRate tuples/s.
 	transfer     bool
 	transferRate float64
+	// resume reads back the runs already kept under keep instead of running them again.
+	resume bool
 }
 
 // transferScheduler places the transfer runs: Storm's own EvenScheduler, which the bridge holds to
@@ -107,13 +109,19 @@ func (o costRuns) recordTransfer(ctx context.Context, c harness.Cluster, rep int
 
 // run runs topology main as name under scheduler with the JVM flags, and keeps it.
 func (o costRuns) run(ctx context.Context, c harness.Cluster, scheduler, main, name string, warmup, measure time.Duration, args ...string) (*harness.RunResult, error) {
+	dir := filepath.Join(o.keep, name)
+	if o.resume {
+		if _, err := os.Stat(filepath.Join(dir, "run.json")); err == nil {
+			return harness.Load(dir)
+		}
+	}
 	topo, err := harness.StormTopology(main, name, append(args, "--worker-childopts", o.jvmFlags)...)
 	if err != nil {
 		return nil, err
 	}
 	res, err := c.Run(ctx, harness.RunSpec{Scheduler: scheduler, Topology: topo, WarmUp: warmup, Measure: measure})
 	if res != nil {
-		if serr := harness.Save(filepath.Join(o.keep, name), res); serr != nil {
+		if serr := harness.Save(dir, res); serr != nil {
 			err = errors.Join(err, serr)
 		}
 	}

@@ -13,9 +13,10 @@ import (
 
 // The transfer design: the Throughput chain paced open loop (--rate), its executors in one worker
 // (every transfer within it), in workers of one node (between workers) and in workers of two nodes
-// (between nodes), at two payload sizes; the single worker also at a second rate, so that a worker's
-// own CPU is told apart from what its transfers cost. IsTransferRun recognises such runs from their
-// run.json; TransferDesign lists them for a cluster.
+// (between nodes), at two payload sizes; every placement also at half the rate at the smaller payload,
+// so that what a placement costs whatever its rate (its workers, their connections) is told apart from
+// what each transfer costs. IsTransferRun recognises such runs from their run.json; TransferDesign
+// lists them for a cluster.
 
 // TransferPlacement is one placement of the design: the chain's workers and how many nodes hold them.
 type TransferPlacement struct {
@@ -34,7 +35,7 @@ var TransferPlacements = []TransferPlacement{{"local", 1, 1}, {"node", 2, 1}, {"
 var TransferPayloads = []int{100, 4000}
 
 // TransferRun is one run of the design: a placement, a payload, and the rate as a share of the
-// design's rate (1, or 0.5 for the single worker's second rate at the smallest payload).
+// design's rate (1, or 0.5 for each placement's second rate at the smallest payload).
 type TransferRun struct {
 	Placement TransferPlacement
 	Payload   int
@@ -50,7 +51,7 @@ func TransferDesign(nodes int) []TransferRun {
 		}
 		for _, b := range TransferPayloads {
 			out = append(out, TransferRun{p, b, 1})
-			if p.Workers == 1 && b == TransferPayloads[0] {
+			if b == TransferPayloads[0] {
 				out = append(out, TransferRun{p, b, 0.5})
 			}
 		}
@@ -117,6 +118,7 @@ func FitTransfer(m *sim.CostModel, runs []*harness.RunResult) (TransferRead, err
 		} else {
 			missing = append(missing, fitSer(obs, tr)...)
 			missing = append(missing, fitDeser(obs, tr)...)
+			deductDeser(m, runs)
 		}
 		missing = append(missing, fitLatency(obs, tr)...)
 		m.Provenance.Method += "; " + transferFitMethod
@@ -168,8 +170,8 @@ const transferFitMethod = "transfer costs from the Throughput chain paced open l
 	"of 2 nodes at two payloads: ser_msg_s, ser_byte_s fitted on each component's thread CPU per tuple as a constant per " +
 	"component, payload and rate + ser_msg x remote messages sent per tuple (tuples to another worker, and acks to an acker " +
 	"in another worker) + ser_byte x their bytes; deser_msg_s, deser_byte_s on the workers' CPU besides their executor threads " +
-	"(cores, summed over the run's workers) as g(payload) x rate + o x workers + deser_msg x remote messages per second + " +
-	"deser_byte x their bytes per second (the single worker at two rates tells g from o); local_latency_s, link_latency_s on " +
+	"(cores, summed over the run's workers) as g(payload) x rate + o(placement) + deser_msg x remote messages per second + " +
+	"deser_byte x their bytes per second (each placement at two rates tells its g x rate from its o); local_latency_s, link_latency_s on " +
 	"the complete latency mean less the fitted CPU of its transfers, as a constant per payload and rate + local x the transfers " +
 	"between workers of a node on a tuple's path + link x those between nodes (the chain's hops weighted by traffic, the " +
 	"last ack to its acker and the acker's completion to the spout, each weighted by the ackers' placement)"
@@ -205,31 +207,70 @@ func fitSer(obs []xferObs, tr *sim.TransferCosts) []string {
 	return appendSaid(nil, m1, m2)
 }
 
-// fitDeser fits the receivers' deserialization.
+// fitDeser fits the receivers' deserialization. Each placement has its own constant (cores whatever
+// the rate: its workers' own threads and, with two workers, their connections' polling), so the cost
+// per message is read from how the placements' CPU moves with their rate and payload; a placement run
+// at one rate only cannot tell its constant from its transfers, and the fit says so.
 func fitDeser(obs []xferObs, tr *sim.TransferCosts) []string {
-	payloads := map[string]int{}
+	payloads, placements := map[string]int{}, map[string]int{}
 	for _, o := range obs {
 		if _, ok := payloads[o.payloadKey()]; !ok {
 			payloads[o.payloadKey()] = len(payloads)
 		}
+		if _, ok := placements[o.placementKey()]; !ok {
+			placements[o.placementKey()] = len(placements)
+		}
 	}
 	var x [][]float64
 	var y []float64
-	n := len(payloads)
+	n, k := len(payloads), len(placements)
 	for _, o := range obs {
-		row := make([]float64, n+3)
+		row := make([]float64, n+k+2)
 		row[payloads[o.payloadKey()]] = o.rate
-		row[n], row[n+1], row[n+2] = float64(o.workers), o.msgsPerS, o.bytesPerS
+		row[n+placements[o.placementKey()]] = 1
+		row[n+k], row[n+k+1] = o.msgsPerS, o.bytesPerS
 		x, y = append(x, row), append(y, o.nonThread)
 	}
-	f, err := ols(x, y, append(cellNames(payloads), "workers", "deser_msg", "deser_byte"))
+	f, err := ols(x, y, append(append(cellNames(payloads), cellNames(placements)...), "deser_msg", "deser_byte"))
 	if err != nil {
-		return []string{"deser_msg_s, deser_byte_s: " + err.Error()}
+		return []string{"deser_msg_s, deser_byte_s: " + err.Error() + "; each placement must run at two rates"}
 	}
 	var m1, m2 string
-	tr.DeserMsgS, tr.DeserMsgPI, m1 = f.stated(n+1, "deser_msg_s")
-	tr.DeserByteS, tr.DeserBytePI, m2 = f.stated(n+2, "deser_byte_s")
+	tr.DeserMsgS, tr.DeserMsgPI, m1 = f.stated(n+k, "deser_msg_s")
+	tr.DeserByteS, tr.DeserBytePI, m2 = f.stated(n+k+1, "deser_byte_s")
 	return appendSaid(nil, m1, m2)
+}
+
+// deductDeser takes the fitted deserialization out of the workers' overhead. That overhead is measured
+// on the topologies' runs (MeasureCosts) as their workers' CPU besides the executor threads, which
+// holds the deserialization of the messages they received; the simulator charges deserialization per
+// message to the receiving executor besides the overhead, so left in, it would be charged twice. The
+// deduction is the fitted cost of those runs' remote messages, per worker (their mean, as the overhead
+// is); the overhead's interval moves with it (the fit's own uncertainty is not added to it).
+func deductDeser(m *sim.CostModel, runs []*harness.RunResult) {
+	tr := &m.Transfer
+	if tr.DeserMsgS == 0 && tr.DeserByteS == 0 {
+		return
+	}
+	cores, workers := 0.0, 0
+	for _, r := range runs {
+		if r.Validity.Level == harness.Invalid || r.Simulated != nil || IsTransferRun(r) {
+			continue
+		}
+		msgs, bytes, w := remoteRates(r, tr.AckBytes)
+		cores, workers = cores+msgs*tr.DeserMsgS+bytes*tr.DeserByteS, workers+w
+	}
+	if workers == 0 {
+		return
+	}
+	d := cores / float64(workers)
+	was := tr.WorkerOverheadCores
+	tr.WorkerOverheadCores = round(max(0, was-d))
+	if pi := tr.WorkerOverheadPI; pi != nil {
+		tr.WorkerOverheadPI = &sim.Interval{Lo: max(0, pi.Lo-d), Hi: max(0, pi.Hi-d)}
+	}
+	m.Provenance.Method += fmt.Sprintf("; worker_overhead_cores is the topologies' runs' overhead (%.4g cores per worker) less "+
+		"the fitted deserialization of their messages from other workers (%.4g cores per worker), which the simulator charges per message", was, d)
 }
 
 // fitLatency fits the latency of a transfer between workers of a node and between nodes, on the

@@ -28,6 +28,8 @@ type xferObs struct {
 
 func (o xferObs) payloadKey() string { return fmt.Sprintf("%g bytes", o.payload) }
 
+func (o xferObs) placementKey() string { return fmt.Sprintf("%d workers on %d nodes", o.workers, o.nodes) }
+
 // compObs is one component's figures per tuple it executed (a spout's: emitted): thread CPU (s),
 // messages it sent to another worker and their bytes.
 type compObs struct {
@@ -73,16 +75,16 @@ func observe(r *harness.RunResult, ackBytes int) (xferObs, error) {
 	}
 	for _, name := range slices.Sorted(maps.Keys(byComp)) {
 		c := compObs{name: name}
-		tuples, ackMsgs := 0.0, 0.0
+		tuples := 0.0
 		for _, t := range byComp[name] {
 			n := tasks[t].in
 			if spouts[name] {
 				n = tasks[t].emitted
 			}
-			remoteAcks := n * ackerShare(at[t], ackers, func(a, b place) bool { return a.worker != b.worker })
-			tuples, ackMsgs = tuples+n, ackMsgs+remoteAcks
-			c.cpu, c.msgs, c.bytes = c.cpu+tasks[t].cpu, c.msgs+tasks[t].remote+remoteAcks, c.bytes+tasks[t].remoteBytes+remoteAcks*float64(ackBytes)
-			o.msgsPerS, o.bytesPerS = o.msgsPerS+(tasks[t].remote+remoteAcks)/span, o.bytesPerS+(tasks[t].remoteBytes+remoteAcks*float64(ackBytes))/span
+			msgs, bytes := remoteOut(t, n, at, ackers, tasks, ackBytes)
+			tuples += n
+			c.cpu, c.msgs, c.bytes = c.cpu+tasks[t].cpu, c.msgs+msgs, c.bytes+bytes
+			o.msgsPerS, o.bytesPerS = o.msgsPerS+msgs/span, o.bytesPerS+bytes/span
 		}
 		if tuples == 0 {
 			return o, fmt.Errorf("component %s executed no tuple in the window", name)
@@ -97,6 +99,38 @@ func observe(r *harness.RunResult, ackBytes int) (xferObs, error) {
 	o.latency = r.Measurement.LatencyMean / 1000
 	o.hopsLocal, o.hopsLink, o.hopBytes = pathHops(r, at, comp, spouts, ackers, tasks, ackBytes)
 	return o, nil
+}
+
+// remoteOut is what task t sent to another worker over the window, messages and their bytes: its
+// tuples, and the acks of its n tuples to an acker in another worker.
+func remoteOut(t int, n float64, at map[int]place, ackers []place, tasks map[int]*taskFigures, ackBytes int) (msgs, bytes float64) {
+	acks := n * ackerShare(at[t], ackers, func(a, b place) bool { return a.worker != b.worker })
+	return tasks[t].remote + acks, tasks[t].remoteBytes + acks*float64(ackBytes)
+}
+
+// remoteRates are r's messages to another worker per second over its window (tuples and acks, as
+// observe counts them), their bytes per second, and r's workers.
+func remoteRates(r *harness.RunResult, ackBytes int) (msgsPerS, bytesPerS float64, workers int) {
+	span := float64(r.MeasureTo-r.MeasureFrom) / 1000
+	if span <= 0 {
+		return 0, 0, 0
+	}
+	at, comp, ackers := placesOf(r)
+	workers, _ = countDistinct(at)
+	tasks := taskSums(r, at)
+	spouts := spoutComponents(comp, tasks)
+	for t, c := range comp {
+		if isAcker(c) || tasks[t] == nil {
+			continue
+		}
+		n := tasks[t].in
+		if spouts[c] {
+			n = tasks[t].emitted
+		}
+		msgs, bytes := remoteOut(t, n, at, ackers, tasks, ackBytes)
+		msgsPerS, bytesPerS = msgsPerS+msgs/span, bytesPerS+bytes/span
+	}
+	return msgsPerS, bytesPerS, workers
 }
 
 // placesOf is each task's place and component, and the ackers' places.

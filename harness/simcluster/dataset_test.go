@@ -1,6 +1,7 @@
 package simcluster
 
 import (
+	"context"
 	"math"
 	"os"
 	"regexp"
@@ -153,4 +154,19 @@ func TestSentenceBytes(t *testing.T) {
 	if got := 10 * (sum/weights + 1); math.Abs(got-wordCountSentenceBytes) > 1e-3 {
 		t.Errorf("mean sentence bytes %.4f from TextGenerator.java, the model uses %v", got, wordCountSentenceBytes)
 	}
+}
+
+// TestDeclaredMemory: a bridged scheduler reads each executor's memory as the bridge sends it (its
+// component's declared on- plus off-heap memory, Storm's 128 MB when undeclared). So R-Storm (Go,
+// through the service) finds no room for WordCount's default executors on heterogeneous-2, whose
+// supervisors offer 640 + 1,152 MB to Storm, at 128 MB each (it refuses the cluster, naming the
+// demand), and places them at 64 MB each.
+func TestDeclaredMemory(t *testing.T) {
+	c := open(t, "heterogeneous-2", 1)
+	short := func(s harness.RunSpec) harness.RunSpec { s.WarmUp, s.Measure = 5*time.Second, 5*time.Second; return s }
+	_, err := c.Run(context.Background(), short(spec(t, "wordcount", "rstorm", "mem-default", "--workers", "4")))
+	if err == nil || !strings.Contains(err.Error(), "128 MB") {
+		t.Errorf("undeclared: %v, want R-Storm to find no room at 128 MB an executor", err)
+	}
+	run(t, c, short(spec(t, "wordcount", "rstorm", "mem-64", "--workers", "4", "--conf", "topology.component.resources.onheap.memory.mb=64")))
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/stormlab/stormlab/infra/protocol"
 	"github.com/stormlab/stormlab/infra/sim"
+	"github.com/stormlab/stormlab/schedulers/native"
 	"github.com/stormlab/stormlab/topologies"
 )
 
@@ -41,7 +42,7 @@ func (r *simRun) snapshot() *protocol.Snapshot {
 	for _, name := range r.names {
 		for k := range r.rt.parOf(name) {
 			task := r.first[name] + k
-			t.Executors = append(t.Executors, protocol.ComponentExecutor{Executor: protocol.Executor{Start: task, End: task}, Component: name})
+			t.Executors = append(t.Executors, protocol.ComponentExecutor{Executor: protocol.Executor{Start: task, End: task}, Component: name, MemoryMB: r.memoryMB(name)})
 		}
 	}
 	for _, s := range r.rt.streams {
@@ -49,6 +50,19 @@ func (r *simRun) snapshot() *protocol.Snapshot {
 	}
 	snap.Topologies = []protocol.Topology{t}
 	return snap
+}
+
+// declaredMemory is each component's memory as the bridge sends it (Storm's
+// TopologyDetails.getTotalMemReqTask): on- plus off-heap, Storm's defaults where res (the
+// topology's declared resources, nil: none declared) leaves them at zero.
+func declaredMemory(res map[string]native.Resources) func(string) float64 {
+	return func(component string) float64 {
+		x := res[component]
+		if x.OnHeapMB == 0 {
+			x.OnHeapMB = native.DefaultOnHeapMB
+		}
+		return x.OnHeapMB + x.OffHeapMB
+	}
 }
 
 func (r *simRun) nodeIndex(name string) int {

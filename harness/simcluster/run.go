@@ -35,6 +35,7 @@ type simRun struct {
 	load         applied                   // the loads' CPU over the window (applied.go)
 	t            float64                   // simulated seconds
 	decide       func(context.Context, *protocol.Snapshot) (*protocol.Decision, error)
+	memoryMB     func(component string) float64 // declared, as the bridge sends it (declaredMemory)
 	dynamic      bool
 	svc          *service.Service
 	slots        []slot
@@ -173,14 +174,15 @@ func (c *Cluster) start(ctx context.Context, spec harness.RunSpec) (*simRun, err
 // scheduler sets how the run's scheduler decides: Storm's own through their Go models, every other
 // one through the scheduler service's code, in process, on the simulated clock.
 func (r *simRun) scheduler() error {
+	res, err := r.rt.resources()
+	if err != nil {
+		return err
+	}
+	r.memoryMB = declaredMemory(res)
 	if _, bridged := harness.StormSchedulerClass(r.spec.Scheduler); !bridged {
 		var hosts []string
 		if list := r.rt.flags["conf."+protocol.NodesConf]; list != "" {
 			hosts = strings.Split(list, ",")
-		}
-		res, err := r.rt.resources()
-		if err != nil {
-			return err
 		}
 		decide, err := nativeScheduler(r.spec.Scheduler, hosts, res)
 		r.decide = decide

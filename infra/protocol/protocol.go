@@ -96,6 +96,10 @@ type ExecutorSlot struct {
 type ComponentExecutor struct {
 	Executor  Executor `json:"executor"`
 	Component string   `json:"component"`
+	// MemoryMB is the memory its component declares, on- and off-heap (Storm's defaults when the
+	// topology declares none); 0 when the sender does not say. Resource-aware schedulers (R-Storm,
+	// the deadline scheduler) read it as the executor's demand.
+	MemoryMB float64 `json:"memory_mb,omitempty"`
 }
 
 // Stream is a component-level edge (from the topology's StormTopology),

@@ -17,6 +17,7 @@ import (
 type execIndex struct {
 	execs      []protocol.Executor
 	components []string
+	memoryMB   []float64 // declared (protocol.ComponentExecutor.MemoryMB); 0: not said
 	vertexOf   map[protocol.Executor]int
 	taskVertex map[int]int // task id -> vertex
 	// dense is taskVertex as a slice from task id base, -1 for no vertex;
@@ -48,6 +49,7 @@ func newExecIndex(t *protocol.Topology) (*execIndex, error) {
 	ix := &execIndex{
 		execs:      make([]protocol.Executor, len(ce)),
 		components: make([]string, len(ce)),
+		memoryMB:   make([]float64, len(ce)),
 		vertexOf:   make(map[protocol.Executor]int, len(ce)),
 		taskVertex: make(map[int]int, len(ce)),
 	}
@@ -67,6 +69,7 @@ func newExecIndex(t *protocol.Topology) (*execIndex, error) {
 		}
 		ix.execs[v] = e
 		ix.components[v] = c.Component
+		ix.memoryMB[v] = c.MemoryMB
 		ix.vertexOf[e] = v
 	}
 	lo, hi := ix.execs[0].Start, ix.execs[0].End
@@ -180,7 +183,7 @@ func buildGraph(t *protocol.Topology, ix *execIndex, r *rates) *topologies.Graph
 		if seen[v] {
 			w = cpu[v]
 		}
-		g.Vertices[v] = topologies.Vertex{ID: v, Weight: w, Component: ix.components[v]}
+		g.Vertices[v] = topologies.Vertex{ID: v, Weight: w, Component: ix.components[v], MemoryMB: ix.memoryMB[v]}
 	}
 	if r != nil && len(r.traffic) > 0 {
 		g.Edges = aggregate(n, r.traffic, ix)

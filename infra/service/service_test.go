@@ -8,6 +8,7 @@ import (
 	"math"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -162,6 +163,29 @@ func TestFirstPlacement(t *testing.T) {
 	}
 	if st.Rounds != 1 || len(st.RoundTimes) != 1 || st.RoundTimes[0].Executors != 4 {
 		t.Errorf("rounds = %d, round times %+v", st.Rounds, st.RoundTimes)
+	}
+}
+
+// TestDeclaredMemory: the memory the bridge says each executor's component declares is its vertex's
+// MemoryMB (what R-Storm and the deadline scheduler read), following the executor when the service
+// sorts the executors by first task; an executor without it keeps 0 (the schedulers' default).
+func TestDeclaredMemory(t *testing.T) {
+	snap := chain()
+	for i, e := range snap.Topologies[0].Executors {
+		if e.Component != "__acker" {
+			snap.Topologies[0].Executors[i].MemoryMB = float64(64 * e.Executor.Start)
+		}
+	}
+	rr := &roundRobin{}
+	if _, err := NewWithScheduler("rr", rr).Schedule(context.Background(), snap); err != nil {
+		t.Fatal(err)
+	}
+	var got []float64
+	for _, v := range rr.problem().Graph.Vertices {
+		got = append(got, v.MemoryMB)
+	}
+	if want := []float64{64, 128, 192, 0}; !slices.Equal(got, want) {
+		t.Errorf("vertices' memory %v, want %v (64 MB x first task; the acker undeclared)", got, want)
 	}
 }
 

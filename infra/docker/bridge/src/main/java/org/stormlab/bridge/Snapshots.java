@@ -54,7 +54,8 @@ public final class Snapshots {
         List<Map.Entry<ExecutorDetails, String>> entries = new ArrayList<>(td.getExecutorToComponent().entrySet());
         entries.sort(Comparator.comparingInt(en -> en.getKey().getStartTask()));
         for (Map.Entry<ExecutorDetails, String> en : entries) {
-            execs.add(new Wire.ComponentExecutor(wire(en.getKey()), en.getValue()));
+            Double mem = td.getTotalMemReqTask(en.getKey()); // null: an executor Storm keeps no resources for
+            execs.add(new Wire.ComponentExecutor(wire(en.getKey()), en.getValue(), mem == null ? 0 : mem));
         }
         List<Wire.ExecutorSlot> assignment = new ArrayList<>();
         SchedulerAssignment sa = cluster.getAssignmentById(td.getId());

@@ -30,8 +30,10 @@ public final class Wire {
                                @JsonProperty("port") int port) {
     }
 
+    /** An executor, its component, and the memory its component declares (on- and off-heap, Storm's defaults when undeclared). */
     public record ComponentExecutor(@JsonProperty("executor") Executor executor,
-                                    @JsonProperty("component") String component) {
+                                    @JsonProperty("component") String component,
+                                    @JsonProperty("memory_mb") double memoryMb) {
     }
 
     public record Stream(@JsonProperty("from") String from,

@@ -100,6 +100,11 @@ class BridgeSchedulerTest {
         final Cluster cluster;
 
         World() {
+            this(Map.of());
+        }
+
+        /** extra: topology conf entries besides the name and the scheduler. */
+        World(Map<String, Object> extra) {
             Map<ExecutorDetails, String> e2c = new HashMap<>();
             e2c.put(new ExecutorDetails(1, 1), "spout");
             e2c.put(new ExecutorDetails(2, 2), "bolt");
@@ -108,6 +113,7 @@ class BridgeSchedulerTest {
             Map<String, Object> tconf = new HashMap<>(conf);
             tconf.put("topology.name", "chain");
             tconf.put(Delegates.TOPOLOGY_CONF, "test"); // a Go scheduler: the service places it
+            tconf.putAll(extra);
             td = new TopologyDetails("t1", tconf, new StormTopology(new HashMap<>(), new HashMap<>(), new HashMap<>()), 2, e2c, "test");
             topologies = new Topologies(td);
             Map<String, SupervisorDetails> sups = new HashMap<>();
@@ -155,6 +161,19 @@ class BridgeSchedulerTest {
         assertTrue(t.needsScheduling());
         assertEquals(List.of(6700, 6701), snap.supervisors().get(0).freePorts());
         assertTrue(got.get().contains("\"num_workers\":2") && got.get().contains("\"memory_mb\""), got.get());
+        // Storm's default memory per component (defaults.yaml: 128 MB on-heap, 0 off-heap).
+        assertEquals(128.0, t.executors().get(0).memoryMb(), 1e-9);
+    }
+
+    @Test
+    void sendsTheMemoryATopologyDeclares() throws Exception {
+        World w = new World(Map.of("topology.component.resources.onheap.memory.mb", 64.0));
+        AtomicReference<String> got = new AtomicReference<>();
+        w.bridge(serve(200, GOOD, got)).schedule(w.topologies, w.cluster);
+        Wire.Topology t = Wire.MAPPER.readValue(got.get(), Wire.Snapshot.class).topologies().get(0);
+        for (Wire.ComponentExecutor e : t.executors()) {
+            assertEquals(64.0, e.memoryMb(), 1e-9, e.component());
+        }
     }
 
     @Test
