@@ -28,7 +28,9 @@ type xferObs struct {
 
 func (o xferObs) payloadKey() string { return fmt.Sprintf("%g bytes", o.payload) }
 
-func (o xferObs) placementKey() string { return fmt.Sprintf("%d workers on %d nodes", o.workers, o.nodes) }
+func (o xferObs) placementKey() string {
+	return fmt.Sprintf("%d workers on %d nodes", o.workers, o.nodes)
+}
 
 // compObs is one component's figures per tuple it executed (a spout's: emitted): thread CPU (s),
 // messages it sent to another worker and their bytes.
