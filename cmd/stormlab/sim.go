@@ -58,7 +58,7 @@ func newSimCostsCmd() *cobra.Command {
 		Use:   "costs (--cluster containers:SHAPE|target:FILE [--reps 2] [--transfer=false] | --from DIR [--from DIR ...]) --out FILE [--name NAME]",
 		Short: "Measure a simulated cluster's cost model on a real cluster, or from runs recorded on one",
 		Long: "costs measures the cost model of a simulated cluster. With --cluster it runs each of the project's\n" +
-			"topologies (Throughput chain, WordCount, k-means) --reps times under EvenScheduler on that real\n" +
+			"topologies (Throughput chain, WordCount, k-means) --reps times under EvenScheduler, unpaced, on that real\n" +
 			"cluster (containers of a shape, or your cluster's target file), keeps the runs under --keep, and\n" +
 			"measures them; with --from it reads runs recorded before (a run folder with run.json, or any\n" +
 			"folder holding such folders: an experiment's results, a `stormlab run --out` folder). It writes:\n" +

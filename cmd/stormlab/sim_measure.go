@@ -23,7 +23,11 @@ import (
 
 // costRuns is how `stormlab sim costs --cluster` measures: each of the project's topologies, reps
 // times, under EvenScheduler (the scheduler the costs do not depend on: any would do; Even is the
-// baseline every experiment has), with the workers' JVM flags the runs use.
+// baseline every experiment has), with the workers' JVM flags the runs use, unpaced (--interval-ms
+// 0; the Throughput chain's default is a tuple per 5 ms a spout): a component's CPU per tuple is its
+// service time only where its executor does not idle, since an idle executor's wait strategy spins
+// on its thread's CPU too (at 100 tuples/s the chain's bolts read ~0.7 ms a tuple, nearly all of it
+// waiting).
 type costRuns struct {
 	where           clusterref.Ref
 	reps            int
@@ -69,7 +73,7 @@ func (o costRuns) record(ctx context.Context, logf func(string, ...any)) ([]*har
 		for _, m := range topologies.StormMains() {
 			name := fmt.Sprintf("stormlab-costs-%s-r%d", m.Name, rep)
 			logf("%s, repetition %d of %d", m.Name, rep, o.reps)
-			res, err := o.run(ctx, c, "even", m.Name, name, o.warmup, o.measure, "--seed", fmt.Sprint(rep))
+			res, err := o.run(ctx, c, "even", m.Name, name, o.warmup, o.measure, "--seed", fmt.Sprint(rep), "--interval-ms", "0")
 			if err != nil {
 				return nil, err
 			}
