@@ -323,7 +323,8 @@ func TestStatedCost(t *testing.T) {
 }
 
 // TestDeductDeser: once deserialization is fitted, the workers' overhead (measured on the topologies'
-// runs, where it holds their deserialization) is charged less it. The reference: a run of the chain in
+// runs, where it holds their deserialization) is charged less it, unless that is more than the
+// overhead itself (then the fitted costs are said not to hold and charged as zero). The reference: a run of the chain in
 // 2 workers on 2 nodes at 100 tuples/s (synthRun, not paced, so not of the design) sends per tuple 3
 // tuples of 120 bytes to another worker (spout, bolt1, bolt2 each cross) and 2 acks of 0 bytes (4
 // components, half of the ackers in the other worker): 500 messages and 36,000 bytes per second, so
@@ -345,6 +346,17 @@ func TestDeductDeser(t *testing.T) {
 	}
 	if !strings.Contains(m.Provenance.Method, "less the fitted deserialization") {
 		t.Errorf("method %q does not say the overhead is net of deserialization", m.Provenance.Method)
+	}
+	// An overhead below the deduction: the fitted costs would charge more than the workers used, so
+	// they are said missing and charged as zero, and the overhead stays as measured.
+	m = &sim.CostModel{Transfer: sim.TransferCosts{WorkerOverheadCores: 0.005}}
+	if _, err := FitTransfer(m, append(runs, topo)); err != nil {
+		t.Fatal(err)
+	}
+	tr = m.Transfer
+	said := slices.ContainsFunc(m.Provenance.Missing, func(s string) bool { return strings.HasPrefix(s, "deser_msg_s, deser_byte_s: fitted") })
+	if tr.WorkerOverheadCores != 0.005 || tr.DeserMsgS != 0 || tr.DeserByteS != 0 || tr.DeserMsgPI != nil || !said {
+		t.Errorf("overhead 0.005 < %v: overhead %v, deser %v/msg %v/byte, listed %v: want 0.005, zeros, listed (%q)", d, tr.WorkerOverheadCores, tr.DeserMsgS, tr.DeserByteS, said, m.Provenance.Missing)
 	}
 	// Without deserialization fitted (one payload), the overhead stays as measured.
 	m = &sim.CostModel{Transfer: sim.TransferCosts{WorkerOverheadCores: 0.2}}
