@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -141,13 +142,23 @@ func recordedKey(r *harness.RunResult) string {
 	return r.Cluster + " | " + r.Spec.Topology.MainClass + " " + strings.Join(args, " ")
 }
 
+// recordedClusterSpec is the twin's configuration for recorded run r: the scheduler options the run
+// recorded (its service's), or, for a run that recorded none (Storm's own schedulers, runs recorded
+// before runs kept them), the experiments' own: seed 1 and K-PART's balance multiplier 5.
+func recordedClusterSpec(r *harness.RunResult) harness.ClusterSpec {
+	if o := r.SchedulerOptions; o != nil {
+		return harness.ClusterSpec{Shape: r.Cluster, Seed: cmp.Or(o.Seed, 1), SchedulerOptions: *o}
+	}
+	return harness.ClusterSpec{Shape: r.Cluster, Seed: 1, Mul: 5}
+}
+
 // recordedPair adds recorded run r (configuration x, the i-th run read) and its simulation to res.
 func recordedPair(ctx context.Context, env lab.Env, res *lab.Results, r *harness.RunResult, x, i int, model *sim.CostModel) error {
 	n, err := simcluster.Lookup(r.Cluster)
 	if err != nil {
 		return fmt.Errorf("cluster %q has no simulated twin", r.Cluster)
 	}
-	c, err := simcluster.OpenTwin(n, harness.ClusterSpec{Shape: r.Cluster, Seed: 1, Mul: 5}, r.Spec.Scheduler, model)
+	c, err := simcluster.OpenTwin(n, recordedClusterSpec(r), r.Spec.Scheduler, model)
 	if err != nil {
 		return err
 	}

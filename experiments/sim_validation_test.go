@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/csv"
 	"io"
@@ -17,6 +18,7 @@ import (
 	"github.com/stormlab/stormlab/harness/simcluster"
 	"github.com/stormlab/stormlab/infra/clusterref"
 	"github.com/stormlab/stormlab/reports"
+	"github.com/stormlab/stormlab/schedulers"
 )
 
 // simAsReal is a registry whose "stand-in" kind opens the simulated cluster of the spec's shape: the
@@ -354,5 +356,52 @@ func TestSimValidationLinkBinds(t *testing.T) {
 	t.Logf("simulated throughput: unlimited %.0f, limited %.0f tuples/s", tput[1], tput[2])
 	if !(tput[2] < 0.8*tput[1]) {
 		t.Errorf("simulated throughput %.0f tuples/s with links at 0.25 Mbit/s, %.0f unlimited: want the link to bind (< 80%%)", tput[2], tput[1])
+	}
+}
+
+// TestRecordedClusterSpec: a recorded run is simulated again with the scheduler options it recorded
+// (its service's: K-PART's Mul of 0, no balance adjustment, stays 0), and one that recorded none with
+// the experiments' (seed 1, Mul 5). The twin runs with them: its run records what its service ran.
+func TestRecordedClusterSpec(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		recorded *schedulers.Options
+		seed     uint64
+		wantSeed uint64
+		wantMul  int
+		runsTwin bool
+	}{
+		{"no balance adjustment recorded", &schedulers.Options{Seed: 2}, 2, 2, 0, true},
+		{"options recorded", &schedulers.Options{Seed: 4, Mul: 3}, 4, 4, 3, false},
+		{"no seed recorded", &schedulers.Options{Mul: 3}, 1, 1, 3, false},
+		{"none recorded", nil, 1, 1, 5, false},
+	} {
+		r := &harness.RunResult{Cluster: "heterogeneous-2", SchedulerOptions: tc.recorded}
+		cs := recordedClusterSpec(r)
+		if cs.Seed != tc.seed || cmp.Or(cs.SchedulerOptions.Mul, cs.Mul) != tc.wantMul {
+			t.Errorf("%s: seed %d, mul %d/%d, want seed %d, mul %d", tc.name, cs.Seed, cs.SchedulerOptions.Mul, cs.Mul, tc.seed, tc.wantMul)
+		}
+		if !tc.runsTwin {
+			continue
+		}
+		n, err := simcluster.Lookup("heterogeneous-2")
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := simcluster.OpenTwin(n, cs, "kpart", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		topo, err := harness.StormTopology("throughput", "recorded-options", "--workers", "2")
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := c.Run(context.Background(), harness.RunSpec{Scheduler: "kpart", Topology: topo, WarmUp: 5 * time.Second, Measure: 5 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o := res.SchedulerOptions; o == nil || o.Seed != tc.wantSeed || o.Mul != tc.wantMul {
+			t.Errorf("%s: the twin ran with %+v, want seed %d, mul %d", tc.name, o, tc.wantSeed, tc.wantMul)
+		}
 	}
 }

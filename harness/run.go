@@ -16,6 +16,7 @@ import (
 	"github.com/stormlab/stormlab/harness/nemesis"
 	"github.com/stormlab/stormlab/infra/protocol"
 	"github.com/stormlab/stormlab/infra/stormui"
+	"github.com/stormlab/stormlab/schedulers"
 )
 
 // runCluster is what a run needs from a provisioned Storm cluster; infra/docker provides it (see
@@ -135,6 +136,10 @@ type RunResult struct {
 	Phases Phases `json:"phases"`
 	// ServiceScheduler is the scheduler the service ran (its state), a record validity is judged from.
 	ServiceScheduler string `json:"service_scheduler,omitempty"`
+	// SchedulerOptions are the options the service ran it with (its state): what simulating the run
+	// again needs (K-PART's balance multiplier, the seed). Absent for Storm's own schedulers' runs
+	// and runs recorded before it was kept.
+	SchedulerOptions *schedulers.Options `json:"scheduler_options,omitempty"`
 	// Diagnosis is what limited the run (package diagnose), made from the records above.
 	Diagnosis *Diagnosis `json:"diagnosis,omitempty"`
 	// NodeStats are the supervisors' cgroup samples at the window's ends (host starvation).
@@ -432,6 +437,9 @@ func collect(ctx context.Context, r *running) error {
 	res.Rounds = st.RoundTimes
 	res.FaultFallbacks, res.Fallbacks = duringFaults(res.Fallbacks, res.Faults)
 	res.ServiceScheduler = st.Scheduler
+	if _, bridged := StormSchedulerClass(res.Spec.Scheduler); bridged {
+		res.SchedulerOptions = st.Options
+	}
 	step := measure.RecoveryStepMs(r.spec.Step.Milliseconds(), res.Reports)
 	for i := range res.Faults {
 		f := &res.Faults[i]

@@ -21,8 +21,9 @@ func newSimValidateCmd() *cobra.Command {
 		Use:   "validate --from DIR [--from DIR ...] --out DIR [--costs FILE] [--force]",
 		Short: "Judge the simulator against real runs recorded before, without a cluster",
 		Long: "validate simulates again every real run recorded under --from (an experiment's results, a\n" +
-			"`stormlab run --out` folder) on its cluster's twin with the run's own topology, flags and\n" +
-			"scheduler, and writes what the sim-validation experiment writes (OUT/sim-validation: validation.csv,\n" +
+			"`stormlab run --out` folder) on its cluster's twin with the run's own topology, flags,\n" +
+			"scheduler and the scheduler's options as the run recorded them (a run recorded without them: seed 1,\n" +
+			"K-PART's Mul 5, the experiments'), and writes what the sim-validation experiment writes (OUT/sim-validation: validation.csv,\n" +
 			"predicted-against-real figures, the validation goals judged in notes.md). Runs that measured the\n" +
 			"cost model, invalid runs, runs with faults and finite datasets are skipped and listed.\n" +
 			"docs/simulator.md.",

@@ -30,7 +30,7 @@ func (r *simRun) collect(res *harness.RunResult) {
 	}
 	if r.svc != nil {
 		st := r.svc.State(0)
-		res.ServiceScheduler, res.Rounds = st.Scheduler, st.RoundTimes
+		res.ServiceScheduler, res.SchedulerOptions, res.Rounds = st.Scheduler, st.Options, st.RoundTimes
 		for _, d := range st.Decisions {
 			if d.Topology == r.id {
 				res.Decisions = append(res.Decisions, d)

@@ -7,6 +7,9 @@ import "github.com/stormlab/stormlab/schedulers"
 // last POST PathReset); time series can be cut with ?since_ms=T.
 type State struct {
 	Scheduler string `json:"scheduler"`
+	// Options are the scheduler's configuration (seed, K-PART's Mul, ...); absent when the service
+	// was given a scheduler already built.
+	Options *schedulers.Options `json:"options,omitempty"`
 	// Dynamic says the scheduler reschedules placed topologies (schedulers.Dynamic).
 	Dynamic bool  `json:"dynamic,omitempty"`
 	TimeMs  int64 `json:"time_ms"`

@@ -26,6 +26,7 @@ const DefaultRescheduleEvery = protocol.DefaultRescheduleEvery
 type Service struct {
 	name  string
 	sched schedulers.Scheduler
+	opts  *schedulers.Options // what sched was built with; nil when given built (NewWithScheduler)
 	every time.Duration
 	now   func() time.Time
 	log   io.Writer
@@ -68,7 +69,9 @@ func New(name string, opts schedulers.Options, o ...Option) (*Service, error) {
 	if err != nil {
 		return nil, fmt.Errorf("scheduler service: %w", err)
 	}
-	return NewWithScheduler(name, sc, o...), nil
+	s := NewWithScheduler(name, sc, o...)
+	s.opts = &opts
+	return s, nil
 }
 
 // NewWithScheduler builds a service around a given scheduler; name is what
@@ -113,7 +116,7 @@ func (s *Service) SetScheduler(name string, o schedulers.Options, every time.Dur
 	defer s.round.Unlock()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.name, s.sched = name, sc
+	s.name, s.sched, s.opts = name, sc, &o
 	if every > 0 {
 		s.every = every
 	}
@@ -496,6 +499,7 @@ func (s *Service) State(sinceMs int64) protocol.State {
 	defer s.mu.Unlock()
 	st := protocol.State{
 		Scheduler:    s.name,
+		Options:      s.opts,
 		Dynamic:      isDynamic(s.sched),
 		TimeMs:       s.now().UnixMilli(),
 		Rounds:       s.rounds,

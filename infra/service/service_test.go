@@ -576,3 +576,24 @@ func TestAggregateMatchesMap(t *testing.T) {
 		}
 	}
 }
+
+// TestStateOptions: the state names the options the scheduler runs with (what a run records to be
+// simulated again), after New and after a switch; a scheduler given built has none to name.
+func TestStateOptions(t *testing.T) {
+	s, err := New("kpart", schedulers.Options{Seed: 3, Mul: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o := s.State(0).Options; o == nil || o.Seed != 3 || o.Mul != 7 {
+		t.Errorf("after New: options %+v, want seed 3, mul 7", o)
+	}
+	if err := s.SetScheduler("kpart", schedulers.Options{Seed: 1}, 0); err != nil {
+		t.Fatal(err)
+	}
+	if o := s.State(0).Options; o == nil || o.Seed != 1 || o.Mul != 0 {
+		t.Errorf("after a switch: options %+v, want seed 1, mul 0", o)
+	}
+	if o := NewWithScheduler("rr", &roundRobin{}).State(0).Options; o != nil {
+		t.Errorf("given built: options %+v, want none", o)
+	}
+}
