@@ -157,10 +157,13 @@ func TestSentenceBytes(t *testing.T) {
 }
 
 // TestDeclaredMemory: a bridged scheduler reads each executor's memory as the bridge sends it (its
-// component's declared on- plus off-heap memory, Storm's 128 MB when undeclared). So R-Storm (Go,
-// through the service) finds no room for WordCount's default executors on heterogeneous-2, whose
-// supervisors offer 640 + 1,152 MB to Storm, at 128 MB each (it refuses the cluster, naming the
-// demand), and places them at 64 MB each.
+// component's declared on- plus off-heap memory, Storm's 128 MB when undeclared), and each node's
+// memory as its supervisor offers it. So R-Storm (Go, through the service) finds no room for
+// WordCount's default executors on heterogeneous-2, whose supervisors offer 640 and 1,152 MB to Storm,
+// at 128 MB each (it refuses the cluster, naming the demand), and at 64 MB each places them as it did
+// on the real cluster (sim-validation's run sv-c01-rstorm-r1, 2026-12-05, 4 workers): the first
+// executor on sup2, the reference node, then sup1 filled to its 640 MB (10 executors: R-Storm's distance
+// prefers the node whose free resources are nearest the demand), the other 9 on sup2.
 func TestDeclaredMemory(t *testing.T) {
 	c := open(t, "heterogeneous-2", 1)
 	short := func(s harness.RunSpec) harness.RunSpec { s.WarmUp, s.Measure = 5*time.Second, 5*time.Second; return s }
@@ -168,5 +171,12 @@ func TestDeclaredMemory(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "128 MB") {
 		t.Errorf("undeclared: %v, want R-Storm to find no room at 128 MB an executor", err)
 	}
-	run(t, c, short(spec(t, "wordcount", "rstorm", "mem-64", "--workers", "4", "--conf", "topology.component.resources.onheap.memory.mb=64")))
+	res := run(t, c, short(spec(t, "wordcount", "rstorm", "mem-64", "--workers", "4", "--conf", "topology.component.resources.onheap.memory.mb=64")))
+	on := map[string]int{}
+	for _, e := range res.Executors {
+		on[e.Host] += e.End - e.Start + 1
+	}
+	if on["sup1"] != 10 || on["sup2"] != 10 {
+		t.Errorf("64 MB an executor: %v executors per node, want 10 on sup1 (its 640 MB) and 10 on sup2, as on the real cluster", on)
+	}
 }

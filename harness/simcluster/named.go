@@ -12,11 +12,15 @@ import (
 // Named is a simulated cluster by name: its nodes (cores, relative speed, link bandwidth), slots and
 // memory per node, and where its layout comes from.
 type Named struct {
-	Name     string
-	About    string
-	Nodes    []sim.Node
-	Slots    int
-	MemoryMB float64
+	Name  string
+	About string
+	Nodes []sim.Node
+	Slots int
+	// MemoryMB is every node's memory as Nimbus sees it (supervisor.memory.capacity.mb), but where
+	// NodeMemoryMB names the node: heterogeneous clusters differ in memory too, and resource-aware
+	// schedulers (R-Storm, the deadline scheduler) fill nodes by it.
+	MemoryMB     float64
+	NodeMemoryMB map[string]float64
 	// Batch is the tuples each simulated tuple stands for (sim.Config.Batch): 1 but on the largest
 	// clusters, where it buys speed at the price of latency's resolution (docs/simulator.md).
 	Batch int
@@ -42,11 +46,27 @@ func named() []Named {
 		n := Named{Name: shape, About: "this project's container shape " + shape + " (links unlimited: one host's bridge)", Slots: len(sups[0].Ports())}
 		for _, s := range sups {
 			n.Nodes = append(n.Nodes, sim.Node{Name: s.Host, Cores: s.CPUs, Speed: 1})
-			n.MemoryMB = float64(s.CapacityMemoryMB()) // what Nimbus sees: the container less the daemon's reserve
+			n.setMemory(s.Host, float64(s.CapacityMemoryMB())) // what Nimbus sees: the container less the daemon's reserve
 		}
 		out = append(out, n)
 	}
 	return out
+}
+
+// setMemory gives node its memory (MB).
+func (n *Named) setMemory(node string, mb float64) {
+	if n.NodeMemoryMB == nil {
+		n.NodeMemoryMB = map[string]float64{}
+	}
+	n.NodeMemoryMB[node] = mb
+}
+
+// memoryOf is node's memory (MB): its own, or every node's.
+func (n *Named) memoryOf(node string) float64 {
+	if mb, ok := n.NodeMemoryMB[node]; ok {
+		return mb
+	}
+	return n.MemoryMB
 }
 
 func batched(n Named, b int) Named {
@@ -64,7 +84,7 @@ func homogeneous(name string, nodes int, about string, memMB float64) Named {
 
 // deadlinePaper is the deadline paper's ten workers (Table 3): worker 1 an i7-3610QM (4 cores, 2.3 GHz
 // base) with 4 GB, workers 2-10 i5-3570K (4 cores, 3.4 GHz base) with 2 GB. The paper gives no
-// network; 1 Gbit/s is assumed. Memory is the smaller, 2 GB, for every node (the model has one value).
+// network; 1 Gbit/s is assumed.
 func deadlinePaper() Named {
 	n := Named{Name: "deadline-paper", Slots: 4, MemoryMB: 2048,
 		About: "the ten heterogeneous workers of the deadline- and load-type-aware scheduler's evaluation (Table 3): one i7-3610QM (speed 2.3/3.4 by base clock), nine i5-3570K; 1 Gbit/s assumed"}
@@ -72,6 +92,7 @@ func deadlinePaper() Named {
 		speed := 1.0
 		if i == 0 {
 			speed = 2.3 / 3.4
+			n.setMemory("worker1", 4096)
 		}
 		n.Nodes = append(n.Nodes, sim.Node{Name: fmt.Sprintf("worker%d", i+1), Cores: 4, Speed: speed, NICBytesPerS: gigabit})
 	}

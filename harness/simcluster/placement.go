@@ -29,7 +29,7 @@ func (r *simRun) snapshot() *protocol.Snapshot {
 	}
 	snap := &protocol.Snapshot{TimeMs: r.now().UnixMilli()}
 	for i, n := range r.c.named.Nodes {
-		sup := protocol.Supervisor{ID: n.Name, Host: n.Name, CPU: 100 * n.Cores, MemoryMB: r.c.named.MemoryMB}
+		sup := protocol.Supervisor{ID: n.Name, Host: n.Name, CPU: 100 * n.Cores, MemoryMB: r.c.named.memoryOf(n.Name)}
 		for p := basePort; p < basePort+r.c.named.Slots; p++ {
 			sup.Ports = append(sup.Ports, p)
 			if !used[slot{i, p}] {

@@ -43,10 +43,7 @@ func FromSupervisors(name string, sups []docker.SupervisorSpec) (Named, error) {
 			node.NICBytesPerS = linkNIC(s.LinkMbit)
 			desc += fmt.Sprintf(", link %g Mbit/s", s.LinkMbit)
 		}
-		mem := float64(s.CapacityMemoryMB())
-		if n.MemoryMB == 0 || mem < n.MemoryMB {
-			n.MemoryMB = mem
-		}
+		n.setMemory(s.Host, float64(s.CapacityMemoryMB()))
 		n.Nodes = append(n.Nodes, node)
 		about = append(about, desc)
 	}

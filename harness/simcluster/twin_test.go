@@ -29,7 +29,7 @@ func TestFromSupervisors(t *testing.T) {
 	}
 	const want = 250000 * 1448.0 / 1514 // 239,101.7 B/s
 	if len(n.Nodes) != 2 || math.Abs(n.Nodes[0].NICBytesPerS-want) > 0.1 || n.Nodes[1].NICBytesPerS != 0 ||
-		n.Nodes[0].Cores != 0.5 || n.Slots != 1 || n.MemoryMB != 420 {
+		n.Nodes[0].Cores != 0.5 || n.Slots != 1 || n.memoryOf("sup1") != 420 || n.memoryOf("sup2") != 420 {
 		t.Errorf("twin %+v: want sup1 at %.1f B/s, sup2 unlimited, 0.5 cores, 1 slot, 420 MB", n, want)
 	}
 	if !strings.Contains(n.About, "sup1 0.5 cores, link 2 Mbit/s") {
