@@ -8,6 +8,7 @@ import "math"
 // deterministic and is all this model needs.
 type engine struct {
 	now    float64 // seconds of simulated time
+	handle func(event) // runs the events that are not callbacks (event.kind)
 	events eventHeap
 	timers timerHeap // the nodes' CPUs, by their next completion
 	seq    uint64
@@ -59,11 +60,27 @@ func (e *engine) moved(c *cpu) {
 	}
 }
 
+// event is a callback (fn) or, for the events every tuple makes, a kind with its executor and tuple:
+// a closure per tuple was most of a large run's garbage.
 type event struct {
-	at  float64
-	seq uint64
-	fn  func()
+	at   float64
+	seq  uint64
+	fn   func()
+	kind eventKind
+	x    *executor
+	t    tuple
 }
+
+// eventKind says what an event without a callback does (sim.dispatch).
+type eventKind uint8
+
+const (
+	evFn      eventKind = iota // run fn
+	evEnqueue                  // tuple t reaches x's receive queue
+	evAck                      // t.root's completion reaches its spout
+	evArrive                   // an open-loop arrival at spout x
+	evNext                     // x is back from a restart
+)
 
 // eventHeap is a binary min-heap of events by (at, seq), written out rather than through
 // container/heap: the interface calls of container/heap took a third of a large run's time.
@@ -126,6 +143,16 @@ func (e *engine) at(t float64, fn func()) {
 // after runs fn d seconds from now.
 func (e *engine) after(d float64, fn func()) { e.at(e.now+d, fn) }
 
+// post schedules ev (a kind, not a callback) at simulated time t (not before now).
+func (e *engine) post(t float64, ev event) {
+	if t < e.now {
+		t = e.now
+	}
+	e.seq++
+	ev.at, ev.seq = t, e.seq
+	e.events.push(ev)
+}
+
 // run runs events and CPU completions in time order (an event before a completion at the same time)
 // until none is left before until; the clock ends at until.
 func (e *engine) run(until float64) {
@@ -148,7 +175,11 @@ func (e *engine) run(until float64) {
 		ev := e.events.pop()
 		e.now = ev.at
 		e.count++
-		ev.fn()
+		if ev.fn != nil {
+			ev.fn()
+		} else {
+			e.handle(ev)
+		}
 	}
 	e.now = until
 }

@@ -117,6 +117,7 @@ func newSim(orig *Config) *sim {
 	if s.cap == 0 {
 		s.cap = DefaultQueueCap
 	}
+	s.eng.handle = s.dispatch
 	for _, n := range cfg.Nodes {
 		sp := n.Speed
 		if sp == 0 {
@@ -160,8 +161,7 @@ func (s *sim) start() {
 			continue
 		}
 		if r := s.rate(e); r > 0 {
-			e := e
-			s.eng.at(s.rng.Float64()/r, func() { s.arrive(e) })
+			s.eng.post(s.rng.Float64()/r, event{kind: evArrive, x: e})
 			continue
 		}
 		s.trySpout(e)
@@ -184,7 +184,7 @@ func (s *sim) arrive(e *executor) {
 	if s.cfg.Topology.Poisson {
 		gap *= s.rng.ExpFloat64()
 	}
-	s.eng.after(gap, func() { s.arrive(e) })
+	s.eng.post(s.eng.now+gap, event{kind: evArrive, x: e})
 	s.trySpout(e)
 }
 
@@ -289,7 +289,7 @@ func (s *sim) tally(acker *executor, t tuple) {
 	if root.left += t.ack; root.left != 0 {
 		return
 	}
-	s.deliver(acker, root.spout, s.cfg.Topology.AckBytes, func() { s.ack(root) })
+	s.deliver(acker, root.spout, s.cfg.Topology.AckBytes, event{kind: evAck, t: tuple{root: root}})
 }
 
 // next starts e's next piece of work.

@@ -239,7 +239,7 @@ func (s *sim) restart(e *executor, d float64) {
 		e.pending = 0
 	}
 	e.down = s.eng.now + d
-	s.eng.at(e.down, func() { s.next(e) })
+	s.eng.post(e.down, event{kind: evNext, x: e})
 	if s.over == 0 {
 		s.resume() // the restart may have ended backpressure
 	}

@@ -19,24 +19,38 @@ func (s *sim) send(from, to *executor, root *tree) {
 // node, through the sending node's NIC and LinkLatency between nodes.
 func (s *sim) transfer(from, to *executor, t tuple) {
 	t.remote = from.worker != to.worker
-	s.deliver(from, to, t.bytes, func() { s.enqueue(to, t) })
+	s.deliver(from, to, t.bytes, event{kind: evEnqueue, x: to, t: t})
 }
 
-// deliver runs arrive when a message of from's, of bytes, reaches to's worker.
-func (s *sim) deliver(from, to *executor, bytes int, arrive func()) {
+// deliver runs arrive (an event of a kind) when a message of from's, of bytes, reaches to's worker.
+func (s *sim) deliver(from, to *executor, bytes int, arrive event) {
 	c := s.cfg.Costs
 	switch {
 	case from.worker == to.worker:
-		arrive()
+		s.dispatch(arrive)
 	case from.node == to.node:
-		s.eng.after(c.LocalLatency, arrive)
+		s.eng.post(s.eng.now+c.LocalLatency, arrive)
 	default:
 		leave := s.eng.now
 		if bw := s.cfg.Nodes[from.node].NICBytesPerS; bw > 0 {
 			leave = max(leave, s.nics[from.node]) + float64(bytes)/bw
 			s.nics[from.node] = leave
 		}
-		s.eng.at(leave+c.LinkLatency, arrive)
+		s.eng.post(leave+c.LinkLatency, arrive)
+	}
+}
+
+// dispatch runs an event of a kind (the engine's handle).
+func (s *sim) dispatch(ev event) {
+	switch ev.kind {
+	case evEnqueue:
+		s.enqueue(ev.x, ev.t)
+	case evAck:
+		s.ack(ev.t.root)
+	case evArrive:
+		s.arrive(ev.x)
+	case evNext:
+		s.next(ev.x)
 	}
 }
 
