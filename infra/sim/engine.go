@@ -7,7 +7,7 @@ import "math"
 // goroutines, which ties the order of simultaneous events to the Go scheduler; a heap of callbacks is
 // deterministic and is all this model needs.
 type engine struct {
-	now    float64 // seconds of simulated time
+	now    float64     // seconds of simulated time
 	handle func(event) // runs the events that are not callbacks (event.kind)
 	events eventHeap
 	timers timerHeap // the nodes' CPUs, by their next completion
