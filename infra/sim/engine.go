@@ -4,8 +4,8 @@ import "math"
 
 // engine is the event loop: a clock and a heap of timed events, run in time order (ties in the order
 // they were scheduled, so a run is deterministic). The Go discrete-event libraries run processes as
-// goroutines, which ties the order of simultaneous events to the Go scheduler; a heap of callbacks is
-// deterministic and is all this model needs.
+// goroutines, which ties the order of simultaneous events to the Go scheduler; a heap of events
+// (callbacks, and typed events for what every tuple does) is deterministic and is all this model needs.
 type engine struct {
 	now    float64     // seconds of simulated time
 	handle func(event) // runs the events that are not callbacks (event.kind)
