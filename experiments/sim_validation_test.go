@@ -366,20 +366,19 @@ func TestRecordedClusterSpec(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
 		recorded *schedulers.Options
-		seed     uint64
-		wantSeed uint64
+		wantSeed uint64 // the twin's cluster seed, and the seed its service runs with
 		wantMul  int
 		runsTwin bool
 	}{
-		{"no balance adjustment recorded", &schedulers.Options{Seed: 2}, 2, 2, 0, true},
-		{"options recorded", &schedulers.Options{Seed: 4, Mul: 3}, 4, 4, 3, false},
-		{"no seed recorded", &schedulers.Options{Mul: 3}, 1, 1, 3, false},
-		{"none recorded", nil, 1, 1, 5, false},
+		{"no balance adjustment recorded", &schedulers.Options{Seed: 2}, 2, 0, true},
+		{"options recorded", &schedulers.Options{Seed: 4, Mul: 3}, 4, 3, false},
+		{"no seed recorded", &schedulers.Options{Mul: 3}, 1, 3, false},
+		{"none recorded", nil, 1, 5, false},
 	} {
 		r := &harness.RunResult{Cluster: "heterogeneous-2", SchedulerOptions: tc.recorded}
 		cs := recordedClusterSpec(r)
-		if cs.Seed != tc.seed || cmp.Or(cs.SchedulerOptions.Mul, cs.Mul) != tc.wantMul {
-			t.Errorf("%s: seed %d, mul %d/%d, want seed %d, mul %d", tc.name, cs.Seed, cs.SchedulerOptions.Mul, cs.Mul, tc.seed, tc.wantMul)
+		if cs.Seed != tc.wantSeed || cmp.Or(cs.SchedulerOptions.Mul, cs.Mul) != tc.wantMul {
+			t.Errorf("%s: seed %d, mul %d/%d, want seed %d, mul %d", tc.name, cs.Seed, cs.SchedulerOptions.Mul, cs.Mul, tc.wantSeed, tc.wantMul)
 		}
 		if !tc.runsTwin {
 			continue
