@@ -246,6 +246,7 @@ type simValRunner struct {
 	k     simValKnobs
 	refs  map[string]float64                // valConfig.key -> reference rate (tuples/s)
 	sizes map[string]simcluster.ClusterSize // valConfig.cluster -> its twin's nodes and cores
+	twins map[string]*simcluster.Cluster    // valConfig.cluster -> its twin
 }
 
 func runSimValidation(ctx context.Context, env lab.Env, table map[string]simValKnobs) (*lab.Results, error) {
@@ -262,7 +263,7 @@ func runSimValidation(ctx context.Context, env lab.Env, table map[string]simValK
 	for _, c := range k.Configs {
 		n += len(c.Schedulers) * k.Reps
 	}
-	vr := &simValRunner{runBase: runBase{env: env, res: res, counter: newRunCounter(env, n)}, k: k, refs: map[string]float64{}, sizes: map[string]simcluster.ClusterSize{}}
+	vr := &simValRunner{runBase: runBase{env: env, res: res, counter: newRunCounter(env, n)}, k: k, refs: map[string]float64{}, sizes: map[string]simcluster.ClusterSize{}, twins: map[string]*simcluster.Cluster{}}
 	for _, cluster := range valClusters(k.Configs) {
 		if err := vr.cluster(ctx, cluster); err != nil {
 			return nil, err
@@ -396,6 +397,7 @@ func (vr *simValRunner) twin(real *clusterView, cs harness.ClusterSpec, name str
 		size.Cores += node.Cores
 	}
 	vr.sizes[name] = size
+	vr.twins[name] = c
 	return &clusterView{shared: &shared{ctx: real.ctx, env: vr.env, cs: cs, s: c, started: time.Now()}, scheduler: "storm-even"}, nil
 }
 
@@ -453,6 +455,7 @@ func (vr *simValRunner) pair(ctx context.Context, real, twin *clusterView, i int
 	if err != nil {
 		return nil, err
 	}
+	vr.twins[c.cluster()].UseSupervisorIDs(simcluster.RecordedSupervisorIDs(r)) // place as the real cluster did
 	s, err := vr.one(ctx, twin, name+"-sim", c, rate, rep, base, sched+" "+svSim)
 	if err != nil {
 		return nil, err

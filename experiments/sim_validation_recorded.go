@@ -158,7 +158,7 @@ func recordedPair(ctx context.Context, env lab.Env, res *lab.Results, r *harness
 	if err != nil {
 		return fmt.Errorf("cluster %q has no simulated twin", r.Cluster)
 	}
-	c, err := simcluster.OpenTwin(n, recordedClusterSpec(r), r.Spec.Scheduler, model)
+	c, err := simcluster.OpenTwin(n.WithSupervisorIDs(simcluster.RecordedSupervisorIDs(r)), recordedClusterSpec(r), r.Spec.Scheduler, model)
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"net/http"
 	"os"
@@ -305,14 +306,20 @@ func TestSimValidationTarget(t *testing.T) {
 	}
 	for _, run := range []string{"sv-c01-storm-even-r0", "sv-c02-storm-even-r0"} {
 		checkRunOnTarget(t, filepath.Join(dir, "runs", run, "run.json"), tg, false)
-		var sim struct {
+		var real, sim struct {
 			Simulated *struct {
 				Cluster string `json:"cluster"`
 			} `json:"simulated"`
+			Supervisors map[string]string `json:"supervisors"`
 		}
+		readJSON(t, filepath.Join(dir, "runs", run, "run.json"), &real)
 		readJSON(t, filepath.Join(dir, "runs", run+"-sim", "run.json"), &sim)
 		if sim.Simulated == nil || !strings.Contains(sim.Simulated.Cluster, tg.Name) {
 			t.Errorf("%s-sim: simulated %+v, want the twin of %s", run, sim.Simulated, tg.Name)
+		}
+		// The twin takes the real cluster's supervisor ids, which order the nodes for Storm's schedulers.
+		if len(real.Supervisors) == 0 || !maps.Equal(real.Supervisors, sim.Supervisors) {
+			t.Errorf("%s: supervisor ids %v, its twin's %v: want the real cluster's, the same in both", run, real.Supervisors, sim.Supervisors)
 		}
 	}
 	if b, err := os.ReadFile(filepath.Join(dir, "validation.csv")); err != nil || strings.Count(string(b), "\n") != 9 {

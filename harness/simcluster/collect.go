@@ -11,7 +11,7 @@ func (r *simRun) executorPlaces() []harness.ExecutorPlace {
 	var out []harness.ExecutorPlace
 	for _, a := range r.assign {
 		out = append(out, harness.ExecutorPlace{Component: r.componentOf(a.Executor.Start),
-			Start: a.Executor.Start, End: a.Executor.End, Host: a.Supervisor, Port: a.Port})
+			Start: a.Executor.Start, End: a.Executor.End, Host: r.c.named.Nodes[r.supervisorNode(a.Supervisor)].Name, Port: a.Port})
 	}
 	return out
 }
@@ -20,6 +20,10 @@ func (r *simRun) executorPlaces() []harness.ExecutorPlace {
 func (r *simRun) collect(res *harness.RunResult) {
 	res.Reports = r.reports
 	res.Executors = r.executorPlaces()
+	res.Supervisors = map[string]string{}
+	for _, n := range r.c.named.Nodes {
+		res.Supervisors[n.Name] = r.c.named.supervisorID(n.Name)
+	}
 	r.recoveries(res)
 	r.recordLoad(res)
 	place := measure.PlacementOf(res.Executors)

@@ -180,3 +180,41 @@ func TestDeclaredMemory(t *testing.T) {
 		t.Errorf("64 MB an executor: %v executors per node, want 10 on sup1 (its 640 MB) and 10 on sup2, as on the real cluster", on)
 	}
 }
+
+// TestSupervisorIDs: the partition schedulers and Storm's EvenScheduler order nodes by supervisor id,
+// so a twin given a real cluster's ids places as that cluster did. Reference: the quick sim-validation's
+// K-PART runs of WordCount on heterogeneous-2 containers (2026-12-05), whose two cluster starts placed
+// the count/report partition on sup2 (its id first: "1b2b…" against sup1's "27c7…") and on sup1
+// ("9fe2…" on sup1 against "ce3a…" on sup2).
+func TestSupervisorIDs(t *testing.T) {
+	n, err := Lookup("heterogeneous-2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		ids       map[string]string
+		countOn   string // the node that hosts the count executors
+		sentences string // and the one that hosts the spouts
+	}{
+		{nil, "sup1", "sup2"},
+		{map[string]string{"sup1": "9fe2f2c1-5115", "sup2": "ce3a09f6-3c00"}, "sup1", "sup2"},
+		{map[string]string{"sup1": "27c73f64-dbb0", "sup2": "1b2b777e-1a0d"}, "sup2", "sup1"},
+	} {
+		c, err := OpenNamed(n.WithSupervisorIDs(tc.ids), harness.ClusterSpec{Seed: 1, Mul: 5}, "kpart")
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := spec(t, "wordcount", "kpart", "ids", "--workers", "4")
+		s.WarmUp, s.Measure = 5*time.Second, 5*time.Second
+		on := map[string]map[string]int{}
+		for _, e := range run(t, c, s).Executors {
+			if on[e.Component] == nil {
+				on[e.Component] = map[string]int{}
+			}
+			on[e.Component][e.Host] += e.End - e.Start + 1
+		}
+		if on["count"][tc.countOn] != 4 || on["sentence"][tc.sentences] != 4 {
+			t.Errorf("ids %v: count on %v, sentence on %v; want every count on %s and every sentence on %s", tc.ids, on["count"], on["sentence"], tc.countOn, tc.sentences)
+		}
+	}
+}

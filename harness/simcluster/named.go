@@ -24,6 +24,35 @@ type Named struct {
 	// Batch is the tuples each simulated tuple stands for (sim.Config.Batch): 1 but on the largest
 	// clusters, where it buys speed at the price of latency's resolution (docs/simulator.md).
 	Batch int
+	// SupervisorIDs are the nodes' supervisor ids by node name (a node without one is named by its
+	// name). Storm's EvenScheduler and the partition schedulers order nodes by id, and a real
+	// cluster's ids are random per start, so the same topology lands mirrored on two starts of one
+	// heterogeneous shape: a twin that stands beside a real cluster, or re-simulates a recorded run,
+	// takes that cluster's ids to place as it did (WithSupervisorIDs).
+	SupervisorIDs map[string]string
+}
+
+// WithSupervisorIDs is n with the nodes' supervisor ids (by node name) of a real cluster; ids of hosts n
+// does not have are ignored.
+func (n Named) WithSupervisorIDs(ids map[string]string) Named {
+	n.SupervisorIDs = nil
+	for _, node := range n.Nodes {
+		if id := ids[node.Name]; id != "" {
+			if n.SupervisorIDs == nil {
+				n.SupervisorIDs = map[string]string{}
+			}
+			n.SupervisorIDs[node.Name] = id
+		}
+	}
+	return n
+}
+
+// supervisorID is node's supervisor id: its real cluster's, or its name.
+func (n *Named) supervisorID(node string) string {
+	if id := n.SupervisorIDs[node]; id != "" {
+		return id
+	}
+	return node
 }
 
 // gigabit is a 1 Gbit/s link's bandwidth, bytes per second.

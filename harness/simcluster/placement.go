@@ -25,11 +25,11 @@ const basePort = 6700
 func (r *simRun) snapshot() *protocol.Snapshot {
 	used := map[slot]bool{}
 	for _, a := range r.assign {
-		used[slot{r.nodeIndex(a.Supervisor), a.Port}] = true
+		used[slot{r.supervisorNode(a.Supervisor), a.Port}] = true
 	}
 	snap := &protocol.Snapshot{TimeMs: r.now().UnixMilli()}
 	for i, n := range r.c.named.Nodes {
-		sup := protocol.Supervisor{ID: n.Name, Host: n.Name, CPU: 100 * n.Cores, MemoryMB: r.c.named.memoryOf(n.Name)}
+		sup := protocol.Supervisor{ID: r.c.named.supervisorID(n.Name), Host: n.Name, CPU: 100 * n.Cores, MemoryMB: r.c.named.memoryOf(n.Name)}
 		for p := basePort; p < basePort+r.c.named.Slots; p++ {
 			sup.Ports = append(sup.Ports, p)
 			if !used[slot{i, p}] {
@@ -65,8 +65,14 @@ func declaredMemory(res map[string]native.Resources) func(string) float64 {
 	}
 }
 
+// nodeIndex is the index of the node named name (its host).
 func (r *simRun) nodeIndex(name string) int {
 	return slices.IndexFunc(r.c.named.Nodes, func(n sim.Node) bool { return n.Name == name })
+}
+
+// supervisorNode is the index of the node whose supervisor id is id.
+func (r *simRun) supervisorNode(id string) int {
+	return slices.IndexFunc(r.c.named.Nodes, func(n sim.Node) bool { return r.c.named.supervisorID(n.Name) == id })
 }
 
 // placed reads the decision for the run's topology: its slots (in the decision's order), each
@@ -84,7 +90,7 @@ func (r *simRun) placed(dec *protocol.Decision) (slots []slot, execSlot []int, a
 	}
 	taskSlot := map[int]int{}
 	for w, wa := range dec.Topologies[i].Workers {
-		n := r.nodeIndex(wa.Supervisor)
+		n := r.supervisorNode(wa.Supervisor)
 		if n < 0 {
 			return nil, nil, nil, false, fmt.Errorf("scheduler %s placed a worker on supervisor %q, which the cluster does not have", r.spec.Scheduler, wa.Supervisor)
 		}

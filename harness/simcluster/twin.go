@@ -85,3 +85,38 @@ func openWith(n Named, model *sim.CostModel, cs harness.ClusterSpec, scheduler s
 	}
 	return &Cluster{named: n, model: model, cs: cs, scheduler: scheduler}, nil
 }
+
+// RecordedSupervisorIDs are the supervisor ids by host of the cluster run r ran on: the ids it records,
+// or, for a run recorded before it kept them, those its scheduler decisions name (a decision's worker
+// on supervisor id holds executors that the run's placement puts on a host); nil when neither says.
+func RecordedSupervisorIDs(r *harness.RunResult) map[string]string {
+	if len(r.Supervisors) > 0 {
+		return r.Supervisors
+	}
+	hostOf := map[int]string{}
+	for _, e := range r.Executors {
+		hostOf[e.Start] = e.Host
+	}
+	var ids map[string]string
+	for _, d := range r.Decisions {
+		for _, w := range d.Workers {
+			for _, e := range w.Executors {
+				if h := hostOf[e.Start]; h != "" {
+					if ids == nil {
+						ids = map[string]string{}
+					}
+					ids[h] = w.Supervisor
+				}
+			}
+		}
+	}
+	return ids
+}
+
+// UseSupervisorIDs gives the cluster's nodes the supervisor ids (by host) of the real cluster it
+// stands beside, from its next run on (Named.SupervisorIDs); with none it keeps those it has.
+func (c *Cluster) UseSupervisorIDs(ids map[string]string) {
+	if len(ids) > 0 {
+		c.named = c.named.WithSupervisorIDs(ids)
+	}
+}

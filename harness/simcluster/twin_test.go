@@ -1,6 +1,7 @@
 package simcluster
 
 import (
+	"maps"
 	"math"
 	"strconv"
 	"strings"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/stormlab/stormlab/harness"
 	"github.com/stormlab/stormlab/infra/docker"
+	"github.com/stormlab/stormlab/infra/protocol"
 	"github.com/stormlab/stormlab/infra/sim"
 )
 
@@ -151,4 +153,28 @@ func sup1Hops(execs []harness.ExecutorPlace) int {
 		}
 	}
 	return hops
+}
+
+// TestRecordedSupervisorIDs: a run's supervisor ids are those it records, else those its decisions name
+// for the hosts its placement gives (the shape of the quick sim-validation's K-PART runs, recorded
+// before runs kept the ids), else none.
+func TestRecordedSupervisorIDs(t *testing.T) {
+	places := []harness.ExecutorPlace{{Component: "count", Start: 5, End: 5, Host: "sup2", Port: 6700}, {Component: "sentence", Start: 13, End: 13, Host: "sup1", Port: 6700}}
+	decided := []protocol.DecisionRecord{{Workers: []protocol.WorkerAssignment{
+		{Supervisor: "1b2b-172.25.0.5", Port: 6700, Executors: []protocol.Executor{{Start: 5, End: 5}}},
+		{Supervisor: "27c7-172.25.0.6", Port: 6700, Executors: []protocol.Executor{{Start: 13, End: 13}}},
+	}}}
+	for _, tc := range []struct {
+		name string
+		run  harness.RunResult
+		want map[string]string
+	}{
+		{"recorded", harness.RunResult{Supervisors: map[string]string{"sup1": "a", "sup2": "b"}, Executors: places, Decisions: decided}, map[string]string{"sup1": "a", "sup2": "b"}},
+		{"from decisions", harness.RunResult{Executors: places, Decisions: decided}, map[string]string{"sup1": "27c7-172.25.0.6", "sup2": "1b2b-172.25.0.5"}},
+		{"Storm's own scheduler, recorded before", harness.RunResult{Executors: places}, nil},
+	} {
+		if got := RecordedSupervisorIDs(&tc.run); !maps.Equal(got, tc.want) {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
+	}
 }
