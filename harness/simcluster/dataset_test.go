@@ -206,15 +206,24 @@ func TestSupervisorIDs(t *testing.T) {
 		}
 		s := spec(t, "wordcount", "kpart", "ids", "--workers", "4")
 		s.WarmUp, s.Measure = 5*time.Second, 5*time.Second
+		res := run(t, c, s)
 		on := map[string]map[string]int{}
-		for _, e := range run(t, c, s).Executors {
+		for _, e := range res.Executors {
 			if on[e.Component] == nil {
 				on[e.Component] = map[string]int{}
 			}
 			on[e.Component][e.Host] += e.End - e.Start + 1
 		}
-		if on["count"][tc.countOn] != 4 || on["sentence"][tc.sentences] != 4 {
-			t.Errorf("ids %v: count on %v, sentence on %v; want every count on %s and every sentence on %s", tc.ids, on["count"], on["sentence"], tc.countOn, tc.sentences)
+		if on["count"][tc.countOn] != 4 || on["sentence"][tc.sentences] != 4 || on["__acker"][tc.sentences] != 4 {
+			t.Errorf("ids %v: count on %v, sentence on %v, ackers on %v; want every count on %s, every sentence and acker on %s", tc.ids, on["count"], on["sentence"], on["__acker"], tc.countOn, tc.sentences)
+		}
+		// The ackers run where K-PART put them: their work is reported by that node's workers only.
+		for _, rep := range res.Reports {
+			for _, cpu := range rep.CPU {
+				if cpu.Task <= 4 && cpu.CPUNs > 0 && rep.Host != tc.sentences { // tasks 1-4: the ackers
+					t.Fatalf("ids %v: acker task %d ran on %s, K-PART placed it on %s", tc.ids, cpu.Task, rep.Host, tc.sentences)
+				}
+			}
 		}
 	}
 }

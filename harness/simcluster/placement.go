@@ -113,5 +113,32 @@ func (r *simRun) placed(dec *protocol.Decision) (slots []slot, execSlot []int, a
 	return slots, execSlot, assign, true, nil
 }
 
-// isAcker: the model runs one acker per worker wherever the scheduler put Storm's acker executors.
+// ackerWorkers is the worker (an index of the decision's slots, placed's) of each of the topology's
+// acker executors, in task order, as dec places them; nil when it places none of them (the model then
+// runs one acker on each worker).
+func (r *simRun) ackerWorkers(dec *protocol.Decision) []int {
+	i := slices.IndexFunc(dec.Topologies, func(t protocol.TopologyDecision) bool { return t.ID == r.id })
+	n := r.rt.parOf(topologies.AckerComponent)
+	if i < 0 || n == 0 || !r.rt.ackers {
+		return nil
+	}
+	first := r.first[topologies.AckerComponent]
+	out := make([]int, n)
+	for k := range out {
+		out[k] = -1
+	}
+	for w, wa := range dec.Topologies[i].Workers {
+		for _, e := range wa.Executors {
+			for t := max(e.Start, first); t <= min(e.End, first+n-1); t++ {
+				out[t-first] = w
+			}
+		}
+	}
+	if slices.Contains(out, -1) {
+		return nil
+	}
+	return out
+}
+
+// isAcker: Storm's acker executors, which the model runs where the scheduler put them (ackerWorkers).
 func isAcker(component string) bool { return component == topologies.AckerComponent }

@@ -40,6 +40,7 @@ type simRun struct {
 	svc          *service.Service
 	slots        []slot
 	ackerSlots   []slot // the slots the ackers run on: those the topology started on
+	ackerWorker  []int  // each acker's worker (an index of ackerSlots), nil: one on each
 	assign       []protocol.ExecutorSlot
 	reports      []protocol.WorkerReport
 	totals       map[slot]int64 // acked since each worker's start
@@ -163,6 +164,7 @@ func (c *Cluster) start(ctx context.Context, spec harness.RunSpec) (*simRun, err
 		return nil, err
 	}
 	r.slots, r.ackerSlots, r.execSlot, r.assign = slots, slots, execSlot, assign
+	r.ackerWorker = r.ackerWorkers(dec)
 	r.cfg = r.config(execSlot)
 	if r.x, err = sim.New(r.cfg); err != nil {
 		return nil, err
@@ -215,7 +217,7 @@ func (r *simRun) config(execSlot []int) sim.Config {
 		}
 		comps[i].Deadline = r.deadlines[comps[i].Name]
 	}
-	top := sim.Topology{Components: comps, MaxSpoutPending: r.rt.pending, Poisson: r.rt.poisson, Ackers: r.rt.ackers, AckBytes: tr.AckBytes, LoadAware: r.rt.loadAware}
+	top := sim.Topology{Components: comps, MaxSpoutPending: r.rt.pending, Poisson: r.rt.poisson, Ackers: r.rt.ackers, AckBytes: tr.AckBytes, LoadAware: r.rt.loadAware, AckerWorkers: r.ackerWorker}
 	for _, s := range r.slots {
 		top.Workers = append(top.Workers, s.node)
 	}

@@ -18,8 +18,9 @@
 // What is modelled, and what is not yet (the model grows in slices, each checked against queueing
 // theory here and against real runs in the experiments):
 //   - CPU: egalitarian processor sharing on each node (a busy thread uses at most one core), scaled by
-//     the node's relative speed. The ackers are executors of their own (Topology.Ackers, one per worker
-//     as Storm 2 places them by default) or, without, an ack costs Costs.AckCPU on the bolt that acks.
+//     the node's relative speed. The ackers are executors of their own (Topology.Ackers, where the
+//     scheduler put them, or one per worker as Storm 2 counts them by default) or, without, an ack
+//     costs Costs.AckCPU on the bolt that acks.
 //     Storm's transfer and receive threads are not separate servers: serialization and deserialization
 //     are charged to the sending and receiving executors (Storm 2 serializes in the sending executor's
 //     thread).

@@ -100,9 +100,16 @@ func treeDemand(cfg *Config) (demand []float64, rate float64) {
 	}
 	demand = make([]float64, len(cfg.Nodes))
 	c := cfg.Costs
+	ackers := t.ackerWorkers()
 	for _, comp := range t.Components {
 		v := visits[comp.Name]
 		per := comp.Service.Mean + c.AckCPU // each executed tuple acked
+		if t.Ackers {
+			per -= c.AckCPU // paid by the ackers, where they run
+			for _, w := range ackers {
+				demand[t.Workers[w]] += v * c.AckCPU / float64(len(ackers))
+			}
+		}
 		for _, st := range comp.Streams {
 			per += st.PerTuple * (c.SerMsg + c.SerByte*float64(comp.Bytes)) // sent to another worker at worst
 		}

@@ -85,6 +85,11 @@ type Topology struct {
 	// executed and the bolts pay Costs.AckCPU.
 	Ackers   bool
 	AckBytes int
+	// AckerWorkers, with Ackers, is the worker of each acker executor, where the scheduler put them
+	// (a tree's acker is drawn uniformly among them, as Storm hashes a tree's id over its acker
+	// tasks); nil means one acker on each worker. Where they run matters: a scheduler that puts every
+	// acker on one node puts the ack work of the whole topology there.
+	AckerWorkers []int
 	// LoadAware is Storm 2's load-aware shuffle (on unless topology.disable.loadaware.messaging): a
 	// shuffle stream picks among the receivers in the sender's worker, else on its node, while their
 	// load is at most LoadAwareBound, and among all otherwise.
@@ -265,6 +270,11 @@ func (t *Topology) check(nodes int) []error {
 	for w, n := range t.Workers {
 		if n < 0 || n >= nodes {
 			add("worker %d is on node %d: the cluster has nodes 0 to %d", w, n, nodes-1)
+		}
+	}
+	for i, w := range t.AckerWorkers {
+		if !t.Ackers || w < 0 || w >= len(t.Workers) {
+			add("acker %d on worker %d: place ackers on workers of the topology, with Ackers", i, w)
 		}
 	}
 	for i, e := range t.Executors {

@@ -50,7 +50,7 @@ type sim struct {
 	byComp map[string][]*executor
 	cap    int
 	over   int         // executors whose queue is at or above cap: the spouts pause while > 0
-	ackers []*executor // one per worker with Topology.Ackers
+	ackers []*executor // with Topology.Ackers: on Topology.AckerWorkers, or one per worker
 	acker  *Component
 	window bool
 	m      measured
@@ -144,8 +144,8 @@ func newSim(orig *Config) *sim {
 	}
 	if cfg.Topology.Ackers {
 		s.acker = &Component{Name: AckerName, Service: Dist{Mean: cfg.Costs.AckCPU}, Bytes: cfg.Topology.AckBytes}
-		for w, n := range cfg.Topology.Workers {
-			s.ackers = append(s.ackers, &executor{id: len(s.execs) + w, comp: s.acker, worker: w, node: n, svc: newSampler(s.acker.Service)})
+		for k, w := range cfg.Topology.ackerWorkers() {
+			s.ackers = append(s.ackers, &executor{id: len(s.execs) + k, comp: s.acker, worker: w, node: cfg.Topology.Workers[w], svc: newSampler(s.acker.Service)})
 		}
 	}
 	s.m.lat = hdrhistogram.New(1, 3_600_000_000, 3)
@@ -389,6 +389,18 @@ func inWorker(execs []*executor, w int) []*executor {
 		if e.worker == w {
 			out = append(out, e)
 		}
+	}
+	return out
+}
+
+// ackerWorkers is the worker of each acker executor: AckerWorkers, or one on each worker.
+func (t *Topology) ackerWorkers() []int {
+	if len(t.AckerWorkers) > 0 {
+		return t.AckerWorkers
+	}
+	out := make([]int, len(t.Workers))
+	for w := range out {
+		out[w] = w
 	}
 	return out
 }

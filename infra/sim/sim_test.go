@@ -241,6 +241,8 @@ func TestBadConfig(t *testing.T) {
 		{"no spout", func(c *Config) { c.Topology.Components[0].Spout = false }, "no spout"},
 		{"neither open nor closed loop", func(c *Config) { c.Topology.Rate = 0 }, "give a rate > 0"},
 		{"zero service", func(c *Config) { c.Topology.Components[1].Service.Mean = 0 }, "give mean > 0"},
+		{"acker off the workers", func(c *Config) { c.Topology.Ackers, c.Topology.AckerWorkers = true, []int{0, 2} }, "acker 1 on worker 2"},
+		{"ackers placed without ackers", func(c *Config) { c.Topology.AckerWorkers = []int{0} }, "acker 0 on worker 0"},
 	}
 	for _, c := range cases {
 		cfg := good
@@ -279,5 +281,35 @@ func TestAckers(t *testing.T) {
 	}
 	if want := 1 / 1.1e-3; math.Abs(r.Throughput-want)/want > 0.02 {
 		t.Errorf("closed loop: %.1f trees/s, want %.0f (node 1 saturated by the bolt and its acker)", r.Throughput, want)
+	}
+}
+
+// TestAckersWhereScheduled: the ackers run where the scheduler put them. With both ackers on worker 0
+// (node 0) the ack work is node 0's, as Storm runs every ack there; one per worker splits it. The
+// open-loop case of TestAckers (200 trees/s, the spout 0.1 ms, the bolt 1 ms, 2 acks of 0.2 ms a tree):
+// node 0 busy 200 x (0.1 + 0.4) ms = 0.10 cores with both ackers, 200 x (0.1 + 0.2) ms = 0.06 with one
+// per worker (+-2%: the window's edges and the draw of each tree's acker). The analytic model puts
+// the same demand there.
+func TestAckersWhereScheduled(t *testing.T) {
+	for _, tc := range []struct {
+		workers []int
+		node0   float64
+	}{{nil, 0.06}, {[]int{0, 0}, 0.10}} {
+		cfg := chain(Dist{Mean: 1e-4}, Dist{Mean: 1e-3}, 200, 0)
+		cfg.Topology.Ackers, cfg.Topology.AckerWorkers, cfg.Costs.AckCPU, cfg.Measure = true, tc.workers, 2e-4, 20
+		r, err := Run(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(r.NodeCores[0]-tc.node0)/tc.node0 > 0.02 || math.Abs(r.Throughput-200)/200 > 0.01 {
+			t.Errorf("ackers on %v: node 0 busy %.4f cores at %.1f trees/s, want %.2f at 200", tc.workers, r.NodeCores[0], r.Throughput, tc.node0)
+		}
+		a, err := Jackson(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(a.NodeCores[0]-tc.node0) > 1e-9 {
+			t.Errorf("ackers on %v: analytic node 0 %.4f cores, want %.2f", tc.workers, a.NodeCores[0], tc.node0)
+		}
 	}
 }

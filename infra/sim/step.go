@@ -36,8 +36,8 @@ func (x *Sim) Now() float64 { return x.s.eng.now }
 func (x *Sim) Events() uint64 { return x.s.eng.count }
 
 // Counts are one executor's counters over an interval. Executors are numbered as in
-// Config.Topology.Executors, then the ackers (with Topology.Ackers): worker w's acker is number
-// len(Executors) + w.
+// Config.Topology.Executors, then the ackers (with Topology.Ackers): acker k (of AckerWorkers, or
+// worker k's) is number len(Executors) + k.
 type Counts struct {
 	Executed int64         // tuples executed (spouts: tuple trees emitted)
 	CPU      float64       // core-seconds its thread used
