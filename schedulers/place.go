@@ -7,8 +7,14 @@ import (
 )
 
 // SpreadSlots picks k worker slots spread over the nodes the way Storm's
-// EvenScheduler does: nodes sorted by free slot count (most first, then by
-// id for determinism), then one slot per node in turn.
+// EvenScheduler does: nodes sorted by free slot count (most first), then one
+// slot per node in turn. Nodes with as many free slots go by host, then by
+// id. Storm's own sortSlots goes by supervisor id, which is random per
+// supervisor start: on a heterogeneous cluster it decides which node gets
+// which part of a partition (the papers' clusters are homogeneous and say
+// nothing of it), so two starts of one cluster could place a topology
+// mirrored, with very different throughput (docs/results-log.md). The host
+// keeps the placement the same across starts, real or simulated.
 func SpreadSlots(c *Cluster, k int) ([]Slot, error) {
 	total := 0
 	byNode := make([][]Slot, len(c.Nodes))
@@ -30,7 +36,11 @@ func SpreadSlots(c *Cluster, k int) ([]Slot, error) {
 		if na != nb {
 			return na > nb
 		}
-		return c.Nodes[order[a]].ID < c.Nodes[order[b]].ID
+		x, y := c.Nodes[order[a]], c.Nodes[order[b]]
+		if x.Host != y.Host {
+			return x.Host < y.Host
+		}
+		return x.ID < y.ID
 	})
 	out := make([]Slot, 0, k)
 	for round := 0; len(out) < k; round++ {

@@ -2,6 +2,7 @@ package simcluster
 
 import (
 	"context"
+	"maps"
 	"math"
 	"os"
 	"regexp"
@@ -181,47 +182,64 @@ func TestDeclaredMemory(t *testing.T) {
 	}
 }
 
-// TestSupervisorIDs: the partition schedulers and Storm's EvenScheduler order nodes by supervisor id,
-// so a twin given a real cluster's ids places as that cluster did. Reference: the quick sim-validation's
-// K-PART runs of WordCount on heterogeneous-2 containers (2026-12-05), whose two cluster starts placed
-// the count/report partition on sup2 (its id first: "1b2b…" against sup1's "27c7…") and on sup1
-// ("9fe2…" on sup1 against "ce3a…" on sup2).
+// TestSupervisorIDs: Storm's EvenScheduler orders nodes by supervisor id, which is random per
+// supervisor start, so a twin given a real cluster's ids places as that cluster did; the Go
+// schedulers order them by host (schedulers.SpreadSlots) and place alike whatever the ids. The ids
+// are those of the quick sim-validation's two starts of heterogeneous-2 containers (2026-12-05), whose
+// K-PART runs, placed by id then, put WordCount's count/report partition on sup2 ("1b2b…" against
+// sup1's "27c7…") and on sup1 ("9fe2…" against "ce3a…"). WordCount's tasks: 1-4 the ackers, 5-8
+// count, 13-16 sentence.
 func TestSupervisorIDs(t *testing.T) {
 	n, err := Lookup("heterogeneous-2")
 	if err != nil {
 		t.Fatal(err)
 	}
+	first := map[string]string{"sup1": "9fe2f2c1-5115", "sup2": "ce3a09f6-3c00"}
+	second := map[string]string{"sup1": "27c73f64-dbb0", "sup2": "1b2b777e-1a0d"}
 	for _, tc := range []struct {
+		scheduler string
 		ids       map[string]string
-		countOn   string // the node that hosts the count executors
-		sentences string // and the one that hosts the spouts
+		countOn   string // the node that hosts every count executor
+		ackersOn  string // and every acker
 	}{
-		{nil, "sup1", "sup2"},
-		{map[string]string{"sup1": "9fe2f2c1-5115", "sup2": "ce3a09f6-3c00"}, "sup1", "sup2"},
-		{map[string]string{"sup1": "27c73f64-dbb0", "sup2": "1b2b777e-1a0d"}, "sup2", "sup1"},
+		{"kpart", nil, "sup1", "sup2"},
+		{"kpart", first, "sup1", "sup2"},
+		{"kpart", second, "sup1", "sup2"},
+		{"storm-even", first, "", ""},  // EvenScheduler spreads each component over both nodes
+		{"storm-even", second, "", ""}, // the same, mirrored: checked below by the first acker's node
 	} {
-		c, err := OpenNamed(n.WithSupervisorIDs(tc.ids), harness.ClusterSpec{Seed: 1, Mul: 5}, "kpart")
+		c, err := OpenNamed(n.WithSupervisorIDs(tc.ids), harness.ClusterSpec{Seed: 1, Mul: 5}, tc.scheduler)
 		if err != nil {
 			t.Fatal(err)
 		}
-		s := spec(t, "wordcount", "kpart", "ids", "--workers", "4")
+		s := spec(t, "wordcount", tc.scheduler, "ids", "--workers", "4")
 		s.WarmUp, s.Measure = 5*time.Second, 5*time.Second
 		res := run(t, c, s)
-		on := map[string]map[string]int{}
+		on, hostOf := map[string]map[string]int{}, map[int]string{}
 		for _, e := range res.Executors {
 			if on[e.Component] == nil {
 				on[e.Component] = map[string]int{}
 			}
 			on[e.Component][e.Host] += e.End - e.Start + 1
+			hostOf[e.Start] = e.Host
 		}
-		if on["count"][tc.countOn] != 4 || on["sentence"][tc.sentences] != 4 || on["__acker"][tc.sentences] != 4 {
-			t.Errorf("ids %v: count on %v, sentence on %v, ackers on %v; want every count on %s, every sentence and acker on %s", tc.ids, on["count"], on["sentence"], on["__acker"], tc.countOn, tc.sentences)
+		if tc.countOn != "" && (on["count"][tc.countOn] != 4 || on["__acker"][tc.ackersOn] != 4) {
+			t.Errorf("%s, ids %v: count on %v, ackers on %v; want every count on %s, every acker on %s", tc.scheduler, tc.ids, on["count"], on["__acker"], tc.countOn, tc.ackersOn)
 		}
-		// The ackers run where K-PART put them: their work is reported by that node's workers only.
+		if tc.scheduler == "storm-even" {
+			lowest := "sup1" // the node of the lower id gets the first slot, and the first acker
+			if tc.ids["sup2"] < tc.ids["sup1"] {
+				lowest = "sup2"
+			}
+			if hostOf[1] != lowest || !maps.Equal(res.Supervisors, tc.ids) {
+				t.Errorf("storm-even, ids %v: task 1 on %s, want %s (the lower id); run records ids %v", tc.ids, hostOf[1], lowest, res.Supervisors)
+			}
+		}
+		// The ackers run where the scheduler put them: their work is reported by those nodes only.
 		for _, rep := range res.Reports {
 			for _, cpu := range rep.CPU {
-				if cpu.Task <= 4 && cpu.CPUNs > 0 && rep.Host != tc.sentences { // tasks 1-4: the ackers
-					t.Fatalf("ids %v: acker task %d ran on %s, K-PART placed it on %s", tc.ids, cpu.Task, rep.Host, tc.sentences)
+				if cpu.Task <= 4 && cpu.CPUNs > 0 && rep.Host != hostOf[cpu.Task] {
+					t.Fatalf("%s, ids %v: acker task %d ran on %s, placed on %s", tc.scheduler, tc.ids, cpu.Task, rep.Host, hostOf[cpu.Task])
 				}
 			}
 		}
