@@ -460,6 +460,7 @@ func (vr *simValRunner) pair(ctx context.Context, real, twin *clusterView, i int
 	if err != nil {
 		return nil, err
 	}
+	notePlacement(vr.env, vr.res, name, r, s)
 	if a := s.Simulated; a != nil && a.Analytic != nil {
 		row := base
 		row.Series = sched + " " + svAnalytic

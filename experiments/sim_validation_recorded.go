@@ -168,6 +168,7 @@ func recordedPair(ctx context.Context, env lab.Env, res *lab.Results, r *harness
 	if err != nil {
 		return err
 	}
+	notePlacement(env, res, r.Spec.Topology.Name, r, s)
 	offered := recordedOffered(r)
 	base := lab.Row{X: float64(x), Offered: offered}
 	for _, p := range []struct {
