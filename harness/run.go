@@ -140,9 +140,8 @@ type RunResult struct {
 	// again needs (K-PART's balance multiplier, the seed). Absent for Storm's own schedulers' runs
 	// and runs recorded before it was kept.
 	SchedulerOptions *schedulers.Options `json:"scheduler_options,omitempty"`
-	// Supervisors are the cluster's supervisor ids by host. Storm's EvenScheduler and the partition
-	// schedulers order nodes by id, and ids are random per cluster start: on a heterogeneous cluster
-	// they decide which node gets which part, and a simulated twin needs them to place alike.
+	// Supervisors are the cluster's supervisor ids by host. Storm's own EvenScheduler orders nodes by
+	// id, random per cluster start: a simulated twin needs them to place as the run did.
 	Supervisors map[string]string `json:"supervisors,omitempty"`
 	// Diagnosis is what limited the run (package diagnose), made from the records above.
 	Diagnosis *Diagnosis `json:"diagnosis,omitempty"`
@@ -422,9 +421,7 @@ func collect(ctx context.Context, r *running) error {
 		return fmt.Errorf("final placement: %w", err)
 	}
 	res.Executors = placesOf(top)
-	if res.Supervisors, err = supervisorIDs(ctx, cl.UI()); err != nil {
-		return err
-	}
+	res.Supervisors = supervisorIDs(ctx, cl.UI())
 	place := measure.PlacementOf(res.Executors)
 	capacity := cl.Capacity()
 	res.Measurement = measure.Window(res.Reports, place, capacity, res.MeasureFrom, res.MeasureTo)
@@ -626,19 +623,20 @@ func pause(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// supervisorIDs reads the cluster's supervisor ids by host.
-func supervisorIDs(ctx context.Context, ui *stormui.Client) (map[string]string, error) {
+// supervisorIDs reads the cluster's supervisor ids by host; nil when the UI does not answer (a record
+// for simulating the run again, not a measurement: the run stands without it).
+func supervisorIDs(ctx context.Context, ui *stormui.Client) map[string]string {
 	var sups []stormui.Supervisor
 	err := retryRead(ctx, uiRecovery, func(ctx context.Context) (err error) {
 		sups, err = ui.Supervisors(ctx)
 		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("supervisor ids: %w", err)
+		return nil
 	}
 	ids := map[string]string{}
 	for _, s := range sups {
 		ids[s.Host] = s.ID
 	}
-	return ids, nil
+	return ids
 }

@@ -12,7 +12,8 @@ import (
 // sorted by id (Storm sorts by start task), go round-robin over the k
 // workers: executor number i (in id order) lands on worker i mod k. Workers
 // are spread over the nodes with SpreadSlots, which mirrors Storm's
-// sortSlots (nodes by free slot count, most first, then interleaved).
+// sortSlots (nodes by free slot count, most first, then interleaved), but
+// for equal nodes, which it orders by host where Storm goes by id.
 //
 // It looks at neither traffic nor CPU weights: it is the baseline Jian, Lu
 // and Zhang ("Storm heuristic balanced graph-partition scheduling

@@ -83,7 +83,7 @@ func (s PartitionScheduler) Schedule(ctx context.Context, p *Problem) (*Assignme
 }
 
 // slotNodes returns the nodes with at least one slot, by CPU capacity
-// (largest first), then slot count, then id: the node order of the
+// (largest first), then slot count, then host, then id: the node order of the
 // schedulers that give big nodes the heavy work (kpart-dynamic, tstorm).
 func slotNodes(c *Cluster) []Node {
 	var nodes []Node
@@ -98,6 +98,9 @@ func slotNodes(c *Cluster) []Node {
 		}
 		if len(nodes[a].Ports) != len(nodes[b].Ports) {
 			return len(nodes[a].Ports) > len(nodes[b].Ports)
+		}
+		if nodes[a].Host != nodes[b].Host { // stable across a cluster's starts, as SpreadSlots
+			return nodes[a].Host < nodes[b].Host
 		}
 		return nodes[a].ID < nodes[b].ID
 	})

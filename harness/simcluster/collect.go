@@ -10,8 +10,12 @@ import (
 func (r *simRun) executorPlaces() []harness.ExecutorPlace {
 	var out []harness.ExecutorPlace
 	for _, a := range r.assign {
+		host := a.Supervisor // placed checked it names a node
+		if n := r.supervisorNode(a.Supervisor); n >= 0 {
+			host = r.c.named.Nodes[n].Name
+		}
 		out = append(out, harness.ExecutorPlace{Component: r.componentOf(a.Executor.Start),
-			Start: a.Executor.Start, End: a.Executor.End, Host: r.c.named.Nodes[r.supervisorNode(a.Supervisor)].Name, Port: a.Port})
+			Start: a.Executor.Start, End: a.Executor.End, Host: host, Port: a.Port})
 	}
 	return out
 }

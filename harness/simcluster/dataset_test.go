@@ -186,16 +186,16 @@ func TestDeclaredMemory(t *testing.T) {
 // supervisor start, so a twin given a real cluster's ids places as that cluster did; the Go
 // schedulers order them by host (schedulers.SpreadSlots) and place alike whatever the ids. The ids
 // are those of the quick sim-validation's two starts of heterogeneous-2 containers (2026-12-05), whose
-// K-PART runs, placed by id then, put WordCount's count/report partition on sup2 ("1b2b…" against
-// sup1's "27c7…") and on sup1 ("9fe2…" against "ce3a…"). WordCount's tasks: 1-4 the ackers, 5-8
+// K-PART runs, placed by id then, put WordCount's count/report partition on sup2 (the first start:
+// "1b2b…" against sup1's "27c7…") and on sup1 (the second: "9fe2…" against "ce3a…"). WordCount's tasks: 1-4 the ackers, 5-8
 // count, 13-16 sentence.
 func TestSupervisorIDs(t *testing.T) {
 	n, err := Lookup("heterogeneous-2")
 	if err != nil {
 		t.Fatal(err)
 	}
-	first := map[string]string{"sup1": "9fe2f2c1-5115", "sup2": "ce3a09f6-3c00"}
-	second := map[string]string{"sup1": "27c73f64-dbb0", "sup2": "1b2b777e-1a0d"}
+	first := map[string]string{"sup1": "27c73f64-dbb0", "sup2": "1b2b777e-1a0d"}  // sup2's id first
+	second := map[string]string{"sup1": "9fe2f2c1-5115", "sup2": "ce3a09f6-3c00"} // sup1's id first
 	for _, tc := range []struct {
 		scheduler string
 		ids       map[string]string
@@ -205,8 +205,8 @@ func TestSupervisorIDs(t *testing.T) {
 		{"kpart", nil, "sup1", "sup2"},
 		{"kpart", first, "sup1", "sup2"},
 		{"kpart", second, "sup1", "sup2"},
-		{"storm-even", first, "", ""},  // EvenScheduler spreads each component over both nodes
-		{"storm-even", second, "", ""}, // the same, mirrored: checked below by the first acker's node
+		{"storm-even", first, "", ""},  // EvenScheduler spreads each component over both nodes: the
+		{"storm-even", second, "", ""}, // ids show in which node gets the first slot (checked below)
 	} {
 		c, err := OpenNamed(n.WithSupervisorIDs(tc.ids), harness.ClusterSpec{Seed: 1, Mul: 5}, tc.scheduler)
 		if err != nil {
@@ -242,6 +242,35 @@ func TestSupervisorIDs(t *testing.T) {
 					t.Fatalf("%s, ids %v: acker task %d ran on %s, placed on %s", tc.scheduler, tc.ids, cpu.Task, rep.Host, hostOf[cpu.Task])
 				}
 			}
+		}
+	}
+}
+
+// TestAckerCount: `--ackers N` gives the topology N acker executors, as TopologySetup sets
+// topology.acker.executors, numbered first as Storm numbers them (task 1 to N), the default one per
+// worker; the model runs each where the scheduler put it.
+func TestAckerCount(t *testing.T) {
+	c := open(t, "heterogeneous-2", 1)
+	for _, tc := range []struct {
+		args   []string
+		ackers int
+	}{{nil, 4}, {[]string{"--ackers", "2"}, 2}} {
+		s := spec(t, "wordcount", "kpart", "ackers", append([]string{"--workers", "4"}, tc.args...)...)
+		s.WarmUp, s.Measure = 5*time.Second, 5*time.Second
+		res := run(t, c, s)
+		ackers, firstCount := 0, 0
+		for _, e := range res.Executors {
+			switch e.Component {
+			case "__acker":
+				ackers += e.End - e.Start + 1
+			case "count":
+				if firstCount == 0 || e.Start < firstCount {
+					firstCount = e.Start
+				}
+			}
+		}
+		if ackers != tc.ackers || firstCount != tc.ackers+1 {
+			t.Errorf("%v: %d acker tasks, count's first task %d; want %d and %d", tc.args, ackers, firstCount, tc.ackers, tc.ackers+1)
 		}
 	}
 }

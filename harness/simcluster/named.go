@@ -25,17 +25,19 @@ type Named struct {
 	// clusters, where it buys speed at the price of latency's resolution (docs/simulator.md).
 	Batch int
 	// SupervisorIDs are the nodes' supervisor ids by node name (a node without one is named by its
-	// name). Storm's EvenScheduler and the partition schedulers order nodes by id, and a real
-	// cluster's ids are random per start, so the same topology lands mirrored on two starts of one
-	// heterogeneous shape: a twin that stands beside a real cluster, or re-simulates a recorded run,
-	// takes that cluster's ids to place as it did (WithSupervisorIDs).
+	// name). Storm's own EvenScheduler orders nodes by id, and a real cluster's ids are random per
+	// start: a twin that stands beside a real cluster, or re-simulates a recorded run, takes that
+	// cluster's ids to place as it did (WithSupervisorIDs).
 	SupervisorIDs map[string]string
 }
 
 // WithSupervisorIDs is n with the nodes' supervisor ids (by node name) of a real cluster; ids of hosts n
-// does not have are ignored.
+// does not have are ignored, and ids that name two nodes leave n's nodes named by their names.
 func (n Named) WithSupervisorIDs(ids map[string]string) Named {
 	n.SupervisorIDs = nil
+	if !oneToOne(ids) {
+		return n
+	}
 	for _, node := range n.Nodes {
 		if id := ids[node.Name]; id != "" {
 			if n.SupervisorIDs == nil {
@@ -151,4 +153,16 @@ func Lookup(name string) (Named, error) {
 		return all[i], nil
 	}
 	return Named{}, fmt.Errorf("--cluster sim:%s: no simulated cluster %q; known: %s", name, name, strings.Join(Names(), ", "))
+}
+
+// oneToOne says whether no two hosts of ids share an id.
+func oneToOne(ids map[string]string) bool {
+	seen := map[string]bool{}
+	for _, id := range ids {
+		if seen[id] {
+			return false
+		}
+		seen[id] = true
+	}
+	return true
 }

@@ -114,8 +114,8 @@ func (r *simRun) placed(dec *protocol.Decision) (slots []slot, execSlot []int, a
 }
 
 // ackerWorkers is the worker (an index of the decision's slots, placed's) of each of the topology's
-// acker executors, in task order, as dec places them; nil when it places none of them (the model then
-// runs one acker on each worker).
+// acker executors, in task order, as dec places them; nil unless it places every one of them (the
+// model then runs one acker on each worker).
 func (r *simRun) ackerWorkers(dec *protocol.Decision) []int {
 	i := slices.IndexFunc(dec.Topologies, func(t protocol.TopologyDecision) bool { return t.ID == r.id })
 	n := r.rt.parOf(topologies.AckerComponent)

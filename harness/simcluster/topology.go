@@ -67,6 +67,7 @@ type runTopology struct {
 	costs     sim.TopologyCosts
 	workers   int
 	ackers    bool
+	nAckers   int // acker executors: --ackers when above 0, else one per worker (Storm's default)
 	par       map[string]int
 	pending   int
 	loadAware bool    // Storm 2's load-aware shuffle (topology.disable.loadaware.messaging not set)
@@ -119,6 +120,7 @@ func (rt *runTopology) readFlags() error {
 		rt.par[name] = int(get("parallelism."+name, float64(cmp.Or(p, par))))
 	}
 	rt.ackers = get("ackers", -1) != 0
+	rt.nAckers = max(0, int(get("ackers", -1)))
 	rt.pending = int(get("max-spout-pending", float64(rt.pending)))
 	rt.rate = get("rate", 0)
 	rt.intervalS = get("report-interval-secs", 5)
@@ -218,7 +220,7 @@ func (rt *runTopology) tasks() (names []string, first map[string]int) {
 
 func (rt *runTopology) parOf(name string) int {
 	if name == topologies.AckerComponent {
-		return rt.workers // Storm's default: one acker per worker
+		return cmp.Or(rt.nAckers, rt.workers) // Storm's default: one acker per worker
 	}
 	return rt.par[name]
 }

@@ -87,8 +87,10 @@ func openWith(n Named, model *sim.CostModel, cs harness.ClusterSpec, scheduler s
 }
 
 // RecordedSupervisorIDs are the supervisor ids by host of the cluster run r ran on: the ids it records,
-// or, for a run recorded before it kept them, those its scheduler decisions name (a decision's worker
-// on supervisor id holds executors that the run's placement puts on a host); nil when neither says.
+// or, for a run recorded before it kept them, those its last placing decision names (a worker on
+// supervisor id holds executors that the run's placement puts on a host); nil when neither says, or
+// when the decision's ids are not one per host (a dynamic scheduler's later move would have to be
+// read against a placement the run no longer records).
 func RecordedSupervisorIDs(r *harness.RunResult) map[string]string {
 	if len(r.Supervisors) > 0 {
 		return r.Supervisors
@@ -97,20 +99,26 @@ func RecordedSupervisorIDs(r *harness.RunResult) map[string]string {
 	for _, e := range r.Executors {
 		hostOf[e.Start] = e.Host
 	}
-	var ids map[string]string
-	for _, d := range r.Decisions {
-		for _, w := range d.Workers {
+	for k := len(r.Decisions) - 1; k >= 0; k-- {
+		if len(r.Decisions[k].Workers) == 0 {
+			continue
+		}
+		ids := map[string]string{}
+		for _, w := range r.Decisions[k].Workers {
 			for _, e := range w.Executors {
-				if h := hostOf[e.Start]; h != "" {
-					if ids == nil {
-						ids = map[string]string{}
-					}
-					ids[h] = w.Supervisor
+				h := hostOf[e.Start]
+				if h == "" || ids[h] != "" && ids[h] != w.Supervisor {
+					return nil
 				}
+				ids[h] = w.Supervisor
 			}
 		}
+		if !oneToOne(ids) {
+			return nil
+		}
+		return ids
 	}
-	return ids
+	return nil
 }
 
 // UseSupervisorIDs gives the cluster's nodes the supervisor ids (by host) of the real cluster it

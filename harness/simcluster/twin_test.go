@@ -3,6 +3,7 @@ package simcluster
 import (
 	"maps"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -164,6 +165,10 @@ func TestRecordedSupervisorIDs(t *testing.T) {
 		{Supervisor: "1b2b-172.25.0.5", Port: 6700, Executors: []protocol.Executor{{Start: 5, End: 5}}},
 		{Supervisor: "27c7-172.25.0.6", Port: 6700, Executors: []protocol.Executor{{Start: 13, End: 13}}},
 	}}}
+	// Both executors on one id: what a placement with them on two hosts cannot come from.
+	swapped := []protocol.DecisionRecord{{Workers: []protocol.WorkerAssignment{
+		{Supervisor: "1b2b-172.25.0.5", Port: 6700, Executors: []protocol.Executor{{Start: 5, End: 5}, {Start: 13, End: 13}}},
+	}}}
 	for _, tc := range []struct {
 		name string
 		run  harness.RunResult
@@ -172,6 +177,9 @@ func TestRecordedSupervisorIDs(t *testing.T) {
 		{"recorded", harness.RunResult{Supervisors: map[string]string{"sup1": "a", "sup2": "b"}, Executors: places, Decisions: decided}, map[string]string{"sup1": "a", "sup2": "b"}},
 		{"from decisions", harness.RunResult{Executors: places, Decisions: decided}, map[string]string{"sup1": "27c7-172.25.0.6", "sup2": "1b2b-172.25.0.5"}},
 		{"Storm's own scheduler, recorded before", harness.RunResult{Executors: places}, nil},
+		{"the last placing decision", harness.RunResult{Executors: places, Decisions: append(swapped, decided...)},
+			map[string]string{"sup1": "27c7-172.25.0.6", "sup2": "1b2b-172.25.0.5"}},
+		{"a decision the placement contradicts", harness.RunResult{Executors: places, Decisions: append(slices.Clone(decided), swapped...)}, nil},
 	} {
 		if got := RecordedSupervisorIDs(&tc.run); !maps.Equal(got, tc.want) {
 			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)

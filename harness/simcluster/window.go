@@ -156,7 +156,7 @@ func compareSlots(a, b slot) int {
 	return a.port - b.port
 }
 
-// taskOf is model executor i's task: the topology's executors, then the ackers (one per worker).
+// taskOf is model executor i's task: the topology's executors, then the ackers (in task order).
 func (r *simRun) taskOf(i int) int {
 	if i < len(r.modelTasks) {
 		return r.modelTasks[i]

@@ -79,7 +79,7 @@ type Topology struct {
 	Rate float64
 	// Poisson arrivals (exponential gaps) instead of constant ones, under open loop.
 	Poisson bool
-	// Ackers runs Storm's acker as executors, one per worker (Storm 2's default acker count): every
+	// Ackers runs Storm's acker as executors (on AckerWorkers, or one per worker): every
 	// executed tuple sends an ack message to its tree's acker, which completes the tree and tells the
 	// spout, each message a transfer of AckBytes. Without, a tree completes when its last tuple is
 	// executed and the bolts pay Costs.AckCPU.
