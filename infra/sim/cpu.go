@@ -37,6 +37,12 @@ type cpu struct {
 	// asks, up to the node's cores, and the workers' threads share the rest; loadBusy is its integral.
 	load     float64
 	loadBusy float64
+	// spinners are the idle executors on the node whose thread spins in Storm's wait strategy
+	// (Config.IdleSpin), each wanting at most spinCap cores; sv is the core-seconds each has received
+	// (the same for all, as v is for the jobs), spinBusy its integral over the node.
+	spinners []*executor
+	spinCap  float64
+	sv       float64
 	ended    []*executor // complete's scratch
 	// lv is level by the number of jobs, for lvKey's workers and load: it is asked several times per
 	// event, the number of jobs changes on nearly every one, the rest seldom.
@@ -53,6 +59,9 @@ type levelKey struct {
 // level) of the cores the load leaves, executors capped at one core, overhead threads at bgCap; +Inf
 // when every thread gets its cap.
 func (c *cpu) level() float64 {
+	if len(c.spinners) > 0 { // the spinners change with nearly every event: no cache
+		return c.fill(len(c.jobs))
+	}
 	if c.bg == 0 || c.bgCap <= 0 { // executors alone beside the load: equal shares of what it leaves
 		return (c.cores - c.loadRate()) / float64(max(1, len(c.jobs)))
 	}
@@ -65,15 +74,18 @@ func (c *cpu) level() float64 {
 	return c.lv[len(c.jobs)]
 }
 
-// fill is level's water-filling over the executors and the overhead threads, with jobs executors in
-// service, of the cores the load leaves.
+// fill is level's water-filling over the executors, the overhead threads and the spinners, with jobs
+// executors in service, of the cores the load leaves.
 func (c *cpu) fill(jobs int) float64 {
 	type group struct{ n, cap float64 }
-	gs := [2]group{{float64(jobs), 1}, {float64(c.bg), c.bgCap}} // no allocation
-	if gs[1].cap < gs[0].cap {
-		gs[0], gs[1] = gs[1], gs[0]
+	// No allocation; the groups by cap, smallest first.
+	gs := [3]group{{float64(jobs), 1}, {float64(c.bg), c.bgCap}, {float64(len(c.spinners)), c.spinCap}}
+	for i := 1; i < len(gs); i++ {
+		for j := i; j > 0 && gs[j].cap < gs[j-1].cap; j-- {
+			gs[j], gs[j-1] = gs[j-1], gs[j]
+		}
 	}
-	left, n := c.cores-c.loadFor(jobs), gs[0].n+gs[1].n
+	left, n := c.cores-c.loadFor(jobs), gs[0].n+gs[1].n+gs[2].n
 	for _, g := range gs {
 		if g.n == 0 {
 			continue
@@ -94,6 +106,14 @@ func (c *cpu) rate() float64 {
 		return 0
 	}
 	return min(1, c.level())
+}
+
+// spinRate is each spinner's share.
+func (c *cpu) spinRate() float64 {
+	if len(c.spinners) == 0 {
+		return 0
+	}
+	return min(c.spinCap, c.level())
 }
 
 // bgRate is each overhead thread's share.
@@ -121,7 +141,7 @@ func (c *cpu) loadFor(jobs int) float64 {
 		return 0
 	}
 	kw := math.Ceil(c.load) * weightNice20
-	others := float64(jobs+c.bg) * weightNice0
+	others := float64(jobs+c.bg+len(c.spinners)) * weightNice0
 	return min(c.load, c.cores*kw/(kw+others))
 }
 
@@ -135,6 +155,11 @@ func (c *cpu) advance() {
 	}
 	if dt > 0 && c.load > 0 {
 		c.loadBusy += dt * c.loadRate()
+	}
+	if dt > 0 && len(c.spinners) > 0 {
+		r := c.spinRate()
+		c.sv += dt * r
+		c.busy += dt * r * float64(len(c.spinners))
 	}
 	if dt > 0 && len(c.jobs) > 0 {
 		r := c.rate()
@@ -150,12 +175,36 @@ func (c *cpu) charge(e *executor) {
 	e.vmark = c.v
 }
 
-// flush brings every job's CPU tally up to now.
+// flush brings every job's and spinner's CPU tally up to now.
 func (c *cpu) flush() {
 	c.advance()
 	for _, e := range c.jobs {
 		c.charge(e)
 	}
+	for _, e := range c.spinners {
+		e.tally.cpu += c.sv - e.smark
+		e.smark = c.sv
+	}
+}
+
+// spin makes idle executor e a spinner of the node (its thread in Storm's wait strategy).
+func (c *cpu) spin(e *executor) {
+	c.advance()
+	e.spin, e.smark, e.sidx = c, c.sv, len(c.spinners)
+	c.spinners = append(c.spinners, e)
+	c.schedule()
+}
+
+// unspin ends e's spinning, charging its thread what the spinning used.
+func (c *cpu) unspin(e *executor) {
+	c.advance()
+	e.tally.cpu += c.sv - e.smark
+	last := c.spinners[len(c.spinners)-1]
+	c.spinners[e.sidx], last.sidx = last, e.sidx
+	c.spinners[len(c.spinners)-1] = nil
+	c.spinners = c.spinners[:len(c.spinners)-1]
+	e.spin = nil
+	c.schedule()
 }
 
 // run starts e's job of work core-seconds (of the reference machine); c.done(e) is called when it ends.

@@ -32,6 +32,12 @@ type Config struct {
 	// QueueCap is the receive queue's capacity in tuples at which backpressure starts (Storm 2's
 	// topology.executor.receive.buffer.size); 0 means DefaultQueueCap.
 	QueueCap int
+	// IdleSpin is the cores a bolt executor's thread (an acker's too) uses while it has no tuple: Storm
+	// 2's bolt wait strategy parks it for a nanosecond up to a thousand times before it sleeps, and
+	// an executor that gets a tuple every few milliseconds never gets to sleep. The spinning shares
+	// the node's cores as a thread that wants at most IdleSpin of a core, and is counted in the
+	// executor's CPU. Spouts sleep in theirs (no spinning). 0 = none.
+	IdleSpin float64
 }
 
 // DefaultMessageTimeout is Storm's default topology.message.timeout.secs (defaults.yaml), which the
@@ -232,6 +238,9 @@ func (c *Config) check(window bool) error {
 	}
 	if c.QueueCap < 0 {
 		add("queue capacity %d: give 0 (Storm's default) or more", c.QueueCap)
+	}
+	if !(c.IdleSpin >= 0 && c.IdleSpin <= 1) {
+		add("idle spin %v cores: give 0 (none) to 1 (a thread's core)", c.IdleSpin)
 	}
 	errs = append(errs, c.Topology.check(len(c.Nodes))...)
 	return errors.Join(errs...)

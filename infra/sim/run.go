@@ -85,6 +85,9 @@ type executor struct {
 	tally   tally            // counters since the last Sim.Take
 	scopes  [][2][]*executor // per output stream: its receivers in this worker, on this node (load-aware shuffle; nil: not computed since the last move)
 	on      *cpu             // the node's CPU running its tuple in execution (a moved executor finishes where it started)
+	spin    *cpu             // the node's CPU it spins on while idle (Config.IdleSpin), nil when not spinning
+	smark   float64          // its spin cpu's sv when its tally was last charged for spinning
+	sidx    int              // its position among its spin cpu's spinners
 	down    float64          // restarting until then: nothing runs, what arrives is lost (Sim.Restart)
 	inc     int              // spouts: incarnation; a restart forgets the trees of earlier ones
 	cur     tuple            // the tuple in execution
@@ -123,7 +126,7 @@ func newSim(orig *Config) *sim {
 		if sp == 0 {
 			sp = 1
 		}
-		c := &cpu{eng: s.eng, cores: n.Cores, speed: sp, done: s.finish}
+		c := &cpu{eng: s.eng, cores: n.Cores, speed: sp, done: s.finish, spinCap: cfg.IdleSpin}
 		s.eng.addTimer(c)
 		s.cpus = append(s.cpus, c)
 	}
@@ -156,8 +159,12 @@ func newSim(orig *Config) *sim {
 // start sets the spouts going: under open loop each gets its arrivals (first at a random phase),
 // under closed loop each emits at once.
 func (s *sim) start() {
+	for _, e := range s.ackers {
+		s.settle(e)
+	}
 	for _, e := range s.execs {
 		if !e.comp.Spout {
+			s.settle(e)
 			continue
 		}
 		if r := s.rate(e); r > 0 {
@@ -237,7 +244,22 @@ func (s *sim) execute(e *executor, t tuple) {
 	case t.root.acker == nil && !e.comp.Spout:
 		work += c.AckCPU
 	}
+	if e.spin != nil {
+		e.spin.unspin(e)
+	}
 	s.cpus[e.node].run(e, work)
+}
+
+// settle starts or ends e's spinning to match its state (Config.IdleSpin): a bolt's thread (an
+// acker's too) spins while it is up and has no tuple; a spout's sleeps in its wait strategy.
+func (s *sim) settle(e *executor) {
+	want := s.cfg.IdleSpin > 0 && !e.comp.Spout && !e.busy && s.eng.now >= e.down
+	switch {
+	case want && e.spin == nil:
+		s.cpus[e.node].spin(e)
+	case !want && e.spin != nil:
+		e.spin.unspin(e)
+	}
 }
 
 // finish ends e's tuple in execution: its output goes out, its tree is acked when this was its last
@@ -253,6 +275,7 @@ func (s *sim) finish(e *executor) {
 	if e.comp == s.acker {
 		s.tally(e, t)
 		s.next(e)
+		s.settle(e)
 		return
 	}
 	root := t.root
@@ -269,6 +292,7 @@ func (s *sim) finish(e *executor) {
 	}
 	e.tally.sized(e, t, len(e.outs))
 	s.next(e)
+	s.settle(e)
 }
 
 // AckerName is the component name of the acker executors (Storm's).

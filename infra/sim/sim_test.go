@@ -241,6 +241,7 @@ func TestBadConfig(t *testing.T) {
 		{"no spout", func(c *Config) { c.Topology.Components[0].Spout = false }, "no spout"},
 		{"neither open nor closed loop", func(c *Config) { c.Topology.Rate = 0 }, "give a rate > 0"},
 		{"zero service", func(c *Config) { c.Topology.Components[1].Service.Mean = 0 }, "give mean > 0"},
+		{"negative idle spin", func(c *Config) { c.IdleSpin = -0.1 }, "idle spin -0.1"},
 		{"acker off the workers", func(c *Config) { c.Topology.Ackers, c.Topology.AckerWorkers = true, []int{0, 2} }, "acker 1 on worker 2"},
 		{"ackers placed without ackers", func(c *Config) { c.Topology.AckerWorkers = []int{0} }, "acker 0 on worker 0"},
 	}

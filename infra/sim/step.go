@@ -171,7 +171,11 @@ func (x *Sim) Move(workers, execWorker []int) error {
 		c.schedule()
 	}
 	for i, e := range s.execs {
+		if e.spin != nil { // it spins on its new node
+			e.spin.unspin(e)
+		}
 		e.worker, e.node = execWorker[i], workers[execWorker[i]]
+		s.settle(e)
 	}
 	for _, e := range s.execs {
 		e.scopes = nil // the receivers near each executor changed
@@ -239,6 +243,7 @@ func (s *sim) restart(e *executor, d float64) {
 		e.pending = 0
 	}
 	e.down = s.eng.now + d
+	s.settle(e)
 	s.eng.post(e.down, event{kind: evNext, x: e})
 	if s.over == 0 {
 		s.resume() // the restart may have ended backpressure

@@ -51,6 +51,7 @@ func (s *sim) dispatch(ev event) {
 		s.arrive(ev.x)
 	case evNext:
 		s.next(ev.x)
+		s.settle(ev.x)
 	}
 }
 
