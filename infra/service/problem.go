@@ -210,7 +210,7 @@ func buildGraph(t *protocol.Topology, ix *execIndex, r *rates) *topologies.Graph
 	return g
 }
 
-// buildCluster lists the supervisors (sorted by id) with the ports this
+// buildCluster lists the supervisors (sorted by host, then id) with the ports this
 // topology may use: free ones and those it holds now. Supervisors without
 // such a port are left out.
 func buildCluster(t *protocol.Topology, sups []protocol.Supervisor) schedulers.Cluster {
@@ -246,7 +246,15 @@ func buildCluster(t *protocol.Topology, sups []protocol.Supervisor) schedulers.C
 		sort.Ints(ports)
 		c.Nodes = append(c.Nodes, schedulers.Node{ID: s.ID, Host: s.Host, CPU: s.CPU, MemoryMB: s.MemoryMB, Ports: ports})
 	}
-	sort.Slice(c.Nodes, func(i, j int) bool { return c.Nodes[i].ID < c.Nodes[j].ID })
+	// By host, then id: Storm's supervisor ids are random per start, and the schedulers' ties go by
+	// this order (R-Storm's among nodes of equal distance, for one); the hosts keep one placement
+	// across a cluster's starts.
+	sort.Slice(c.Nodes, func(i, j int) bool {
+		if c.Nodes[i].Host != c.Nodes[j].Host {
+			return c.Nodes[i].Host < c.Nodes[j].Host
+		}
+		return c.Nodes[i].ID < c.Nodes[j].ID
+	})
 	return c
 }
 
