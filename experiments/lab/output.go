@@ -135,7 +135,15 @@ func (rep *Report) WriteNotes(w io.Writer) error {
 	if s.Source != "" {
 		fmt.Fprintf(&b, "Reproduces: %s.\n\n", s.Source)
 	}
-	if s.Setup != "" {
+	_, sim := rep.where()
+	if sim != nil {
+		// First: the Setup below names the containers' shape, which the simulated cluster replaces.
+		fmt.Fprintf(&b, "Simulated: every run ran on the simulated cluster %s (%s), charged by the cost model %s; validation: %s. Its verdicts are the model's, never pooled with real runs'.\n\n",
+			sim.Cluster, sim.About, sim.CostSource, sim.Validation)
+	}
+	if s.Setup != "" && sim != nil {
+		fmt.Fprintf(&b, "Setup (its cluster shape is the one above): %s\n\n", s.Setup)
+	} else if s.Setup != "" {
 		fmt.Fprintf(&b, "Setup: %s\n\n", s.Setup)
 	}
 	fmt.Fprintf(&b, "Runs: %d rows, wall time %.1f s. Values in table.md are mean ± 95%% CI (Student's t) over the statistical units at each x: graph instances (each the mean of its repetitions) in graph experiments, runs in cluster experiments; n counts them.\n\n", len(rep.Results.Rows), rep.Wall.Seconds())
@@ -144,10 +152,6 @@ func (rep *Report) WriteNotes(w io.Writer) error {
 	}
 	if rep.Scale != "" {
 		fmt.Fprintf(&b, "Scale: %s.\n\n", rep.Scale)
-	}
-	if _, sim := rep.where(); sim != nil {
-		fmt.Fprintf(&b, "Simulated: every run ran on the simulated cluster %s (%s), charged by the cost model %s; validation: %s. Its verdicts are the model's, never pooled with real runs'.\n\n",
-			sim.Cluster, sim.About, sim.CostSource, sim.Validation)
 	}
 	if len(rep.Claims) > 0 {
 		fmt.Fprintf(&b, "## Claims, checked on these numbers (%s)\n\n", VerdictCounts(rep.Claims))

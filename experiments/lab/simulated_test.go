@@ -32,7 +32,7 @@ func TestSimulatedStandingMarked(t *testing.T) {
 			"kpart-cluster, simulated on sim:heterogeneous-4, not validated", "validation: not validated", simcluster.NotValidated},
 	} {
 		describeSim = func(clusterref.Ref) (simcluster.Source, error) { return c.src, nil }
-		rep := &Report{Spec: &Spec{Name: "kpart-cluster", Needs: Needs{Need: NeedsCluster}}, Aggregate: &Aggregate{}, Results: &Results{},
+		rep := &Report{Spec: &Spec{Name: "kpart-cluster", Setup: "shape homogeneous-4", Needs: Needs{Need: NeedsCluster}}, Aggregate: &Aggregate{}, Results: &Results{},
 			Asked: Env{Cluster: clusterref.Ref{Kind: simcluster.KindName, Arg: c.src.Cluster}}}
 		if got := rep.Table().Title; got != c.title {
 			t.Errorf("%s: table title %q, want %q", c.standing, got, c.title)
@@ -44,6 +44,11 @@ func TestSimulatedStandingMarked(t *testing.T) {
 		var notes strings.Builder
 		if err := rep.WriteNotes(&notes); err != nil || !strings.Contains(notes.String(), "validation: "+c.src.Validation) {
 			t.Errorf("%s: notes %q, %v", c.standing, notes.String(), err)
+		}
+		// The Setup names the containers' shape: the notes say first which simulated cluster replaced it.
+		sim, setup := strings.Index(notes.String(), "Simulated: "), strings.Index(notes.String(), "Setup (its cluster shape is the one above): shape")
+		if sim < 0 || setup < sim {
+			t.Errorf("%s: notes must name the simulated cluster before the Setup and say it replaces the shape: %q", c.standing, notes.String())
 		}
 	}
 }

@@ -134,7 +134,9 @@ func (c *Cluster) start(ctx context.Context, spec harness.RunSpec) (*simRun, err
 	if err != nil {
 		return nil, err
 	}
-	r := &simRun{c: c, spec: spec, rt: rt, id: spec.Topology.Name + "-1-0", totals: map[slot]int64{}, failedTotals: map[slot]int64{}, offered: map[int]int64{}, emitted: map[int]int64{}, seed: runSeed(c.cs.Seed, spec.Topology.Name)}
+	// The run takes a copy of its cluster: UseSupervisorIDs between runs never changes a run under way.
+	snap := *c
+	r := &simRun{c: &snap, spec: spec, rt: rt, id: spec.Topology.Name + "-1-0", totals: map[slot]int64{}, failedTotals: map[slot]int64{}, offered: map[int]int64{}, emitted: map[int]int64{}, seed: runSeed(c.cs.Seed, spec.Topology.Name)}
 	r.names, r.first = rt.tasks()
 	if r.share, err = datasetShare(rt); err != nil {
 		return nil, err
