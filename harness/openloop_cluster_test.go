@@ -1,13 +1,13 @@
 package harness
 
 import (
-	"github.com/stormlab/stormlab/infra/clusterref"
 	"slices"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/stormlab/stormlab/harness/fault"
+	"github.com/stormlab/stormlab/infra/clusterref"
 	"github.com/stormlab/stormlab/infra/docker"
 )
 

@@ -2,12 +2,12 @@ package harness
 
 import (
 	"encoding/json"
-	"github.com/stormlab/stormlab/harness/measure"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/stormlab/stormlab/harness/diagnose"
+	"github.com/stormlab/stormlab/harness/measure"
 	"github.com/stormlab/stormlab/infra/protocol"
 )
 
