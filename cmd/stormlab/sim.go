@@ -181,13 +181,19 @@ func loadRuns(dirs []string) ([]*harness.RunResult, error) {
 // provenance says where the runs come from: their clusters and JVM flags, this host, now, this build.
 func provenance(runs []*harness.RunResult) sim.CostProvenance {
 	var clusters, flags []string
+	containers := len(runs) > 0
 	for _, r := range runs {
+		containers = containers && len(r.Images) > 0 // a target's runs start no images
 		clusters = appendNew(clusters, r.Cluster)
 		if i := slices.Index(r.Spec.Topology.Args, "--worker-childopts"); i >= 0 && i+1 < len(r.Spec.Topology.Args) {
 			flags = appendNew(flags, r.Spec.Topology.Args[i+1])
 		}
 	}
-	return sim.CostProvenance{Cluster: strings.Join(clusters, ", "), Host: hostDescription(), JVMFlags: strings.Join(flags, " | "),
+	hostCores := 0
+	if containers { // this project's containers on this machine (Host too takes the runs to be this machine's)
+		hostCores = runtime.NumCPU()
+	}
+	return sim.CostProvenance{Cluster: strings.Join(clusters, ", "), Host: hostDescription(), HostCores: hostCores, JVMFlags: strings.Join(flags, " | "),
 		Date: time.Now().UTC().Format(time.DateOnly), Commit: lab.Revision(),
 		Method: "each valid run's window read as a capture (workers' reports: thread CPU per task, tuples per task pair, sampled sizes), pooled per component over runs",
 		Missing: []string{"transfer costs per message (serialization is in the sending executor's thread CPU; deserialization, Netty and garbage collection are in the worker overhead, not per message)",

@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
+	"github.com/stormlab/stormlab/harness"
 	"github.com/stormlab/stormlab/harness/simcluster"
 	"github.com/stormlab/stormlab/infra/sim"
 )
@@ -154,5 +156,19 @@ func TestSimCostsFlag(t *testing.T) {
 	}
 	if _, v := simulated(); strings.HasPrefix(v, "not validated") || !strings.Contains(v, "my-validation") {
 		t.Errorf("run.json validation %q: want the record beside the file (my-validation) standing behind the run", v)
+	}
+}
+
+// TestProvenanceHostCores: a cost model measured on this project's containers names the cores of the
+// host they shared (a simulated container node bursts to them under its quota); one with a run on a
+// target's cluster (no images started) names none.
+func TestProvenanceHostCores(t *testing.T) {
+	container := &harness.RunResult{Cluster: "heterogeneous-2", Images: map[string]string{"storm": "stormlab/storm:x"}}
+	target := &harness.RunResult{Cluster: "mycluster"}
+	if got := provenance([]*harness.RunResult{container, container}).HostCores; got != runtime.NumCPU() {
+		t.Errorf("containers' runs: host cores %d, want this machine's %d", got, runtime.NumCPU())
+	}
+	if got := provenance([]*harness.RunResult{container, target}).HostCores; got != 0 {
+		t.Errorf("a target's run among them: host cores %d, want 0 (unknown)", got)
 	}
 }

@@ -76,7 +76,7 @@ func named() []Named {
 		sups, _ := docker.Shape(shape) // names from Shapes always resolve
 		n := Named{Name: shape, About: "this project's container shape " + shape + " (links unlimited: one host's bridge)", Slots: len(sups[0].Ports())}
 		for _, s := range sups {
-			n.Nodes = append(n.Nodes, sim.Node{Name: s.Host, Cores: s.CPUs, Speed: 1})
+			n.Nodes = append(n.Nodes, sim.Node{Name: s.Host, Cores: s.CPUs, Speed: 1, QuotaPeriod: dockerCPUPeriod})
 			n.setMemory(s.Host, float64(s.CapacityMemoryMB())) // what Nimbus sees: the container less the daemon's reserve
 		}
 		out = append(out, n)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"time"
 
@@ -228,7 +229,7 @@ func (r *simRun) config(execSlot []int) sim.Config {
 	}
 	overhead := draw(tr.WorkerOverheadCores, tr.WorkerOverheadSD) + r.idleCores()/float64(max(1, len(r.slots)))
 	r.workerStart = draw(tr.WorkerStartS, tr.WorkerStartSD)
-	return sim.Config{Nodes: r.c.named.Nodes, Costs: costs, Topology: top, Seed: r.seed, WorkerOverhead: overhead, Batch: r.c.named.Batch}
+	return sim.Config{Nodes: r.nodes(), Costs: costs, Topology: top, Seed: r.seed, WorkerOverhead: overhead, Batch: r.c.named.Batch}
 }
 
 func (r *simRun) componentOf(task int) string {
@@ -238,4 +239,24 @@ func (r *simRun) componentOf(task int) string {
 		}
 	}
 	return ""
+}
+
+// dockerCPUPeriod is the CFS period of a container's CPU quota as Docker sets it for --cpus (NanoCPUs):
+// 100 ms, with cores x 100 ms of CPU per period.
+const dockerCPUPeriod = 0.1
+
+// nodes are the cluster's nodes as the model takes them. A container's node (QuotaPeriod set) uses up
+// to the cores of the machine its cost model was measured on at once while its quota lasts; where the
+// cost model does not say (a target's, an older file) its cores are a steady capacity, as before.
+func (r *simRun) nodes() []sim.Node {
+	out := slices.Clone(r.c.named.Nodes)
+	for i, n := range out {
+		if n.QuotaPeriod > 0 && n.Peak == 0 {
+			out[i].Peak = float64(r.c.model.Provenance.HostCores)
+			if out[i].Peak <= n.Cores {
+				out[i].QuotaPeriod, out[i].Peak = 0, 0
+			}
+		}
+	}
+	return out
 }

@@ -37,7 +37,7 @@ func FromSupervisors(name string, sups []docker.SupervisorSpec) (Named, error) {
 			return Named{}, fmt.Errorf("simulated twin: %s has %d slots, %s %d: the model takes one slot count for every node; give the supervisors the same Slots",
 				sups[0].Host, n.Slots, s.Host, got)
 		}
-		node := sim.Node{Name: s.Host, Cores: s.CPUs, Speed: 1}
+		node := sim.Node{Name: s.Host, Cores: s.CPUs, Speed: 1, QuotaPeriod: dockerCPUPeriod}
 		desc := fmt.Sprintf("%s %g cores", s.Host, s.CPUs)
 		if s.LinkMbit > 0 {
 			node.NICBytesPerS = linkNIC(s.LinkMbit)

@@ -186,3 +186,36 @@ func TestRecordedSupervisorIDs(t *testing.T) {
 		}
 	}
 }
+
+// TestContainerQuota: a container's node takes its cores as a CPU quota of Docker's 100 ms period,
+// bursting to the cores of the host the cost model was measured on; a cost model that does not name
+// them (a target's, an older file) leaves the cores a steady capacity, and the papers' clusters have
+// no quotas.
+func TestContainerQuota(t *testing.T) {
+	for _, c := range []struct {
+		cluster    string
+		hostCores  int
+		period     float64
+		peakOfNode []float64
+	}{
+		{"heterogeneous-2", 2, 0.1, []float64{2, 2}},
+		{"heterogeneous-2", 0, 0, []float64{0, 0}},
+		{"heterogeneous-2", 1, 0.1, []float64{1, 1}}, // sup2's 1 core cannot burst on a 1-core host: steady
+		{"kpart-paper", 2, 0, []float64{0, 0, 0, 0}},
+	} {
+		n, err := Lookup(c.cluster)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := &simRun{c: &Cluster{named: n, model: &sim.CostModel{Provenance: sim.CostProvenance{HostCores: c.hostCores}}}}
+		for i, node := range r.nodes() {
+			want := c.period
+			if c.peakOfNode[i] <= node.Cores {
+				want = 0
+			}
+			if node.QuotaPeriod != want || want > 0 && node.Peak != c.peakOfNode[i] {
+				t.Errorf("%s, host of %d cores: node %s period %v peak %v, want %v and %v", c.cluster, c.hostCores, node.Name, node.QuotaPeriod, node.Peak, want, c.peakOfNode[i])
+			}
+		}
+	}
+}

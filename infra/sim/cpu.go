@@ -48,11 +48,14 @@ type cpu struct {
 	// event, the number of jobs changes on nearly every one, the rest seldom.
 	lv    []float64
 	lvKey levelKey
+	// bw is the node's CPU bandwidth control (a container's quota), nil for none: cores is then its
+	// capacity of the moment (its peak, or 0 while throttled).
+	bw *bandwidth
 }
 
 type levelKey struct {
-	bg          int
-	bgCap, load float64
+	bg                 int
+	bgCap, load, cores float64
 }
 
 // level is the water-filling level of the node's threads beside the load: each gets min(its cap,
@@ -65,7 +68,7 @@ func (c *cpu) level() float64 {
 	if c.bg == 0 || c.bgCap <= 0 { // executors alone beside the load: equal shares of what it leaves
 		return (c.cores - c.loadRate()) / float64(max(1, len(c.jobs)))
 	}
-	if k := (levelKey{c.bg, c.bgCap, c.load}); k != c.lvKey {
+	if k := (levelKey{c.bg, c.bgCap, c.load, c.cores}); k != c.lvKey {
 		c.lv, c.lvKey = c.lv[:0], k
 	}
 	for len(c.lv) <= len(c.jobs) {
@@ -148,6 +151,9 @@ func (c *cpu) loadFor(jobs int) float64 {
 // advance brings the virtual clock and the busy integrals up to now.
 func (c *cpu) advance() {
 	dt := c.eng.now - c.last
+	if dt > 0 && c.bw != nil {
+		c.bw.used += dt * c.totalRate()
+	}
 	if dt > 0 && c.bg > 0 {
 		o := dt * c.bgRate() * float64(c.bg)
 		c.bgBusy += o
@@ -223,7 +229,17 @@ func (c *cpu) run(e *executor, work float64) {
 func (c *cpu) schedule() {
 	c.next = math.Inf(1)
 	if len(c.jobs) > 0 {
-		c.next = c.eng.now + max(0, c.jobs[0].vend-c.v)/c.rate()
+		switch left, r := max(0, c.jobs[0].vend-c.v), c.rate(); {
+		case left == 0:
+			c.next = c.eng.now
+		case r > 0: // none while throttled
+			c.next = c.eng.now + left/r
+		}
+	}
+	if c.bw != nil {
+		c.bw.jobAt = c.next
+		c.bw.plan(c.eng.now, c.totalRate())
+		c.next = min(c.next, c.bw.at)
 	}
 	c.eng.moved(c)
 }
@@ -231,6 +247,10 @@ func (c *cpu) schedule() {
 // complete ends the jobs whose work is done (the first in the heap, whose time this is, and any
 // within rounding of it), then calls done for each in the order they started.
 func (c *cpu) complete() {
+	if c.bandwidthDue() {
+		c.onBandwidth()
+		return
+	}
 	c.advance()
 	const eps = 1e-12
 	done := c.ended[:0]

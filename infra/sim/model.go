@@ -55,6 +55,11 @@ type Node struct {
 	Speed float64 // 1 = the reference machine; 0 means 1
 	// NICBytesPerS is the node's egress bandwidth shared by its flows to other nodes; 0 = unlimited.
 	NICBytesPerS float64
+	// QuotaPeriod, with Peak above Cores, makes Cores a quota, as a container's CPU limit is: Cores x
+	// QuotaPeriod core-seconds per period (seconds), used at up to Peak cores at once, then nothing
+	// until the next period (bandwidth). 0 = none: Cores is a steady capacity.
+	QuotaPeriod float64
+	Peak        float64
 }
 
 // Costs are the prices of the three kinds of transfer. Within a worker a tuple is handed over without
@@ -222,6 +227,9 @@ func (c *Config) check(window bool) error {
 	for i, n := range c.Nodes {
 		if !(n.Cores > 0) || n.Speed < 0 || n.NICBytesPerS < 0 {
 			add("node %d (%s): cores %v, speed %v, NIC %v: give cores > 0, speed >= 0 and NIC >= 0", i, n.Name, n.Cores, n.Speed, n.NICBytesPerS)
+		}
+		if n.QuotaPeriod < 0 || n.QuotaPeriod > 0 && !(n.Peak >= n.Cores) {
+			add("node %d (%s): quota period %v s, peak %v cores: give no period (a steady capacity), or a period > 0 and a peak >= its cores %v", i, n.Name, n.QuotaPeriod, n.Peak, n.Cores)
 		}
 	}
 	if window && (!(c.Measure > 0) || c.WarmUp < 0) {

@@ -126,7 +126,10 @@ func newSim(orig *Config) *sim {
 		if sp == 0 {
 			sp = 1
 		}
-		c := &cpu{eng: s.eng, cores: n.Cores, speed: sp, done: s.finish, spinCap: cfg.IdleSpin}
+		c := &cpu{eng: s.eng, cores: n.Cores, speed: sp, done: s.finish, spinCap: cfg.IdleSpin, bw: newBandwidth(n)}
+		if c.bw != nil {
+			c.cores = c.bw.capacity()
+		}
 		s.eng.addTimer(c)
 		s.cpus = append(s.cpus, c)
 	}

@@ -1,0 +1,85 @@
+package sim
+
+// bandwidth is CFS bandwidth control of a node, as a container's cgroup has it (Docker's --cpus sets
+// cpu.max to cores x 100 ms per 100 ms period): the node's threads may use up to quota core-seconds
+// in each period, at up to peak cores at once; once a period's quota is used they all wait for the
+// next period (the node is throttled). A node at its quota on average therefore works in bursts and
+// stalls, and a tuple that arrives in a stall waits for the period's end: the real clusters' latency
+// tail at moderate load. Without it the node's cores are a steady capacity.
+//
+// The periods are aligned for the whole run (the k-th starts at k x period), as a cgroup's timer is.
+// The quota is accounted continuously; the kernel hands it to each CPU in 5 ms slices, which the
+// model leaves out.
+type bandwidth struct {
+	quota, period, peak float64
+	k                   int     // the current period (it started at k x period)
+	used                float64 // core-seconds used in the current period
+	throttled           bool
+	at                  float64 // the next bandwidth event: the quota runs out, or the period ends
+	periodEnds          bool    // at is the period's end
+	jobAt               float64 // the cpu's next completion, beside at in its timer
+}
+
+// newBandwidth is n's bandwidth control, nil when it has none (no period, or a peak that cannot use more
+// than its cores in a period anyway).
+func newBandwidth(n Node) *bandwidth {
+	if n.QuotaPeriod <= 0 || n.Peak <= n.Cores {
+		return nil
+	}
+	return &bandwidth{quota: n.Cores * n.QuotaPeriod, period: n.QuotaPeriod, peak: n.Peak}
+}
+
+// capacity is the cores the node's threads can use now.
+func (b *bandwidth) capacity() float64 {
+	if b.throttled {
+		return 0
+	}
+	return b.peak
+}
+
+// plan sets the next bandwidth event, with the node's threads using rate cores from now.
+func (b *bandwidth) plan(now, rate float64) {
+	if float64(b.k+1)*b.period <= now { // periods passed before the node was first scheduled
+		b.k, b.used, b.throttled = int(now/b.period), 0, false
+	}
+	end := float64(b.k+1) * b.period
+	b.at, b.periodEnds = end, true
+	if b.throttled || rate <= 0 {
+		return
+	}
+	if out := now + max(0, b.quota-b.used)/rate; out < end {
+		b.at, b.periodEnds = out, false
+	}
+}
+
+// event is the bandwidth event at its time: the period ends (a new one starts with its whole quota),
+// or the quota runs out.
+func (b *bandwidth) event() {
+	if b.periodEnds {
+		b.k++
+		b.used, b.throttled = 0, false
+		return
+	}
+	b.throttled = true
+}
+
+// totalRate is the cores the node's threads use now: executors, overhead threads, spinners and the
+// background load, all of which the node's quota counts.
+func (c *cpu) totalRate() float64 {
+	r := c.loadRate() + c.bgRate()*float64(c.bg) + c.spinRate()*float64(len(c.spinners))
+	if len(c.jobs) > 0 {
+		r += c.rate() * float64(len(c.jobs))
+	}
+	return r
+}
+
+// bandwidthDue is whether the cpu's timer fired for its bandwidth control rather than a completion.
+func (c *cpu) bandwidthDue() bool { return c.bw != nil && c.bw.at <= c.bw.jobAt }
+
+// onBandwidth handles a bandwidth event: the node's capacity changes, so its rates do.
+func (c *cpu) onBandwidth() {
+	c.advance()
+	c.bw.event()
+	c.cores = c.bw.capacity()
+	c.schedule()
+}

@@ -1,0 +1,88 @@
+package sim
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestQuotaTimes: jobs on a node under CPU bandwidth control (a container's quota) end when its
+// periods say, worked out by hand in each row's comment. Exact in the model: the tolerance (1e-9 s)
+// is rounding.
+func TestQuotaTimes(t *testing.T) {
+	type start struct{ at, work float64 }
+	for _, c := range []struct {
+		name               string
+		cores, peak, perio float64
+		jobs               []start
+		ends               []float64
+	}{
+		// Without a period the 0.5 cores are steady: 0.3 core-s at 0.5 cores take 0.6 s.
+		{"steady", 0.5, 0, 0, []start{{0, 0.3}}, []float64{0.6}},
+		// 0.05 core-s per 0.1 s, one thread at 1 core: 0.05 s of work, then a stall, each period; the
+		// sixth period's first 0.05 s end it: 0.55 s.
+		{"one thread in bursts", 0.5, 1, 0.1, []start{{0, 0.3}}, []float64{0.55}},
+		// Two threads at 1 core each use the period's quota in 0.025 s, 0.025 core-s each: the fourth
+		// period's burst ends them, at 0.325 s.
+		{"two threads at peak 2", 0.5, 2, 0.1, []start{{0, 0.1}, {0, 0.1}}, []float64{0.325, 0.325}},
+		// A works 0-0.05 and is throttled; B arrives in the stall (0.07) and waits for the period's end;
+		// from 0.1 they share the core (0.5 each): B's 0.001 ends at 0.102, A (0.009 left) at 0.111.
+		{"arrival in a stall", 0.5, 1, 0.1, []start{{0, 0.06}, {0.07, 0.001}}, []float64{0.111, 0.102}},
+		// A peak at the cores never throttles: steady.
+		{"peak at the cores", 0.5, 0.5, 0.1, []start{{0, 0.3}}, []float64{0.6}},
+	} {
+		eng := &engine{}
+		ends := make([]float64, len(c.jobs))
+		cp := &cpu{eng: eng, cores: c.cores, speed: 1, done: func(x *executor) { ends[x.id] = eng.now },
+			bw: newBandwidth(Node{Cores: c.cores, QuotaPeriod: c.perio, Peak: c.peak})}
+		if cp.bw != nil {
+			cp.cores = cp.bw.capacity()
+		}
+		eng.addTimer(cp)
+		for i, j := range c.jobs {
+			x := &executor{id: i}
+			eng.at(j.at, func() { cp.run(x, j.work) })
+		}
+		eng.run(10)
+		for i := range c.jobs {
+			if math.Abs(ends[i]-c.ends[i]) > 1e-9 {
+				t.Errorf("%s: job %d ended at %v, want %v", c.name, i, ends[i], c.ends[i])
+			}
+		}
+	}
+}
+
+// TestQuotaNeverExceeded (property): whatever the jobs, a node under bandwidth control uses at most its
+// quota in any period, and a saturated one uses all of it: over 20 random arrival patterns, each
+// period's usage is <= cores x period (+1e-9), and on average exactly cores once it is saturated.
+func TestQuotaNeverExceeded(t *testing.T) {
+	const period, cores, peak = 0.1, 0.5, 2.0
+	for seed := range uint64(20) {
+		r := rand.New(rand.NewPCG(seed, 7))
+		eng := &engine{}
+		cp := &cpu{eng: eng, speed: 1, done: func(*executor) {}, bw: newBandwidth(Node{Cores: cores, QuotaPeriod: period, Peak: peak})}
+		cp.cores = cp.bw.capacity()
+		eng.addTimer(cp)
+		for i := range 200 { // arrivals over the first 5 s, then 3 jobs that saturate the node
+			x := &executor{id: i}
+			eng.at(r.Float64()*5, func() { cp.run(x, r.ExpFloat64()*0.01) })
+		}
+		for i := range 3 {
+			x := &executor{id: 1000 + i}
+			eng.at(6, func() { cp.run(x, 100) })
+		}
+		used := make([]float64, 101)
+		for k := range used {
+			eng.at(float64(k)*period, func() { used[k] = cp.usage() })
+		}
+		eng.run(10)
+		for k := 1; k < len(used); k++ {
+			if d := used[k] - used[k-1]; d > cores*period+1e-9 {
+				t.Fatalf("seed %d: period %d used %v core-s, over the quota %v", seed, k, d, cores*period)
+			}
+		}
+		if d := used[100] - used[61]; math.Abs(d-cores*3.9) > 1e-9 {
+			t.Errorf("seed %d: saturated 6.1-10 s used %v core-s, want the quota's %v", seed, d, cores*3.9)
+		}
+	}
+}
