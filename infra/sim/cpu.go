@@ -62,6 +62,9 @@ type levelKey struct {
 // level) of the cores the load leaves, executors capped at one core, overhead threads at bgCap; +Inf
 // when every thread gets its cap.
 func (c *cpu) level() float64 {
+	if c.bw != nil { // bursts: the executors, spinners and load share what the overhead leaves
+		return c.fillOf(len(c.jobs), c.capacity(), 0)
+	}
 	if len(c.spinners) > 0 { // the spinners change with nearly every event: no cache
 		return c.fill(len(c.jobs))
 	}
@@ -79,16 +82,19 @@ func (c *cpu) level() float64 {
 
 // fill is level's water-filling over the executors, the overhead threads and the spinners, with jobs
 // executors in service, of the cores the load leaves.
-func (c *cpu) fill(jobs int) float64 {
+func (c *cpu) fill(jobs int) float64 { return c.fillOf(jobs, c.cores, c.bg) }
+
+// fillOf is fill of cores, with bg overhead threads among the threads (0: none).
+func (c *cpu) fillOf(jobs int, cores float64, bg int) float64 {
 	type group struct{ n, cap float64 }
 	// No allocation; the groups by cap, smallest first.
-	gs := [3]group{{float64(jobs), 1}, {float64(c.bg), c.bgCap}, {float64(len(c.spinners)), c.spinCap}}
+	gs := [3]group{{float64(jobs), 1}, {float64(bg), c.bgCap}, {float64(len(c.spinners)), c.spinCap}}
 	for i := 1; i < len(gs); i++ {
 		for j := i; j > 0 && gs[j].cap < gs[j-1].cap; j-- {
 			gs[j], gs[j-1] = gs[j-1], gs[j]
 		}
 	}
-	left, n := c.cores-c.loadFor(jobs), gs[0].n+gs[1].n+gs[2].n
+	left, n := cores-c.loadFor(jobs, cores), gs[0].n+gs[1].n+gs[2].n
 	for _, g := range gs {
 		if g.n == 0 {
 			continue
@@ -119,12 +125,27 @@ func (c *cpu) spinRate() float64 {
 	return min(c.spinCap, c.level())
 }
 
-// bgRate is each overhead thread's share.
+// bgRate is each overhead thread's share. Under a quota it is steady, the share the node's average
+// cores give it, bursts and stalls alike: the overhead is work the worker has to do (its garbage, its
+// messages), which a stall delays but does not remove, where a thread that took its share of each burst
+// would do less of it the shorter the bursts.
 func (c *cpu) bgRate() float64 {
 	if c.bg == 0 || c.bgCap <= 0 {
 		return 0
 	}
+	if c.bw != nil {
+		return min(c.bgCap, c.fillOf(len(c.jobs), c.bw.cores, c.bg))
+	}
 	return min(c.bgCap, c.level())
+}
+
+// capacity is the cores the executors, spinners and load share now: the node's (its peak or nothing
+// under a quota, less the overhead's steady share).
+func (c *cpu) capacity() float64 {
+	if c.bw == nil {
+		return c.cores
+	}
+	return max(0, c.cores-float64(c.bg)*c.bgRate())
 }
 
 // Weights of CFS (sched_prio_to_weight): a thread at nice -20, as the burners' are, and at nice 0.
@@ -134,25 +155,25 @@ const (
 )
 
 // loadRate is the cores the background load gets now (loadFor).
-func (c *cpu) loadRate() float64 { return c.loadFor(len(c.jobs)) }
+func (c *cpu) loadRate() float64 { return c.loadFor(len(c.jobs), c.capacity()) }
 
 // loadFor is the cores the background load gets beside jobs executors in service: what it asks, up to
 // what its ceil(load) threads' weight gives them beside the node's other runnable threads when the
 // cores do not suffice.
-func (c *cpu) loadFor(jobs int) float64 {
+func (c *cpu) loadFor(jobs int, cores float64) float64 {
 	if c.load <= 0 {
 		return 0
 	}
 	kw := math.Ceil(c.load) * weightNice20
 	others := float64(jobs+c.bg+len(c.spinners)) * weightNice0
-	return min(c.load, c.cores*kw/(kw+others))
+	return min(c.load, cores*kw/(kw+others))
 }
 
 // advance brings the virtual clock and the busy integrals up to now.
 func (c *cpu) advance() {
 	dt := c.eng.now - c.last
 	if dt > 0 && c.bw != nil {
-		c.bw.used += dt * c.totalRate()
+		c.bw.used += dt * (c.totalRate() - float64(c.bg)*c.bgRate())
 	}
 	if dt > 0 && c.bg > 0 {
 		o := dt * c.bgRate() * float64(c.bg)
@@ -238,7 +259,8 @@ func (c *cpu) schedule() {
 	}
 	if c.bw != nil {
 		c.bw.jobAt = c.next
-		c.bw.plan(c.eng.now, c.totalRate())
+		bg := float64(c.bg) * c.bgRate()
+		c.bw.plan(c.eng.now, c.totalRate()-bg, bg)
 		c.next = min(c.next, c.bw.at)
 	}
 	c.eng.moved(c)

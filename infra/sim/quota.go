@@ -7,13 +7,17 @@ package sim
 // stalls, and a tuple that arrives in a stall waits for the period's end: the real clusters' latency
 // tail at moderate load. Without it the node's cores are a steady capacity.
 //
+// The workers' overhead threads are the exception: they run at a steady share of the node's cores
+// (cpu.bgRate), and the rest of the threads share the rest of the quota in bursts.
+//
 // The periods are aligned for the whole run (the k-th starts at k x period), as a cgroup's timer is.
 // The quota is accounted continuously; the kernel hands it to each CPU in 5 ms slices, which the
 // model leaves out.
 type bandwidth struct {
 	quota, period, peak float64
+	cores               float64 // the quota in cores (quota / period)
 	k                   int     // the current period (it started at k x period)
-	used                float64 // core-seconds used in the current period
+	used                float64 // core-seconds the threads but the overhead used in the current period
 	throttled           bool
 	at                  float64 // the next bandwidth event: the quota runs out, or the period ends
 	periodEnds          bool    // at is the period's end
@@ -26,10 +30,10 @@ func newBandwidth(n Node) *bandwidth {
 	if n.QuotaPeriod <= 0 || n.Peak <= n.Cores {
 		return nil
 	}
-	return &bandwidth{quota: n.Cores * n.QuotaPeriod, period: n.QuotaPeriod, peak: n.Peak}
+	return &bandwidth{quota: n.Cores * n.QuotaPeriod, period: n.QuotaPeriod, peak: n.Peak, cores: n.Cores}
 }
 
-// capacity is the cores the node's threads can use now.
+// capacity is the cores the node's threads can use now (the overhead's included).
 func (b *bandwidth) capacity() float64 {
 	if b.throttled {
 		return 0
@@ -37,8 +41,10 @@ func (b *bandwidth) capacity() float64 {
 	return b.peak
 }
 
-// plan sets the next bandwidth event, with the node's threads using rate cores from now.
-func (b *bandwidth) plan(now, rate float64) {
+// plan sets the next bandwidth event, with the node's threads using rate cores from now besides the
+// overhead's steady bg cores, which the period's quota holds for it (as its share changes with the
+// node's busy executors within a period, the quota is kept only about as exactly as that).
+func (b *bandwidth) plan(now, rate, bg float64) {
 	if float64(b.k+1)*b.period <= now { // periods passed before the node was first scheduled
 		b.k, b.used, b.throttled = int(now/b.period), 0, false
 	}
@@ -47,7 +53,7 @@ func (b *bandwidth) plan(now, rate float64) {
 	if b.throttled || rate <= 0 {
 		return
 	}
-	if out := now + max(0, b.quota-b.used)/rate; out < end {
+	if out := now + max(0, b.quota-bg*b.period-b.used)/rate; out < end {
 		b.at, b.periodEnds = out, false
 	}
 }

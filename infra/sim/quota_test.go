@@ -86,3 +86,40 @@ func TestQuotaNeverExceeded(t *testing.T) {
 		}
 	}
 }
+
+// TestQuotaOverheadSteady: under a quota the workers' overhead threads take the steady share that
+// the node's cores give them without one (they are work a stall delays, not removes), and the
+// executors the rest of the quota in bursts: saturated by 3 executors beside 4 overhead threads of
+// 0.08 cores on 0.5 cores, water-filling gives each of the 7 threads 0.5/7 cores, so over 10 s the
+// overhead uses 4 x 0.5/7 x 10 core-s and the node its whole quota (5 core-s), with or without the
+// quota; unsaturated, the overhead takes its 0.08 each.
+func TestQuotaOverheadSteady(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		jobs      int
+		peak      float64
+		bg, total float64
+	}{
+		{"saturated, steady cores", 3, 0, 4 * 0.5 / 7 * 10, 5},
+		{"saturated, quota", 3, 2, 4 * 0.5 / 7 * 10, 5},
+		{"idle, quota", 0, 2, 4 * 0.08 * 10, 4 * 0.08 * 10},
+	} {
+		eng := &engine{}
+		cp := &cpu{eng: eng, cores: 0.5, speed: 1, done: func(*executor) {}, bg: 4, bgCap: 0.08,
+			bw: newBandwidth(Node{Cores: 0.5, QuotaPeriod: 0.1, Peak: c.peak})}
+		if cp.bw != nil {
+			cp.cores = cp.bw.capacity()
+		}
+		eng.addTimer(cp)
+		for i := range c.jobs {
+			x := &executor{id: i}
+			eng.at(0, func() { cp.run(x, 100) })
+		}
+		var used, bg float64
+		eng.at(10, func() { used, bg = cp.usage(), cp.bgBusy })
+		eng.run(10)
+		if math.Abs(used-c.total) > 1e-9 || math.Abs(bg-c.bg) > 1e-9 {
+			t.Errorf("%s: node used %v core-s, overhead %v; want %v and %v", c.name, used, bg, c.total, c.bg)
+		}
+	}
+}
