@@ -2,6 +2,7 @@ package simcluster
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -117,6 +118,7 @@ func FitTransfer(m *sim.CostModel, runs []*harness.RunResult) (TransferRead, err
 			missing = append(missing, "ser_msg_s, ser_byte_s, deser_msg_s, deser_byte_s: the transfer runs have one payload size, which cannot tell a cost per message from one per byte (record the transfer design: stormlab sim costs --cluster ... --transfer)")
 		} else {
 			missing = append(missing, fitSer(obs, tr)...)
+			missing = appendSaid(missing, deductSer(m, runs))
 			missing = append(missing, fitDeser(obs, tr)...)
 			missing = appendSaid(missing, deductDeser(m, runs))
 		}
@@ -239,6 +241,78 @@ func fitDeser(obs []xferObs, tr *sim.TransferCosts) []string {
 	tr.DeserMsgS, tr.DeserMsgPI, m1 = f.stated(n+k, "deser_msg_s")
 	tr.DeserByteS, tr.DeserBytePI, m2 = f.stated(n+k+1, "deser_byte_s")
 	return appendSaid(nil, m1, m2)
+}
+
+// deductSer takes the fitted serialization out of the sending components' CPU per tuple. That CPU is
+// measured on the topologies' runs (MeasureCosts) as each executor's thread CPU over its tuples, which
+// holds the serialization of the messages it sent to other workers; the simulator charges
+// serialization per message to the sending executor besides it, so left in, it would be charged twice.
+// The deduction is, per component, the fitted cost of its remote messages (tuples and acks) in those
+// runs over its tuples there (summed over the runs, as the ratio pools them); its interval moves with
+// it.
+//
+// It is also a check: where a deduction exceeds the component's CPU per tuple, the fitted costs would
+// charge those runs more serialization than the senders' threads used in all (the transfer design's
+// executors, idle at 50-100 tuples/s, spin a varying 0.08-0.14 cores, which swamps microseconds per
+// message): they are charged as zero and said missing (the returned text), and the CPU per tuple stays
+// as measured.
+func deductSer(m *sim.CostModel, runs []*harness.RunResult) string {
+	tr := &m.Transfer
+	if tr.SerMsgS == 0 && tr.SerByteS == 0 {
+		return ""
+	}
+	per := map[string]map[string]*remoteSums{} // main class -> component
+	for _, r := range runs {
+		if r.Validity.Level == harness.Invalid || r.Simulated != nil || IsTransferRun(r) {
+			continue
+		}
+		class := r.Spec.Topology.MainClass
+		if per[class] == nil {
+			per[class] = map[string]*remoteSums{}
+		}
+		for c, x := range remoteByComponent(r, tr.AckBytes) {
+			sum := per[class][c]
+			if sum == nil {
+				sum = &remoteSums{}
+				per[class][c] = sum
+			}
+			sum.msgs, sum.bytes, sum.tuples = sum.msgs+x.msgs, sum.bytes+x.bytes, sum.tuples+x.tuples
+		}
+	}
+	cut := map[string]map[string]float64{} // µs per tuple
+	for _, class := range slices.Sorted(maps.Keys(per)) { // sorted: the first refutation is named, always the same
+		cut[class] = map[string]float64{}
+		for _, name := range slices.Sorted(maps.Keys(per[class])) {
+			x := per[class][name]
+			c, ok := m.Topologies[class].Components[name]
+			if !ok || x.tuples == 0 {
+				continue
+			}
+			d := (x.msgs*tr.SerMsgS + x.bytes*tr.SerByteS) / x.tuples * 1e6
+			if d > c.CPUMicros {
+				said := fmt.Sprintf("ser_msg_s, ser_byte_s: fitted %.3g s per message and %.3g s per byte at the transfer design's rates, "+
+					"which would take %.3g µs per tuple out of %s's %.3g µs, its thread's CPU in all: the idle executors' spinning at "+
+					"those rates swamps a cost per message; charged as zero", tr.SerMsgS, tr.SerByteS, d, name, c.CPUMicros)
+				tr.SerMsgS, tr.SerMsgPI, tr.SerByteS, tr.SerBytePI = 0, nil, 0, nil
+				return said
+			}
+			cut[class][name] = d
+		}
+	}
+	for class, comps := range cut {
+		t := m.Topologies[class]
+		for name, d := range comps {
+			c := t.Components[name]
+			c.CPUMicros = round(c.CPUMicros - d)
+			if pi := c.CPUMicrosPI; pi != nil {
+				c.CPUMicrosPI = &sim.Interval{Lo: max(0, pi.Lo-d), Hi: max(0, pi.Hi-d)}
+			}
+			t.Components[name] = c
+		}
+	}
+	m.Provenance.Method += "; each component's cpu_us is its thread's CPU per tuple in the topologies' runs less the fitted " +
+		"serialization of its messages to other workers there, which the simulator charges per message"
+	return ""
 }
 
 // deductDeser takes the fitted deserialization out of the workers' overhead. That overhead is measured

@@ -117,10 +117,24 @@ func remoteRates(r *harness.RunResult, ackBytes int) (msgsPerS, bytesPerS float6
 	if span <= 0 {
 		return 0, 0, 0
 	}
-	at, comp, ackers := placesOf(r)
+	at, _, _ := placesOf(r)
 	workers, _ = countDistinct(at)
+	for _, s := range remoteByComponent(r, ackBytes) {
+		msgsPerS, bytesPerS = msgsPerS+s.msgs/span, bytesPerS+s.bytes/span
+	}
+	return msgsPerS, bytesPerS, workers
+}
+
+// remoteSums are a component's messages to another worker over a run's window (tuples and acks, as
+// observe counts them), their bytes, and the tuples its costs are per: executed, or emitted by a spout.
+type remoteSums struct{ msgs, bytes, tuples float64 }
+
+// remoteByComponent is remoteSums for each of r's components, the ackers aside.
+func remoteByComponent(r *harness.RunResult, ackBytes int) map[string]*remoteSums {
+	at, comp, ackers := placesOf(r)
 	tasks := taskSums(r, at)
 	spouts := spoutComponents(comp, tasks)
+	out := map[string]*remoteSums{}
 	for t, c := range comp {
 		if isAcker(c) || tasks[t] == nil {
 			continue
@@ -130,9 +144,12 @@ func remoteRates(r *harness.RunResult, ackBytes int) (msgsPerS, bytesPerS float6
 			n = tasks[t].emitted
 		}
 		msgs, bytes := remoteOut(t, n, at, ackers, tasks, ackBytes)
-		msgsPerS, bytesPerS = msgsPerS+msgs/span, bytesPerS+bytes/span
+		if out[c] == nil {
+			out[c] = &remoteSums{}
+		}
+		out[c].msgs, out[c].bytes, out[c].tuples = out[c].msgs+msgs, out[c].bytes+bytes, out[c].tuples+n
 	}
-	return msgsPerS, bytesPerS, workers
+	return out
 }
 
 // placesOf is each task's place and component, and the ackers' places.

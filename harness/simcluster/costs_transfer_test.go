@@ -370,3 +370,54 @@ func TestDeductDeser(t *testing.T) {
 		t.Errorf("one payload: overhead %v (err %v), want 0.2 unchanged", m.Transfer.WorkerOverheadCores, err)
 	}
 }
+
+// TestDeductSer: the fitted serialization is taken out of each sending component's CPU per tuple (its
+// thread's CPU holds the serialization of its messages to other workers, which the simulator charges
+// per message besides it), by the fitted cost of its remote messages over its tuples in the
+// topologies' runs, the interval with it; where that exceeds a component's CPU per tuple, the fitted
+// costs are refuted, charged as zero and listed, and the CPU per tuple stays as measured.
+func TestDeductSer(t *testing.T) {
+	runs := synthRuns(TransferDesign(2), 1, 0)
+	topo := synthRun(TransferRun{TransferPlacements[2], 100, 1}, hostsFor(TransferPlacements[2]), 100, 0, rand.New(rand.NewPCG(3, 4)))
+	i := slices.Index(topo.Spec.Topology.Args, "--rate")
+	topo.Spec.Topology.Args = slices.Delete(topo.Spec.Topology.Args, i, i+2)
+	model := func(cpu float64) *sim.CostModel {
+		comps := map[string]sim.ComponentCost{}
+		for c := range remoteByComponent(topo, 0) {
+			comps[c] = sim.ComponentCost{CPUMicros: cpu, CPUMicrosPI: &sim.Interval{Lo: cpu - 100, Hi: cpu + 100}}
+		}
+		return &sim.CostModel{Topologies: map[string]sim.TopologyCosts{throughputClass(): {Components: comps}}}
+	}
+	m := model(500)
+	if _, err := FitTransfer(m, append(runs, topo)); err != nil {
+		t.Fatal(err)
+	}
+	tr, cut := m.Transfer, 0
+	for c, x := range remoteByComponent(topo, tr.AckBytes) {
+		d := (x.msgs*tr.SerMsgS + x.bytes*tr.SerByteS) / x.tuples * 1e6
+		got := m.Topologies[throughputClass()].Components[c]
+		if math.Abs(got.CPUMicros-(500-d)) > 1e-3 || math.Abs(got.CPUMicrosPI.Lo-(400-d)) > 1e-3 || math.Abs(got.CPUMicrosPI.Hi-(600-d)) > 1e-3 {
+			t.Errorf("%s: %v µs in %+v, want 500 less its serialization %v µs", c, got.CPUMicros, *got.CPUMicrosPI, d)
+		}
+		if d > 0 {
+			cut++
+		}
+	}
+	if tr.SerMsgS == 0 || cut == 0 || !strings.Contains(m.Provenance.Method, "less the fitted serialization") {
+		t.Errorf("ser %v s/msg, %d components with a deduction, method %q: want the fitted serialization taken out and said", tr.SerMsgS, cut, m.Provenance.Method)
+	}
+	// CPU per tuple below the deduction: refuted, charged as zero and listed, the costs as measured.
+	m = model(0.001)
+	if _, err := FitTransfer(m, append(runs, topo)); err != nil {
+		t.Fatal(err)
+	}
+	said := slices.ContainsFunc(m.Provenance.Missing, func(s string) bool { return strings.HasPrefix(s, "ser_msg_s, ser_byte_s: fitted") })
+	for c, got := range m.Topologies[throughputClass()].Components {
+		if got.CPUMicros != 0.001 {
+			t.Errorf("refuted: %s at %v µs, want 0.001 as measured", c, got.CPUMicros)
+		}
+	}
+	if m.Transfer.SerMsgS != 0 || m.Transfer.SerByteS != 0 || m.Transfer.SerMsgPI != nil || !said {
+		t.Errorf("refuted: ser %v/msg %v/byte, listed %v: want zeros, listed (%q)", m.Transfer.SerMsgS, m.Transfer.SerByteS, said, m.Provenance.Missing)
+	}
+}
