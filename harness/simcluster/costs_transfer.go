@@ -279,7 +279,8 @@ func deductSer(m *sim.CostModel, runs []*harness.RunResult) string {
 			sum.msgs, sum.bytes, sum.tuples = sum.msgs+x.msgs, sum.bytes+x.bytes, sum.tuples+x.tuples
 		}
 	}
-	cut := map[string]map[string]float64{} // µs per tuple
+	// µs per tuple
+	cut := map[string]map[string]float64{}
 	for _, class := range slices.Sorted(maps.Keys(per)) { // sorted: the first refutation is named, always the same
 		cut[class] = map[string]float64{}
 		for _, name := range slices.Sorted(maps.Keys(per[class])) {

@@ -27,10 +27,6 @@ type CostModel struct {
 type CostProvenance struct {
 	Cluster  string   `json:"cluster"`   // the real cluster measured (containers:SHAPE or a target's name)
 	Host     string   `json:"host"`      // the machine it ran on (cores, CPU model)
-	// HostCores are the cores of the machine the runs' containers shared, when every run was on this
-	// project's containers: under its CPU quota a container's threads use up to them at once (a
-	// simulated container node's Peak). 0 when unknown (a target's cluster, or an older file).
-	HostCores int `json:"host_cores,omitempty"`
 	JVMFlags string   `json:"jvm_flags"` // the workers' JVM flags of the measured runs
 	Date     string   `json:"date"`
 	Commit   string   `json:"commit"`
@@ -40,6 +36,10 @@ type CostProvenance struct {
 	Uncertainty string `json:"uncertainty,omitempty"`
 	// Missing names what the model does not yet measure (charged as zero).
 	Missing []string `json:"missing,omitempty"`
+	// HostCores are the cores of the machine the runs' containers shared, when every run was on this
+	// project's containers: under its CPU quota a container's threads use up to them at once (a
+	// simulated container node's Peak). 0 when unknown (a target's cluster, or an older file).
+	HostCores int `json:"host_cores,omitempty"`
 }
 
 // TransferCosts are Costs as the cost-model file writes them (seconds, bytes).
