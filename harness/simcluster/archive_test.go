@@ -1,0 +1,107 @@
+package simcluster
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stormlab/stormlab/harness"
+	"github.com/stormlab/stormlab/infra/sim"
+)
+
+// recordedRuns extracts the tar.gz of recorded run folders at path into a temporary folder and loads
+// every run in it (a folder with run.json), in path order, as `stormlab sim costs --from` reads them.
+func recordedRuns(t *testing.T, path string) []*harness.RunResult {
+	t.Helper()
+	dir := t.TempDir()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	z, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := tar.NewReader(z)
+	var runs []string
+	for {
+		h, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := filepath.Clean(h.Name)
+		if h.Typeflag != tar.TypeReg || strings.HasPrefix(name, "..") || filepath.IsAbs(name) {
+			continue
+		}
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		b, err := io.ReadAll(tr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if filepath.Base(name) == "run.json" {
+			runs = append(runs, filepath.Dir(p))
+		}
+	}
+	slices.Sort(runs)
+	var out []*harness.RunResult
+	for _, d := range runs {
+		r, err := harness.Load(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// TestCandidateFromItsRuns: the candidate cost model of this project's containers (testdata/candidate:
+// the topologies unpaced and the transfer design, recorded on heterogeneous-2 with this repository's
+// runs kept beside it) is what `stormlab sim costs --from` measures from those runs: every component
+// cost and transfer cost, exactly. A change to how costs are read shows here as a changed model, to be
+// written again from the runs (the command in the results log) rather than by hand.
+func TestCandidateFromItsRuns(t *testing.T) {
+	f, err := os.Open("testdata/candidate/containers.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	want, err := sim.ReadCostModel(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs := recordedRuns(t, "testdata/candidate/containers-runs.tar.gz")
+	got, err := MeasureCosts(want.Name, runs, want.Provenance)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := FitTransfer(got, runs); err != nil {
+		t.Fatal(err)
+	}
+	// Compared as the file writes them (the file's floats are what it holds).
+	gb, _ := json.Marshal(struct{ T, X any }{got.Topologies, got.Transfer})
+	wb, _ := json.Marshal(struct{ T, X any }{want.Topologies, want.Transfer})
+	if !bytes.Equal(gb, wb) {
+		t.Errorf("measured from its %d runs:\n%s\nthe file holds:\n%s", len(runs), gb, wb)
+	}
+	if want.Provenance.HostCores != 2 || len(want.Provenance.Runs) != len(runs) {
+		t.Errorf("provenance: host cores %d, %d runs named; want 2 (the containers' host) and the %d runs", want.Provenance.HostCores, len(want.Provenance.Runs), len(runs))
+	}
+}
