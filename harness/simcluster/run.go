@@ -229,14 +229,8 @@ func (r *simRun) config(execSlot []int) sim.Config {
 	}
 	overhead := draw(tr.WorkerOverheadCores, tr.WorkerOverheadSD) + r.idleCores()/float64(max(1, len(r.slots)))
 	r.workerStart = draw(tr.WorkerStartS, tr.WorkerStartSD)
-	cfg := sim.Config{Nodes: r.nodes(), Costs: costs, Topology: top, Seed: r.seed, WorkerOverhead: overhead, Batch: r.c.named.Batch}
-	if scratchConfig != nil { // SCRATCH
-		scratchConfig(&cfg)
-	}
-	return cfg
+	return sim.Config{Nodes: r.nodes(), Costs: costs, Topology: top, Seed: r.seed, WorkerOverhead: overhead, Batch: r.c.named.Batch}
 }
-
-var scratchConfig func(*sim.Config) // SCRATCH
 
 func (r *simRun) componentOf(task int) string {
 	for i := len(r.names) - 1; i >= 0; i-- {
