@@ -54,8 +54,8 @@ type cpu struct {
 }
 
 type levelKey struct {
-	bg                 int
-	bgCap, load, cores float64
+	bg          int
+	bgCap, load float64
 }
 
 // level is the water-filling level of the node's threads beside the load: each gets min(its cap,
@@ -71,7 +71,7 @@ func (c *cpu) level() float64 {
 	if c.bg == 0 || c.bgCap <= 0 { // executors alone beside the load: equal shares of what it leaves
 		return (c.cores - c.loadRate()) / float64(max(1, len(c.jobs)))
 	}
-	if k := (levelKey{c.bg, c.bgCap, c.load, c.cores}); k != c.lvKey {
+	if k := (levelKey{c.bg, c.bgCap, c.load}); k != c.lvKey { // cores change only under a quota, which has no cache
 		c.lv, c.lvKey = c.lv[:0], k
 	}
 	for len(c.lv) <= len(c.jobs) {
