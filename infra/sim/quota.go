@@ -14,14 +14,14 @@ package sim
 // The quota is accounted continuously; the kernel hands it to each CPU in 5 ms slices, which the
 // model leaves out.
 type bandwidth struct {
-	quota, period, peak float64
-	cores               float64 // the quota in cores (quota / period)
-	k                   int     // the current period (it started at k x period)
-	used                float64 // core-seconds the threads but the overhead used in the current period
-	throttled           bool
-	at                  float64 // the next bandwidth event: the quota runs out, or the period ends
-	periodEnds          bool    // at is the period's end
-	jobAt               float64 // the cpu's next completion, beside at in its timer
+	period, peak float64
+	cores        float64 // the quota: cores x period core-seconds per period
+	k            int     // the current period (it started at k x period)
+	used         float64 // core-seconds the threads but the overhead used in the current period
+	throttled    bool
+	at           float64 // the next bandwidth event: the quota runs out, or the period ends
+	periodEnds   bool    // at is the period's end
+	jobAt        float64 // the cpu's next completion, beside at in its timer
 }
 
 // newBandwidth is n's bandwidth control, nil when it has none (no period, or a peak that cannot use more
@@ -30,7 +30,7 @@ func newBandwidth(n Node) *bandwidth {
 	if n.QuotaPeriod <= 0 || n.Peak <= n.Cores {
 		return nil
 	}
-	return &bandwidth{quota: n.Cores * n.QuotaPeriod, period: n.QuotaPeriod, peak: n.Peak, cores: n.Cores}
+	return &bandwidth{period: n.QuotaPeriod, peak: n.Peak, cores: n.Cores}
 }
 
 // capacity is the cores the node's threads can use now (the overhead's included).
@@ -53,7 +53,7 @@ func (b *bandwidth) plan(now, rate, bg float64) {
 	if b.throttled || rate <= 0 {
 		return
 	}
-	if out := now + max(0, b.quota-bg*b.period-b.used)/rate; out < end {
+	if out := now + max(0, (b.cores-bg)*b.period-b.used)/rate; out < end {
 		b.at, b.periodEnds = out, false
 	}
 }
