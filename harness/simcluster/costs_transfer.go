@@ -114,6 +114,7 @@ func FitTransfer(m *sim.CostModel, runs []*harness.RunResult) (TransferRead, err
 	if len(obs) == 0 {
 		missing = append(missing, "ser_msg_s, ser_byte_s, deser_msg_s, deser_byte_s, local_latency_s, link_latency_s: no run of the transfer design (stormlab sim costs --cluster ... --transfer)")
 	} else {
+		missing = appendSaid(missing, measureSpin(m, runs))
 		if payloads(obs) < 2 {
 			missing = append(missing, "ser_msg_s, ser_byte_s, deser_msg_s, deser_byte_s: the transfer runs have one payload size, which cannot tell a cost per message from one per byte (record the transfer design: stormlab sim costs --cluster ... --transfer)")
 		} else {

@@ -229,7 +229,11 @@ func (r *simRun) config(execSlot []int) sim.Config {
 	}
 	overhead := draw(tr.WorkerOverheadCores, tr.WorkerOverheadSD) + r.idleCores()/float64(max(1, len(r.slots)))
 	r.workerStart = draw(tr.WorkerStartS, tr.WorkerStartSD)
-	return sim.Config{Nodes: r.nodes(), Costs: costs, Topology: top, Seed: r.seed, WorkerOverhead: overhead, Batch: r.c.named.Batch}
+	spin := 0.0
+	if tr.IdleSpinCores > 0 { // a cost model that measured it: its components' costs are read without it
+		spin = min(1, draw(tr.IdleSpinCores, tr.IdleSpinSD))
+	}
+	return sim.Config{Nodes: r.nodes(), Costs: costs, Topology: top, Seed: r.seed, WorkerOverhead: overhead, Batch: r.c.named.Batch, IdleSpin: spin}
 }
 
 func (r *simRun) componentOf(task int) string {
@@ -246,17 +250,21 @@ func (r *simRun) componentOf(task int) string {
 const dockerCPUPeriod = 0.1
 
 // nodes are the cluster's nodes as the model takes them. A container's node (QuotaPeriod set) uses up
-// to the cores of the machine its cost model was measured on at once while its quota lasts; where the
-// cost model does not say (a target's, an older file) its cores are a steady capacity, as before.
+// to the cores of the machine its cost model was measured on at once while its quota lasts, and shares
+// them with the cluster's other containers, as they share that machine; where the cost model does not
+// say (a target's, an older file) its cores are a steady capacity, as before.
 func (r *simRun) nodes() []sim.Node {
 	out := slices.Clone(r.c.named.Nodes)
 	for i, n := range out {
 		if n.QuotaPeriod > 0 && n.Peak == 0 {
-			out[i].Peak = float64(r.c.model.Provenance.HostCores)
+			out[i].Peak, out[i].Host = float64(r.c.model.Provenance.HostCores), containersHost
 			if out[i].Peak <= n.Cores {
-				out[i].QuotaPeriod, out[i].Peak = 0, 0
+				out[i].QuotaPeriod, out[i].Peak, out[i].Host = 0, 0, ""
 			}
 		}
 	}
 	return out
 }
+
+// containersHost is the machine a container cluster's nodes share (sim.Node.Host).
+const containersHost = "the containers' host"

@@ -188,9 +188,9 @@ func TestRecordedSupervisorIDs(t *testing.T) {
 }
 
 // TestContainerQuota: a container's node takes its cores as a CPU quota of Docker's 100 ms period,
-// bursting to the cores of the host the cost model was measured on; a cost model that does not name
-// them (a target's, an older file) leaves the cores a steady capacity, and the papers' clusters have
-// no quotas.
+// bursting to the cores of the host the cost model was measured on, which the cluster's containers
+// share; a cost model that does not name them (a target's, an older file) leaves the cores a steady
+// capacity, and the papers' clusters have no quotas.
 func TestContainerQuota(t *testing.T) {
 	for _, c := range []struct {
 		cluster    string
@@ -215,6 +215,9 @@ func TestContainerQuota(t *testing.T) {
 			}
 			if node.QuotaPeriod != want || want > 0 && node.Peak != c.peakOfNode[i] {
 				t.Errorf("%s, host of %d cores: node %s period %v peak %v, want %v and %v", c.cluster, c.hostCores, node.Name, node.QuotaPeriod, node.Peak, want, c.peakOfNode[i])
+			}
+			if shared := node.Host != ""; shared != (want > 0) {
+				t.Errorf("%s, host of %d cores: node %s on host %q: want the containers' host exactly when under a quota", c.cluster, c.hostCores, node.Name, node.Host)
 			}
 		}
 	}

@@ -72,6 +72,11 @@ type TransferCosts struct {
 	WorkerStartPI *Interval `json:"worker_start_s_pi95,omitempty"`
 	// AckCPUPI is AckCPUS's stated interval.
 	AckCPUPI *Interval `json:"ack_cpu_s_pi95,omitempty"`
+	// IdleSpinCores is what an idle bolt's (or acker's) thread uses in Storm's wait strategy (the
+	// simulator's Config.IdleSpin), IdleSpinSD its spread between runs; 0 where not measured.
+	IdleSpinCores float64   `json:"idle_spin_cores,omitempty"`
+	IdleSpinSD    float64   `json:"idle_spin_sd,omitempty"`
+	IdleSpinPI    *Interval `json:"idle_spin_cores_pi95,omitempty"`
 }
 
 // Interval is a cost's stated uncertainty: the range in which a measurement of the same configuration
@@ -154,10 +159,14 @@ func ReadCostModel(r io.Reader) (*CostModel, error) {
 	}{{"ack_cpu_s_pi95", tr.AckCPUPI, tr.AckCPUS}, {"worker_overhead_cores_pi95", tr.WorkerOverheadPI, tr.WorkerOverheadCores}, {"worker_start_s_pi95", tr.WorkerStartPI, tr.WorkerStartS},
 		{"ser_msg_s_pi95", tr.SerMsgPI, tr.SerMsgS}, {"ser_byte_s_pi95", tr.SerBytePI, tr.SerByteS},
 		{"deser_msg_s_pi95", tr.DeserMsgPI, tr.DeserMsgS}, {"deser_byte_s_pi95", tr.DeserBytePI, tr.DeserByteS},
-		{"local_latency_s_pi95", tr.LocalLatencyPI, tr.LocalLatency}, {"link_latency_s_pi95", tr.LinkLatencyPI, tr.LinkLatency}} {
+		{"local_latency_s_pi95", tr.LocalLatencyPI, tr.LocalLatency}, {"link_latency_s_pi95", tr.LinkLatencyPI, tr.LinkLatency},
+		{"idle_spin_cores_pi95", tr.IdleSpinPI, tr.IdleSpinCores}} {
 		if err := checkInterval(f.ci, f.x); err != nil {
 			return nil, fmt.Errorf("cost model %q: transfer %s: %w", m.Name, f.name, err)
 		}
+	}
+	if !(tr.IdleSpinCores >= 0 && tr.IdleSpinCores < 1) || tr.IdleSpinSD < 0 {
+		return nil, fmt.Errorf("cost model %q: transfer idle_spin_cores %v (sd %v): give 0 <= cores < 1 and sd >= 0 (measure again with stormlab sim costs)", m.Name, tr.IdleSpinCores, tr.IdleSpinSD)
 	}
 	return &m, nil
 }

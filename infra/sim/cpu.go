@@ -49,8 +49,9 @@ type cpu struct {
 	lv    []float64
 	lvKey levelKey
 	// bw is the node's CPU bandwidth control (a container's quota), nil for none: cores is then its
-	// capacity of the moment (its peak, or 0 while throttled).
-	bw *bandwidth
+	// capacity of the moment (its peak or its share of its host's cores, or 0 while throttled).
+	bw   *bandwidth
+	host *host // the machine it shares with other nodes under a quota (Node.Host), nil for none
 }
 
 type levelKey struct {
@@ -246,8 +247,18 @@ func (c *cpu) run(e *executor, work float64) {
 	c.schedule()
 }
 
-// schedule moves the cpu's timer to its next completion.
+// schedule moves the cpu's timer to its next completion, and those of the nodes sharing its host, whose
+// share of the host's cores its change moves.
 func (c *cpu) schedule() {
+	if c.host != nil {
+		c.host.reschedule()
+		return
+	}
+	c.scheduleOne()
+}
+
+// scheduleOne moves the cpu's timer to its next completion at its cores of the moment.
+func (c *cpu) scheduleOne() {
 	c.next = math.Inf(1)
 	if len(c.jobs) > 0 {
 		switch left, r := max(0, c.jobs[0].vend-c.v), c.rate(); {

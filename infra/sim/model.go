@@ -60,6 +60,10 @@ type Node struct {
 	// until the next period (bandwidth). 0 = none: Cores is a steady capacity.
 	QuotaPeriod float64
 	Peak        float64
+	// Host, on nodes under a quota, names the machine they share: their bursts compete for its Peak
+	// cores (every node naming it has the same Peak), as containers on one host do. "" = a machine of
+	// its own.
+	Host string
 }
 
 // Costs are the prices of the three kinds of transfer. Within a worker a tuple is handed over without
@@ -231,6 +235,16 @@ func (c *Config) check(window bool) error {
 		if n.QuotaPeriod < 0 || n.QuotaPeriod > 0 && !(n.Peak >= n.Cores) {
 			add("node %d (%s): quota period %v s, peak %v cores: give no period (a steady capacity), or a period > 0 and a peak >= its cores %v", i, n.Name, n.QuotaPeriod, n.Peak, n.Cores)
 		}
+	}
+	peaks := map[string]float64{}
+	for i, n := range c.Nodes {
+		if n.Host == "" {
+			continue
+		}
+		if p, ok := peaks[n.Host]; n.QuotaPeriod <= 0 || ok && p != n.Peak {
+			add("node %d (%s): host %q with quota period %v s, peak %v cores: a shared host is for nodes under a quota, all with its cores as their peak", i, n.Name, n.Host, n.QuotaPeriod, n.Peak)
+		}
+		peaks[n.Host] = n.Peak
 	}
 	if window && (!(c.Measure > 0) || c.WarmUp < 0) {
 		add("window: warm-up %v s, measure %v s: give warm-up >= 0 and measure > 0", c.WarmUp, c.Measure)

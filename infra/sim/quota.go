@@ -1,5 +1,10 @@
 package sim
 
+import (
+	"cmp"
+	"slices"
+)
+
 // bandwidth is CFS bandwidth control of a node, as a container's cgroup has it (Docker's --cpus sets
 // cpu.max to cores x 100 ms per 100 ms period): the node's threads may use up to quota core-seconds
 // in each period, at up to peak cores at once; once a period's quota is used they all wait for the
@@ -45,9 +50,7 @@ func (b *bandwidth) capacity() float64 {
 // overhead's steady bg cores, which the period's quota holds for it (as its share changes with the
 // node's busy executors within a period, the quota is kept only about as exactly as that).
 func (b *bandwidth) plan(now, rate, bg float64) {
-	if float64(b.k+1)*b.period <= now { // periods passed before the node was first scheduled
-		b.k, b.used, b.throttled = int(now/b.period), 0, false
-	}
+	b.roll(now)
 	end := float64(b.k+1) * b.period
 	b.at, b.periodEnds = end, true
 	if b.throttled || rate <= 0 {
@@ -56,6 +59,21 @@ func (b *bandwidth) plan(now, rate, bg float64) {
 	if out := now + max(0, (b.cores-bg)*b.period-b.used)/rate; out < end {
 		b.at, b.periodEnds = out, false
 	}
+}
+
+// roll starts the period now is in, with its whole quota, if the current one has ended: periods that
+// passed before the node was first scheduled, or one that ended while another node's change (a shared
+// host) moved its timer. The periods are counted up, not divided out, so that a period's end computed as
+// (k+1) x period starts period k+1 exactly.
+func (b *bandwidth) roll(now float64) {
+	if float64(b.k+1)*b.period > now {
+		return
+	}
+	k := max(b.k+1, int(now/b.period)-1)
+	for float64(k+1)*b.period <= now {
+		k++
+	}
+	b.k, b.used, b.throttled = k, 0, false
 }
 
 // event is the bandwidth event at its time: the period ends (a new one starts with its whole quota),
@@ -88,4 +106,59 @@ func (c *cpu) onBandwidth() {
 	c.bw.event()
 	c.cores = c.bw.capacity()
 	c.schedule()
+}
+
+// host is a machine that nodes under a quota share (Node.Host), as this project's containers share the
+// machine they run on: while several burst at once they compete for its cores. Between cgroups of equal
+// weight (Docker gives every container cpu.shares 1024) CFS gives each runnable one an equal share, one
+// that wants less leaving the rest to the others: the cores are water-filled over the nodes' demands.
+// Any node's change moves the others' shares, so each change reschedules every node of the host (a
+// handful on a container cluster).
+type host struct {
+	cores float64
+	nodes []*cpu
+}
+
+// reschedule brings the host's nodes up to now at their old shares, shares the cores again and moves
+// every node's timer.
+func (h *host) reschedule() {
+	for _, c := range h.nodes {
+		c.advance()
+		c.bw.roll(c.eng.now)
+	}
+	h.share()
+	for _, c := range h.nodes {
+		c.scheduleOne()
+	}
+}
+
+// share sets each node's cores of the moment: nothing while throttled, else its water-filled share of
+// the host's cores over the demands of the nodes not throttled.
+func (h *host) share() {
+	type want struct {
+		c *cpu
+		d float64
+	}
+	var ws []want
+	for _, c := range h.nodes {
+		if c.bw.throttled {
+			c.cores = 0
+			continue
+		}
+		ws = append(ws, want{c, min(c.bw.peak, c.demand())})
+	}
+	slices.SortFunc(ws, func(a, b want) int { return cmp.Compare(a.d, b.d) })
+	left := h.cores
+	for i, w := range ws {
+		fair := left / float64(len(ws)-i)
+		w.c.cores = min(w.d, fair)
+		left -= w.c.cores
+	}
+}
+
+// demand is the cores the node's threads would use with as many as they like: its busy executors a core
+// each, its spinners and overhead threads their caps (the overhead its steady share under a quota), the
+// load what it asks.
+func (c *cpu) demand() float64 {
+	return float64(len(c.jobs)) + float64(len(c.spinners))*c.spinCap + float64(c.bg)*c.bgRate() + c.load
 }

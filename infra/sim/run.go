@@ -133,6 +133,7 @@ func newSim(orig *Config) *sim {
 		s.eng.addTimer(c)
 		s.cpus = append(s.cpus, c)
 	}
+	s.shareHosts(cfg.Nodes)
 	s.nics = make([]float64, len(cfg.Nodes))
 	for _, n := range cfg.Topology.Workers {
 		s.cpus[n].bg++
@@ -161,6 +162,23 @@ func newSim(orig *Config) *sim {
 
 // start sets the spouts going: under open loop each gets its arrivals (first at a random phase),
 // under closed loop each emits at once.
+// shareHosts joins the nodes under a quota that name a host (Node.Host) to it.
+func (s *sim) shareHosts(nodes []Node) {
+	hosts := map[string]*host{}
+	for i, n := range nodes {
+		if n.Host == "" || s.cpus[i].bw == nil {
+			continue
+		}
+		h := hosts[n.Host]
+		if h == nil {
+			h = &host{cores: n.Peak}
+			hosts[n.Host] = h
+		}
+		h.nodes = append(h.nodes, s.cpus[i])
+		s.cpus[i].host = h
+	}
+}
+
 func (s *sim) start() {
 	for _, e := range s.ackers {
 		s.settle(e)
