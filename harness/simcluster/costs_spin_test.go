@@ -6,8 +6,8 @@ import (
 
 	"github.com/stormlab/stormlab/harness"
 	"github.com/stormlab/stormlab/harness/diagnose"
-	"github.com/stormlab/stormlab/infra/sim"
 	"github.com/stormlab/stormlab/infra/protocol"
+	"github.com/stormlab/stormlab/infra/sim"
 )
 
 // setThreadCPU gives every executor of r the thread CPU cpu(executor) over each of its reports' intervals
