@@ -1,6 +1,9 @@
 package simcluster
 
 import (
+	"slices"
+	"strings"
+
 	"github.com/montanaflynn/stats"
 
 	"github.com/stormlab/stormlab/harness"
@@ -43,6 +46,9 @@ func measureSpin(m *sim.CostModel, runs []*harness.RunResult) string {
 	if len(perRun) == 0 {
 		return "idle_spin_cores: no transfer run with CPU to spare on every node (stormlab sim costs --cluster ... --transfer); the idle executors' spinning stays in the components' CPU per tuple"
 	}
+	m.Provenance.Missing = slices.DeleteFunc(m.Provenance.Missing, func(s string) bool { return strings.HasPrefix(s, "idle executors' wait-strategy CPU") })
+	m.Provenance.Method += "; idle_spin_cores: per transfer run with every node below 90% of its CPU, the mean thread CPU of its bolt and acker " +
+		"executors; the components' CPU per tuple keep what spinning their threads had (at saturation a node's threads share its CPU alike, busy or not)"
 	tr := &m.Transfer
 	mean, _ := stats.Mean(perRun)
 	tr.IdleSpinPI = remeasure(mean, perRun, nil)
