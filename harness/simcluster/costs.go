@@ -98,6 +98,7 @@ func MeasureCosts(name string, runs []*harness.RunResult, prov sim.CostProvenanc
 	for class, rs := range per {
 		t := m.Topologies[class]
 		t.Components = pool(rs)
+		t.AckCPUS, t.AckCPUPI = poolAcks(rs)
 		m.Topologies[class] = t
 	}
 	return m, nil
@@ -151,18 +152,13 @@ func measureRun(r *harness.RunResult) (runCosts, error) {
 // runs with the most acks weigh most), each with its stated interval.
 func poolTransfer(runs []runCosts) sim.TransferCosts {
 	var t sim.TransferCosts
-	var overhead, overheadRun, start, ackRun []float64
-	var overheadQ, ackQ [][]float64
-	var ackerCPU, messages float64
+	var overhead, overheadRun, start []float64
+	var overheadQ [][]float64
 	for _, rc := range runs {
 		overhead, start = append(overhead, rc.overhead...), append(start, rc.start)
 		if mean, err := stats.Mean(rc.overhead); err == nil {
 			overheadRun, overheadQ = append(overheadRun, mean), append(overheadQ, rc.overheadQ)
 		}
-		if rc.messages > 0 {
-			ackRun, ackQ = append(ackRun, rc.ackerCPU/rc.messages), append(ackQ, rc.ackQ)
-		}
-		ackerCPU, messages = ackerCPU+rc.ackerCPU, messages+rc.messages
 	}
 	t.WorkerOverheadCores, _ = stats.Mean(overhead)
 	t.WorkerOverheadSD = sampleSD(overhead)
@@ -172,12 +168,30 @@ func poolTransfer(runs []runCosts) sim.TransferCosts {
 	t.WorkerStartSD = sampleSD(start)
 	t.WorkerStartPI = remeasure(t.WorkerStartS, start, nil)
 	t.WorkerStartS, t.WorkerStartSD = round(t.WorkerStartS), round(t.WorkerStartSD)
-	if messages > 0 {
-		t.AckCPUS = ackerCPU / messages
-		t.AckCPUPI = remeasure(t.AckCPUS, ackRun, ackQ)
-		t.AckCPUS = round(t.AckCPUS)
-	}
+	t.AckCPUS, t.AckCPUPI = poolAcks(runs)
 	return t
+}
+
+// poolAcks is the acker's CPU per message over runs (a ratio of sums: the runs with the most acks weigh
+// most) and its stated interval; 0 and nil without acks. Per topology too: at saturation an acker's
+// thread gets its share of its node's CPU like any executor's, so its CPU per message follows the
+// topology (the Throughput chain's ackers read several times WordCount's), and a figure pooled over
+// topologies fits none of them.
+func poolAcks(runs []runCosts) (float64, *sim.Interval) {
+	var perRun []float64
+	var parts [][]float64
+	var cpu, messages float64
+	for _, rc := range runs {
+		if rc.messages > 0 {
+			perRun, parts = append(perRun, rc.ackerCPU/rc.messages), append(parts, rc.ackQ)
+		}
+		cpu, messages = cpu+rc.ackerCPU, messages+rc.messages
+	}
+	if messages == 0 {
+		return 0, nil
+	}
+	s := cpu / messages
+	return round(s), remeasure(s, perRun, parts)
 }
 
 // sampleSD is xs's sample standard deviation, 0 for fewer than two.

@@ -212,6 +212,9 @@ func (r *simRun) config(execSlot []int) sim.Config {
 	draw := func(mean, sd float64) float64 { return max(0.05*mean, mean+sd*rng.NormFloat64()) } // a cost is never below 5% of its mean
 	tr := r.c.model.Transfer
 	costs := tr.Costs()
+	if a := r.rt.costs.AckCPUS; a > 0 { // the acker's cost in this topology's runs
+		costs.AckCPU = a
+	}
 	costs.LinkLatency += (float64(r.c.cs.DelayMs) + r.rt.delayMs) / 1000 // the cluster's delay and the topology's own
 	comps := r.rt.components(draw)
 	for i := range comps {

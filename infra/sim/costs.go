@@ -102,6 +102,10 @@ type TopologyCosts struct {
 	WorkArgs   map[string]string        `json:"work_args,omitempty"`
 	Components map[string]ComponentCost `json:"components"`
 	Runs       int                      `json:"runs"` // runs pooled
+	// AckCPUS is the acker's CPU per message in this topology's runs, and AckCPUPI its stated interval:
+	// charged in place of the transfer figure pooled over every topology (0: not measured, that one).
+	AckCPUS  float64   `json:"ack_cpu_s,omitempty"`
+	AckCPUPI *Interval `json:"ack_cpu_s_pi95,omitempty"`
 }
 
 // ComponentCost is one component's measured figures: CPU per tuple (executed; a spout's per tuple
@@ -149,6 +153,12 @@ func ReadCostModel(r io.Reader) (*CostModel, error) {
 			if err := checkInterval(c.CPUMicrosPI, c.CPUMicros); err != nil {
 				return nil, fmt.Errorf("cost model %q: %s component %s: cpu_us_pi95: %w", m.Name, class, name, err)
 			}
+		}
+		if t.AckCPUS < 0 {
+			return nil, fmt.Errorf("cost model %q: %s ack_cpu_s %v: give 0 (the transfer figure) or more", m.Name, class, t.AckCPUS)
+		}
+		if err := checkInterval(t.AckCPUPI, t.AckCPUS); err != nil {
+			return nil, fmt.Errorf("cost model %q: %s ack_cpu_s_pi95: %w", m.Name, class, err)
 		}
 	}
 	tr := m.Transfer
