@@ -248,9 +248,10 @@ func windowReports(r *harness.RunResult) []protocol.WorkerReport {
 }
 
 // overheadOf is, per worker of r, the cores its process used besides its executor threads (mean over
-// the window), and the ackers' thread CPU and the ack messages they got, taken as one per tree emitted
-// and one per tuple a bolt executed (Storm's acking: the spout's init and each bolt's ack; the
-// completions back to the spouts are left out).
+// the window), and the ackers' thread CPU and the ack messages they got: the tuples the reports show
+// sent to acker tasks (Storm's acking: the spout's init and each bolt's ack), or, in reports that do not
+// show the acking streams, one per tree emitted and one per tuple a bolt executed. The completions back
+// to the spouts are left out.
 func overheadOf(r *harness.RunResult) (perWorker []float64, ackerCPU, messages float64) {
 	acker := map[int]bool{}
 	for _, e := range r.Executors {
@@ -259,6 +260,7 @@ func overheadOf(r *harness.RunResult) (perWorker []float64, ackerCPU, messages f
 		}
 	}
 	cpu, span := map[string]float64{}, map[string]float64{}
+	var toAckers, toBolts, trees float64
 	for _, rep := range windowReports(r) {
 		k := fmt.Sprintf("%s:%d", rep.Host, rep.Port)
 		threads := 0.0
@@ -271,12 +273,19 @@ func overheadOf(r *harness.RunResult) (perWorker []float64, ackerCPU, messages f
 		cpu[k] += rep.WorkerCPUPercent/100*rep.IntervalS - threads
 		span[k] += rep.IntervalS
 		for _, t := range rep.Traffic {
-			messages += float64(t.Count) // each tuple a bolt executes is acked
+			if acker[t.Dst] {
+				toAckers += float64(t.Count)
+			} else {
+				toBolts += float64(t.Count)
+			}
 		}
-		messages += float64(rep.Acked) // each tree's init
+		trees += float64(rep.Acked)
 	}
 	for _, k := range slices.Sorted(maps.Keys(cpu)) {
 		perWorker = append(perWorker, max(0, cpu[k]/span[k]))
+	}
+	if messages = toAckers; messages == 0 {
+		messages = toBolts + trees // each tuple a bolt executes is acked, each tree's init
 	}
 	return perWorker, ackerCPU, messages
 }
