@@ -280,12 +280,14 @@ func (c *cpu) scheduleOne() {
 // complete ends the jobs whose work is done (the first in the heap, whose time this is, and any
 // within rounding of it), then calls done for each in the order they started.
 func (c *cpu) complete() {
-	if c.bandwidthDue() {
+	const eps = 1e-12
+	c.advance()
+	// A job that ends as its node's quota runs out used its CPU within the quota: it ends first (the
+	// bandwidth event comes due again at once), whichever the rounding of the two times put first.
+	if c.bandwidthDue() && !(len(c.jobs) > 0 && c.jobs[0].vend-c.v <= eps) {
 		c.onBandwidth()
 		return
 	}
-	c.advance()
-	const eps = 1e-12
 	done := c.ended[:0]
 	for len(c.jobs) > 0 && (len(done) == 0 || c.jobs[0].vend-c.v <= eps) {
 		e := c.jobs.pop()

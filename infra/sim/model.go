@@ -60,6 +60,9 @@ type Node struct {
 	// until the next period (bandwidth). 0 = none: Cores is a steady capacity.
 	QuotaPeriod float64
 	Peak        float64
+	// QuotaPhase is when the node's first whole period starts (0 <= phase < QuotaPeriod): containers'
+	// periods run on timers of their own, out of step with each other.
+	QuotaPhase float64
 	// Host, on nodes under a quota, names the machine they share: their bursts compete for its Peak
 	// cores (every node naming it has the same Peak), as containers on one host do. "" = a machine of
 	// its own.
@@ -231,6 +234,9 @@ func (c *Config) check(window bool) error {
 	for i, n := range c.Nodes {
 		if !(n.Cores > 0) || n.Speed < 0 || n.NICBytesPerS < 0 {
 			add("node %d (%s): cores %v, speed %v, NIC %v: give cores > 0, speed >= 0 and NIC >= 0", i, n.Name, n.Cores, n.Speed, n.NICBytesPerS)
+		}
+		if n.QuotaPhase < 0 || n.QuotaPhase > 0 && !(n.QuotaPhase < n.QuotaPeriod) {
+			add("node %d (%s): quota phase %v s: give 0 <= phase < its period %v s", i, n.Name, n.QuotaPhase, n.QuotaPeriod)
 		}
 		if n.QuotaPeriod < 0 || n.QuotaPeriod > 0 && !(n.Peak >= n.Cores) {
 			add("node %d (%s): quota period %v s, peak %v cores: give no period (a steady capacity), or a period > 0 and a peak >= its cores %v", i, n.Name, n.QuotaPeriod, n.Peak, n.Cores)

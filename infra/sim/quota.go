@@ -15,13 +15,15 @@ import (
 // The workers' overhead threads are the exception: they run at a steady share of the node's cores
 // (cpu.bgRate), and the rest of the threads share the rest of the quota in bursts.
 //
-// The periods are aligned for the whole run (the k-th starts at k x period), as a cgroup's timer is.
+// The periods are aligned for the whole run (the k-th starts at phase + k x period), as a cgroup's timer
+// is; each container's timer starts when its own cgroup does, so nodes differ in phase (Node.QuotaPhase).
 // The quota is accounted continuously; the kernel hands it to each CPU in 5 ms slices, which the
 // model leaves out.
 type bandwidth struct {
 	period, peak float64
 	cores        float64 // the quota: cores x period core-seconds per period
-	k            int     // the current period (it started at k x period)
+	phase        float64 // when period 0 starts (the one before it ends then)
+	k            int     // the current period (it started at phase + k x period)
 	used         float64 // core-seconds the threads but the overhead used in the current period
 	throttled    bool
 	at           float64 // the next bandwidth event: the quota runs out, or the period ends
@@ -35,7 +37,11 @@ func newBandwidth(n Node) *bandwidth {
 	if n.QuotaPeriod <= 0 || n.Peak <= n.Cores {
 		return nil
 	}
-	return &bandwidth{period: n.QuotaPeriod, peak: n.Peak, cores: n.Cores}
+	b := &bandwidth{period: n.QuotaPeriod, peak: n.Peak, cores: n.Cores, phase: n.QuotaPhase}
+	if b.phase > 0 {
+		b.k = -1 // the run starts in the period that ends at its phase
+	}
+	return b
 }
 
 // capacity is the cores the node's threads can use now (the overhead's included).
@@ -51,7 +57,7 @@ func (b *bandwidth) capacity() float64 {
 // node's busy executors within a period, the quota is kept only about as exactly as that).
 func (b *bandwidth) plan(now, rate, bg float64) {
 	b.roll(now)
-	end := float64(b.k+1) * b.period
+	end := b.end(b.k)
 	b.at, b.periodEnds = end, true
 	if b.throttled || rate <= 0 {
 		return
@@ -64,17 +70,20 @@ func (b *bandwidth) plan(now, rate, bg float64) {
 // roll starts the period now is in, with its whole quota, if the current one has ended: periods that
 // passed before the node was first scheduled, or one that ended while another node's change (a shared
 // host) moved its timer. The periods are counted up, not divided out, so that a period's end computed as
-// (k+1) x period starts period k+1 exactly.
+// end(k) starts period k+1 exactly.
 func (b *bandwidth) roll(now float64) {
-	if float64(b.k+1)*b.period > now {
+	if b.end(b.k) > now {
 		return
 	}
-	k := max(b.k+1, int(now/b.period)-1)
-	for float64(k+1)*b.period <= now {
+	k := max(b.k+1, int((now-b.phase)/b.period)-1)
+	for b.end(k) <= now {
 		k++
 	}
 	b.k, b.used, b.throttled = k, 0, false
 }
+
+// end is when period k ends.
+func (b *bandwidth) end(k int) float64 { return b.phase + float64(k+1)*b.period }
 
 // event is the bandwidth event at its time: the period ends (a new one starts with its whole quota),
 // or the quota runs out.

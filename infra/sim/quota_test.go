@@ -224,3 +224,20 @@ func TestSharedHostNeverExceeded(t *testing.T) {
 		}
 	}
 }
+
+// TestQuotaPhase: a node's periods start at its phase, the run's first part being the end of the period
+// before, with its whole quota. One thread at 1 core, a quota of 0.05 core-s per 0.1 s, phase 0.05 s: it
+// works 0-0.05 (the period before), 0.05-0.1, 0.15-0.2, 0.25-0.3, 0.35-0.4 and 0.45-0.5, so 0.3 core-s
+// end at 0.5 (0.55 in phase with the run: TestQuotaTimes). Exact: tolerance 1e-9 s.
+func TestQuotaPhase(t *testing.T) {
+	eng := &engine{}
+	end := 0.0
+	cp := &cpu{eng: eng, speed: 1, done: func(*executor) { end = eng.now }, bw: newBandwidth(Node{Cores: 0.5, QuotaPeriod: 0.1, Peak: 1, QuotaPhase: 0.05})}
+	cp.cores = cp.bw.capacity()
+	eng.addTimer(cp)
+	eng.at(0, func() { cp.run(&executor{}, 0.3) })
+	eng.run(10)
+	if math.Abs(end-0.5) > 1e-9 {
+		t.Errorf("ended at %v, want 0.5", end)
+	}
+}
