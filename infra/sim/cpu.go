@@ -64,7 +64,7 @@ type levelKey struct {
 // when every thread gets its cap.
 func (c *cpu) level() float64 {
 	if c.bw != nil { // bursts: the executors, spinners and load share what the overhead leaves
-		return c.fillOf(len(c.jobs), c.capacity(), 0)
+		return c.fillOf(len(c.jobs), c.capacity(), 0, 0)
 	}
 	if len(c.spinners) > 0 { // the spinners change with nearly every event: no cache
 		return c.fill(len(c.jobs))
@@ -83,10 +83,10 @@ func (c *cpu) level() float64 {
 
 // fill is level's water-filling over the executors, the overhead threads and the spinners, with jobs
 // executors in service, of the cores the load leaves.
-func (c *cpu) fill(jobs int) float64 { return c.fillOf(jobs, c.cores, c.bg) }
+func (c *cpu) fill(jobs int) float64 { return c.fillOf(jobs, c.cores, c.bg, c.loadFor(jobs, c.cores)) }
 
-// fillOf is fill of cores, with bg overhead threads among the threads (0: none).
-func (c *cpu) fillOf(jobs int, cores float64, bg int) float64 {
+// fillOf is fill of cores less load, with bg overhead threads among the threads (0: none).
+func (c *cpu) fillOf(jobs int, cores float64, bg int, load float64) float64 {
 	type group struct{ n, cap float64 }
 	// No allocation; the groups by cap, smallest first.
 	gs := [3]group{{float64(jobs), 1}, {float64(bg), c.bgCap}, {float64(len(c.spinners)), c.spinCap}}
@@ -95,7 +95,7 @@ func (c *cpu) fillOf(jobs int, cores float64, bg int) float64 {
 			gs[j], gs[j-1] = gs[j-1], gs[j]
 		}
 	}
-	left, n := cores-c.loadFor(jobs, cores), gs[0].n+gs[1].n+gs[2].n
+	left, n := cores-load, gs[0].n+gs[1].n+gs[2].n
 	for _, g := range gs {
 		if g.n == 0 {
 			continue
@@ -135,19 +135,23 @@ func (c *cpu) bgRate() float64 {
 		return 0
 	}
 	if c.bw != nil {
-		return min(c.bgCap, c.fillOf(len(c.jobs), c.bw.cores, c.bg))
+		return min(c.bgCap, c.fillOf(len(c.jobs), c.bw.cores, c.bg, c.loadRate()))
 	}
 	return min(c.bgCap, c.level())
 }
 
-// capacity is the cores the executors, spinners and load share now: the node's (its peak or nothing
-// under a quota, less the overhead's steady share).
+// capacity is the cores the executors, spinners and load share now: the node's (under a quota, its peak,
+// its share of its host or nothing, less the steady shares of the overhead and the load).
 func (c *cpu) capacity() float64 {
 	if c.bw == nil {
 		return c.cores
 	}
-	return max(0, c.cores-float64(c.bg)*c.bgRate())
+	return max(0, c.cores-c.steady())
 }
+
+// steady is, under a quota, the cores of the threads that run at a steady share rather than in bursts:
+// the workers' overhead and the background load.
+func (c *cpu) steady() float64 { return float64(c.bg)*c.bgRate() + c.loadRate() }
 
 // Weights of CFS (sched_prio_to_weight): a thread at nice -20, as the burners' are, and at nice 0.
 const (
@@ -155,8 +159,16 @@ const (
 	weightNice0  = 1024
 )
 
-// loadRate is the cores the background load gets now (loadFor).
-func (c *cpu) loadRate() float64 { return c.loadFor(len(c.jobs), c.capacity()) }
+// loadRate is the cores the background load gets now (loadFor). Under a quota it is steady, the share
+// the node's average cores give it, as the overhead's (bgRate): the burners carried their level on
+// containers at their quota (0.25-0.26 cores of 0.25 beside saturated workers), their busy time
+// delayed by a stall rather than lost.
+func (c *cpu) loadRate() float64 {
+	if c.bw != nil {
+		return c.loadFor(len(c.jobs), c.bw.cores)
+	}
+	return c.loadFor(len(c.jobs), c.cores)
+}
 
 // loadFor is the cores the background load gets beside jobs executors in service: what it asks, up to
 // what its ceil(load) threads' weight gives them beside the node's other runnable threads when the
@@ -174,7 +186,7 @@ func (c *cpu) loadFor(jobs int, cores float64) float64 {
 func (c *cpu) advance() {
 	dt := c.eng.now - c.last
 	if dt > 0 && c.bw != nil {
-		c.bw.used += dt * (c.totalRate() - float64(c.bg)*c.bgRate())
+		c.bw.used += dt * (c.totalRate() - c.steady())
 	}
 	if dt > 0 && c.bg > 0 {
 		o := dt * c.bgRate() * float64(c.bg)
@@ -270,8 +282,8 @@ func (c *cpu) scheduleOne() {
 	}
 	if c.bw != nil {
 		c.bw.jobAt = c.next
-		bg := float64(c.bg) * c.bgRate()
-		c.bw.plan(c.eng.now, c.totalRate()-bg, bg)
+		st := c.steady()
+		c.bw.plan(c.eng.now, c.totalRate()-st, st)
 		c.next = min(c.next, c.bw.at)
 	}
 	c.eng.moved(c)

@@ -12,8 +12,9 @@ import (
 // stalls, and a tuple that arrives in a stall waits for the period's end: the real clusters' latency
 // tail at moderate load. Without it the node's cores are a steady capacity.
 //
-// The workers' overhead threads are the exception: they run at a steady share of the node's cores
-// (cpu.bgRate), and the rest of the threads share the rest of the quota in bursts.
+// The workers' overhead threads and the background load are the exception: they run at a steady share
+// of the node's cores (cpu.bgRate, cpu.loadRate), and the rest of the threads share the rest of the
+// quota in bursts.
 //
 // The periods are aligned for the whole run (the k-th starts at phase + k x period), as a cgroup's timer
 // is; each container's timer starts when its own cgroup does, so nodes differ in phase (Node.QuotaPhase).
@@ -169,5 +170,5 @@ func (h *host) share() {
 // each, its spinners and overhead threads their caps (the overhead its steady share under a quota), the
 // load what it asks.
 func (c *cpu) demand() float64 {
-	return float64(len(c.jobs)) + float64(len(c.spinners))*c.spinCap + float64(c.bg)*c.bgRate() + c.load
+	return float64(len(c.jobs)) + float64(len(c.spinners))*c.spinCap + c.steady()
 }

@@ -241,3 +241,25 @@ func TestQuotaPhase(t *testing.T) {
 		t.Errorf("ended at %v, want 0.5", end)
 	}
 }
+
+// TestQuotaLoadSteady: under a quota the background load (the burners, at nice -20) carries what it asks
+// at a steady rate, as the overhead does, where bursts and stalls would cut it: on containers at their
+// quota the burners carried their level. 0.25 cores of load beside 3 saturating executors on a quota of
+// 0.5 cores (peak 2): over 10 s the load carries 2.5 core-s and the executors the rest of the quota,
+// 2.5 (usage counts the workers' threads, not the load; tolerance 1e-9: exact).
+func TestQuotaLoadSteady(t *testing.T) {
+	eng := &engine{}
+	cp := &cpu{eng: eng, speed: 1, done: func(*executor) {}, load: 0.25, bw: newBandwidth(Node{Cores: 0.5, QuotaPeriod: 0.1, Peak: 2})}
+	cp.cores = cp.bw.capacity()
+	eng.addTimer(cp)
+	for i := range 3 {
+		x := &executor{id: i}
+		eng.at(0, func() { cp.run(x, 100) })
+	}
+	var used, load float64
+	eng.at(10, func() { used, load = cp.usage(), cp.loadBusy })
+	eng.run(10)
+	if math.Abs(used-2.5) > 1e-9 || math.Abs(load-2.5) > 1e-9 {
+		t.Errorf("executors used %v core-s, load %v; want 2.5 each", used, load)
+	}
+}
