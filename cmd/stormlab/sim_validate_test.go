@@ -8,10 +8,16 @@ import (
 )
 
 // TestSimValidateCommand: bad input is refused with exit 2 and nothing written; recorded runs are
-// validated into OUT/sim-validation (the recorded run is harness/simcluster's testdata, which measured
-// the shipped cost model: it is skipped and named, so the command fails naming why).
+// validated into OUT/sim-validation, but not against a cost model they measured (the recorded run is
+// harness/simcluster's testdata, measured into a cost model first: it is skipped and named, so the
+// command fails naming why).
 func TestSimValidateCommand(t *testing.T) {
 	empty, out := t.TempDir(), t.TempDir()
+	const run = "../../harness/simcluster/testdata/wordcount-even"
+	own := filepath.Join(t.TempDir(), "own.json")
+	if code, _, stderr := cli(t, "sim", "costs", "--from", run, "--out", own); code != 0 {
+		t.Fatalf("sim costs --from %s: exit %d, %s", run, code, stderr)
+	}
 	existing := t.TempDir()
 	if err := os.Mkdir(filepath.Join(existing, "sim-validation"), 0o755); err != nil {
 		t.Fatal(err)
@@ -29,7 +35,7 @@ func TestSimValidateCommand(t *testing.T) {
 		{[]string{"sim", "validate", "--from", empty, "--out", out}, 2, "no recorded run"},
 		{[]string{"sim", "validate", "--from", empty, "--out", existing}, 2, "already holds results"},
 		{[]string{"sim", "validate", "--from", "../../harness/simcluster/testdata", "--out", out, "--costs", bad}, 2, "write one with stormlab sim costs"},
-		{[]string{"sim", "validate", "--from", "../../harness/simcluster/testdata", "--out", out}, 1, "measured into the cost model"},
+		{[]string{"sim", "validate", "--from", run, "--out", out, "--costs", own}, 1, "measured into the cost model"},
 	} {
 		code, _, stderr := cli(t, c.args...)
 		if code != c.code || !strings.Contains(stderr, c.want) {
