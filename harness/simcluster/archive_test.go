@@ -72,13 +72,13 @@ func recordedRuns(t *testing.T, path string) []*harness.RunResult {
 	return out
 }
 
-// TestCandidateFromItsRuns: the candidate cost model of this project's containers (testdata/candidate:
-// the topologies unpaced and the transfer design, recorded on heterogeneous-2 with this repository's
-// runs kept beside it) is what `stormlab sim costs --from` measures from those runs: every component
-// cost and transfer cost, exactly. A change to how costs are read shows here as a changed model, to be
-// written again from the runs (the command in the results log) rather than by hand.
-func TestCandidateFromItsRuns(t *testing.T) {
-	f, err := os.Open("testdata/candidate/containers.json")
+// TestShippedFromItsRuns: the cost model that ships (costs/containers.json: the topologies unpaced and
+// the transfer design, recorded on heterogeneous-2, its runs kept in testdata/containers-runs.tar.gz) is
+// what `stormlab sim costs --from` measures from those runs: every component cost and transfer cost,
+// exactly. A change to how costs are read shows here as a changed model, to be written again from the
+// runs (the command in the results log) rather than by hand.
+func TestShippedFromItsRuns(t *testing.T) {
+	f, err := costFiles.Open("costs/containers.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +87,7 @@ func TestCandidateFromItsRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runs := recordedRuns(t, "testdata/candidate/containers-runs.tar.gz")
+	runs := recordedRuns(t, "testdata/containers-runs.tar.gz")
 	got, err := MeasureCosts(want.Name, runs, want.Provenance)
 	if err != nil {
 		t.Fatal(err)
