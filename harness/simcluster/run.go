@@ -236,7 +236,7 @@ func (r *simRun) config(execSlot []int) sim.Config {
 	if tr.IdleSpinCores > 0 { // a cost model that measured it: its components' costs are read without it
 		spin = min(1, draw(tr.IdleSpinCores, tr.IdleSpinSD))
 	}
-	return sim.Config{Nodes: r.nodes(rng), Costs: costs, Topology: top, Seed: r.seed, WorkerOverhead: overhead, Batch: r.c.named.Batch, IdleSpin: spin}
+	return sim.Config{Nodes: r.nodes(), Costs: costs, Topology: top, Seed: r.seed, WorkerOverhead: overhead, Batch: r.c.named.Batch, IdleSpin: spin}
 }
 
 func (r *simRun) componentOf(task int) string {
@@ -255,16 +255,16 @@ const dockerCPUPeriod = 0.1
 // nodes are the cluster's nodes as the model takes them. A container's node (QuotaPeriod set) uses up
 // to the cores of the machine its cost model was measured on at once while its quota lasts, and shares
 // them with the cluster's other containers, as they share that machine; where the cost model does not
-// say (a target's, an older file) its cores are a steady capacity, as before. Each container's quota
-// periods start at a phase of their own, drawn per run from rng.
-func (r *simRun) nodes(rng *rand.Rand) []sim.Node {
+// say (a target's, an older file) its cores are a steady capacity, as before. The containers' quota
+// periods are in step (sim.Node.QuotaPhase 0): out of step, as the cgroups' own timers are, they did
+// not bring the validation's errors down and made saturated runs unsteady (results log, 2026-12-05).
+func (r *simRun) nodes() []sim.Node {
 	out := slices.Clone(r.c.named.Nodes)
 	for i, n := range out {
 		if n.QuotaPeriod > 0 && n.Peak == 0 {
 			out[i].Peak, out[i].Host = float64(r.c.model.Provenance.HostCores), containersHost
-			out[i].QuotaPhase = rng.Float64() * n.QuotaPeriod
 			if out[i].Peak <= n.Cores {
-				out[i].QuotaPeriod, out[i].Peak, out[i].Host, out[i].QuotaPhase = 0, 0, "", 0
+				out[i].QuotaPeriod, out[i].Peak, out[i].Host = 0, 0, ""
 			}
 		}
 	}
