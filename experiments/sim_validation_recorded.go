@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -139,7 +140,11 @@ func recordedKey(r *harness.RunResult) string {
 		}
 		args = append(args, a[i])
 	}
-	return r.Cluster + " | " + r.Spec.Topology.MainClass + " " + strings.Join(args, " ")
+	key := r.Cluster + " | " + r.Spec.Topology.MainClass + " " + strings.Join(args, " ")
+	for _, host := range slices.Sorted(maps.Keys(r.LinkMbit)) { // a link limit is another cluster
+		key += fmt.Sprintf(" | %s link %g Mbit/s", host, r.LinkMbit[host])
+	}
+	return key
 }
 
 // recordedClusterSpec is the twin's configuration for recorded run r: the scheduler options the run
@@ -158,7 +163,7 @@ func recordedPair(ctx context.Context, env lab.Env, res *lab.Results, r *harness
 	if err != nil {
 		return fmt.Errorf("cluster %q has no simulated twin", r.Cluster)
 	}
-	c, err := simcluster.OpenTwin(n.WithSupervisorIDs(simcluster.RecordedSupervisorIDs(r)), recordedClusterSpec(r), r.Spec.Scheduler, model)
+	c, err := simcluster.OpenTwin(n.WithSupervisorIDs(simcluster.RecordedSupervisorIDs(r)).WithLinks(r.LinkMbit), recordedClusterSpec(r), r.Spec.Scheduler, model)
 	if err != nil {
 		return err
 	}

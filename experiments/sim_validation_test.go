@@ -404,3 +404,17 @@ func TestRecordedClusterSpec(t *testing.T) {
 		}
 	}
 }
+
+// TestRecordedKeyLinks: a run recorded with its links limited is another configuration than the same
+// flags on unlimited links (the quick scale's configurations 5 and 13 differ only there).
+func TestRecordedKeyLinks(t *testing.T) {
+	r, err := harness.Load("../harness/simcluster/testdata/wordcount-even")
+	if err != nil {
+		t.Fatal(err)
+	}
+	limited := *r
+	limited.LinkMbit = map[string]float64{"sup1": 0.25, "sup2": 0.25}
+	if recordedKey(r) == recordedKey(&limited) {
+		t.Errorf("one key for both: %q", recordedKey(r))
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/stormlab/stormlab/harness"
@@ -49,6 +50,18 @@ func FromSupervisors(name string, sups []docker.SupervisorSpec) (Named, error) {
 	}
 	n.About = fmt.Sprintf("the twin of a container cluster (%s; %d slots each; unlimited links are one host's bridge)", strings.Join(about, "; "), n.Slots)
 	return n, nil
+}
+
+// WithLinks is n with the outgoing links of the nodes named in mbit limited to those rates (Mbit/s, as
+// docker.SupervisorSpec.LinkMbit and a run's link_mbit give them), as FromSupervisors takes them.
+func (n Named) WithLinks(mbit map[string]float64) Named {
+	n.Nodes = slices.Clone(n.Nodes)
+	for i, node := range n.Nodes {
+		if r := mbit[node.Name]; r > 0 {
+			n.Nodes[i].NICBytesPerS = linkNIC(r)
+		}
+	}
+	return n
 }
 
 // TwinOf is the simulated twin of the container cluster cs describes: its shape (cs.Shape, or

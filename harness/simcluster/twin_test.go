@@ -222,3 +222,23 @@ func TestContainerQuota(t *testing.T) {
 		}
 	}
 }
+
+// TestWithLinks: a recorded run's link limits (link_mbit) limit its twin's nodes' interfaces as
+// FromSupervisors does (0.25 Mbit/s: 0.25e6 / 8 x 1448/1514 bytes a second), the others and the named
+// cluster untouched.
+func TestWithLinks(t *testing.T) {
+	n, err := Lookup("heterogeneous-2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := n.WithLinks(map[string]float64{"sup1": 0.25})
+	for i, node := range l.Nodes {
+		want := 0.0
+		if node.Name == "sup1" {
+			want = 0.25e6 / 8 * 1448 / 1514
+		}
+		if math.Abs(node.NICBytesPerS-want) > 1e-9 || n.Nodes[i].NICBytesPerS != 0 {
+			t.Errorf("%s: NIC %v bytes/s (the cluster's own %v), want %v and 0", node.Name, node.NICBytesPerS, n.Nodes[i].NICBytesPerS, want)
+		}
+	}
+}
