@@ -69,13 +69,12 @@ func (r *simRun) conserved() error {
 	return nil
 }
 
-// cpuWithin checks that no node used more than its cores over the run. A container's quota periods run on
-// its own timer (sim.Node.QuotaPhase), so the run may start in a period that began before it, with its
-// whole quota: one period's quota more.
+// cpuWithin checks that no node used more than its cores over the run (the twins' quota periods start
+// with the run: sim.Node.QuotaPhase 0).
 func (r *simRun) cpuWithin() error {
 	for i, used := range r.x.NodeUsage() {
 		n := r.c.named.Nodes[i]
-		if limit := n.Cores * (r.t + n.QuotaPeriod); used > limit*(1+1e-9)+1e-9 {
+		if limit := n.Cores * r.t; used > limit*(1+1e-9)+1e-9 {
 			return fmt.Errorf("%s used %.3f core-seconds in %.1f s of %.2f cores", n.Name, used, r.t, n.Cores)
 		}
 	}
