@@ -39,7 +39,7 @@ func measureSpin(m *sim.CostModel, runs []*harness.RunResult) string {
 		if _, used := busiestNode(r); used >= busyShare {
 			continue
 		}
-		if x, ok := idleCores(r); ok {
+		if x, ok := spinOf(r); ok {
 			perRun = append(perRun, x)
 		}
 	}
@@ -56,8 +56,8 @@ func measureSpin(m *sim.CostModel, runs []*harness.RunResult) string {
 	return ""
 }
 
-// idleCores is the mean over r's bolt and acker executors of the cores their thread used in r's window.
-func idleCores(r *harness.RunResult) (float64, bool) {
+// spinOf is the mean over r's bolt and acker executors of the cores their thread used in r's window.
+func spinOf(r *harness.RunResult) (float64, bool) {
 	at, comp, _ := placesOf(r)
 	tasks := taskSums(r, at)
 	spouts := spoutComponents(comp, tasks)

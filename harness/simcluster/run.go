@@ -233,7 +233,7 @@ func (r *simRun) config(execSlot []int) sim.Config {
 	overhead := draw(tr.WorkerOverheadCores, tr.WorkerOverheadSD) + r.idleCores()/float64(max(1, len(r.slots)))
 	r.workerStart = draw(tr.WorkerStartS, tr.WorkerStartSD)
 	spin := 0.0
-	if tr.IdleSpinCores > 0 { // a cost model that measured it: its components' costs are read without it
+	if tr.IdleSpinCores > 0 { // a cost model that measured it (its per-tuple costs keep theirs: costs_spin.go)
 		spin = min(1, draw(tr.IdleSpinCores, tr.IdleSpinSD))
 	}
 	return sim.Config{Nodes: r.nodes(), Costs: costs, Topology: top, Seed: r.seed, WorkerOverhead: overhead, Batch: r.c.named.Batch, IdleSpin: spin}
