@@ -28,6 +28,30 @@ var simValMetrics = []lab.Metric{
 	{Name: "latency_mean_ms", Label: "complete latency mean (ms)"},
 	{Name: "latency_p50_ms", Label: "complete latency p50 (ms)", Optional: true},
 	{Name: "latency_p99_ms", Label: "complete latency p99 (ms)", Optional: true},
+	{Name: svCPUPerTuple, Label: "CPU per acked tuple (µs, all nodes)", Optional: true},
+}
+
+// svCPUPerTuple is what a run's nodes used per acked tuple: the CPU of all its workers (cores, the
+// reports' node_cpu) over its throughput, in µs. No goal judges it; it says why a cell's throughput is
+// off: a saturated simulated cluster whose CPU per tuple is twice the real one's runs at half its rate.
+const svCPUPerTuple = "cpu_us_per_tuple"
+
+// svValues are the metrics of a run (real or simulated) that sim-validation compares.
+func svValues(m harness.Measurement) map[string]float64 {
+	v := map[string]float64{"throughput": m.Throughput, "latency_mean_ms": m.LatencyMean, "latency_p50_ms": m.LatencyP50, "latency_p99_ms": m.LatencyP99}
+	if cores := sumCores(m.NodeCPU); cores > 0 && m.Throughput > 0 {
+		v[svCPUPerTuple] = 1e6 * cores / m.Throughput
+	}
+	return v
+}
+
+// sumCores is the cores of node CPU figures in percent of a core.
+func sumCores(nodeCPU map[string]float64) float64 {
+	s := 0.0
+	for _, pct := range nodeCPU {
+		s += pct / 100
+	}
+	return s
 }
 
 // Where a run's figures come from: the real cluster, the simulator, or the analytic baseline.
@@ -487,7 +511,7 @@ func (vr *simValRunner) one(ctx context.Context, cluster *clusterView, name stri
 	m := r.Measurement
 	row := base
 	row.Series = series
-	row.Values = map[string]float64{"throughput": m.Throughput, "latency_mean_ms": m.LatencyMean, "latency_p50_ms": m.LatencyP50, "latency_p99_ms": m.LatencyP99}
+	row.Values = svValues(m)
 	vr.res.Add(screened(row, r))
 	fmt.Fprintf(vr.env.Log, "sim-validation: %s: %.0f tuples/s, latency p50 %.1f ms, p99 %.1f ms\n", series, m.Throughput, m.LatencyP50, m.LatencyP99)
 	return r, nil

@@ -74,7 +74,7 @@ func svMAPE(cells []valCell) lab.Claim {
 	errs, names := comparable(cells, "throughput")
 	mape, cv := meanAbs(errs), medianCV(errs)
 	bound := math.Max(0.10, 2*cv)
-	ev := fmt.Sprintf("MAPE %s over %d cells, bound %.1f%% (the real runs' median CV %s)%s", svPct(mape), len(errs), 100*bound, svPct(cv), worse(errs, names, bound))
+	ev := fmt.Sprintf("MAPE %s over %d cells, bound %.1f%% (the real runs' median CV %s)%s", svPct(mape), len(errs), 100*bound, svPct(cv), worse(errs, names, bound, cpuWhy(cells)))
 	return svClaim("the simulator's throughput error (MAPE) is at most max(10%, twice the real runs' coefficient of variation)", ev,
 		reports.ExactCheck("throughput MAPE <= bound", "MAPE over cells <= max(0.10, 2 x median CV)", mape <= bound, len(errs), svMinCells, ev))
 }
@@ -89,7 +89,7 @@ func svMedianErr(cells []valCell, metric string, goal float64) lab.Claim {
 	med := median(abs)
 	cv := medianCV(errs)
 	bound := math.Max(goal, 2*cv)
-	ev := fmt.Sprintf("median absolute error %s over %d cells, bound %.0f%% (the real runs' median CV %s)%s", svPct(med), len(errs), 100*bound, svPct(cv), worse(errs, names, bound))
+	ev := fmt.Sprintf("median absolute error %s over %d cells, bound %.0f%% (the real runs' median CV %s)%s", svPct(med), len(errs), 100*bound, svPct(cv), worse(errs, names, bound, nil))
 	return svClaim(fmt.Sprintf("the simulated %s is within %.0f%% of the real one (median over cells; or twice the real CV where that is larger)", svLabel(metric), 100*goal), ev,
 		reports.ExactCheck(metric+" median |error| <= bound", fmt.Sprintf("median |error| over cells <= max(%.2f, 2 x median CV)", goal), med <= bound, len(errs), svMinCells, ev))
 }
@@ -191,18 +191,32 @@ func median(xs []float64) float64 {
 	return m
 }
 
-// worse lists the cells whose error is more than twice bound: each needs a stated reason.
-func worse(errs []valError, names []string, bound float64) string {
+// worse lists the cells whose error is more than twice bound: each needs a stated reason, why[name]
+// where one was measured.
+func worse(errs []valError, names []string, bound float64, why map[string]string) string {
 	var out []string
 	for i, e := range errs {
 		if math.Abs(e.SimErr) > 2*bound {
-			out = append(out, fmt.Sprintf("%s %+.0f%%", names[i], 100*e.SimErr))
+			out = append(out, fmt.Sprintf("%s %+.0f%%%s", names[i], 100*e.SimErr, why[names[i]]))
 		}
 	}
 	if len(out) == 0 {
 		return ""
 	}
 	return "; worse than twice the bound: " + strings.Join(out, ", ")
+}
+
+// cpuWhy is, per cell with real and simulated runs that read their nodes' CPU, the error of the
+// simulated CPU per acked tuple: where a saturated cell's throughput is off, this is most often why
+// (the model charges the tuples more or less CPU than the real nodes spent on them).
+func cpuWhy(cells []valCell) map[string]string {
+	why := map[string]string{}
+	for _, c := range cells {
+		if e := c.errorOf(svCPUPerTuple); e.N >= 1 && e.M >= 1 && !math.IsNaN(e.SimErr) {
+			why[fmt.Sprintf("c%d %s", c.Config, c.Scheduler)] = fmt.Sprintf(" (CPU per tuple %.0f µs against %.0f, %+.0f%%)", e.SimMean, e.RealMean, 100*e.SimErr)
+		}
+	}
+	return why
 }
 
 func svPct(f float64) string {

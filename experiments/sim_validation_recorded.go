@@ -180,10 +180,9 @@ func recordedPair(ctx context.Context, env lab.Env, res *lab.Results, r *harness
 		where string
 		run   *harness.RunResult
 	}{{svReal, r}, {svSim, s}} {
-		m := p.run.Measurement
 		row := base
 		row.Series = r.Spec.Scheduler + " " + p.where
-		row.Values = map[string]float64{"throughput": m.Throughput, "latency_mean_ms": m.LatencyMean, "latency_p50_ms": m.LatencyP50, "latency_p99_ms": m.LatencyP99}
+		row.Values = svValues(p.run.Measurement)
 		res.Add(screened(row, p.run))
 	}
 	if a := s.Simulated.Analytic; a != nil {

@@ -69,11 +69,16 @@ func TestSimValidationWalks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// 2 cells x 4 metrics, and the header.
-	if len(recs) != 9 || recs[0][0] != "configuration" {
-		t.Errorf("validation.csv has %d lines, want 9:\n%s", len(recs), b)
+	// 2 cells x 5 metrics, and the header; the CPU per tuple read on both sides.
+	if len(recs) != 11 || recs[0][0] != "configuration" {
+		t.Errorf("validation.csv has %d lines, want 11:\n%s", len(recs), b)
 	}
-	for _, f := range []string{"validation-throughput.svg", "validation-latency_p99_ms.png"} {
+	for _, r := range recs[1:] {
+		if r[3] == svCPUPerTuple && (r[5] == "" || r[10] == "") {
+			t.Errorf("validation.csv: %v: want the real and the simulated CPU per tuple", r)
+		}
+	}
+	for _, f := range []string{"validation-throughput.svg", "validation-latency_p99_ms.png", "validation-cpu_us_per_tuple.svg"} {
 		if _, err := os.Stat(filepath.Join(rep.Dir, f)); err != nil {
 			t.Errorf("figure: %v", err)
 		}
@@ -416,5 +421,44 @@ func TestRecordedKeyLinks(t *testing.T) {
 	limited.LinkMbit = map[string]float64{"sup1": 0.25, "sup2": 0.25}
 	if recordedKey(r) == recordedKey(&limited) {
 		t.Errorf("one key for both: %q", recordedKey(r))
+	}
+}
+
+// TestSvValues: a run's CPU per acked tuple is its nodes' CPU over its throughput. Reference by hand:
+// nodes at 50% and 100% of a core are 1.5 cores; at 10,000 tuples/s that is 150 µs a tuple. A run
+// without node CPU (or without throughput) has none, not a zero.
+func TestSvValues(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		m    harness.Measurement
+		want float64 // NaN: no value
+	}{
+		{"two nodes", harness.Measurement{Throughput: 10000, NodeCPU: map[string]float64{"sup1": 50, "sup2": 100}}, 150},
+		{"one node idle", harness.Measurement{Throughput: 500, NodeCPU: map[string]float64{"sup1": 25, "sup2": 0}}, 500},
+		{"no node CPU", harness.Measurement{Throughput: 500}, math.NaN()},
+		{"nothing acked", harness.Measurement{NodeCPU: map[string]float64{"sup1": 25}}, math.NaN()},
+	} {
+		got, ok := svValues(tc.m)[svCPUPerTuple]
+		if math.IsNaN(tc.want) != !ok || (ok && math.Abs(got-tc.want) > 1e-9) {
+			t.Errorf("%s: cpu_us_per_tuple %v (present %v), want %v", tc.name, got, ok, tc.want)
+		}
+	}
+}
+
+// TestSvCPUWhy: a cell whose throughput is off by more than twice the bound names its CPU per tuple,
+// simulated against real. Cells: real 95, 100, 105 tuples/s at 200 µs a tuple; the simulator 50 (-50%)
+// at 400 µs (+100%).
+func TestSvCPUWhy(t *testing.T) {
+	var rows []lab.Row
+	for c := 1; c <= 3; c++ {
+		for _, row := range svRows("storm-even", []float64{95, 100, 105}, []float64{50}, nil) {
+			row.X = float64(c)
+			row.Values[svCPUPerTuple] = map[bool]float64{true: 400, false: 200}[strings.HasSuffix(row.Series, svSim)]
+			rows = append(rows, row)
+		}
+	}
+	c := svMAPE(valCells(&lab.Results{Rows: rows}))
+	if want := "c1 storm-even -50% (CPU per tuple 400 µs against 200, +100%)"; !strings.Contains(c.Evidence, want) {
+		t.Errorf("evidence %q lacks %q", c.Evidence, want)
 	}
 }
