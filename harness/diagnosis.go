@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/stormlab/stormlab/harness/diagnose"
+	"github.com/stormlab/stormlab/topologies"
 )
 
 // Diagnosis is what limited a run (package diagnose).
@@ -13,7 +14,9 @@ type Diagnosis = diagnose.Diagnosis
 // again by today's rules) call it.
 func diagnosis(r *RunResult) *Diagnosis {
 	rec := diagnose.Records{FromMs: r.MeasureFrom, ToMs: r.MeasureTo, NodeCPU: r.Measurement.NodeCPU, NodeUtil: r.Measurement.NodeUtil,
-		Reports: r.Reports, Decisions: r.Decisions, Executors: r.Executors, NodeStats: r.NodeStats}
+		Reports: r.Reports, Decisions: r.Decisions, Executors: r.Executors, NodeStats: r.NodeStats,
+		Throughput: r.Measurement.Throughput, LatencyMeanMs: r.Measurement.LatencyMean}
+	rec.MaxPending, rec.PendingKnown = topologies.MaxSpoutPending(r.Spec.Topology.MainClass, r.Spec.Topology.Args)
 	for _, f := range r.Faults {
 		rec.Applied = append(rec.Applied, f.Applied) // nil for faults other than stragglers
 	}

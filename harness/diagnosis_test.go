@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -115,5 +116,42 @@ func TestLoadJudgesBackgroundLoad(t *testing.T) {
 	want := []string{"cpu-load on sup1 applied 0.08 of 0.20 cores asked (40%)", "cpu-load on sup4 applied 0.53 of 0.80 cores asked (66%)"}
 	if got.Validity.Level != Suspect || !slices.Equal(texts, want) || len(got.NodeStats.Background) != 3 || len(got.Diagnosis.Applied) != 3 {
 		t.Errorf("validity %+v, applied %+v: want suspect for %q", got.Validity, got.Diagnosis.Applied, want)
+	}
+}
+
+// TestLoadReadsPending: a kept run of one of the project's topologies in closed loop is read against its
+// spouts' pending limit from its spec (TopologySetup's default 1,000 per task): 2,000 trees/s at a mean
+// complete latency of 480 ms is 960 trees in flight (Little's law), at the limit of the one spout task
+// (task 3, which sends and receives nothing); the same run open loop (--rate) has no limit to read.
+func TestLoadReadsPending(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want *diagnose.Pending
+	}{
+		{nil, &diagnose.Pending{InFlight: 960, Limit: 1000, Share: 0.96}},
+		{[]string{"--rate", "2000"}, nil},
+	} {
+		r := &RunResult{TopologyID: "t-1", MeasureFrom: 0, MeasureTo: 10_000,
+			Spec:        RunSpec{Topology: TopologyRun{MainClass: "org.stormlab.topologies.ThroughputTopology", Args: tc.args}},
+			Measurement: Measurement{Throughput: 2000, LatencyMean: 480, NodeCPU: map[string]float64{"sup1": 20}, NodeUtil: map[string]float64{"sup1": 40}},
+			Executors:   []ExecutorPlace{{Component: "bolt1", Start: 1, End: 2, Host: "sup1", Port: 6700}, {Component: "spout", Start: 3, End: 3, Host: "sup1", Port: 6700}},
+			Reports: []protocol.WorkerReport{{Topology: "t-1", Host: "sup1", Port: 6700, TimeMs: 10_000, IntervalS: 10,
+				Traffic: []protocol.TaskTraffic{{Src: 3, Dst: 1, Count: 10}, {Src: 1, Dst: 2, Count: 10}}, CPU: []protocol.TaskCPU{{Task: 1, CPUNs: 1e9}}}},
+		}
+		dir := t.TempDir()
+		if err := Save(dir, r); err != nil {
+			t.Fatal(err)
+		}
+		got, err := Load(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := got.Diagnosis.Pending
+		if (p == nil) != (tc.want == nil) || (p != nil && (p.Limit != tc.want.Limit || math.Abs(p.InFlight-tc.want.InFlight) > 1e-9)) {
+			t.Errorf("%v: pending %+v, want %+v", tc.args, p, tc.want)
+		}
+		if tc.want != nil && got.Diagnosis.Rule != "pending limit" {
+			t.Errorf("%v: rule %q (%s), want the pending limit", tc.args, got.Diagnosis.Rule, got.Diagnosis.Bottleneck)
+		}
 	}
 }

@@ -29,6 +29,12 @@ type Input struct {
 	NodeStats *NodeStats
 	// Applied are the loads the run's faults put on nodes (stragglers), as their burners carried them.
 	Applied []Applied
+	// Throughput (acked trees per second) and LatencyMeanMs (their mean complete latency) are the
+	// measurement's; MaxPending is topology.max.spout.pending per spout task (0: none, in open loop)
+	// and PendingKnown whether it is known (the project's topologies: topologies.MaxSpoutPending).
+	Throughput, LatencyMeanMs float64
+	MaxPending                int
+	PendingKnown              bool
 }
 
 // Task is where a task ran.
@@ -47,6 +53,8 @@ type Diagnosis struct {
 	Restarts   int        `json:"worker_restarts"`
 	SilentS    float64    `json:"silent_s"` // the longest a worker sent no report in the window, seconds
 	Migrations int        `json:"migrations"`
+	// Pending is a closed loop's trees in flight against its spouts' limit (Little's law), nil where not read.
+	Pending *Pending `json:"pending,omitempty"`
 	// Bottleneck names what limited the run, with its figure; Rule is the precedence step that named it.
 	Bottleneck string   `json:"bottleneck"`
 	Rule       string   `json:"rule"`
@@ -69,15 +77,22 @@ type Executor struct {
 	Busy      float64 `json:"busy"` // thread CPU time over the window
 }
 
-// notRead are the steps of the precedence no run records yet: named "unknown" in every diagnosis.
-var notRead = []string{"spouts at their pending limit", "saturated transfer or link"}
+// Steps of the precedence a run may not read: named "unknown" in its diagnosis rather than passed over.
+const (
+	unreadPending = "spouts at their pending limit"
+	unreadLinks   = "saturated transfer or link" // no run records it yet
+)
 
 // Run diagnoses one run.
 func Run(in Input) Diagnosis {
-	d := Diagnosis{Nodes: nodes(in), Busiest: busiest(in), Migrations: migrations(in), Applied: in.Applied}
+	d := Diagnosis{Nodes: nodes(in), Busiest: busiest(in), Migrations: migrations(in), Applied: in.Applied, Pending: pending(in)}
 	var unread []string
 	d.Cgroups, unread = cgroups(in.NodeStats)
-	d.Unknown = append(starvationUnknown(in.NodeStats, unread), notRead...)
+	d.Unknown = starvationUnknown(in.NodeStats, unread)
+	if !pendingRead(in, d) {
+		d.Unknown = append(d.Unknown, unreadPending)
+	}
+	d.Unknown = append(d.Unknown, unreadLinks)
 	d.Restarts, d.SilentS = placementEvents(in)
 	d.Bottleneck, d.Rule = bottleneck(in, d)
 	return d
@@ -194,10 +209,15 @@ func bottleneck(in Input, d Diagnosis) (what, rule string) {
 	case len(d.Busiest) > 0 && d.Busiest[0].Busy >= ExecutorBusy:
 		e := d.Busiest[0]
 		return fmt.Sprintf("%s task %d busy %.2f (%s)", e.Component, e.Task, e.Busy, e.Host), "executor busy"
+	case d.Pending != nil && d.Pending.Share >= PendingFull:
+		return pendingText(d.Pending, in), "pending limit"
 	case len(d.Nodes) == 0 && len(d.Busiest) == 0:
 		return "unknown: no CPU measured in the window", "unknown"
 	}
-	notRead := "pending limits, links"
+	notRead := "links"
+	if !pendingRead(in, d) {
+		notRead = "pending limits, " + notRead
+	}
 	if len(d.Cgroups) == 0 {
 		notRead = "host starvation, " + notRead
 	}
@@ -255,12 +275,17 @@ type Records struct {
 	Executors         []measure.ExecutorPlace
 	NodeStats         *NodeStats
 	Applied           []*Applied // per fault, nil where it put no load
+	// As Input's: the measurement's throughput and mean latency, the spouts' pending limit per task.
+	Throughput, LatencyMeanMs float64
+	MaxPending                int
+	PendingKnown              bool
 }
 
 // Of diagnoses a run from its records (the collect step, and Load for stored runs).
 func Of(r Records) Diagnosis {
 	in := Input{FromMs: r.FromMs, ToMs: r.ToMs, NodeCPU: r.NodeCPU, NodeStats: r.NodeStats,
-		Capacity: map[string]float64{}, Reports: r.Reports, Decisions: r.Decisions, Tasks: map[int]Task{}}
+		Capacity: map[string]float64{}, Reports: r.Reports, Decisions: r.Decisions, Tasks: map[int]Task{},
+		Throughput: r.Throughput, LatencyMeanMs: r.LatencyMeanMs, MaxPending: r.MaxPending, PendingKnown: r.PendingKnown}
 	for _, a := range r.Applied {
 		if a != nil {
 			in.Applied = append(in.Applied, *a)

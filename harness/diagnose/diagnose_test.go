@@ -77,8 +77,8 @@ func TestPrecedence(t *testing.T) {
 		if d.Rule != c.rule || !strings.Contains(d.Bottleneck, c.want) {
 			t.Errorf("%s: rule %q, bottleneck %q; want %q containing %q", c.name, d.Rule, d.Bottleneck, c.rule, c.want)
 		}
-		if len(d.Unknown) != len(notRead)+1 || !strings.Contains(d.Unknown[0], "no control layer") {
-			t.Errorf("%s: unknown %v: the steps no run records, and host starvation without samples, must be named", c.name, d.Unknown)
+		if len(d.Unknown) != 3 || !strings.Contains(d.Unknown[0], "no control layer") || d.Unknown[1] != unreadPending {
+			t.Errorf("%s: unknown %v: host starvation without samples, the pending limit without one known and the links must be named", c.name, d.Unknown)
 		}
 	}
 }
