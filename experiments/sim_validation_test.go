@@ -462,3 +462,22 @@ func TestSvCPUWhy(t *testing.T) {
 		t.Errorf("evidence %q lacks %q", c.Evidence, want)
 	}
 }
+
+// TestSvInFlightWhy: a cell whose latency is off by more than twice the bound names its trees in flight,
+// simulated against real (Little's law on the cell's means). Cells: real 95, 100, 105 trees/s at a mean
+// and p50 of 500 ms (50 in flight); the simulator 50 trees/s at 2,000 ms (+300%: 100 in flight).
+func TestSvInFlightWhy(t *testing.T) {
+	var rows []lab.Row
+	for c := 1; c <= 3; c++ {
+		for _, row := range svRows("storm-even", []float64{95, 100, 105}, []float64{50}, nil) {
+			row.X = float64(c)
+			lat := map[bool]float64{true: 2000, false: 500}[strings.HasSuffix(row.Series, svSim)]
+			row.Values["latency_mean_ms"], row.Values["latency_p50_ms"] = lat, lat
+			rows = append(rows, row)
+		}
+	}
+	c := svMedianErr(valCells(&lab.Results{Rows: rows}), "latency_p50_ms", 0.20)
+	if want := "c1 storm-even +300% (trees in flight 100 against 50)"; !strings.Contains(c.Evidence, want) {
+		t.Errorf("evidence %q lacks %q", c.Evidence, want)
+	}
+}

@@ -274,3 +274,27 @@ func TestAckerCount(t *testing.T) {
 		}
 	}
 }
+
+// TestTwinPending: the twin's spouts hold the pending limit TopologySetup sets: its default of 1,000 per
+// spout task in closed loop, none in open loop (--rate) unless --max-spout-pending is given.
+func TestTwinPending(t *testing.T) {
+	c := open(t, "heterogeneous-2", 1)
+	for _, tc := range []struct {
+		args []string
+		want int
+	}{
+		{nil, 1000},
+		{[]string{"--interval-ms", "0"}, 1000},
+		{[]string{"--max-spout-pending", "50"}, 50},
+		{[]string{"--rate", "500"}, 0},
+		{[]string{"--rate", "500", "--max-spout-pending", "200"}, 200},
+	} {
+		rt, err := resolve(spec(t, "throughput", "even", "x", tc.args...).Topology, c.model)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rt.pending != tc.want {
+			t.Errorf("%v: pending %d, want %d", tc.args, rt.pending, tc.want)
+		}
+	}
+}

@@ -25,7 +25,7 @@ func resolveReplay(tr harness.TopologyRun) (*runTopology, error) {
 	if err := json.Unmarshal([]byte(doc), &c); err != nil {
 		return nil, fmt.Errorf("replay: the captured topology: %w", err)
 	}
-	rt := &runTopology{flags: f, par: map[string]int{}, spoutRate: map[string]float64{}, workers: placedWorkers(c.Placement)}
+	rt := &runTopology{args: tr.Args, flags: f, par: map[string]int{}, spoutRate: map[string]float64{}, workers: placedWorkers(c.Placement)}
 	rt.main = topologies.StormMain{Name: "replay", Class: topologies.ReplayClass}
 	rt.costs = sim.TopologyCosts{Components: map[string]sim.ComponentCost{}, Runs: 1}
 	total := 0.0
@@ -50,9 +50,6 @@ func resolveReplay(tr harness.TopologyRun) (*runTopology, error) {
 	}
 	if err := rt.readFlags(); err != nil {
 		return nil, err
-	}
-	if _, given := f["max-spout-pending"]; !given {
-		rt.pending = 0 // a replay is open loop: no pending limit unless given
 	}
 	if want, _ := f.num("rate", 0); want > 0 && total > 0 { // --rate scales every spout so that they offer it together (readFlags checked it)
 		for name := range rt.spoutRate {

@@ -63,6 +63,7 @@ type runTopology struct {
 	main      topologies.StormMain
 	streams   []topologies.Stream // the component-level streams, as the snapshot lists them
 	spoutRate map[string]float64  // open loop per spout task, where spouts differ (a replay); else rate
+	args      []string            // the main's arguments, its defaults first
 	flags     flags
 	costs     sim.TopologyCosts
 	workers   int
@@ -92,8 +93,8 @@ func resolve(tr harness.TopologyRun, model *sim.CostModel) (*runTopology, error)
 	}
 	rt := &runTopology{main: topologies.StormMains()[i], par: map[string]int{}}
 	rt.streams = rt.main.Spec(1).Streams
-	rt.flags = parseFlags(append(slices.Clone(rt.main.DefaultArgs), tr.Args...))
-	rt.pending = 1000 // TopologySetup's default --max-spout-pending
+	rt.args = append(slices.Clone(rt.main.DefaultArgs), tr.Args...)
+	rt.flags = parseFlags(rt.args)
 	var err error
 	if rt.costs, err = model.Topology(tr.MainClass); err != nil {
 		return nil, err
@@ -121,7 +122,8 @@ func (rt *runTopology) readFlags() error {
 	}
 	rt.ackers = get("ackers", -1) != 0
 	rt.nAckers = max(0, int(get("ackers", -1)))
-	rt.pending = int(get("max-spout-pending", float64(rt.pending)))
+	// As TopologySetup sets it: its default in closed loop, none in open loop (--rate) unless given.
+	rt.pending, _ = topologies.MaxSpoutPending(rt.main.Class, rt.args)
 	rt.rate = get("rate", 0)
 	rt.intervalS = get("report-interval-secs", 5)
 	rt.workUs = get("work-us", 0)
