@@ -9,9 +9,11 @@ import (
 const PendingFull = 0.90
 
 // Pending is a closed loop's tuple trees in flight against the spouts' limit. Storm does not report
-// the spouts' pending counts, so the time average comes from Little's law: trees in flight = acked
-// trees per second x their mean complete latency (every tree that completes in the window; a lost
-// tree's wait to its timeout is not in it).
+// the spouts' pending counts, so they come from Little's law: trees in flight = acked trees per second
+// x their mean complete latency. That is a lower bound of the trees pending at the spouts: Storm's
+// acker times a tree from the first message of it that the acker executes to its last (Acker.java),
+// so a tree's wait before that first message and its ack's way back to the spout are not in it. At
+// PendingFull or more the spouts are at their limit; below, they may be or not (the step is unknown).
 type Pending struct {
 	InFlight float64 `json:"in_flight"`
 	Limit    int     `json:"limit"` // topology.max.spout.pending x spout tasks
@@ -57,8 +59,8 @@ func pendingText(p *Pending, in Input) string {
 	return fmt.Sprintf("spouts at their pending limit: %.0f of %d trees in flight (%.0f trees/s x %.1f ms)", p.InFlight, p.Limit, in.Throughput, in.LatencyMeanMs)
 }
 
-// pendingRead says whether the pending-limit step could be judged: the limit read (d.Pending), or
-// known to be none (open loop).
+// pendingRead says whether the pending-limit step could be judged: the spouts at their limit (the lower
+// bound reaches it), or no limit (open loop).
 func pendingRead(in Input, d Diagnosis) bool {
-	return d.Pending != nil || (in.PendingKnown && in.MaxPending <= 0)
+	return (d.Pending != nil && d.Pending.Share >= PendingFull) || (in.PendingKnown && in.MaxPending <= 0)
 }
