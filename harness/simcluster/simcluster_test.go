@@ -76,15 +76,24 @@ func TestSchedulersRunAndAreMeasured(t *testing.T) {
 }
 
 // TestLittlesLaw: in a closed loop at saturation every spout holds max.spout.pending trees, so
-// throughput x mean complete latency = spouts x pending (Little, "A proof for the queuing formula
-// L = lambda W", 1961). Tolerance 5%: the window's edges cut trees in flight.
+// throughput x mean residence = spouts x pending (Little, "A proof for the queuing formula L = lambda W",
+// 1961). Without ackers the complete latency the twin reports is the residence from the emit; with
+// them it is Storm's, the acker's span of a tree, which leaves out the tree's wait before its acker
+// first sees it and the ack's way back: a lower bound there. Tolerance 5%: the window's edges cut trees
+// in flight.
 func TestLittlesLaw(t *testing.T) {
 	c := open(t, "heterogeneous-2", 1)
-	res := run(t, c, spec(t, "wordcount", "even", "wc-little", "--workers", "4", "--parallelism", "2", "--max-spout-pending", "200"))
-	m := res.Measurement
-	got, want := m.Throughput*m.LatencyMean/1000, 2.0*200
-	if math.Abs(got-want)/want > 0.05 {
-		t.Errorf("throughput %.1f/s x latency %.1f ms = %.1f trees in flight, want %.0f (2 spouts x 200) within 5%%", m.Throughput, m.LatencyMean, got, want)
+	for _, tc := range []struct {
+		ackers string
+		exact  bool
+	}{{"0", true}, {"2", false}} {
+		res := run(t, c, spec(t, "wordcount", "even", "wc-little", "--workers", "4", "--parallelism", "2", "--max-spout-pending", "200", "--ackers", tc.ackers))
+		m := res.Measurement
+		got, want := m.Throughput*m.LatencyMean/1000, 2.0*200
+		if tc.exact && math.Abs(got-want)/want > 0.05 || !tc.exact && !(got > 0 && got < want*1.05) {
+			t.Errorf("%s ackers: throughput %.1f/s x latency %.1f ms = %.1f trees in flight, want %.0f (2 spouts x 200) within 5%% (exact %v, else at most)",
+				tc.ackers, m.Throughput, m.LatencyMean, got, want, tc.exact)
+		}
 	}
 }
 

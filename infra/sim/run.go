@@ -111,6 +111,9 @@ type tree struct {
 	left  int     // tuples of the tree not yet executed
 	spout *executor
 	acker *executor // with Topology.Ackers: the acker that tracks it
+	// tracked and done are when the acker executed the tree's first message and its last (0: not yet):
+	// Storm's complete latency is done - tracked (stormLatency).
+	tracked, done float64
 }
 
 func newSim(orig *Config) *sim {
@@ -331,9 +334,13 @@ func extraDeser(t tuple, c Costs) float64 {
 // to its spout (a transfer to the spout's worker).
 func (s *sim) tally(acker *executor, t tuple) {
 	root := t.root
+	if root.tracked == 0 {
+		root.tracked = s.eng.now
+	}
 	if root.left += t.ack; root.left != 0 {
 		return
 	}
+	root.done = s.eng.now
 	s.deliver(acker, root.spout, s.cfg.Topology.AckBytes, event{kind: evAck, t: tuple{root: root}})
 }
 

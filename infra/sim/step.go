@@ -43,9 +43,10 @@ type Counts struct {
 	CPU      float64       // core-seconds its thread used
 	Sent     map[int]int64 // data tuples sent, by receiving executor (acks are not counted)
 	Acked    int64         // spouts: tuple trees completed
-	// Latency is a spout's complete latency (from the tree's emission) of the trees acked, and
-	// LatencyIntended the same from their intended send times (open loop; else equal), in ms as
-	// Storm's and the workers' reports give it (nil when none was acked).
+	// Latency is a spout's complete latency of the trees acked as Storm measures it (its acker's, from
+	// the first message of a tree it executes: sim.stormLatency), and LatencyIntended that plus each
+	// tree's send lag (open loop; else equal), in ms as the workers' reports give them (nil when none
+	// was acked).
 	Latency, LatencyIntended *hdrhistogram.Histogram
 	// Open-loop spouts: Offered is the tuples their schedule made due, SendLag the lag of each one
 	// emitted behind its intended send time, ms (nil when none was emitted).
