@@ -220,9 +220,9 @@ func cpuWhy(cells []valCell) map[string]string {
 }
 
 // inFlightWhy is, per cell with real and simulated latencies, its tuple trees in flight, simulated
-// against real, by Little's law on the cell's means (throughput x mean complete latency): in a closed
-// loop whose spouts the model holds at their pending limit and Storm's do not, the latency is off by as
-// much as the trees in flight.
+// against real, by Little's law on the cell's means (throughput x mean complete latency; both Storm's,
+// the acker's span of a tree, so a lower bound of the trees pending at the spouts): where the latency
+// is off at the right throughput, the trees wait elsewhere in the model than in Storm.
 func inFlightWhy(cells []valCell) map[string]string {
 	why := map[string]string{}
 	for _, c := range cells {
