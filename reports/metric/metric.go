@@ -109,6 +109,8 @@ var registry = []Metric{
 	{"sustainable", "1", HigherBetter, Mean},
 	// observer
 	{"failed", "tuples", LowerBetter, Mean},
+	// sim-validation: all nodes' CPU per acked tuple
+	{"cpu_us_per_tuple", "µs", LowerBetter, Mean},
 	// partition experiments
 	{"std", "weight", LowerBetter, Mean},
 	{"max_dev", "1", LowerBetter, Mean},
