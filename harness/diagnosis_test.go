@@ -20,14 +20,7 @@ func TestLoadDiagnoses(t *testing.T) {
 		Reports: []protocol.WorkerReport{{Topology: "t-1", Host: "sup1", Port: 6700, TimeMs: 5_000, IntervalS: 5, CPU: []protocol.TaskCPU{{Task: 1, CPUNs: 1e9}}},
 			{Topology: "t-1", Host: "sup1", Port: 6700, TimeMs: 10_000, IntervalS: 5, CPU: []protocol.TaskCPU{{Task: 1, CPUNs: 1e9}}}},
 	}
-	dir := t.TempDir()
-	if err := Save(dir, r); err != nil {
-		t.Fatal(err)
-	}
-	got, err := Load(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	got := saveLoad(t, r)
 	if d := got.Diagnosis; d == nil || d.Rule != "node at its quota" || !strings.Contains(d.Bottleneck, "sup1 CPU 98% of 0.50 core") {
 		t.Errorf("diagnosis %+v: want sup1 at its quota", d)
 	}
@@ -46,14 +39,7 @@ func TestLoadJudgesStarvation(t *testing.T) {
 			To:   map[string]diagnose.Sample{"sup1": {TimeMs: 10_000, UsageNs: i(7_100_000_000), RunDelayNs: i(5e9), ThrottledNs: i(0), HostBusy: i(1980), HostTotal: i(2000)}}},
 		Reports: []protocol.WorkerReport{{Topology: "t-1", Host: "sup1", Port: 6700, TimeMs: 10_000, IntervalS: 10}},
 	}
-	dir := t.TempDir()
-	if err := Save(dir, r); err != nil {
-		t.Fatal(err)
-	}
-	got, err := Load(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	got := saveLoad(t, r)
 	want := "host-starved: sup1 got 0.71 of 1.00 core"
 	if d := got.Diagnosis; d == nil || d.Rule != "host-starved" || !strings.HasPrefix(d.Bottleneck, want) {
 		t.Errorf("diagnosis %+v: want %q", d, want)
@@ -73,14 +59,7 @@ func TestLoadJudgesAppliedLoad(t *testing.T) {
 		Faults:  []FaultRecord{{Applied: &diagnose.Applied{Host: "sup1", Kind: "straggler", Asked: 0.40, Used: &used, Reports: 9}}, {}},
 		Reports: []protocol.WorkerReport{{Topology: "t-1", Host: "sup1", Port: 6700, TimeMs: 10_000, IntervalS: 10}},
 	}
-	dir := t.TempDir()
-	if err := Save(dir, r); err != nil {
-		t.Fatal(err)
-	}
-	got, err := Load(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	got := saveLoad(t, r)
 	want := "straggler on sup1 applied 0.03 of 0.40 cores asked (8%)"
 	if got.Validity.Level != Suspect || got.Validity.Text(Suspect) != want || len(got.Diagnosis.Applied) != 1 {
 		t.Errorf("validity %+v, applied %+v: want suspect, %q", got.Validity, got.Diagnosis.Applied, want)
@@ -99,14 +78,7 @@ func TestLoadJudgesBackgroundLoad(t *testing.T) {
 			{Host: "sup2", Kind: "cpu-load", Asked: 0.40, Used: &u2, Reports: 5}, {Host: "sup4", Kind: "cpu-load", Asked: 0.80, Used: &u4, Reports: 5}}},
 		Reports: []protocol.WorkerReport{{Topology: "t-1", Host: "sup1", Port: 6700, TimeMs: 10_000, IntervalS: 10}},
 	}
-	dir := t.TempDir()
-	if err := Save(dir, r); err != nil {
-		t.Fatal(err)
-	}
-	got, err := Load(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	got := saveLoad(t, r)
 	var texts []string
 	for _, x := range got.Validity.Reasons {
 		if x.Kind == measure.ReasonLoadShort {
@@ -138,14 +110,7 @@ func TestLoadReadsPending(t *testing.T) {
 			Reports: []protocol.WorkerReport{{Topology: "t-1", Host: "sup1", Port: 6700, TimeMs: 10_000, IntervalS: 10,
 				Traffic: []protocol.TaskTraffic{{Src: 3, Dst: 1, Count: 10}, {Src: 1, Dst: 2, Count: 10}}, CPU: []protocol.TaskCPU{{Task: 1, CPUNs: 1e9}}}},
 		}
-		dir := t.TempDir()
-		if err := Save(dir, r); err != nil {
-			t.Fatal(err)
-		}
-		got, err := Load(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
+		got := saveLoad(t, r)
 		p := got.Diagnosis.Pending
 		if (p == nil) != (tc.want == nil) || (p != nil && (p.Limit != tc.want.Limit || math.Abs(p.InFlight-tc.want.InFlight) > 1e-9)) {
 			t.Errorf("%v: pending %+v, want %+v", tc.args, p, tc.want)
@@ -154,4 +119,18 @@ func TestLoadReadsPending(t *testing.T) {
 			t.Errorf("%v: rule %q (%s), want the pending limit", tc.args, got.Diagnosis.Rule, got.Diagnosis.Bottleneck)
 		}
 	}
+}
+
+// saveLoad keeps r in a folder and reads it back, as a stored run is read (and diagnosed again).
+func saveLoad(t *testing.T, r *RunResult) *RunResult {
+	t.Helper()
+	dir := t.TempDir()
+	if err := Save(dir, r); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
 }
