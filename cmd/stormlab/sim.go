@@ -146,6 +146,9 @@ func measureCostModel(cmd *cobra.Command, runs []*harness.RunResult, name, metho
 	for _, miss := range m.Provenance.Missing {
 		fmt.Fprintf(cmd.OutOrStdout(), "  not measured (charged as zero): %s\n", miss)
 	}
+	for _, s := range simcluster.Spinning(m) {
+		fmt.Fprintf(cmd.OutOrStdout(), "  charged high where a node is short of CPU (its thread spun between tuples): %s\n", s)
+	}
 	return nil
 }
 

@@ -99,6 +99,7 @@ func MeasureCosts(name string, runs []*harness.RunResult, prov sim.CostProvenanc
 		t := m.Topologies[class]
 		t.Components = pool(rs)
 		t.AckCPUS, t.AckCPUPI = poolAcks(rs)
+		setExecute(&t, rs)
 		m.Topologies[class] = t
 	}
 	return m, nil
@@ -115,6 +116,7 @@ type runCosts struct {
 	ackerCPU, messages  float64
 	ackQ                []float64 // acker CPU per message in each quarter
 	start               float64
+	execute             map[string]sim.StormExecute // Storm's execute latency per bolt (executeOf)
 }
 
 // windowParts is how many parts a run's window is cut into to see how much its figures move within it.
@@ -126,7 +128,7 @@ func measureRun(r *harness.RunResult) (runCosts, error) {
 	if err != nil {
 		return runCosts{}, err
 	}
-	rc := runCosts{main: main, comps: comps, start: r.Phases.StartS}
+	rc := runCosts{main: main, comps: comps, start: r.Phases.StartS, execute: executeOf(r)}
 	rc.overhead, rc.ackerCPU, rc.messages = overheadOf(r)
 	span := (r.MeasureTo - r.MeasureFrom) / windowParts
 	for k := range int64(windowParts) {

@@ -106,6 +106,28 @@ type TopologyCosts struct {
 	// charged in place of the transfer figure pooled over every topology (0: not measured, that one).
 	AckCPUS  float64   `json:"ack_cpu_s,omitempty"`
 	AckCPUPI *Interval `json:"ack_cpu_s_pi95,omitempty"`
+	// AckExecute is Storm's execute latency of the topology's ackers, as ComponentCost.Execute.
+	AckExecute *StormExecute `json:"ack_storm_execute,omitempty"`
+}
+
+// StormExecute is Storm's own execute latency of a bolt (its executors' mean time in execute() over the
+// runs' windows, from Storm's statistics) on the node where it was lowest, and that node's CPU used as
+// a share of its quota; the means over the runs that read it. It stands beside the CPU per tuple and is
+// not charged: execute() holds a tuple's work with its emits and acks but not the executor's wait for
+// the next tuple, so on a node with CPU to spare it is the tuple's service time without the wait
+// strategy's spinning that the thread CPU holds, and on a node at its quota it is wall time that
+// includes waiting for the CPU.
+type StormExecute struct {
+	Micros   float64 `json:"us"`
+	NodeUsed float64 `json:"node_used"`
+}
+
+// check refuses a latency that is not positive or a node share below zero.
+func (e *StormExecute) check() error {
+	if e != nil && !(e.Micros > 0 && e.NodeUsed >= 0) {
+		return fmt.Errorf("%v µs on a node at %v of its quota: give a latency > 0 and a share >= 0 (measure again with stormlab sim costs)", e.Micros, e.NodeUsed)
+	}
+	return nil
 }
 
 // ComponentCost is one component's measured figures: CPU per tuple (executed; a spout's per tuple
@@ -122,6 +144,9 @@ type ComponentCost struct {
 	IdleCores float64      `json:"idle_cores,omitempty"`
 	Bytes     float64      `json:"bytes"`
 	Streams   []StreamCost `json:"streams"`
+	// Execute is Storm's execute latency of a bolt (StormExecute); nil for a spout or where the runs
+	// kept no Storm statistics.
+	Execute *StormExecute `json:"storm_execute,omitempty"`
 }
 
 // StreamCost is a stream's tuples per tuple its sender executes (per receiver, for an all grouping).
@@ -153,12 +178,18 @@ func ReadCostModel(r io.Reader) (*CostModel, error) {
 			if err := checkInterval(c.CPUMicrosPI, c.CPUMicros); err != nil {
 				return nil, fmt.Errorf("cost model %q: %s component %s: cpu_us_pi95: %w", m.Name, class, name, err)
 			}
+			if err := c.Execute.check(); err != nil {
+				return nil, fmt.Errorf("cost model %q: %s component %s: storm_execute: %w", m.Name, class, name, err)
+			}
 		}
 		if t.AckCPUS < 0 {
 			return nil, fmt.Errorf("cost model %q: %s ack_cpu_s %v: give 0 (the transfer figure) or more", m.Name, class, t.AckCPUS)
 		}
 		if err := checkInterval(t.AckCPUPI, t.AckCPUS); err != nil {
 			return nil, fmt.Errorf("cost model %q: %s ack_cpu_s_pi95: %w", m.Name, class, err)
+		}
+		if err := t.AckExecute.check(); err != nil {
+			return nil, fmt.Errorf("cost model %q: %s ack_storm_execute: %w", m.Name, class, err)
 		}
 	}
 	tr := m.Transfer
