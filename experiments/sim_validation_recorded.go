@@ -159,17 +159,7 @@ func recordedClusterSpec(r *harness.RunResult) harness.ClusterSpec {
 
 // recordedPair adds recorded run r (configuration x, the i-th run read) and its simulation to res.
 func recordedPair(ctx context.Context, env lab.Env, res *lab.Results, r *harness.RunResult, x, i int, model *sim.CostModel) error {
-	n, err := simcluster.Lookup(r.Cluster)
-	if err != nil {
-		return fmt.Errorf("cluster %q has no simulated twin", r.Cluster)
-	}
-	c, err := simcluster.OpenTwin(n.WithSupervisorIDs(simcluster.RecordedSupervisorIDs(r)).WithLinks(r.LinkMbit), recordedClusterSpec(r), r.Spec.Scheduler, model)
-	if err != nil {
-		return err
-	}
-	spec := r.Spec
-	spec.Topology.Name += fmt.Sprintf("-sim%d", i) // the model's seed: recorded repetitions often share a name
-	s, err := c.Run(ctx, spec)
+	s, err := simulateRecorded(ctx, r, i, model)
 	if err != nil {
 		return err
 	}
@@ -194,6 +184,23 @@ func recordedPair(ctx context.Context, env lab.Env, res *lab.Results, r *harness
 	}
 	fmt.Fprintf(env.Log, "sim-validation: %s (c%d, %s): real %.0f tuples/s, simulated %.0f\n", r.Spec.Topology.Name, x, r.Spec.Scheduler, r.Measurement.Throughput, s.Measurement.Throughput)
 	return nil
+}
+
+// simulateRecorded runs recorded run r again on its cluster's twin charged by model, as it ran (its
+// supervisors' ids, links, scheduler and options, spec); i is its place among the runs read, which
+// seeds the model (recorded repetitions often share a name).
+func simulateRecorded(ctx context.Context, r *harness.RunResult, i int, model *sim.CostModel) (*harness.RunResult, error) {
+	n, err := simcluster.Lookup(r.Cluster)
+	if err != nil {
+		return nil, fmt.Errorf("cluster %q has no simulated twin", r.Cluster)
+	}
+	c, err := simcluster.OpenTwin(n.WithSupervisorIDs(simcluster.RecordedSupervisorIDs(r)).WithLinks(r.LinkMbit), recordedClusterSpec(r), r.Spec.Scheduler, model)
+	if err != nil {
+		return nil, err
+	}
+	spec := r.Spec
+	spec.Topology.Name += fmt.Sprintf("-sim%d", i)
+	return c.Run(ctx, spec)
 }
 
 // recordedOffered is r's configuration in a table's offered-load column: its topology, cluster and load.

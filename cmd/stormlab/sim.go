@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/stormlab/stormlab/experiments"
 	"github.com/stormlab/stormlab/experiments/lab"
 	"github.com/stormlab/stormlab/harness"
 	"github.com/stormlab/stormlab/harness/simcluster"
@@ -148,6 +149,23 @@ func measureCostModel(cmd *cobra.Command, runs []*harness.RunResult, name, metho
 	}
 	for _, s := range simcluster.Spinning(m) {
 		fmt.Fprintf(cmd.OutOrStdout(), "  charged high where a node is short of CPU (its thread spun between tuples): %s\n", s)
+	}
+	return printClosure(cmd, runs, m)
+}
+
+// printClosure says how far the model's twins carry the throughput of the runs it was measured from.
+func printClosure(cmd *cobra.Command, runs []*harness.RunResult, m *sim.CostModel) error {
+	own, err := experiments.Closure(cmd.Context(), runs, m)
+	if err != nil {
+		return fmt.Errorf("the model on its own runs: %w", err)
+	}
+	if len(own) == 0 {
+		return nil
+	}
+	w := cmd.OutOrStdout()
+	fmt.Fprintf(w, "the model on its own runs (a check of its costs' sum, not a validation): throughput error %.1f%% (mean absolute)\n", 100*experiments.ClosureError(own))
+	for _, c := range own {
+		fmt.Fprintf(w, "  %s: real %.0f tuples/s, simulated %.0f (%+.0f%%)\n", c.Name, c.Real, c.Simulated, 100*c.Error())
 	}
 	return nil
 }

@@ -13,12 +13,16 @@ import (
 // TestSimCostsFromOneRun: sim costs --from one recorded run (a WordCount run's window, kept in
 // harness/simcluster/testdata/remeasure) writes a cost model whose every component states an interval
 // from the spread within the run, and no worker start interval (one figure per run: nothing to say);
-// without a run of the transfer design, the transfer costs are listed as not measured.
+// without a run of the transfer design, the transfer costs are listed as not measured; and the run is
+// simulated again on the model measured from it (the closure check).
 func TestSimCostsFromOneRun(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "costs.json")
-	code, _, stderr := cli(t, "sim", "costs", "--from", "../../harness/simcluster/testdata/remeasure/wordcount-even-r1", "--out", out, "--name", "one")
+	code, stdout, stderr := cli(t, "sim", "costs", "--from", "../../harness/simcluster/testdata/remeasure/wordcount-even-r1", "--out", out, "--name", "one")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "the model on its own runs") || !strings.Contains(stdout, "real ") {
+		t.Errorf("stdout:\n%s\nwant the closure check: the run simulated again on its own model", stdout)
 	}
 	f, err := os.Open(out)
 	if err != nil {
