@@ -229,11 +229,7 @@ func costsOfRun(r *harness.RunResult) (topologies.StormMain, map[string]sim.Comp
 		k := 0
 		for _, s := range c.Streams {
 			if s.From == cc.Name {
-				st := sim.StreamCost{To: s.To, PerTuple: comp.Streams[k].PerTuple, Grouping: string(s.Grouping)}
-				if s.Grouping == topologies.GroupFields {
-					st.Shares = fieldsShares(windowReports(r), tasks[cc.Name], tasks[s.To])
-				}
-				cost.Streams = append(cost.Streams, st)
+				cost.Streams = append(cost.Streams, sim.StreamCost{To: s.To, PerTuple: comp.Streams[k].PerTuple, Grouping: string(s.Grouping)})
 				k++
 			}
 		}
@@ -335,7 +331,6 @@ func pool(runs []runCosts) map[string]sim.ComponentCost {
 		c.CPUMicrosPI = remeasure(c.CPUMicros, cpu, quarters)
 		for i := range c.Streams {
 			c.Streams[i].PerTuple = round(per[i])
-			c.Streams[i].Shares = poolShares(runs, name, i)
 		}
 		c.CPUMicros, c.CPUMicrosSD, c.Bytes = round(c.CPUMicros), round(c.CPUMicrosSD), round(c.Bytes)
 		out[name] = c
@@ -426,49 +421,4 @@ func describe(m *sim.CostModel) string {
 		s += "; not measured (charged as zero): " + strings.Join(p.Missing, ", ")
 	}
 	return s
-}
-
-// fieldsShares is the share of the tuples from the tasks src to the tasks dst that each of dst got,
-// in task order, over reports (nil when none went): a fields grouping's keys, as the runs hashed them.
-func fieldsShares(reports []protocol.WorkerReport, src, dst []int) []float64 {
-	dst = slices.Sorted(slices.Values(dst))
-	got := make([]float64, len(dst))
-	total := 0.0
-	for _, rep := range reports {
-		for _, tr := range rep.Traffic {
-			if j := slices.Index(dst, tr.Dst); j >= 0 && slices.Contains(src, tr.Src) {
-				got[j] += float64(tr.Count)
-				total += float64(tr.Count)
-			}
-		}
-	}
-	if total == 0 {
-		return nil
-	}
-	for j := range got {
-		got[j] = round(got[j] / total)
-	}
-	return got
-}
-
-// poolShares is the mean over runs of component name's stream i's shares, where every run measured
-// them at the same number of receivers (nil otherwise: the keys fall otherwise at another parallelism).
-func poolShares(runs []runCosts, name string, i int) []float64 {
-	var sum []float64
-	for _, rc := range runs {
-		c, ok := rc.comps[name]
-		if !ok || i >= len(c.Streams) || c.Streams[i].Shares == nil || (sum != nil && len(c.Streams[i].Shares) != len(sum)) {
-			return nil
-		}
-		if sum == nil {
-			sum = make([]float64, len(c.Streams[i].Shares))
-		}
-		for j, x := range c.Streams[i].Shares {
-			sum[j] += x / float64(len(runs))
-		}
-	}
-	for j := range sum {
-		sum[j] = round(sum[j])
-	}
-	return sum
 }

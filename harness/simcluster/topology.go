@@ -198,11 +198,7 @@ func (rt *runTopology) components(draw func(mean, sd float64) float64) []sim.Com
 			}
 		}
 		for _, s := range c.Streams {
-			st := sim.Stream{To: s.To, PerTuple: s.PerTuple, Grouping: sim.GroupingOf(s.Grouping)}
-			if st.Grouping == sim.Fields && len(s.Shares) == rt.parOf(s.To) { // measured at this parallelism
-				st.Shares = s.Shares
-			}
-			comp.Streams = append(comp.Streams, st)
+			comp.Streams = append(comp.Streams, sim.Stream{To: s.To, PerTuple: s.PerTuple, Grouping: sim.GroupingOf(s.Grouping)})
 		}
 		out = append(out, comp)
 	}

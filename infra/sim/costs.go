@@ -154,10 +154,6 @@ type StreamCost struct {
 	To       string  `json:"to"`
 	PerTuple float64 `json:"per_tuple"`
 	Grouping string  `json:"grouping"` // shuffle, fields, all, global, local_or_shuffle
-	// Shares is, for a fields grouping, the share of the stream's tuples each receiving task got, in
-	// task order (Stream.Shares), measured at as many receivers as it has; the model charges them at
-	// that parallelism and spreads evenly at another.
-	Shares []float64 `json:"shares,omitempty"`
 }
 
 // ReadCostModel reads and checks a cost-model file.
@@ -181,11 +177,6 @@ func ReadCostModel(r io.Reader) (*CostModel, error) {
 			}
 			if err := checkInterval(c.CPUMicrosPI, c.CPUMicros); err != nil {
 				return nil, fmt.Errorf("cost model %q: %s component %s: cpu_us_pi95: %w", m.Name, class, name, err)
-			}
-			for _, st := range c.Streams {
-				if st.Shares != nil && (st.Grouping != "fields" || !validShares(st.Shares)) {
-					return nil, fmt.Errorf("cost model %q: %s component %s: stream to %s has shares %v: give a fields grouping's shares, each >= 0, summing to 1 (measure again with stormlab sim costs)", m.Name, class, name, st.To, st.Shares)
-				}
 			}
 			if err := c.Execute.check(); err != nil {
 				return nil, fmt.Errorf("cost model %q: %s component %s: storm_execute: %w", m.Name, class, name, err)

@@ -113,9 +113,8 @@ func treeDemand(cfg *Config) (demand []float64, rate float64) {
 		for _, st := range comp.Streams {
 			per += st.PerTuple * (c.SerMsg + c.SerByte*float64(comp.Bytes)) // sent to another worker at worst
 		}
-		w := receiverShares(t, comp.Name, len(execs[comp.Name]))
-		for i, e := range execs[comp.Name] {
-			demand[t.Workers[e.Worker]] += v * per * w[i]
+		for _, e := range execs[comp.Name] {
+			demand[t.Workers[e.Worker]] += v * per / float64(len(execs[comp.Name]))
 		}
 		if comp.Spout {
 			r := comp.Rate
@@ -129,27 +128,6 @@ func treeDemand(cfg *Config) (demand []float64, rate float64) {
 		demand[n] /= float64(spoutCount(t))
 	}
 	return demand, rate
-}
-
-// receiverShares is the share of name's executions each of its n executors takes: the shares of the
-// one stream into it when that stream has them (a fields grouping's measured keys), else even.
-func receiverShares(t *Topology, name string, n int) []float64 {
-	var in []Stream
-	for _, c := range t.Components {
-		for _, st := range c.Streams {
-			if st.To == name {
-				in = append(in, st)
-			}
-		}
-	}
-	if len(in) == 1 && len(in[0].Shares) == n {
-		return in[0].Shares
-	}
-	even := make([]float64, n)
-	for i := range even {
-		even[i] = 1 / float64(n)
-	}
-	return even
 }
 
 // componentVisits is each component's executions per tree emitted by each spout executor: the

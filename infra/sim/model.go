@@ -143,10 +143,6 @@ type Stream struct {
 	To       string
 	PerTuple float64
 	Grouping Grouping
-	// Shares is, for a Fields stream, the share of its tuples each receiving executor gets, in task
-	// order: Storm sends a key to the task its hash picks, so a few keys (k-means' clusters) or skewed
-	// ones (WordCount's words) load some tasks more, the same ones at the same parallelism. Nil: uniform.
-	Shares []float64
 }
 
 // Grouping picks a stream's receiving executor.
@@ -298,17 +294,10 @@ func (t *Topology) check(nodes int) []error {
 			add("component %s: service mean %v s, CV %v: give mean > 0 and CV >= 0", c.Name, c.Service.Mean, c.Service.CV)
 		}
 	}
-	receivers := map[string]int{}
-	for _, e := range t.Executors {
-		receivers[e.Component]++
-	}
 	for _, c := range t.Components {
 		for _, s := range c.Streams {
 			if _, ok := comps[s.To]; !ok || s.PerTuple < 0 {
 				add("component %s: stream to %q (%v per tuple): name a component of the topology and a rate >= 0", c.Name, s.To, s.PerTuple)
-			}
-			if s.Shares != nil && (s.Grouping != Fields || len(s.Shares) != receivers[s.To] || !validShares(s.Shares)) {
-				add("component %s: stream to %s has shares %v: give a fields grouping one share >= 0 per receiving executor (%d), summing to 1", c.Name, s.To, s.Shares, receivers[s.To])
 			}
 		}
 	}
@@ -336,16 +325,4 @@ func (t *Topology) check(nodes int) []error {
 		}
 	}
 	return errs
-}
-
-// validShares says whether shares are all >= 0 and sum to 1 (within the rounding of measured ones).
-func validShares(shares []float64) bool {
-	sum := 0.0
-	for _, x := range shares {
-		if !(x >= 0) {
-			return false
-		}
-		sum += x
-	}
-	return math.Abs(sum-1) <= 0.01
 }

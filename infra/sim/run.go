@@ -386,25 +386,10 @@ func (s *sim) route(e *executor, outs []*executor) []*executor {
 			to = s.scope(e, k, to)
 		}
 		for range whole(s.rng, st.PerTuple) {
-			if st.Shares != nil {
-				outs = append(outs, to[weighted(s.rng, st.Shares)])
-				continue
-			}
 			outs = append(outs, to[s.rng.IntN(len(to))])
 		}
 	}
 	return outs
-}
-
-// weighted draws an index with probability its share (shares sum to 1; the last takes any rounding).
-func weighted(r *rand.Rand, shares []float64) int {
-	u := r.Float64()
-	for i, x := range shares {
-		if u -= x; u < 0 {
-			return i
-		}
-	}
-	return len(shares) - 1
 }
 
 // whole draws an integer count with mean x: floor(x), plus one with probability x - floor(x).
