@@ -157,8 +157,8 @@ const (
 	All
 	// Global sends every tuple to the receiving component's first executor.
 	Global
-	// Fields picks a receiving executor by the tuple's key: uniformly here (no key distribution is
-	// known), and never load-aware, unlike Shuffle.
+	// Fields picks a receiving executor by the tuple's key: uniformly here, and never load-aware,
+	// unlike Shuffle. (Storm's hash of real keys loads some tasks more; docs/simulator.md, "Left out".)
 	Fields
 )
 
