@@ -14,6 +14,7 @@ import (
 type ClosureRun struct {
 	Name            string
 	Real, Simulated float64
+	Err             string // why it could not be simulated again ("" when it was)
 }
 
 // Error is the simulated throughput's error relative to the real one (0.1 = 10% high).
@@ -26,7 +27,7 @@ func (c ClosureRun) Error() float64 { return (c.Simulated - c.Real) / c.Real }
 // do not carry the throughput of its own saturated runs does not spend a node's CPU as the real one did,
 // whatever its per-tuple figures: its costs do not add up. It is a check of the model, not a validation
 // (the runs are its own; sim-validation uses others).
-func Closure(ctx context.Context, runs []*harness.RunResult, model *sim.CostModel) ([]ClosureRun, error) {
+func Closure(ctx context.Context, runs []*harness.RunResult, model *sim.CostModel) []ClosureRun {
 	var out []ClosureRun
 	for i, r := range runs {
 		if simcluster.IsTransferRun(r) || skipRecorded(r, model.Provenance.Runs) != "measured into the cost model" {
@@ -35,23 +36,28 @@ func Closure(ctx context.Context, runs []*harness.RunResult, model *sim.CostMode
 		if _, err := simcluster.Lookup(r.Cluster); err != nil {
 			continue // a target's run: its cluster has no twin
 		}
-		s, err := simulateRecorded(ctx, r, i, model)
-		if err != nil {
-			return nil, err
+		c := ClosureRun{Name: r.Spec.Topology.Name, Real: r.Measurement.Throughput}
+		if s, err := simulateRecorded(ctx, r, i, model); err != nil {
+			c.Err = err.Error() // the model is written; one run that cannot be simulated says so and no more
+		} else {
+			c.Simulated = s.Measurement.Throughput
 		}
-		out = append(out, ClosureRun{Name: r.Spec.Topology.Name, Real: r.Measurement.Throughput, Simulated: s.Measurement.Throughput})
+		out = append(out, c)
 	}
-	return out, nil
+	return out
 }
 
-// ClosureError is the mean absolute relative error of runs' simulated throughput (NaN without runs).
+// ClosureError is the mean absolute relative error of the simulated throughput of the runs that were
+// simulated again (NaN without any).
 func ClosureError(runs []ClosureRun) float64 {
-	if len(runs) == 0 {
+	sum, n := 0.0, 0
+	for _, c := range runs {
+		if c.Err == "" {
+			sum, n = sum+math.Abs(c.Error()), n+1
+		}
+	}
+	if n == 0 {
 		return math.NaN()
 	}
-	sum := 0.0
-	for _, c := range runs {
-		sum += math.Abs(c.Error())
-	}
-	return sum / float64(len(runs))
+	return sum / float64(n)
 }
