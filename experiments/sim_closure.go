@@ -3,16 +3,18 @@ package experiments
 import (
 	"context"
 	"math"
+	"time"
 
 	"github.com/stormlab/stormlab/harness"
 	"github.com/stormlab/stormlab/harness/simcluster"
 	"github.com/stormlab/stormlab/infra/sim"
 )
 
-// ClosureRun is one of a cost model's own runs simulated again, charged by that model: its name and its
-// throughput, real and simulated (tuples/s).
+// ClosureRun is one of a cost model's own runs simulated again, charged by that model: its name and
+// start, and its throughput, real and simulated (tuples/s).
 type ClosureRun struct {
 	Name            string
+	Started         time.Time
 	Real, Simulated float64
 	Err             string // why it could not be simulated again ("" when it was)
 }
@@ -21,35 +23,40 @@ type ClosureRun struct {
 func (c ClosureRun) Error() float64 { return (c.Simulated - c.Real) / c.Real }
 
 // Closure simulates again, each on its cluster's twin charged by model, the runs of the project's
-// topologies that model was measured from (its provenance names them; the transfer design's runs are
-// left out: paced at a rate every node carries, they test nothing of the costs' sum; so are runs on a
-// cluster without a simulated twin, a target's). A model whose twins
-// do not carry the throughput of its own saturated runs does not spend a node's CPU as the real one did,
-// whatever its per-tuple figures: its costs do not add up. It is a check of the model, not a validation
-// (the runs are its own; sim-validation uses others).
-func Closure(ctx context.Context, runs []*harness.RunResult, model *sim.CostModel) []ClosureRun {
+// topologies that model was measured from (its provenance names them). Left out: the transfer design's
+// runs (paced at a rate every node carries, they test nothing of the costs' sum), runs on a cluster
+// without a simulated twin (a target's) and runs without a throughput. A model whose twins do not carry
+// the throughput of its own saturated runs does not spend a node's CPU as the real one did, whatever its
+// per-tuple figures: its costs do not add up. It is a check of the model, not a validation (the runs
+// are its own; sim-validation uses others). A run that cannot be simulated is named with why; a
+// cancelled ctx ends it with ctx's error.
+func Closure(ctx context.Context, runs []*harness.RunResult, model *sim.CostModel) ([]ClosureRun, error) {
 	var out []ClosureRun
 	for i, r := range runs {
-		if simcluster.IsTransferRun(r) || skipRecorded(r, model.Provenance.Runs) != "measured into the cost model" {
+		if simcluster.IsTransferRun(r) || !measuredInto(r, model.Provenance.Runs) || !(r.Measurement.Throughput > 0) {
 			continue
 		}
 		if _, err := simcluster.Lookup(r.Cluster); err != nil {
 			continue // a target's run: its cluster has no twin
 		}
-		c := ClosureRun{Name: r.Spec.Topology.Name, Real: r.Measurement.Throughput}
+		if err := ctx.Err(); err != nil {
+			return out, err
+		}
+		c := ClosureRun{Name: r.Spec.Topology.Name, Started: r.StartedAt, Real: r.Measurement.Throughput}
+		// seeded by its place among runs, as sim validate --from seeds a recorded run
 		if s, err := simulateRecorded(ctx, r, i, model); err != nil {
-			c.Err = err.Error() // the model is written; one run that cannot be simulated says so and no more
+			c.Err = err.Error()
 		} else {
 			c.Simulated = s.Measurement.Throughput
 		}
 		out = append(out, c)
 	}
-	return out
+	return out, nil
 }
 
 // ClosureError is the mean absolute relative error of the simulated throughput of the runs that were
-// simulated again (NaN without any).
-func ClosureError(runs []ClosureRun) float64 {
+// simulated again, and how many were (NaN and 0 without any).
+func ClosureError(runs []ClosureRun) (float64, int) {
 	sum, n := 0.0, 0
 	for _, c := range runs {
 		if c.Err == "" {
@@ -57,7 +64,7 @@ func ClosureError(runs []ClosureRun) float64 {
 		}
 	}
 	if n == 0 {
-		return math.NaN()
+		return math.NaN(), 0
 	}
-	return sum / float64(n)
+	return sum / float64(n), n
 }

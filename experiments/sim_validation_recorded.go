@@ -112,7 +112,6 @@ func recordedClusters(first map[int]*harness.RunResult) []string {
 // skipRecorded is why recorded run r cannot validate the model ("" if it can); costRuns are the cost
 // model's own runs (simcluster.MeasureCosts names them "MAIN under SCHEDULER on CLUSTER at TIME").
 func skipRecorded(r *harness.RunResult, costRuns []string) string {
-	at := r.StartedAt.UTC().Format(time.RFC3339)
 	switch {
 	case r.Simulated != nil:
 		return "a simulated run"
@@ -122,10 +121,16 @@ func skipRecorded(r *harness.RunResult, costRuns []string) string {
 		return "a run with faults"
 	case r.EndKind == "dataset":
 		return "a finite dataset"
-	case slices.ContainsFunc(costRuns, func(s string) bool { return strings.HasSuffix(s, " on "+r.Cluster+" at "+at) }):
+	case measuredInto(r, costRuns):
 		return "measured into the cost model"
 	}
 	return ""
+}
+
+// measuredInto says whether r is one of a cost model's runs (its provenance's costRuns).
+func measuredInto(r *harness.RunResult, costRuns []string) bool {
+	at := r.StartedAt.UTC().Format(time.RFC3339)
+	return slices.ContainsFunc(costRuns, func(s string) bool { return strings.HasSuffix(s, " on "+r.Cluster+" at "+at) })
 }
 
 // recordedKey is r's configuration: its cluster, main class and flags without what names the run

@@ -150,25 +150,29 @@ func measureCostModel(cmd *cobra.Command, runs []*harness.RunResult, name, metho
 	for _, s := range simcluster.Spinning(m) {
 		fmt.Fprintf(cmd.OutOrStdout(), "  charged high where a node is short of CPU (its thread spun between tuples): %s\n", s)
 	}
-	printClosure(cmd, runs, m)
-	return nil
+	return printClosure(cmd, runs, m) // the model is written: an interrupted check leaves it so
 }
 
-// printClosure says how far the model's twins carry the throughput of the runs it was measured from.
-func printClosure(cmd *cobra.Command, runs []*harness.RunResult, m *sim.CostModel) {
-	own := experiments.Closure(cmd.Context(), runs, m)
+// printClosure says how far the model's twins carry the throughput of the runs it was measured from
+// (experiments.Closure); an interruption is its error.
+func printClosure(cmd *cobra.Command, runs []*harness.RunResult, m *sim.CostModel) error {
+	own, err := experiments.Closure(cmd.Context(), runs, m)
 	if len(own) == 0 {
-		return
+		return err
 	}
 	w := cmd.OutOrStdout()
-	fmt.Fprintf(w, "the model on its own runs (a check of its costs' sum, not a validation): throughput error %.1f%% (mean absolute)\n", 100*experiments.ClosureError(own))
+	if mae, n := experiments.ClosureError(own); n > 0 {
+		fmt.Fprintf(w, "the model on its own runs (a check of its costs' sum, not a validation): throughput error %.1f%% (mean absolute over %d runs)\n", 100*mae, n)
+	}
 	for _, c := range own {
+		run := fmt.Sprintf("%s at %s", c.Name, c.Started.UTC().Format(time.RFC3339))
 		if c.Err != "" {
-			fmt.Fprintf(w, "  %s: not simulated again: %s\n", c.Name, c.Err)
+			fmt.Fprintf(w, "  %s: not simulated again: %s\n", run, c.Err)
 			continue
 		}
-		fmt.Fprintf(w, "  %s: real %.0f tuples/s, simulated %.0f (%+.0f%%)\n", c.Name, c.Real, c.Simulated, 100*c.Error())
+		fmt.Fprintf(w, "  %s: real %.0f tuples/s, simulated %.0f (%+.0f%%)\n", run, c.Real, c.Simulated, 100*c.Error())
 	}
+	return err
 }
 
 // loadRuns loads every run folder (one with run.json) under dirs, in path order.

@@ -173,11 +173,11 @@ func (c StormCheck) suspectText() string {
 	return strings.Join(texts, "; ")
 }
 
-// uptimeSlackS is how much less than the wall clock between two readings an executor's uptime may grow
+// UptimeSlackS is how much less than the wall clock between two readings an executor's uptime may grow
 // without a restart: each reading holds statistics a worker sent up to one reporting period before
 // it (3 s at most on the clusters this was tuned for; infra/docker.ExecutorStatsSecs is 1 s), plus 1 s
 // of whole-second uptimes and 1 s of reading.
-const uptimeSlackS = 2*3 + 2
+const UptimeSlackS = 2*3 + 2
 
 type execKey struct {
 	comp  string
@@ -298,7 +298,7 @@ func spoutChanged(e, b stormui.Executor, wallS float64) string {
 		return fmt.Sprintf("spout executor %s [%d-%d] restarted in the window (Storm's counters started again)", e.Component, e.TaskStart, e.TaskEnd)
 	case e.UptimeSeconds == b.UptimeSeconds:
 		return fmt.Sprintf("Storm's statistics of spout executor %s [%d-%d] did not change in the window", e.Component, e.TaskStart, e.TaskEnd)
-	case wallS-float64(e.UptimeSeconds-b.UptimeSeconds) > uptimeSlackS:
+	case wallS-float64(e.UptimeSeconds-b.UptimeSeconds) > UptimeSlackS:
 		// Restarted in the window and already past its old uptime and
 		// acked count: its uptime grew less than the clock did.
 		return fmt.Sprintf("spout executor %s [%d-%d] restarted in the window: its uptime grew %d s in %.0f s (Storm's counters started again)",

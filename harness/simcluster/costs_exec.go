@@ -10,68 +10,35 @@ import (
 	"github.com/montanaflynn/stats"
 
 	"github.com/stormlab/stormlab/harness"
+	"github.com/stormlab/stormlab/harness/measure"
 	"github.com/stormlab/stormlab/infra/sim"
+	"github.com/stormlab/stormlab/infra/stormui"
 )
 
 // Storm's own execute latency beside the thread CPU per tuple (sim.StormExecute). The cost model
 // charges the thread CPU: it is what a node's quota pays for. The execute latency says how much of it is
 // a tuple's work: on the chain's cost runs bolt2's thread spent 30.8 µs a tuple on the 1-core node while
-// Storm timed 8.6 µs in its execute(), the rest being the wait strategy's spinning between tuples.
+// Storm timed 8.5 µs in its execute(), the rest being the wait strategy's spinning between tuples.
 
 // ackerComponent is Storm's name of the acker bolts in its statistics.
 const ackerComponent = "__acker"
 
 // executeOf is, per bolt component of r (the ackers under ackerComponent), Storm's execute latency over
 // r's window on the node where it was lowest, with that node's CPU used of its quota (the run's
-// diagnosis): per node, its executors' mean time in execute() weighted by the tuples they executed in
-// the window, from Storm's readings at the window's start and end (its latencies are means since each
-// executor started). The lowest, because waiting for the CPU only lengthens it: on the cost runs a bolt
-// on the 0.5-core node read 4-10 times its figure on the 1-core one. Nil when the run kept no readings
-// of Storm or no diagnosis of its nodes.
+// diagnosis). The lowest, because waiting for the CPU only lengthens it: on the cost runs a bolt on the
+// 0.5-core node read 3-10 times its figure on the 1-core one. Nil when the run kept no good readings of
+// Storm at both ends of its window or no diagnosis of its nodes.
 func executeOf(r *harness.RunResult) map[string]sim.StormExecute {
 	from, to := r.Storm.From, r.Storm.To
-	if from == nil || to == nil || r.Diagnosis == nil {
+	if from == nil || to == nil || from.Err != "" || to.Err != "" || r.Diagnosis == nil {
 		return nil
 	}
 	used := map[string]float64{}
 	for _, n := range r.Diagnosis.Nodes {
 		used[n.Host] = n.UsedOfQuota
 	}
-	type key struct {
-		comp string
-		task int
-	}
-	before := map[key]float64{} // executed x latency (ms), and executed, at the window's start
-	count := map[key]float64{}
-	for _, e := range from.Executors {
-		k := key{e.Component, e.TaskStart}
-		before[k], count[k] = float64(e.Executed)*e.ExecuteLatency, float64(e.Executed)
-	}
-	type sums struct{ ms, n float64 }
-	at := map[string]map[string]*sums{} // component -> host -> sums
-	for _, e := range to.Executors {
-		k := key{e.Component, e.TaskStart}
-		_, known := used[e.Host]
-		n := float64(e.Executed) - count[k]
-		if e.Type != "bolt" || !known || n <= 0 {
-			continue
-		}
-		ms := float64(e.Executed)*e.ExecuteLatency - before[k]
-		if !(ms > 0) {
-			continue
-		}
-		if at[e.Component] == nil {
-			at[e.Component] = map[string]*sums{}
-		}
-		s := at[e.Component][e.Host]
-		if s == nil {
-			s = &sums{}
-			at[e.Component][e.Host] = s
-		}
-		s.ms, s.n = s.ms+ms, s.n+n
-	}
 	out := map[string]sim.StormExecute{}
-	for comp, hosts := range at {
+	for comp, hosts := range windowExecute(from, to, used) {
 		least := slices.MinFunc(slices.Sorted(maps.Keys(hosts)), func(a, b string) int {
 			return cmp.Compare(hosts[a].ms/hosts[a].n, hosts[b].ms/hosts[b].n)
 		})
@@ -79,6 +46,46 @@ func executeOf(r *harness.RunResult) map[string]sim.StormExecute {
 		out[comp] = sim.StormExecute{Micros: round(s.ms / s.n * 1000), NodeUsed: round(used[least])}
 	}
 	return out
+}
+
+// execSums are the milliseconds in execute() and the tuples executed over a window.
+type execSums struct{ ms, n float64 }
+
+// windowExecute is, per bolt component and host (a host with a diagnosis in used), its executors'
+// time in execute() and tuples over the window between Storm's readings from and to: Storm's latencies
+// are means since each executor started, so the window's is the difference of the products. An
+// executor missing at the window's start, moved, or restarted within it (its uptime grew less than
+// the clock: Storm's counters started again) is left out.
+func windowExecute(from, to *measure.Snapshot, used map[string]float64) map[string]map[string]*execSums {
+	type key struct {
+		comp string
+		task int
+	}
+	before := map[key]stormui.Executor{}
+	for _, e := range from.Executors {
+		before[key{e.Component, e.TaskStart}] = e
+	}
+	wallS := float64(to.TimeMs-from.TimeMs) / 1000
+	at := map[string]map[string]*execSums{}
+	for _, e := range to.Executors {
+		b, seen := before[key{e.Component, e.TaskStart}]
+		_, known := used[e.Host]
+		n := float64(e.Executed - b.Executed)
+		ms := float64(e.Executed)*e.ExecuteLatency - float64(b.Executed)*b.ExecuteLatency
+		restarted := e.UptimeSeconds < b.UptimeSeconds || wallS-float64(e.UptimeSeconds-b.UptimeSeconds) > measure.UptimeSlackS
+		if e.Type != "bolt" || !seen || b.Host != e.Host || restarted || !known || n <= 0 || !(ms > 0) {
+			continue
+		}
+		if at[e.Component] == nil {
+			at[e.Component] = map[string]*execSums{}
+		}
+		if at[e.Component][e.Host] == nil {
+			at[e.Component][e.Host] = &execSums{}
+		}
+		s := at[e.Component][e.Host]
+		s.ms, s.n = s.ms+ms, s.n+n
+	}
+	return at
 }
 
 // poolExecute is the mean over figures (one per run that read it) of the latency and the node's share,
@@ -120,15 +127,15 @@ func setExecute(t *sim.TopologyCosts, rs []runCosts) {
 // on a node below busyShare of its CPU, for Spinning to name it.
 const spinningRatio = 2
 
-// Spinning names the components (and ackers) of m whose thread CPU per tuple, which the model charges,
-// is spinningRatio times or more their execute latency on a node with CPU to spare: their thread spent
-// most of its CPU waiting for tuples, so the model charges their tuples high where their node is short
-// of CPU. By topology, its components by name, then its ackers.
+// Spinning names the components (and ackers) of m whose thread CPU per tuple, which the model charges
+// (over all their executors), is spinningRatio times or more their execute latency where that was lowest,
+// on a node with CPU to spare: their threads spent most of their CPU waiting for tuples, so the model
+// charges their tuples high where their node is short of CPU. By topology, its components by name, then its ackers.
 func Spinning(m *sim.CostModel) []string {
 	var out []string
 	say := func(class, name string, cpuUS float64, e *sim.StormExecute) {
 		if e != nil && e.NodeUsed < busyShare && cpuUS >= spinningRatio*e.Micros {
-			out = append(out, fmt.Sprintf("%s %s: %.3g µs of thread CPU a tuple against %.3g µs in execute() on a node at %.0f%% of its CPU",
+			out = append(out, fmt.Sprintf("%s %s: %.3g µs of thread CPU a tuple (all its executors) against %.3g µs in execute() where that was lowest, on a node at %.0f%% of its CPU",
 				shortClass(class), name, cpuUS, e.Micros, 100*e.NodeUsed))
 		}
 	}
