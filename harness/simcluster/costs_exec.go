@@ -13,6 +13,7 @@ import (
 	"github.com/stormlab/stormlab/harness/measure"
 	"github.com/stormlab/stormlab/infra/sim"
 	"github.com/stormlab/stormlab/infra/stormui"
+	"github.com/stormlab/stormlab/topologies"
 )
 
 // Storm's own execute latency beside the thread CPU per tuple (sim.StormExecute). The cost model
@@ -20,10 +21,7 @@ import (
 // a tuple's work: on the chain's cost runs bolt2's thread spent 30.8 µs a tuple on the 1-core node while
 // Storm timed 8.5 µs in its execute(), the rest being the wait strategy's spinning between tuples.
 
-// ackerComponent is Storm's name of the acker bolts in its statistics.
-const ackerComponent = "__acker"
-
-// executeOf is, per bolt component of r (the ackers under ackerComponent), Storm's execute latency over
+// executeOf is, per bolt component of r (the ackers under topologies.AckerComponent), Storm's execute latency over
 // r's window on the node where it was lowest, with that node's CPU used of its quota (the run's
 // diagnosis). The lowest, because waiting for the CPU only lengthens it: on the cost runs a bolt on the
 // 0.5-core node read 3-10 times its figure on the 1-core one. Nil when the run kept no good readings of
@@ -120,7 +118,7 @@ func setExecute(t *sim.TopologyCosts, rs []runCosts) {
 			t.Components[name] = c
 		}
 	}
-	t.AckExecute = poolExecute(figs(ackerComponent))
+	t.AckExecute = poolExecute(figs(topologies.AckerComponent))
 }
 
 // spinningRatio is how far above Storm's execute latency a component's thread CPU per tuple must be,
@@ -130,7 +128,8 @@ const spinningRatio = 2
 // Spinning names the components (and ackers) of m whose thread CPU per tuple, which the model charges
 // (over all their executors), is spinningRatio times or more their execute latency where that was lowest,
 // on a node with CPU to spare: their threads spent most of their CPU waiting for tuples, so the model
-// charges their tuples high where their node is short of CPU. By topology, its components by name, then its ackers.
+// charges their tuples high where their node is short of CPU. By topology, its components by name, then
+// its ackers.
 func Spinning(m *sim.CostModel) []string {
 	var out []string
 	say := func(class, name string, cpuUS float64, e *sim.StormExecute) {

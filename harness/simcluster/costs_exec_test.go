@@ -10,6 +10,7 @@ import (
 	"github.com/stormlab/stormlab/harness/measure"
 	"github.com/stormlab/stormlab/infra/sim"
 	"github.com/stormlab/stormlab/infra/stormui"
+	"github.com/stormlab/stormlab/topologies"
 )
 
 // bolt is an executor of Storm's statistics: a bolt's task on host, up for uptime seconds, its tuples
@@ -45,11 +46,11 @@ func TestExecuteOf(t *testing.T) {
 			map[string]sim.StormExecute{"b": {Micros: 20, NodeUsed: 0.6}}},
 		{"lowest node, its executors pooled", run(
 			[]stormui.Executor{bolt("b", 1, "sup1", 10, 0, 0), bolt("b", 2, "sup2", 10, 0, 0), bolt("b", 3, "sup2", 10, 0, 0),
-				bolt(ackerComponent, 4, "sup1", 10, 0, 0)},
+				bolt(topologies.AckerComponent, 4, "sup1", 10, 0, 0)},
 			[]stormui.Executor{bolt("b", 1, "sup1", 40, 1000, 0.100), bolt("b", 2, "sup2", 40, 1000, 0.010), bolt("b", 3, "sup2", 40, 3000, 0.030),
-				bolt(ackerComponent, 4, "sup1", 40, 500, 0.004)}, busy, spare),
+				bolt(topologies.AckerComponent, 4, "sup1", 40, 500, 0.004)}, busy, spare),
 			// sup2: (10 + 90) ms over 4,000 tuples = 25 µs; sup1's 100 µs is waiting for its CPU
-			map[string]sim.StormExecute{"b": {Micros: 25, NodeUsed: 0.6}, ackerComponent: {Micros: 4, NodeUsed: 0.98}}},
+			map[string]sim.StormExecute{"b": {Micros: 25, NodeUsed: 0.6}, topologies.AckerComponent: {Micros: 4, NodeUsed: 0.98}}},
 		{"restarted, moved, new, spouts, idle bolts and unknown nodes left out", run(
 			[]stormui.Executor{bolt("restarted", 1, "sup2", 100, 900, 0.02), bolt("moved", 2, "sup1", 10, 100, 0.02),
 				bolt("idle", 3, "sup2", 10, 100, 0.02), bolt("elsewhere", 4, "sup9", 10, 0, 0)},
