@@ -4,10 +4,13 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/stormlab/stormlab/harness/diagnose"
 	"github.com/stormlab/stormlab/infra/docker"
 )
 
@@ -87,7 +90,9 @@ func windowRate(samples []linkSample, fromMs, toMs int64) (float64, error) {
 // spout's 200 tuples/s (--interval-ms 5) 0.8 or 1.6 MB/s unlimited, beyond the limit's 250 kB/s. The
 // 15% covers frame and TCP headers (4% of a full frame), acks and the daemons' heartbeats.
 // --max-spout-pending 50 keeps the link-bound run's latency (50 tuples over about 40 tuples/s) far
-// below the 30 s message timeout, so no tuple is replayed. Cluster time: about 3 minutes.
+// below the 30 s message timeout, so no tuple is replayed. Each run's diagnosis reads sup1's egress from
+// its node samples as the host side does, and names the link as the bottleneck in the limited run only
+// (checkLinkDiagnosis). Cluster time: about 3 minutes.
 func TestClusterLinkRateBinds(t *testing.T) {
 	ctx := clusterTest(t)
 	t0 := time.Now()
@@ -122,8 +127,32 @@ func TestClusterLinkRateBinds(t *testing.T) {
 	if free.rate < 1.3*limit {
 		t.Errorf("unlimited: sup1 sent %.0f B/s, want more than 1.3 x %.0f B/s (else the limit did not bind)", free.rate, limit)
 	}
+	checkLinkDiagnosis(t, limited, limitMbit)
+	checkLinkDiagnosis(t, free, 0)
 	if limited.res.Measurement.Throughput >= free.res.Measurement.Throughput {
 		t.Errorf("throughput limited %.1f/s, unlimited %.1f/s: want the limited one lower", limited.res.Measurement.Throughput, free.res.Measurement.Throughput)
+	}
+}
+
+// checkLinkDiagnosis checks run lr's diagnosis: sup1's egress from the node samples (its interface's
+// counter read inside the container at the window's ends) within 10% of the rate read from the host
+// side, against the limit when it has one, and the link named the bottleneck exactly when limited.
+func checkLinkDiagnosis(t *testing.T, lr linkResult, limitMbit float64) {
+	t.Helper()
+	d := lr.res.Diagnosis
+	if d == nil {
+		t.Fatalf("limit %g Mbit/s: the run has no diagnosis", limitMbit)
+	}
+	i := slices.IndexFunc(d.Links, func(l diagnose.Link) bool { return l.Host == "sup1" })
+	if i < 0 {
+		t.Fatalf("limit %g Mbit/s: diagnosis links %+v (unknown %v): want sup1's", limitMbit, d.Links, d.Unknown)
+	}
+	l, hostMbit := d.Links[i], lr.rate*8/1e6
+	if math.Abs(l.SentMbit-hostMbit) > 0.1*hostMbit || l.LimitMbit != limitMbit || (limitMbit > 0) != (l.UsedOfLimit != nil) {
+		t.Errorf("limit %g Mbit/s: sup1's link in the diagnosis %+v: want %.2f Mbit/s sent (read from the host) within 10%% and the limit", limitMbit, l, hostMbit)
+	}
+	if limited := d.Rule == "link at its limit"; limited != (limitMbit > 0) || limited && !strings.HasPrefix(d.Bottleneck, "sup1 link ") {
+		t.Errorf("limit %g Mbit/s: bottleneck %q (rule %q): want sup1's link exactly when limited", limitMbit, d.Bottleneck, d.Rule)
 	}
 }
 

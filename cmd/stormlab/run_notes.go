@@ -26,6 +26,11 @@ func (row runRow) writeNotes(w io.Writer) error {
 				return err
 			}
 		}
+		if l := d.LinksText(); l != "" {
+			if _, err := fmt.Fprintln(w, wrapLines("links: "+l)); err != nil {
+				return err
+			}
+		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(row.NotMeasured)) {
 		if !slices.Contains([]string{harness.MetricThroughput, harness.MetricLatency, harness.MetricCutRate, harness.MetricNodeCPU}, k) {

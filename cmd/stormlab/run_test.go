@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/stormlab/stormlab/harness"
+	"github.com/stormlab/stormlab/harness/diagnose"
 	"github.com/stormlab/stormlab/harness/fault"
 	"github.com/stormlab/stormlab/infra/protocol"
 	"github.com/stormlab/stormlab/internal/golden"
@@ -199,10 +200,12 @@ func TestFaultFigure(t *testing.T) {
 	}
 }
 
-// TestRunRowBottleneck: the run's diagnosis reaches its row: a line under the table, and the JSON's
-// "diagnosis".
+// TestRunRowBottleneck: the run's diagnosis reaches its row: a line under the table (and its links'),
+// and the JSON's "diagnosis".
 func TestRunRowBottleneck(t *testing.T) {
-	r := &harness.RunResult{Measurement: harness.Measurement{Throughput: 10}, Diagnosis: &harness.Diagnosis{Bottleneck: "sup1 CPU 99% of 0.50 core", Rule: "node at its quota"}}
+	used := 0.98
+	r := &harness.RunResult{Measurement: harness.Measurement{Throughput: 10}, Diagnosis: &harness.Diagnosis{Bottleneck: "sup1 CPU 99% of 0.50 core", Rule: "node at its quota",
+		Links: []diagnose.Link{{Host: "sup1", SentMbit: 1.96, RecvMbit: 0.2, LimitMbit: 2, UsedOfLimit: &used}}}}
 	row := newRunRow(runOptions{scheduler: "kpart", topology: "throughput", shape: "heterogeneous-2"}, r)
 	var table, js strings.Builder
 	if err := row.write(&table, "table"); err != nil {
@@ -213,5 +216,8 @@ func TestRunRowBottleneck(t *testing.T) {
 	}
 	if !strings.Contains(table.String(), "bottleneck: sup1 CPU 99% of 0.50 core") || !strings.Contains(js.String(), `"rule": "node at its quota"`) {
 		t.Errorf("table:\n%s\njson:\n%s\nwant the bottleneck in both", table.String(), js.String())
+	}
+	if !strings.Contains(table.String(), "links: sup1 sent 1.96 of 2 Mbit/s (98%), received 0.20") || !strings.Contains(js.String(), `"sent_mbit": 1.96`) {
+		t.Errorf("table:\n%s\njson:\n%s\nwant sup1's link in both", table.String(), js.String())
 	}
 }

@@ -19,8 +19,11 @@ const (
 // its cgroup's CPU time and throttling (v1: cpuacct.usage, cpu.stat's throttled_time in ns; v2:
 // cpu.stat's usage_usec and throttled_usec), its cgroup's cpu.pressure (v2 only), the run-queue wait of
 // every thread it can see (/proc/*/task/*/schedstat: in a container, the container's own; on a host,
-// the whole machine's) and the CPU line of /proc/stat (the host's, also inside a container). Each line
-// is "key value..."; a file that is not there prints nothing (ParseSample says what is missing).
+// the whole machine's) and the CPU line of /proc/stat (the host's, also inside a container); and the
+// bytes its network interfaces sent and received, loopback left out (/sys/class/net: in a container,
+// the container's own interface, which a link limit shapes; on a host, every interface of the machine).
+// Each line is "key value..."; a file that is not there prints nothing (ParseSample says what is
+// missing).
 const SampleCmd = `c=/sys/fs/cgroup
 if [ -r $c/cpuacct/cpuacct.usage ] || [ -r $c/cpu,cpuacct/cpuacct.usage ]; then
   echo usage_ns $(cat $c/cpuacct/cpuacct.usage 2>/dev/null || cat $c/cpu,cpuacct/cpuacct.usage)
@@ -31,7 +34,13 @@ elif [ -r $c/cpu.stat ]; then
   [ -r $c/cpu.pressure ] && awk '/^some/{split($5, t, "="); print "pressure_us", t[2]}' $c/cpu.pressure
 fi
 cat /proc/[0-9]*/task/[0-9]*/schedstat 2>/dev/null | awk '{s += $2} END {if (NR > 0) printf "run_delay_ns %.0f\n", s}'
-head -n 1 /proc/stat`
+head -n 1 /proc/stat
+n=0; tx=0; rx=0
+for d in /sys/class/net/*; do
+  [ "${d##*/}" = lo ] || [ ! -r $d/statistics/tx_bytes ] && continue
+  n=$((n + 1)); tx=$((tx + $(cat $d/statistics/tx_bytes))); rx=$((rx + $(cat $d/statistics/rx_bytes)))
+done
+if [ $n -gt 0 ]; then echo tx_bytes $tx; echo rx_bytes $rx; fi`
 
 // Sample is one reading of SampleCmd on one node. A field not read is nil (unknown, never 0).
 type Sample struct {
@@ -44,6 +53,8 @@ type Sample struct {
 	RunDelayNs  *int64 `json:"run_delay_ns,omitempty"` // summed run-queue wait of the threads
 	HostBusy    *int64 `json:"host_busy,omitempty"`    // /proc/stat jiffies not idle nor iowait
 	HostTotal   *int64 `json:"host_total,omitempty"`   // /proc/stat jiffies, all
+	TxBytes     *int64 `json:"tx_bytes,omitempty"`     // sent by the node's interfaces (loopback aside)
+	RxBytes     *int64 `json:"rx_bytes,omitempty"`     // received by them
 }
 
 // ParseSample reads SampleCmd's output; a node whose cgroup CPU time is not in it is an error (the
@@ -51,7 +62,8 @@ type Sample struct {
 func ParseSample(out string, timeMs int64) (Sample, error) {
 	s := Sample{TimeMs: timeMs}
 	fields := map[string]**int64{"usage_ns": &s.UsageNs, "periods": &s.Periods, "throttled": &s.Throttled,
-		"throttled_ns": &s.ThrottledNs, "pressure_us": &s.PressureUs, "run_delay_ns": &s.RunDelayNs}
+		"throttled_ns": &s.ThrottledNs, "pressure_us": &s.PressureUs, "run_delay_ns": &s.RunDelayNs,
+		"tx_bytes": &s.TxBytes, "rx_bytes": &s.RxBytes}
 	for _, line := range strings.Split(out, "\n") {
 		f := strings.Fields(line)
 		if len(f) >= 9 && f[0] == "cpu" {

@@ -29,6 +29,11 @@ type Input struct {
 	NodeStats *NodeStats
 	// Applied are the loads the run's faults put on nodes (stragglers), as their burners carried them.
 	Applied []Applied
+	// LinkMbit are the nodes' egress limits, Mbit/s (containers' LinkMbit; a node without one has
+	// none); LinksKnown whether a node missing from it is unlimited (containers) or of unknown
+	// capacity (a target's machine).
+	LinkMbit   map[string]float64
+	LinksKnown bool
 	// Throughput (acked trees per second) and LatencyMeanMs (their mean complete latency) are the
 	// measurement's; MaxPending is topology.max.spout.pending per spout task (0: none, in open loop)
 	// and PendingKnown whether it is known (the project's topologies: topologies.MaxSpoutPending).
@@ -48,6 +53,7 @@ type Task struct {
 type Diagnosis struct {
 	Nodes      []Node     `json:"nodes"`
 	Cgroups    []Cgroup   `json:"node_cgroups,omitempty"` // whole-node CPU, throttling, host starvation
+	Links      []Link     `json:"links,omitempty"`        // bytes sent and received against link limits
 	Applied    []Applied  `json:"applied_load,omitempty"` // loads asked of nodes, as carried
 	Busiest    []Executor `json:"busiest"`                // the busiest executors, most first (at most 5)
 	Restarts   int        `json:"worker_restarts"`
@@ -79,20 +85,22 @@ type Executor struct {
 
 // Steps of the precedence a run may not read: named "unknown" in its diagnosis rather than passed over.
 const (
-	unreadPending = "spouts at their pending limit"
-	unreadLinks   = "saturated transfer or link" // no run records it yet
+	unreadPending  = "spouts at their pending limit"
+	unreadLinks    = "saturated link (interface counters not read)"
+	unreadTransfer = "saturated transfer thread" // a worker's own threads are not reported apart
 )
 
 // Run diagnoses one run.
 func Run(in Input) Diagnosis {
-	d := Diagnosis{Nodes: nodes(in), Busiest: busiest(in), Migrations: migrations(in), Applied: in.Applied, Pending: pending(in)}
+	d := Diagnosis{Nodes: nodes(in), Busiest: busiest(in), Migrations: migrations(in), Applied: in.Applied, Pending: pending(in), Links: links(in)}
 	var unread []string
 	d.Cgroups, unread = cgroups(in.NodeStats)
 	d.Unknown = starvationUnknown(in.NodeStats, unread)
 	if !pendingRead(in, d) {
 		d.Unknown = append(d.Unknown, unreadPending)
 	}
-	d.Unknown = append(d.Unknown, unreadLinks)
+	d.Unknown = append(d.Unknown, linksUnknown(in, d.Links)...)
+	d.Unknown = append(d.Unknown, unreadTransfer)
 	d.Restarts, d.SilentS = placementEvents(in)
 	d.Bottleneck, d.Rule = bottleneck(in, d)
 	return d
@@ -193,8 +201,8 @@ func starvationUnknown(st *NodeStats, unread []string) []string {
 	return nil
 }
 
-// bottleneck applies the precedence: executors not running, a host-starved node, a full node, a busy executor, else none
-// found among what was read.
+// bottleneck applies the precedence: executors not running, a host-starved node, a full node, a full
+// link, a busy executor, spouts at their pending limit, else none found among what was read.
 func bottleneck(in Input, d Diagnosis) (what, rule string) {
 	w := windowS(in)
 	switch {
@@ -206,6 +214,8 @@ func bottleneck(in Input, d Diagnosis) (what, rule string) {
 		return StarvedText(d.Cgroups)[0], "host-starved"
 	case fullNode(d) != "":
 		return fullNode(d), "node at its quota"
+	case fullLink(d) != "":
+		return fullLink(d), "link at its limit"
 	case len(d.Busiest) > 0 && d.Busiest[0].Busy >= ExecutorBusy:
 		e := d.Busiest[0]
 		return fmt.Sprintf("%s task %d busy %.2f (%s)", e.Component, e.Task, e.Busy, e.Host), "executor busy"
@@ -214,7 +224,10 @@ func bottleneck(in Input, d Diagnosis) (what, rule string) {
 	case len(d.Nodes) == 0 && len(d.Busiest) == 0:
 		return "unknown: no CPU measured in the window", "unknown"
 	}
-	notRead := "links"
+	notRead := "transfer threads"
+	if len(d.Links) == 0 || !in.LinksKnown {
+		notRead = "links, " + notRead
+	}
 	if !pendingRead(in, d) {
 		notRead = "pending limits, " + notRead
 	}
@@ -275,6 +288,9 @@ type Records struct {
 	Executors         []measure.ExecutorPlace
 	NodeStats         *NodeStats
 	Applied           []*Applied // per fault, nil where it put no load
+	// LinkMbit and LinksKnown are Input's.
+	LinkMbit   map[string]float64
+	LinksKnown bool
 	// As Input's: the measurement's throughput and mean latency, the spouts' pending limit per task.
 	Throughput, LatencyMeanMs float64
 	MaxPending                int
@@ -285,7 +301,8 @@ type Records struct {
 func Of(r Records) Diagnosis {
 	in := Input{FromMs: r.FromMs, ToMs: r.ToMs, NodeCPU: r.NodeCPU, NodeStats: r.NodeStats,
 		Capacity: map[string]float64{}, Reports: r.Reports, Decisions: r.Decisions, Tasks: map[int]Task{},
-		Throughput: r.Throughput, LatencyMeanMs: r.LatencyMeanMs, MaxPending: r.MaxPending, PendingKnown: r.PendingKnown}
+		Throughput: r.Throughput, LatencyMeanMs: r.LatencyMeanMs, MaxPending: r.MaxPending, PendingKnown: r.PendingKnown,
+		LinkMbit: r.LinkMbit, LinksKnown: r.LinksKnown}
 	for _, a := range r.Applied {
 		if a != nil {
 			in.Applied = append(in.Applied, *a)

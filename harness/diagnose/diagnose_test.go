@@ -77,8 +77,9 @@ func TestPrecedence(t *testing.T) {
 		if d.Rule != c.rule || !strings.Contains(d.Bottleneck, c.want) {
 			t.Errorf("%s: rule %q, bottleneck %q; want %q containing %q", c.name, d.Rule, d.Bottleneck, c.rule, c.want)
 		}
-		if len(d.Unknown) != 3 || !strings.Contains(d.Unknown[0], "no control layer") || d.Unknown[1] != unreadPending {
-			t.Errorf("%s: unknown %v: host starvation without samples, the pending limit without one known and the links must be named", c.name, d.Unknown)
+		if len(d.Unknown) != 4 || !strings.Contains(d.Unknown[0], "no control layer") || d.Unknown[1] != unreadPending ||
+			d.Unknown[2] != unreadLinks || d.Unknown[3] != unreadTransfer {
+			t.Errorf("%s: unknown %v: host starvation without samples, the pending limit without one known, the links without counters and the transfer threads must be named", c.name, d.Unknown)
 		}
 	}
 }

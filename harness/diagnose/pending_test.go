@@ -46,14 +46,14 @@ func TestPendingLimit(t *testing.T) {
 			"pending limit", "spouts at their pending limit: 950 of 1000 trees in flight (10000 trees/s x 95.0 ms)", true},
 		// A lower bound below the limit: the spouts may be at it or not.
 		{"below it", 1, func(in *Input) { in.Throughput, in.LatencyMeanMs = 10000, 54.2 }, 542, 1000,
-			"none found", "not read: host starvation, pending limits, links)", false},
+			"none found", "not read: host starvation, pending limits, links, transfer threads)", false},
 		{"two spout tasks", 2, func(in *Input) { in.Throughput, in.LatencyMeanMs = 10000, 95 }, 950, 2000, "none found", "none found", false},
 		{"a full node first", 1, func(in *Input) { in.Throughput, in.LatencyMeanMs, in.NodeCPU["sup2"] = 10000, 95, 49 }, 950, 1000,
 			"node at its quota", "sup2 CPU 98% of 0.50 core", true},
 		{"open loop: no limit", 1, func(in *Input) { in.Throughput, in.LatencyMeanMs, in.MaxPending = 10000, 95, 0 }, math.NaN(), 0,
-			"none found", "not read: host starvation, links)", true},
+			"none found", "not read: host starvation, links, transfer threads)", true},
 		{"a user's topology", 1, func(in *Input) { in.Throughput, in.LatencyMeanMs, in.MaxPending, in.PendingKnown = 10000, 95, 0, false }, math.NaN(), 0,
-			"none found", "not read: host starvation, pending limits, links)", false},
+			"none found", "not read: host starvation, pending limits, links, transfer threads)", false},
 		{"no latency measured", 1, func(in *Input) { in.Throughput = 10000 }, math.NaN(), 0,
 			"none found", "pending limits", false},
 		{"no traffic reported", 1, func(in *Input) {
