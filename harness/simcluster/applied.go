@@ -27,6 +27,7 @@ type applied struct {
 func (r *simRun) openLoad() {
 	r.load = applied{last: r.x.LoadUsage(), bg: make([]float64, len(r.c.named.Nodes)),
 		str: make([]float64, len(r.spec.Faults)), active: make([]bool, len(r.spec.Faults))}
+	r.links = r.sampleLinks()
 }
 
 // setActive records that fault i's straggler is on or off from now (faults start inside the window only).

@@ -34,6 +34,7 @@ type simRun struct {
 	cfg          sim.Config                // the model as it started
 	faultBefore  [][]harness.ExecutorPlace // each fault's placement at its start
 	load         applied                   // the loads' CPU over the window (applied.go)
+	links        linkSample                // the nodes' byte counters as the window opened (links.go)
 	t            float64                   // simulated seconds
 	decide       func(context.Context, *protocol.Snapshot) (*protocol.Decision, error)
 	memoryMB     func(component string) float64 // declared, as the bridge sends it (declaredMemory)

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/stormlab/stormlab/harness"
+	"github.com/stormlab/stormlab/harness/diagnose"
 	"github.com/stormlab/stormlab/infra/docker"
 	"github.com/stormlab/stormlab/infra/protocol"
 	"github.com/stormlab/stormlab/infra/sim"
@@ -78,6 +79,24 @@ func TestFromSupervisors(t *testing.T) {
 	}
 }
 
+// checkTwinLink checks a twin's run as a real run's link diagnosis is checked: sup1's egress in the
+// diagnosis is the frames its tuples fill (wantMbit, within 5%: the window's edges), against its limit
+// where it has one, and the link is the bottleneck exactly when limited.
+func checkTwinLink(t *testing.T, name string, res *harness.RunResult, limitMbit, wantMbit float64) {
+	t.Helper()
+	d := res.Diagnosis
+	i := slices.IndexFunc(d.Links, func(l diagnose.Link) bool { return l.Host == "sup1" })
+	if i < 0 {
+		t.Fatalf("%s: diagnosis links %+v (unknown %v): want sup1's", name, d.Links, d.Unknown)
+	}
+	if l := d.Links[i]; math.Abs(l.SentMbit-wantMbit) > 0.05*wantMbit || math.Abs(l.LimitMbit-limitMbit) > 1e-9 || res.LinkMbit["sup1"] != l.LimitMbit {
+		t.Errorf("%s: sup1's link %+v (run's link_mbit %v): want %.3f Mbit/s sent within 5%%, limit %g", name, l, res.LinkMbit, wantMbit, limitMbit)
+	}
+	if linked := d.Rule == "link at its limit"; linked != (limitMbit > 0) {
+		t.Errorf("%s: bottleneck %q (rule %q): want sup1's link exactly when limited", name, d.Bottleneck, d.Rule)
+	}
+}
+
 // payloadModel is the shipped cost model with the Throughput chain's tuples carrying payload bytes
 // instead of the 100 its costs were measured at: a tuple's size grows one byte per payload byte (the
 // payload is ASCII text), its CPU is kept (serialization is a small part of it, and a link-bound run
@@ -137,6 +156,7 @@ func TestTwinLinkBinds(t *testing.T) {
 		if math.Abs(got-want) > 0.05*want {
 			t.Errorf("%s: throughput %.1f tuples/s, want %.1f within 5%%", c.name, got, want)
 		}
+		checkTwinLink(t, c.name, res, c.mbit, float64(hops)*perTuple*got/frameShare*8/1e6)
 	}
 }
 

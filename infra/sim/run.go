@@ -46,6 +46,8 @@ type sim struct {
 	rng    *rand.Rand
 	cpus   []*cpu
 	nics   []float64 // each node's NIC is busy until then
+	sent   []float64 // bytes each node has sent to other nodes since the start (NodeBytes)
+	recv   []float64 // and received from them
 	execs  []*executor
 	byComp map[string][]*executor
 	cap    int
@@ -138,6 +140,7 @@ func newSim(orig *Config) *sim {
 	}
 	s.shareHosts(cfg.Nodes)
 	s.nics = make([]float64, len(cfg.Nodes))
+	s.sent, s.recv = make([]float64, len(cfg.Nodes)), make([]float64, len(cfg.Nodes))
 	for _, n := range cfg.Topology.Workers {
 		s.cpus[n].bg++
 		s.cpus[n].bgCap = cfg.WorkerOverhead

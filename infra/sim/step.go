@@ -90,6 +90,12 @@ func (x *Sim) NodeUsage() []float64 {
 	return out
 }
 
+// NodeBytes is the bytes each node has sent to other nodes and received from them since the start:
+// the tuples' and acks' serialized sizes, as its NIC is charged for them (no frame or protocol headers).
+func (x *Sim) NodeBytes() (sent, received []float64) {
+	return slices.Clone(x.s.sent), slices.Clone(x.s.recv)
+}
+
 // tally is an executor's counters since the last Take.
 type tally struct {
 	executed int64

@@ -31,6 +31,8 @@ func (s *sim) deliver(from, to *executor, bytes int, arrive event) {
 	case from.node == to.node:
 		s.eng.post(s.eng.now+c.LocalLatency, arrive)
 	default:
+		s.sent[from.node] += float64(bytes)
+		s.recv[to.node] += float64(bytes)
 		leave := s.eng.now
 		if bw := s.cfg.Nodes[from.node].NICBytesPerS; bw > 0 {
 			leave = max(leave, s.nics[from.node]) + float64(bytes)/bw

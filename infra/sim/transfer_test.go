@@ -2,6 +2,7 @@ package sim
 
 import (
 	"math"
+	"slices"
 	"testing"
 )
 
@@ -48,5 +49,22 @@ func TestTransferCPU(t *testing.T) {
 		if math.Abs(got-c.want) > 0.01*want {
 			t.Errorf("%s: %.4g cores more than one worker, want %.4g", c.name, got, c.want)
 		}
+	}
+}
+
+// TestNodeBytes: the bytes between nodes are counted at the sender and the receiver. The chain's spout
+// on n0 sends each of its dataset's 100 tuples of 100 bytes to the bolt on n1, which sends nothing on:
+// 10,000 bytes from n0 to n1, none back (no ackers). By hand.
+func TestNodeBytes(t *testing.T) {
+	cfg := chain(Dist{Mean: 1e-3}, Dist{Mean: 2e-3}, 0, 1)
+	cfg.Topology.Components[0].Dataset = 100
+	x, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x.Advance(10)
+	sent, recv := x.NodeBytes()
+	if !slices.Equal(sent, []float64{10_000, 0}) || !slices.Equal(recv, []float64{0, 10_000}) {
+		t.Errorf("sent %v, received %v: want n0 10,000 to n1, nothing back", sent, recv)
 	}
 }

@@ -1,0 +1,52 @@
+package simcluster
+
+import (
+	"math"
+
+	"github.com/stormlab/stormlab/harness"
+	"github.com/stormlab/stormlab/harness/diagnose"
+)
+
+// linkSample is the bytes every node had sent to and received from other nodes at a moment, as frames
+// on the wire: the model's message bytes over frameShare (full frames, as a link-bound transfer sends).
+type linkSample struct {
+	timeMs     int64
+	sent, recv []float64
+}
+
+// sampleLinks reads the nodes' byte counters now, as a real run's node samples read their interfaces.
+func (r *simRun) sampleLinks() linkSample {
+	sent, recv := r.x.NodeBytes()
+	for i := range sent {
+		sent[i], recv[i] = sent[i]/frameShare, recv[i]/frameShare
+	}
+	return linkSample{timeMs: r.now().UnixMilli(), sent: sent, recv: recv}
+}
+
+// recordLinks writes the nodes' interface counters at the window's ends into res's node samples (from,
+// read as the window opened, and now), and the limited nodes' rates into res.LinkMbit, so that the
+// diagnosis reads the twin's links as a real run's.
+func (r *simRun) recordLinks(res *harness.RunResult, from linkSample) {
+	if from.sent == nil {
+		return
+	}
+	to := r.sampleLinks()
+	st := res.NodeStats
+	st.From, st.To = map[string]diagnose.Sample{}, map[string]diagnose.Sample{}
+	for i, n := range r.c.named.Nodes {
+		st.From[n.Name] = counters(from.timeMs, from.sent[i], from.recv[i])
+		st.To[n.Name] = counters(to.timeMs, to.sent[i], to.recv[i])
+		if n.NICBytesPerS > 0 {
+			if res.LinkMbit == nil {
+				res.LinkMbit = map[string]float64{}
+			}
+			res.LinkMbit[n.Name] = n.NICBytesPerS / frameShare * 8 / 1e6 // linkNIC's inverse
+		}
+	}
+}
+
+// counters is a node sample holding only the interface counters: the model has no cgroup to read.
+func counters(timeMs int64, sent, recv float64) diagnose.Sample {
+	tx, rx := int64(math.Round(sent)), int64(math.Round(recv))
+	return diagnose.Sample{TimeMs: timeMs, TxBytes: &tx, RxBytes: &rx}
+}
