@@ -8,8 +8,8 @@ import (
 )
 
 // LinkFull is the share of a node's link limit at which its link is named the bottleneck. Both figures
-// count the same bytes (a tbf shapes whole frames, the interface's counter counts them), so a link that
-// binds reads 0.95-1.0 of it; 0.9 leaves room for the window's edges falling between bursts.
+// count the same bytes (a tbf shapes whole frames, the interface's counter counts them); 0.9 leaves room
+// for the window's edges falling between the shaper's bursts.
 const LinkFull = 0.90
 
 // Link is one node's egress over the window: what its interfaces sent against its link limit.
