@@ -148,6 +148,7 @@ func checkLinkDiagnosis(t *testing.T, lr linkResult, limitMbit float64) {
 		t.Fatalf("limit %g Mbit/s: diagnosis links %+v (unknown %v): want sup1's", limitMbit, d.Links, d.Unknown)
 	}
 	l, hostMbit := d.Links[i], lr.rate*8/1e6
+	t.Logf("limit %g Mbit/s: diagnosis %q (%s); sup1's link %.3f Mbit/s sent, %.3f received (host side %.3f)", limitMbit, d.Bottleneck, d.Rule, l.SentMbit, l.RecvMbit, hostMbit)
 	if math.Abs(l.SentMbit-hostMbit) > 0.1*hostMbit || l.LimitMbit != limitMbit || (limitMbit > 0) != (l.UsedOfLimit != nil) {
 		t.Errorf("limit %g Mbit/s: sup1's link in the diagnosis %+v: want %.2f Mbit/s sent (read from the host) within 10%% and the limit", limitMbit, l, hostMbit)
 	}

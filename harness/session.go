@@ -152,6 +152,11 @@ func (s *Session) Run(ctx context.Context, spec RunSpec) (*RunResult, error) {
 			res.Phases.ClusterS = s.startS
 		}
 		res.Phases.TotalS += res.Phases.IdleS + res.Phases.ClusterS
+		// Diagnosed again now that the run carries its cluster's link limits and its place on the
+		// cluster, which the links' step reads (the validity reads only starvation and applied load).
+		if res.Diagnosis != nil {
+			res.Diagnosis = diagnosis(res)
+		}
 	}
 	if re := (*RunError)(nil); errors.As(err, &re) {
 		re.Logs = tail.Of(ctx, s.c, 20)

@@ -201,8 +201,8 @@ func starvationUnknown(st *NodeStats, unread []string) []string {
 	return nil
 }
 
-// bottleneck applies the precedence: executors not running, a host-starved node, a full node, a full
-// link, a busy executor, spouts at their pending limit, else none found among what was read.
+// bottleneck applies the precedence: executors not running, a host-starved node, a full link, a full
+// node, a busy executor, spouts at their pending limit, else none found among what was read.
 func bottleneck(in Input, d Diagnosis) (what, rule string) {
 	w := windowS(in)
 	switch {
@@ -212,10 +212,10 @@ func bottleneck(in Input, d Diagnosis) (what, rule string) {
 		return fmt.Sprintf("executors not running: a worker silent %.0f s of the %.0f s window (%d restarted, %d migrations)", d.SilentS, w, d.Restarts, d.Migrations), "not running"
 	case len(StarvedText(d.Cgroups)) > 0:
 		return StarvedText(d.Cgroups)[0], "host-starved"
+	case fullLink(d) != "": // before the nodes: a node reads full also while its idle executors spin
+		return fullLink(d), "link at its limit"
 	case fullNode(d) != "":
 		return fullNode(d), "node at its quota"
-	case fullLink(d) != "":
-		return fullLink(d), "link at its limit"
 	case len(d.Busiest) > 0 && d.Busiest[0].Busy >= ExecutorBusy:
 		e := d.Busiest[0]
 		return fmt.Sprintf("%s task %d busy %.2f (%s)", e.Component, e.Task, e.Busy, e.Host), "executor busy"
