@@ -23,9 +23,8 @@ type ClusterSpec struct {
 	DelayMs int    // emulated network delay between nodes (in Storm's messaging layer: docker.DelayTransport); 0 = none
 	Seed    uint64 // scheduler seed passed to the service
 	Mul     int    // K-PART balance multiplier passed to the service
-	// SchedulerOptions is the scheduler's full configuration, sent to the
-	// service as --options JSON; its Seed and Mul, when 0, come from Seed
-	// and Mul above.
+	// SchedulerOptions is the scheduler's full configuration, sent to the service as --options JSON; its Seed
+	// and Mul, when 0, come from Seed and Mul above.
 	SchedulerOptions schedulers.Options
 	Logf             func(format string, args ...any)
 	// Extra options for infra/docker.Run (e.g. explicit supervisors).

@@ -16,9 +16,7 @@ func diagnosis(r *RunResult) *Diagnosis {
 	rec := diagnose.Records{FromMs: r.MeasureFrom, ToMs: r.MeasureTo, NodeCPU: r.Measurement.NodeCPU, NodeUtil: r.Measurement.NodeUtil,
 		Reports: r.Reports, Decisions: r.Decisions, Executors: r.Executors, NodeStats: r.NodeStats,
 		Throughput: r.Measurement.Throughput, LatencyMeanMs: r.Measurement.LatencyMean,
-		// On containers (a run with its place on its cluster) and in the simulator every node's egress
-		// limit is known: link_mbit's, or none. A target's machines have links of unknown capacity.
-		LinkMbit: r.LinkMbit, LinksKnown: r.ClusterRun > 0 || r.Simulated != nil}
+		LinkMbit: r.LinkMbit, LinksKnown: r.ClusterRun > 0 || r.Simulated != nil} // a target's links are unknown
 	rec.MaxPending, rec.PendingKnown = topologies.MaxSpoutPending(r.Spec.Topology.MainClass, r.Spec.Topology.Args)
 	for _, f := range r.Faults {
 		rec.Applied = append(rec.Applied, f.Applied) // nil for faults other than stragglers

@@ -13,14 +13,11 @@ import (
 	"github.com/stormlab/stormlab/infra/protocol"
 )
 
-// Load reads back a run that Save kept in dir: run.json (written last, so
-// its presence means the run finished and was saved whole) and every worker
-// report of reports.jsonl, so a resumed experiment measures a kept run as it
-// measured it the first time. The comparison with Storm's statistics
-// (Storm, and so Validity) is made again from Storm's raw readings in
-// storm-stats.json, so kept runs are judged by the same rule as new ones
-// (measure.CrossCheck). A dir without run.json gives an error wrapping
-// fs.ErrNotExist.
+// Load reads back a run that Save kept in dir: run.json (written last, so its presence means the run finished
+// and was saved whole) and every worker report of reports.jsonl, so a resumed experiment measures a kept run
+// as it measured it the first time. The comparison with Storm's statistics (Storm, and so Validity) is made
+// again from Storm's raw readings in storm-stats.json, so kept runs are judged by the same rule as new ones
+// (measure.CrossCheck). A dir without run.json gives an error wrapping fs.ErrNotExist.
 func Load(dir string) (*RunResult, error) {
 	b, err := os.ReadFile(filepath.Join(dir, "run.json"))
 	if err != nil {

@@ -10,12 +10,10 @@ import (
 	"github.com/stormlab/stormlab/infra/protocol"
 )
 
-// StartNodeCPUReports samples each supervisor container's whole CPU use
-// (cgroup CPU time over every period) and posts it to the scheduler
-// service as a protocol.NodeReport, where it becomes the load table's
-// CPU_use: the node's own usage, background load included, which the
-// workers' process CPU cannot see. The returned stop ends the sampling and
-// reports the first error met (nil when every sample went through).
+// StartNodeCPUReports samples each supervisor container's whole CPU use (cgroup CPU time over every period)
+// and posts it to the scheduler service as a protocol.NodeReport, where it becomes the load table's CPU_use:
+// the node's own usage, background load included, which the workers' process CPU cannot see. The returned
+// stop ends the sampling and reports the first error met (nil when every sample went through).
 func (s *Session) StartNodeCPUReports(ctx context.Context, every time.Duration) (stop func() error, err error) {
 	return startNodeCPUReports(ctx, s.nemesis.Control(), s.hosts(), *s.dc.svc, every)
 }

@@ -152,8 +152,7 @@ func (s *Session) Run(ctx context.Context, spec RunSpec) (*RunResult, error) {
 			res.Phases.ClusterS = s.startS
 		}
 		res.Phases.TotalS += res.Phases.IdleS + res.Phases.ClusterS
-		// Diagnosed again now that the run carries its cluster's link limits and its place on the
-		// cluster, which the links' step reads (the validity reads only starvation and applied load).
+		// Diagnosed again with the link limits and ClusterRun the links' step reads; the validity reads no link.
 		if res.Diagnosis != nil {
 			res.Diagnosis = diagnosis(res)
 		}
