@@ -30,7 +30,7 @@ func (r *simRun) collect(res *harness.RunResult) {
 	}
 	r.recoveries(res)
 	r.recordLoad(res)
-	r.recordLinks(res, r.links)
+	r.recordLinks(res)
 	place := measure.PlacementOf(res.Executors)
 	capacity := r.c.Capacity()
 	res.Measurement = measure.Window(res.Reports, place, capacity, res.MeasureFrom, res.MeasureTo)

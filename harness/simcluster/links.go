@@ -23,10 +23,11 @@ func (r *simRun) sampleLinks() linkSample {
 	return linkSample{timeMs: r.now().UnixMilli(), sent: sent, recv: recv}
 }
 
-// recordLinks writes the nodes' interface counters at the window's ends into res's node samples (from,
-// read as the window opened, and now), and the limited nodes' rates into res.LinkMbit, so that the
+// recordLinks writes the nodes' interface counters at the window's ends into res's node samples (as the
+// window opened, r.links, and now), and the limited nodes' rates into res.LinkMbit, so that the
 // diagnosis reads the twin's links as a real run's.
-func (r *simRun) recordLinks(res *harness.RunResult, from linkSample) {
+func (r *simRun) recordLinks(res *harness.RunResult) {
+	from := r.links
 	if from.sent == nil {
 		return
 	}
