@@ -66,19 +66,45 @@ func fullLink(d Diagnosis) string {
 // linksUnknown is what the run cannot tell of its links: nothing where every node's limit is known
 // (containers: a limit or none, and none is the host's own bridge), their capacity where the counters
 // were read but the limits are not known (a target's machines), the whole step where no counter was
-// read (no control layer, runs recorded before the counters).
+// read (no control layer, runs recorded before the counters), and the nodes whose counters were not
+// read at both ends of the window while others' were.
 func linksUnknown(in Input, ls []Link) []string {
-	switch {
-	case len(ls) == 0:
+	if len(ls) == 0 {
 		return []string{unreadLinks}
-	case !in.LinksKnown:
+	}
+	var out []string
+	if missing := linksUnread(in.NodeStats, ls); len(missing) > 0 {
+		out = append(out, fmt.Sprintf("saturated link of %v (interface counters not read at both ends of the window)", missing))
+	}
+	if !in.LinksKnown {
 		hosts := make([]string, len(ls))
 		for i, l := range ls {
 			hosts[i] = l.Host
 		}
-		return []string{"link capacity of " + strings.Join(hosts, ", ") + " (not known on a target: its sent Mbit/s are in links)"}
+		out = append(out, "link capacity of "+strings.Join(hosts, ", ")+" (not known on a target: its sent Mbit/s are in links)")
 	}
-	return nil
+	return out
+}
+
+// linksUnread are the sampled nodes (those with a quota or a sample) that have no Link, sorted.
+func linksUnread(st *NodeStats, ls []Link) []string {
+	if st == nil {
+		return nil
+	}
+	var out []string
+	for _, m := range []map[string]Sample{st.From, st.To} {
+		for host := range m {
+			out = append(out, host)
+		}
+	}
+	for host := range st.Quota {
+		out = append(out, host)
+	}
+	slices.Sort(out)
+	out = slices.Compact(out)
+	return slices.DeleteFunc(out, func(h string) bool {
+		return slices.ContainsFunc(ls, func(l Link) bool { return l.Host == h })
+	})
 }
 
 // LinksText is the nodes' egress in one line, for a person reading a run's output ("sup1 sent 1.96 of 2

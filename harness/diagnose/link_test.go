@@ -24,6 +24,14 @@ func withLinks(sent1, sent2 int64, limit map[string]float64, known bool) Input {
 	return in
 }
 
+// withoutCounters takes host's interface counters out of in's closing sample, as a failed read leaves it.
+func withoutCounters(in Input, host string) Input {
+	b := in.NodeStats.To[host]
+	b.TxBytes, b.RxBytes = nil, nil
+	in.NodeStats.To[host] = b
+	return in
+}
+
 // TestLinks: the link step of the precedence and the links' figures. By hand: 9.8e6 bytes in 40 s =
 // 1.96 Mbit/s = 98% of a 2 Mbit/s limit; 8e6 bytes = 1.6 Mbit/s = 80%; 1 MB received = 0.2 Mbit/s.
 func TestLinks(t *testing.T) {
@@ -39,6 +47,8 @@ func TestLinks(t *testing.T) {
 		{"no limit on containers", withLinks(9.8e6, 20e6, nil, true), "none found", "not read: pending limits, transfer threads)", ""},
 		{"a target's links", withLinks(9.8e6, 20e6, nil, false), "none found", "pending limits, links, transfer threads)", "link capacity of sup1, sup2"},
 		{"counters not read", base(), "none found", "pending limits, links, transfer threads)", unreadLinks},
+		{"one node's counters not read", withoutCounters(withLinks(9.8e6, 20e6, two, true), "sup2"), "link at its limit", "sup1 link 98%", "saturated link of [sup2]"},
+		{"one node's counters not read, none full", withoutCounters(withLinks(8e6, 20e6, two, true), "sup2"), "none found", "pending limits, links, transfer threads)", "saturated link of [sup2]"},
 	}
 	for _, c := range cases {
 		d := Run(c.in)
