@@ -52,7 +52,7 @@ func newSimClustersCmd() *cobra.Command {
 }
 
 func newSimCostsCmd() *cobra.Command {
-	var from []string
+	var from, linkFrom []string
 	var out, name, cluster, method string
 	o := costRuns{}
 	cmd := &cobra.Command{
@@ -74,7 +74,9 @@ func newSimCostsCmd() *cobra.Command {
 			"cannot tell is charged as zero and listed as missing. Each placement also runs at half the rate at\n" +
 			"100 bytes, so that what a placement costs whatever its rate is told apart from its transfers'.\n" +
 			"With --from, runs of that design among the folders (the Throughput chain with --rate) are read\n" +
-			"the same way. docs/simulator.md.",
+			"the same way. The bytes a message and an ack take on a link are fitted from the topologies' runs'\n" +
+			"interface counters, or from those of --link-from's runs (then only their counters and traffic are\n" +
+			"read: runs recorded later than the CPU's). docs/simulator.md.",
 		Args: exactArgs(0, "sim costs takes no arguments: stormlab sim costs --cluster containers:SHAPE --out FILE"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if (len(from) == 0) == (cluster == "") || out == "" {
@@ -102,10 +104,17 @@ func newSimCostsCmd() *cobra.Command {
 			} else if runs, err = loadRuns(from); err != nil {
 				return err
 			}
-			return measureCostModel(cmd, runs, name, method, out)
+			var linkRuns []*harness.RunResult
+			if len(linkFrom) > 0 {
+				if linkRuns, err = loadRuns(linkFrom); err != nil {
+					return fmt.Errorf("--link-from: %w", err)
+				}
+			}
+			return measureCostModel(cmd, runs, linkRuns, costSettings{name: name, method: method, out: out})
 		},
 	}
 	cmd.Flags().StringSliceVar(&from, "from", nil, "a folder of recorded runs (repeatable)")
+	cmd.Flags().StringSliceVar(&linkFrom, "link-from", nil, "a folder of recorded runs whose nodes' interface counters give the bytes on a link (msg_bytes, ack_bytes) instead of the measured runs' (repeatable); their CPU is not read")
 	cmd.Flags().StringVar(&cluster, "cluster", "", "a real cluster to measure on: containers:SHAPE or target:FILE")
 	cmd.Flags().IntVar(&o.reps, "reps", 2, "with --cluster: runs of each topology")
 	cmd.Flags().DurationVar(&o.warmup, "warmup", 40*time.Second, "with --cluster: each run's maximum warm-up")
@@ -121,9 +130,15 @@ func newSimCostsCmd() *cobra.Command {
 	return cmd
 }
 
-// measureCostModel measures runs into a cost model named name (method: simcluster.CostMethods), with
-// the transfer costs, writes it to out and says what it could not measure.
-func measureCostModel(cmd *cobra.Command, runs []*harness.RunResult, name, method, out string) error {
+// costSettings are sim costs' choices for the model it writes: its name, how a component's CPU is
+// read (simcluster.CostMethods) and the file.
+type costSettings struct{ name, method, out string }
+
+// measureCostModel measures runs into a cost model, with the transfer costs and the bytes on a link
+// (from the interface counters of linkRuns, listed in the provenance, or where nil of runs), writes it
+// and says what it could not measure.
+func measureCostModel(cmd *cobra.Command, runs, linkRuns []*harness.RunResult, set costSettings) error {
+	name, method, out := set.name, set.method, set.out
 	m, err := simcluster.MeasureCosts(name, runs, provenance(runs))
 	if err != nil {
 		return err
@@ -137,10 +152,21 @@ func measureCostModel(cmd *cobra.Command, runs []*harness.RunResult, name, metho
 	if err != nil {
 		return err
 	}
+	wire := 0
+	if linkRuns == nil {
+		wire = simcluster.FitWire(m, runs)
+	} else {
+		wire = simcluster.FitWire(m, linkRuns)
+		m.Provenance.Runs = append(m.Provenance.Runs, simcluster.LinkProvenance(linkRuns)...)
+	}
 	if err := writeCostModel(out, m); err != nil {
 		return failed(err)
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "cost model %s: %d topologies and the transfer costs from %d runs (%d of the transfer design) -> %s\n", m.Name, len(m.Topologies), len(m.Provenance.Runs), xfer.Runs, out)
+	if tr := m.Transfer; wire > 0 && tr.MsgBytesPI != nil && tr.AckBytesPI != nil {
+		fmt.Fprintf(cmd.OutOrStdout(), "  on a link (from %d nodes' interface counters): a message %d bytes besides its tuple (%g to %g), an ack %d (%g to %g)\n",
+			wire, tr.MsgBytes, tr.MsgBytesPI.Lo, tr.MsgBytesPI.Hi, tr.AckBytes, tr.AckBytesPI.Lo, tr.AckBytesPI.Hi)
+	}
 	if len(xfer.Busy) > 0 {
 		fmt.Fprintf(cmd.ErrOrStderr(), "sim costs: caution: a node was at 90%% of its CPU or more in %s: the transfer CPU costs may read low (a lower --transfer-rate)\n", strings.Join(xfer.Busy, ", "))
 	}

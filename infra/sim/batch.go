@@ -42,6 +42,7 @@ func batched(cfg Config) Config {
 	}
 	out.QueueCap = max(1, int(math.Ceil(float64(capacity)/b)))
 	out.Costs.SerMsg *= b
+	out.Costs.MsgBytes = int(math.Round(float64(out.Costs.MsgBytes) * b))
 	out.Costs.DeserMsg *= b
 	out.Costs.AckCPU *= b
 	return out

@@ -58,7 +58,13 @@ type TransferCosts struct {
 	LocalLatencyPI *Interval `json:"local_latency_s_pi95,omitempty"`
 	LinkLatencyPI  *Interval `json:"link_latency_s_pi95,omitempty"`
 	AckCPUS        float64   `json:"ack_cpu_s"`
-	AckBytes       int       `json:"ack_bytes"`
+	// AckBytes is an ack message's size on a link and MsgBytes what every message between nodes takes
+	// there besides its tuple's serialized size (Storm's framing, frames' headers beyond a full
+	// frame's); each with its stated interval (nil: not measured).
+	AckBytes   int       `json:"ack_bytes"`
+	AckBytesPI *Interval `json:"ack_bytes_pi95,omitempty"`
+	MsgBytes   int       `json:"msg_bytes,omitempty"`
+	MsgBytesPI *Interval `json:"msg_bytes_pi95,omitempty"`
 	// WorkerOverheadCores is what each worker's own threads use besides its executors' (the worker's
 	// process CPU less its executor threads'), and WorkerOverheadSD its spread over the measured workers.
 	WorkerOverheadCores float64   `json:"worker_overhead_cores"`
@@ -93,7 +99,7 @@ func (i *Interval) Contains(x float64) bool { return i != nil && x >= i.Lo && x 
 // Costs is t as the model's Costs.
 func (t TransferCosts) Costs() Costs {
 	return Costs{SerMsg: t.SerMsgS, SerByte: t.SerByteS, DeserMsg: t.DeserMsgS, DeserByte: t.DeserByteS,
-		LocalLatency: t.LocalLatency, LinkLatency: t.LinkLatency, AckCPU: t.AckCPUS}
+		LocalLatency: t.LocalLatency, LinkLatency: t.LinkLatency, AckCPU: t.AckCPUS, MsgBytes: t.MsgBytes}
 }
 
 // TopologyCosts are one topology's measured component costs, at the flags that change a tuple's work

@@ -81,6 +81,9 @@ type Costs struct {
 	// AckCPU is the CPU seconds one ack costs: charged to the bolt that acks, or, with Topology.Ackers,
 	// the acker executor's service time per ack message.
 	AckCPU float64
+	// MsgBytes is what every message between nodes takes on the sending node's link besides its own
+	// bytes (Storm's framing; a batch of them under Config.Batch).
+	MsgBytes int
 }
 
 // Topology is the running topology: its components, its executors (tasks) placed on workers, and its

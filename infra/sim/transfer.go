@@ -31,6 +31,7 @@ func (s *sim) deliver(from, to *executor, bytes int, arrive event) {
 	case from.node == to.node:
 		s.eng.post(s.eng.now+c.LocalLatency, arrive)
 	default:
+		bytes += c.MsgBytes
 		s.sent[from.node] += float64(bytes)
 		s.recv[to.node] += float64(bytes)
 		leave := s.eng.now
