@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -50,5 +51,51 @@ func TestSimCostsFromOneRun(t *testing.T) {
 	if tr.SerMsgS != 0 || tr.DeserByteS != 0 || tr.LinkLatency != 0 || tr.SerMsgPI != nil || tr.LocalLatencyPI != nil ||
 		!slices.ContainsFunc(m.Provenance.Missing, func(s string) bool { return strings.HasPrefix(s, "ser_msg_s, ser_byte_s, deser_msg_s") }) {
 		t.Errorf("transfer %+v, missing %q: want the transfer costs at zero and listed missing", tr, m.Provenance.Missing)
+	}
+}
+
+// TestSimCostsLinkFrom: sim costs reads the bytes on a link from --link-from's runs (the shipped model's,
+// harness/simcluster/testdata/containers-link-runs.tar.gz, which recorded their nodes' interface counters)
+// and names them in the provenance; from a run recorded without counters alone both stay missing.
+func TestSimCostsLinkFrom(t *testing.T) {
+	links := t.TempDir()
+	if b, err := exec.Command("tar", "xzf", "../../harness/simcluster/testdata/containers-link-runs.tar.gz", "-C", links).CombinedOutput(); err != nil {
+		t.Fatalf("tar: %v: %s", err, b)
+	}
+	run := "../../harness/simcluster/testdata/remeasure/wordcount-even-r1"
+	for _, c := range []struct {
+		args  []string
+		bytes bool
+	}{
+		{[]string{"--link-from", links}, true},
+		{nil, false},
+	} {
+		out := filepath.Join(t.TempDir(), "costs.json")
+		code, stdout, stderr := cli(t, append([]string{"sim", "costs", "--from", run, "--out", out}, c.args...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", c.args, code, stderr)
+		}
+		f, err := os.Open(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := sim.ReadCostModel(f)
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr, named := m.Transfer, 0
+		for _, r := range m.Provenance.Runs {
+			if strings.HasPrefix(r, "link bytes: ") {
+				named++
+			}
+		}
+		missing := slices.ContainsFunc(m.Provenance.Missing, func(s string) bool { return strings.HasPrefix(s, "msg_bytes, ack_bytes") })
+		switch {
+		case c.bytes && (tr.AckBytes <= 0 || tr.MsgBytesPI == nil || named != 6 || missing || !strings.Contains(stdout, "on a link")):
+			t.Errorf("--link-from: ack %d bytes, msg %d (%+v), %d runs named, missing %v: want both measured from its 6 runs", tr.AckBytes, tr.MsgBytes, tr.MsgBytesPI, named, missing)
+		case !c.bytes && (tr.AckBytes != 0 || tr.MsgBytes != 0 || named != 0 || !missing):
+			t.Errorf("without counters: ack %d bytes, msg %d, %d runs named, missing %v: want both zero and listed missing", tr.AckBytes, tr.MsgBytes, named, missing)
+		}
 	}
 }
