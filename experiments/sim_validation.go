@@ -29,6 +29,7 @@ var simValMetrics = []lab.Metric{
 	{Name: "latency_p50_ms", Label: "complete latency p50 (ms)", Optional: true},
 	{Name: "latency_p99_ms", Label: "complete latency p99 (ms)", Optional: true},
 	{Name: svCPUPerTuple, Label: "CPU per acked tuple (µs, all nodes)", Optional: true},
+	{Name: svBytesPerTuple, Label: "bytes sent by the nodes per acked tuple", Optional: true},
 }
 
 // svCPUPerTuple is what a run's nodes used per acked tuple: the CPU of all its workers (cores, the
@@ -36,11 +37,27 @@ var simValMetrics = []lab.Metric{
 // off: a saturated simulated cluster whose CPU per tuple is twice the real one's runs at half its rate.
 const svCPUPerTuple = "cpu_us_per_tuple"
 
+// svBytesPerTuple is what a run's nodes sent per acked tuple: the bytes their interfaces sent over the
+// window (the diagnosis's links; a simulated node's messages to other nodes as full frames) over its
+// throughput. No goal judges it; it checks the cost model's bytes on a link (tuple sizes, msg_bytes,
+// ack_bytes) in every cell, limited or not. A real node also sends what the model has no part for (its
+// heartbeats, the workers' reports, TCP's acknowledgements and partly filled frames), so the real figure
+// is the higher by that.
+const svBytesPerTuple = "link_bytes_per_tuple"
+
 // svValues are the metrics of a run (real or simulated) that sim-validation compares.
-func svValues(m harness.Measurement) map[string]float64 {
+func svValues(r *harness.RunResult) map[string]float64 {
+	m := r.Measurement
 	v := map[string]float64{"throughput": m.Throughput, "latency_mean_ms": m.LatencyMean, "latency_p50_ms": m.LatencyP50, "latency_p99_ms": m.LatencyP99}
 	if cores := sumCores(m.NodeCPU); cores > 0 && m.Throughput > 0 {
 		v[svCPUPerTuple] = 1e6 * cores / m.Throughput
+	}
+	if r.Diagnosis != nil && len(r.Diagnosis.Links) > 0 && m.Throughput > 0 {
+		sent := 0.0
+		for _, l := range r.Diagnosis.Links {
+			sent += l.SentMbit * 1e6 / 8
+		}
+		v[svBytesPerTuple] = sent / m.Throughput
 	}
 	return v
 }
@@ -511,7 +528,7 @@ func (vr *simValRunner) one(ctx context.Context, cluster *clusterView, name stri
 	m := r.Measurement
 	row := base
 	row.Series = series
-	row.Values = svValues(m)
+	row.Values = svValues(r)
 	vr.res.Add(screened(row, r))
 	fmt.Fprintf(vr.env.Log, "sim-validation: %s: %.0f tuples/s, latency p50 %.1f ms, p99 %.1f ms\n", series, m.Throughput, m.LatencyP50, m.LatencyP99)
 	return r, nil

@@ -120,7 +120,7 @@ func relErr(pred, real float64) float64 {
 func nan() float64 { return math.NaN() }
 
 // svCSVMetrics are validation.csv's metrics, in its order.
-var svCSVMetrics = []string{"throughput", "latency_mean_ms", "latency_p50_ms", "latency_p99_ms", svCPUPerTuple}
+var svCSVMetrics = []string{"throughput", "latency_mean_ms", "latency_p50_ms", "latency_p99_ms", svCPUPerTuple, svBytesPerTuple}
 
 // writeValidationCSV writes a line per cell and metric: the real runs, the prediction interval, the
 // simulated and analytic means and their relative errors.

@@ -177,7 +177,7 @@ func recordedPair(ctx context.Context, env lab.Env, res *lab.Results, r *harness
 	}{{svReal, r}, {svSim, s}} {
 		row := base
 		row.Series = r.Spec.Scheduler + " " + p.where
-		row.Values = svValues(p.run.Measurement)
+		row.Values = svValues(p.run)
 		res.Add(screened(row, p.run))
 	}
 	if a := s.Simulated.Analytic; a != nil {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/stormlab/stormlab/experiments/lab"
 	"github.com/stormlab/stormlab/harness"
+	"github.com/stormlab/stormlab/harness/diagnose"
 	"github.com/stormlab/stormlab/harness/simcluster"
 	"github.com/stormlab/stormlab/infra/clusterref"
 	"github.com/stormlab/stormlab/reports"
@@ -69,16 +70,16 @@ func TestSimValidationWalks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// 2 cells x 5 metrics, and the header; the CPU per tuple read on both sides.
-	if len(recs) != 11 || recs[0][0] != "configuration" {
-		t.Errorf("validation.csv has %d lines, want 11:\n%s", len(recs), b)
+	// 2 cells x 6 metrics, and the header; the CPU and the bytes per tuple read on both sides.
+	if len(recs) != 13 || recs[0][0] != "configuration" {
+		t.Errorf("validation.csv has %d lines, want 13:\n%s", len(recs), b)
 	}
 	for _, r := range recs[1:] {
-		if r[3] == svCPUPerTuple && (r[5] == "" || r[10] == "") {
-			t.Errorf("validation.csv: %v: want the real and the simulated CPU per tuple", r)
+		if (r[3] == svCPUPerTuple || r[3] == svBytesPerTuple) && (r[5] == "" || r[10] == "") {
+			t.Errorf("validation.csv: %v: want the real and the simulated figure", r)
 		}
 	}
-	for _, f := range []string{"validation-throughput.svg", "validation-latency_p99_ms.png", "validation-cpu_us_per_tuple.svg"} {
+	for _, f := range []string{"validation-throughput.svg", "validation-latency_p99_ms.png", "validation-cpu_us_per_tuple.svg", "validation-link_bytes_per_tuple.svg"} {
 		if _, err := os.Stat(filepath.Join(rep.Dir, f)); err != nil {
 			t.Errorf("figure: %v", err)
 		}
@@ -424,7 +425,8 @@ func TestRecordedKeyLinks(t *testing.T) {
 	}
 }
 
-// TestSvValues: a run's CPU per acked tuple is its nodes' CPU over its throughput. Reference by hand:
+// TestSvValues: a run's CPU per acked tuple is its nodes' CPU over its throughput, its bytes per tuple
+// its nodes' bytes sent over it. Reference by hand:
 // nodes at 50% and 100% of a core are 1.5 cores; at 10,000 tuples/s that is 150 µs a tuple. A run
 // without node CPU (or without throughput) has none, not a zero.
 func TestSvValues(t *testing.T) {
@@ -438,10 +440,21 @@ func TestSvValues(t *testing.T) {
 		{"no node CPU", harness.Measurement{Throughput: 500}, math.NaN()},
 		{"nothing acked", harness.Measurement{NodeCPU: map[string]float64{"sup1": 25}}, math.NaN()},
 	} {
-		got, ok := svValues(tc.m)[svCPUPerTuple]
+		got, ok := svValues(&harness.RunResult{Measurement: tc.m})[svCPUPerTuple]
 		if math.IsNaN(tc.want) != !ok || (ok && math.Abs(got-tc.want) > 1e-9) {
 			t.Errorf("%s: cpu_us_per_tuple %v (present %v), want %v", tc.name, got, ok, tc.want)
 		}
+	}
+	// Bytes per tuple, by hand: nodes sending 0.8 and 0.4 Mbit/s are 150,000 bytes/s; at 1,000 tuples/s,
+	// 150 bytes a tuple. Without links read (no counters), none.
+	r := &harness.RunResult{Measurement: harness.Measurement{Throughput: 1000},
+		Diagnosis: &diagnose.Diagnosis{Links: []diagnose.Link{{Host: "sup1", SentMbit: 0.8}, {Host: "sup2", SentMbit: 0.4}}}}
+	if got := svValues(r)[svBytesPerTuple]; math.Abs(got-150) > 1e-9 {
+		t.Errorf("link_bytes_per_tuple %v, want 150", got)
+	}
+	r.Diagnosis.Links = nil
+	if got, ok := svValues(r)[svBytesPerTuple]; ok {
+		t.Errorf("no links read: link_bytes_per_tuple %v, want none", got)
 	}
 }
 

@@ -322,8 +322,8 @@ func TestSimValidationTarget(t *testing.T) {
 			t.Errorf("%s: supervisor ids %v, its twin's %v: want the real cluster's, the same in both", run, real.Supervisors, sim.Supervisors)
 		}
 	}
-	if b, err := os.ReadFile(filepath.Join(dir, "validation.csv")); err != nil || strings.Count(string(b), "\n") != 11 {
-		t.Errorf("validation.csv: %v, want a header and 2 cells x 5 metrics:\n%s", err, b)
+	if b, err := os.ReadFile(filepath.Join(dir, "validation.csv")); err != nil || strings.Count(string(b), "\n") != 13 {
+		t.Errorf("validation.csv: %v, want a header and 2 cells x 6 metrics:\n%s", err, b)
 	}
 	// validation.json, or the manifest's reason there is none (every real run suspect: a busy host).
 	var manifest struct {

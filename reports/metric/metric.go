@@ -109,8 +109,9 @@ var registry = []Metric{
 	{"sustainable", "1", HigherBetter, Mean},
 	// observer
 	{"failed", "tuples", LowerBetter, Mean},
-	// sim-validation: all nodes' CPU per acked tuple
+	// sim-validation: all nodes' CPU and bytes sent per acked tuple
 	{"cpu_us_per_tuple", "µs", LowerBetter, Mean},
+	{"link_bytes_per_tuple", "bytes", LowerBetter, Mean},
 	// partition experiments
 	{"std", "weight", LowerBetter, Mean},
 	{"max_dev", "1", LowerBetter, Mean},
