@@ -15,6 +15,7 @@ import (
 
 	"github.com/stormlab/stormlab/experiments/lab"
 	"github.com/stormlab/stormlab/harness"
+	"github.com/stormlab/stormlab/harness/diagnose"
 	"github.com/stormlab/stormlab/harness/simcluster"
 	"github.com/stormlab/stormlab/harness/usertopo"
 	"github.com/stormlab/stormlab/infra/docker"
@@ -42,7 +43,7 @@ const svCPUPerTuple = "cpu_us_per_tuple"
 // throughput. No goal judges it; it checks the cost model's bytes on a link (tuple sizes, msg_bytes,
 // ack_bytes) in every cell, limited or not. A real node also sends what the model has no part for (its
 // heartbeats, the workers' reports, TCP's acknowledgements and partly filled frames), so the real figure
-// is the higher by that.
+// is the higher by that. A run with a node's counters unread has none (it would read low).
 const svBytesPerTuple = "link_bytes_per_tuple"
 
 // svValues are the metrics of a run (real or simulated) that sim-validation compares.
@@ -52,9 +53,9 @@ func svValues(r *harness.RunResult) map[string]float64 {
 	if cores := sumCores(m.NodeCPU); cores > 0 && m.Throughput > 0 {
 		v[svCPUPerTuple] = 1e6 * cores / m.Throughput
 	}
-	if r.Diagnosis != nil && len(r.Diagnosis.Links) > 0 && m.Throughput > 0 {
+	if d := r.Diagnosis; d != nil && len(d.Links) > 0 && len(diagnose.LinksUnread(r.NodeStats, d.Links)) == 0 && m.Throughput > 0 {
 		sent := 0.0
-		for _, l := range r.Diagnosis.Links {
+		for _, l := range d.Links {
 			sent += l.SentMbit * 1e6 / 8
 		}
 		v[svBytesPerTuple] = sent / m.Throughput

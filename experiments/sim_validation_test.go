@@ -446,13 +446,17 @@ func TestSvValues(t *testing.T) {
 		}
 	}
 	// Bytes per tuple, by hand: nodes sending 0.8 and 0.4 Mbit/s are 150,000 bytes/s; at 1,000 tuples/s,
-	// 150 bytes a tuple. Without links read (no counters), none.
+	// 150 bytes a tuple. With a third node's counters unread, or none read, none.
 	r := &harness.RunResult{Measurement: harness.Measurement{Throughput: 1000},
 		Diagnosis: &diagnose.Diagnosis{Links: []diagnose.Link{{Host: "sup1", SentMbit: 0.8}, {Host: "sup2", SentMbit: 0.4}}}}
 	if got := svValues(r)[svBytesPerTuple]; math.Abs(got-150) > 1e-9 {
 		t.Errorf("link_bytes_per_tuple %v, want 150", got)
 	}
-	r.Diagnosis.Links = nil
+	r.NodeStats = &diagnose.NodeStats{Quota: map[string]float64{"sup1": 50, "sup2": 100, "sup3": 100}}
+	if got, ok := svValues(r)[svBytesPerTuple]; ok {
+		t.Errorf("sup3's counters not read: link_bytes_per_tuple %v, want none (it would read low)", got)
+	}
+	r.NodeStats, r.Diagnosis.Links = nil, nil
 	if got, ok := svValues(r)[svBytesPerTuple]; ok {
 		t.Errorf("no links read: link_bytes_per_tuple %v, want none", got)
 	}

@@ -152,17 +152,17 @@ func measureCostModel(cmd *cobra.Command, runs, linkRuns []*harness.RunResult, s
 	if err != nil {
 		return err
 	}
-	wire := 0
-	if linkRuns == nil {
-		wire = simcluster.FitWire(m, runs)
-	} else {
-		wire = simcluster.FitWire(m, linkRuns)
+	measured := len(m.Provenance.Runs)
+	wireRuns := runs
+	if linkRuns != nil {
+		wireRuns = linkRuns
 		m.Provenance.Runs = append(m.Provenance.Runs, simcluster.LinkProvenance(linkRuns)...)
 	}
+	wire := simcluster.FitWire(m, wireRuns)
 	if err := writeCostModel(out, m); err != nil {
 		return failed(err)
 	}
-	fmt.Fprintf(cmd.OutOrStdout(), "cost model %s: %d topologies and the transfer costs from %d runs (%d of the transfer design) -> %s\n", m.Name, len(m.Topologies), len(m.Provenance.Runs), xfer.Runs, out)
+	fmt.Fprintf(cmd.OutOrStdout(), "cost model %s: %d topologies and the transfer costs from %d runs (%d of the transfer design) -> %s\n", m.Name, len(m.Topologies), measured, xfer.Runs, out)
 	if tr := m.Transfer; wire > 0 && tr.MsgBytesPI != nil && tr.AckBytesPI != nil {
 		fmt.Fprintf(cmd.OutOrStdout(), "  on a link (from %d nodes' interface counters): a message %d bytes besides its tuple (%g to %g), an ack %d (%g to %g)\n",
 			wire, tr.MsgBytes, tr.MsgBytesPI.Lo, tr.MsgBytesPI.Hi, tr.AckBytes, tr.AckBytesPI.Lo, tr.AckBytesPI.Hi)

@@ -225,7 +225,7 @@ func bottleneck(in Input, d Diagnosis) (what, rule string) {
 		return "unknown: no CPU measured in the window", "unknown"
 	}
 	notRead := "transfer threads"
-	if len(d.Links) == 0 || !in.LinksKnown || len(linksUnread(in.NodeStats, d.Links)) > 0 {
+	if len(d.Links) == 0 || !in.LinksKnown || len(LinksUnread(in.NodeStats, d.Links)) > 0 {
 		notRead = "links, " + notRead
 	}
 	if !pendingRead(in, d) {

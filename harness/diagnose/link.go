@@ -73,7 +73,7 @@ func linksUnknown(in Input, ls []Link) []string {
 		return []string{unreadLinks}
 	}
 	var out []string
-	if missing := linksUnread(in.NodeStats, ls); len(missing) > 0 {
+	if missing := LinksUnread(in.NodeStats, ls); len(missing) > 0 {
 		out = append(out, fmt.Sprintf("saturated link of %v (interface counters not read at both ends of the window)", missing))
 	}
 	if !in.LinksKnown {
@@ -86,8 +86,8 @@ func linksUnknown(in Input, ls []Link) []string {
 	return out
 }
 
-// linksUnread are the sampled nodes (those with a quota or a sample) that have no Link, sorted.
-func linksUnread(st *NodeStats, ls []Link) []string {
+// LinksUnread are the sampled nodes (those with a quota or a sample) that have no Link, sorted.
+func LinksUnread(st *NodeStats, ls []Link) []string {
 	if st == nil {
 		return nil
 	}

@@ -76,8 +76,9 @@ func recordedRuns(t *testing.T, path string) []*harness.RunResult {
 // the transfer design, recorded on heterogeneous-2, its runs kept in testdata/containers-runs.tar.gz;
 // the bytes on a link from the interface counters of later runs of the topologies,
 // testdata/containers-link-runs.tar.gz) is what `stormlab sim costs --from ... --link-from ...` measures
-// from those runs: every component cost, transfer cost and size on the link, exactly. A change to how costs are read shows here as a changed model, to be written again from the
-// runs (the command in the results log) rather than by hand.
+// from those runs: every component cost, transfer cost and size on the link, exactly. A change to how
+// costs are read shows here as a changed model, to be written again from the runs (the command in the
+// results log) rather than by hand.
 func TestShippedFromItsRuns(t *testing.T) {
 	f, err := costFiles.Open("costs/containers.json")
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/stormlab/stormlab/harness"
+	"github.com/stormlab/stormlab/harness/diagnose"
 	"github.com/stormlab/stormlab/infra/sim"
 )
 
@@ -29,8 +30,9 @@ type wireObs struct{ y, tuples, acks float64 }
 // each message in a frame of its own, so they are left out). It returns the nodes observed. Runs
 // recorded without counters give none, and the two stay as they were, listed missing.
 //
-// It runs after FitTransfer, which reads the runs' messages at the ack size the model had (none):
-// on containers the serialization per byte it would price them at is refuted anyway.
+// It runs after FitTransfer, which so reads the transfer design's acks at the ack size the model had
+// (none): where the serialization per byte is measured (not on containers, where it is refuted), the
+// acks' share of it is left out of that fit while the model charges it.
 func FitWire(m *sim.CostModel, runs []*harness.RunResult) int {
 	var obs []wireObs
 	for _, r := range runs {
@@ -81,9 +83,10 @@ func LinkProvenance(runs []*harness.RunResult) []string {
 	return out
 }
 
-// linkRun says whether FitWire reads r: a valid real run of a topology, not of the transfer design.
+// linkRun says whether FitWire reads r: a valid real run of a topology, not of the transfer design,
+// without faults (a restarted node's counters start again).
 func linkRun(r *harness.RunResult) bool {
-	return r.Validity.Level != harness.Invalid && r.Simulated == nil && !IsTransferRun(r)
+	return r.Validity.Level != harness.Invalid && r.Simulated == nil && !IsTransferRun(r) && len(r.Spec.Faults) == 0
 }
 
 // statedBytes is olsFit.stated for a size in bytes, its missing line appended to said.
@@ -94,67 +97,86 @@ func statedBytes(f olsFit, j int, what string, said []string) (float64, *sim.Int
 
 // wireOf is r's nodes as wireObs; none where r has no interface counters at both ends of its window.
 func wireOf(r *harness.RunResult) []wireObs {
-	st := r.NodeStats
 	span := float64(r.MeasureTo-r.MeasureFrom) / 1000
-	if st == nil || span <= 0 {
+	sent := nodeSent(r.NodeStats)
+	if len(sent) == 0 || span <= 0 {
 		return nil
 	}
 	at, comp, ackers := placesOf(r)
 	tasks := taskSums(r, at)
-	spouts := spoutComponents(comp, tasks)
-	sent := map[string]*wireObs{}
-	for host, a := range st.From {
-		b, ok := st.To[host]
-		dt := float64(b.TimeMs-a.TimeMs) / 1000
-		if !ok || a.TxBytes == nil || b.TxBytes == nil || dt <= 0 {
-			continue
-		}
-		sent[host] = &wireObs{y: float64(*b.TxBytes-*a.TxBytes) * frameShare / dt}
-	}
+	payload := parseFlags(r.Spec.Topology.Args)["payload-bytes"]
 	toAckers := false
 	for _, rep := range windowReports(r) {
 		for _, tr := range rep.Traffic {
 			s, d := at[tr.Src], at[tr.Dst]
+			toAckers = toAckers || isAcker(comp[tr.Dst])
 			o := sent[s.host]
-			if o == nil || s.host == d.host || s.host == "" || d.host == "" {
-				toAckers = toAckers || isAcker(comp[tr.Dst])
+			if o == nil || s.host == d.host || d.host == "" {
 				continue
 			}
 			n := float64(tr.Count) / span
 			switch {
 			case isAcker(comp[tr.Dst]):
 				o.acks += n
-				toAckers = true
 			case !isAcker(comp[tr.Src]):
 				o.tuples += n
-				o.y -= n * tasks[tr.Src].size(parseFlags(r.Spec.Topology.Args)["payload-bytes"])
+				o.y -= n * tasks[tr.Src].size(payload)
 			}
 		}
 	}
+	addAcks(sent, at, comp, ackers, tasks, toAckers, span)
+	var out []wireObs
+	for _, host := range slices.Sorted(maps.Keys(sent)) { // in order: the fit's sums come out the same every time
+		out = append(out, *sent[host])
+	}
+	return out
+}
+
+// nodeSent is each node's bytes sent a second over the window as TCP payload (its interface counters as
+// full frames, x frameShare), for the nodes with both counters; a counter that went back (the node
+// restarted) gives none.
+func nodeSent(st *diagnose.NodeStats) map[string]*wireObs {
+	if st == nil {
+		return nil
+	}
+	sent := map[string]*wireObs{}
+	for host, a := range st.From {
+		b, ok := st.To[host]
+		dt := float64(b.TimeMs-a.TimeMs) / 1000
+		if !ok || a.TxBytes == nil || b.TxBytes == nil || dt <= 0 || *b.TxBytes < *a.TxBytes {
+			continue
+		}
+		sent[host] = &wireObs{y: float64(*b.TxBytes-*a.TxBytes) * frameShare / dt}
+	}
+	return sent
+}
+
+// addAcks adds the ack messages the reports' traffic does not show: the ackers' completions of each
+// spout's trees (an acker completes its share of them; Storm's hooks see no acker's emits), and, where the
+// reports carry no acking streams (toAckers false), each executed tuple's ack and each tree's init, to the
+// share of ackers on other nodes.
+func addAcks(sent map[string]*wireObs, at map[int]place, comp map[int]string, ackers []place, tasks map[int]*taskFigures, toAckers bool, span float64) {
+	spouts := spoutComponents(comp, tasks)
 	otherHost := func(a, b place) bool { return a.host != b.host }
-	for t, c := range comp {
-		o, f := sent[at[t].host], tasks[t]
+	for _, t := range slices.Sorted(maps.Keys(comp)) { // in order, as wireOf's nodes
+		c, o, f := comp[t], sent[at[t].host], tasks[t]
 		if o == nil || f == nil || isAcker(c) {
 			continue
 		}
-		if !toAckers { // reports without the acking streams: each executed tuple's ack, each tree's init
+		if !toAckers {
 			n := f.in
 			if spouts[c] {
 				n = f.emitted
 			}
 			o.acks += n / span * ackerShare(at[t], ackers, otherHost)
 		}
-		if spouts[c] { // the ackers' completions of its trees, each acker completing its share
-			for _, k := range ackers {
-				if k.host != at[t].host && sent[k.host] != nil {
-					sent[k.host].acks += f.emitted / span / float64(len(ackers))
-				}
+		if !spouts[c] {
+			continue
+		}
+		for _, k := range ackers {
+			if k.host != at[t].host && sent[k.host] != nil {
+				sent[k.host].acks += f.emitted / span / float64(len(ackers))
 			}
 		}
 	}
-	var out []wireObs
-	for _, host := range slices.Sorted(maps.Keys(sent)) { // in order: the fit's sums come out the same every time
-		out = append(out, *sent[host])
-	}
-	return out
 }

@@ -17,15 +17,12 @@ import (
 // node's interface counter reads sent1 and sent2 bytes over the window. With acking streams off, the
 // reports leave the traffic to the ackers out.
 func wireRun(n int64, sent1, sent2 float64, ackStreams bool) *harness.RunResult {
-	r := &harness.RunResult{TopologyID: "tp", MeasureFrom: 0, MeasureTo: 10000}
-	for _, e := range []harness.ExecutorPlace{
+	r := &harness.RunResult{TopologyID: "tp", MeasureFrom: 0, MeasureTo: 10000, Executors: []harness.ExecutorPlace{
 		{Component: "spout", Start: 1, End: 1, Host: "sup1", Port: 6700},
 		{Component: "bolt", Start: 2, End: 2, Host: "sup2", Port: 6700},
 		{Component: "__acker", Start: 3, End: 3, Host: "sup1", Port: 6700},
 		{Component: "__acker", Start: 4, End: 4, Host: "sup2", Port: 6700},
-	} {
-		r.Executors = append(r.Executors, e)
-	}
+	}}
 	w1 := protocol.WorkerReport{Topology: "tp", Host: "sup1", Port: 6700, IntervalS: 10, TimeMs: 10000,
 		Traffic:    []protocol.TaskTraffic{{Src: 1, Dst: 2, Count: n}},
 		Emits:      []protocol.TaskEmits{{Task: 1, Stream: "default", Count: n}},
@@ -72,6 +69,10 @@ func TestWireOf(t *testing.T) {
 	r.NodeStats.To["sup2"] = diagnose.Sample{TimeMs: 10000}
 	if obs := wireOf(r); len(obs) != 1 {
 		t.Errorf("a node without counters: %d nodes observed, want the other one", len(obs))
+	}
+	r = wireRun(1000, 200000, -1, true) // sup2's counter went back: restarted
+	if obs := wireOf(r); len(obs) != 1 {
+		t.Errorf("a counter that went back: %d nodes observed, want the other one", len(obs))
 	}
 }
 

@@ -54,7 +54,8 @@ func TestTransferCPU(t *testing.T) {
 
 // TestNodeBytes: the bytes between nodes are counted at the sender and the receiver. The chain's spout
 // on n0 sends each of its dataset's 100 tuples of 100 bytes to the bolt on n1, which sends nothing on:
-// 10,000 bytes from n0 to n1, none back (no ackers); with Costs.MsgBytes of 20, 12,000. By hand.
+// 10,000 bytes from n0 to n1, none back (no ackers); with Costs.MsgBytes of 20, 12,000, also in batches.
+// By hand.
 func TestNodeBytes(t *testing.T) {
 	cfg := chain(Dist{Mean: 1e-3}, Dist{Mean: 2e-3}, 0, 1)
 	cfg.Topology.Components[0].Dataset = 100
@@ -75,5 +76,14 @@ func TestNodeBytes(t *testing.T) {
 	x.Advance(10)
 	if sent, recv = x.NodeBytes(); !slices.Equal(sent, []float64{12_000, 0}) || !slices.Equal(recv, []float64{0, 12_000}) {
 		t.Errorf("with msg bytes: sent %v, received %v: want n0 12,000 to n1", sent, recv)
+	}
+	// In batches of 10: 10 messages of 10 tuples, each 10 x (100 + 20) bytes, the same 12,000.
+	cfg.Batch = 10
+	if x, err = New(cfg); err != nil {
+		t.Fatal(err)
+	}
+	x.Advance(10)
+	if sent, _ = x.NodeBytes(); !slices.Equal(sent, []float64{12_000, 0}) {
+		t.Errorf("in batches of 10: sent %v, want n0 12,000", sent)
 	}
 }
