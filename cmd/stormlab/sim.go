@@ -110,7 +110,7 @@ func newSimCostsCmd() *cobra.Command {
 					return fmt.Errorf("--link-from: %w", err)
 				}
 			}
-			return measureCostModel(cmd, runs, linkRuns, costSettings{name: name, method: method, out: out})
+			return measureCostModel(cmd, runs, linkRuns, name, method, out)
 		},
 	}
 	cmd.Flags().StringSliceVar(&from, "from", nil, "a folder of recorded runs (repeatable)")
@@ -130,15 +130,10 @@ func newSimCostsCmd() *cobra.Command {
 	return cmd
 }
 
-// costSettings are sim costs' choices for the model it writes: its name, how a component's CPU is
-// read (simcluster.CostMethods) and the file.
-type costSettings struct{ name, method, out string }
-
-// measureCostModel measures runs into a cost model, with the transfer costs and the bytes on a link
-// (from the interface counters of linkRuns, listed in the provenance, or where nil of runs), writes it
-// and says what it could not measure.
-func measureCostModel(cmd *cobra.Command, runs, linkRuns []*harness.RunResult, set costSettings) error {
-	name, method, out := set.name, set.method, set.out
+// measureCostModel measures runs into a cost model named name (method: simcluster.CostMethods), with
+// the transfer costs and the bytes on a link (from the interface counters of linkRuns, listed in the
+// provenance, or where nil of runs), writes it to out and says what it could not measure.
+func measureCostModel(cmd *cobra.Command, runs, linkRuns []*harness.RunResult, name, method, out string) error {
 	m, err := simcluster.MeasureCosts(name, runs, provenance(runs))
 	if err != nil {
 		return err
