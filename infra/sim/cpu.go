@@ -43,6 +43,12 @@ type cpu struct {
 	spinners []*executor
 	spinCap  float64
 	sv       float64
+	// idleQ[idleHead:] are the spells of spinning that may end in sleep (sleep.go), oldest first, each
+	// spinFor core-seconds long (0: spinners spin while idle); sleepAt is when the oldest live one ends.
+	idleQ    []idleEntry
+	idleHead int
+	spinFor  float64
+	sleepAt  float64
 	ended    []*executor // complete's scratch
 	// lv is level by the number of jobs, for lvKey's workers and load: it is asked several times per
 	// event, the number of jobs changes on nearly every one, the rest seldom.
@@ -134,6 +140,9 @@ func (c *cpu) bgRate() float64 {
 	if c.bg == 0 || c.bgCap <= 0 {
 		return 0
 	}
+	if c.bw != nil && c.bw.throttled {
+		return c.bw.heldBg
+	}
 	if c.bw != nil {
 		return min(c.bgCap, c.fillOf(len(c.jobs), c.bw.cores, c.bg, c.loadRate()))
 	}
@@ -164,6 +173,9 @@ const (
 // containers at their quota (0.25-0.26 cores of 0.25 beside saturated workers), their busy time
 // delayed by a stall rather than lost.
 func (c *cpu) loadRate() float64 {
+	if c.bw != nil && c.bw.throttled {
+		return c.bw.heldLoad
+	}
 	if c.bw != nil {
 		return c.loadFor(len(c.jobs), c.bw.cores)
 	}
@@ -186,7 +198,7 @@ func (c *cpu) loadFor(jobs int, cores float64) float64 {
 func (c *cpu) advance() {
 	dt := c.eng.now - c.last
 	if dt > 0 && c.bw != nil {
-		c.bw.used += dt * (c.totalRate() - c.steady())
+		c.bw.used += dt * c.totalRate()
 	}
 	if dt > 0 && c.bg > 0 {
 		o := dt * c.bgRate() * float64(c.bg)
@@ -232,6 +244,7 @@ func (c *cpu) spin(e *executor) {
 	c.advance()
 	e.spin, e.smark, e.sidx = c, c.sv, len(c.spinners)
 	c.spinners = append(c.spinners, e)
+	c.spinning(e)
 	c.schedule()
 }
 
@@ -286,6 +299,11 @@ func (c *cpu) scheduleOne() {
 		c.bw.plan(c.eng.now, c.totalRate()-st, st)
 		c.next = min(c.next, c.bw.at)
 	}
+	c.sleepAt = math.Inf(1)
+	if c.spinFor > 0 {
+		c.sleepAt = c.nextSleep()
+		c.next = min(c.next, c.sleepAt)
+	}
 	c.eng.moved(c)
 }
 
@@ -294,6 +312,10 @@ func (c *cpu) scheduleOne() {
 func (c *cpu) complete() {
 	const eps = 1e-12
 	c.advance()
+	if c.spinFor > 0 && c.sleepAt <= c.eng.now { // spinners' spells end: a completion or quota event at the same time comes next
+		c.sleepers()
+		return
+	}
 	// A job that ends as its node's quota runs out used its CPU within the quota: it ends first (the
 	// bandwidth event comes due again at once), whichever the rounding of the two times put first.
 	if c.bandwidthDue() && !(len(c.jobs) > 0 && c.jobs[0].vend-c.v <= eps) {

@@ -26,11 +26,14 @@ type bandwidth struct {
 	cores        float64 // the quota: cores x period core-seconds per period
 	phase        float64 // when period 0 starts (the one before it ends then)
 	k            int     // the current period (it started at phase + k x period)
-	used         float64 // core-seconds the threads but the overhead used in the current period
+	used         float64 // core-seconds the node's threads used in the current period
 	throttled    bool
 	at           float64 // the next bandwidth event: the quota runs out, or the period ends
 	periodEnds   bool    // at is the period's end
 	jobAt        float64 // the cpu's next completion, beside at in its timer
+	// heldBg and heldLoad are each overhead thread's and the load's cores while throttled: their
+	// shares as the quota ran out, cut to what the period's quota has left (hold).
+	heldBg, heldLoad float64
 }
 
 // newBandwidth is n's bandwidth control, nil when it has none (no period, or a peak that cannot use more
@@ -55,8 +58,10 @@ func (b *bandwidth) capacity() float64 {
 }
 
 // plan sets the next bandwidth event, with the node's threads using rate cores from now besides the
-// overhead's steady bg cores, which the period's quota holds for it (as its share changes with the
-// node's busy executors within a period, the quota is kept only about as exactly as that).
+// steady bg cores (the overhead and the load), for which the period's quota holds what they will use
+// at that rate to its end. Their share changes with the node's busy executors, and each change plans
+// again; through a stall they keep the share they had as it began (hold), so a period never uses more
+// than its quota.
 func (b *bandwidth) plan(now, rate, bg float64) {
 	b.roll(now)
 	end := b.end(b.k)
@@ -64,7 +69,7 @@ func (b *bandwidth) plan(now, rate, bg float64) {
 	if b.throttled || rate <= 0 {
 		return
 	}
-	if out := now + max(0, (b.cores-bg)*b.period-b.used)/rate; out < end {
+	if out := now + max(0, b.cores*b.period-b.used-bg*(end-now))/rate; out < end {
 		b.at, b.periodEnds = out, false
 	}
 }
@@ -98,6 +103,18 @@ func (b *bandwidth) event() {
 	b.throttled = true
 }
 
+// hold keeps the steady threads at their shares of the moment (bg cores each of n overhead threads,
+// load for the load) through the stall that starts now. The quota held their use to the period's end
+// at the shares it was last planned with; a share that grew since then (an executor finished) is cut
+// to what is left, so the period never uses more than its quota.
+func (b *bandwidth) hold(now, bg, n, load float64) {
+	scale := 1.0
+	if want := (bg*n + load) * (b.end(b.k) - now); want > 0 {
+		scale = min(1, max(0, b.cores*b.period-b.used)/want)
+	}
+	b.heldBg, b.heldLoad = bg*scale, load*scale
+}
+
 // totalRate is the cores the node's threads use now: executors, overhead threads, spinners and the
 // background load, all of which the node's quota counts.
 func (c *cpu) totalRate() float64 {
@@ -114,7 +131,11 @@ func (c *cpu) bandwidthDue() bool { return c.bw != nil && c.bw.at <= c.bw.jobAt 
 // onBandwidth handles a bandwidth event: the node's capacity changes, so its rates do.
 func (c *cpu) onBandwidth() {
 	c.advance()
+	bg, load := c.bgRate(), c.loadRate()
 	c.bw.event()
+	if c.bw.throttled {
+		c.bw.hold(c.eng.now, bg, float64(c.bg), load)
+	}
 	c.cores = c.bw.capacity()
 	c.schedule()
 }

@@ -3,6 +3,7 @@ package sim
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -83,6 +84,43 @@ func TestQuotaNeverExceeded(t *testing.T) {
 		}
 		if d := used[100] - used[61]; math.Abs(d-cores*3.9) > 1e-9 {
 			t.Errorf("seed %d: saturated 6.1-10 s used %v core-s, want the quota's %v", seed, d, cores*3.9)
+		}
+	}
+}
+
+// TestQuotaNeverExceededWithOverhead (property): the same with overhead threads beside the jobs, whose
+// steady share moves as jobs start and end, some of them with no work (they end even in a stall, so
+// the overhead's share grows there): each period's usage is <= cores x period (+1e-9) over 20 random
+// patterns.
+func TestQuotaNeverExceededWithOverhead(t *testing.T) {
+	const period, cores, peak = 0.1, 0.5, 2.0
+	for seed := range uint64(20) {
+		r := rand.New(rand.NewPCG(seed, 11))
+		eng := &engine{}
+		cp := &cpu{eng: eng, speed: 1, done: func(*executor) {}, bg: 3, bgCap: 0.08, bw: newBandwidth(Node{Cores: cores, QuotaPeriod: period, Peak: peak})}
+		cp.cores = cp.bw.capacity()
+		eng.addTimer(cp)
+		for i := range 2000 {
+			x := &executor{id: i}
+			work := r.ExpFloat64() * 0.005
+			if i%3 == 0 {
+				work = 0
+			}
+			eng.at(r.Float64()*10, func() {
+				if x.jidx == 0 && !slices.Contains(cp.jobs, x) {
+					cp.run(x, work)
+				}
+			})
+		}
+		used := make([]float64, 101)
+		for k := range used {
+			eng.at(float64(k)*period, func() { used[k] = cp.usage() })
+		}
+		eng.run(10)
+		for k := 1; k < len(used); k++ {
+			if d := used[k] - used[k-1]; d > cores*period+1e-9 {
+				t.Fatalf("seed %d: period %d used %v core-s, over the quota %v", seed, k, d, cores*period)
+			}
 		}
 	}
 }

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
@@ -90,9 +91,14 @@ type executor struct {
 	spin    *cpu             // the node's CPU it spins on while idle (Config.IdleSpin), nil when not spinning
 	smark   float64          // its spin cpu's sv when its tally was last charged for spinning
 	sidx    int              // its position among its spin cpu's spinners
-	down    float64          // restarting until then: nothing runs, what arrives is lost (Sim.Restart)
-	inc     int              // spouts: incarnation; a restart forgets the trees of earlier ones
-	cur     tuple            // the tuple in execution
+	idleAt  float64          // when its latest spell of spinning started (Config.IdleSpinFor)
+	asleep  bool             // its thread sleeps in the wait strategy: no spinning, a tuple waits for wakeAt
+	waking  bool             // a wake-up is timed at wakeAt
+	sleptAt float64          // when it fell asleep: it wakes every IdleSleep from then
+	wakeAt  float64
+	down    float64 // restarting until then: nothing runs, what arrives is lost (Sim.Restart)
+	inc     int     // spouts: incarnation; a restart forgets the trees of earlier ones
+	cur     tuple   // the tuple in execution
 	outs    []*executor
 	// emittedAll is a spout's trees emitted since the start, across restarts (its dataset position).
 	emittedAll int64
@@ -132,6 +138,7 @@ func newSim(orig *Config) *sim {
 			sp = 1
 		}
 		c := &cpu{eng: s.eng, cores: n.Cores, speed: sp, done: s.finish, spinCap: cfg.IdleSpin, bw: newBandwidth(n)}
+		c.spinFor, c.sleepAt = cfg.IdleSpin*cfg.IdleSpinFor, math.Inf(1)
 		if c.bw != nil {
 			c.cores = c.bw.capacity()
 		}
@@ -277,7 +284,7 @@ func (s *sim) execute(e *executor, t tuple) {
 // settle starts or ends e's spinning to match its state (Config.IdleSpin): a bolt's thread (an
 // acker's too) spins while it is up and has no tuple; a spout's sleeps in its wait strategy.
 func (s *sim) settle(e *executor) {
-	want := s.cfg.IdleSpin > 0 && !e.comp.Spout && !e.busy && s.eng.now >= e.down
+	want := s.cfg.IdleSpin > 0 && !e.comp.Spout && !e.busy && s.eng.now >= e.down && !e.asleep
 	switch {
 	case want && e.spin == nil:
 		s.cpus[e.node].spin(e)
@@ -364,7 +371,7 @@ func (s *sim) next(e *executor) {
 		s.trySpout(e)
 		return
 	}
-	if e.busy || e.head == len(e.queue) || s.eng.now < e.down { // an acker is a bolt here
+	if e.busy || e.head == len(e.queue) || s.eng.now < e.down || s.asleep(e) { // an acker is a bolt here
 		return
 	}
 	t := e.queue[e.head]

@@ -250,6 +250,7 @@ func (s *sim) restart(e *executor, d float64) {
 		e.pending = 0
 	}
 	e.down = s.eng.now + d
+	e.asleep, e.waking = false, false // a new thread
 	s.settle(e)
 	s.eng.post(e.down, event{kind: evNext, x: e})
 	if s.over == 0 {
