@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"fmt"
 	"runtime"
 	"syscall"
 	"testing"
@@ -105,12 +104,22 @@ func hundredNodes(measure float64) Config {
 
 // BenchmarkHundredNodes simulates 1 s (plus 1 s of warm-up) of hundredNodes per iteration and reports
 // simulated seconds per wall second on one core: the goal is at least 10 (ten times real time),
-// unbatched and with batches of 10 tuples (Config.Batch; its error: BenchmarkBatchError).
+// unbatched and with batches of 10 tuples (Config.Batch; its error: BenchmarkBatchError). The wait
+// variants add the idle bolts' wait strategy as the container twins charge it (spinning at the shipped
+// model's 0.12 cores, then with its end in sleep), whose spinners change with nearly every tuple.
 func BenchmarkHundredNodes(b *testing.B) {
-	for _, batch := range []int{1, 10} {
-		b.Run(fmt.Sprintf("batch=%d", batch), func(b *testing.B) {
+	for _, v := range []struct {
+		name  string
+		batch int
+		spin  float64
+		sleep bool
+	}{{"batch=1", 1, 0, false}, {"batch=10", 10, 0, false}, {"batch=1/wait=spin", 1, 0.12, false}, {"batch=1/wait=spin+sleep", 1, 0.12, true}} {
+		b.Run(v.name, func(b *testing.B) {
 			cfg := hundredNodes(1)
-			cfg.Batch = batch
+			cfg.Batch, cfg.IdleSpin = v.batch, v.spin
+			if v.sleep {
+				cfg.IdleSpinFor, cfg.IdleSleep = DefaultIdleSpinFor, DefaultIdleSleep
+			}
 			benchRuns(b, cfg)
 		})
 	}
