@@ -69,12 +69,17 @@ func (r *simRun) conserved() error {
 	return nil
 }
 
-// cpuWithin checks that no node used more than its cores over the run (the twins' quota periods start
-// with the run: sim.Node.QuotaPhase 0).
+// cpuWithin checks that no node used more than its cores over the run, and a node under a quota whose
+// periods are out of step with the run (sim.Node.QuotaPhase) one period's quota more: the period under
+// way as the run starts has its whole quota for what is left of it.
 func (r *simRun) cpuWithin() error {
 	for i, used := range r.x.NodeUsage() {
-		n := r.c.named.Nodes[i]
-		if limit := n.Cores * r.t; used > limit*(1+1e-9)+1e-9 {
+		n := r.cfg.Nodes[i]
+		limit := n.Cores * r.t
+		if n.QuotaPhase > 0 {
+			limit += n.Cores * n.QuotaPeriod
+		}
+		if used > limit*(1+1e-9)+1e-9 {
 			return fmt.Errorf("%s used %.3f core-seconds in %.1f s of %.2f cores", n.Name, used, r.t, n.Cores)
 		}
 	}

@@ -260,17 +260,22 @@ const dockerCPUPeriod = 0.1
 // nodes are the cluster's nodes as the model takes them. A container's node (QuotaPeriod set) uses up
 // to the cores of the machine its cost model was measured on at once while its quota lasts, and shares
 // them with the cluster's other containers, as they share that machine; where the cost model does not
-// say (a target's, an older file) its cores are a steady capacity, as before. The containers' quota
-// periods are in step (sim.Node.QuotaPhase 0): out of step, as the cgroups' own timers are, they did
-// not bring the validation's errors down and made saturated runs unsteady (results log, 2026-12-05).
+// say (a target's, an older file) its cores are a steady capacity, as before. Each container's quota
+// periods run on its cgroup's own timer, which starts with the container: their phase is drawn per node
+// and run (sim.Node.QuotaPhase), so a tuple that crosses to a node at its quota can arrive in its stall.
+// In step they had hidden that wait, most of the open-loop latency on homogeneous-2 (results log).
 func (r *simRun) nodes() []sim.Node {
 	out := slices.Clone(r.c.named.Nodes)
+	rng := rand.New(rand.NewPCG(r.seed, 2))
 	for i, n := range out {
 		if n.QuotaPeriod > 0 && n.Peak == 0 {
 			out[i].Peak, out[i].Host = float64(r.c.model.Provenance.HostCores), containersHost
 			if out[i].Peak <= n.Cores {
 				out[i].QuotaPeriod, out[i].Peak, out[i].Host = 0, 0, ""
 			}
+		}
+		if out[i].QuotaPeriod > 0 {
+			out[i].QuotaPhase = rng.Float64() * out[i].QuotaPeriod
 		}
 	}
 	return out

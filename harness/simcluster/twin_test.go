@@ -239,7 +239,29 @@ func TestContainerQuota(t *testing.T) {
 			if shared := node.Host != ""; shared != (want > 0) {
 				t.Errorf("%s, host of %d cores: node %s on host %q: want the containers' host exactly when under a quota", c.cluster, c.hostCores, node.Name, node.Host)
 			}
+			if ph := node.QuotaPhase; want > 0 && !(ph >= 0 && ph < want) || want == 0 && ph != 0 {
+				t.Errorf("%s, host of %d cores: node %s quota phase %v, want one in [0, %v) under a quota, else 0", c.cluster, c.hostCores, node.Name, ph, want)
+			}
 		}
+	}
+}
+
+// TestContainerQuotaPhases: each container's quota periods run on a timer of its own, so the twin draws
+// each node's phase per run: the same seed gives the same phases, another seed others, and the nodes
+// of a run differ.
+func TestContainerQuotaPhases(t *testing.T) {
+	n, err := Lookup("homogeneous-2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	phases := func(seed uint64) [2]float64 {
+		r := &simRun{c: &Cluster{named: n, model: &sim.CostModel{Provenance: sim.CostProvenance{HostCores: 2}}}, seed: seed}
+		nodes := r.nodes()
+		return [2]float64{nodes[0].QuotaPhase, nodes[1].QuotaPhase}
+	}
+	a, again, b := phases(1), phases(1), phases(2)
+	if a != again || a == b || a[0] == a[1] {
+		t.Errorf("phases: seed 1 %v and again %v (want equal), seed 2 %v (want others), nodes of a run alike: %v", a, again, b, a[0] == a[1])
 	}
 }
 

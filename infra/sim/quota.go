@@ -18,7 +18,7 @@ import (
 //
 // The periods are aligned for the whole run (the k-th starts at phase + k x period), as a cgroup's timer
 // is; each container's timer starts when its own cgroup does, so nodes may differ in phase
-// (Node.QuotaPhase; the container twins keep them in step, which their validation favoured).
+// (Node.QuotaPhase; the container twins draw each node's per run).
 // The quota is accounted continuously; the kernel hands it to each CPU in 5 ms slices, which the
 // model leaves out.
 type bandwidth struct {
