@@ -70,14 +70,15 @@ func (r *simRun) conserved() error {
 }
 
 // cpuWithin checks that no node used more than its cores over the run, and a node under a quota whose
-// periods are out of step with the run (sim.Node.QuotaPhase) one period's quota more: the period under
-// way as the run starts has its whole quota for what is left of it.
+// periods are out of step with the run (sim.Node.QuotaPhase) up to two periods' quota more: the period
+// under way as the run starts has its whole quota for what is left of it, and so has the one under way
+// as it ends, from its start.
 func (r *simRun) cpuWithin() error {
 	for i, used := range r.x.NodeUsage() {
 		n := r.cfg.Nodes[i]
 		limit := n.Cores * r.t
 		if n.QuotaPhase > 0 {
-			limit += n.Cores * n.QuotaPeriod
+			limit += 2 * n.Cores * n.QuotaPeriod
 		}
 		if used > limit*(1+1e-9)+1e-9 {
 			return fmt.Errorf("%s used %.3f core-seconds in %.1f s of %.2f cores", n.Name, used, r.t, n.Cores)

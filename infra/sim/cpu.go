@@ -173,6 +173,9 @@ const (
 // containers at their quota (0.25-0.26 cores of 0.25 beside saturated workers), their busy time
 // delayed by a stall rather than lost.
 func (c *cpu) loadRate() float64 {
+	if c.load <= 0 {
+		return 0
+	}
 	if c.bw != nil && c.bw.throttled {
 		return c.bw.heldLoad
 	}

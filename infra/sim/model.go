@@ -38,10 +38,11 @@ type Config struct {
 	// the node's cores as a thread that wants at most IdleSpin of a core, and is counted in the
 	// executor's CPU. Spouts sleep in theirs (no spinning). 0 = none.
 	IdleSpin float64
-	// IdleSpinFor is how long an idle bolt's thread spins before it sleeps (the thousand parks of
-	// topology.bolt.wait.progressive.level2.count, DefaultIdleSpinFor); it then sleeps IdleSleep at a
-	// time (level3.sleep.millis, DefaultIdleSleep) and uses no CPU, and a tuple that finds it asleep
-	// waits for its next wake-up. 0 = it spins for as long as it is idle.
+	// IdleSpinFor is how long an idle bolt's thread spins at its cap before it sleeps (the thousand
+	// parks of topology.bolt.wait.progressive.level2.count, DefaultIdleSpinFor): a spell ends when the
+	// thread has received IdleSpin x IdleSpinFor core-seconds, later where it shares its cores. It then
+	// sleeps IdleSleep at a time (level3.sleep.millis, DefaultIdleSleep) and uses no CPU, and a tuple
+	// that finds it asleep waits for its next wake-up. 0 = it spins for as long as it is idle.
 	IdleSpinFor float64
 	IdleSleep   float64
 }

@@ -66,11 +66,15 @@ func (b *bandwidth) plan(now, rate, bg float64) {
 	b.roll(now)
 	end := b.end(b.k)
 	b.at, b.periodEnds = end, true
-	if b.throttled || rate <= 0 {
+	if b.throttled {
 		return
 	}
-	if out := now + max(0, b.cores*b.period-b.used-bg*(end-now))/rate; out < end {
-		b.at, b.periodEnds = out, false
+	left := b.cores*b.period - b.used - bg*(end-now)
+	switch {
+	case left <= 0: // the steady threads alone would overrun it (their share grew): the stall starts now
+		b.at, b.periodEnds = now, false
+	case rate > 0 && now+left/rate < end:
+		b.at, b.periodEnds = now+left/rate, false
 	}
 }
 
@@ -113,6 +117,16 @@ func (b *bandwidth) hold(now, bg, n, load float64) {
 		scale = min(1, max(0, b.cores*b.period-b.used)/want)
 	}
 	b.heldBg, b.heldLoad = bg*scale, load*scale
+}
+
+// rehold takes a change of the steady threads in a stall (overhead threads added or removed, the load
+// lowered) into their held shares: each overhead thread keeps its share, the load at most its new
+// level, all cut to what the period's quota has left.
+func (c *cpu) rehold() {
+	if c.bw == nil || !c.bw.throttled {
+		return
+	}
+	c.bw.hold(c.eng.now, c.bw.heldBg, float64(c.bg), min(c.bw.heldLoad, c.load))
 }
 
 // totalRate is the cores the node's threads use now: executors, overhead threads, spinners and the

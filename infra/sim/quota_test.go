@@ -125,6 +125,53 @@ func TestQuotaNeverExceededWithOverhead(t *testing.T) {
 	}
 }
 
+// TestQuotaSteadyOverrun: the overhead's steady share alone can overrun what a period's quota has left
+// when it grows (jobs end) or overhead threads join in a stall (a worker moved there); the period still
+// takes at most its quota (+1e-9). 0.5 cores, peak 2, 3 overhead threads of 0.08: (a) 5 jobs of 6 ms
+// from 0 s (the overhead's share grows as they end, with nothing bursting after); (b) 3 jobs that
+// saturate the node, and at 70 ms, in the stall, a fourth overhead thread.
+func TestQuotaSteadyOverrun(t *testing.T) {
+	const period, cores, peak = 0.1, 0.5, 2.0
+	for _, c := range []struct {
+		name       string
+		jobs       int
+		work, join float64
+	}{
+		{"jobs end, nothing bursts", 5, 0.006, 0},
+		{"a worker joins in a stall", 3, 100, 0.07},
+	} {
+		eng := &engine{}
+		cp := &cpu{eng: eng, speed: 1, done: func(*executor) {}, bg: 3, bgCap: 0.08, bw: newBandwidth(Node{Cores: cores, QuotaPeriod: period, Peak: peak})}
+		cp.cores = cp.bw.capacity()
+		eng.addTimer(cp)
+		for i := range c.jobs {
+			x := &executor{id: i}
+			eng.at(0, func() { cp.run(x, c.work) })
+		}
+		if c.join > 0 {
+			eng.at(c.join, func() {
+				if !cp.bw.throttled {
+					t.Errorf("%s: not in a stall at %v s", c.name, c.join)
+				}
+				cp.advance()
+				cp.bg++
+				cp.rehold()
+				cp.schedule()
+			})
+		}
+		used := make([]float64, 11)
+		for k := range used {
+			eng.at(float64(k)*period, func() { used[k] = cp.usage() })
+		}
+		eng.run(1)
+		for k := 1; k < len(used); k++ {
+			if d := used[k] - used[k-1]; d > cores*period+1e-9 {
+				t.Errorf("%s: period %d used %v core-s, over the quota %v", c.name, k-1, d, cores*period)
+			}
+		}
+	}
+}
+
 // TestQuotaOverheadSteady: under a quota the workers' overhead threads take the steady share that
 // the node's cores give them without one (they are work a stall delays, not removes), and the
 // executors the rest of the quota in bursts: saturated by 3 executors beside 4 overhead threads of

@@ -52,11 +52,22 @@ func (c *cpu) nextSleep() float64 {
 	return c.eng.now + max(0, c.idleQ[c.idleHead].until-c.sv)/r
 }
 
-// sleepers puts to sleep the spinners whose spell is over (within rounding).
+// over reports whether live spell it has ended: within rounding of its CPU, or so near that the clock
+// cannot tell its end from now (late in a long run).
+func (c *cpu) over(it idleEntry) bool {
+	left := it.until - c.sv
+	if left <= 1e-12*max(1, c.sv) {
+		return true
+	}
+	r := c.spinRate()
+	return r > 0 && c.eng.now+left/r <= c.eng.now
+}
+
+// sleepers puts to sleep the spinners whose spell is over.
 func (c *cpu) sleepers() {
 	for c.idleHead < len(c.idleQ) {
 		it := c.idleQ[c.idleHead]
-		if c.live(it) && it.until-c.sv > 1e-12*max(1, c.sv) {
+		if c.live(it) && !c.over(it) {
 			break
 		}
 		c.idleQ[c.idleHead] = idleEntry{}

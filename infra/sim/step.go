@@ -175,10 +175,11 @@ func (x *Sim) Move(workers, execWorker []int) error {
 		s.cpus[n].bgCap = s.cfg.WorkerOverhead
 	}
 	for _, c := range s.cpus {
+		c.rehold()
 		c.schedule()
 	}
 	for i, e := range s.execs {
-		if e.spin != nil { // it spins on its new node
+		if e.spin != nil && workers[execWorker[i]] != e.node { // it spins on its new node (on its own, its spell goes on)
 			e.spin.unspin(e)
 		}
 		e.worker, e.node = execWorker[i], workers[execWorker[i]]
@@ -288,6 +289,7 @@ func (x *Sim) SetLoad(node int, cores float64) error {
 	c := x.s.cpus[node]
 	c.advance()
 	c.load = cores
+	c.rehold()
 	c.schedule()
 	return nil
 }
