@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -77,11 +78,7 @@ func TestQuotaNeverExceeded(t *testing.T) {
 			eng.at(float64(k)*period, func() { used[k] = cp.usage() })
 		}
 		eng.run(10)
-		for k := 1; k < len(used); k++ {
-			if d := used[k] - used[k-1]; d > cores*period+1e-9 {
-				t.Fatalf("seed %d: period %d used %v core-s, over the quota %v", seed, k, d, cores*period)
-			}
-		}
+		overQuota(t, fmt.Sprintf("seed %d", seed), used, cores*period)
 		if d := used[100] - used[61]; math.Abs(d-cores*3.9) > 1e-9 {
 			t.Errorf("seed %d: saturated 6.1-10 s used %v core-s, want the quota's %v", seed, d, cores*3.9)
 		}
@@ -117,11 +114,7 @@ func TestQuotaNeverExceededWithOverhead(t *testing.T) {
 			eng.at(float64(k)*period, func() { used[k] = cp.usage() })
 		}
 		eng.run(10)
-		for k := 1; k < len(used); k++ {
-			if d := used[k] - used[k-1]; d > cores*period+1e-9 {
-				t.Fatalf("seed %d: period %d used %v core-s, over the quota %v", seed, k, d, cores*period)
-			}
-		}
+		overQuota(t, fmt.Sprintf("seed %d", seed), used, cores*period)
 	}
 }
 
@@ -164,11 +157,7 @@ func TestQuotaSteadyOverrun(t *testing.T) {
 			eng.at(float64(k)*period, func() { used[k] = cp.usage() })
 		}
 		eng.run(1)
-		for k := 1; k < len(used); k++ {
-			if d := used[k] - used[k-1]; d > cores*period+1e-9 {
-				t.Errorf("%s: period %d used %v core-s, over the quota %v", c.name, k-1, d, cores*period)
-			}
-		}
+		overQuota(t, c.name, used, cores*period)
 	}
 }
 
@@ -346,5 +335,16 @@ func TestQuotaLoadSteady(t *testing.T) {
 	eng.run(10)
 	if math.Abs(used-2.5) > 1e-9 || math.Abs(load-2.5) > 1e-9 {
 		t.Errorf("executors used %v core-s, load %v; want 2.5 each", used, load)
+	}
+}
+
+// overQuota fails the test for each period whose use, the difference of the node's usage sampled at
+// the periods' bounds, is over quota (+1e-9).
+func overQuota(t *testing.T, name string, used []float64, quota float64) {
+	t.Helper()
+	for k := 1; k < len(used); k++ {
+		if d := used[k] - used[k-1]; d > quota+1e-9 {
+			t.Errorf("%s: period %d used %v core-s, over the quota %v", name, k-1, d, quota)
+		}
 	}
 }
