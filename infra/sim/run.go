@@ -95,7 +95,7 @@ type executor struct {
 	asleep  bool             // its thread sleeps in the wait strategy: no spinning, a tuple waits for wakeAt
 	waking  bool             // a wake-up is timed at wakeAt
 	sleptAt float64          // when it fell asleep: it wakes every IdleSleep from then
-	wakeAt  float64
+	wakeAt  float64          // its next wake-up, once a tuple found it asleep
 	down    float64 // restarting until then: nothing runs, what arrives is lost (Sim.Restart)
 	inc     int     // spouts: incarnation; a restart forgets the trees of earlier ones
 	cur     tuple   // the tuple in execution
