@@ -96,9 +96,9 @@ type executor struct {
 	waking  bool             // a wake-up is timed at wakeAt
 	sleptAt float64          // when it fell asleep: it wakes every IdleSleep from then
 	wakeAt  float64          // its next wake-up, once a tuple found it asleep
-	down    float64 // restarting until then: nothing runs, what arrives is lost (Sim.Restart)
-	inc     int     // spouts: incarnation; a restart forgets the trees of earlier ones
-	cur     tuple   // the tuple in execution
+	down    float64          // restarting until then: nothing runs, what arrives is lost (Sim.Restart)
+	inc     int              // spouts: incarnation; a restart forgets the trees of earlier ones
+	cur     tuple            // the tuple in execution
 	outs    []*executor
 	// emittedAll is a spout's trees emitted since the start, across restarts (its dataset position).
 	emittedAll int64

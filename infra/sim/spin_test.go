@@ -149,9 +149,9 @@ func TestIdleSleepChecked(t *testing.T) {
 // saturated), 2% at 70 ms (the bolt's first tuple arrives a little after the start).
 func TestIdleSleepCountsParks(t *testing.T) {
 	for _, tc := range []struct {
-		name          string
-		cores         float64
-		idle          int
+		name        string
+		cores       float64
+		idle        int
 		at70, total float64
 	}{
 		{"alone", 1, 1, 0.005, 0.005},
