@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -52,6 +53,7 @@ func TestMain(m *testing.M) {
 		os.Exit(code)
 	}
 	os.Setenv("COLUMNS", "120") // the goldens are for a 120-column terminal, whatever the shell exports
+	downOnSignal()
 	code := m.Run()
 	if err := downStanding(); err != nil {
 		fmt.Fprintln(os.Stderr, "shared standing cluster:", err)
@@ -64,11 +66,12 @@ func TestMain(m *testing.M) {
 // shared by their runs: started by the first test that needs it (sharedTarget), removed after the last
 // by `cluster down` (downStanding, from TestMain). Each test leaves it without a topology, and checks so.
 var standing struct {
-	once sync.Once
-	c    *docker.Cluster
-	dir  string
-	file string
-	err  error
+	once    sync.Once
+	started atomic.Bool // set as the cluster starts: from then on a signal removes it (downOnSignal)
+	c       *docker.Cluster
+	dir     string
+	file    string
+	err     error
 }
 
 // sharedTarget is the target file of the shared standing cluster, started on first use.
@@ -83,6 +86,7 @@ func sharedTarget(t *testing.T) (file string, tg *target.Target) {
 			return
 		}
 		standing.file = filepath.Join(standing.dir, "target.yaml")
+		standing.started.Store(true)
 		t0 := time.Now()
 		standing.c, standing.err = standUp(ctx, docker.DefaultShape, "kpart", standing.file, t.Logf)
 		t.Logf("shared standing cluster up in %s", time.Since(t0).Round(time.Second))
@@ -95,6 +99,25 @@ func sharedTarget(t *testing.T) (file string, tg *target.Target) {
 		t.Fatal(err)
 	}
 	return standing.file, tg
+}
+
+// downOnSignal removes the shared standing cluster when the test binary is stopped by an interrupt or
+// SIGTERM (Ctrl-C, a CI job's limit): TestMain's downStanding never runs then, Ryuk is off in CI, and
+// the next run's target tests would find a standing cluster already running. A `go test -timeout`
+// panic sends no signal and still leaves it behind.
+func downOnSignal() {
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		s := <-sigs
+		if standing.started.Load() {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			n, err := docker.RemoveStanding(ctx)
+			cancel()
+			fmt.Fprintf(os.Stderr, "%v: removed the shared standing cluster (%d containers and networks; %v)\n", s, n, err)
+		}
+		os.Exit(2)
+	}()
 }
 
 // downStanding removes the shared standing cluster the way a user does, with `cluster down`, and
