@@ -68,6 +68,7 @@ func TestMain(m *testing.M) {
 var standing struct {
 	once    sync.Once
 	started atomic.Bool // set as the cluster starts: from then on a signal removes it (downOnSignal)
+	down    sync.Mutex  // one removal at a time: downStanding's, or downOnSignal's
 	c       *docker.Cluster
 	dir     string
 	file    string
@@ -105,11 +106,21 @@ func sharedTarget(t *testing.T) (file string, tg *target.Target) {
 // SIGTERM (Ctrl-C, a CI job's limit): TestMain's downStanding never runs then, Ryuk is off in CI, and
 // the next run's target tests would find a standing cluster already running. A `go test -timeout`
 // panic sends no signal and still leaves it behind.
+// The CLI children running then get the interrupt first, as cliInterruptible's cancel sends it, and
+// a bounded time to kill their topologies and exit, so that none outlives the test binary.
 func downOnSignal() {
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	go func() {
 		s := <-sigs
+		children.Range(func(p, _ any) bool {
+			p.(*os.Process).Signal(os.Interrupt)
+			return true
+		})
+		for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline) && hasChildren(); {
+			time.Sleep(100 * time.Millisecond) // polling the children's exits, bounded by deadline
+		}
+		standing.down.Lock() // held to the exit: TestMain's downStanding, once the tests end, waits
 		if standing.started.Load() {
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			n, err := docker.RemoveStanding(ctx)
@@ -120,9 +131,20 @@ func downOnSignal() {
 	}()
 }
 
+// children are the CLI child processes running (cliInterruptible), as *os.Process keys.
+var children sync.Map
+
+func hasChildren() bool {
+	found := false
+	children.Range(func(_, _ any) bool { found = true; return false })
+	return found
+}
+
 // downStanding removes the shared standing cluster the way a user does, with `cluster down`, and
 // checks that nothing is left.
 func downStanding() error {
+	standing.down.Lock()
+	defer standing.down.Unlock()
 	if standing.dir != "" {
 		defer os.RemoveAll(standing.dir)
 	}
@@ -163,7 +185,11 @@ func cliInterruptible(ctx context.Context, t *testing.T, args ...string) (code i
 	cmd.Env = append(os.Environ(), helperCLI+"="+string(a), "DOCKER_HOST=unix:///nonexistent/docker.sock", assets.Env+"="+root)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
-	err = cmd.Run()
+	if err = cmd.Start(); err == nil {
+		children.Store(cmd.Process, nil)
+		err = cmd.Wait()
+		children.Delete(cmd.Process)
+	}
 	if ee, ok := err.(*exec.ExitError); ok {
 		return ee.ExitCode(), out.String(), errb.String()
 	} else if err != nil {
