@@ -12,6 +12,7 @@ import (
 	"github.com/stormlab/stormlab/harness"
 	"github.com/stormlab/stormlab/harness/fault"
 	"github.com/stormlab/stormlab/infra/clusterref"
+	"github.com/stormlab/stormlab/infra/protocol"
 	"github.com/stormlab/stormlab/topologies"
 )
 
@@ -74,6 +75,25 @@ func TestSchedulersRunAndAreMeasured(t *testing.T) {
 		if res.Diagnosis == nil || res.Diagnosis.Bottleneck == "" {
 			t.Errorf("%s: no diagnosis", sched)
 		}
+		checkSpin(t, sched, res.Reports)
+	}
+}
+
+// checkSpin: the reports tell each task's spinning apart within its CPU, and some task spun (the
+// shipped model charges idle spinning).
+func checkSpin(t *testing.T, sched string, reports []protocol.WorkerReport) {
+	t.Helper()
+	var spun int64
+	for _, rep := range reports {
+		for _, c := range rep.CPU {
+			if c.SpinNs < 0 || c.SpinNs > c.CPUNs {
+				t.Errorf("%s: task %d spun %d ns of %d", sched, c.Task, c.SpinNs, c.CPUNs)
+			}
+			spun += c.SpinNs
+		}
+	}
+	if spun == 0 {
+		t.Errorf("%s: no task spun", sched)
 	}
 }
 

@@ -201,6 +201,9 @@ type TaskEmits struct {
 type TaskCPU struct {
 	Task  int   `json:"task"`
 	CPUNs int64 `json:"cpu_ns"`
+	// SpinNs is the part of CPUNs the thread spent in the wait strategy while idle: simulated runs
+	// only (the model tells it apart; a thread's CPU time on a real worker does not).
+	SpinNs int64 `json:"spin_ns,omitempty"`
 }
 
 // TaskDeadline is what one bolt task saw, over the interval, of the tuples

@@ -237,9 +237,16 @@ func (c *cpu) flush() {
 		c.charge(e)
 	}
 	for _, e := range c.spinners {
-		e.tally.cpu += c.sv - e.smark
-		e.smark = c.sv
+		c.chargeSpin(e)
 	}
+}
+
+// chargeSpin adds to e's CPU tally, as spinning, what its spinning used since it was last charged.
+func (c *cpu) chargeSpin(e *executor) {
+	d := c.sv - e.smark
+	e.tally.cpu += d
+	e.tally.spin += d
+	e.smark = c.sv
 }
 
 // spin makes idle executor e a spinner of the node (its thread in Storm's wait strategy).
@@ -254,7 +261,7 @@ func (c *cpu) spin(e *executor) {
 // unspin ends e's spinning, charging its thread what the spinning used.
 func (c *cpu) unspin(e *executor) {
 	c.advance()
-	e.tally.cpu += c.sv - e.smark
+	c.chargeSpin(e)
 	last := c.spinners[len(c.spinners)-1]
 	c.spinners[e.sidx], last.sidx = last, e.sidx
 	c.spinners[len(c.spinners)-1] = nil

@@ -91,6 +91,33 @@ func TestIdleSpinCounted(t *testing.T) {
 	}
 }
 
+// TestSpinApart: an executor's spinning is told apart from its work within its CPU (Counts.Spin).
+// Expected figures as TestIdleSpin's, over 10 s after a second of warm-up: the bolt at half load alone
+// spins 0.5 x 0.1 = 0.05 cores and works 0.5 (tolerance 1%); a bolt that never gets a tuple only spins
+// (its Spin is its CPU, 1e-12); a saturated bolt never spins (0).
+func TestSpinApart(t *testing.T) {
+	window := func(cfg Config) []Counts {
+		x, err := New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		x.Advance(1)
+		x.Take()
+		x.Advance(11)
+		return x.Take()
+	}
+	const bolt, idle = 1, 2 // executors: the spout, b, then the idle bolts
+	if b := window(spinning(1, 0.1, 0, 500, 0))[bolt]; math.Abs(b.Spin/10-0.05)/0.05 > 0.01 || math.Abs((b.CPU-b.Spin)/10-0.5)/0.5 > 0.01 {
+		t.Errorf("half load: spun %.4f cores, worked %.4f; want 0.05 and 0.5", b.Spin/10, (b.CPU-b.Spin)/10)
+	}
+	if i := window(spinning(1, 0.1, 1, 500, 0))[idle]; i.CPU <= 0 || math.Abs(i.Spin-i.CPU) > 1e-12 {
+		t.Errorf("idle bolt: spun %.6f core-s of %.6f; want all of it, above 0", i.Spin, i.CPU)
+	}
+	if b := window(spinning(0.25, 0.1, 3, 0, 100))[bolt]; b.Spin != 0 || b.CPU <= 0 {
+		t.Errorf("saturated bolt: spun %.6f core-s of %.6f; want none of it", b.Spin, b.CPU)
+	}
+}
+
 // TestIdleSleep: Storm's wait strategy spins an idle bolt for IdleSpinFor, then sleeps it IdleSleep at a
 // time; it uses no CPU asleep, and a tuple that finds it asleep waits for its next wake-up. Expected
 // figures from that rule, at IdleSpin 0.1, IdleSpinFor 50 ms, IdleSleep 1 ms:

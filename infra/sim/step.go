@@ -39,10 +39,13 @@ func (x *Sim) Events() uint64 { return x.s.eng.count }
 // Config.Topology.Executors, then the ackers (with Topology.Ackers): acker k (of AckerWorkers, or
 // worker k's) is number len(Executors) + k.
 type Counts struct {
-	Executed int64         // tuples executed (spouts: tuple trees emitted)
-	CPU      float64       // core-seconds its thread used
-	Sent     map[int]int64 // data tuples sent, by receiving executor (acks are not counted)
-	Acked    int64         // spouts: tuple trees completed
+	Executed int64   // tuples executed (spouts: tuple trees emitted)
+	CPU      float64 // core-seconds its thread used
+	// Spin is the part of CPU its thread spent in the wait strategy while idle (Config.IdleSpin): the
+	// model tells it apart from the work; a real worker's report does not.
+	Spin  float64
+	Sent  map[int]int64 // data tuples sent, by receiving executor (acks are not counted)
+	Acked int64         // spouts: tuple trees completed
 	// Latency is a spout's complete latency of the trees acked as Storm measures it (its acker's, from
 	// the first message of a tree it executes: sim.stormLatency), and LatencyIntended that plus each
 	// tree's send lag (open loop; else equal), in ms as the workers' reports give them (nil when none
@@ -100,6 +103,7 @@ func (x *Sim) NodeBytes() (sent, received []float64) {
 type tally struct {
 	executed int64
 	cpu      float64
+	spin     float64 // of cpu, spinning while idle
 	sentTo   map[int]int64
 	nAcked   int64
 	lat      *hdrhistogram.Histogram
@@ -147,7 +151,7 @@ func (t *tally) counts(batch int64) Counts {
 	for k := range sent {
 		sent[k] *= batch
 	}
-	return Counts{Executed: t.executed * batch, CPU: t.cpu, Sent: sent, Acked: t.nAcked * batch, Latency: t.lat, LatencyIntended: t.latInt,
+	return Counts{Executed: t.executed * batch, CPU: t.cpu, Spin: t.spin, Sent: sent, Acked: t.nAcked * batch, Latency: t.lat, LatencyIntended: t.latInt,
 		Offered: t.offered * batch, SendLag: t.lag, Failed: t.failed * batch, Deadlines: t.dl.d, Processing: t.dl.proc,
 		Sizes: Sizes{In: t.sizes.In * batch, InBytes: t.sizes.InBytes, Out: t.sizes.Out * batch, OutBytes: t.sizes.OutBytes}}
 }
