@@ -10,8 +10,9 @@ import (
 )
 
 // CostMethods name how MeasureCosts reads a component's CPU: "ratio", its thread CPU over its tuples in
-// the window (the default), or "fit", FitIdle's two terms.
-var CostMethods = []string{"ratio", "fit"}
+// the window (the default), "fit", FitIdle's two terms, or "work", the ratio less what the model's twins
+// of the runs spin per tuple (experiments.Work, SetWork).
+var CostMethods = []string{"ratio", "fit", "work"}
 
 // fitPoint is one report interval of one task: its length, its thread CPU and its tuples (executed by
 // a bolt, emitted by a spout), in seconds, seconds and tuples.
