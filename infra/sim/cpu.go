@@ -40,9 +40,10 @@ type cpu struct {
 	// spinners are the idle executors on the node whose thread spins in Storm's wait strategy
 	// (Config.IdleSpin), each wanting at most spinCap cores; sv is the core-seconds each has received
 	// (the same for all, as v is for the jobs), spinBusy its integral over the node.
-	spinners []*executor
-	spinCap  float64
-	sv       float64
+	spinners  []*executor
+	spinCap   float64
+	spinShare float64 // Config.IdleSpinShare
+	sv        float64
 	// idleQ[idleHead:] are the spells of spinning that may end in sleep (sleep.go), oldest first, each
 	// spinFor core-seconds long (0: spinners spin while idle); sleepAt is when the oldest live one ends.
 	idleQ    []idleEntry
@@ -95,7 +96,7 @@ func (c *cpu) fill(jobs int) float64 { return c.fillOf(jobs, c.cores, c.bg, c.lo
 func (c *cpu) fillOf(jobs int, cores float64, bg int, load float64) float64 {
 	type group struct{ n, cap float64 }
 	// No allocation; the groups by cap, smallest first.
-	gs := [3]group{{float64(jobs), 1}, {float64(bg), c.bgCap}, {float64(len(c.spinners)), c.spinCap}}
+	gs := [3]group{{float64(jobs), 1}, {float64(bg), c.bgCap}, {float64(len(c.spinners)), c.spinCapAt(jobs)}}
 	for i := 1; i < len(gs); i++ {
 		for j := i; j > 0 && gs[j].cap < gs[j-1].cap; j-- {
 			gs[j], gs[j-1] = gs[j-1], gs[j]
@@ -129,7 +130,19 @@ func (c *cpu) spinRate() float64 {
 	if len(c.spinners) == 0 {
 		return 0
 	}
-	return min(c.spinCap, c.level())
+	return min(c.spinCapAt(len(c.jobs)), c.level())
+}
+
+// spinCapAt is what each spinner wants beside jobs executors at work: its cap, and with any at work at
+// most its part of a demand D that leaves the spinners IdleSpinShare (s) of what the node's threads get:
+// D = s/(1-s) x jobs while the jobs get their core each (a quota's burst), s x the cores of the moment
+// where they share them.
+func (c *cpu) spinCapAt(jobs int) float64 {
+	if c.spinShare <= 0 || jobs == 0 || len(c.spinners) == 0 {
+		return c.spinCap
+	}
+	d := min(c.spinShare/(1-c.spinShare)*float64(jobs), c.spinShare*c.cores)
+	return min(c.spinCap, d/float64(len(c.spinners)))
 }
 
 // bgRate is each overhead thread's share. Under a quota it is steady, the share the node's average

@@ -137,7 +137,7 @@ func newSim(orig *Config) *sim {
 		if sp == 0 {
 			sp = 1
 		}
-		c := &cpu{eng: s.eng, cores: n.Cores, speed: sp, done: s.finish, spinCap: cfg.IdleSpin, bw: newBandwidth(n)}
+		c := &cpu{eng: s.eng, cores: n.Cores, speed: sp, done: s.finish, spinCap: cfg.IdleSpin, spinShare: cfg.IdleSpinShare, bw: newBandwidth(n)}
 		c.spinFor, c.sleepAt = cfg.IdleSpin*cfg.IdleSpinFor, math.Inf(1)
 		if c.bw != nil {
 			c.cores = c.bw.capacity()
