@@ -27,7 +27,7 @@ type WorkRound struct {
 // Work takes out of model's per-tuple CPU figures the spinning its twins charge apart: each round
 // simulates again the runs the model was measured from (as Closure does), reads what their threads
 // spun per tuple (simcluster.SpinOf), and sets each figure to its ratio less that
-// (simcluster.SetWork), until no figure changes by more than 2% of its ratio or after WorkRounds
+// (simcluster.SetWork), until every figure changes by less than 2% of its ratio or after WorkRounds
 // rounds.
 func Work(ctx context.Context, runs []*harness.RunResult, model *sim.CostModel) ([]WorkRound, error) {
 	var own []*harness.RunResult

@@ -126,7 +126,7 @@ func newSimCostsCmd() *cobra.Command {
 	cmd.Flags().StringVar(&o.keep, "keep", "", "with --cluster: where the runs are kept (default: FILE.runs beside --out)")
 	cmd.Flags().StringVar(&out, "out", "", "the cost-model file to write")
 	cmd.Flags().StringVar(&name, "name", "measured", "the cost model's name")
-	cmd.Flags().StringVar(&method, "method", "ratio", "how a component's CPU is read: ratio (its CPU over its tuples in the window) fit (CPU per tuple and per executor at any rate, fitted over the report intervals) or work (the ratio less the spinning the model charges apart, read on the runs' twins)")
+	cmd.Flags().StringVar(&method, "method", "ratio", "how a component's CPU is read: ratio (its CPU over its tuples in the window), fit (CPU per tuple and per executor at any rate, fitted over the report intervals) or work (the ratio less the spinning the model charges apart, read on the runs' twins)")
 	return cmd
 }
 
@@ -162,7 +162,7 @@ func measureCostModel(cmd *cobra.Command, runs, linkRuns []*harness.RunResult, n
 		if err != nil {
 			return failed(err)
 		}
-		m.Provenance.Method += fmt.Sprintf("; work: each component's CPU per tuple and each topology's acker CPU per message is its ratio less what the model's twins of these runs spent spinning per tuple, read again after each change until none moved by 2%% of its ratio (%d rounds, at most %d), floored at 1 µs and 0; stated intervals moved with them", len(rounds), experiments.WorkRounds)
+		m.Provenance.Method += fmt.Sprintf("; work: each component's CPU per tuple and each topology's acker CPU per message is its ratio less what the model's twins of these runs spent spinning per tuple, read again after each change until none moved by 2%% of its ratio (%d rounds, at most %d), floored at 1 µs (a component's per tuple, an acker's per message); stated intervals moved with them, standard deviations in proportion", len(rounds), experiments.WorkRounds)
 	}
 	if err := writeCostModel(out, m); err != nil {
 		return failed(err)

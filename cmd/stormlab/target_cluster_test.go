@@ -87,7 +87,9 @@ func sharedTarget(t *testing.T) (file string, tg *target.Target) {
 			return
 		}
 		standing.file = filepath.Join(standing.dir, "target.yaml")
-		standing.started.Store(true)
+		// From here a signal removes it; not where another standing cluster runs (standUp refuses then).
+		left, err := docker.Leftovers(ctx, docker.LabelStanding+"=true")
+		standing.started.Store(err == nil && len(left) == 0)
 		t0 := time.Now()
 		standing.c, standing.err = standUp(ctx, docker.DefaultShape, "kpart", standing.file, t.Logf)
 		t.Logf("shared standing cluster up in %s", time.Since(t0).Round(time.Second))
@@ -107,28 +109,40 @@ func sharedTarget(t *testing.T) (file string, tg *target.Target) {
 // the next run's target tests would find a standing cluster already running. A `go test -timeout`
 // panic sends no signal and still leaves it behind.
 // The CLI children running then get the interrupt first, as cliInterruptible's cancel sends it, and
-// a bounded time to kill their topologies and exit, so that none outlives the test binary.
+// up to 30 s to kill their topologies and exit, so that none outlives the test binary; a second signal
+// cuts that wait short.
 func downOnSignal() {
-	sigs := make(chan os.Signal, 1)
+	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	go func() {
 		s := <-sigs
-		children.Range(func(p, _ any) bool {
-			p.(*os.Process).Signal(os.Interrupt)
-			return true
-		})
-		for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline) && hasChildren(); {
-			time.Sleep(100 * time.Millisecond) // polling the children's exits, bounded by deadline
-		}
+		interruptChildren(sigs)
 		standing.down.Lock() // held to the exit: TestMain's downStanding, once the tests end, waits
 		if standing.started.Load() {
-			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-			n, err := docker.RemoveStanding(ctx)
-			cancel()
+			n, err := docker.RemoveStanding(context.Background()) // bounded by its own cleanup timeout
 			fmt.Fprintf(os.Stderr, "%v: removed the shared standing cluster (%d containers and networks; %v)\n", s, n, err)
 		}
 		os.Exit(2)
 	}()
+}
+
+// interruptChildren sends the CLI children an interrupt and waits until they have exited, 30 s pass or
+// another signal comes.
+func interruptChildren(sigs <-chan os.Signal) {
+	children.Range(func(p, _ any) bool {
+		p.(*os.Process).Signal(os.Interrupt)
+		return true
+	})
+	deadline := time.After(30 * time.Second)
+	for hasChildren() {
+		select {
+		case <-sigs:
+			return
+		case <-deadline:
+			return
+		case <-time.After(100 * time.Millisecond): // polling the children's exits
+		}
+	}
 }
 
 // children are the CLI child processes running (cliInterruptible), as *os.Process keys.
@@ -384,8 +398,9 @@ func TestSimValidationTarget(t *testing.T) {
 }
 
 // checkValidationCells checks validation.csv's lines: 6 metrics for each of the configurations
-// 1..configs, or none for a configuration whose every run (real and simulated) raw.csv marks suspect:
-// such runs feed no goal, and a saturated run on a busy host is often unsteady through its warm-up.
+// 1..configs, or fewer for a configuration none of whose runs (real and simulated) raw.csv marks valid:
+// a suspect run feeds no goal on the metrics its reasons doubt, and a saturated run on a busy host is
+// often unsteady through its warm-up.
 func checkValidationCells(t *testing.T, dir string, configs int) {
 	t.Helper()
 	lines := map[string]int{}
@@ -400,11 +415,11 @@ func checkValidationCells(t *testing.T, dir string, configs int) {
 		for _, r := range raw {
 			if r["x"] == x {
 				runs = append(runs, fmt.Sprintf("%s: %s %s", r["series"], r["validity"], r["reasons"]))
-				counted = counted || r["validity"] != "suspect"
+				counted = counted || r["validity"] == "valid"
 			}
 		}
-		if n := lines[x]; n != 6 && (n != 0 || counted || len(runs) == 0) {
-			t.Errorf("validation.csv: configuration %s has %d lines: want 6 metrics, or none with every run suspect; its runs in raw.csv:\n%s",
+		if n := lines[x]; n != 6 && (n > 6 || counted || len(runs) == 0) {
+			t.Errorf("validation.csv: configuration %s has %d lines: want 6 metrics, or fewer where no run is valid (a suspect reason doubts some metrics or all); its runs in raw.csv:\n%s",
 				x, n, strings.Join(runs, "\n"))
 		}
 	}

@@ -9,9 +9,9 @@ import (
 	"github.com/stormlab/stormlab/infra/sim"
 )
 
-// CostMethods name how MeasureCosts reads a component's CPU: "ratio", its thread CPU over its tuples in
-// the window (the default), "fit", FitIdle's two terms, or "work", the ratio less what the model's twins
-// of the runs spin per tuple (experiments.Work, SetWork).
+// CostMethods name how `stormlab sim costs` reads a component's CPU: "ratio", its thread CPU over its
+// tuples in the window (MeasureCosts; the default), "fit", FitIdle's two terms, or "work", the ratio less
+// what the model's twins of the runs spin per tuple (experiments.Work, SetWork).
 var CostMethods = []string{"ratio", "fit", "work"}
 
 // fitPoint is one report interval of one task: its length, its thread CPU and its tuples (executed by

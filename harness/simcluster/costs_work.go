@@ -2,6 +2,7 @@ package simcluster
 
 import (
 	"fmt"
+	"maps"
 
 	"github.com/montanaflynn/stats"
 
@@ -10,7 +11,8 @@ import (
 )
 
 // SpinRead is what a simulated run's threads spent spinning while idle, per tuple as MeasureCosts
-// reads a component's CPU per tuple: per component (µs) and the ackers' per ack message (s).
+// reads a component's CPU per tuple: per component (µs) and the ackers' per ack message (s; -1 where
+// the run has no acker reading).
 type SpinRead struct {
 	Class     string
 	CPUMicros map[string]float64
@@ -31,32 +33,36 @@ func SpinOf(r *harness.RunResult) (SpinRead, error) {
 		}
 	}
 	cpu, spin := map[string]float64{}, map[string]float64{}
+	var ackCPU, ackSpin float64
 	for _, rep := range windowReports(r) {
 		for _, c := range rep.CPU {
-			name := comp[c.Task]
-			if isAcker(name) {
-				name = ""
+			if name := comp[c.Task]; isAcker(name) {
+				ackCPU, ackSpin = ackCPU+float64(c.CPUNs), ackSpin+float64(c.SpinNs)
+			} else {
+				cpu[name], spin[name] = cpu[name]+float64(c.CPUNs), spin[name]+float64(c.SpinNs)
 			}
-			cpu[name] += float64(c.CPUNs)
-			spin[name] += float64(c.SpinNs)
 		}
 	}
-	out := SpinRead{Class: rc.main.Class, CPUMicros: map[string]float64{}}
+	out := SpinRead{Class: rc.main.Class, CPUMicros: map[string]float64{}, AckCPUS: -1}
 	for name, c := range rc.comps {
 		if cpu[name] > 0 {
 			out.CPUMicros[name] = c.CPUMicros * spin[name] / cpu[name]
 		}
 	}
-	if rc.messages > 0 && cpu[""] > 0 {
-		out.AckCPUS = rc.ackerCPU / rc.messages * spin[""] / cpu[""]
+	if rc.messages > 0 && ackCPU > 0 {
+		out.AckCPUS = rc.ackerCPU / rc.messages * ackSpin / ackCPU
 	}
 	return out, nil
 }
 
+// minAckCPUS is the floor of an acker's CPU per message that SetWork sets: 0 would mean the transfer
+// costs' pooled figure (TopologyCosts.AckCPUS), the spinning and all.
+const minAckCPUS = 1e-6
+
 // SetWork sets each component's CPU per tuple in m to its figure in base (the ratio, spinning and all)
 // less the mean spinning per tuple its twins read (spins), floored at minCPUMicros; the ackers' CPU per
-// message likewise, floored at 0; stated intervals move with their figures. It returns the largest
-// change relative to base.
+// message likewise, floored at minAckCPUS; stated intervals move with their figures, standard
+// deviations in proportion. It returns the largest change relative to base.
 func SetWork(m, base *sim.CostModel, spins []SpinRead) (float64, error) {
 	per := map[string]map[string][]float64{}
 	for _, s := range spins {
@@ -66,7 +72,9 @@ func SetWork(m, base *sim.CostModel, spins []SpinRead) (float64, error) {
 		for name, x := range s.CPUMicros {
 			per[s.Class][name] = append(per[s.Class][name], x)
 		}
-		per[s.Class][""] = append(per[s.Class][""], s.AckCPUS*1e6)
+		if s.AckCPUS >= 0 {
+			per[s.Class][ackKey] = append(per[s.Class][ackKey], s.AckCPUS*1e6)
+		}
 	}
 	moved := 0.0
 	for class, comps := range per {
@@ -75,12 +83,12 @@ func SetWork(m, base *sim.CostModel, spins []SpinRead) (float64, error) {
 			return 0, fmt.Errorf("work: %s has no base costs", class)
 		}
 		t := m.Topologies[class]
-		t.Components = cloneComponents(t.Components)
+		t.Components = maps.Clone(t.Components)
 		for name, xs := range comps {
 			spin, _ := stats.Mean(xs)
-			if name == "" {
+			if name == ackKey {
 				if b.AckCPUS > 0 {
-					to := max(0, b.AckCPUS-spin/1e6)
+					to := max(min(minAckCPUS, b.AckCPUS), b.AckCPUS-spin/1e6)
 					moved = max(moved, relMove(to-t.AckCPUS, b.AckCPUS))
 					t.AckCPUPI = shiftInterval(b.AckCPUPI, to-b.AckCPUS)
 					t.AckCPUS = round(to)
@@ -95,6 +103,9 @@ func SetWork(m, base *sim.CostModel, spins []SpinRead) (float64, error) {
 			to := max(minCPUMicros, bc.CPUMicros-spin)
 			moved = max(moved, relMove(to-c.CPUMicros, bc.CPUMicros))
 			c.CPUMicrosPI = shiftInterval(bc.CPUMicrosPI, to-bc.CPUMicros)
+			if bc.CPUMicros > 0 { // the runs' spread, as a share of the figure
+				c.CPUMicrosSD = round(bc.CPUMicrosSD * to / bc.CPUMicros)
+			}
 			c.CPUMicros = round(to)
 			t.Components[name] = c
 		}
@@ -102,6 +113,9 @@ func SetWork(m, base *sim.CostModel, spins []SpinRead) (float64, error) {
 	}
 	return moved, nil
 }
+
+// ackKey is the ackers' key among the components in SetWork's tallies.
+const ackKey = "\x00ackers"
 
 // shiftInterval is i moved by d, starting at 0 at the least (a cost is not negative); nil stays nil.
 func shiftInterval(i *sim.Interval, d float64) *sim.Interval {
@@ -116,12 +130,4 @@ func relMove(d, of float64) float64 {
 		return 0
 	}
 	return max(d, -d) / of
-}
-
-func cloneComponents(in map[string]sim.ComponentCost) map[string]sim.ComponentCost {
-	out := make(map[string]sim.ComponentCost, len(in))
-	for k, v := range in {
-		out[k] = v
-	}
-	return out
 }

@@ -9,13 +9,13 @@ import (
 
 // TestSetWork: each figure is its ratio less the mean spinning per tuple its twins read, by hand: a at
 // 30 µs less (10 + 14) / 2 = 18 µs; b at 5 less 10, floored at 1 µs; the ackers at 20 µs a message less
-// 5; the stated intervals move with them; the largest change is b's, 4 of its 5 µs (0.8). The ratio
-// model is left as it was.
+// 5; the stated intervals move with them, a's standard deviation in proportion (6 x 18/30); the largest
+// change is b's, 4 of its 5 µs (0.8). The ratio model is left as it was.
 func TestSetWork(t *testing.T) {
 	const class = "C"
 	base := &sim.CostModel{Topologies: map[string]sim.TopologyCosts{class: {
 		Components: map[string]sim.ComponentCost{
-			"a": {CPUMicros: 30, CPUMicrosPI: &sim.Interval{Lo: 20, Hi: 40}},
+			"a": {CPUMicros: 30, CPUMicrosSD: 6, CPUMicrosPI: &sim.Interval{Lo: 20, Hi: 40}},
 			"b": {CPUMicros: 5},
 		},
 		AckCPUS: 20e-6, AckCPUPI: &sim.Interval{Lo: 10e-6, Hi: 30e-6},
@@ -35,13 +35,20 @@ func TestSetWork(t *testing.T) {
 		name      string
 		got, want float64
 	}{
-		{"a", a.CPUMicros, 18}, {"a's interval low", a.CPUMicrosPI.Lo, 8}, {"a's interval high", a.CPUMicrosPI.Hi, 28},
+		{"a", a.CPUMicros, 18}, {"a's standard deviation", a.CPUMicrosSD, 3.6}, {"a's interval low", a.CPUMicrosPI.Lo, 8}, {"a's interval high", a.CPUMicrosPI.Hi, 28},
 		{"b", b.CPUMicros, 1}, {"ackers (µs)", got.AckCPUS * 1e6, 15}, {"ackers' interval high (µs)", got.AckCPUPI.Hi * 1e6, 25},
 		{"largest change", moved, 0.8}, {"the ratio's a", base.Topologies[class].Components["a"].CPUMicros, 30},
 	} {
 		if math.Abs(c.got-c.want) > 1e-9 {
 			t.Errorf("%s: %v, want %v", c.name, c.got, c.want)
 		}
+	}
+	// Ackers that spun more than their ratio keep 1 µs a message, not 0 (which means the pooled figure).
+	if _, err := SetWork(m, base, []SpinRead{{Class: class, AckCPUS: 25e-6}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := m.Topologies[class].AckCPUS; got != minAckCPUS {
+		t.Errorf("ackers spinning 25 µs a message of 20: %v s, want the floor %v", got, minAckCPUS)
 	}
 }
 

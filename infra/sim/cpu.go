@@ -96,7 +96,7 @@ func (c *cpu) fill(jobs int) float64 { return c.fillOf(jobs, c.cores, c.bg, c.lo
 func (c *cpu) fillOf(jobs int, cores float64, bg int, load float64) float64 {
 	type group struct{ n, cap float64 }
 	// No allocation; the groups by cap, smallest first.
-	gs := [3]group{{float64(jobs), 1}, {float64(bg), c.bgCap}, {float64(len(c.spinners)), c.spinCapAt(jobs)}}
+	gs := [3]group{{float64(jobs), 1}, {float64(bg), c.bgCap}, {float64(len(c.spinners)), c.spinCapAt(jobs, cores-load)}}
 	for i := 1; i < len(gs); i++ {
 		for j := i; j > 0 && gs[j].cap < gs[j-1].cap; j-- {
 			gs[j], gs[j-1] = gs[j-1], gs[j]
@@ -130,19 +130,20 @@ func (c *cpu) spinRate() float64 {
 	if len(c.spinners) == 0 {
 		return 0
 	}
-	return min(c.spinCapAt(len(c.jobs)), c.level())
+	return min(c.spinCapAt(len(c.jobs), c.capacity()), c.level())
 }
 
-// spinCapAt is what each spinner wants beside jobs executors at work: its cap, and with any at work at
-// most its part of a demand D that leaves the spinners IdleSpinShare (s) of what the node's threads get:
-// D = s/(1-s) x jobs while the jobs get their core each (a quota's burst), s x the cores of the moment
-// where they share them.
-func (c *cpu) spinCapAt(jobs int) float64 {
-	if c.spinShare <= 0 || jobs == 0 || len(c.spinners) == 0 {
+// spinCapAt is what each spinner wants beside jobs executors at work on cores: its cap, and where the
+// node is short of cores (a quota, or more wanted than cores) with any at work, at most its part of a
+// demand D that leaves the spinners about IdleSpinShare (s) of what the node's threads get: D = s/(1-s)
+// x jobs while the jobs get a core each (a quota's burst), s x cores where they share them.
+func (c *cpu) spinCapAt(jobs int, cores float64) float64 {
+	n := float64(len(c.spinners))
+	if c.spinShare <= 0 || jobs == 0 || n == 0 || c.bw == nil && float64(jobs)+n*c.spinCap <= cores {
 		return c.spinCap
 	}
-	d := min(c.spinShare/(1-c.spinShare)*float64(jobs), c.spinShare*c.cores)
-	return min(c.spinCap, d/float64(len(c.spinners)))
+	d := min(c.spinShare/(1-c.spinShare)*float64(jobs), c.spinShare*cores)
+	return min(c.spinCap, d/n)
 }
 
 // bgRate is each overhead thread's share. Under a quota it is steady, the share the node's average

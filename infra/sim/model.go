@@ -45,11 +45,11 @@ type Config struct {
 	// that finds it asleep waits for its next wake-up. 0 = it spins for as long as it is idle.
 	IdleSpinFor float64
 	IdleSleep   float64
-	// IdleSpinShare is, on a node with an executor at work, the most of the node's cores (its quota
-	// under one) that its spinners get together, each still at most IdleSpin: a thread that parks for a
-	// few microseconds at a time runs only where a busy thread lets it, so a node's spinners take about
-	// the same share whether there are three of them or six (DefaultIdleSpinShare, measured). 0 = no
-	// such limit: spinners share the cores as busy threads do.
+	// IdleSpinShare is, on a node short of cores (under a quota, or its executors at work and spinners
+	// wanting more than its cores), about the share of what its threads get that its spinners get
+	// together, each still at most IdleSpin: a thread that parks for microseconds at a time runs where a
+	// busy thread lets it, so three spinners take about what six do (DefaultIdleSpinShare, measured).
+	// 0 = no such limit: spinners share the cores as busy threads do.
 	IdleSpinShare float64
 }
 
@@ -64,10 +64,8 @@ const (
 
 // DefaultIdleSpinShare is what threads in a parkNanos(1) loop got together beside one to three busy
 // threads in a container of 0.5 or 1 core on this project's host (JDK 17, C1): 0.22-0.32 of its quota
-// for 3 and 6 spinners, the median of those runs (the results log has the measurement). The twins do not
-// set it yet: with the shipped costs, whose per-tuple figures hold the spinning of the runs they were
-// read on, it moved the validation little and its latency p50 the wrong way (results log); it is for
-// costs read without the spinning.
+// for 3 and 6 spinners, the median of those runs (the results log has the measurement). The twins do
+// not set it: it is for costs read without the spinning, which the shipped ones hold.
 const DefaultIdleSpinShare = 0.27
 
 // DefaultMessageTimeout is Storm's default topology.message.timeout.secs (defaults.yaml), which the

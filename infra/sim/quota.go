@@ -206,5 +206,5 @@ func (h *host) share() {
 // each, its spinners and overhead threads their caps (the overhead its steady share under a quota), the
 // load what it asks.
 func (c *cpu) demand() float64 {
-	return float64(len(c.jobs)) + float64(len(c.spinners))*c.spinCapAt(len(c.jobs)) + c.steady()
+	return float64(len(c.jobs)) + float64(len(c.spinners))*c.spinCapAt(len(c.jobs), c.bw.peak) + c.steady()
 }

@@ -123,9 +123,12 @@ func TestSpinApart(t *testing.T) {
 // loop and S in a LockSupport.parkNanos(1) loop for 10 s in a container of 0.5 or 1 core (a 100 ms
 // quota period on the 2-core host; JDK 17, -XX:TieredStopAtLevel=1), each thread's CPU from
 // ThreadMXBean (the results log, 2026-12-06). A spinner alone there used 0.28 cores, the model's cap
-// here. Tolerances: the busy threads' cores within 10%, each spinner's within 35% (the probe's B = 2 on
-// 0.5 cores reads 0.036 against the model's 0.047; the others within 15%). The share is what it is for:
-// without it the model gives the busy thread beside six spinners 0.080 cores of 0.5, not 0.343.
+// here. Tolerances: the busy threads' cores within 10%, each spinner's within 35% (at the default
+// share the probe's B = 2 on 0.5 cores reads 0.036 against the model's 0.045, six spinners 13-17% below
+// it, the others within 8%); the probe's runs of twelve spinners (0.49-0.52 of the quota) are left out:
+// the share does not hold that far. Without the share the model gives the busy thread beside six
+// spinners 0.080 cores of 0.5, not 0.343. On a node with cores to spare (4, no quota) the spinners keep
+// their cap (1e-9).
 func TestSpinnersYield(t *testing.T) {
 	for _, tc := range []struct {
 		cores        float64
@@ -156,10 +159,20 @@ func TestSpinnersYield(t *testing.T) {
 				spin += c.CPU / 10 / float64(tc.spin)
 			}
 		}
+		t.Logf("%.1f cores, %d busy, %d spinners: busy %.3f (probe %.3f), each spinner %.4f (%.4f)", tc.cores, tc.busy, tc.spin, busy, tc.busyC, spin, tc.spinC)
 		if math.Abs(busy-tc.busyC)/tc.busyC > 0.10 || math.Abs(spin-tc.spinC)/tc.spinC > 0.35 {
 			t.Errorf("%.1f cores, %d busy, %d spinners: busy %.3f cores, each spinner %.4f; the probe's %.3f and %.4f",
 				tc.cores, tc.busy, tc.spin, busy, spin, tc.busyC, tc.spinC)
 		}
+	}
+	spare := spinning(4, 0.28, 3, 0, 100)
+	spare.IdleSpinShare = DefaultIdleSpinShare
+	r, err := Run(spare)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := 1 + 3*0.28; math.Abs(r.NodeCores[1]-want) > 1e-9 {
+		t.Errorf("4 cores to spare: node busy %.6f cores, want %.2f (a busy bolt and 3 spinners at their cap)", r.NodeCores[1], want)
 	}
 }
 
