@@ -91,21 +91,25 @@ func TestIdleSpinCounted(t *testing.T) {
 	}
 }
 
+// tenSeconds is each executor's counts over the 10 s after warm seconds of a run of cfg.
+func tenSeconds(t *testing.T, cfg Config, warm float64) []Counts {
+	t.Helper()
+	x, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x.Advance(warm)
+	x.Take()
+	x.Advance(warm + 10)
+	return x.Take()
+}
+
 // TestSpinApart: an executor's spinning is told apart from its work within its CPU (Counts.Spin).
 // Expected figures as TestIdleSpin's, over 10 s after a second of warm-up: the bolt at half load alone
 // spins 0.5 x 0.1 = 0.05 cores and works 0.5 (tolerance 1%); a bolt that never gets a tuple only spins
 // (its Spin is its CPU, 1e-12); a saturated bolt never spins (0).
 func TestSpinApart(t *testing.T) {
-	window := func(cfg Config) []Counts {
-		x, err := New(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		x.Advance(1)
-		x.Take()
-		x.Advance(11)
-		return x.Take()
-	}
+	window := func(cfg Config) []Counts { return tenSeconds(t, cfg, 1) }
 	const bolt, idle = 1, 2 // executors: the spout, b, then the idle bolts
 	if b := window(spinning(1, 0.1, 0, 500, 0))[bolt]; math.Abs(b.Spin/10-0.05)/0.05 > 0.01 || math.Abs((b.CPU-b.Spin)/10-0.5)/0.5 > 0.01 {
 		t.Errorf("half load: spun %.4f cores, worked %.4f; want 0.05 and 0.5", b.Spin/10, (b.CPU-b.Spin)/10)
@@ -144,15 +148,8 @@ func TestSpinnersYield(t *testing.T) {
 		for range tc.busy - 1 {
 			cfg.Topology.Executors = append(cfg.Topology.Executors, Executor{"b", 1})
 		}
-		x, err := New(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		x.Advance(3)
-		x.Take()
-		x.Advance(13)
 		busy, spin := 0.0, 0.0
-		for i, c := range x.Take()[1:] { // the spout apart; then b, the spinners, the other busy bolts
+		for i, c := range tenSeconds(t, cfg, 3)[1:] { // the spout apart; then b, the spinners, the other busy bolts
 			if i == 0 || i > tc.spin {
 				busy += c.CPU / 10
 			} else {
