@@ -32,13 +32,8 @@ func (c ClosureRun) Error() float64 { return (c.Simulated - c.Real) / c.Real }
 // cancelled ctx ends it with ctx's error.
 func Closure(ctx context.Context, runs []*harness.RunResult, model *sim.CostModel) ([]ClosureRun, error) {
 	var out []ClosureRun
-	for i, r := range runs {
-		if simcluster.IsTransferRun(r) || !measuredInto(r, model.Provenance.Runs) || !(r.Measurement.Throughput > 0) {
-			continue
-		}
-		if _, err := simcluster.Lookup(r.Cluster); err != nil {
-			continue // a target's run: its cluster has no twin
-		}
+	for _, i := range ownRuns(runs, model) {
+		r := runs[i]
 		if err := ctx.Err(); err != nil {
 			return out, err
 		}
@@ -52,6 +47,21 @@ func Closure(ctx context.Context, runs []*harness.RunResult, model *sim.CostMode
 		out = append(out, c)
 	}
 	return out, nil
+}
+
+// ownRuns are the indexes of the runs of runs that model was measured from and its twins can simulate
+// again: not the transfer design's, with a throughput, on a cluster with a twin (a target's has none).
+func ownRuns(runs []*harness.RunResult, model *sim.CostModel) []int {
+	var out []int
+	for i, r := range runs {
+		if simcluster.IsTransferRun(r) || !measuredInto(r, model.Provenance.Runs) || !(r.Measurement.Throughput > 0) {
+			continue
+		}
+		if _, err := simcluster.Lookup(r.Cluster); err == nil {
+			out = append(out, i)
+		}
+	}
+	return out
 }
 
 // ClosureError is the mean absolute relative error of the simulated throughput of the runs that were

@@ -30,17 +30,7 @@ type WorkRound struct {
 // (simcluster.SetWork), until every figure changes by less than 2% of its ratio or after WorkRounds
 // rounds.
 func Work(ctx context.Context, runs []*harness.RunResult, model *sim.CostModel) ([]WorkRound, error) {
-	var own []*harness.RunResult
-	var at []int
-	for i, r := range runs {
-		if simcluster.IsTransferRun(r) || !measuredInto(r, model.Provenance.Runs) || !(r.Measurement.Throughput > 0) {
-			continue
-		}
-		if _, err := simcluster.Lookup(r.Cluster); err != nil {
-			continue
-		}
-		own, at = append(own, r), append(at, i)
-	}
+	own := ownRuns(runs, model)
 	if len(own) == 0 {
 		return nil, fmt.Errorf("work: none of the runs has a simulated twin")
 	}
@@ -49,11 +39,12 @@ func Work(ctx context.Context, runs []*harness.RunResult, model *sim.CostModel) 
 	for range WorkRounds {
 		spins := make([]simcluster.SpinRead, len(own))
 		errSum := 0.0
-		for k, r := range own {
+		for k, i := range own {
+			r := runs[i]
 			if err := ctx.Err(); err != nil {
 				return rounds, err
 			}
-			s, err := simulateRecorded(ctx, r, at[k], model)
+			s, err := simulateRecorded(ctx, r, i, model)
 			if err != nil {
 				return rounds, fmt.Errorf("work: run %s: %w", r.Spec.Topology.Name, err)
 			}
