@@ -201,8 +201,9 @@ type TaskEmits struct {
 type TaskCPU struct {
 	Task  int   `json:"task"`
 	CPUNs int64 `json:"cpu_ns"`
-	// SpinNs is the part of CPUNs the thread spent in the wait strategy while idle: simulated runs
-	// only (the model tells it apart; a thread's CPU time on a real worker does not).
+	// SpinNs is the part of CPUNs the thread spent in the wait strategy while idle: a simulated run's
+	// model tells it apart, and an instrumented real worker counts it in its bolts' wait strategy
+	// (CountedWait; absent for spouts and for workers that predate it).
 	SpinNs int64 `json:"spin_ns,omitempty"`
 }
 

@@ -49,13 +49,17 @@ public final class Instrument {
     static final long PROCESSING_HIST_HIGHEST = 3_600_000_000L;
 
     public static final String HOOK_CLASS = TrafficHook.class.getName();
+    /** The bolt wait strategy an instrumented topology runs with unless it sets its own. */
+    public static final String WAIT_CLASS = CountedWait.class.getName();
 
     private Instrument() {
     }
 
     /**
-     * Registers the hook on a topology conf (keeping hooks already there) and sets the stats sample rate
-     * to 1.0 so every acked tuple carries its complete latency.
+     * Registers the hook on a topology conf (keeping hooks already there), sets the stats sample rate
+     * to 1.0 so every acked tuple carries its complete latency, and, unless the topology chose one, runs
+     * its bolts (the ackers too) with {@link CountedWait}: Storm's default wait strategy, counting the CPU
+     * its threads spend idle.
      */
     @SuppressWarnings("unchecked")
     public static void configure(Config conf, String metricsUrl, double intervalSecs) {
@@ -70,6 +74,8 @@ public final class Instrument {
         conf.put(Config.TOPOLOGY_AUTO_TASK_HOOKS, hooks);
         conf.put(Config.TOPOLOGY_STATS_SAMPLE_RATE, 1.0);
         conf.put(CONF_INSTRUMENTATION, "on");
+        // Storm's default bolt wait strategy, counting its idle CPU (spin_ns); a topology's own is kept
+        conf.putIfAbsent(Config.TOPOLOGY_BOLT_WAIT_STRATEGY, WAIT_CLASS);
         if (metricsUrl != null && !metricsUrl.isEmpty()) {
             conf.put(CONF_METRICS_URL, metricsUrl);
         }

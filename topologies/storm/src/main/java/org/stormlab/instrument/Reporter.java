@@ -48,6 +48,7 @@ final class Reporter implements Runnable {
     private String authorization; // "Bearer <token>" from stormlab.scheduler.token (the workers' storm.yaml), or null
     private final ThreadMXBean threads = ManagementFactory.getThreadMXBean();
     private final Map<Long, Long> lastThreadCpu = new HashMap<>();
+    private final Map<Long, Long> lastThreadSpin = new HashMap<>();
     private long lastProcessCpuNs = -1;
     private long lastWallNs;
 
@@ -139,17 +140,33 @@ final class Reporter implements Runnable {
     /** Builds one report and resets the worker's counters (the report carries deltas). */
     String report(WorkerStats w, double intervalS, double workerCpuPercent) {
         return render(w, host, System.currentTimeMillis(), intervalS, workerCpuPercent, memoryMb(), threads::getThreadCpuTime,
-            lastThreadCpu);
+            lastThreadCpu, CountedWait::spinNs, lastThreadSpin);
+    }
+
+    /** now less tid's previous reading in last (0 at first sight, never negative); last takes now. */
+    private static long delta(Map<Long, Long> last, long tid, long now) {
+        Long before = last.put(tid, now);
+        return before == null ? 0 : Math.max(0, now - before);
+    }
+
+    /** render without idle-CPU readings (no spin_ns). */
+    static String render(WorkerStats w, String host, long timeMs, double intervalS, double workerCpuPercent,
+                         double workerMemoryMb, LongUnaryOperator threadCpu, Map<Long, Long> lastCpu) {
+        return render(w, host, timeMs, intervalS, workerCpuPercent, workerMemoryMb, threadCpu, lastCpu, id -> -1,
+            new HashMap<>());
     }
 
     /**
      * Renders a WorkerReport as JSON and resets the counters it read. Tasks and sources are sorted by id so
      * the output is deterministic. A negative workerCpuPercent or workerMemoryMb means not measured: the
      * field is sent as 0 and named in not_measured. threadCpu gives a thread's CPU time in ns (-1 if unknown); lastCpu holds
-     * each thread's previous reading and is updated.
+     * each thread's previous reading and is updated. threadSpin gives the part of a thread's CPU time spent idle
+     * in the wait strategy ({@link CountedWait}; -1 where not counted, and spin_ns is left out), lastSpin its
+     * previous readings.
      */
     static String render(WorkerStats w, String host, long timeMs, double intervalS, double workerCpuPercent,
-                         double workerMemoryMb, LongUnaryOperator threadCpu, Map<Long, Long> lastCpu) {
+                         double workerMemoryMb, LongUnaryOperator threadCpu, Map<Long, Long> lastCpu,
+                         LongUnaryOperator threadSpin, Map<Long, Long> lastSpin) {
         List<TaskStats> tasks = new ArrayList<>(w.tasks.values());
         tasks.sort(Comparator.comparingInt(t -> t.task));
         Json j = new Json().beginObject()
@@ -202,8 +219,9 @@ final class Reporter implements Runnable {
                 continue;
             }
             // Baseline at first sight: CPU spent before the thread ran a task (prepare) is not counted.
-            Long before = lastCpu.put(tid, now);
-            long delta = before == null ? 0 : Math.max(0, now - before);
+            long delta = delta(lastCpu, tid, now);
+            long spinNow = threadSpin.applyAsLong(tid);
+            long spin = spinNow < 0 ? -1 : Math.min(delta, delta(lastSpin, tid, spinNow));
             List<TaskStats> ts = e.getValue();
             long total = 0;
             for (TaskStats t : ts) {
@@ -211,12 +229,16 @@ final class Reporter implements Runnable {
             }
             for (TaskStats t : ts) {
                 double share = total > 0 ? (double) events.get(t.task) / total : 1.0 / ts.size();
-                cpu.add(new long[] {t.task, Math.round(delta * share)});
+                cpu.add(new long[] {t.task, Math.round(delta * share), spin < 0 ? -1 : Math.round(spin * share)});
             }
         }
         cpu.sort(Comparator.comparingLong(x -> x[0]));
         for (long[] c : cpu) {
-            j.beginObject().field("task", c[0]).field("cpu_ns", c[1]).endObject();
+            j.beginObject().field("task", c[0]).field("cpu_ns", c[1]);
+            if (c[2] >= 0) {
+                j.field("spin_ns", c[2]);
+            }
+            j.endObject();
         }
         j.endArray();
 

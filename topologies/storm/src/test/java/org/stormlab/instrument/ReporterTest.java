@@ -97,6 +97,35 @@ class ReporterTest {
         assertTrue(third.contains("\"not_measured\":[\"worker_memory_mb\"]"), third);
     }
 
+    /**
+     * Idle CPU (CountedWait's count) is reported per task beside its CPU, split as the CPU is, and never
+     * more than the thread's CPU over the interval. By hand: thread 100 (tasks 5 and 6, 3 and 1 events)
+     * went 0 -> 2,000,000 ns of CPU and 0 -> 800,000 ns idle: 600,000 and 200,000 ns. Thread 101 (task 3)
+     * counted 0 -> 5,000 ns idle over 1,000 ns of CPU (its clocks read at different moments): capped at
+     * 1,000. A thread that never idled in the strategy (-1) has no spin_ns.
+     */
+    @Test
+    void reportsIdleCpuApart() {
+        WorkerStats w = new WorkerStats("t", 6700, 2000, 1);
+        w.task(3).threadId = 101;
+        w.task(5).threadId = 100;
+        w.task(6).threadId = 100;
+        w.task(7).threadId = 102;
+        Map<Long, Long> cpu = new HashMap<>(Map.of(100L, 0L, 101L, 0L, 102L, 0L));
+        Map<Long, Long> spin = new HashMap<>(Map.of(100L, 0L, 101L, 0L, 102L, -1L));
+        Map<Long, Long> lastCpu = new HashMap<>();
+        Map<Long, Long> lastSpin = new HashMap<>();
+        Reporter.render(w, "n", 1, 5, 0, 0, cpu::get, lastCpu, spin::get, lastSpin);
+        cpu.putAll(Map.of(100L, 2_000_000L, 101L, 1_000L, 102L, 7_000L));
+        spin.putAll(Map.of(100L, 800_000L, 101L, 5_000L));
+        w.task(5).events.add(3);
+        w.task(6).events.add(1);
+        String r = Reporter.render(w, "n", 2, 5, 0, 0, cpu::get, lastCpu, spin::get, lastSpin);
+        assertTrue(r.contains("\"cpu\":[{\"task\":3,\"cpu_ns\":1000,\"spin_ns\":1000},"
+            + "{\"task\":5,\"cpu_ns\":1500000,\"spin_ns\":600000},{\"task\":6,\"cpu_ns\":500000,\"spin_ns\":200000},"
+            + "{\"task\":7,\"cpu_ns\":7000}]"), r);
+    }
+
     /** The encoding decodes back to the same histogram (V2 compressed, base64). */
     @Test
     void histogramEncodingRoundTrips() throws Exception {
