@@ -126,7 +126,7 @@ func newSimCostsCmd() *cobra.Command {
 	cmd.Flags().StringVar(&o.keep, "keep", "", "with --cluster: where the runs are kept (default: FILE.runs beside --out)")
 	cmd.Flags().StringVar(&out, "out", "", "the cost-model file to write")
 	cmd.Flags().StringVar(&name, "name", "measured", "the cost model's name")
-	cmd.Flags().StringVar(&method, "method", "ratio", "how a component's CPU is read: ratio (its CPU over its tuples in the window), fit (CPU per tuple and per executor at any rate, fitted over the report intervals) or work (the ratio less the spinning the model charges apart, read on the runs' twins)")
+	cmd.Flags().StringVar(&method, "method", "ratio", "how a component's CPU is read: ratio (its CPU over its tuples in the window), fit (CPU per tuple and per executor at any rate, fitted over the report intervals), work (the ratio less the spinning the model charges apart, read on the runs' twins) or counted (the ratio less what the real threads counted idle in Storm's wait strategy: runs recorded with this stormlab's topologies jar)")
 	return cmd
 }
 
@@ -134,7 +134,11 @@ func newSimCostsCmd() *cobra.Command {
 // the transfer costs and the bytes on a link (from the interface counters of linkRuns, listed in the
 // provenance, or where nil of runs), writes it to out and says what it could not measure.
 func measureCostModel(cmd *cobra.Command, runs, linkRuns []*harness.RunResult, name, method, out string) error {
-	m, err := simcluster.MeasureCosts(name, runs, provenance(runs))
+	var opts []simcluster.MeasureOption
+	if method == "counted" {
+		opts = append(opts, simcluster.WithoutSpin())
+	}
+	m, err := simcluster.MeasureCosts(name, runs, provenance(runs), opts...)
 	if err != nil {
 		return err
 	}

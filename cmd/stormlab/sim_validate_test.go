@@ -47,14 +47,24 @@ func TestSimValidateCommand(t *testing.T) {
 	}
 }
 
-// TestSimCostsMethod: an unknown --method is refused with exit 2, naming the methods.
+// TestSimCostsMethod: an unknown --method is refused with exit 2, naming the methods; --method counted on
+// runs recorded before the workers counted their idle CPU fails naming spin_ns. Neither writes a file.
 func TestSimCostsMethod(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "costs.json")
-	code, _, stderr := cli(t, "sim", "costs", "--from", "../../harness/simcluster/testdata/wordcount-even", "--out", out, "--method", "guess")
-	if code != 2 || !strings.Contains(stderr, "give one of ratio, fit") {
-		t.Errorf("exit %d, stderr %q: want 2 and the methods", code, stderr)
-	}
-	if _, err := os.Stat(out); !os.IsNotExist(err) {
-		t.Errorf("a refused sim costs wrote %s", out)
+	for _, c := range []struct {
+		method string
+		code   int
+		want   string
+	}{
+		{"guess", 2, "give one of ratio, fit, work, counted"},
+		{"counted", 2, "spin_ns"},
+	} {
+		code, _, stderr := cli(t, "sim", "costs", "--from", "../../harness/simcluster/testdata/wordcount-even", "--out", out, "--method", c.method)
+		if code != c.code || !strings.Contains(stderr, c.want) {
+			t.Errorf("--method %s: exit %d, stderr %q: want %d and %q", c.method, code, stderr, c.code, c.want)
+		}
+		if _, err := os.Stat(out); !os.IsNotExist(err) {
+			t.Errorf("--method %s: a refused sim costs wrote %s", c.method, out)
+		}
 	}
 }

@@ -62,12 +62,16 @@ var workFlags = map[string][]string{
 // remeasure), the tuples each stream carries per tuple and the tuples' size. Runs of one topology at
 // different work flags are refused: measure them into separate models. Runs of the transfer design
 // (IsTransferRun) are left to FitTransfer.
-func MeasureCosts(name string, runs []*harness.RunResult, prov sim.CostProvenance) (*sim.CostModel, error) {
+func MeasureCosts(name string, runs []*harness.RunResult, prov sim.CostProvenance, opts ...MeasureOption) (*sim.CostModel, error) {
+	var o measureOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
 	m := &sim.CostModel{Format: sim.CostFormat, Name: name, Provenance: prov, Topologies: map[string]sim.TopologyCosts{}}
 	m.Provenance.Uncertainty = uncertaintyMethod
 	per := map[string][]runCosts{} // by main class
 	var all []runCosts
-	xfer := 0
+	xfer, counted := 0, 0
 	for _, r := range runs {
 		if IsTransferRun(r) { // the transfer design's runs: FitTransfer
 			xfer++
@@ -76,7 +80,10 @@ func MeasureCosts(name string, runs []*harness.RunResult, prov sim.CostProvenanc
 		if r.Validity.Level == harness.Invalid {
 			continue
 		}
-		rc, err := measureRun(r)
+		if CountsSpin(r) {
+			counted++
+		}
+		rc, err := measureRun(r, o.withoutSpin)
 		if err != nil {
 			return nil, fmt.Errorf("run %s: %w", r.Spec.Topology.Name, err)
 		}
@@ -94,7 +101,13 @@ func MeasureCosts(name string, runs []*harness.RunResult, prov sim.CostProvenanc
 	if len(per) == 0 {
 		return nil, fmt.Errorf("no valid run of the project's topologies among %d runs (%d of them of the transfer design, which give the transfer costs only): record some (stormlab run --out DIR, or an experiment's folder)", len(runs), xfer)
 	}
+	if o.withoutSpin && counted == 0 {
+		return nil, fmt.Errorf("none of the %d runs counted its threads' idle CPU (spin_ns): record them with this stormlab's topologies jar, or read them with the ratio method", len(all))
+	}
 	m.Transfer = poolTransfer(all)
+	if o.withoutSpin {
+		spinApart(m, counted, len(all))
+	}
 	for class, rs := range per {
 		t := m.Topologies[class]
 		t.Components = pool(rs)
@@ -122,27 +135,34 @@ type runCosts struct {
 // windowParts is how many parts a run's window is cut into to see how much its figures move within it.
 const windowParts = 4
 
-// measureRun reads one run's window, and each of its parts, as costs.
-func measureRun(r *harness.RunResult) (runCosts, error) {
-	main, comps, err := costsOfRun(r)
+// measureRun reads one run's window, and each of its parts, as costs: with noSpin its threads' CPU less
+// what they counted idle (withoutSpin), the workers' overhead from their whole thread CPU either way.
+func measureRun(r *harness.RunResult, noSpin bool) (runCosts, error) {
+	read := r
+	if noSpin {
+		read = withoutSpin(r)
+	}
+	main, comps, err := costsOfRun(read)
 	if err != nil {
 		return runCosts{}, err
 	}
 	rc := runCosts{main: main, comps: comps, start: r.Phases.StartS, execute: executeOf(r)}
-	rc.overhead, rc.ackerCPU, rc.messages = overheadOf(r)
+	rc.overhead, _, rc.messages = overheadOf(r)
+	_, rc.ackerCPU, _ = overheadOf(read)
 	span := (r.MeasureTo - r.MeasureFrom) / windowParts
 	for k := range int64(windowParts) {
-		part := *r
-		part.MeasureFrom, part.MeasureTo = r.MeasureFrom+k*span, r.MeasureFrom+(k+1)*span
-		if _, c, err := costsOfRun(&part); err == nil { // a part without tuples of a component says nothing of it
+		from, to := r.MeasureFrom+k*span, r.MeasureFrom+(k+1)*span
+		part, partRead := *r, *read
+		part.MeasureFrom, part.MeasureTo = from, to
+		partRead.MeasureFrom, partRead.MeasureTo = from, to
+		if _, c, err := costsOfRun(&partRead); err == nil { // a part without tuples of a component says nothing of it
 			rc.quarters = append(rc.quarters, c)
 		}
-		o, a, n := overheadOf(&part)
-		if len(o) > 0 {
+		if o, _, _ := overheadOf(&part); len(o) > 0 {
 			mean, _ := stats.Mean(o)
 			rc.overheadQ = append(rc.overheadQ, mean)
 		}
-		if n > 0 {
+		if _, a, n := overheadOf(&partRead); n > 0 {
 			rc.ackQ = append(rc.ackQ, a/n)
 		}
 	}
@@ -247,6 +267,63 @@ func windowReports(r *harness.RunResult) []protocol.WorkerReport {
 		}
 	}
 	return in
+}
+
+// MeasureOption changes how MeasureCosts reads the runs.
+type MeasureOption func(*measureOptions)
+
+type measureOptions struct{ withoutSpin bool }
+
+// WithoutSpin reads each bolt's and acker's thread CPU less what it counted idle in Storm's wait strategy
+// (spin_ns), in the runs whose workers count it (CountsSpin), so that the model, which charges that
+// spinning apart (sim.Config.IdleSpin), does not charge it twice; the workers' overhead (their process
+// less all their threads) is read as before. MeasureCosts refuses runs none of which counted it.
+func WithoutSpin() MeasureOption { return func(o *measureOptions) { o.withoutSpin = true } }
+
+// withoutSpin is a copy of r whose reports' thread CPU is less the idle CPU they counted (lessSpin).
+func withoutSpin(r *harness.RunResult) *harness.RunResult {
+	c := *r
+	c.Reports = lessSpin(r.Reports)
+	return &c
+}
+
+// lessSpin is reps with each thread's CPU less what it counted idle in the wait strategy (spin_ns, where
+// the reports carry it). reps is not changed.
+func lessSpin(reps []protocol.WorkerReport) []protocol.WorkerReport {
+	out := slices.Clone(reps)
+	for i := range out {
+		out[i].CPU = slices.Clone(out[i].CPU)
+		for k, c := range out[i].CPU {
+			out[i].CPU[k].CPUNs, out[i].CPU[k].SpinNs = max(0, c.CPUNs-c.SpinNs), 0
+		}
+	}
+	return out
+}
+
+// spinApart says in m's provenance how the components' CPU was read: less the idle CPU the threads
+// counted, where counted of the n runs counted it (all: the wait strategy's CPU is no longer missing).
+func spinApart(m *sim.CostModel, counted, n int) {
+	if counted == 0 {
+		return
+	}
+	m.Provenance.Method += fmt.Sprintf("; each bolt's and acker's thread CPU is read less what it counted idle in Storm's wait strategy "+
+		"(spin_ns, in %d of %d runs; the model charges that spinning apart: idle_spin_cores)", counted, n)
+	if counted == n {
+		m.Provenance.Missing = slices.DeleteFunc(m.Provenance.Missing, func(s string) bool { return strings.HasPrefix(s, "idle executors' wait-strategy CPU") })
+	}
+}
+
+// CountsSpin tells whether r's reports count their threads' idle CPU (spin_ns): a bolt or acker thread
+// that reported CPU in the window and spin_ns with it.
+func CountsSpin(r *harness.RunResult) bool {
+	for _, rep := range windowReports(r) {
+		for _, c := range rep.CPU {
+			if c.SpinNs > 0 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // overheadOf is, per worker of r, the cores its process used besides its executor threads (mean over

@@ -10,9 +10,10 @@ import (
 )
 
 // CostMethods name how `stormlab sim costs` reads a component's CPU: "ratio", its thread CPU over its
-// tuples in the window (MeasureCosts; the default), "fit", FitIdle's two terms, or "work", the ratio less
-// what the model's twins of the runs spin per tuple (experiments.Work, SetWork).
-var CostMethods = []string{"ratio", "fit", "work"}
+// tuples in the window (MeasureCosts; the default), "fit", FitIdle's two terms, "work", the ratio less
+// what the model's twins of the runs spin per tuple (experiments.Work, SetWork), or "counted", the ratio
+// less what the real threads counted idle in the wait strategy (MeasureCosts with WithoutSpin).
+var CostMethods = []string{"ratio", "fit", "work", "counted"}
 
 // fitPoint is one report interval of one task: its length, its thread CPU and its tuples (executed by
 // a bolt, emitted by a spout), in seconds, seconds and tuples.

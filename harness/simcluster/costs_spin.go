@@ -17,19 +17,18 @@ import (
 // shares the node's cores as any thread), so sim costs measures it on the transfer design's runs, where
 // the executors are idle nearly all the time.
 //
-// It is not taken out of the components' CPU per tuple, because the runs cannot tell it apart there:
-// the topologies' runs are saturated, their nodes at their quota, and every executor thread of a node
-// gets nearly the same CPU (on containers, 0.053-0.078 cores each on one node and 0.016-0.030 on the
-// other, WordCount's split as much as its report), busy or spinning alike. A thread's CPU is then its
-// share of the node, whatever it did with it, and the CPU per tuple read from it is that share over the
-// thread's rate: the work of the executor that limits the run, an upper bound for the others.
+// The instrumented bolts count it (CountedWait in the topologies' jar: spin_ns in the reports), and the
+// components' CPU per tuple is read without it (lessSpin). Runs recorded before they did cannot tell it
+// apart: their topologies' runs are saturated, their nodes at their quota, and every executor thread of
+// a node gets nearly the same CPU, busy or spinning alike, so the CPU per tuple read from such a run is
+// the thread's share of its node over its rate, spinning and all.
 
 // measureSpin sets m's idle spinning from the transfer runs among runs whose nodes all had CPU to spare
 // (the busiest below busyShare: on a node at its quota the spinning yields to other threads): per run,
-// the mean over its bolt and acker executors of their thread's cores over the window; over runs their
-// mean, spread and stated interval. The executors' own work is left in: at the design's 50-100 tuples/s
-// it is a few thousandths of a core (the chain's bolts take 10-30 µs a tuple). It returns what is
-// missing ("" when measured).
+// the mean over its bolt and acker executors of their thread's idle cores over the window (spinOf); over
+// runs their mean, spread and stated interval. In runs that do not count the idle CPU apart the
+// executors' own work is left in: at the design's 50-100 tuples/s it is a few thousandths of a core (the
+// chain's bolts take 10-30 µs a tuple). It returns what is missing ("" when measured).
 func measureSpin(m *sim.CostModel, runs []*harness.RunResult) string {
 	var perRun []float64
 	for _, r := range runs {
@@ -48,7 +47,7 @@ func measureSpin(m *sim.CostModel, runs []*harness.RunResult) string {
 	}
 	m.Provenance.Missing = slices.DeleteFunc(m.Provenance.Missing, func(s string) bool { return strings.HasPrefix(s, "idle executors' wait-strategy CPU") })
 	m.Provenance.Method += "; idle_spin_cores: per transfer run with every node below 90% of its CPU, the mean thread CPU of its bolt and acker " +
-		"executors; the components' CPU per tuple keep what spinning their threads had (at saturation a node's threads share its CPU alike, busy or not)"
+		"executors (what they counted idle, where the workers count it)"
 	tr := &m.Transfer
 	mean, _ := stats.Mean(perRun)
 	tr.IdleSpinPI = remeasure(mean, perRun, nil)
@@ -56,8 +55,10 @@ func measureSpin(m *sim.CostModel, runs []*harness.RunResult) string {
 	return ""
 }
 
-// spinOf is the mean over r's bolt and acker executors of the cores their thread used in r's window.
+// spinOf is the mean over r's bolt and acker executors of the cores their thread used in r's window:
+// what it counted idle (spin_ns) where r's workers count it, else its CPU, the work and all.
 func spinOf(r *harness.RunResult) (float64, bool) {
+	counted := CountsSpin(r)
 	at, comp, _ := placesOf(r)
 	tasks := taskSums(r, at)
 	spouts := spoutComponents(comp, tasks)
@@ -69,7 +70,9 @@ func spinOf(r *harness.RunResult) (float64, bool) {
 		}
 		cpu := 0.0
 		for t := e.Start; t <= e.End; t++ {
-			if f := tasks[t]; f != nil {
+			if f := tasks[t]; f != nil && counted {
+				cpu += f.spin
+			} else if f != nil {
 				cpu += f.cpu
 			}
 		}

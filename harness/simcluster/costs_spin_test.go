@@ -63,6 +63,18 @@ func TestMeasureSpin(t *testing.T) {
 	if math.Abs(tr.IdleSpinCores-mean) > 1e-3*mean || math.Abs(tr.IdleSpinSD-sd) > 1e-3*sd || !tr.IdleSpinPI.Contains(mean) {
 		t.Errorf("spin %v (sd %v, interval %+v), want %v (sd %v) inside its interval", tr.IdleSpinCores, tr.IdleSpinSD, tr.IdleSpinPI, mean, sd)
 	}
+	// Threads that count their idle CPU: what they counted (here 80% of it), not their CPU.
+	for _, r := range runs {
+		for i := range r.Reports {
+			for k, c := range r.Reports[i].CPU {
+				r.Reports[i].CPU[k].SpinNs = c.CPUNs * 8 / 10
+			}
+		}
+	}
+	m = &sim.CostModel{}
+	if said := measureSpin(m, runs); said != "" || math.Abs(m.Transfer.IdleSpinCores-0.8*mean) > 1e-3*mean {
+		t.Errorf("counted spin_ns at 80%% of the CPU: spin %v (%s), want %v", m.Transfer.IdleSpinCores, said, 0.8*mean)
+	}
 	// Every run busy: nothing measured, and said.
 	for _, r := range runs {
 		r.Diagnosis = &harness.Diagnosis{Nodes: []diagnose.Node{{Host: "sup2", UsedOfQuota: 0.95}}}

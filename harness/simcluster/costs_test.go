@@ -55,6 +55,66 @@ func TestMeasureCostsFromARecordedRun(t *testing.T) {
 	}
 }
 
+// TestMeasureCostsLessSpin: WithoutSpin reads each component's CPU per tuple and the ackers' per message
+// less what their threads counted idle (spin_ns), and the workers' overhead (their process less all
+// their threads' CPU) as before. The recorded run of TestMeasureCostsFromARecordedRun with every bolt's
+// and acker's spin_ns set to 40% of its CPU: its hand figures times 0.6 (the spout, which counts none, as
+// it was), within the same 0.1%; without the option, the hand figures themselves. A run set none of
+// whose runs counted it is refused.
+func TestMeasureCostsLessSpin(t *testing.T) {
+	r, err := harness.Load("testdata/wordcount-even")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := MeasureCosts("none", []*harness.RunResult{r}, sim.CostProvenance{}, WithoutSpin()); err == nil || !strings.Contains(err.Error(), "spin_ns") {
+		t.Errorf("runs without spin_ns read WithoutSpin: err %v, want a refusal naming spin_ns", err)
+	}
+	whole, err := MeasureCosts("whole", []*harness.RunResult{r}, sim.CostProvenance{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	spout := map[int]bool{}
+	for _, e := range r.Executors {
+		for k := e.Start; k <= e.End; k++ {
+			spout[k] = e.Component == "sentence"
+		}
+	}
+	for i := range r.Reports {
+		for k, c := range r.Reports[i].CPU {
+			if !spout[c.Task] {
+				r.Reports[i].CPU[k].SpinNs = c.CPUNs * 4 / 10
+			}
+		}
+	}
+	prov := sim.CostProvenance{Missing: []string{"idle executors' wait-strategy CPU apart from their tuples'"}}
+	m, err := MeasureCosts("work", []*harness.RunResult{r}, prov, WithoutSpin())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ratio, err := MeasureCosts("ratio", []*harness.RunResult{r}, prov)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := ratio.Topologies[r.Spec.Topology.MainClass].Components["split"].CPUMicros, 208.004; math.Abs(got-want)/want > 0.001 {
+		t.Errorf("split read by the ratio with spin_ns: %.3f µs per tuple, want the whole %.3f", got, want)
+	}
+	tc, _ := m.Topology(r.Spec.Topology.MainClass)
+	for comp, want := range map[string]float64{"sentence": 52.325, "split": 0.6 * 208.004, "count": 0.6 * 27.165, "report": 0.6 * 23.229} {
+		if got := tc.Components[comp].CPUMicros; math.Abs(got-want)/want > 0.001 {
+			t.Errorf("%s: %.3f µs per tuple, want %.3f", comp, got, want)
+		}
+	}
+	if got, want := tc.AckCPUS, 0.6*27.389e-6; math.Abs(got-want)/want > 0.001 {
+		t.Errorf("acker: %.4g s a message, want %.4g", got, want)
+	}
+	if got, want := m.Transfer.WorkerOverheadCores, whole.Transfer.WorkerOverheadCores; got != want {
+		t.Errorf("worker overhead %v cores with spin_ns, %v without: want the same", got, want)
+	}
+	if !strings.Contains(m.Provenance.Method, "spin_ns, in 1 of 1 runs") || len(m.Provenance.Missing) != 0 {
+		t.Errorf("provenance method %q, missing %v: want the spinning read apart and no longer missing", m.Provenance.Method, m.Provenance.Missing)
+	}
+}
+
 // TestMeasureCostsRefusals: no valid run, or one topology at two work settings, is refused.
 func TestMeasureCostsRefusals(t *testing.T) {
 	r, err := harness.Load("testdata/wordcount-even")

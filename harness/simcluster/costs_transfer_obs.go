@@ -44,8 +44,10 @@ type place struct{ worker, host string }
 
 // taskFigures are one task's sums over a run's window.
 type taskFigures struct {
-	cpu, in, emitted, remote, remoteBytes float64
-	outBytes, outSamples                  float64
+	// cpu is the task's thread CPU, spin the part of it the thread counted idle in the wait strategy
+	// (0 where the reports do not carry it)
+	cpu, spin, in, emitted, remote, remoteBytes float64
+	outBytes, outSamples                        float64
 }
 
 // observe reads one transfer run's window.
@@ -188,6 +190,7 @@ func taskSums(r *harness.RunResult, at map[int]place) map[int]*taskFigures {
 	for _, rep := range windowReports(r) {
 		for _, c := range rep.CPU {
 			get(c.Task).cpu += float64(c.CPUNs) / 1e9
+			get(c.Task).spin += float64(c.SpinNs) / 1e9
 		}
 		for _, e := range rep.Emits {
 			get(e.Task).emitted += float64(e.Count)

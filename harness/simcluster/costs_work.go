@@ -22,7 +22,7 @@ type SpinRead struct {
 // SpinOf reads simulated run r's spinning per tuple (its reports' spin_ns), component by component, in
 // the units of its CPU per tuple.
 func SpinOf(r *harness.RunResult) (SpinRead, error) {
-	rc, err := measureRun(r)
+	rc, err := measureRun(r, false)
 	if err != nil {
 		return SpinRead{}, err
 	}
