@@ -101,12 +101,13 @@ func MeasureCosts(name string, runs []*harness.RunResult, prov sim.CostProvenanc
 	if len(per) == 0 {
 		return nil, fmt.Errorf("no valid run of the project's topologies among %d runs (%d of them of the transfer design, which give the transfer costs only): record some (stormlab run --out DIR, or an experiment's folder)", len(runs), xfer)
 	}
-	if o.withoutSpin && counted == 0 {
-		return nil, fmt.Errorf("none of the %d runs counted its threads' idle CPU (spin_ns): record them with this stormlab's topologies jar, or read them with the ratio method", len(all))
+	if o.withoutSpin && counted < len(all) {
+		// a component's figures pooled over runs read two ways would be neither
+		return nil, fmt.Errorf("%d of the %d runs counted their threads' idle CPU (spin_ns): record them all with this stormlab's topologies jar, or read them with the ratio method", counted, len(all))
 	}
 	m.Transfer = poolTransfer(all)
 	if o.withoutSpin {
-		spinApart(m, counted, len(all))
+		spinApart(m)
 	}
 	for class, rs := range per {
 		t := m.Topologies[class]
@@ -275,9 +276,9 @@ type MeasureOption func(*measureOptions)
 type measureOptions struct{ withoutSpin bool }
 
 // WithoutSpin reads each bolt's and acker's thread CPU less what it counted idle in Storm's wait strategy
-// (spin_ns), in the runs whose workers count it (CountsSpin), so that the model, which charges that
-// spinning apart (sim.Config.IdleSpin), does not charge it twice; the workers' overhead (their process
-// less all their threads) is read as before. MeasureCosts refuses runs none of which counted it.
+// (spin_ns, CountsSpin), so that the model, which charges that spinning apart (sim.Config.IdleSpin), does
+// not charge it twice; the workers' overhead (their process less all their threads) is read as before.
+// MeasureCosts refuses a run set of which some run did not count it.
 func WithoutSpin() MeasureOption { return func(o *measureOptions) { o.withoutSpin = true } }
 
 // withoutSpin is a copy of r whose reports' thread CPU is less the idle CPU they counted (lessSpin).
@@ -301,20 +302,14 @@ func lessSpin(reps []protocol.WorkerReport) []protocol.WorkerReport {
 }
 
 // spinApart says in m's provenance how the components' CPU was read: less the idle CPU the threads
-// counted, where counted of the n runs counted it (all: the wait strategy's CPU is no longer missing).
-func spinApart(m *sim.CostModel, counted, n int) {
-	if counted == 0 {
-		return
-	}
-	m.Provenance.Method += fmt.Sprintf("; each bolt's and acker's thread CPU is read less what it counted idle in Storm's wait strategy "+
-		"(spin_ns, in %d of %d runs; the model charges that spinning apart: idle_spin_cores)", counted, n)
-	if counted == n {
-		m.Provenance.Missing = slices.DeleteFunc(m.Provenance.Missing, func(s string) bool { return strings.HasPrefix(s, "idle executors' wait-strategy CPU") })
-	}
+// counted. Whether the model charges that spinning (idle_spin_cores) is measureSpin's to say.
+func spinApart(m *sim.CostModel) {
+	m.Provenance.Method += "; each bolt's and acker's thread CPU is read less what it counted idle in Storm's wait strategy " +
+		"(spin_ns; the model charges that spinning apart, idle_spin_cores)"
 }
 
-// CountsSpin tells whether r's reports count their threads' idle CPU (spin_ns): a bolt or acker thread
-// that reported CPU in the window and spin_ns with it.
+// CountsSpin tells whether r's reports count their threads' idle CPU: some task's spin_ns above 0 in the
+// window (a real run's instrumented bolts, or a simulated run).
 func CountsSpin(r *harness.RunResult) bool {
 	for _, rep := range windowReports(r) {
 		for _, c := range rep.CPU {

@@ -17,9 +17,9 @@ import (
 // shares the node's cores as any thread), so sim costs measures it on the transfer design's runs, where
 // the executors are idle nearly all the time.
 //
-// The instrumented bolts count it (CountedWait in the topologies' jar: spin_ns in the reports), and the
-// components' CPU per tuple is read without it (lessSpin). Runs recorded before they did cannot tell it
-// apart: their topologies' runs are saturated, their nodes at their quota, and every executor thread of
+// The instrumented bolts count it (CountedWait in the topologies' jar: spin_ns in the reports), and
+// `sim costs --method counted` reads the components' CPU per tuple without it (WithoutSpin); the default
+// ratio keeps it. Runs recorded before the bolts counted it cannot tell it apart: their topologies' runs are saturated, their nodes at their quota, and every executor thread of
 // a node gets nearly the same CPU, busy or spinning alike, so the CPU per tuple read from such a run is
 // the thread's share of its node over its rate, spinning and all.
 

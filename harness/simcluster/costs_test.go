@@ -59,15 +59,16 @@ func TestMeasureCostsFromARecordedRun(t *testing.T) {
 // less what their threads counted idle (spin_ns), and the workers' overhead (their process less all
 // their threads' CPU) as before. The recorded run of TestMeasureCostsFromARecordedRun with every bolt's
 // and acker's spin_ns set to 40% of its CPU: its hand figures times 0.6 (the spout, which counts none, as
-// it was), within the same 0.1%; without the option, the hand figures themselves. A run set none of
-// whose runs counted it is refused.
+// it was), within the same 0.1%, and their stated intervals 0.6 times the whole's (the window's quarters
+// read alike); without the option, the hand figures themselves. A run set with a run that did not count
+// it is refused.
 func TestMeasureCostsLessSpin(t *testing.T) {
 	r, err := harness.Load("testdata/wordcount-even")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := MeasureCosts("none", []*harness.RunResult{r}, sim.CostProvenance{}, WithoutSpin()); err == nil || !strings.Contains(err.Error(), "spin_ns") {
-		t.Errorf("runs without spin_ns read WithoutSpin: err %v, want a refusal naming spin_ns", err)
+	if _, err := MeasureCosts("none", []*harness.RunResult{r}, sim.CostProvenance{}, WithoutSpin()); err == nil || !strings.Contains(err.Error(), "0 of the 1 runs counted") {
+		t.Errorf("a run without spin_ns read WithoutSpin: err %v, want a refusal naming spin_ns", err)
 	}
 	whole, err := MeasureCosts("whole", []*harness.RunResult{r}, sim.CostProvenance{})
 	if err != nil {
@@ -110,8 +111,18 @@ func TestMeasureCostsLessSpin(t *testing.T) {
 	if got, want := m.Transfer.WorkerOverheadCores, whole.Transfer.WorkerOverheadCores; got != want {
 		t.Errorf("worker overhead %v cores with spin_ns, %v without: want the same", got, want)
 	}
-	if !strings.Contains(m.Provenance.Method, "spin_ns, in 1 of 1 runs") || len(m.Provenance.Missing) != 0 {
-		t.Errorf("provenance method %q, missing %v: want the spinning read apart and no longer missing", m.Provenance.Method, m.Provenance.Missing)
+	// the window's parts are read alike: the stated intervals scale with the figures
+	wc, mc := whole.Topologies[r.Spec.Topology.MainClass], m.Topologies[r.Spec.Topology.MainClass]
+	for _, c := range []struct {
+		name      string
+		got, want *sim.Interval
+	}{{"split", mc.Components["split"].CPUMicrosPI, wc.Components["split"].CPUMicrosPI}, {"acker", mc.AckCPUPI, wc.AckCPUPI}} {
+		if c.got == nil || c.want == nil || math.Abs(c.got.Lo-0.6*c.want.Lo) > 1e-3*c.want.Hi || math.Abs(c.got.Hi-0.6*c.want.Hi) > 1e-3*c.want.Hi {
+			t.Errorf("%s's interval %+v, want 0.6 x %+v", c.name, c.got, c.want)
+		}
+	}
+	if !strings.Contains(m.Provenance.Method, "less what it counted idle") || len(m.Provenance.Missing) != 1 {
+		t.Errorf("provenance method %q, missing %v: want the reading said, and missing left to measureSpin", m.Provenance.Method, m.Provenance.Missing)
 	}
 }
 

@@ -16,9 +16,11 @@ import org.apache.storm.policy.WaitStrategyProgressive;
  *
  * <p>A spell of idling is the run of idle calls between two tuples (Storm's executor passes an idle counter
  * of 0 to the first). The CPU counted is from the first call's entry to the last call's entry: the last
- * park, and the poll that finds the tuple, go uncounted (one park of some hundred or more a spell at
- * hundreds of tuples a second, more of it where tuples come closer). One thread CPU clock read per call
- * (ThreadMXBean, clock_gettime of the thread's clock) is what the counting adds.
+ * park, and the poll that finds the tuple, go uncounted (one park of some tens to a hundred a spell at a
+ * tuple every few milliseconds, more of it where tuples come closer). One thread CPU clock read per call
+ * (ThreadMXBean, clock_gettime of the thread's clock) is what the counting adds. It relies on Storm's
+ * counter rising from 0 through a spell: with the progressive levels 1 and 2 set to 0 counts every call
+ * starts a spell and nothing is counted.
  */
 public final class CountedWait implements IWaitStrategy {
     private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
