@@ -148,8 +148,10 @@ func measureRun(r *harness.RunResult, noSpin bool) (runCosts, error) {
 		return runCosts{}, err
 	}
 	rc := runCosts{main: main, comps: comps, start: r.Phases.StartS, execute: executeOf(r)}
-	rc.overhead, _, rc.messages = overheadOf(r)
-	_, rc.ackerCPU, _ = overheadOf(read)
+	rc.overhead, rc.ackerCPU, rc.messages = overheadOf(r)
+	if noSpin {
+		_, rc.ackerCPU, _ = overheadOf(read)
+	}
 	span := (r.MeasureTo - r.MeasureFrom) / windowParts
 	for k := range int64(windowParts) {
 		from, to := r.MeasureFrom+k*span, r.MeasureFrom+(k+1)*span
@@ -159,11 +161,15 @@ func measureRun(r *harness.RunResult, noSpin bool) (runCosts, error) {
 		if _, c, err := costsOfRun(&partRead); err == nil { // a part without tuples of a component says nothing of it
 			rc.quarters = append(rc.quarters, c)
 		}
-		if o, _, _ := overheadOf(&part); len(o) > 0 {
+		o, a, n := overheadOf(&part)
+		if noSpin {
+			_, a, n = overheadOf(&partRead)
+		}
+		if len(o) > 0 {
 			mean, _ := stats.Mean(o)
 			rc.overheadQ = append(rc.overheadQ, mean)
 		}
-		if _, a, n := overheadOf(&partRead); n > 0 {
+		if n > 0 {
 			rc.ackQ = append(rc.ackQ, a/n)
 		}
 	}

@@ -19,9 +19,10 @@ import (
 //
 // The instrumented bolts count it (CountedWait in the topologies' jar: spin_ns in the reports), and
 // `sim costs --method counted` reads the components' CPU per tuple without it (WithoutSpin); the default
-// ratio keeps it. Runs recorded before the bolts counted it cannot tell it apart: their topologies' runs are saturated, their nodes at their quota, and every executor thread of
-// a node gets nearly the same CPU, busy or spinning alike, so the CPU per tuple read from such a run is
-// the thread's share of its node over its rate, spinning and all.
+// ratio keeps it. Runs recorded before the bolts counted it cannot tell it apart: their topologies' runs
+// are saturated, their nodes at their quota, and every executor thread of a node gets nearly the same
+// CPU, busy or spinning alike, so the CPU per tuple read from such a run is the thread's share of its
+// node over its rate, spinning and all.
 
 // measureSpin sets m's idle spinning from the transfer runs among runs whose nodes all had CPU to spare
 // (the busiest below busyShare: on a node at its quota the spinning yields to other threads): per run,
@@ -70,9 +71,10 @@ func spinOf(r *harness.RunResult) (float64, bool) {
 		}
 		cpu := 0.0
 		for t := e.Start; t <= e.End; t++ {
-			if f := tasks[t]; f != nil && counted {
+			switch f := tasks[t]; {
+			case f != nil && counted:
 				cpu += f.spin
-			} else if f != nil {
+			case f != nil:
 				cpu += f.cpu
 			}
 		}

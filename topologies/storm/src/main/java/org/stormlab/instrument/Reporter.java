@@ -149,7 +149,7 @@ final class Reporter implements Runnable {
         return before == null ? 0 : Math.max(0, now - before);
     }
 
-    /** render without idle-CPU readings (no spin_ns). */
+    /** render without idle-CPU readings (no spin_ns): the form the tests of the other fields use. */
     static String render(WorkerStats w, String host, long timeMs, double intervalS, double workerCpuPercent,
                          double workerMemoryMb, LongUnaryOperator threadCpu, Map<Long, Long> lastCpu) {
         return render(w, host, timeMs, intervalS, workerCpuPercent, workerMemoryMb, threadCpu, lastCpu, id -> -1,
