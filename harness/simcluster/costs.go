@@ -116,7 +116,9 @@ func MeasureCosts(name string, runs []*harness.RunResult, prov sim.CostProvenanc
 		setExecute(&t, rs)
 		m.Topologies[class] = t
 	}
-	m.Transfer.RunSpeedSD = round(runSpeedSD(per, m.Topologies))
+	if o.withoutSpin { // read by the ratio, a run's CPU per tuple moves with its rate (the spinning in it)
+		m.Transfer.RunSpeedSD = round(runSpeedSD(per, m.Topologies))
+	}
 	return m, nil
 }
 
