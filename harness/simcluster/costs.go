@@ -116,9 +116,7 @@ func MeasureCosts(name string, runs []*harness.RunResult, prov sim.CostProvenanc
 		setExecute(&t, rs)
 		m.Topologies[class] = t
 	}
-	if o.withoutSpin { // read by the ratio, a run's CPU per tuple moves with its rate (the spinning in it)
-		m.Transfer.RunSpeedSD = round(runSpeedSD(per, m.Topologies))
-	}
+	m.Transfer.RunSpeedSD = round(runSpeedSD(per, m.Topologies))
 	return m, nil
 }
 

@@ -12,9 +12,6 @@ import (
 // model draws each component's cost apart, so drawn alone their differences average out over a
 // topology's components and its simulated runs vary less than real ones. runSpeedSD measures the part
 // of a run's costs that all its components share, so that a twin draws it once per run (a node speed).
-// It is measured only where the components' CPU is read without the threads' spinning (WithoutSpin):
-// read by the ratio, every component of a slower run also spins more per tuple, so the common factor
-// would be its rate's, not its host's.
 
 // runSpeedSD is the standard deviation between runs of a run's log CPU per tuple relative to its
 // topology's pooled figures, averaged over its components (each run's common factor), pooled over

@@ -4,7 +4,6 @@ import (
 	"math"
 	"testing"
 
-	"github.com/stormlab/stormlab/harness"
 	"github.com/stormlab/stormlab/infra/sim"
 )
 
@@ -62,35 +61,5 @@ func TestRunSpeedDrawn(t *testing.T) {
 	}
 	if sd := sampleSD(logs); math.Abs(sd-0.1)/0.1 > 0.1 {
 		t.Errorf("log speed's spread over 400 runs %.4f, want 0.1 within 10%%", sd)
-	}
-}
-
-// TestRunSpeedOnlyCounted: two recorded WordCount runs (testdata/remeasure) give a run speed spread
-// read less their threads' counted spinning (here 40% of each bolt's CPU, set by hand), none read by
-// the ratio, whose per-tuple figures move with the run's rate.
-func TestRunSpeedOnlyCounted(t *testing.T) {
-	var runs []*harness.RunResult
-	for _, d := range []string{"testdata/remeasure/wordcount-even-r1", "testdata/remeasure/wordcount-even-r2"} {
-		r, err := harness.Load(d)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i := range r.Reports {
-			for k, c := range r.Reports[i].CPU {
-				r.Reports[i].CPU[k].SpinNs = c.CPUNs * 4 / 10
-			}
-		}
-		runs = append(runs, r)
-	}
-	counted, err := MeasureCosts("counted", runs, sim.CostProvenance{}, WithoutSpin())
-	if err != nil {
-		t.Fatal(err)
-	}
-	ratio, err := MeasureCosts("ratio", runs, sim.CostProvenance{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !(counted.Transfer.RunSpeedSD > 0) || ratio.Transfer.RunSpeedSD != 0 {
-		t.Errorf("run_speed_sd: %v counted, %v by the ratio; want one above 0, and 0", counted.Transfer.RunSpeedSD, ratio.Transfer.RunSpeedSD)
 	}
 }
