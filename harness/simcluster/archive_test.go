@@ -73,12 +73,12 @@ func recordedRuns(t *testing.T, path string) []*harness.RunResult {
 }
 
 // TestShippedFromItsRuns: the cost model that ships (costs/containers.json: the topologies unpaced and
-// the transfer design, recorded on heterogeneous-2 with the jar that counts its threads' spinning, its
-// runs kept in testdata/containers-runs.tar.gz) is what `stormlab sim costs --from ... --method counted`
-// measures from those runs: every component cost, transfer cost and size on the link (from the
-// topologies' runs' interface counters, two nodes each), exactly. A change to how costs are read shows
-// here as a changed model, to be written again from the runs (the command in the results log) rather
-// than by hand.
+// the transfer design, recorded on heterogeneous-2, its runs kept in testdata/containers-runs.tar.gz;
+// the bytes on a link from the interface counters of later runs of the topologies,
+// testdata/containers-link-runs.tar.gz) is what `stormlab sim costs --from ... --link-from ...` measures
+// from those runs: every component cost, transfer cost and size on the link, exactly. A change to how
+// costs are read shows here as a changed model, to be written again from the runs (the command in the
+// results log) rather than by hand.
 func TestShippedFromItsRuns(t *testing.T) {
 	f, err := costFiles.Open("costs/containers.json")
 	if err != nil {
@@ -90,21 +90,16 @@ func TestShippedFromItsRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	runs := recordedRuns(t, "testdata/containers-runs.tar.gz")
-	got, err := MeasureCosts(want.Name, runs, want.Provenance, WithoutSpin())
+	got, err := MeasureCosts(want.Name, runs, want.Provenance)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := FitTransfer(got, runs); err != nil {
 		t.Fatal(err)
 	}
-	topologyRuns := 0
-	for _, r := range runs {
-		if !IsTransferRun(r) {
-			topologyRuns++
-		}
-	}
-	if n := FitWire(got, runs); n != 2*topologyRuns {
-		t.Errorf("bytes on a link from %d nodes, want the %d topologies' runs' 2 each", n, topologyRuns)
+	links := recordedRuns(t, "testdata/containers-link-runs.tar.gz")
+	if n := FitWire(got, links); n != 2*len(links) {
+		t.Errorf("bytes on a link from %d nodes, want the %d runs' 2 each", n, len(links))
 	}
 	// Compared as the file writes them (the file's floats are what it holds).
 	gb, _ := json.Marshal(struct{ T, X any }{got.Topologies, got.Transfer})
@@ -112,7 +107,7 @@ func TestShippedFromItsRuns(t *testing.T) {
 	if !bytes.Equal(gb, wb) {
 		t.Errorf("measured from its %d runs:\n%s\nthe file holds:\n%s", len(runs), gb, wb)
 	}
-	if want.Provenance.HostCores != 2 || len(want.Provenance.Runs) != len(runs) {
-		t.Errorf("provenance: host cores %d, %d runs named; want 2 (the containers' host) and the %d runs", want.Provenance.HostCores, len(want.Provenance.Runs), len(runs))
+	if want.Provenance.HostCores != 2 || len(want.Provenance.Runs) != len(runs)+len(links) {
+		t.Errorf("provenance: host cores %d, %d runs named; want 2 (the containers' host) and the %d runs and %d for the link", want.Provenance.HostCores, len(want.Provenance.Runs), len(runs), len(links))
 	}
 }

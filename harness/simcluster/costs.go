@@ -116,7 +116,6 @@ func MeasureCosts(name string, runs []*harness.RunResult, prov sim.CostProvenanc
 		setExecute(&t, rs)
 		m.Topologies[class] = t
 	}
-	m.Transfer.RunSpeedSD = round(runSpeedSD(per, m.Topologies))
 	return m, nil
 }
 

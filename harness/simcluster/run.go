@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
-	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -218,7 +217,7 @@ func (r *simRun) config(execSlot []int) sim.Config {
 		costs.AckCPU = a
 	}
 	costs.LinkLatency += (float64(r.c.cs.DelayMs) + r.rt.delayMs) / 1000 // the cluster's delay and the topology's own
-	comps := r.rt.components(func(mean, sd float64) float64 { return draw(mean, commonSD(mean, sd, tr.RunSpeedSD)) })
+	comps := r.rt.components(draw)
 	for i := range comps {
 		if comps[i].Spout {
 			comps[i].Dataset = r.share
@@ -265,8 +264,6 @@ const dockerCPUPeriod = 0.1
 // periods run on its cgroup's own timer, which starts with the container: their phase is drawn per node
 // and run (sim.Node.QuotaPhase), so a tuple that crosses to a node at its quota can arrive in its stall.
 // In step they had hidden that wait, most of the open-loop latency on homogeneous-2 (results log).
-// Where the cost model measured how runs differ as a whole (run_speed_sd), every node's speed is divided
-// by the run's factor, drawn once per run.
 func (r *simRun) nodes() []sim.Node {
 	out := slices.Clone(r.c.named.Nodes)
 	rng := rand.New(rand.NewPCG(r.seed, 2))
@@ -279,12 +276,6 @@ func (r *simRun) nodes() []sim.Node {
 		}
 		if out[i].QuotaPeriod > 0 {
 			out[i].QuotaPhase = rng.Float64() * out[i].QuotaPeriod
-		}
-	}
-	if sd := r.c.model.Transfer.RunSpeedSD; sd > 0 { // the run's common factor (costs_speed.go), its own stream
-		f := math.Exp(sd * rand.New(rand.NewPCG(r.seed, 3)).NormFloat64())
-		for i := range out {
-			out[i].Speed = cmp.Or(out[i].Speed, 1) / f
 		}
 	}
 	return out

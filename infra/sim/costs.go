@@ -78,11 +78,6 @@ type TransferCosts struct {
 	WorkerStartPI *Interval `json:"worker_start_s_pi95,omitempty"`
 	// AckCPUPI is AckCPUS's stated interval.
 	AckCPUPI *Interval `json:"ack_cpu_s_pi95,omitempty"`
-	// RunSpeedSD is the spread between runs of what all of a run's components cost per tuple together
-	// (the standard deviation of a run's mean log CPU per tuple relative to its topology's figures): a
-	// twin draws it once per run as its nodes' speed, and each component's cost beside it with the rest
-	// of its spread. 0 where not measured.
-	RunSpeedSD float64 `json:"run_speed_sd,omitempty"`
 	// IdleSpinCores is what an idle bolt's (or acker's) thread uses in Storm's wait strategy (the
 	// simulator's Config.IdleSpin), IdleSpinSD its spread between runs; 0 where not measured.
 	IdleSpinCores float64   `json:"idle_spin_cores,omitempty"`
@@ -216,9 +211,6 @@ func ReadCostModel(r io.Reader) (*CostModel, error) {
 		if err := checkInterval(f.ci, f.x); err != nil {
 			return nil, fmt.Errorf("cost model %q: transfer %s: %w", m.Name, f.name, err)
 		}
-	}
-	if !(tr.RunSpeedSD >= 0 && tr.RunSpeedSD < 1) {
-		return nil, fmt.Errorf("cost model %q: transfer run_speed_sd %v: give 0 <= sd < 1 (measure again with stormlab sim costs)", m.Name, tr.RunSpeedSD)
 	}
 	if !(tr.IdleSpinCores >= 0 && tr.IdleSpinCores < 1) || tr.IdleSpinSD < 0 {
 		return nil, fmt.Errorf("cost model %q: transfer idle_spin_cores %v (sd %v): give 0 <= cores < 1 and sd >= 0 (measure again with stormlab sim costs)", m.Name, tr.IdleSpinCores, tr.IdleSpinSD)
