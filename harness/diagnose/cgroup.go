@@ -35,12 +35,13 @@ elif [ -r $c/cpu.stat ]; then
 fi
 cat /proc/[0-9]*/task/[0-9]*/schedstat 2>/dev/null | awk '{s += $2} END {if (NR > 0) printf "run_delay_ns %.0f\n", s}'
 head -n 1 /proc/stat
-n=0; tx=0; rx=0
+n=0; tx=0; rx=0; tp=0; rp=0
 for d in /sys/class/net/*; do
   [ "${d##*/}" = lo ] || [ ! -r $d/statistics/tx_bytes ] && continue
   n=$((n + 1)); tx=$((tx + $(cat $d/statistics/tx_bytes))); rx=$((rx + $(cat $d/statistics/rx_bytes)))
+  tp=$((tp + $(cat $d/statistics/tx_packets))); rp=$((rp + $(cat $d/statistics/rx_packets)))
 done
-if [ $n -gt 0 ]; then echo tx_bytes $tx; echo rx_bytes $rx; fi`
+if [ $n -gt 0 ]; then echo tx_bytes $tx; echo rx_bytes $rx; echo tx_packets $tp; echo rx_packets $rp; fi`
 
 // Sample is one reading of SampleCmd on one node. A field not read is nil (unknown, never 0).
 type Sample struct {
@@ -55,6 +56,10 @@ type Sample struct {
 	HostTotal   *int64 `json:"host_total,omitempty"`   // /proc/stat jiffies, all
 	TxBytes     *int64 `json:"tx_bytes,omitempty"`     // sent by the node's interfaces (loopback aside)
 	RxBytes     *int64 `json:"rx_bytes,omitempty"`     // received by them
+	// TxPackets and RxPackets count the frames: with Netty's TCP_NODELAY a frame is about one write of
+	// a batch of messages, so messages over frames is how full the batches are.
+	TxPackets *int64 `json:"tx_packets,omitempty"`
+	RxPackets *int64 `json:"rx_packets,omitempty"`
 }
 
 // ParseSample reads SampleCmd's output; a node whose cgroup CPU time is not in it is an error (the
@@ -63,7 +68,7 @@ func ParseSample(out string, timeMs int64) (Sample, error) {
 	s := Sample{TimeMs: timeMs}
 	fields := map[string]**int64{"usage_ns": &s.UsageNs, "periods": &s.Periods, "throttled": &s.Throttled,
 		"throttled_ns": &s.ThrottledNs, "pressure_us": &s.PressureUs, "run_delay_ns": &s.RunDelayNs,
-		"tx_bytes": &s.TxBytes, "rx_bytes": &s.RxBytes}
+		"tx_bytes": &s.TxBytes, "rx_bytes": &s.RxBytes, "tx_packets": &s.TxPackets, "rx_packets": &s.RxPackets}
 	for _, line := range strings.Split(out, "\n") {
 		f := strings.Fields(line)
 		if len(f) >= 9 && f[0] == "cpu" {

@@ -23,10 +23,11 @@ func TestParseSample(t *testing.T) {
 	if s, err := ParseSample(v2, 0); err != nil || s.PressureUs == nil || *s.PressureUs != 1234 {
 		t.Errorf("v2 sample %+v %v: want pressure 1234 us", s, err)
 	}
-	if s, err := ParseSample(v1+"tx_bytes 134391517\nrx_bytes 878627200\n", 0); err != nil || *s.TxBytes != 134391517 || *s.RxBytes != 878627200 {
-		t.Errorf("a sample with the interface counters %+v %v: want tx 134391517, rx 878627200", s, err)
+	if s, err := ParseSample(v1+"tx_bytes 134391517\nrx_bytes 878627200\ntx_packets 1200\nrx_packets 3400\n", 0); err != nil ||
+		*s.TxBytes != 134391517 || *s.RxBytes != 878627200 || *s.TxPackets != 1200 || *s.RxPackets != 3400 {
+		t.Errorf("a sample with the interface counters %+v %v: want tx 134391517 bytes in 1200 frames, rx 878627200 in 3400", s, err)
 	}
-	if s.TxBytes != nil || s.RxBytes != nil {
+	if s.TxBytes != nil || s.RxBytes != nil || s.TxPackets != nil {
 		t.Errorf("a sample without the interface counters: tx %v rx %v, want unknown", s.TxBytes, s.RxBytes)
 	}
 	if _, err := ParseSample("cpu 1 2 3 4 5 6 7 8\n", 0); err == nil || !strings.Contains(err.Error(), "no cgroup CPU time") {

@@ -207,6 +207,14 @@ type TaskCPU struct {
 	SpinNs int64 `json:"spin_ns,omitempty"`
 }
 
+// ThreadGroupCPU is the CPU of a group of a worker JVM's threads: those whose names are Name with each
+// run of digits replaced by '#'.
+type ThreadGroupCPU struct {
+	Name    string `json:"name"`
+	Threads int    `json:"threads"`
+	CPUNs   int64  `json:"cpu_ns"`
+}
+
 // TaskDeadline is what one bolt task saw, over the interval, of the tuples
 // it executed that carry a T_start (the tuple field Instrument.FIELD_T_START,
 // "t_start_us": the epoch time in µs at which the spout emitted the tuple at
@@ -293,7 +301,12 @@ type WorkerReport struct {
 	Failed            int64     `json:"failed"`
 	CompleteLatencyMs []float64 `json:"complete_latency_ms,omitempty"` // reservoir sample, capped by the sender; percentiles come from LatencyHist
 	WorkerCPUPercent  float64   `json:"worker_cpu_percent"`            // process CPU over the interval, 100 = one core
-	WorkerMemoryMB    float64   `json:"worker_memory_mb,omitempty"`    // used heap + non-heap at report time; 0 = unknown
+	// ThreadGroups is the CPU over the interval of the JVM's Java threads other than its executors', by
+	// name without its numbers (the transfer thread, Netty's, timers). What is left of WorkerCPUPercent
+	// after CPU and these is the JVM's own threads (GC, JIT). Sent with one worker's report per JVM;
+	// absent from workers whose instrumentation predates it.
+	ThreadGroups   []ThreadGroupCPU `json:"thread_groups,omitempty"`
+	WorkerMemoryMB float64          `json:"worker_memory_mb,omitempty"` // used heap + non-heap at report time; 0 = unknown
 
 	// WorkerStartMs identifies the worker's incarnation: when its counters
 	// started (epoch ms). A restarted worker on the same host and port has

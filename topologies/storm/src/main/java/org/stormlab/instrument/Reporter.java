@@ -11,8 +11,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -49,6 +51,7 @@ final class Reporter implements Runnable {
     private final ThreadMXBean threads = ManagementFactory.getThreadMXBean();
     private final Map<Long, Long> lastThreadCpu = new HashMap<>();
     private final Map<Long, Long> lastThreadSpin = new HashMap<>();
+    private final ThreadGroups threadGroups = new ThreadGroups();
     private long lastProcessCpuNs = -1;
     private long lastWallNs;
 
@@ -127,9 +130,11 @@ final class Reporter implements Runnable {
                 }
                 lastWallNs = now;
                 lastProcessCpuNs = cpu;
+                Map<String, long[]> groups = threadGroups.sample(threads, executorThreads());
                 for (WorkerStats w : Registry.workers()) {
-                    String body = report(w, intervalS, workerCpu);
+                    String body = report(w, intervalS, workerCpu, groups);
                     post(body);
+                    groups = null; // the JVM's other threads go with its first worker's report only
                 }
             } catch (Throwable t) {
                 fail("build report", t);
@@ -137,10 +142,26 @@ final class Reporter implements Runnable {
         }
     }
 
-    /** Builds one report and resets the worker's counters (the report carries deltas). */
-    String report(WorkerStats w, double intervalS, double workerCpuPercent) {
+    /**
+     * Builds one report and resets the worker's counters (the report carries deltas); groups are the JVM's
+     * other threads' CPU (ThreadGroups), or null.
+     */
+    String report(WorkerStats w, double intervalS, double workerCpuPercent, Map<String, long[]> groups) {
         return render(w, host, System.currentTimeMillis(), intervalS, workerCpuPercent, memoryMb(), threads::getThreadCpuTime,
-            lastThreadCpu, CountedWait::spinNs, lastThreadSpin);
+            lastThreadCpu, CountedWait::spinNs, lastThreadSpin, groups);
+    }
+
+    /** The threads that run this JVM's instrumented tasks. */
+    private static Set<Long> executorThreads() {
+        Set<Long> ids = new HashSet<>();
+        for (WorkerStats w : Registry.workers()) {
+            for (TaskStats t : w.tasks.values()) {
+                if (t.threadId >= 0) {
+                    ids.add(t.threadId);
+                }
+            }
+        }
+        return ids;
     }
 
     /** now less tid's previous reading in last (0 at first sight, never negative); last takes now. */
@@ -153,7 +174,7 @@ final class Reporter implements Runnable {
     static String render(WorkerStats w, String host, long timeMs, double intervalS, double workerCpuPercent,
                          double workerMemoryMb, LongUnaryOperator threadCpu, Map<Long, Long> lastCpu) {
         return render(w, host, timeMs, intervalS, workerCpuPercent, workerMemoryMb, threadCpu, lastCpu, id -> -1,
-            new HashMap<>());
+            new HashMap<>(), null);
     }
 
     /**
@@ -162,11 +183,12 @@ final class Reporter implements Runnable {
      * field is sent as 0 and named in not_measured. threadCpu gives a thread's CPU time in ns (-1 if unknown); lastCpu holds
      * each thread's previous reading and is updated. threadSpin gives the part of a thread's CPU time spent idle
      * in the wait strategy ({@link CountedWait}; -1 where not counted, and spin_ns is left out), lastSpin its
-     * previous readings.
+     * previous readings. groups, where not null, are sent as thread_groups: each group's threads and their CPU
+     * over the interval (ThreadGroups.sample).
      */
     static String render(WorkerStats w, String host, long timeMs, double intervalS, double workerCpuPercent,
                          double workerMemoryMb, LongUnaryOperator threadCpu, Map<Long, Long> lastCpu,
-                         LongUnaryOperator threadSpin, Map<Long, Long> lastSpin) {
+                         LongUnaryOperator threadSpin, Map<Long, Long> lastSpin, Map<String, long[]> groups) {
         List<TaskStats> tasks = new ArrayList<>(w.tasks.values());
         tasks.sort(Comparator.comparingInt(t -> t.task));
         Json j = new Json().beginObject()
@@ -280,6 +302,14 @@ final class Reporter implements Runnable {
             notMeasured.add("tuple_sizes");
         }
         j.field("worker_cpu_percent", Math.max(0, workerCpuPercent));
+        if (groups != null) {
+            j.beginArray("thread_groups");
+            for (Map.Entry<String, long[]> g : groups.entrySet()) {
+                j.beginObject().field("name", g.getKey()).field("threads", g.getValue()[0])
+                    .field("cpu_ns", g.getValue()[1]).endObject();
+            }
+            j.endArray();
+        }
         j.field("worker_memory_mb", Math.max(0, workerMemoryMb));
 
         j.field("worker_start_ms", w.startMs);

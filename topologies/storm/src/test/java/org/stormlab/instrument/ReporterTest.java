@@ -31,6 +31,7 @@ class ReporterTest {
      * - tuple sizes (sampled 1 in 64): task 5 executed 2 sampled tuples of 320 bytes in all and emitted one of
      *   90; task 3 emitted one of 60.
      * - emits: task 3 emitted 3 tuples on "default"; task 5 emitted 2 on "default" and 1 on "words".
+     * - thread groups (given): the transfer thread 250,000 ns, two Netty server threads 125,000 ns.
      */
     @Test
     void rendersGoldenReport() throws IOException {
@@ -81,7 +82,10 @@ class ReporterTest {
         t5.emitted("default");
         t5.emitted("default");
 
-        String second = Reporter.render(w, "node-1", 1700000005000L, 5.002, 37.5, 96.25, cpuNow::get, last);
+        Map<String, long[]> groups = new java.util.TreeMap<>(Map.of("Worker-Transfer", new long[] {1, 250_000},
+            "Netty-server-localhost-#-worker-#", new long[] {2, 125_000}));
+        String second = Reporter.render(w, "node-1", 1700000005000L, 5.002, 37.5, 96.25, cpuNow::get, last, id -> -1,
+            new HashMap<>(), groups);
         assertEquals(golden(), second);
 
         // Counters are deltas, the totals are not: a third report with nothing new is empty but for
@@ -115,12 +119,12 @@ class ReporterTest {
         Map<Long, Long> spin = new HashMap<>(Map.of(100L, 0L, 101L, 0L, 102L, -1L));
         Map<Long, Long> lastCpu = new HashMap<>();
         Map<Long, Long> lastSpin = new HashMap<>();
-        Reporter.render(w, "n", 1, 5, 0, 0, cpu::get, lastCpu, spin::get, lastSpin);
+        Reporter.render(w, "n", 1, 5, 0, 0, cpu::get, lastCpu, spin::get, lastSpin, null);
         cpu.putAll(Map.of(100L, 2_000_000L, 101L, 1_000L, 102L, 7_000L));
         spin.putAll(Map.of(100L, 800_000L, 101L, 5_000L));
         w.task(5).events.add(3);
         w.task(6).events.add(1);
-        String r = Reporter.render(w, "n", 2, 5, 0, 0, cpu::get, lastCpu, spin::get, lastSpin);
+        String r = Reporter.render(w, "n", 2, 5, 0, 0, cpu::get, lastCpu, spin::get, lastSpin, null);
         assertTrue(r.contains("\"cpu\":[{\"task\":3,\"cpu_ns\":1000,\"spin_ns\":1000},"
             + "{\"task\":5,\"cpu_ns\":1500000,\"spin_ns\":600000},{\"task\":6,\"cpu_ns\":500000,\"spin_ns\":200000},"
             + "{\"task\":7,\"cpu_ns\":7000}]"), r);
