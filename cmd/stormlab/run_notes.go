@@ -26,6 +26,11 @@ func (row runRow) writeNotes(w io.Writer) error {
 				return err
 			}
 		}
+		if c := d.ThreadsText(); c != "" {
+			if _, err := fmt.Fprintln(w, wrapLines("cpu by thread: "+c)); err != nil {
+				return err
+			}
+		}
 		if l := d.LinksText(); l != "" {
 			if _, err := fmt.Fprintln(w, wrapLines("links: "+l)); err != nil {
 				return err

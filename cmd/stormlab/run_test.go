@@ -200,12 +200,13 @@ func TestFaultFigure(t *testing.T) {
 	}
 }
 
-// TestRunRowBottleneck: the run's diagnosis reaches its row: a line under the table (and its links'),
-// and the JSON's "diagnosis".
+// TestRunRowBottleneck: the run's diagnosis reaches its row: a line under the table (and its links' and
+// its CPU by thread), and the JSON's "diagnosis".
 func TestRunRowBottleneck(t *testing.T) {
 	used := 0.98
 	r := &harness.RunResult{Measurement: harness.Measurement{Throughput: 10}, Diagnosis: &harness.Diagnosis{Bottleneck: "sup1 CPU 99% of 0.50 core", Rule: "node at its quota",
-		Links: []diagnose.Link{{Host: "sup1", SentMbit: 1.96, RecvMbit: 0.2, LimitMbit: 2, UsedOfLimit: &used}}}}
+		Links:   []diagnose.Link{{Host: "sup1", SentMbit: 1.96, RecvMbit: 0.2, LimitMbit: 2, UsedOfLimit: &used}},
+		Threads: []diagnose.Threads{{Host: "sup1", Workers: 2, Executors: 0.2, Spin: 0.02, Messaging: 0.17, Storm: 0.03, JVM: 0.03}}}}
 	row := newRunRow(runOptions{scheduler: "kpart", topology: "throughput", shape: "heterogeneous-2"}, r)
 	var table, js strings.Builder
 	if err := row.write(&table, "table"); err != nil {
@@ -219,5 +220,9 @@ func TestRunRowBottleneck(t *testing.T) {
 	}
 	if !strings.Contains(table.String(), "links: sup1 sent 1.96 of 2 Mbit/s (98%), received 0.20") || !strings.Contains(js.String(), `"sent_mbit": 1.96`) {
 		t.Errorf("table:\n%s\njson:\n%s\nwant sup1's link in both", table.String(), js.String())
+	}
+	if !strings.Contains(table.String(), "cpu by thread: sup1 executors 0.22 (0.02 spinning), messaging 0.17, Storm 0.03, JVM 0.03 cores") ||
+		!strings.Contains(js.String(), `"messaging": 0.17`) {
+		t.Errorf("table:\n%s\njson:\n%s\nwant sup1's CPU by thread in both", table.String(), js.String())
 	}
 }

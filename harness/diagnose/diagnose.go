@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/stormlab/stormlab/harness/measure"
 	"github.com/stormlab/stormlab/infra/protocol"
@@ -61,6 +62,9 @@ type Diagnosis struct {
 	Migrations int        `json:"migrations"`
 	// Pending is a closed loop's trees in flight against its spouts' limit (Little's law), nil where not read.
 	Pending *Pending `json:"pending,omitempty"`
+	// Threads is each node's CPU by what used it, where every worker's reports carry their other
+	// threads (thread_groups).
+	Threads []Threads `json:"threads,omitempty"`
 	// Bottleneck names what limited the run, with its figure; Rule is the precedence step that named it.
 	Bottleneck string   `json:"bottleneck"`
 	Rule       string   `json:"rule"`
@@ -87,7 +91,7 @@ type Executor struct {
 const (
 	unreadPending  = "spouts at their pending limit"
 	unreadLinks    = "saturated link (interface counters not read)"
-	unreadTransfer = "saturated transfer thread" // a worker's own threads are not reported apart
+	unreadTransfer = "saturated transfer thread" // a worker reported without its other threads (thread_groups)
 )
 
 // Run diagnoses one run.
@@ -100,7 +104,11 @@ func Run(in Input) Diagnosis {
 		d.Unknown = append(d.Unknown, unreadPending)
 	}
 	d.Unknown = append(d.Unknown, linksUnknown(in, d.Links)...)
-	d.Unknown = append(d.Unknown, unreadTransfer)
+	if ts, ok := threads(in); ok {
+		d.Threads = ts
+	} else {
+		d.Unknown = append(d.Unknown, unreadTransfer)
+	}
 	d.Restarts, d.SilentS = placementEvents(in)
 	d.Bottleneck, d.Rule = bottleneck(in, d)
 	return d
@@ -202,7 +210,8 @@ func starvationUnknown(st *NodeStats, unread []string) []string {
 }
 
 // bottleneck applies the precedence: executors not running, a host-starved node, a full link, a full
-// node, a busy executor, spouts at their pending limit, else none found among what was read.
+// node, a busy executor, a busy transfer thread, spouts at their pending limit, else none found among
+// what was read.
 func bottleneck(in Input, d Diagnosis) (what, rule string) {
 	w := windowS(in)
 	switch {
@@ -219,22 +228,34 @@ func bottleneck(in Input, d Diagnosis) (what, rule string) {
 	case len(d.Busiest) > 0 && d.Busiest[0].Busy >= ExecutorBusy:
 		e := d.Busiest[0]
 		return fmt.Sprintf("%s task %d busy %.2f (%s)", e.Component, e.Task, e.Busy, e.Host), "executor busy"
+	case busyTransfer(d.Threads) != "":
+		return busyTransfer(d.Threads), "transfer thread busy"
 	case d.Pending != nil && d.Pending.Share >= PendingFull:
 		return pendingText(d.Pending, in), "pending limit"
 	case len(d.Nodes) == 0 && len(d.Busiest) == 0:
 		return "unknown: no CPU measured in the window", "unknown"
 	}
-	notRead := "transfer threads"
-	if len(d.Links) == 0 || !in.LinksKnown || len(LinksUnread(in.NodeStats, d.Links)) > 0 {
-		notRead = "links, " + notRead
+	var notRead []string
+	if len(d.Cgroups) == 0 {
+		notRead = append(notRead, "host starvation")
 	}
 	if !pendingRead(in, d) {
-		notRead = "pending limits, " + notRead
+		notRead = append(notRead, "pending limits")
 	}
-	if len(d.Cgroups) == 0 {
-		notRead = "host starvation, " + notRead
+	if len(d.Links) == 0 || !in.LinksKnown || len(LinksUnread(in.NodeStats, d.Links)) > 0 {
+		notRead = append(notRead, "links")
 	}
-	return "none found (CPU below the quotas, executors below 0.9 busy; not read: " + notRead + ")", "none found"
+	if d.Threads == nil {
+		notRead = append(notRead, "transfer threads")
+	}
+	what = "none found (CPU below the quotas, executors below 0.9 busy"
+	if d.Threads != nil {
+		what += ", transfer threads too"
+	}
+	if len(notRead) > 0 {
+		what += "; not read: " + strings.Join(notRead, ", ")
+	}
+	return what + ")", "none found"
 }
 
 // fullNode names the node using the largest share of its quota when that share is NodeFull or more
