@@ -130,7 +130,7 @@ final class Reporter implements Runnable {
                 }
                 lastWallNs = now;
                 lastProcessCpuNs = cpu;
-                Map<String, long[]> groups = threadGroups.sample(threads, executorThreads());
+                Map<String, long[]> groups = otherThreads();
                 for (WorkerStats w : Registry.workers()) {
                     String body = report(w, intervalS, workerCpu, groups);
                     post(body);
@@ -149,6 +149,19 @@ final class Reporter implements Runnable {
     String report(WorkerStats w, double intervalS, double workerCpuPercent, Map<String, long[]> groups) {
         return render(w, host, System.currentTimeMillis(), intervalS, workerCpuPercent, memoryMb(), threads::getThreadCpuTime,
             lastThreadCpu, CountedWait::spinNs, lastThreadSpin, groups);
+    }
+
+    /**
+     * The JVM's other threads' CPU (ThreadGroups), or null (counted as a failure) when they cannot be read: the
+     * reports then go without them rather than not at all.
+     */
+    private Map<String, long[]> otherThreads() {
+        try {
+            return threadGroups.sample(threads, executorThreads());
+        } catch (Throwable t) {
+            fail("read the thread groups", t);
+            return null;
+        }
     }
 
     /** The threads that run this JVM's instrumented tasks. */
