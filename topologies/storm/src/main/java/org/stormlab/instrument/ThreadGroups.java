@@ -13,7 +13,8 @@ import java.util.regex.Pattern;
  * The CPU of a worker JVM's Java threads other than its executors', summed by group: a thread's name with
  * each run of digits replaced by '#' ("Netty-server-localhost-6700-worker-1" becomes
  * "Netty-server-localhost-#-worker-#"). A worker's CPU outside its executor threads is the transfer thread
- * serializing tuples to other workers, Netty's threads sending and receiving (and deserializing) them,
+ * handing the tuples its executors serialized for other workers to Netty (one batch per destination), Netty's
+ * threads sending and receiving (and deserializing) them,
  * timers and heartbeats, and the JVM's own threads (GC, JIT compilers), which ThreadMXBean does not list:
  * those are what is left of the process CPU (worker_cpu_percent) after the executors and these groups.
  *
