@@ -12,6 +12,8 @@ import (
 type linkSample struct {
 	timeMs     int64
 	sent, recv []float64
+	// frames each node sent and received (sim.Config.Messaging; nil without)
+	txFrames, rxFrames []int64
 }
 
 // sampleLinks reads the nodes' byte counters now, as a real run's node samples read their interfaces.
@@ -20,7 +22,19 @@ func (r *simRun) sampleLinks() linkSample {
 	for i := range sent {
 		sent[i], recv[i] = sent[i]/frameShare, recv[i]/frameShare
 	}
-	return linkSample{timeMs: r.now().UnixMilli(), sent: sent, recv: recv}
+	l := linkSample{timeMs: r.now().UnixMilli(), sent: sent, recv: recv}
+	if r.c.model.Transfer.MessagingThreads {
+		l.txFrames, l.rxFrames = r.x.NodeFrames()
+	}
+	return l
+}
+
+// frames is node i's frames sent and received in l, nil without messaging threads.
+func (l linkSample) frames(i int) (tx, rx *int64) {
+	if l.txFrames == nil {
+		return nil, nil
+	}
+	return &l.txFrames[i], &l.rxFrames[i]
 }
 
 // recordLinks writes the nodes' interface counters at the window's ends into res's node samples (as the
@@ -35,8 +49,8 @@ func (r *simRun) recordLinks(res *harness.RunResult) {
 	st := res.NodeStats
 	st.From, st.To = map[string]diagnose.Sample{}, map[string]diagnose.Sample{}
 	for i, n := range r.c.named.Nodes {
-		st.From[n.Name] = counters(from.timeMs, from.sent[i], from.recv[i])
-		st.To[n.Name] = counters(to.timeMs, to.sent[i], to.recv[i])
+		st.From[n.Name] = counters(from, i)
+		st.To[n.Name] = counters(to, i)
 		if n.NICBytesPerS > 0 {
 			if res.LinkMbit == nil {
 				res.LinkMbit = map[string]float64{}
@@ -46,8 +60,11 @@ func (r *simRun) recordLinks(res *harness.RunResult) {
 	}
 }
 
-// counters is a node sample holding only the interface counters: the model has no cgroup to read.
-func counters(timeMs int64, sent, recv float64) diagnose.Sample {
-	tx, rx := int64(math.Round(sent)), int64(math.Round(recv))
-	return diagnose.Sample{TimeMs: timeMs, TxBytes: &tx, RxBytes: &rx}
+// counters is node i's sample in l, holding only the interface counters (the model has no cgroup to
+// read): its bytes, and with messaging threads its frames as the packets.
+func counters(l linkSample, i int) diagnose.Sample {
+	tx, rx := int64(math.Round(l.sent[i])), int64(math.Round(l.recv[i]))
+	s := diagnose.Sample{TimeMs: l.timeMs, TxBytes: &tx, RxBytes: &rx}
+	s.TxPackets, s.RxPackets = l.frames(i)
+	return s
 }

@@ -237,7 +237,8 @@ func (r *simRun) config(execSlot []int) sim.Config {
 	if tr.IdleSpinCores > 0 { // a cost model that measured it (its per-tuple costs keep theirs: costs_spin.go)
 		spin = min(1, draw(tr.IdleSpinCores, tr.IdleSpinSD))
 	}
-	cfg := sim.Config{Nodes: r.nodes(), Costs: costs, Topology: top, Seed: r.seed, WorkerOverhead: overhead, Batch: r.c.named.Batch, IdleSpin: spin}
+	cfg := sim.Config{Nodes: r.nodes(), Costs: costs, Topology: top, Seed: r.seed, WorkerOverhead: overhead, Batch: r.c.named.Batch, IdleSpin: spin,
+		Messaging: tr.MessagingThreads}
 	if spin > 0 { // the wait strategy's timing is Storm's and the JVM's, not measured per cluster
 		cfg.IdleSpinFor, cfg.IdleSleep = sim.DefaultIdleSpinFor, sim.DefaultIdleSleep
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/stormlab/stormlab/harness"
 	"github.com/stormlab/stormlab/harness/measure"
 	"github.com/stormlab/stormlab/infra/protocol"
+	"github.com/stormlab/stormlab/infra/sim"
 )
 
 // window runs the model one report interval at a time: the workers' reports go to the scheduler
@@ -99,6 +100,7 @@ func (r *simRun) interval(step float64) (done int) {
 			}
 		}
 	}
+	r.addThreads(get, step)
 	r.addOverhead(get, step)
 	r.nodeReports(step)
 	for _, w := range slices.SortedFunc(maps.Keys(bySlot), compareSlots) {
@@ -118,6 +120,24 @@ func (r *simRun) interval(step float64) (done int) {
 		}
 	}
 	return done
+}
+
+// addThreads adds each worker's messaging threads of the last step (sim.Config.Messaging) to its
+// report, as thread groups named as a real worker's reporter names them, and to its process CPU.
+func (r *simRun) addThreads(get func(slot) *protocol.WorkerReport, step float64) {
+	for w, t := range r.x.TakeThreads() {
+		if w >= len(r.slots) { // an acker's former worker (sim.Sim.Move keeps the ackers)
+			break
+		}
+		rep := get(r.slots[w])
+		for _, g := range []struct {
+			name string
+			cpu  float64
+		}{{sim.TransferThread, t.TransferCPU}, {sim.NettyThread, t.NettyCPU}} {
+			rep.ThreadGroups = append(rep.ThreadGroups, protocol.ThreadGroupCPU{Name: g.name, Threads: 1, CPUNs: int64(g.cpu * 1e9)})
+			rep.WorkerCPUPercent += 100 * g.cpu / step
+		}
+	}
 }
 
 // addOverhead adds each node's worker overhead of the last step to its workers' process CPU, in equal

@@ -44,6 +44,7 @@ func batched(cfg Config) Config {
 	out.Costs.SerMsg *= b
 	out.Costs.MsgBytes = int(math.Round(float64(out.Costs.MsgBytes) * b))
 	out.Costs.DeserMsg *= b
+	out.Costs.SendMsg *= b
 	out.Costs.AckCPU *= b
 	return out
 }

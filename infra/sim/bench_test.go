@@ -106,19 +106,26 @@ func hundredNodes(measure float64) Config {
 // simulated seconds per wall second on one core: the goal is at least 10 (ten times real time),
 // unbatched and with batches of 10 tuples (Config.Batch; its error: BenchmarkBatchError). The wait
 // variants add the idle bolts' wait strategy as the container twins charge it (spinning at the shipped
-// model's 0.12 cores, then with its end in sleep), whose spinners change with nearly every tuple.
+// model's 0.12 cores, then with its end in sleep), whose spinners change with nearly every tuple. The
+// messaging variant runs the workers' transfer and Netty threads (Config.Messaging) at frame costs of
+// the size measured on the containers.
 func BenchmarkHundredNodes(b *testing.B) {
 	for _, v := range []struct {
-		name  string
-		batch int
-		spin  float64
-		sleep bool
-	}{{"batch=1", 1, 0, false}, {"batch=10", 10, 0, false}, {"batch=1/wait=spin", 1, 0.12, false}, {"batch=1/wait=spin+sleep", 1, 0.12, true}} {
+		name      string
+		batch     int
+		spin      float64
+		sleep     bool
+		messaging bool
+	}{{"batch=1", 1, 0, false, false}, {"batch=10", 10, 0, false, false}, {"batch=1/wait=spin", 1, 0.12, false, false},
+		{"batch=1/wait=spin+sleep", 1, 0.12, true, false}, {"batch=1/messaging", 1, 0, false, true}} {
 		b.Run(v.name, func(b *testing.B) {
 			cfg := hundredNodes(1)
 			cfg.Batch, cfg.IdleSpin = v.batch, v.spin
 			if v.sleep {
 				cfg.IdleSpinFor, cfg.IdleSleep = DefaultIdleSpinFor, DefaultIdleSleep
+			}
+			if v.messaging {
+				cfg.Messaging, cfg.Costs.SendFrame, cfg.Costs.RecvFrame = true, 30e-6, 30e-6
 			}
 			benchRuns(b, cfg)
 		})

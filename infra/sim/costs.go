@@ -83,6 +83,14 @@ type TransferCosts struct {
 	IdleSpinCores float64   `json:"idle_spin_cores,omitempty"`
 	IdleSpinSD    float64   `json:"idle_spin_sd,omitempty"`
 	IdleSpinPI    *Interval `json:"idle_spin_cores_pi95,omitempty"`
+	// MessagingThreads makes the model run each worker's transfer and Netty threads (Config.Messaging)
+	// at SendFrameS, SendMsgS and RecvFrameS (and the deserialization, which they pay then), and
+	// WorkerOverheadCores is then the worker's other threads alone. A file without it runs the threads'
+	// work inside WorkerOverheadCores.
+	MessagingThreads bool    `json:"messaging_threads,omitempty"`
+	SendFrameS       float64 `json:"send_frame_s,omitempty"`
+	SendMsgS         float64 `json:"send_msg_s,omitempty"`
+	RecvFrameS       float64 `json:"recv_frame_s,omitempty"`
 }
 
 // Interval is a cost's stated uncertainty: the range in which a measurement of the same configuration
@@ -99,7 +107,8 @@ func (i *Interval) Contains(x float64) bool { return i != nil && x >= i.Lo && x 
 // Costs is t as the model's Costs.
 func (t TransferCosts) Costs() Costs {
 	return Costs{SerMsg: t.SerMsgS, SerByte: t.SerByteS, DeserMsg: t.DeserMsgS, DeserByte: t.DeserByteS,
-		LocalLatency: t.LocalLatency, LinkLatency: t.LinkLatency, AckCPU: t.AckCPUS, MsgBytes: t.MsgBytes}
+		LocalLatency: t.LocalLatency, LinkLatency: t.LinkLatency, AckCPU: t.AckCPUS, MsgBytes: t.MsgBytes,
+		SendFrame: t.SendFrameS, SendMsg: t.SendMsgS, RecvFrame: t.RecvFrameS}
 }
 
 // TopologyCosts are one topology's measured component costs, at the flags that change a tuple's work
@@ -214,6 +223,10 @@ func ReadCostModel(r io.Reader) (*CostModel, error) {
 	}
 	if !(tr.IdleSpinCores >= 0 && tr.IdleSpinCores < 1) || tr.IdleSpinSD < 0 {
 		return nil, fmt.Errorf("cost model %q: transfer idle_spin_cores %v (sd %v): give 0 <= cores < 1 and sd >= 0 (measure again with stormlab sim costs)", m.Name, tr.IdleSpinCores, tr.IdleSpinSD)
+	}
+	if !(tr.SendFrameS >= 0 && tr.SendMsgS >= 0 && tr.RecvFrameS >= 0) || !tr.MessagingThreads && tr.SendFrameS+tr.SendMsgS+tr.RecvFrameS > 0 {
+		return nil, fmt.Errorf("cost model %q: transfer send_frame_s %v, send_msg_s %v, recv_frame_s %v (messaging_threads %v): give 0 or more, with messaging_threads true where any is set",
+			m.Name, tr.SendFrameS, tr.SendMsgS, tr.RecvFrameS, tr.MessagingThreads)
 	}
 	return &m, nil
 }

@@ -36,3 +36,37 @@ func TestReadCostModelIntervals(t *testing.T) {
 		}
 	}
 }
+
+// TestReadCostModelMessaging: a model's messaging-thread costs read into Costs, and frame costs without
+// messaging_threads, or below zero, are refused naming the fields.
+func TestReadCostModelMessaging(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		tr   TransferCosts
+		want string // "" reads
+	}{
+		{"none", TransferCosts{}, ""},
+		{"threads", TransferCosts{MessagingThreads: true, SendFrameS: 4e-5, SendMsgS: 1e-6, RecvFrameS: 3e-5}, ""},
+		{"costs without threads", TransferCosts{SendFrameS: 4e-5}, "messaging_threads"},
+		{"negative", TransferCosts{MessagingThreads: true, RecvFrameS: -1}, "recv_frame_s"},
+	} {
+		m := &CostModel{Format: CostFormat, Name: "t", Transfer: c.tr, Topologies: map[string]TopologyCosts{
+			"Main": {Components: map[string]ComponentCost{"bolt": {CPUMicros: 10}}}}}
+		var b bytes.Buffer
+		if err := WriteCostModel(&b, m); err != nil {
+			t.Fatal(err)
+		}
+		got, err := ReadCostModel(&b)
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%s: %v", c.name, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%s: %v, want an error naming %s", c.name, err, c.want)
+		case c.want == "":
+			k := got.Transfer.Costs()
+			if k.SendFrame != c.tr.SendFrameS || k.SendMsg != c.tr.SendMsgS || k.RecvFrame != c.tr.RecvFrameS || got.Transfer.MessagingThreads != c.tr.MessagingThreads {
+				t.Errorf("%s: %+v read as %+v", c.name, c.tr, k)
+			}
+		}
+	}
+}

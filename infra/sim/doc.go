@@ -21,9 +21,14 @@
 //     the node's relative speed. The ackers are executors of their own (Topology.Ackers, where the
 //     scheduler put them, or one per worker as Storm 2 counts them by default) or, without, an ack
 //     costs Costs.AckCPU on the bolt that acks.
-//     Storm's transfer and receive threads are not separate servers: serialization and deserialization
-//     are charged to the sending and receiving executors (Storm 2 serializes in the sending executor's
-//     thread).
+//     Serialization is charged to the sending executor (Storm 2 serializes in its thread). With
+//     Config.Messaging each worker's transfer thread and Netty thread run as threads of their own
+//     (threads.go): messages go in frames, one per destination worker and drain, priced per frame and
+//     per message, the deserialization paid by the receiving thread. Without, a message goes by itself,
+//     its deserialization charged to the receiving executor, and the threads' work is in
+//     Config.WorkerOverhead.
+//   - Acking: an acker XORs each ack message's tuple ids into its tree's value, as Storm's does, so a
+//     tree completes only when all of its acks are in, whatever order they arrive in.
 //   - Backpressure: Storm 2 stops the spouts while a receive queue is full
 //     (topology.executor.receive.buffer.size); here every spout of the topology pauses while any
 //     executor's queue holds Config.QueueCap tuples or more, and resumes below half of it. Storm
@@ -36,5 +41,5 @@
 //     deadline records (Component.Deadline: processing time from the tree's emission at every bolt,
 //     the sinks' histogram), so the deadline experiment's runs are measured as on a real cluster.
 //   - Not modelled: the topology's own start-up, replays (the project's spouts do not replay), faults
-//     other than background load, memory and garbage-collection pauses, batching.
+//     other than background load, memory and garbage-collection pauses.
 package sim

@@ -51,6 +51,16 @@ type Config struct {
 	// busy thread lets it, so three spinners take about what six do (DefaultIdleSpinShare, measured).
 	// 0 = no such limit: spinners share the cores as busy threads do.
 	IdleSpinShare float64
+	// Messaging runs each worker's messaging threads (threads.go): a message to another worker goes
+	// through its worker's transfer thread, in a frame with the others of its drain for that worker,
+	// and the receiving worker's Netty thread, each on its node's cores, priced by Costs.SendFrame,
+	// SendMsg, RecvFrame and the deserialization, which that thread pays then, not the receiving
+	// executor. Off: a message goes by itself, its deserialization charged to the executor, and the
+	// threads' work is in WorkerOverhead.
+	Messaging bool
+	// TransferSleep is how long a transfer thread sleeps when it found nothing (Storm's 1 ms);
+	// 0 means DefaultIdleSleep, a 1 ms sleep as long as it takes on this project's host.
+	TransferSleep float64
 }
 
 // Storm 2's bolt wait strategy (WaitStrategyProgressive at its defaults: one busy poll, a thousand
@@ -112,6 +122,10 @@ type Costs struct {
 	// MsgBytes is what every message between nodes takes on the sending node's link besides its own
 	// bytes (Storm's framing; a batch of them under Config.Batch).
 	MsgBytes int
+	// With Config.Messaging: the CPU seconds of a frame on the sending worker (its transfer thread's
+	// drain and Netty's write) and of each message in it there, and of a frame on the receiving
+	// worker's Netty thread (besides each message's deserialization).
+	SendFrame, SendMsg, RecvFrame float64
 }
 
 // Topology is the running topology: its components, its executors (tasks) placed on workers, and its
@@ -294,6 +308,9 @@ func (c *Config) check(window bool) error {
 	}
 	if c.Batch < 0 {
 		add("batch %d: give 0 or 1 (none) or more", c.Batch)
+	}
+	if k := c.Costs; !(k.SendFrame >= 0 && k.SendMsg >= 0 && k.RecvFrame >= 0 && c.TransferSleep >= 0) {
+		add("messaging: send %v s a frame and %v s a message, receive %v s a frame, sleep %v s: give 0 or more", k.SendFrame, k.SendMsg, k.RecvFrame, c.TransferSleep)
 	}
 	if c.QueueCap < 0 {
 		add("queue capacity %d: give 0 (Storm's default) or more", c.QueueCap)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 )
@@ -18,6 +19,9 @@ type Result struct {
 	NodeCores   []float64 // cores each node used on average
 	Transfers   Transfers // tuples moved, by kind
 	CutRate     float64   // share of transfers between nodes
+	// Frames are the frames the workers' transfer threads sent to other workers (Config.Messaging; 0
+	// without), and FramedMsgs the messages in them (tuples and acks, in tuples under Config.Batch).
+	Frames, FramedMsgs int64
 	// Executed is each component's tuples executed per second (spouts: tuple trees emitted).
 	Executed map[string]float64
 	Events   uint64 // events the engine ran (the benchmark's unit)
@@ -58,6 +62,13 @@ type sim struct {
 	window bool
 	m      measured
 	batch  int64 // tuples per simulated tuple (Config.Batch)
+	// workerNode is each worker's node now; threads each worker's transfer and receiving threads
+	// (Config.Messaging), made on first use.
+	workerNode []int
+	threads    [][2]*executor
+	ids        uint64 // tuple ids handed out (edgeID)
+	// txFrames and rxFrames are the frames each node has sent to other nodes and received from them.
+	txFrames, rxFrames []int64
 }
 
 type measured struct {
@@ -67,6 +78,8 @@ type measured struct {
 	lat       *hdrhistogram.Histogram // microseconds
 	transfers Transfers
 	busy0     []float64 // each node's core-seconds when the window opened
+	frames    int64     // frames between workers (Config.Messaging)
+	framed    int64     // messages in them
 }
 
 type executor struct {
@@ -99,6 +112,7 @@ type executor struct {
 	down    float64          // restarting until then: nothing runs, what arrives is lost (Sim.Restart)
 	inc     int              // spouts: incarnation; a restart forgets the trees of earlier ones
 	cur     tuple            // the tuple in execution
+	th      *msgThread       // a worker's messaging thread rather than an executor (Config.Messaging)
 	outs    []*executor
 	// emittedAll is a spout's trees emitted since the start, across restarts (its dataset position).
 	emittedAll int64
@@ -106,9 +120,10 @@ type executor struct {
 
 type tuple struct {
 	root   *tree
-	remote bool // came from another worker: the receiver deserializes it
-	bytes  int  // its serialized size (its sender's Component.Bytes)
-	ack    int  // an ack message to an acker: the change to its tree's tuples left
+	remote bool   // came from another worker: the receiver deserializes it
+	bytes  int    // its serialized size (its sender's Component.Bytes)
+	id     uint64 // a data tuple's id (Storm's edge id; 0 for the spout's own), in its tree's ack values
+	xor    uint64 // an ack message to an acker: the ids it XORs into its tree's value
 }
 
 type tree struct {
@@ -116,7 +131,8 @@ type tree struct {
 	sent  float64 // when the spout emitted it
 	inc   int     // its spout's incarnation at emission
 	lost  bool    // a tuple of it was lost: it fails at the message timeout
-	left  int     // tuples of the tree not yet executed
+	left  int     // tuples of the tree not yet executed (without ackers)
+	val   uint64  // with ackers: the acker's XOR of the ids acked so far; 0 again when all are
 	spout *executor
 	acker *executor // with Topology.Ackers: the acker that tracks it
 	// tracked and done are when the acker executed the tree's first message and its last (0: not yet):
@@ -146,8 +162,10 @@ func newSim(orig *Config) *sim {
 		s.cpus = append(s.cpus, c)
 	}
 	s.shareHosts(cfg.Nodes)
+	s.workerNode = slices.Clone(cfg.Topology.Workers)
 	s.nics = make([]float64, len(cfg.Nodes))
 	s.sent, s.recv = make([]float64, len(cfg.Nodes)), make([]float64, len(cfg.Nodes))
+	s.txFrames, s.rxFrames = make([]int64, len(cfg.Nodes)), make([]int64, len(cfg.Nodes))
 	for _, n := range cfg.Topology.Workers {
 		s.cpus[n].bg++
 		s.cpus[n].bgCap = cfg.WorkerOverhead
@@ -259,7 +277,7 @@ func (s *sim) execute(e *executor, t tuple) {
 	e.outs = s.route(e, e.outs[:0])
 	work := e.svc.draw(s.rng)
 	c := s.cfg.Costs
-	if t.remote {
+	if t.remote && !s.cfg.Messaging { // else its worker's receiving thread deserialized it
 		work += c.DeserMsg + c.DeserByte*float64(t.bytes)
 	}
 	for _, to := range e.outs {
@@ -269,7 +287,10 @@ func (s *sim) execute(e *executor, t tuple) {
 	}
 	switch {
 	case e.comp == s.acker:
-		work = e.comp.Service.Mean + extraDeser(t, c)
+		work = e.comp.Service.Mean
+		if !s.cfg.Messaging {
+			work += extraDeser(t, c)
+		}
 	case t.root.acker != nil && t.root.acker.worker != e.worker: // its ack message is serialized
 		work += c.SerMsg + c.SerByte*float64(s.cfg.Topology.AckBytes)
 	case t.root.acker == nil && !e.comp.Spout:
@@ -284,6 +305,9 @@ func (s *sim) execute(e *executor, t tuple) {
 // settle starts or ends e's spinning to match its state (Config.IdleSpin): a bolt's thread (an
 // acker's too) spins while it is up and has no tuple; a spout's sleeps in its wait strategy.
 func (s *sim) settle(e *executor) {
+	if e.th != nil { // a messaging thread waits in epoll or sleeps: no spinning
+		return
+	}
 	want := s.cfg.IdleSpin > 0 && !e.comp.Spout && !e.busy && s.eng.now >= e.down && !e.asleep
 	switch {
 	case want && e.spin == nil:
@@ -296,6 +320,10 @@ func (s *sim) settle(e *executor) {
 // finish ends e's tuple in execution: its output goes out, its tree is acked when this was its last
 // tuple, and e takes its next.
 func (s *sim) finish(e *executor) {
+	if e.th != nil {
+		s.threadDone(e)
+		return
+	}
 	e.busy = false
 	e.tally.executed++
 	if s.window {
@@ -313,11 +341,14 @@ func (s *sim) finish(e *executor) {
 	if e.comp.Spout {
 		s.emitted(e, root)
 	}
+	xor := t.id
 	for _, to := range e.outs {
-		s.send(e, to, root)
+		id := s.edgeID()
+		xor ^= id
+		s.send(e, to, root, id)
 	}
 	if root.acker != nil {
-		s.transfer(e, root.acker, tuple{root: root, ack: len(e.outs) - 1, bytes: s.cfg.Topology.AckBytes})
+		s.transfer(e, root.acker, tuple{root: root, xor: xor, bytes: s.cfg.Topology.AckBytes})
 	} else if root.left += len(e.outs) - 1; root.left == 0 {
 		s.ack(root)
 	}
@@ -351,22 +382,39 @@ func extraDeser(t tuple, c Costs) float64 {
 	return c.DeserMsg + c.DeserByte*float64(t.bytes)
 }
 
-// tally is an acker's work on one ack message: the tree's count moves, and a tree at zero is reported
-// to its spout (a transfer to the spout's worker).
+// tally is an acker's work on one ack message: it XORs its ids into its tree's value, and a tree back
+// at zero is reported to its spout (a transfer to the spout's worker). As Storm's acker does, so ack
+// messages that arrive out of order (a tuple's before its parent's, over another worker's threads)
+// complete a tree only when all of them have.
 func (s *sim) tally(acker *executor, t tuple) {
 	root := t.root
 	if root.tracked == 0 {
 		root.tracked = s.eng.now
 	}
-	if root.left += t.ack; root.left != 0 {
+	if root.val ^= t.xor; root.val != 0 {
 		return
 	}
 	root.done = s.eng.now
 	s.deliver(acker, root.spout, s.cfg.Topology.AckBytes, event{kind: evAck, t: tuple{root: root}})
 }
 
+// edgeID is a new tuple id: splitmix64 of a counter (Steele, Lea and Flood, "Fast splittable
+// pseudorandom number generators", OOPSLA 2014), so ids are as good as random without drawing from the
+// run's generator; odd, so never 0.
+func (s *sim) edgeID() uint64 {
+	s.ids++
+	z := s.ids * 0x9e3779b97f4a7c15
+	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
+	z = (z ^ z>>27) * 0x94d049bb133111eb
+	return (z ^ z>>31) | 1
+}
+
 // next starts e's next piece of work.
 func (s *sim) next(e *executor) {
+	if e.th != nil {
+		s.threadNext(e)
+		return
+	}
 	if e.comp.Spout {
 		s.trySpout(e)
 		return

@@ -81,15 +81,20 @@ func (c *cpu) sleepers() {
 }
 
 // asleep reports whether e's thread sleeps through its next tuple for now: a tuple that finds it
-// asleep is taken at its next wake-up (every IdleSleep from when it fell asleep), which is timed here.
+// asleep is taken at its next wake-up (every IdleSleep from when it fell asleep; a transfer thread's
+// every transferSleep), which is timed here.
 func (s *sim) asleep(e *executor) bool {
 	switch {
 	case !e.asleep:
 		return false
 	case !e.waking:
 		e.waking = true
-		ticks := int((s.eng.now-e.sleptAt)/s.cfg.IdleSleep) + 1
-		e.wakeAt = e.sleptAt + float64(ticks)*s.cfg.IdleSleep
+		sleep := s.cfg.IdleSleep
+		if e.th != nil {
+			sleep = s.transferSleep()
+		}
+		ticks := int((s.eng.now-e.sleptAt)/sleep) + 1
+		e.wakeAt = e.sleptAt + float64(ticks)*sleep
 		s.eng.post(e.wakeAt, event{kind: evNext, x: e})
 		return true
 	case s.eng.now < e.wakeAt:

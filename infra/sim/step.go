@@ -178,6 +178,20 @@ func (x *Sim) Move(workers, execWorker []int) error {
 		s.cpus[n].bg++
 		s.cpus[n].bgCap = s.cfg.WorkerOverhead
 	}
+	for w, n := range workers { // an acker's worker beyond them keeps its node (the ackers stay)
+		if w < len(s.workerNode) {
+			s.workerNode[w] = n
+		} else {
+			s.workerNode = append(s.workerNode, n)
+		}
+	}
+	for w, pair := range s.threads { // a thread at work finishes where it started (executor.on)
+		for _, t := range pair {
+			if t != nil {
+				t.node = s.workerNode[w]
+			}
+		}
+	}
 	for _, c := range s.cpus {
 		c.rehold()
 		c.schedule()

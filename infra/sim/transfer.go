@@ -1,8 +1,8 @@
 package sim
 
-// send moves one tuple of tree root from executor from to executor to (counted in the traffic).
-func (s *sim) send(from, to *executor, root *tree) {
-	t := tuple{root: root, remote: from.worker != to.worker, bytes: from.comp.Bytes}
+// send moves one tuple (id) of tree root from executor from to executor to (counted in the traffic).
+func (s *sim) send(from, to *executor, root *tree, id uint64) {
+	t := tuple{root: root, id: id, remote: from.worker != to.worker, bytes: from.comp.Bytes}
 	from.tally.sent(to.id)
 	switch {
 	case from.worker == to.worker:
@@ -22,24 +22,21 @@ func (s *sim) transfer(from, to *executor, t tuple) {
 	s.deliver(from, to, t.bytes, event{kind: evEnqueue, x: to, t: t})
 }
 
-// deliver runs arrive (an event of a kind) when a message of from's, of bytes, reaches to's worker.
+// deliver runs arrive (an event of a kind) when a message of from's, of bytes, reaches to's worker:
+// at once within a worker; else through the sending worker's transfer thread (Config.Messaging), or
+// after LocalLatency between workers of a node, through the sending node's NIC and LinkLatency between
+// nodes.
 func (s *sim) deliver(from, to *executor, bytes int, arrive event) {
 	c := s.cfg.Costs
 	switch {
 	case from.worker == to.worker:
 		s.dispatch(arrive)
+	case s.cfg.Messaging:
+		s.post(from.worker, outMsg{to: to.worker, bytes: bytes, ev: arrive})
 	case from.node == to.node:
 		s.eng.post(s.eng.now+c.LocalLatency, arrive)
 	default:
-		bytes += c.MsgBytes
-		s.sent[from.node] += float64(bytes)
-		s.recv[to.node] += float64(bytes)
-		leave := s.eng.now
-		if bw := s.cfg.Nodes[from.node].NICBytesPerS; bw > 0 {
-			leave = max(leave, s.nics[from.node]) + float64(bytes)/bw
-			s.nics[from.node] = leave
-		}
-		s.eng.post(leave+c.LinkLatency, arrive)
+		s.eng.post(s.link(from.node, to.node, bytes+c.MsgBytes)+c.LinkLatency, arrive)
 	}
 }
 
@@ -140,7 +137,8 @@ func (s *sim) openWindow() {
 }
 
 func (s *sim) result() *Result {
-	r := &Result{Acked: s.m.acked, Transfers: s.m.transfers, Events: s.eng.count, Executed: map[string]float64{}}
+	r := &Result{Acked: s.m.acked, Transfers: s.m.transfers, Events: s.eng.count, Executed: map[string]float64{},
+		Frames: s.m.frames, FramedMsgs: s.m.framed}
 	w := s.cfg.Measure
 	for name, n := range s.m.executed {
 		r.Executed[name] = float64(n) / w

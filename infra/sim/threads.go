@@ -1,0 +1,268 @@
+package sim
+
+import "slices"
+
+// Storm 2 moves a message between workers on threads of its own (Config.Messaging): the sending
+// executor serializes it onto its worker's transfer queue (WorkerTransfer.tryTransferRemote, in the
+// executor's thread, as execute charges it); the worker's transfer thread drains that queue, hands
+// Netty one batch per destination worker, and sleeps 1 ms when it found nothing (the asyncLoop of
+// WorkerTransfer.makeTransferThread); the receiving worker's Netty thread reads each batch as one
+// frame, deserializes its messages and puts them in the executors' receive queues
+// (DeserializingConnectionCallback). Each is one thread on its node's cores, as an executor is: a
+// thread that gets less CPU goes round less often, and its batches grow, as the real ones do under a
+// quota. The costs are per frame (a wake-up: a drain and a write, a read) and per message.
+//
+// Simplifications, each a choice where Storm's threads are more:
+//   - the sending worker's Netty client thread is folded into its transfer thread (Costs.SendFrame
+//     prices both), and a worker's Netty server threads are one thread;
+//   - a frame is one batch whatever its size (Netty splits a large one into several writes);
+//   - a restarted worker's queued messages still go out (the executors they reach are down, which
+//     loses those of the restarted worker's own tuples);
+//   - the transfer queue is unbounded (Storm's has topology.transfer.buffer.size and backpressure of
+//     its own).
+
+// msgThread is the state of one worker's messaging thread, carried by an executor (executor.th) so
+// that it runs on its node's cores as the executors do.
+type msgThread struct {
+	send   bool     // the transfer thread; else the Netty thread that receives
+	worker int      // the worker it belongs to
+	out    []outMsg // the transfer queue (send)
+	cur    []outMsg // the drain in execution (send), or the frame in execution (receive)
+	in     [][]outMsg
+	inHead int
+	// Counters since the last TakeThreads: frames and messages sent (send) or received (receive).
+	frames, msgs int64
+}
+
+// outMsg is one message for another worker: what runs when it reaches that worker (an evEnqueue or
+// an evAck), and its bytes.
+type outMsg struct {
+	to    int // receiving worker
+	bytes int
+	ev    event
+}
+
+// Names of the messaging threads' components, and of the thread groups simulated reports carry (as a
+// real worker's reporter names the threads, digits taken out).
+const (
+	TransferThread = "Worker-Transfer"
+	NettyThread    = "Netty-server-localhost-#-worker-#"
+)
+
+var (
+	transferComp = &Component{Name: TransferThread}
+	nettyComp    = &Component{Name: NettyThread}
+)
+
+// transferSleep is how long the transfer thread sleeps when it found nothing: Thread.sleep(1 ms), as
+// long as a bolt's sleep in its wait strategy takes here (DefaultIdleSleep).
+func (s *sim) transferSleep() float64 {
+	if s.cfg.TransferSleep > 0 {
+		return s.cfg.TransferSleep
+	}
+	return DefaultIdleSleep
+}
+
+// thread is worker w's transfer thread (send) or receiving thread, made on first use.
+func (s *sim) thread(w int, send bool) *executor {
+	for len(s.threads) <= w {
+		s.threads = append(s.threads, [2]*executor{})
+	}
+	k := 0
+	if !send {
+		k = 1
+	}
+	if x := s.threads[w][k]; x != nil {
+		return x
+	}
+	x := &executor{id: -1, worker: w, node: s.workerNode[w], th: &msgThread{send: send, worker: w}, comp: nettyComp}
+	if send { // asleep from a phase of its own: the workers' threads do not go round in step
+		x.comp = transferComp
+		x.asleep, x.sleptAt = true, -s.rng.Float64()*s.transferSleep()
+	}
+	s.threads[w][k] = x
+	return x
+}
+
+// post puts a message for worker m.to on worker w's transfer queue.
+func (s *sim) post(w int, m outMsg) {
+	x := s.thread(w, true)
+	x.th.out = append(x.th.out, m)
+	s.threadNext(x)
+}
+
+// threadNext starts x's next piece of work: a transfer thread drains its whole queue (after its sleep,
+// if it sleeps), a receiving thread reads its next frame.
+func (s *sim) threadNext(x *executor) {
+	th := x.th
+	if x.busy {
+		return
+	}
+	c := s.cfg.Costs
+	if !th.send {
+		if th.inHead == len(th.in) {
+			return
+		}
+		th.cur = th.in[th.inHead]
+		th.in[th.inHead] = nil
+		if th.inHead++; th.inHead == len(th.in) {
+			th.in, th.inHead = th.in[:0], 0
+		}
+		work := c.RecvFrame
+		for _, m := range th.cur {
+			work += c.DeserMsg + c.DeserByte*float64(m.bytes)
+		}
+		x.busy = true
+		s.cpus[x.node].run(x, work)
+		return
+	}
+	if len(th.out) == 0 || s.asleep(x) {
+		return
+	}
+	th.cur, th.out = th.out, th.cur[:0]
+	work := c.SendFrame*float64(destinations(th.cur)) + c.SendMsg*float64(len(th.cur))
+	x.busy = true
+	s.cpus[x.node].run(x, work)
+}
+
+// destinations is the number of workers msgs go to: the frames of one drain.
+func destinations(msgs []outMsg) int {
+	n := 0
+	for i, m := range msgs {
+		if !sentBefore(msgs[:i], m.to) {
+			n++
+		}
+	}
+	return n
+}
+
+func sentBefore(msgs []outMsg, to int) bool {
+	for _, m := range msgs {
+		if m.to == to {
+			return true
+		}
+	}
+	return false
+}
+
+// threadDone ends x's piece of work: a drain's frames go out and the thread drains again or sleeps; a
+// frame's messages reach their executors and the thread reads its next.
+func (s *sim) threadDone(x *executor) {
+	x.busy = false
+	th := x.th
+	if !th.send {
+		th.frames++
+		th.msgs += int64(len(th.cur))
+		for _, m := range th.cur {
+			s.dispatch(m.ev)
+		}
+		th.cur = nil
+		s.threadNext(x)
+		return
+	}
+	for i, m := range th.cur {
+		if sentBefore(th.cur[:i], m.to) {
+			continue
+		}
+		var msgs []outMsg // a frame of its own: it is read after the next drain reuses cur
+		for _, n := range th.cur[i:] {
+			if n.to == m.to {
+				msgs = append(msgs, n)
+			}
+		}
+		s.frame(th, msgs)
+	}
+	clear(th.cur)
+	th.cur = th.cur[:0]
+	if len(th.out) == 0 { // it found nothing: Thread.sleep
+		x.asleep, x.waking, x.sleptAt = true, false, s.eng.now
+		return
+	}
+	s.threadNext(x)
+}
+
+// frame sends msgs of th's worker to their worker as one frame: over loopback to a worker of the same
+// node, through the node's NIC and the link to another.
+func (s *sim) frame(th *msgThread, msgs []outMsg) {
+	th.frames++
+	th.msgs += int64(len(msgs))
+	to := msgs[0].to
+	from, at := s.workerNode[th.worker], s.workerNode[to]
+	rx := s.thread(to, false)
+	arrive := func() {
+		rx.th.in = append(rx.th.in, msgs)
+		s.threadNext(rx)
+	}
+	if s.window {
+		s.m.frames++
+		s.m.framed += int64(len(msgs)) * s.batch
+	}
+	c := s.cfg.Costs
+	if from == at {
+		s.eng.at(s.eng.now+c.LocalLatency, arrive)
+		return
+	}
+	s.txFrames[from]++
+	s.rxFrames[at]++
+	bytes := 0
+	for _, m := range msgs {
+		bytes += m.bytes + c.MsgBytes
+	}
+	s.eng.at(s.link(from, at, bytes)+c.LinkLatency, arrive)
+}
+
+// link counts bytes sent from node from to node to and returns when they have left from's NIC.
+func (s *sim) link(from, to int, bytes int) float64 {
+	s.sent[from] += float64(bytes)
+	s.recv[to] += float64(bytes)
+	leave := s.eng.now
+	if bw := s.cfg.Nodes[from].NICBytesPerS; bw > 0 {
+		leave = max(leave, s.nics[from]) + float64(bytes)/bw
+		s.nics[from] = leave
+	}
+	return leave
+}
+
+// NodeFrames is the frames each node has sent to other nodes and received from them since the start
+// (Config.Messaging; zeros without): Netty's batches, where a real node's interface counts packets,
+// TCP's acknowledgements among them.
+func (x *Sim) NodeFrames() (sent, received []int64) {
+	return slices.Clone(x.s.txFrames), slices.Clone(x.s.rxFrames)
+}
+
+// ThreadCounts are one worker's messaging threads over an interval (Config.Messaging): each thread's
+// CPU, the frames and messages its transfer thread sent (to workers of its node too) and its receiving
+// thread received.
+type ThreadCounts struct {
+	TransferCPU, NettyCPU float64
+	SentFrames, SentMsgs  int64
+	RecvFrames, RecvMsgs  int64
+}
+
+// TakeThreads returns each worker's messaging-thread counters since the previous TakeThreads (or the
+// start), by worker as numbered now (Move); nil without Config.Messaging. Under Config.Batch a frame
+// of batched tuples is one frame, its messages counted in tuples.
+func (x *Sim) TakeThreads() []ThreadCounts {
+	s := x.s
+	if !s.cfg.Messaging {
+		return nil
+	}
+	for _, c := range s.cpus {
+		c.flush()
+	}
+	out := make([]ThreadCounts, len(s.workerNode))
+	for w, pair := range s.threads {
+		if w >= len(out) {
+			break
+		}
+		if t := pair[0]; t != nil {
+			out[w].TransferCPU, out[w].SentFrames, out[w].SentMsgs = t.tally.cpu, t.th.frames, t.th.msgs*s.batch
+			t.tally, t.th.frames, t.th.msgs = tally{}, 0, 0
+		}
+		if r := pair[1]; r != nil {
+			out[w].NettyCPU, out[w].RecvFrames, out[w].RecvMsgs = r.tally.cpu, r.th.frames, r.th.msgs*s.batch
+			r.tally, r.th.frames, r.th.msgs = tally{}, 0, 0
+		}
+	}
+	return out
+}
