@@ -54,6 +54,7 @@ func newSimClustersCmd() *cobra.Command {
 func newSimCostsCmd() *cobra.Command {
 	var from, linkFrom []string
 	var out, name, cluster, method string
+	var messaging bool
 	o := costRuns{}
 	cmd := &cobra.Command{
 		Use:   "costs (--cluster containers:SHAPE|target:FILE [--reps 2] [--transfer=false] | --from DIR [--from DIR ...]) --out FILE [--name NAME]",
@@ -110,7 +111,7 @@ func newSimCostsCmd() *cobra.Command {
 					return fmt.Errorf("--link-from: %w", err)
 				}
 			}
-			return measureCostModel(cmd, runs, linkRuns, name, method, out)
+			return measureCostModel(cmd, runs, linkRuns, name, method, out, messaging)
 		},
 	}
 	cmd.Flags().StringSliceVar(&from, "from", nil, "a folder of recorded runs (repeatable)")
@@ -126,14 +127,16 @@ func newSimCostsCmd() *cobra.Command {
 	cmd.Flags().StringVar(&o.keep, "keep", "", "with --cluster: where the runs are kept (default: FILE.runs beside --out)")
 	cmd.Flags().StringVar(&out, "out", "", "the cost-model file to write")
 	cmd.Flags().StringVar(&name, "name", "measured", "the cost model's name")
+	cmd.Flags().BoolVar(&messaging, "messaging", false, "also run the workers' transfer and Netty threads as threads of the model and fit their CPU per frame and per message through the runs' twins (runs recorded with this stormlab's topologies jar, whose reports carry the threads; docs/simulator.md)")
 	cmd.Flags().StringVar(&method, "method", "ratio", "how a component's CPU is read: ratio (its CPU over its tuples in the window), fit (CPU per tuple and per executor at any rate, fitted over the report intervals), work (the ratio less the spinning the model charges apart, read on the runs' twins) or counted (the ratio less what the real threads counted idle in Storm's wait strategy: runs recorded with this stormlab's topologies jar)")
 	return cmd
 }
 
 // measureCostModel measures runs into a cost model named name (method: simcluster.CostMethods), with
 // the transfer costs and the bytes on a link (from the interface counters of linkRuns, listed in the
-// provenance, or where nil of runs), writes it to out and says what it could not measure.
-func measureCostModel(cmd *cobra.Command, runs, linkRuns []*harness.RunResult, name, method, out string) error {
+// provenance, or where nil of runs), and with messaging the messaging threads' costs, writes it to out
+// and says what it could not measure.
+func measureCostModel(cmd *cobra.Command, runs, linkRuns []*harness.RunResult, name, method, out string, messaging bool) error {
 	var opts []simcluster.MeasureOption
 	if method == "counted" {
 		opts = append(opts, simcluster.WithoutSpin())
@@ -168,6 +171,11 @@ func measureCostModel(cmd *cobra.Command, runs, linkRuns []*harness.RunResult, n
 		}
 		m.Provenance.Method += fmt.Sprintf("; work: each component's CPU per tuple and each topology's acker CPU per message is its ratio less what the model's twins of these runs spent spinning per tuple, read again after each change until none moved by 2%% of its ratio (%d rounds, at most %d), floored at 1 µs (a component's per tuple, an acker's per message); stated intervals moved with them, standard deviations in proportion", len(rounds), experiments.WorkRounds)
 	}
+	if messaging {
+		if err := fitMessaging(cmd, runs, m); err != nil {
+			return failed(err)
+		}
+	}
 	if err := writeCostModel(out, m); err != nil {
 		return failed(err)
 	}
@@ -186,6 +194,28 @@ func measureCostModel(cmd *cobra.Command, runs, linkRuns []*harness.RunResult, n
 		fmt.Fprintf(cmd.OutOrStdout(), "  charged high where a node is short of CPU (its thread spun between tuples): %s\n", s)
 	}
 	return printClosure(cmd, runs, m) // the model is written: an interrupted check leaves it so
+}
+
+// fitMessaging turns m's messaging threads on and fits their costs through the runs' twins
+// (experiments.Messaging), saying each round and recording the method in m's provenance.
+func fitMessaging(cmd *cobra.Command, runs []*harness.RunResult, m *sim.CostModel) error {
+	rounds, said, err := experiments.Messaging(cmd.Context(), runs, m)
+	w := cmd.ErrOrStderr()
+	if said != "" {
+		fmt.Fprintf(w, "sim costs: messaging threads: %s\n", said)
+	}
+	for i, r := range rounds {
+		fmt.Fprintf(w, "sim costs: messaging round %d: throughput error on the model's own runs %.1f%% before it; a frame %.1f µs sent, %.1f µs received, a message %.2f µs sent, %.2f µs received; largest change %.1f%%\n",
+			i+1, 100*r.ClosureError, 1e6*r.SendFrame, 1e6*r.RecvFrame, 1e6*r.SendMsg, 1e6*r.DeserMsg, 100*r.Moved)
+	}
+	if err != nil {
+		return err
+	}
+	last := rounds[len(rounds)-1]
+	m.Provenance.Missing = append(m.Provenance.Missing, last.Unresolved...)
+	m.Provenance.Method += fmt.Sprintf("; messaging: the workers' transfer and Netty threads run as threads of the model; %s; their CPU per frame and per message (send_frame_s, send_msg_s, recv_frame_s, deser_msg_s) is the least-squares fit of each node's real sending and receiving threads' CPU on the frames and messages the model's twins of these runs handled, fitted again after each change until none moved by 2%% (%d rounds, at most %d)",
+		said, len(rounds), experiments.MessagingRounds)
+	return nil
 }
 
 // printClosure says how far the model's twins carry the throughput of the runs it was measured from

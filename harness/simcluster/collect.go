@@ -1,6 +1,9 @@
 package simcluster
 
 import (
+	"maps"
+	"slices"
+
 	"github.com/stormlab/stormlab/harness"
 	"github.com/stormlab/stormlab/harness/measure"
 	"github.com/stormlab/stormlab/infra/sim"
@@ -50,6 +53,9 @@ func (r *simRun) collect(res *harness.RunResult) {
 	res.Simulated = &harness.Simulated{Cluster: r.c.named.Name, About: r.c.named.About, CostModel: r.c.model.Name,
 		CostSource: describe(r.c.model), Validation: r.c.validation(),
 		Seed: r.seed, Batch: max(1, r.c.named.Batch), Events: r.x.Events(), Checks: r.selfChecks(), Migrations: r.moves}
+	for _, s := range slices.SortedFunc(maps.Keys(r.frames), compareSlots) {
+		res.Simulated.Frames = append(res.Simulated.Frames, *r.frames[s])
+	}
 	if a, err := sim.Jackson(r.cfg); err == nil {
 		res.Simulated.Analytic = &harness.AnalyticPrediction{Throughput: a.Throughput, LatencyMeanMs: 1000 * a.LatencyMean}
 	}

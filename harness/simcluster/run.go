@@ -52,6 +52,9 @@ type simRun struct {
 	offered      map[int]int64 // open-loop spout tasks: tuples due since the start
 	emitted      map[int]int64 // and emitted
 	moves        int
+	// measuring is true once the window is open; frames are the workers' messaging threads in it.
+	measuring bool
+	frames    map[slot]*harness.WorkerFrames
 	flow         flow      // totals for the self-checks
 	overhead     []float64 // each node's worker overhead in core-seconds at the last report
 	seed         uint64

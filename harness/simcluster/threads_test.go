@@ -1,6 +1,7 @@
 package simcluster
 
 import (
+	"math"
 	"testing"
 
 	"github.com/stormlab/stormlab/harness"
@@ -50,6 +51,19 @@ func TestMessagingThreadsReported(t *testing.T) {
 	}
 	if !(messaging > 0) {
 		t.Errorf("threads %+v: no messaging CPU", d.Threads)
+	}
+	var sent, received int64
+	for _, f := range res.Simulated.Frames {
+		if f.Sent <= 0 || f.SentMsgs < f.Sent || f.Received <= 0 || f.ReceivedMsgs < f.Received {
+			t.Errorf("worker %+v: want frames sent and received, each of a message or more", f)
+		}
+		sent, received = sent+f.Sent, received+f.Received
+	}
+	// Every frame sent in the window is received but those in flight at its ends, where a node at its
+	// quota holds back at most a period's (100 ms) at each end: 2 x 0.1 s of the window's frames.
+	bound := float64(sent) * 2 * dockerCPUPeriod / res.Measurement.WindowS
+	if n := len(res.Simulated.Frames); n != 4 || math.Abs(float64(sent-received)) > bound {
+		t.Errorf("%d workers' frames, %d sent and %d received: want 4 workers, as many received as sent within %.0f", n, sent, received, bound)
 	}
 	for host, s := range res.NodeStats.To {
 		if s.TxPackets == nil || s.RxPackets == nil {

@@ -2,6 +2,7 @@ package simcluster
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"slices"
 
@@ -36,6 +37,7 @@ func (r *simRun) window(ctx context.Context, res *harness.RunResult) error {
 				open = r.t
 				res.WarmUp = harness.WarmUp{MaxS: maxWarm, S: r.t, Steady: ok && s.Steady, Rates: s.Rates, OfferedRate: s.OfferedRate}
 				res.MeasureFrom = r.now().UnixMilli()
+				r.measuring = true
 				r.openLoad()
 			}
 			continue
@@ -130,6 +132,7 @@ func (r *simRun) addThreads(get func(slot) *protocol.WorkerReport, step float64)
 			break
 		}
 		rep := get(r.slots[w])
+		r.countFrames(r.slots[w], t)
 		for _, g := range []struct {
 			name string
 			cpu  float64
@@ -138,6 +141,22 @@ func (r *simRun) addThreads(get func(slot) *protocol.WorkerReport, step float64)
 			rep.WorkerCPUPercent += 100 * g.cpu / step
 		}
 	}
+}
+
+// countFrames adds worker s's frames of the last step to the window's.
+func (r *simRun) countFrames(s slot, t sim.ThreadCounts) {
+	if !r.measuring {
+		return
+	}
+	if r.frames == nil {
+		r.frames = map[slot]*harness.WorkerFrames{}
+	}
+	f := r.frames[s]
+	if f == nil {
+		f = &harness.WorkerFrames{Worker: fmt.Sprintf("%s:%d", r.c.named.Nodes[s.node].Name, s.port)}
+		r.frames[s] = f
+	}
+	f.Sent, f.SentMsgs, f.Received, f.ReceivedMsgs = f.Sent+t.SentFrames, f.SentMsgs+t.SentMsgs, f.Received+t.RecvFrames, f.ReceivedMsgs+t.RecvMsgs
 }
 
 // addOverhead adds each node's worker overhead of the last step to its workers' process CPU, in equal

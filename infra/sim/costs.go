@@ -87,10 +87,13 @@ type TransferCosts struct {
 	// at SendFrameS, SendMsgS and RecvFrameS (and the deserialization, which they pay then), and
 	// WorkerOverheadCores is then the worker's other threads alone. A file without it runs the threads'
 	// work inside WorkerOverheadCores.
-	MessagingThreads bool    `json:"messaging_threads,omitempty"`
-	SendFrameS       float64 `json:"send_frame_s,omitempty"`
-	SendMsgS         float64 `json:"send_msg_s,omitempty"`
-	RecvFrameS       float64 `json:"recv_frame_s,omitempty"`
+	MessagingThreads bool      `json:"messaging_threads,omitempty"`
+	SendFrameS       float64   `json:"send_frame_s,omitempty"`
+	SendMsgS         float64   `json:"send_msg_s,omitempty"`
+	RecvFrameS       float64   `json:"recv_frame_s,omitempty"`
+	SendFramePI      *Interval `json:"send_frame_s_pi95,omitempty"`
+	SendMsgPI        *Interval `json:"send_msg_s_pi95,omitempty"`
+	RecvFramePI      *Interval `json:"recv_frame_s_pi95,omitempty"`
 }
 
 // Interval is a cost's stated uncertainty: the range in which a measurement of the same configuration
@@ -216,7 +219,8 @@ func ReadCostModel(r io.Reader) (*CostModel, error) {
 		{"ser_msg_s_pi95", tr.SerMsgPI, tr.SerMsgS}, {"ser_byte_s_pi95", tr.SerBytePI, tr.SerByteS},
 		{"deser_msg_s_pi95", tr.DeserMsgPI, tr.DeserMsgS}, {"deser_byte_s_pi95", tr.DeserBytePI, tr.DeserByteS},
 		{"local_latency_s_pi95", tr.LocalLatencyPI, tr.LocalLatency}, {"link_latency_s_pi95", tr.LinkLatencyPI, tr.LinkLatency},
-		{"idle_spin_cores_pi95", tr.IdleSpinPI, tr.IdleSpinCores}} {
+		{"idle_spin_cores_pi95", tr.IdleSpinPI, tr.IdleSpinCores}, {"send_frame_s_pi95", tr.SendFramePI, tr.SendFrameS},
+		{"send_msg_s_pi95", tr.SendMsgPI, tr.SendMsgS}, {"recv_frame_s_pi95", tr.RecvFramePI, tr.RecvFrameS}} {
 		if err := checkInterval(f.ci, f.x); err != nil {
 			return nil, fmt.Errorf("cost model %q: transfer %s: %w", m.Name, f.name, err)
 		}

@@ -1,0 +1,75 @@
+package experiments
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/stormlab/stormlab/harness"
+	"github.com/stormlab/stormlab/harness/simcluster"
+	"github.com/stormlab/stormlab/infra/sim"
+)
+
+// MessagingRounds bounds Messaging's rounds; messagingSettled is the largest change of a cost under
+// which the costs count as settled.
+const (
+	MessagingRounds  = 6
+	messagingSettled = 0.02
+)
+
+// MessagingRound is one round of Messaging: the model's throughput error on its own runs at the costs
+// the round started from (Closure's mean absolute error), the largest change of a cost, and the costs
+// it ended with.
+type MessagingRound struct {
+	ClosureError, Moved           float64
+	SendFrame, SendMsg, RecvFrame float64
+	DeserMsg                      float64
+	Unresolved                    []string
+}
+
+// Messaging turns model's messaging threads on (simcluster.StartMessaging) and fits their costs
+// through its twins: each round simulates again the topology runs the model was measured from (as
+// Closure does) and fits each node's real messaging CPU on the frames its simulated threads handled
+// (simcluster.FitMessaging), until no cost moves by more than 2% or after MessagingRounds rounds. It
+// says what StartMessaging changed.
+func Messaging(ctx context.Context, runs []*harness.RunResult, model *sim.CostModel) ([]MessagingRound, string, error) {
+	own := ownRuns(runs, model)
+	if len(own) == 0 {
+		return nil, "", fmt.Errorf("messaging threads: none of the runs has a simulated twin")
+	}
+	var topo []*harness.RunResult
+	for _, i := range own {
+		topo = append(topo, runs[i])
+	}
+	said, err := simcluster.StartMessaging(model, topo)
+	if err != nil {
+		return nil, "", err
+	}
+	var rounds []MessagingRound
+	for range MessagingRounds {
+		pairs := make([][2]*harness.RunResult, 0, len(own))
+		errSum := 0.0
+		for _, i := range own {
+			if err := ctx.Err(); err != nil {
+				return rounds, said, err
+			}
+			s, err := simulateRecorded(ctx, runs[i], i, model)
+			if err != nil {
+				return rounds, said, fmt.Errorf("messaging threads: run %s: %w", runs[i].Spec.Topology.Name, err)
+			}
+			pairs = append(pairs, [2]*harness.RunResult{runs[i], s})
+			errSum += math.Abs(s.Measurement.Throughput-runs[i].Measurement.Throughput) / runs[i].Measurement.Throughput
+		}
+		moved, unresolved, err := simcluster.FitMessaging(model, pairs)
+		if err != nil {
+			return rounds, said, err
+		}
+		tr := model.Transfer
+		rounds = append(rounds, MessagingRound{ClosureError: errSum / float64(len(own)), Moved: moved, SendFrame: tr.SendFrameS,
+			SendMsg: tr.SendMsgS, RecvFrame: tr.RecvFrameS, DeserMsg: tr.DeserMsgS, Unresolved: unresolved})
+		if moved < messagingSettled {
+			break
+		}
+	}
+	return rounds, said, nil
+}
