@@ -99,3 +99,16 @@ func TestSimCostsLinkFrom(t *testing.T) {
 		}
 	}
 }
+
+// TestSimCostsMessagingRefusesOldRuns: --messaging reads the workers' thread groups, which a run
+// recorded before the reporter sent them lacks: it is refused naming the fix, and no model is written.
+func TestSimCostsMessagingRefusesOldRuns(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "costs.json")
+	code, _, stderr := cli(t, "sim", "costs", "--from", "../../harness/simcluster/testdata/remeasure/wordcount-even-r1", "--out", out, "--messaging")
+	if code == 0 || !strings.Contains(stderr, "without its thread groups") || !strings.Contains(stderr, "record the runs again") {
+		t.Errorf("exit %d, stderr %q: want a failure naming the missing thread groups and the fix", code, stderr)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("a model was written (%v): want none", err)
+	}
+}
