@@ -19,7 +19,9 @@ import "slices"
 //   - a restarted worker's queued messages still go out (the executors they reach are down, which
 //     loses those of the restarted worker's own tuples);
 //   - the transfer queue is unbounded (Storm's has topology.transfer.buffer.size and backpressure of
-//     its own).
+//     its own);
+//   - under Config.Batch a message stands for Batch tuples, so a drain finds fewer of them and the
+//     frames are fewer and fuller than unbatched: the frame costs are then charged less often.
 
 // msgThread is the state of one worker's messaging thread, carried by an executor (executor.th) so
 // that it runs on its node's cores as the executors do.
