@@ -24,7 +24,8 @@ import (
 
 // messagingObs is one node of a recorded run beside its simulated twin: what the real workers' sending
 // threads (the transfer thread and Netty's client threads) and receiving threads (Netty's server
-// threads) used, in cores, and the frames and messages a second the twin's threads sent and received.
+// threads) used, in cores, and the frames and messages a second the twin's threads sent, and the reads
+// and messages they received.
 type messagingObs struct {
 	sendCores, recvCores                       float64
 	sentFrames, sentMsgs, recvFrames, recvMsgs float64

@@ -55,12 +55,12 @@ type simRun struct {
 	// measuring is true once the window is open; frames are the workers' messaging threads in it.
 	measuring bool
 	frames    map[slot]*harness.WorkerFrames
-	flow         flow      // totals for the self-checks
-	overhead     []float64 // each node's worker overhead in core-seconds at the last report
-	seed         uint64
-	share        int64              // tuples each task of the dataset spout sends (--size-mb); 0 = endless
-	deadlines    map[string]float64 // each bolt's deadline, seconds
-	nodeUsed     []float64          // each node's core-seconds (workers and background load) at the last report
+	flow      flow      // totals for the self-checks
+	overhead  []float64 // each node's worker overhead in core-seconds at the last report
+	seed      uint64
+	share     int64              // tuples each task of the dataset spout sends (--size-mb); 0 = endless
+	deadlines map[string]float64 // each bolt's deadline, seconds
+	nodeUsed  []float64          // each node's core-seconds (workers and background load) at the last report
 }
 
 func (r *simRun) now() time.Time { return epoch.Add(time.Duration(r.t * float64(time.Second))) }
@@ -243,7 +243,7 @@ func (r *simRun) config(execSlot []int) sim.Config {
 	cfg := sim.Config{Nodes: r.nodes(), Costs: costs, Topology: top, Seed: r.seed, WorkerOverhead: overhead, Batch: r.c.named.Batch, IdleSpin: spin,
 		Messaging: tr.MessagingThreads}
 	if spin > 0 { // the wait strategy's timing is Storm's and the JVM's, not measured per cluster
-		cfg.IdleSpinFor, cfg.IdleSleep = sim.DefaultIdleSpinFor, sim.DefaultIdleSleep
+		cfg.IdleSpinFor, cfg.IdleSleep, cfg.IdleSpinShare = sim.DefaultIdleSpinFor, sim.DefaultIdleSleep, tr.IdleSpinShare
 	}
 	return cfg
 }

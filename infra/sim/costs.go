@@ -83,6 +83,10 @@ type TransferCosts struct {
 	IdleSpinCores float64   `json:"idle_spin_cores,omitempty"`
 	IdleSpinSD    float64   `json:"idle_spin_sd,omitempty"`
 	IdleSpinPI    *Interval `json:"idle_spin_cores_pi95,omitempty"`
+	// IdleSpinShare is Config.IdleSpinShare for a model whose per-tuple costs were read without the
+	// spinning (sim costs --method counted): on a node short of CPU its spinners get about this share of
+	// what its threads get together. 0 = spinners share the cores as busy threads do.
+	IdleSpinShare float64 `json:"idle_spin_share,omitempty"`
 	// MessagingThreads makes the model run each worker's transfer and Netty threads (Config.Messaging)
 	// at SendFrameS, SendMsgS and RecvFrameS (and the deserialization, which they pay then), and
 	// WorkerOverheadCores is then the worker's other threads alone. A file without it runs the threads'
@@ -224,6 +228,9 @@ func ReadCostModel(r io.Reader) (*CostModel, error) {
 		if err := checkInterval(f.ci, f.x); err != nil {
 			return nil, fmt.Errorf("cost model %q: transfer %s: %w", m.Name, f.name, err)
 		}
+	}
+	if !(tr.IdleSpinShare >= 0 && tr.IdleSpinShare < 1) {
+		return nil, fmt.Errorf("cost model %q: transfer idle_spin_share %v: give a share in [0, 1) (0: no limit)", m.Name, tr.IdleSpinShare)
 	}
 	if !(tr.IdleSpinCores >= 0 && tr.IdleSpinCores < 1) || tr.IdleSpinSD < 0 {
 		return nil, fmt.Errorf("cost model %q: transfer idle_spin_cores %v (sd %v): give 0 <= cores < 1 and sd >= 0 (measure again with stormlab sim costs)", m.Name, tr.IdleSpinCores, tr.IdleSpinSD)

@@ -123,8 +123,9 @@ type Costs struct {
 	// bytes (Storm's framing; a batch of them under Config.Batch).
 	MsgBytes int
 	// With Config.Messaging: the CPU seconds of a frame on the sending worker (its transfer thread's
-	// drain and Netty's write) and of each message in it there, and of a frame on the receiving
-	// worker's Netty thread (besides each message's deserialization).
+	// drain and Netty's write) and of each message in it there, and of a read on the receiving
+	// worker's Netty thread (a sending worker's frames that arrived since its last read; besides each
+	// message's deserialization).
 	SendFrame, SendMsg, RecvFrame float64
 }
 

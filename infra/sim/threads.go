@@ -6,11 +6,13 @@ import "slices"
 // executor serializes it onto its worker's transfer queue (WorkerTransfer.tryTransferRemote, in the
 // executor's thread, as execute charges it); the worker's transfer thread drains that queue, hands
 // Netty one batch per destination worker, and sleeps 1 ms when it found nothing (the asyncLoop of
-// WorkerTransfer.makeTransferThread); the receiving worker's Netty thread reads each batch as one
-// frame, deserializes its messages and puts them in the executors' receive queues
-// (DeserializingConnectionCallback). Each is one thread on its node's cores, as an executor is: a
-// thread that gets less CPU goes round less often, and its batches grow, as the real ones do under a
-// quota. The costs are per frame (a wake-up: a drain and a write, a read) and per message.
+// WorkerTransfer.makeTransferThread; Netty's client thread writes each batch: Client.send); the
+// receiving worker's Netty thread, woken by what arrived, reads each sending worker's connection once,
+// whatever number of batches arrived on it since its last read, deserializes the messages and puts
+// them in the executors' receive queues (DeserializingConnectionCallback). Each is one thread on its
+// node's cores, as an executor is: a thread that gets less CPU goes round less often, and its batches
+// and reads grow, as the real ones do under a quota. The costs are per frame (a batch written; a
+// connection read) and per message.
 //
 // Simplifications, each a choice where Storm's threads are more:
 //   - the sending worker's Netty client thread is folded into its transfer thread (Costs.SendFrame
@@ -29,11 +31,18 @@ type msgThread struct {
 	send   bool     // the transfer thread; else the Netty thread that receives
 	worker int      // the worker it belongs to
 	out    []outMsg // the transfer queue (send)
-	cur    []outMsg // the drain in execution (send), or the frame in execution (receive)
-	in     [][]outMsg
-	inHead int
-	// Counters since the last TakeThreads: frames and messages sent (send) or received (receive).
+	cur    []outMsg // the drain in execution (send)
+	// in are the frames arrived and not yet read, curIn those being read (receive)
+	in, curIn []inFrame
+	// Counters since the last TakeThreads: frames and messages sent (send), or reads and messages
+	// received (receive).
 	frames, msgs int64
+}
+
+// inFrame is a frame that reached a receiving thread, from worker from.
+type inFrame struct {
+	from int
+	msgs []outMsg
 }
 
 // outMsg is one message for another worker: what runs when it reaches that worker (an evEnqueue or
@@ -94,7 +103,7 @@ func (s *sim) post(w int, m outMsg) {
 }
 
 // threadNext starts x's next piece of work: a transfer thread drains its whole queue (after its sleep,
-// if it sleeps), a receiving thread reads its next frame.
+// if it sleeps), a receiving thread reads every frame that arrived, once per sending worker.
 func (s *sim) threadNext(x *executor) {
 	th := x.th
 	if x.busy {
@@ -102,17 +111,15 @@ func (s *sim) threadNext(x *executor) {
 	}
 	c := s.cfg.Costs
 	if !th.send {
-		if th.inHead == len(th.in) {
+		if len(th.in) == 0 {
 			return
 		}
-		th.cur = th.in[th.inHead]
-		th.in[th.inHead] = nil
-		if th.inHead++; th.inHead == len(th.in) {
-			th.in, th.inHead = th.in[:0], 0
-		}
-		work := c.RecvFrame
-		for _, m := range th.cur {
-			work += c.DeserMsg + c.DeserByte*float64(m.bytes)
+		th.curIn, th.in = th.in, th.curIn[:0]
+		work := c.RecvFrame * float64(reads(th.curIn))
+		for _, f := range th.curIn {
+			for _, m := range f.msgs {
+				work += c.DeserMsg + c.DeserByte*float64(m.bytes)
+			}
 		}
 		x.busy = true
 		s.cpus[x.node].run(x, work)
@@ -125,6 +132,17 @@ func (s *sim) threadNext(x *executor) {
 	work := c.SendFrame*float64(destinations(th.cur)) + c.SendMsg*float64(len(th.cur))
 	x.busy = true
 	s.cpus[x.node].run(x, work)
+}
+
+// reads is the number of sending workers among frames: a read of each one's connection.
+func reads(frames []inFrame) int {
+	n := 0
+	for i, f := range frames {
+		if !slices.ContainsFunc(frames[:i], func(g inFrame) bool { return g.from == f.from }) {
+			n++
+		}
+	}
+	return n
 }
 
 // destinations is the number of workers msgs go to: the frames of one drain.
@@ -153,12 +171,15 @@ func (s *sim) threadDone(x *executor) {
 	x.busy = false
 	th := x.th
 	if !th.send {
-		th.frames++
-		th.msgs += int64(len(th.cur))
-		for _, m := range th.cur {
-			s.dispatch(m.ev)
+		th.frames += int64(reads(th.curIn))
+		for i, f := range th.curIn {
+			th.msgs += int64(len(f.msgs))
+			for _, m := range f.msgs {
+				s.dispatch(m.ev)
+			}
+			th.curIn[i] = inFrame{}
 		}
-		th.cur = nil
+		th.curIn = th.curIn[:0]
 		s.threadNext(x)
 		return
 	}
@@ -192,7 +213,7 @@ func (s *sim) frame(th *msgThread, msgs []outMsg) {
 	from, at := s.workerNode[th.worker], s.workerNode[to]
 	rx := s.thread(to, false)
 	arrive := func() {
-		rx.th.in = append(rx.th.in, msgs)
+		rx.th.in = append(rx.th.in, inFrame{from: th.worker, msgs: msgs})
 		s.threadNext(rx)
 	}
 	if s.window {
@@ -233,8 +254,9 @@ func (x *Sim) NodeFrames() (sent, received []int64) {
 }
 
 // ThreadCounts are one worker's messaging threads over an interval (Config.Messaging): each thread's
-// CPU, the frames and messages its transfer thread sent (to workers of its node too) and its receiving
-// thread received.
+// CPU, the frames and messages its transfer thread sent (to workers of its node too), and the reads
+// (one per sending worker at a wake-up, whatever frames it had sent) and messages its receiving thread
+// received.
 type ThreadCounts struct {
 	TransferCPU, NettyCPU float64
 	SentFrames, SentMsgs  int64

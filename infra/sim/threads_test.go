@@ -132,3 +132,27 @@ func TestMessagingConserved(t *testing.T) {
 		t.Errorf("%d trees acked, want the dataset's 2,000", acked)
 	}
 }
+
+// TestMessagingReads: a receiving thread reads a sending worker's connection once per wake-up,
+// whatever frames arrived on it. The chain at 5,000 tuples/s sends a frame per transfer sleep
+// (925.9 a second, TestMessagingFrames); its receiver, on a quarter of a core at 400 µs a read, is busy
+// for 1.6 ms a read, in which 1.5 frames arrive, so it is never idle: 0.25 / 400 µs = 625 reads a
+// second, each of 1.48 frames. At 50 tuples/s it reads each frame alone: 50 a second. Reference: those
+// figures by hand. Tolerance: 1% (100 s from the start, its first frames included).
+func TestMessagingReads(t *testing.T) {
+	for _, c := range []struct {
+		rate, reads float64
+	}{{5000, 625}, {50, 50}} {
+		cfg := messagingChain(c.rate, Costs{RecvFrame: 400e-6})
+		cfg.Nodes[1].Cores, cfg.Topology.Components[1].Service = 0.25, tiny // the node's CPU is the reads'
+		x, err := New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		x.Advance(100)
+		th := x.TakeThreads()
+		if got := float64(th[1].RecvFrames) / 100; math.Abs(got/c.reads-1) > 0.01 || th[1].RecvMsgs < th[1].RecvFrames {
+			t.Errorf("at %v tuples/s: %.1f reads a second of %d messages, want %v", c.rate, got, th[1].RecvMsgs, c.reads)
+		}
+	}
+}
