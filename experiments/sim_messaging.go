@@ -13,7 +13,7 @@ import (
 // MessagingRounds bounds Messaging's rounds; messagingSettled is the largest change of a cost under
 // which the costs count as settled.
 const (
-	MessagingRounds  = 6
+	MessagingRounds  = 8
 	messagingSettled = 0.02
 )
 

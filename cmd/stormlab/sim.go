@@ -150,6 +150,10 @@ func measureCostModel(cmd *cobra.Command, runs, linkRuns []*harness.RunResult, n
 			return err
 		}
 	}
+	if method == "counted" && m.Transfer.IdleSpinCores > 0 { // its figures hold no spinning: the spinners' share is the one measured beside busy threads
+		m.Transfer.IdleSpinShare = sim.DefaultIdleSpinShare
+		m.Provenance.Method += fmt.Sprintf("; the spinners of a node short of CPU get about %.2f of what its threads get (idle_spin_share: measured beside busy threads on this project's host, the results log)", sim.DefaultIdleSpinShare)
+	}
 	xfer, err := simcluster.FitTransfer(m, runs)
 	if err != nil {
 		return err
