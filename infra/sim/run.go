@@ -67,6 +67,7 @@ type sim struct {
 	workerNode []int
 	threads    [][2]*executor
 	ids        uint64 // tuple ids handed out (edgeID)
+	workers    []int  // scratch of the messaging threads: a drain's destinations, a read's senders
 	// txFrames and rxFrames are the frames each node has sent to other nodes and received from them.
 	txFrames, rxFrames []int64
 }

@@ -115,7 +115,8 @@ func (s *sim) threadNext(x *executor) {
 			return
 		}
 		th.curIn, th.in = th.in, th.curIn[:0]
-		work := c.RecvFrame * float64(reads(th.curIn))
+		s.workers = senders(s.workers[:0], th.curIn)
+		work := c.RecvFrame * float64(len(s.workers))
 		for _, f := range th.curIn {
 			for _, m := range f.msgs {
 				work += c.DeserMsg + c.DeserByte*float64(m.bytes)
@@ -129,40 +130,32 @@ func (s *sim) threadNext(x *executor) {
 		return
 	}
 	th.cur, th.out = th.out, th.cur[:0]
-	work := c.SendFrame*float64(destinations(th.cur)) + c.SendMsg*float64(len(th.cur))
+	s.workers = destinations(s.workers[:0], th.cur)
+	work := c.SendFrame*float64(len(s.workers)) + c.SendMsg*float64(len(th.cur))
 	x.busy = true
 	s.cpus[x.node].run(x, work)
 }
 
-// reads is the number of sending workers among frames: a read of each one's connection.
-func reads(frames []inFrame) int {
-	n := 0
-	for i, f := range frames {
-		if !slices.ContainsFunc(frames[:i], func(g inFrame) bool { return g.from == f.from }) {
-			n++
+// senders appends to dst the workers frames came from, each once, in order of first arrival: a read
+// of each one's connection. (A scan: a handful of workers.)
+func senders(dst []int, frames []inFrame) []int {
+	for _, f := range frames {
+		if !slices.Contains(dst, f.from) {
+			dst = append(dst, f.from)
 		}
 	}
-	return n
+	return dst
 }
 
-// destinations is the number of workers msgs go to: the frames of one drain.
-func destinations(msgs []outMsg) int {
-	n := 0
-	for i, m := range msgs {
-		if !sentBefore(msgs[:i], m.to) {
-			n++
-		}
-	}
-	return n
-}
-
-func sentBefore(msgs []outMsg, to int) bool {
+// destinations appends to dst the workers msgs go to, each once, in order of first appearance: the
+// frames of one drain.
+func destinations(dst []int, msgs []outMsg) []int {
 	for _, m := range msgs {
-		if m.to == to {
-			return true
+		if !slices.Contains(dst, m.to) {
+			dst = append(dst, m.to)
 		}
 	}
-	return false
+	return dst
 }
 
 // threadDone ends x's piece of work: a drain's frames go out and the thread drains again or sleeps; a
@@ -171,7 +164,8 @@ func (s *sim) threadDone(x *executor) {
 	x.busy = false
 	th := x.th
 	if !th.send {
-		th.frames += int64(reads(th.curIn))
+		s.workers = senders(s.workers[:0], th.curIn)
+		th.frames += int64(len(s.workers))
 		for i, f := range th.curIn {
 			th.msgs += int64(len(f.msgs))
 			for _, m := range f.msgs {
@@ -183,13 +177,11 @@ func (s *sim) threadDone(x *executor) {
 		s.threadNext(x)
 		return
 	}
-	for i, m := range th.cur {
-		if sentBefore(th.cur[:i], m.to) {
-			continue
-		}
+	s.workers = destinations(s.workers[:0], th.cur) // frame does not use it
+	for _, to := range s.workers {
 		var msgs []outMsg // a frame of its own: it is read after the next drain reuses cur
-		for _, n := range th.cur[i:] {
-			if n.to == m.to {
+		for _, n := range th.cur {
+			if n.to == to {
 				msgs = append(msgs, n)
 			}
 		}
