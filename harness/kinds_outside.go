@@ -1,5 +1,7 @@
 package harness
 
+import "github.com/stormlab/stormlab/infra/protocol"
+
 // What a kind of cluster outside this package (a simulated cluster: harness/simcluster) needs to
 // produce the same RunResult as the clusters in it.
 
@@ -37,27 +39,10 @@ type Simulated struct {
 	Migrations int `json:"migrations,omitempty"`
 	// Analytic is what a plain analytic model (a Jackson network of the same costs, sim.Jackson)
 	// predicts for the same run: the baseline the simulator must beat; nil when it has no steady state.
-	Analytic *AnalyticPrediction `json:"analytic,omitempty"`
-	// Frames are each worker's messaging threads over the window (the cost model's messaging
-	// threads; nil without): what a real worker's reports do not tell, read by the fit of their costs.
-	Frames []WorkerFrames `json:"frames,omitempty"`
+	Analytic *protocol.AnalyticPrediction `json:"analytic,omitempty"`
+	// Frames are each worker's messaging threads in the window (nil without them): sim costs --messaging.
+	Frames []protocol.WorkerFrames `json:"frames,omitempty"`
 	// Checks are the model's self-checks on this run (tuples conserved, ...), each "name: ok" or
 	// "name: failed: why".
 	Checks []string `json:"checks"`
-}
-
-// WorkerFrames are one simulated worker's frames over a window: sent by its transfer thread (to other
-// workers, of its node too) and received by its Netty thread, with the messages in them.
-type WorkerFrames struct {
-	Worker       string `json:"worker"` // host:port
-	Sent         int64  `json:"sent"`
-	SentMsgs     int64  `json:"sent_msgs"`
-	Received     int64  `json:"received"`
-	ReceivedMsgs int64  `json:"received_msgs"`
-}
-
-// AnalyticPrediction is the analytic baseline's prediction of a simulated run.
-type AnalyticPrediction struct {
-	Throughput    float64 `json:"throughput"`
-	LatencyMeanMs float64 `json:"latency_mean_ms"`
 }

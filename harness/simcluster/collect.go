@@ -6,6 +6,7 @@ import (
 
 	"github.com/stormlab/stormlab/harness"
 	"github.com/stormlab/stormlab/harness/measure"
+	"github.com/stormlab/stormlab/infra/protocol"
 	"github.com/stormlab/stormlab/infra/sim"
 )
 
@@ -57,7 +58,7 @@ func (r *simRun) collect(res *harness.RunResult) {
 		res.Simulated.Frames = append(res.Simulated.Frames, *r.frames[s])
 	}
 	if a, err := sim.Jackson(r.cfg); err == nil {
-		res.Simulated.Analytic = &harness.AnalyticPrediction{Throughput: a.Throughput, LatencyMeanMs: 1000 * a.LatencyMean}
+		res.Simulated.Analytic = &protocol.AnalyticPrediction{Throughput: a.Throughput, LatencyMeanMs: 1000 * a.LatencyMean}
 	}
 	harness.Finish(res)
 	var reasons []harness.Reason

@@ -31,7 +31,7 @@ func messagingPair(name string, frames [2][4]float64, sendCPU, recvCPU func(f [4
 					{Name: "Netty-server-localhost-#-worker-#", Threads: 2, CPUNs: int64(recv * 2e9)},
 					{Name: "timer", Threads: 1, CPUNs: int64(other / 2 * 2e9)}}})
 		}
-		twin.Simulated.Frames = append(twin.Simulated.Frames, harness.WorkerFrames{Worker: host + ":6700",
+		twin.Simulated.Frames = append(twin.Simulated.Frames, protocol.WorkerFrames{Worker: host + ":6700",
 			Sent: int64(10 * f[0]), SentMsgs: int64(10 * f[1]), Received: int64(10 * f[2]), ReceivedMsgs: int64(10 * f[3])})
 	}
 	return [2]*harness.RunResult{real, twin}

@@ -54,7 +54,7 @@ type simRun struct {
 	moves        int
 	// measuring is true once the window is open; frames are the workers' messaging threads in it.
 	measuring bool
-	frames    map[slot]*harness.WorkerFrames
+	frames    map[slot]*protocol.WorkerFrames
 	flow      flow      // totals for the self-checks
 	overhead  []float64 // each node's worker overhead in core-seconds at the last report
 	seed      uint64

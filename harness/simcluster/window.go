@@ -149,11 +149,11 @@ func (r *simRun) countFrames(s slot, t sim.ThreadCounts) {
 		return
 	}
 	if r.frames == nil {
-		r.frames = map[slot]*harness.WorkerFrames{}
+		r.frames = map[slot]*protocol.WorkerFrames{}
 	}
 	f := r.frames[s]
 	if f == nil {
-		f = &harness.WorkerFrames{Worker: fmt.Sprintf("%s:%d", r.c.named.Nodes[s.node].Name, s.port)}
+		f = &protocol.WorkerFrames{Worker: fmt.Sprintf("%s:%d", r.c.named.Nodes[s.node].Name, s.port)}
 		r.frames[s] = f
 	}
 	f.Sent, f.SentMsgs, f.Received, f.ReceivedMsgs = f.Sent+t.SentFrames, f.SentMsgs+t.SentMsgs, f.Received+t.RecvFrames, f.ReceivedMsgs+t.RecvMsgs

@@ -215,6 +215,24 @@ type ThreadGroupCPU struct {
 	CPUNs   int64  `json:"cpu_ns"`
 }
 
+// AnalyticPrediction is the analytic baseline's prediction of a simulated run (a Jackson network of
+// the same costs), as the run records it beside its measurement.
+type AnalyticPrediction struct {
+	Throughput    float64 `json:"throughput"`
+	LatencyMeanMs float64 `json:"latency_mean_ms"`
+}
+
+// WorkerFrames are one simulated worker's messaging threads over a window, as a simulated run records
+// them (a real worker's reports do not tell them): the frames its transfer thread sent (to other
+// workers, of its node too) and the reads its Netty thread made, with the messages in them.
+type WorkerFrames struct {
+	Worker       string `json:"worker"` // host:port
+	Sent         int64  `json:"sent"`
+	SentMsgs     int64  `json:"sent_msgs"`
+	Received     int64  `json:"received"`
+	ReceivedMsgs int64  `json:"received_msgs"`
+}
+
 // TaskDeadline is what one bolt task saw, over the interval, of the tuples
 // it executed that carry a T_start (the tuple field Instrument.FIELD_T_START,
 // "t_start_us": the epoch time in µs at which the spout emitted the tuple at
