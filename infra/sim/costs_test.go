@@ -21,11 +21,7 @@ func TestReadCostModelIntervals(t *testing.T) {
 	} {
 		m := &CostModel{Format: CostFormat, Name: "t", Topologies: map[string]TopologyCosts{
 			"Main": {Components: map[string]ComponentCost{"bolt": {CPUMicros: 10, CPUMicrosPI: c.ci}}}}}
-		var b bytes.Buffer
-		if err := WriteCostModel(&b, m); err != nil {
-			t.Fatal(err)
-		}
-		got, err := ReadCostModel(&b)
+		got, err := throughFile(t, m)
 		switch {
 		case c.want == "" && err != nil:
 			t.Errorf("%s: %v", c.name, err)
@@ -52,11 +48,7 @@ func TestReadCostModelMessaging(t *testing.T) {
 	} {
 		m := &CostModel{Format: CostFormat, Name: "t", Transfer: c.tr, Topologies: map[string]TopologyCosts{
 			"Main": {Components: map[string]ComponentCost{"bolt": {CPUMicros: 10}}}}}
-		var b bytes.Buffer
-		if err := WriteCostModel(&b, m); err != nil {
-			t.Fatal(err)
-		}
-		got, err := ReadCostModel(&b)
+		got, err := throughFile(t, m)
 		switch {
 		case c.want == "" && err != nil:
 			t.Errorf("%s: %v", c.name, err)
@@ -69,4 +61,14 @@ func TestReadCostModelMessaging(t *testing.T) {
 			}
 		}
 	}
+}
+
+// throughFile writes m as its file and reads it back, as a user's cost-model file is read.
+func throughFile(t *testing.T, m *CostModel) (*CostModel, error) {
+	t.Helper()
+	var b bytes.Buffer
+	if err := WriteCostModel(&b, m); err != nil {
+		t.Fatal(err)
+	}
+	return ReadCostModel(&b)
 }
