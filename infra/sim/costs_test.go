@@ -22,12 +22,7 @@ func TestReadCostModelIntervals(t *testing.T) {
 		m := &CostModel{Format: CostFormat, Name: "t", Topologies: map[string]TopologyCosts{
 			"Main": {Components: map[string]ComponentCost{"bolt": {CPUMicros: 10, CPUMicrosPI: c.ci}}}}}
 		got, err := throughFile(t, m)
-		switch {
-		case c.want == "" && err != nil:
-			t.Errorf("%s: %v", c.name, err)
-		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
-			t.Errorf("%s: %v, want an error naming %s", c.name, err, c.want)
-		case c.want == "" && (got.Topologies["Main"].Components["bolt"].CPUMicrosPI == nil) != (c.ci == nil):
+		if readAsWanted(t, c.name, err, c.want) && (got.Topologies["Main"].Components["bolt"].CPUMicrosPI == nil) != (c.ci == nil) {
 			t.Errorf("%s: interval %+v did not survive the file", c.name, got.Topologies["Main"].Components["bolt"].CPUMicrosPI)
 		}
 	}
@@ -49,16 +44,12 @@ func TestReadCostModelMessaging(t *testing.T) {
 		m := &CostModel{Format: CostFormat, Name: "t", Transfer: c.tr, Topologies: map[string]TopologyCosts{
 			"Main": {Components: map[string]ComponentCost{"bolt": {CPUMicros: 10}}}}}
 		got, err := throughFile(t, m)
-		switch {
-		case c.want == "" && err != nil:
-			t.Errorf("%s: %v", c.name, err)
-		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
-			t.Errorf("%s: %v, want an error naming %s", c.name, err, c.want)
-		case c.want == "":
-			k := got.Transfer.Costs()
-			if k.SendFrame != c.tr.SendFrameS || k.SendMsg != c.tr.SendMsgS || k.RecvFrame != c.tr.RecvFrameS || got.Transfer.MessagingThreads != c.tr.MessagingThreads {
-				t.Errorf("%s: %+v read as %+v", c.name, c.tr, k)
-			}
+		if !readAsWanted(t, c.name, err, c.want) {
+			continue
+		}
+		k := got.Transfer.Costs()
+		if k.SendFrame != c.tr.SendFrameS || k.SendMsg != c.tr.SendMsgS || k.RecvFrame != c.tr.RecvFrameS || got.Transfer.MessagingThreads != c.tr.MessagingThreads {
+			t.Errorf("%s: %+v read as %+v", c.name, c.tr, k)
 		}
 	}
 }
@@ -71,4 +62,17 @@ func throughFile(t *testing.T, m *CostModel) (*CostModel, error) {
 		t.Fatal(err)
 	}
 	return ReadCostModel(&b)
+}
+
+// readAsWanted checks a file's read against want ("": it reads; else an error naming want) and reports
+// whether it read, as wanted, so that the caller checks what it read.
+func readAsWanted(t *testing.T, name string, err error, want string) bool {
+	t.Helper()
+	switch {
+	case want == "" && err != nil:
+		t.Errorf("%s: %v", name, err)
+	case want != "" && (err == nil || !strings.Contains(err.Error(), want)):
+		t.Errorf("%s: %v, want an error naming %s", name, err, want)
+	}
+	return want == "" && err == nil
 }
