@@ -17,7 +17,7 @@ const transferGroup = "Worker-Transfer"
 
 // Threads is one node's CPU in the window by what used it, in cores, summed over its workers (the
 // reports' thread CPU, thread_groups and process CPU): the executors' threads (Spin the part of it they
-// counted idle in Storm's wait strategy), the workers' messaging threads (Netty's, sending and
+// spent idle in Storm's wait strategy: counted, and the estimate of each spell's last park), the workers' messaging threads (Netty's, sending and
 // receiving, and the transfer thread), Storm's other threads (timers, heartbeats, the reporter), and the
 // JVMs' own (garbage collection, the JIT compilers: what the process used besides its Java threads).
 type Threads struct {
@@ -66,8 +66,8 @@ func threads(in Input) (out []Threads, ok bool) {
 		}
 		java := 0.0
 		for _, c := range r.CPU {
-			n.Executors += float64(c.CPUNs-c.SpinNs) / 1e9
-			n.Spin += float64(c.SpinNs) / 1e9
+			n.Executors += float64(c.CPUNs-c.Idle()) / 1e9
+			n.Spin += float64(c.Idle()) / 1e9
 			java += float64(c.CPUNs) / 1e9
 		}
 		for _, g := range r.ThreadGroups {

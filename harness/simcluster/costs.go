@@ -294,14 +294,14 @@ func withoutSpin(r *harness.RunResult) *harness.RunResult {
 	return &c
 }
 
-// lessSpin is reps with each thread's CPU less what it counted idle in the wait strategy (spin_ns, where
-// the reports carry it). reps is not changed.
+// lessSpin is reps with each thread's CPU less what it spent idle in the wait strategy (spin_ns and the
+// estimate of the last parks, spin_last_ns, where the reports carry them). reps is not changed.
 func lessSpin(reps []protocol.WorkerReport) []protocol.WorkerReport {
 	out := slices.Clone(reps)
 	for i := range out {
 		out[i].CPU = slices.Clone(out[i].CPU)
 		for k, c := range out[i].CPU {
-			out[i].CPU[k].CPUNs, out[i].CPU[k].SpinNs = max(0, c.CPUNs-c.SpinNs), 0
+			out[i].CPU[k].CPUNs, out[i].CPU[k].SpinNs, out[i].CPU[k].SpinLastNs = max(0, c.CPUNs-c.Idle()), 0, 0
 		}
 	}
 	return out

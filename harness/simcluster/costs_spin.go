@@ -57,7 +57,8 @@ func measureSpin(m *sim.CostModel, runs []*harness.RunResult) string {
 }
 
 // spinOf is the mean over r's bolt and acker executors of the cores their thread used in r's window:
-// what it counted idle (spin_ns) where r's workers count it, else its CPU, the work and all.
+// what it spent idle (spin_ns, and spin_last_ns where counted) where r's workers count it, else its CPU,
+// the work and all.
 func spinOf(r *harness.RunResult) (float64, bool) {
 	counted := CountsSpin(r)
 	at, comp, _ := placesOf(r)

@@ -190,7 +190,7 @@ func taskSums(r *harness.RunResult, at map[int]place) map[int]*taskFigures {
 	for _, rep := range windowReports(r) {
 		for _, c := range rep.CPU {
 			get(c.Task).cpu += float64(c.CPUNs) / 1e9
-			get(c.Task).spin += float64(c.SpinNs) / 1e9
+			get(c.Task).spin += float64(c.Idle()) / 1e9
 		}
 		for _, e := range rep.Emits {
 			get(e.Task).emitted += float64(e.Count)

@@ -37,9 +37,9 @@ func SpinOf(r *harness.RunResult) (SpinRead, error) {
 	for _, rep := range windowReports(r) {
 		for _, c := range rep.CPU {
 			if name := comp[c.Task]; isAcker(name) {
-				ackCPU, ackSpin = ackCPU+float64(c.CPUNs), ackSpin+float64(c.SpinNs)
+				ackCPU, ackSpin = ackCPU+float64(c.CPUNs), ackSpin+float64(c.Idle())
 			} else {
-				cpu[name], spin[name] = cpu[name]+float64(c.CPUNs), spin[name]+float64(c.SpinNs)
+				cpu[name], spin[name] = cpu[name]+float64(c.CPUNs), spin[name]+float64(c.Idle())
 			}
 		}
 	}

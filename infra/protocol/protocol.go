@@ -205,7 +205,16 @@ type TaskCPU struct {
 	// model tells it apart, and an instrumented real worker counts it in its bolts' wait strategy
 	// (CountedWait; absent for spouts and for workers that predate it).
 	SpinNs int64 `json:"spin_ns,omitempty"`
+	// SpinLastNs is the idle CPU CountedWait cannot count, estimated: each spell of idling's last park
+	// (the one a tuple arrives in: its CPU is only read after the tuple's work), as the thread's mean CPU
+	// per counted park. It is part of CPUNs and not of SpinNs. A simulated run's SpinNs holds all its
+	// spinning and this is 0; so is it in reports of workers that predate it.
+	SpinLastNs int64 `json:"spin_last_ns,omitempty"`
 }
+
+// Idle is the CPU the task's thread spent idle in the wait strategy: counted, and the estimate of the
+// last parks.
+func (c TaskCPU) Idle() int64 { return c.SpinNs + c.SpinLastNs }
 
 // ThreadGroupCPU is the CPU of a group of a worker JVM's threads: those whose names are Name with each
 // run of digits replaced by '#'.

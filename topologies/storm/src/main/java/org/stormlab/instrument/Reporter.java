@@ -18,6 +18,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongFunction;
 import java.util.function.LongUnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -50,7 +51,7 @@ final class Reporter implements Runnable {
     private String authorization; // "Bearer <token>" from stormlab.scheduler.token (the workers' storm.yaml), or null
     private final ThreadMXBean threads = ManagementFactory.getThreadMXBean();
     private final Map<Long, Long> lastThreadCpu = new HashMap<>();
-    private final Map<Long, Long> lastThreadSpin = new HashMap<>();
+    private final Map<Long, long[]> lastThreadSpin = new HashMap<>();
     private final ThreadGroups threadGroups = new ThreadGroups();
     private long lastProcessCpuNs = -1;
     private long lastWallNs;
@@ -148,7 +149,7 @@ final class Reporter implements Runnable {
      */
     String report(WorkerStats w, double intervalS, double workerCpuPercent, Map<String, long[]> groups) {
         return render(w, host, System.currentTimeMillis(), intervalS, workerCpuPercent, memoryMb(), threads::getThreadCpuTime,
-            lastThreadCpu, CountedWait::spinNs, lastThreadSpin, groups);
+            lastThreadCpu, CountedWait::counts, lastThreadSpin, groups);
     }
 
     /**
@@ -183,10 +184,28 @@ final class Reporter implements Runnable {
         return before == null ? 0 : Math.max(0, now - before);
     }
 
+    /**
+     * The idle CPU of thread tid since lastSpin's reading, counted and its last parks (now from
+     * CountedWait.counts, null where not counted), each never negative and together never more than the
+     * thread's CPU over the interval (its clocks are read at different moments); lastSpin takes now.
+     */
+    private static long[] spinDelta(long[] now, Map<Long, long[]> lastSpin, long tid, long cpuDelta) {
+        if (now == null) {
+            return null;
+        }
+        long[] before = lastSpin.put(tid, now);
+        if (before == null) {
+            return new long[] {0, 0};
+        }
+        long counted = Math.min(cpuDelta, Math.max(0, now[0] - before[0]));
+        long last = Math.min(cpuDelta - counted, Math.max(0, now[1] - before[1]));
+        return new long[] {counted, last};
+    }
+
     /** render without idle-CPU readings (no spin_ns): the form the tests of the other fields use. */
     static String render(WorkerStats w, String host, long timeMs, double intervalS, double workerCpuPercent,
                          double workerMemoryMb, LongUnaryOperator threadCpu, Map<Long, Long> lastCpu) {
-        return render(w, host, timeMs, intervalS, workerCpuPercent, workerMemoryMb, threadCpu, lastCpu, id -> -1,
+        return render(w, host, timeMs, intervalS, workerCpuPercent, workerMemoryMb, threadCpu, lastCpu, id -> null,
             new HashMap<>(), null);
     }
 
@@ -195,13 +214,13 @@ final class Reporter implements Runnable {
      * the output is deterministic. A negative workerCpuPercent or workerMemoryMb means not measured: the
      * field is sent as 0 and named in not_measured. threadCpu gives a thread's CPU time in ns (-1 if unknown); lastCpu holds
      * each thread's previous reading and is updated. threadSpin gives the part of a thread's CPU time spent idle
-     * in the wait strategy ({@link CountedWait}; -1 where not counted, and spin_ns is left out), lastSpin its
-     * previous readings. groups, where not null, are sent as thread_groups: each group's threads and their CPU
+     * in the wait strategy, counted and the estimate of its uncounted last parks ({@link CountedWait#counts}; null
+     * where not counted, and spin_ns and spin_last_ns are left out), lastSpin its previous readings. groups, where not null, are sent as thread_groups: each group's threads and their CPU
      * over the interval (ThreadGroups.sample).
      */
     static String render(WorkerStats w, String host, long timeMs, double intervalS, double workerCpuPercent,
                          double workerMemoryMb, LongUnaryOperator threadCpu, Map<Long, Long> lastCpu,
-                         LongUnaryOperator threadSpin, Map<Long, Long> lastSpin, Map<String, long[]> groups) {
+                         LongFunction<long[]> threadSpin, Map<Long, long[]> lastSpin, Map<String, long[]> groups) {
         List<TaskStats> tasks = new ArrayList<>(w.tasks.values());
         tasks.sort(Comparator.comparingInt(t -> t.task));
         Json j = new Json().beginObject()
@@ -255,8 +274,7 @@ final class Reporter implements Runnable {
             }
             // Baseline at first sight: CPU spent before the thread ran a task (prepare) is not counted.
             long delta = delta(lastCpu, tid, now);
-            long spinNow = threadSpin.applyAsLong(tid);
-            long spin = spinNow < 0 ? -1 : Math.min(delta, delta(lastSpin, tid, spinNow));
+            long[] spin = spinDelta(threadSpin.apply(tid), lastSpin, tid, delta);
             List<TaskStats> ts = e.getValue();
             long total = 0;
             for (TaskStats t : ts) {
@@ -264,14 +282,15 @@ final class Reporter implements Runnable {
             }
             for (TaskStats t : ts) {
                 double share = total > 0 ? (double) events.get(t.task) / total : 1.0 / ts.size();
-                cpu.add(new long[] {t.task, Math.round(delta * share), spin < 0 ? -1 : Math.round(spin * share)});
+                cpu.add(new long[] {t.task, Math.round(delta * share), spin == null ? -1 : Math.round(spin[0] * share),
+                    spin == null ? -1 : Math.round(spin[1] * share)});
             }
         }
         cpu.sort(Comparator.comparingLong(x -> x[0]));
         for (long[] c : cpu) {
             j.beginObject().field("task", c[0]).field("cpu_ns", c[1]);
             if (c[2] >= 0) {
-                j.field("spin_ns", c[2]);
+                j.field("spin_ns", c[2]).field("spin_last_ns", c[3]);
             }
             j.endObject();
         }
