@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/stormlab/stormlab/harness"
 	"github.com/stormlab/stormlab/harness/simcluster"
@@ -24,14 +25,32 @@ type MessagingRound struct {
 	ClosureError, Moved           float64
 	SendFrame, SendMsg, RecvFrame float64
 	DeserMsg                      float64
+	SendWake, RecvWake            float64
+	TransferIdle                  float64
 	Unresolved                    []string
 }
 
+// transferTwins are the transfer design's runs that model was measured from and that have a simulated
+// twin, in order.
+func transferTwins(runs []*harness.RunResult, model *sim.CostModel) []int {
+	var out []int
+	for i, r := range runs {
+		if !simcluster.IsTransferRun(r) || !measuredInto(r, model.Provenance.Runs) || !(r.Measurement.Throughput > 0) {
+			continue
+		}
+		if _, err := simcluster.Lookup(r.Cluster); err == nil {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
 // Messaging turns model's messaging threads on (simcluster.StartMessaging) and fits their costs
-// through its twins: each round simulates again the topology runs the model was measured from (as
-// Closure does) and fits each node's real messaging CPU on the frames its simulated threads handled
-// (simcluster.FitMessaging), until no cost moves by more than 2% or after MessagingRounds rounds. It
-// says what StartMessaging changed.
+// through its twins: each round simulates again the runs the model was measured from, the topologies'
+// (as Closure does) and the transfer design's (tens of messages a second, each frame a wake-up: they
+// tell a wake-up's cost from a frame's), and fits each node's real messaging CPU on the frames its
+// simulated threads handled (simcluster.FitMessaging), until no cost moves by more than 2% or after
+// MessagingRounds rounds. The closure error is the topology runs'. It says what StartMessaging changed.
 func Messaging(ctx context.Context, runs []*harness.RunResult, model *sim.CostModel) ([]MessagingRound, string, error) {
 	own := ownRuns(runs, model)
 	if len(own) == 0 {
@@ -45,11 +64,12 @@ func Messaging(ctx context.Context, runs []*harness.RunResult, model *sim.CostMo
 	if err != nil {
 		return nil, "", err
 	}
+	fit := append(slices.Clone(own), transferTwins(runs, model)...)
 	var rounds []MessagingRound
 	for range MessagingRounds {
-		pairs := make([][2]*harness.RunResult, 0, len(own))
+		pairs := make([][2]*harness.RunResult, 0, len(fit))
 		errSum := 0.0
-		for _, i := range own {
+		for k, i := range fit {
 			if err := ctx.Err(); err != nil {
 				return rounds, said, err
 			}
@@ -58,7 +78,9 @@ func Messaging(ctx context.Context, runs []*harness.RunResult, model *sim.CostMo
 				return rounds, said, fmt.Errorf("messaging threads: run %s: %w", runs[i].Spec.Topology.Name, err)
 			}
 			pairs = append(pairs, [2]*harness.RunResult{runs[i], s})
-			errSum += math.Abs(s.Measurement.Throughput-runs[i].Measurement.Throughput) / runs[i].Measurement.Throughput
+			if k < len(own) {
+				errSum += math.Abs(s.Measurement.Throughput-runs[i].Measurement.Throughput) / runs[i].Measurement.Throughput
+			}
 		}
 		moved, unresolved, err := simcluster.FitMessaging(model, pairs)
 		if err != nil {
@@ -66,7 +88,8 @@ func Messaging(ctx context.Context, runs []*harness.RunResult, model *sim.CostMo
 		}
 		tr := model.Transfer
 		rounds = append(rounds, MessagingRound{ClosureError: errSum / float64(len(own)), Moved: moved, SendFrame: tr.SendFrameS,
-			SendMsg: tr.SendMsgS, RecvFrame: tr.RecvFrameS, DeserMsg: tr.DeserMsgS, Unresolved: unresolved})
+			SendMsg: tr.SendMsgS, RecvFrame: tr.RecvFrameS, DeserMsg: tr.DeserMsgS, SendWake: tr.SendWakeS, RecvWake: tr.RecvWakeS,
+			TransferIdle: tr.TransferIdleCores, Unresolved: unresolved})
 		if moved < messagingSettled {
 			break
 		}

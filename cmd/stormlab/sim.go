@@ -209,8 +209,8 @@ func fitMessaging(cmd *cobra.Command, runs []*harness.RunResult, m *sim.CostMode
 		fmt.Fprintf(w, "sim costs: messaging threads: %s\n", said)
 	}
 	for i, r := range rounds {
-		fmt.Fprintf(w, "sim costs: messaging round %d: throughput error on the model's own runs %.1f%% before it; a frame %.1f µs sent, %.1f µs received, a message %.2f µs sent, %.2f µs received; largest change %.1f%%\n",
-			i+1, 100*r.ClosureError, 1e6*r.SendFrame, 1e6*r.RecvFrame, 1e6*r.SendMsg, 1e6*r.DeserMsg, 100*r.Moved)
+		fmt.Fprintf(w, "sim costs: messaging round %d: throughput error on the model's own runs %.1f%% before it; a frame %.1f µs sent, %.1f µs received, a message %.2f µs sent, %.2f µs received, a wake-up %.1f µs sending, %.1f µs receiving, the transfer thread idle %.4f cores; largest change %.1f%%\n",
+			i+1, 100*r.ClosureError, 1e6*r.SendFrame, 1e6*r.RecvFrame, 1e6*r.SendMsg, 1e6*r.DeserMsg, 1e6*r.SendWake, 1e6*r.RecvWake, r.TransferIdle, 100*r.Moved)
 	}
 	if err != nil {
 		return err

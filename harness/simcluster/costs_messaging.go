@@ -24,11 +24,13 @@ import (
 
 // messagingObs is one node of a recorded run beside its simulated twin: what the real workers' sending
 // threads (the transfer thread and Netty's client threads) and receiving threads (Netty's server
-// threads) used, in cores, and the frames and messages a second the twin's threads sent, and the reads
-// and messages they received.
+// threads) used, in cores, and the frames and messages a second the twin's threads sent, the reads
+// and messages they received, and their wake-ups.
 type messagingObs struct {
 	sendCores, recvCores                       float64
 	sentFrames, sentMsgs, recvFrames, recvMsgs float64
+	sendWakes, recvWakes                       float64
+	workers                                    float64 // that sent or received any
 }
 
 // sendingGroup says whether a real worker's thread group sends (its transfer thread, Netty's client
@@ -75,6 +77,11 @@ func messagingOf(real, twin *harness.RunResult) ([]messagingObs, error) {
 		o.sentMsgs += float64(f.SentMsgs) / tw
 		o.recvFrames += float64(f.Received) / tw
 		o.recvMsgs += float64(f.ReceivedMsgs) / tw
+		o.sendWakes += float64(f.SentWakes) / tw
+		o.recvWakes += float64(f.ReceivedWakes) / tw
+		if f.Sent+f.Received > 0 {
+			o.workers++
+		}
 	}
 	var out []messagingObs
 	for _, h := range slices.Sorted(maps.Keys(obs)) {
@@ -168,9 +175,12 @@ func otherThreads(r *harness.RunResult) ([]float64, error) {
 }
 
 // FitMessaging sets m's messaging-thread costs from pairs of a recorded run and its twin simulated at
-// m's costs of the moment: the sending threads' cores on the frames and messages sent a second
-// (send_frame_s, send_msg_s), the receiving threads' on those received (recv_frame_s, and deser_msg_s:
-// the receiving thread deserializes), least squares over the runs' nodes. A coefficient the runs do not
+// m's costs of the moment: the sending threads' cores on the frames, messages and wake-ups a second
+// (send_frame_s, send_msg_s, send_wake_s) and the workers that send (transfer_idle_cores: the transfer
+// thread ticks idle at any rate), the receiving threads' on the reads, messages and wake-ups
+// (recv_frame_s, deser_msg_s: the receiving thread deserializes, recv_wake_s), least squares over the
+// runs' nodes. Wake-ups are told from frames where the runs differ in how busy their threads are:
+// at tens of messages a second every frame wakes its thread, at saturation few do. A coefficient the runs do not
 // resolve above zero is charged as zero and said. It returns the largest change of a cost relative to
 // its value before (a cost from zero counts as 1) and what it could not resolve.
 func FitMessaging(m *sim.CostModel, pairs [][2]*harness.RunResult) (moved float64, unresolved []string, err error) {
@@ -185,19 +195,21 @@ func FitMessaging(m *sim.CostModel, pairs [][2]*harness.RunResult) (moved float6
 	var sx, rx [][]float64
 	var sy, ry []float64
 	for _, o := range obs {
-		sx, sy = append(sx, []float64{o.sentFrames, o.sentMsgs}), append(sy, o.sendCores)
-		rx, ry = append(rx, []float64{o.recvFrames, o.recvMsgs}), append(ry, o.recvCores)
+		sx, sy = append(sx, []float64{o.sentFrames, o.sentMsgs, o.sendWakes, o.workers}), append(sy, o.sendCores)
+		rx, ry = append(rx, []float64{o.recvFrames, o.recvMsgs, o.recvWakes}), append(ry, o.recvCores)
 	}
 	tr := &m.Transfer
 	for _, f := range []struct {
 		x     [][]float64
 		y     []float64
 		names []string
-		dst   [2]*float64
-		pi    [2]**sim.Interval
+		dst   []*float64
+		pi    []**sim.Interval
 	}{
-		{sx, sy, []string{"send_frame_s", "send_msg_s"}, [2]*float64{&tr.SendFrameS, &tr.SendMsgS}, [2]**sim.Interval{&tr.SendFramePI, &tr.SendMsgPI}},
-		{rx, ry, []string{"recv_frame_s", "deser_msg_s"}, [2]*float64{&tr.RecvFrameS, &tr.DeserMsgS}, [2]**sim.Interval{&tr.RecvFramePI, &tr.DeserMsgPI}},
+		{sx, sy, []string{"send_frame_s", "send_msg_s", "send_wake_s", "transfer_idle_cores"}, []*float64{&tr.SendFrameS, &tr.SendMsgS, &tr.SendWakeS, &tr.TransferIdleCores},
+			[]**sim.Interval{&tr.SendFramePI, &tr.SendMsgPI, &tr.SendWakePI, &tr.TransferIdlePI}},
+		{rx, ry, []string{"recv_frame_s", "deser_msg_s", "recv_wake_s"}, []*float64{&tr.RecvFrameS, &tr.DeserMsgS, &tr.RecvWakeS},
+			[]**sim.Interval{&tr.RecvFramePI, &tr.DeserMsgPI, &tr.RecvWakePI}},
 	} {
 		coef, pis, miss, err := nonNegative(f.x, f.y, f.names)
 		if err != nil {

@@ -234,7 +234,7 @@ func (r *simRun) config(execSlot []int) sim.Config {
 	for i, task := range r.modelTasks {
 		top.Executors = append(top.Executors, sim.Executor{Component: r.componentOf(task), Worker: execSlot[i]})
 	}
-	overhead := draw(tr.WorkerOverheadCores, tr.WorkerOverheadSD) + r.idleCores()/float64(max(1, len(r.slots)))
+	overhead := draw(tr.WorkerOverheadCores, tr.WorkerOverheadSD) + tr.TransferIdleCores + r.idleCores()/float64(max(1, len(r.slots)))
 	r.workerStart = draw(tr.WorkerStartS, tr.WorkerStartSD)
 	spin := 0.0
 	if tr.IdleSpinCores > 0 { // a cost model that measured it (its per-tuple costs keep theirs: costs_spin.go)

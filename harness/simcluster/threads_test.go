@@ -12,7 +12,7 @@ import (
 // TestMessagingThreadsReported: a cost model with messaging threads runs them, and a simulated run
 // reads as a real one with the workers' thread groups does: every report in the window carries the
 // transfer and Netty threads, the diagnosis splits each node's CPU with messaging in it, the node
-// samples count frames, and the self-checks pass. The frame costs are ones of the size measured on
+// samples count frames, the threads' wake-ups are counted, and the self-checks pass. The frame costs are ones of the size measured on
 // this project's containers (43-54 µs a frame on Netty's threads: docs/results-log.md, "What a
 // worker's other threads do", 2026-12-06), not fitted: the test is of the plumbing, not the figures.
 func TestMessagingThreadsReported(t *testing.T) {
@@ -21,7 +21,7 @@ func TestMessagingThreadsReported(t *testing.T) {
 		t.Fatal(err)
 	}
 	tr := &model.Transfer
-	tr.MessagingThreads, tr.SendFrameS, tr.RecvFrameS = true, 30e-6, 30e-6
+	tr.MessagingThreads, tr.SendFrameS, tr.RecvFrameS, tr.SendWakeS, tr.RecvWakeS = true, 30e-6, 30e-6, 10e-6, 10e-6
 	n, err := Lookup("heterogeneous-2")
 	if err != nil {
 		t.Fatal(err)
@@ -56,6 +56,9 @@ func TestMessagingThreadsReported(t *testing.T) {
 	for _, f := range res.Simulated.Frames {
 		if f.Sent <= 0 || f.SentMsgs < f.Sent || f.Received <= 0 || f.ReceivedMsgs < f.Received {
 			t.Errorf("worker %+v: want frames sent and reads received, each of a message or more", f)
+		}
+		if f.SentWakes <= 0 || f.SentWakes > f.Sent || f.ReceivedWakes <= 0 || f.ReceivedWakes > f.Received {
+			t.Errorf("worker %+v: want wake-ups on both sides, no more than the frames and reads they start", f)
 		}
 		frames, reads, sent, received = frames+f.Sent, reads+f.Received, sent+f.SentMsgs, received+f.ReceivedMsgs
 	}

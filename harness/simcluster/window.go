@@ -157,6 +157,7 @@ func (r *simRun) countFrames(s slot, t sim.ThreadCounts) {
 		r.frames[s] = f
 	}
 	f.Sent, f.SentMsgs, f.Received, f.ReceivedMsgs = f.Sent+t.SentFrames, f.SentMsgs+t.SentMsgs, f.Received+t.RecvFrames, f.ReceivedMsgs+t.RecvMsgs
+	f.SentWakes, f.ReceivedWakes = f.SentWakes+t.SendWakes, f.ReceivedWakes+t.RecvWakes
 }
 
 // addOverhead adds each node's worker overhead of the last step to its workers' process CPU, in equal

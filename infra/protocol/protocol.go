@@ -233,13 +233,16 @@ type AnalyticPrediction struct {
 
 // WorkerFrames are one simulated worker's messaging threads over a window, as a simulated run records
 // them (a real worker's reports do not tell them): the frames its transfer thread sent (to other
-// workers, of its node too) and the reads its Netty thread made, with the messages in them.
+// workers, of its node too) and the reads its Netty thread made, with the messages in them, and each
+// thread's wake-ups (work after a wait).
 type WorkerFrames struct {
-	Worker       string `json:"worker"` // host:port
-	Sent         int64  `json:"sent"`
-	SentMsgs     int64  `json:"sent_msgs"`
-	Received     int64  `json:"received"`
-	ReceivedMsgs int64  `json:"received_msgs"`
+	Worker        string `json:"worker"` // host:port
+	Sent          int64  `json:"sent"`
+	SentMsgs      int64  `json:"sent_msgs"`
+	Received      int64  `json:"received"`
+	ReceivedMsgs  int64  `json:"received_msgs"`
+	SentWakes     int64  `json:"sent_wakes,omitempty"`
+	ReceivedWakes int64  `json:"received_wakes,omitempty"`
 }
 
 // TaskDeadline is what one bolt task saw, over the interval, of the tuples

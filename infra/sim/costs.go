@@ -98,6 +98,16 @@ type TransferCosts struct {
 	SendFramePI      *Interval `json:"send_frame_s_pi95,omitempty"`
 	SendMsgPI        *Interval `json:"send_msg_s_pi95,omitempty"`
 	RecvFramePI      *Interval `json:"recv_frame_s_pi95,omitempty"`
+	// SendWakeS and RecvWakeS are Costs.SendWake and RecvWake (with MessagingThreads; 0: none charged).
+	// TransferIdleCores is what a worker's transfer thread uses ticking idle (its Thread.sleep(1 ms)
+	// returning to an empty queue), cores a worker: charged with the worker's overhead, steady, as the
+	// thread ticks idle most of the time at any rate here (its drains are short).
+	TransferIdleCores float64   `json:"transfer_idle_cores,omitempty"`
+	TransferIdlePI    *Interval `json:"transfer_idle_cores_pi95,omitempty"`
+	SendWakeS         float64   `json:"send_wake_s,omitempty"`
+	RecvWakeS         float64   `json:"recv_wake_s,omitempty"`
+	SendWakePI        *Interval `json:"send_wake_s_pi95,omitempty"`
+	RecvWakePI        *Interval `json:"recv_wake_s_pi95,omitempty"`
 }
 
 // Interval is a cost's stated uncertainty: the range in which a measurement of the same configuration
@@ -115,7 +125,7 @@ func (i *Interval) Contains(x float64) bool { return i != nil && x >= i.Lo && x 
 func (t TransferCosts) Costs() Costs {
 	return Costs{SerMsg: t.SerMsgS, SerByte: t.SerByteS, DeserMsg: t.DeserMsgS, DeserByte: t.DeserByteS,
 		LocalLatency: t.LocalLatency, LinkLatency: t.LinkLatency, AckCPU: t.AckCPUS, MsgBytes: t.MsgBytes,
-		SendFrame: t.SendFrameS, SendMsg: t.SendMsgS, RecvFrame: t.RecvFrameS}
+		SendFrame: t.SendFrameS, SendMsg: t.SendMsgS, RecvFrame: t.RecvFrameS, SendWake: t.SendWakeS, RecvWake: t.RecvWakeS}
 }
 
 // TopologyCosts are one topology's measured component costs, at the flags that change a tuple's work
@@ -224,7 +234,9 @@ func ReadCostModel(r io.Reader) (*CostModel, error) {
 		{"deser_msg_s_pi95", tr.DeserMsgPI, tr.DeserMsgS}, {"deser_byte_s_pi95", tr.DeserBytePI, tr.DeserByteS},
 		{"local_latency_s_pi95", tr.LocalLatencyPI, tr.LocalLatency}, {"link_latency_s_pi95", tr.LinkLatencyPI, tr.LinkLatency},
 		{"idle_spin_cores_pi95", tr.IdleSpinPI, tr.IdleSpinCores}, {"send_frame_s_pi95", tr.SendFramePI, tr.SendFrameS},
-		{"send_msg_s_pi95", tr.SendMsgPI, tr.SendMsgS}, {"recv_frame_s_pi95", tr.RecvFramePI, tr.RecvFrameS}} {
+		{"send_msg_s_pi95", tr.SendMsgPI, tr.SendMsgS}, {"recv_frame_s_pi95", tr.RecvFramePI, tr.RecvFrameS},
+		{"send_wake_s_pi95", tr.SendWakePI, tr.SendWakeS}, {"recv_wake_s_pi95", tr.RecvWakePI, tr.RecvWakeS},
+		{"transfer_idle_cores_pi95", tr.TransferIdlePI, tr.TransferIdleCores}} {
 		if err := checkInterval(f.ci, f.x); err != nil {
 			return nil, fmt.Errorf("cost model %q: transfer %s: %w", m.Name, f.name, err)
 		}
@@ -235,9 +247,9 @@ func ReadCostModel(r io.Reader) (*CostModel, error) {
 	if !(tr.IdleSpinCores >= 0 && tr.IdleSpinCores < 1) || tr.IdleSpinSD < 0 {
 		return nil, fmt.Errorf("cost model %q: transfer idle_spin_cores %v (sd %v): give 0 <= cores < 1 and sd >= 0 (measure again with stormlab sim costs)", m.Name, tr.IdleSpinCores, tr.IdleSpinSD)
 	}
-	if !(tr.SendFrameS >= 0 && tr.SendMsgS >= 0 && tr.RecvFrameS >= 0) || !tr.MessagingThreads && tr.SendFrameS+tr.SendMsgS+tr.RecvFrameS > 0 {
-		return nil, fmt.Errorf("cost model %q: transfer send_frame_s %v, send_msg_s %v, recv_frame_s %v (messaging_threads %v): give 0 or more, with messaging_threads true where any is set",
-			m.Name, tr.SendFrameS, tr.SendMsgS, tr.RecvFrameS, tr.MessagingThreads)
+	if th := []float64{tr.SendFrameS, tr.SendMsgS, tr.RecvFrameS, tr.SendWakeS, tr.RecvWakeS, tr.TransferIdleCores}; !(slices.Min(th) >= 0) || !tr.MessagingThreads && slices.Max(th) > 0 {
+		return nil, fmt.Errorf("cost model %q: transfer send_frame_s %v, send_msg_s %v, recv_frame_s %v, send_wake_s %v, recv_wake_s %v, transfer_idle_cores %v (messaging_threads %v): give 0 or more, with messaging_threads true where any is set",
+			m.Name, tr.SendFrameS, tr.SendMsgS, tr.RecvFrameS, tr.SendWakeS, tr.RecvWakeS, tr.TransferIdleCores, tr.MessagingThreads)
 	}
 	return &m, nil
 }

@@ -37,9 +37,11 @@ func TestReadCostModelMessaging(t *testing.T) {
 		want string // "" reads
 	}{
 		{"none", TransferCosts{}, ""},
-		{"threads", TransferCosts{MessagingThreads: true, SendFrameS: 4e-5, SendMsgS: 1e-6, RecvFrameS: 3e-5}, ""},
+		{"threads", TransferCosts{MessagingThreads: true, SendFrameS: 4e-5, SendMsgS: 1e-6, RecvFrameS: 3e-5, SendWakeS: 2e-5, RecvWakeS: 5e-5}, ""},
 		{"costs without threads", TransferCosts{SendFrameS: 4e-5}, "messaging_threads"},
+		{"wake-ups without threads", TransferCosts{RecvWakeS: 4e-5}, "messaging_threads"},
 		{"negative", TransferCosts{MessagingThreads: true, RecvFrameS: -1}, "recv_frame_s"},
+		{"negative wake-up", TransferCosts{MessagingThreads: true, SendWakeS: -1}, "send_wake_s"},
 	} {
 		m := &CostModel{Format: CostFormat, Name: "t", Transfer: c.tr, Topologies: map[string]TopologyCosts{
 			"Main": {Components: map[string]ComponentCost{"bolt": {CPUMicros: 10}}}}}
@@ -48,7 +50,8 @@ func TestReadCostModelMessaging(t *testing.T) {
 			continue
 		}
 		k := got.Transfer.Costs()
-		if k.SendFrame != c.tr.SendFrameS || k.SendMsg != c.tr.SendMsgS || k.RecvFrame != c.tr.RecvFrameS || got.Transfer.MessagingThreads != c.tr.MessagingThreads {
+		if k.SendFrame != c.tr.SendFrameS || k.SendMsg != c.tr.SendMsgS || k.RecvFrame != c.tr.RecvFrameS || k.SendWake != c.tr.SendWakeS ||
+			k.RecvWake != c.tr.RecvWakeS || got.Transfer.MessagingThreads != c.tr.MessagingThreads {
 			t.Errorf("%s: %+v read as %+v", c.name, c.tr, k)
 		}
 	}

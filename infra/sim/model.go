@@ -127,6 +127,12 @@ type Costs struct {
 	// worker's Netty thread (a sending worker's frames that arrived since its last read; besides each
 	// message's deserialization).
 	SendFrame, SendMsg, RecvFrame float64
+	// SendWake and RecvWake are the CPU seconds of a messaging thread's wake-up, charged with its first
+	// piece of work after it: the transfer thread's return from its sleep to a drain (and Netty's client
+	// loop woken by the batches it is handed), the receiving thread woken by a frame after it waited
+	// (epoll, the context switch, caches gone cold). Where messages are rare every frame pays one; a busy
+	// thread pays few.
+	SendWake, RecvWake float64
 }
 
 // Topology is the running topology: its components, its executors (tasks) placed on workers, and its
@@ -310,8 +316,9 @@ func (c *Config) check(window bool) error {
 	if c.Batch < 0 {
 		add("batch %d: give 0 or 1 (none) or more", c.Batch)
 	}
-	if k := c.Costs; !(k.SendFrame >= 0 && k.SendMsg >= 0 && k.RecvFrame >= 0 && c.TransferSleep >= 0) {
-		add("messaging: send %v s a frame and %v s a message, receive %v s a frame, sleep %v s: give 0 or more", k.SendFrame, k.SendMsg, k.RecvFrame, c.TransferSleep)
+	if k := c.Costs; !(k.SendFrame >= 0 && k.SendMsg >= 0 && k.RecvFrame >= 0 && c.TransferSleep >= 0 && k.SendWake >= 0 && k.RecvWake >= 0) {
+		add("messaging: send %v s a frame and %v s a message, receive %v s a frame, wake-ups %v s sending and %v s receiving, sleep %v s: give 0 or more",
+			k.SendFrame, k.SendMsg, k.RecvFrame, k.SendWake, k.RecvWake, c.TransferSleep)
 	}
 	if c.QueueCap < 0 {
 		add("queue capacity %d: give 0 (Storm's default) or more", c.QueueCap)

@@ -12,7 +12,9 @@ import "slices"
 // them in the executors' receive queues (DeserializingConnectionCallback). Each is one thread on its
 // node's cores, as an executor is: a thread that gets less CPU goes round less often, and its batches
 // and reads grow, as the real ones do under a quota. The costs are per frame (a batch written; a
-// connection read) and per message.
+// connection read), per message, and per wake-up (a thread that waited: the transfer thread's return
+// from its sleep to a drain, the receiving thread woken by a frame), which is most of a frame's cost
+// where messages are rare and little of it where the threads are busy.
 //
 // Simplifications, each a choice where Storm's threads are more:
 //   - the sending worker's Netty client thread is folded into its transfer thread (Costs.SendFrame
@@ -34,9 +36,12 @@ type msgThread struct {
 	cur    []outMsg // the drain in execution (send)
 	// in are the frames arrived and not yet read, curIn those being read (receive)
 	in, curIn []inFrame
+	// waited says the thread is waiting (asleep, or with nothing to read): its next piece of work
+	// starts with a wake-up.
+	waited bool
 	// Counters since the last TakeThreads: frames and messages sent (send), or reads and messages
-	// received (receive).
-	frames, msgs int64
+	// received (receive), and wake-ups.
+	frames, msgs, wakes int64
 }
 
 // inFrame is a frame that reached a receiving thread, from worker from.
@@ -86,7 +91,7 @@ func (s *sim) thread(w int, send bool) *executor {
 	if x := s.threads[w][k]; x != nil {
 		return x
 	}
-	x := &executor{id: -1, worker: w, node: s.workerNode[w], th: &msgThread{send: send, worker: w}, comp: nettyComp}
+	x := &executor{id: -1, worker: w, node: s.workerNode[w], th: &msgThread{send: send, worker: w, waited: true}, comp: nettyComp}
 	if send { // asleep from a phase of its own: the workers' threads do not go round in step
 		x.comp = transferComp
 		x.asleep, x.sleptAt = true, -s.rng.Float64()*s.transferSleep()
@@ -112,11 +117,12 @@ func (s *sim) threadNext(x *executor) {
 	c := s.cfg.Costs
 	if !th.send {
 		if len(th.in) == 0 {
+			th.waited = true
 			return
 		}
 		th.curIn, th.in = th.in, th.curIn[:0]
 		s.workers = senders(s.workers[:0], th.curIn)
-		work := c.RecvFrame * float64(len(s.workers))
+		work := c.RecvFrame*float64(len(s.workers)) + s.wake(th, c.RecvWake)
 		for _, f := range th.curIn {
 			for _, m := range f.msgs {
 				work += c.DeserMsg + c.DeserByte*float64(m.bytes)
@@ -131,9 +137,19 @@ func (s *sim) threadNext(x *executor) {
 	}
 	th.cur, th.out = th.out, th.cur[:0]
 	s.workers = destinations(s.workers[:0], th.cur)
-	work := c.SendFrame*float64(len(s.workers)) + c.SendMsg*float64(len(th.cur))
+	work := c.SendFrame*float64(len(s.workers)) + c.SendMsg*float64(len(th.cur)) + s.wake(th, c.SendWake)
 	x.busy = true
 	s.cpus[x.node].run(x, work)
+}
+
+// wake is the CPU of th's wake-up, cost, if it waited before this piece of work (none else), counted.
+func (s *sim) wake(th *msgThread, cost float64) float64 {
+	if !th.waited {
+		return 0
+	}
+	th.waited = false
+	th.wakes++
+	return cost
 }
 
 // senders appends to dst the workers frames came from, each once, in order of first arrival: a read
@@ -191,6 +207,7 @@ func (s *sim) threadDone(x *executor) {
 	th.cur = th.cur[:0]
 	if len(th.out) == 0 { // it found nothing: Thread.sleep
 		x.asleep, x.waking, x.sleptAt = true, false, s.eng.now
+		th.waited = true
 		return
 	}
 	s.threadNext(x)
@@ -248,11 +265,12 @@ func (x *Sim) NodeFrames() (sent, received []int64) {
 // ThreadCounts are one worker's messaging threads over an interval (Config.Messaging): each thread's
 // CPU, the frames and messages its transfer thread sent (to workers of its node too), and the reads
 // (one per sending worker at a wake-up, whatever frames it had sent) and messages its receiving thread
-// received.
+// received, and each thread's wake-ups.
 type ThreadCounts struct {
 	TransferCPU, NettyCPU float64
 	SentFrames, SentMsgs  int64
 	RecvFrames, RecvMsgs  int64
+	SendWakes, RecvWakes  int64
 }
 
 // TakeThreads returns each worker's messaging-thread counters since the previous TakeThreads (or the
@@ -272,12 +290,12 @@ func (x *Sim) TakeThreads() []ThreadCounts {
 			break
 		}
 		if t := pair[0]; t != nil {
-			out[w].TransferCPU, out[w].SentFrames, out[w].SentMsgs = t.tally.cpu, t.th.frames, t.th.msgs*s.batch
-			t.tally, t.th.frames, t.th.msgs = tally{}, 0, 0
+			out[w].TransferCPU, out[w].SentFrames, out[w].SentMsgs, out[w].SendWakes = t.tally.cpu, t.th.frames, t.th.msgs*s.batch, t.th.wakes
+			t.tally, t.th.frames, t.th.msgs, t.th.wakes = tally{}, 0, 0, 0
 		}
 		if r := pair[1]; r != nil {
-			out[w].NettyCPU, out[w].RecvFrames, out[w].RecvMsgs = r.tally.cpu, r.th.frames, r.th.msgs*s.batch
-			r.tally, r.th.frames, r.th.msgs = tally{}, 0, 0
+			out[w].NettyCPU, out[w].RecvFrames, out[w].RecvMsgs, out[w].RecvWakes = r.tally.cpu, r.th.frames, r.th.msgs*s.batch, r.th.wakes
+			r.tally, r.th.frames, r.th.msgs, r.th.wakes = tally{}, 0, 0, 0
 		}
 	}
 	return out

@@ -156,3 +156,54 @@ func TestMessagingReads(t *testing.T) {
 		}
 	}
 }
+
+// TestMessagingWakes: a messaging thread pays a wake-up when it starts work after waiting, and only
+// then. Over 100 s of the chain: at 50 tuples/s (20 ms apart) the transfer thread sleeps before every
+// frame and the receiving thread waits for every one, so each frame and each read wakes its thread
+// (50 a second); at 5,000 tuples/s on a core with frames of no cost, one frame per sleep, each after a
+// wake-up, the drain taking the wake-up's 30 µs: 1/(1.08 ms + 30 µs) = 900.9 a second; busy (a frame of 400 µs on a quarter of a core) the transfer thread
+// drains again at once and wakes only at its first drain. Each thread's CPU is its frames' and
+// wake-ups' costs. Reference: those counts by hand (TestMessagingFrames's frames). Tolerance: 0.5% of
+// the counts, one frame's and one wake-up's cost of the CPU.
+func TestMessagingWakes(t *testing.T) {
+	for _, c := range []struct {
+		name         string
+		rate, cores  float64
+		sendFrame    float64
+		sends, reads float64 // wake-ups a second
+	}{
+		{"a wake-up a tuple", 50, 1, 0, 50, 50},
+		{"a wake-up a sleep", 5000, 1, 0, 1 / (DefaultIdleSleep + 30e-6), 1 / (DefaultIdleSleep + 30e-6)},
+		{"busy", 5000, 0.25, 400e-6, 0, -1},
+	} {
+		k := Costs{SendFrame: c.sendFrame, RecvFrame: 20e-6, SendWake: 30e-6, RecvWake: 50e-6}
+		cfg := messagingChain(c.rate, k)
+		cfg.Nodes[0].Cores = c.cores
+		x, err := New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		x.Advance(100)
+		th := x.TakeThreads()
+		send, recv := th[0], th[1]
+		sends, reads := float64(send.SendWakes)/100, float64(recv.RecvWakes)/100
+		if c.sends == 0 && send.SendWakes > 1 || c.sends > 0 && math.Abs(sends/c.sends-1) > 0.005 {
+			t.Errorf("%s: %d sending wake-ups in 100 s, want %.1f a second", c.name, send.SendWakes, c.sends)
+		}
+		if c.reads > 0 && math.Abs(reads/c.reads-1) > 0.005 {
+			t.Errorf("%s: %.1f receiving wake-ups a second, want %.1f", c.name, reads, c.reads)
+		}
+		for _, m := range []struct {
+			name      string
+			got, want float64
+			tol       float64
+		}{
+			{"transfer thread", send.TransferCPU, k.SendFrame*float64(send.SentFrames) + k.SendWake*float64(send.SendWakes), k.SendFrame + k.SendWake},
+			{"netty thread", recv.NettyCPU, k.RecvFrame*float64(recv.RecvFrames) + k.RecvWake*float64(recv.RecvWakes), k.RecvFrame + k.RecvWake},
+		} {
+			if math.Abs(m.got-m.want) > m.tol {
+				t.Errorf("%s: %s %.6g core-seconds, want %.6g", c.name, m.name, m.got, m.want)
+			}
+		}
+	}
+}
