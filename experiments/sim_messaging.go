@@ -1,10 +1,12 @@
 package experiments
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/stormlab/stormlab/harness"
 	"github.com/stormlab/stormlab/harness/simcluster"
@@ -66,21 +68,33 @@ func Messaging(ctx context.Context, runs []*harness.RunResult, model *sim.CostMo
 	}
 	fit := append(slices.Clone(own), transferTwins(runs, model)...)
 	var rounds []MessagingRound
-	for range MessagingRounds {
+	var left []string
+	var why error
+	for round := range MessagingRounds {
 		pairs := make([][2]*harness.RunResult, 0, len(fit))
+		kept := fit[:0:0]
 		errSum := 0.0
 		for k, i := range fit {
 			if err := ctx.Err(); err != nil {
 				return rounds, said, err
 			}
 			s, err := simulateRecorded(ctx, runs[i], i, model)
+			if err != nil && k >= len(own) && round == 0 { // a transfer run the model cannot run (its payload's costs missing)
+				left, why = append(left, runs[i].Spec.Topology.Name), cmp.Or(why, err)
+				continue
+			}
 			if err != nil {
 				return rounds, said, fmt.Errorf("messaging threads: run %s: %w", runs[i].Spec.Topology.Name, err)
 			}
+			kept = append(kept, i)
 			pairs = append(pairs, [2]*harness.RunResult{runs[i], s})
 			if k < len(own) {
 				errSum += math.Abs(s.Measurement.Throughput-runs[i].Measurement.Throughput) / runs[i].Measurement.Throughput
 			}
+		}
+		fit = kept
+		if round == 0 && len(left) > 0 {
+			said += fmt.Sprintf("; left out of the fit, their twins not run (%s, the first: %v)", strings.Join(left, ", "), why)
 		}
 		moved, unresolved, err := simcluster.FitMessaging(model, pairs)
 		if err != nil {
