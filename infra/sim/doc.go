@@ -23,8 +23,8 @@
 //     costs Costs.AckCPU on the bolt that acks.
 //     Serialization is charged to the sending executor (Storm 2 serializes in its thread). With
 //     Config.Messaging each worker's transfer thread and Netty thread run as threads of their own
-//     (threads.go): messages go in frames, one per destination worker and drain, priced per frame and
-//     per message, the deserialization paid by the receiving thread. Without, a message goes by itself,
+//     (threads.go): messages go in frames, one per destination worker and drain, priced per frame, per
+//     message and per wake-up of a thread that waited, the deserialization paid by the receiving thread. Without, a message goes by itself,
 //     its deserialization charged to the receiving executor, and the threads' work is in
 //     Config.WorkerOverhead.
 //   - Acking: an acker XORs each ack message's tuple ids into its tree's value, as Storm's does, so a
