@@ -33,18 +33,23 @@ type MessagingRound struct {
 }
 
 // transferTwins are the transfer design's runs that model was measured from and that have a simulated
-// twin, in order.
-func transferTwins(runs []*harness.RunResult, model *sim.CostModel) []int {
-	var out []int
+// twin, in order, and those of them it cannot charge (the chain at a payload the topologies' costs were
+// not read at) with the first one's reason.
+func transferTwins(runs []*harness.RunResult, model *sim.CostModel) (twins []int, left []string, why error) {
 	for i, r := range runs {
 		if !simcluster.IsTransferRun(r) || !measuredInto(r, model.Provenance.Runs) || !(r.Measurement.Throughput > 0) {
 			continue
 		}
-		if _, err := simcluster.Lookup(r.Cluster); err == nil {
-			out = append(out, i)
+		if _, err := simcluster.Lookup(r.Cluster); err != nil {
+			continue
 		}
+		if err := simcluster.Charges(model, r.Spec.Topology); err != nil {
+			left, why = append(left, r.Spec.Topology.Name), cmp.Or(why, err)
+			continue
+		}
+		twins = append(twins, i)
 	}
-	return out
+	return twins, left, why
 }
 
 // Messaging turns model's messaging threads on (simcluster.StartMessaging) and fits their costs
@@ -66,35 +71,27 @@ func Messaging(ctx context.Context, runs []*harness.RunResult, model *sim.CostMo
 	if err != nil {
 		return nil, "", err
 	}
-	fit := append(slices.Clone(own), transferTwins(runs, model)...)
+	xfer, left, why := transferTwins(runs, model)
+	if len(left) > 0 {
+		said += fmt.Sprintf("; left out of the fit, their twins not run (%s, the first: %v)", strings.Join(left, ", "), why)
+	}
+	fit := append(slices.Clone(own), xfer...)
 	var rounds []MessagingRound
-	var left []string
-	var why error
-	for round := range MessagingRounds {
+	for range MessagingRounds {
 		pairs := make([][2]*harness.RunResult, 0, len(fit))
-		kept := fit[:0:0]
 		errSum := 0.0
 		for k, i := range fit {
 			if err := ctx.Err(); err != nil {
 				return rounds, said, err
 			}
 			s, err := simulateRecorded(ctx, runs[i], i, model)
-			if err != nil && k >= len(own) && round == 0 { // a transfer run the model cannot run (its payload's costs missing)
-				left, why = append(left, runs[i].Spec.Topology.Name), cmp.Or(why, err)
-				continue
-			}
 			if err != nil {
 				return rounds, said, fmt.Errorf("messaging threads: run %s: %w", runs[i].Spec.Topology.Name, err)
 			}
-			kept = append(kept, i)
 			pairs = append(pairs, [2]*harness.RunResult{runs[i], s})
 			if k < len(own) {
 				errSum += math.Abs(s.Measurement.Throughput-runs[i].Measurement.Throughput) / runs[i].Measurement.Throughput
 			}
-		}
-		fit = kept
-		if round == 0 && len(left) > 0 {
-			said += fmt.Sprintf("; left out of the fit, their twins not run (%s, the first: %v)", strings.Join(left, ", "), why)
 		}
 		moved, unresolved, err := simcluster.FitMessaging(model, pairs)
 		if err != nil {

@@ -107,6 +107,13 @@ func resolve(tr harness.TopologyRun, model *sim.CostModel) (*runTopology, error)
 	return rt, rt.readFlags()
 }
 
+// Charges says whether model can charge a run of tr: nil, or why not (a topology it has no costs for,
+// or one run at other work flags), naming what measures it.
+func Charges(model *sim.CostModel, tr harness.TopologyRun) error {
+	_, err := resolve(tr, model)
+	return err
+}
+
 // readFlags reads the flags the model needs (TopologySetup's shared ones and --work-us).
 func (rt *runTopology) readFlags() error {
 	var errs []error

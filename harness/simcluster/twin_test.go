@@ -284,3 +284,25 @@ func TestWithLinks(t *testing.T) {
 		}
 	}
 }
+
+// TestCharges: a model charges a run of a topology at the work flags its costs were read at, and says
+// why not at others (the transfer design's 4,000-byte chain under costs read at 100 bytes) or for a
+// topology it has no costs for, naming what measures it.
+func TestCharges(t *testing.T) {
+	const class = "org.stormlab.topologies.ThroughputTopology"
+	for _, c := range []struct {
+		name  string
+		model *sim.CostModel
+		tr    harness.TopologyRun
+		want  string // "" charges
+	}{
+		{"its payload", payloadModel(t, 100), harness.TopologyRun{MainClass: class, Args: []string{"--payload-bytes", "100"}}, ""},
+		{"another payload", payloadModel(t, 100), harness.TopologyRun{MainClass: class, Args: []string{"--payload-bytes", "4000"}}, "stormlab sim costs"},
+		{"not the project's", payloadModel(t, 100), harness.TopologyRun{MainClass: "com.example.Mine"}, "stormlab capture"},
+	} {
+		err := Charges(c.model, c.tr)
+		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("%s: %v, want %q", c.name, err, c.want)
+		}
+	}
+}
