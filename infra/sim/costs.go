@@ -98,16 +98,16 @@ type TransferCosts struct {
 	SendFramePI      *Interval `json:"send_frame_s_pi95,omitempty"`
 	SendMsgPI        *Interval `json:"send_msg_s_pi95,omitempty"`
 	RecvFramePI      *Interval `json:"recv_frame_s_pi95,omitempty"`
-	// SendWakeS and RecvWakeS are Costs.SendWake and RecvWake (with MessagingThreads; 0: none charged).
 	// TransferIdleCores is what a worker's transfer thread uses ticking idle (its Thread.sleep(1 ms)
 	// returning to an empty queue), cores a worker: charged with the worker's overhead, steady, as the
 	// thread ticks idle most of the time at any rate here (its drains are short).
 	TransferIdleCores float64   `json:"transfer_idle_cores,omitempty"`
 	TransferIdlePI    *Interval `json:"transfer_idle_cores_pi95,omitempty"`
-	SendWakeS         float64   `json:"send_wake_s,omitempty"`
-	RecvWakeS         float64   `json:"recv_wake_s,omitempty"`
-	SendWakePI        *Interval `json:"send_wake_s_pi95,omitempty"`
-	RecvWakePI        *Interval `json:"recv_wake_s_pi95,omitempty"`
+	// SendWakeS and RecvWakeS are Costs.SendWake and RecvWake (with MessagingThreads; 0: none charged).
+	SendWakeS  float64   `json:"send_wake_s,omitempty"`
+	RecvWakeS  float64   `json:"recv_wake_s,omitempty"`
+	SendWakePI *Interval `json:"send_wake_s_pi95,omitempty"`
+	RecvWakePI *Interval `json:"recv_wake_s_pi95,omitempty"`
 }
 
 // Interval is a cost's stated uncertainty: the range in which a measurement of the same configuration
