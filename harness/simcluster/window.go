@@ -83,7 +83,7 @@ func (r *simRun) interval(step float64) (done int) {
 		if c.Processing != nil {
 			procs[w] = append(procs[w], c.Processing)
 		}
-		rep.CPU = append(rep.CPU, protocol.TaskCPU{Task: task, CPUNs: int64(c.CPU * 1e9), SpinNs: int64(c.Spin * 1e9)})
+		rep.CPU = append(rep.CPU, protocol.TaskCPU{Task: task, CPUNs: int64(c.CPU * 1e9), SpinNs: int64(c.Spin * 1e9), Spells: c.Spells})
 		rep.WorkerCPUPercent += 100 * c.CPU / step
 		for _, to := range slices.Sorted(maps.Keys(c.Sent)) {
 			rep.Traffic = append(rep.Traffic, protocol.TaskTraffic{Src: task, Dst: r.taskOf(to), Count: c.Sent[to]})

@@ -210,6 +210,9 @@ type TaskCPU struct {
 	// per counted park. It is part of CPUNs and not of SpinNs. A simulated run's SpinNs holds all its
 	// spinning and this is 0; so is it in reports of workers that predate it.
 	SpinLastNs int64 `json:"spin_last_ns,omitempty"`
+	// Spells is how often the thread went idle in the wait strategy over the interval (its tuples
+	// came apart): counted by CountedWait and by the model alike.
+	Spells int64 `json:"spells,omitempty"`
 }
 
 // Idle is the CPU the task's thread spent idle in the wait strategy: counted, and the estimate of the

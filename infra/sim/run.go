@@ -313,6 +313,7 @@ func (s *sim) settle(e *executor) {
 	switch {
 	case want && e.spin == nil:
 		s.cpus[e.node].spin(e)
+		e.tally.spells++
 	case !want && e.spin != nil:
 		e.spin.unspin(e)
 	}

@@ -255,3 +255,27 @@ func TestIdleSleepCountsParks(t *testing.T) {
 		}
 	}
 }
+
+// TestSpellsCounted: a bolt's spells are how often its thread went idle and began to spin, as
+// CountedWait counts them. The bolt of spinning() at 500 tuples/s, constant gaps of 2 ms and 1 ms a
+// tuple on a core of its own, is idle after each tuple and busy before the next comes: a spell a tuple
+// (tolerance: one at each end of the 20 s). The idle bolt spins once, from the start, and the spout
+// sleeps in its wait strategy: no spells. Without IdleSpin nothing spins and nothing is counted.
+func TestSpellsCounted(t *testing.T) {
+	for _, spin := range []float64{0.1, 0} {
+		x, err := New(spinning(1, spin, 1, 500, 0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		x.Advance(20)
+		c := x.Take()
+		spout, bolt, idle := c[0], c[1], c[2]
+		want, wantIdle := bolt.Executed, int64(1)
+		if spin == 0 {
+			want, wantIdle = 0, 0
+		}
+		if d := bolt.Spells - want; d < -1 || d > 1 || idle.Spells != wantIdle || spout.Spells != 0 {
+			t.Errorf("spin %v: spells: bolt %d over %d tuples, idle bolt %d, spout %d; want %d, %d and 0", spin, bolt.Spells, bolt.Executed, idle.Spells, spout.Spells, want, wantIdle)
+		}
+	}
+}

@@ -43,9 +43,12 @@ type Counts struct {
 	CPU      float64 // core-seconds its thread used
 	// Spin is the part of CPU its thread spent in the wait strategy while idle (Config.IdleSpin): the
 	// model tells it apart from the work; a real worker's report does not.
-	Spin  float64
-	Sent  map[int]int64 // data tuples sent, by receiving executor (acks are not counted)
-	Acked int64         // spouts: tuple trees completed
+	Spin float64
+	// Spells is how often its thread went idle and began to spin (a bolt's: Config.IdleSpin), as an
+	// instrumented real bolt counts its wait strategy's spells; not scaled by Config.Batch.
+	Spells int64
+	Sent   map[int]int64 // data tuples sent, by receiving executor (acks are not counted)
+	Acked  int64         // spouts: tuple trees completed
 	// Latency is a spout's complete latency of the trees acked as Storm measures it (its acker's, from
 	// the first message of a tree it executes: sim.stormLatency), and LatencyIntended that plus each
 	// tree's send lag (open loop; else equal), in ms as the workers' reports give them (nil when none
@@ -104,6 +107,7 @@ type tally struct {
 	executed int64
 	cpu      float64
 	spin     float64 // of cpu, spinning while idle
+	spells   int64
 	sentTo   map[int]int64
 	nAcked   int64
 	lat      *hdrhistogram.Histogram
@@ -151,7 +155,7 @@ func (t *tally) counts(batch int64) Counts {
 	for k := range sent {
 		sent[k] *= batch
 	}
-	return Counts{Executed: t.executed * batch, CPU: t.cpu, Spin: t.spin, Sent: sent, Acked: t.nAcked * batch, Latency: t.lat, LatencyIntended: t.latInt,
+	return Counts{Executed: t.executed * batch, CPU: t.cpu, Spin: t.spin, Spells: t.spells, Sent: sent, Acked: t.nAcked * batch, Latency: t.lat, LatencyIntended: t.latInt,
 		Offered: t.offered * batch, SendLag: t.lag, Failed: t.failed * batch, Deadlines: t.dl.d, Processing: t.dl.proc,
 		Sizes: Sizes{In: t.sizes.In * batch, InBytes: t.sizes.InBytes, Out: t.sizes.Out * batch, OutBytes: t.sizes.OutBytes}}
 }

@@ -31,10 +31,14 @@ public final class CountedWait implements IWaitStrategy {
     /** Idle CPU so far (ns) per thread id, for the reporter; a thread registers on its first idle call. */
     private static final Map<Long, Counts> SPIN = new ConcurrentHashMap<>();
 
-    /** A thread's idle CPU so far: counted, and the estimate of its spells' uncounted last parks. */
+    /**
+     * A thread's idle CPU so far: counted, and the estimate of its spells' uncounted last parks; and its
+     * spells (how often it found nothing to do).
+     */
     private static final class Counts {
         final AtomicLong counted = new AtomicLong();
         final AtomicLong lastParks = new AtomicLong();
+        final AtomicLong spells = new AtomicLong();
     }
 
     private final WaitStrategyProgressive inner = new WaitStrategyProgressive();
@@ -73,6 +77,9 @@ public final class CountedWait implements IWaitStrategy {
         } else if (idleCounter == 0 && parked(lastCounter) && parks > 0) {
             spin.lastParks.addAndGet(parkNs / parks); // the previous spell ended in a park, uncounted
         }
+        if (idleCounter == 0) {
+            spin.spells.incrementAndGet();
+        }
         lastEntry = now;
         lastCounter = idleCounter;
         return inner.idle(idleCounter);
@@ -84,12 +91,12 @@ public final class CountedWait implements IWaitStrategy {
     }
 
     /**
-     * The idle CPU (ns) thread tid has counted so far and the estimate of its spells' uncounted last parks,
-     * or null if it never idled in this strategy.
+     * The idle CPU (ns) thread tid has counted so far, the estimate of its spells' uncounted last parks, and
+     * its spells, or null if it never idled in this strategy.
      */
     public static long[] counts(long tid) {
         Counts c = SPIN.get(tid);
-        return c == null ? null : new long[] {c.counted.get(), c.lastParks.get()};
+        return c == null ? null : new long[] {c.counted.get(), c.lastParks.get(), c.spells.get()};
     }
 
     /** The idle CPU (ns) thread tid has counted so far, or -1 if it never idled in this strategy. */

@@ -185,9 +185,9 @@ final class Reporter implements Runnable {
     }
 
     /**
-     * The idle CPU of thread tid since lastSpin's reading, counted and its last parks (now from
-     * CountedWait.counts, null where not counted), each never negative and together never more than the
-     * thread's CPU over the interval (its clocks are read at different moments); lastSpin takes now.
+     * The idle CPU of thread tid since lastSpin's reading, counted and its last parks, and its spells (now
+     * from CountedWait.counts, null where not counted), each never negative, the CPU together never more
+     * than the thread's CPU over the interval (its clocks are read at different moments); lastSpin takes now.
      */
     private static long[] spinDelta(long[] now, Map<Long, long[]> lastSpin, long tid, long cpuDelta) {
         if (now == null) {
@@ -195,11 +195,11 @@ final class Reporter implements Runnable {
         }
         long[] before = lastSpin.put(tid, now);
         if (before == null) {
-            return new long[] {0, 0};
+            return new long[] {0, 0, 0};
         }
         long counted = Math.min(cpuDelta, Math.max(0, now[0] - before[0]));
         long last = Math.min(cpuDelta - counted, Math.max(0, now[1] - before[1]));
-        return new long[] {counted, last};
+        return new long[] {counted, last, Math.max(0, now[2] - before[2])};
     }
 
     /** render without idle-CPU readings (no spin_ns): the form the tests of the other fields use. */
@@ -215,7 +215,7 @@ final class Reporter implements Runnable {
      * field is sent as 0 and named in not_measured. threadCpu gives a thread's CPU time in ns (-1 if unknown); lastCpu holds
      * each thread's previous reading and is updated. threadSpin gives the part of a thread's CPU time spent idle
      * in the wait strategy, counted and the estimate of its uncounted last parks ({@link CountedWait#counts}; null
-     * where not counted, and spin_ns and spin_last_ns are left out), lastSpin its previous readings. groups, where not null, are sent as thread_groups: each group's threads and their CPU
+     * where not counted, and spin_ns, spin_last_ns and spells are left out), lastSpin its previous readings. groups, where not null, are sent as thread_groups: each group's threads and their CPU
      * over the interval (ThreadGroups.sample).
      */
     static String render(WorkerStats w, String host, long timeMs, double intervalS, double workerCpuPercent,
@@ -283,14 +283,14 @@ final class Reporter implements Runnable {
             for (TaskStats t : ts) {
                 double share = total > 0 ? (double) events.get(t.task) / total : 1.0 / ts.size();
                 cpu.add(new long[] {t.task, Math.round(delta * share), spin == null ? -1 : Math.round(spin[0] * share),
-                    spin == null ? -1 : Math.round(spin[1] * share)});
+                    spin == null ? -1 : Math.round(spin[1] * share), spin == null ? -1 : Math.round(spin[2] * share)});
             }
         }
         cpu.sort(Comparator.comparingLong(x -> x[0]));
         for (long[] c : cpu) {
             j.beginObject().field("task", c[0]).field("cpu_ns", c[1]);
             if (c[2] >= 0) {
-                j.field("spin_ns", c[2]).field("spin_last_ns", c[3]);
+                j.field("spin_ns", c[2]).field("spin_last_ns", c[3]).field("spells", c[4]);
             }
             j.endObject();
         }

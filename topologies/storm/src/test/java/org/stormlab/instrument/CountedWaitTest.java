@@ -77,6 +77,7 @@ class CountedWaitTest {
         assertEquals(before[1], mid[1], "a spell's last park is added when the next spell starts");
         w.idle(0); // a tuple came; the next spell starts
         long[] after = counts(tid);
+        assertEquals(mid[2] + 1, after[2], "a spell's start counted once");
         long counted = mid[0] - before[0];
         long last = after[1] - mid[1];
         assertTrue(last > 0, "no last park estimated");
@@ -98,7 +99,7 @@ class CountedWaitTest {
 
     private static long[] counts(long tid) {
         long[] c = CountedWait.counts(tid);
-        return c == null ? new long[] {0, 0} : c;
+        return c == null ? new long[] {0, 0, 0} : c;
     }
 
     /** Instrumenting runs the bolts with the counting strategy, unless the topology chose its own. */
