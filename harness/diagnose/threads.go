@@ -25,6 +25,9 @@ type Threads struct {
 	Workers   int     `json:"workers"`
 	Executors float64 `json:"executors"`
 	Spin      float64 `json:"spin"`
+	// Spells is how often a second the executors' threads went idle (their wait strategy's spells,
+	// where counted): a twin that idles more often than its run shows here.
+	Spells    float64 `json:"spells,omitempty"`
 	Messaging float64 `json:"messaging"`
 	Storm     float64 `json:"storm"`
 	JVM       float64 `json:"jvm"`
@@ -68,6 +71,7 @@ func threads(in Input) (out []Threads, ok bool) {
 		for _, c := range r.CPU {
 			n.Executors += float64(c.CPUNs-c.Idle()) / 1e9
 			n.Spin += float64(c.Idle()) / 1e9
+			n.Spells += float64(c.Spells)
 			java += float64(c.CPUNs) / 1e9
 		}
 		for _, g := range r.ThreadGroups {
@@ -89,7 +93,7 @@ func threads(in Input) (out []Threads, ok bool) {
 		}
 	}
 	for _, n := range byHost {
-		n.Executors, n.Spin, n.Messaging, n.Storm, n.JVM = n.Executors/w, n.Spin/w, n.Messaging/w, n.Storm/w, n.JVM/w
+		n.Executors, n.Spin, n.Spells, n.Messaging, n.Storm, n.JVM = n.Executors/w, n.Spin/w, n.Spells/w, n.Messaging/w, n.Storm/w, n.JVM/w
 		out = append(out, *n)
 	}
 	for worker, s := range transfer {
