@@ -122,7 +122,7 @@ func (s *sim) threadNext(x *executor) {
 		}
 		th.curIn, th.in = th.in, th.curIn[:0]
 		s.workers = senders(s.workers[:0], th.curIn)
-		work := c.RecvFrame*float64(len(s.workers)) + s.wake(th, c.RecvWake)
+		work := c.RecvFrame*float64(len(s.workers)) + th.wake(c.RecvWake)
 		for _, f := range th.curIn {
 			for _, m := range f.msgs {
 				work += c.DeserMsg + c.DeserByte*float64(m.bytes)
@@ -137,13 +137,13 @@ func (s *sim) threadNext(x *executor) {
 	}
 	th.cur, th.out = th.out, th.cur[:0]
 	s.workers = destinations(s.workers[:0], th.cur)
-	work := c.SendFrame*float64(len(s.workers)) + c.SendMsg*float64(len(th.cur)) + s.wake(th, c.SendWake)
+	work := c.SendFrame*float64(len(s.workers)) + c.SendMsg*float64(len(th.cur)) + th.wake(c.SendWake)
 	x.busy = true
 	s.cpus[x.node].run(x, work)
 }
 
-// wake is the CPU of th's wake-up, cost, if it waited before this piece of work (none else), counted.
-func (s *sim) wake(th *msgThread, cost float64) float64 {
+// wake is what th's next piece of work adds for a wake-up: cost, counted, if th waited before it; else 0.
+func (th *msgThread) wake(cost float64) float64 {
 	if !th.waited {
 		return 0
 	}
