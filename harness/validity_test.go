@@ -39,6 +39,8 @@ func TestJudge(t *testing.T) {
 		{"cannot judge", nil, Suspect, []ReasonKind{ReasonUnknown}},
 		{"window opened unsteady", &RunResult{Spec: RunSpec{Scheduler: "storm-even"}, EndKind: "timed", Measurement: ok,
 			WarmUp: WarmUp{MaxS: 5, Rates: []float64{449, 1280, 2122}}}, Suspect, []ReasonKind{ReasonUnsteady}},
+		{"opened at the maximum, a steady window", windowRun(func(s int64) int64 { return []int64{105, 135, 120, 100}[s%4] }), Valid, nil},
+		{"opened at the maximum, still ramping in the window", windowRun(func(s int64) int64 { return 5 * s }), Suspect, []ReasonKind{ReasonUnsteady}},
 		{"steady window", &RunResult{Spec: RunSpec{Scheduler: "storm-even"}, EndKind: "timed", Measurement: ok,
 			WarmUp: WarmUp{MaxS: 5, Steady: true}}, Valid, nil},
 		{"no warm-up asked", &RunResult{Spec: RunSpec{Scheduler: "storm-even"}, EndKind: "timed", Measurement: ok}, Valid, nil},
@@ -55,10 +57,29 @@ func TestJudge(t *testing.T) {
 		if v.Level != tc.level || !slices.Equal(kinds, tc.kinds) {
 			t.Errorf("%s: judge = %+v; want %s with kinds %v", tc.name, v, tc.level, tc.kinds)
 		}
+		if hasKind(v, ReasonUnsteady) && tc.r.MeasureTo > 0 && !strings.Contains(v.Text(Suspect), "nor was the window (acked rates of its") {
+			t.Errorf("%s: %q does not say what the window measured", tc.name, v.Text(Suspect))
+		}
 		if (v.Err() == nil) != (tc.level != Invalid) {
 			t.Errorf("%s: Err() = %v for level %s", tc.name, v.Err(), v.Level)
 		}
 	}
+}
+
+// windowRun is a timed run whose warm-up ended at its 15 s maximum and whose window is 15..30 s: one
+// worker reporting every second, acking rate(s) in second s. TestJudge's reference: seconds swinging by
+// 30% without a direction are steady by the span rules (TestSteadySpan), a ramp of 5 tuples/s per
+// second is not.
+func windowRun(rate func(s int64) int64) *RunResult {
+	r := &RunResult{Spec: RunSpec{Scheduler: "storm-even"}, EndKind: "timed", Measurement: Measurement{Throughput: 100},
+		WarmUp: WarmUp{MaxS: 15, Rates: []float64{105, 135, 120}}, MeasureFrom: 15_000, MeasureTo: 30_000}
+	total := int64(0)
+	for s := int64(1); s <= 30; s++ {
+		total += rate(s)
+		r.Reports = append(r.Reports, protocol.WorkerReport{Topology: "t", Host: "h", Port: 6700, TimeMs: 1000 * s,
+			IntervalS: 1, WorkerStartMs: 1, AckedTotal: total, Acked: rate(s)})
+	}
+	return r
 }
 
 // TestValidityFromOldRunJSON: run.json of earlier versions has "invalid" and "suspect" strings; they

@@ -31,6 +31,21 @@ func SteadySpan(v Validity, reports []protocol.WorkerReport, place Placement, ca
 	return Validity{Level: Valid}.merge(keep...)
 }
 
+// SpanSteadiness is a span judged by SteadySpan's rules: whether it was steady and what was measured
+// (with what failed, when it was not).
+type SpanSteadiness struct {
+	Steady bool
+	Why    string
+}
+
+// WindowSteadiness judges a run's whole window [fromMs, toMs] by SteadySpan's rules, for a run whose
+// warm-up ended at its maximum (Records.Window). Steadiness needs throughput and latency only, so no
+// capacities are asked.
+func WindowSteadiness(reports []protocol.WorkerReport, place Placement, fromMs, toMs int64) *SpanSteadiness {
+	steady, why := span{reports, place, nil}.steady(fromMs, toMs)
+	return &SpanSteadiness{Steady: steady, Why: why}
+}
+
 // span is a run's reports with its placement and the supervisors' capacities: what a part of its
 // window is measured from.
 type span struct {

@@ -146,7 +146,10 @@ type Records struct {
 	Measurement         Measurement
 	Storm               StormCheck
 	WarmUp              WarmUp
-	Prior               Validity // the validity the run was saved with
+	// Window is the run's window judged by SteadySpan's rules when its warm-up ended at the maximum
+	// (WindowSteadiness; nil when that was not judged).
+	Window *SpanSteadiness
+	Prior  Validity // the validity the run was saved with
 	// HostStarved are the run's host-starved nodes, one text each (diagnose.StarvedText): the testbed
 	// was not what its shape declares.
 	HostStarved []string
@@ -184,16 +187,22 @@ func Judge(records func() Records) (v Validity) {
 }
 
 // warmUpReasons: a timed run whose window opened at its maximum warm-up, before throughput was steady
-// (open loop: before the start-up backlog drained), measured a transient; its figures are in doubt.
+// (open loop: before the start-up backlog drained), may have measured a transient. It is in doubt
+// unless the window itself proved steady by SteadySpan's rules (r.Window): the warm-up's range rule
+// (3 intervals within 10%) never passes at a saturation whose intervals swing with the acks' jitter,
+// as WordCount's on a 0.5-core node do, while a ramp or an undrained backlog still fails the window's.
 // A run that asked for no warm-up (WarmUp 0) measures from the start on purpose.
 func warmUpReasons(r Records) []Reason {
 	w := r.WarmUp
-	if !r.Timed || w.Steady || w.MaxS == 0 {
+	if !r.Timed || w.Steady || w.MaxS == 0 || (r.Window != nil && r.Window.Steady) {
 		return nil
 	}
 	text := fmt.Sprintf("the window opened at the maximum warm-up (%.0f s) before throughput was steady (last intervals %s tuples/s)", w.MaxS, ratesText(w.Rates))
 	if w.OfferedRate > 0 {
 		text += fmt.Sprintf(", offered %.0f tuples/s", w.OfferedRate)
+	}
+	if r.Window != nil {
+		text += fmt.Sprintf(", nor was the window (%s)", r.Window.Why)
 	}
 	return []Reason{{ReasonUnsteady, Suspect, text}}
 }
