@@ -22,22 +22,12 @@ func judge(r *RunResult) Validity {
 			Measurement:      r.Measurement,
 			Storm:            r.Storm,
 			WarmUp:           r.WarmUp,
-			Window:           windowSteadiness(r),
+			Window:           measure.WarmUpWindow(r.EndKind == "timed", r.WarmUp, r.Reports, measure.PlacementOf(r.Executors), r.MeasureFrom, r.MeasureTo),
 			Prior:            r.Validity,
 			HostStarved:      r.Diagnosis.Starved(),
 			LoadShort:        r.Diagnosis.LoadShort(),
 		}
 	})
-}
-
-// windowSteadiness judges the window of a timed run whose warm-up ended at its maximum (nil otherwise,
-// or without reports to judge it from).
-func windowSteadiness(r *RunResult) *measure.SpanSteadiness {
-	w := r.WarmUp
-	if r.EndKind != "timed" || w.Steady || w.MaxS == 0 || len(r.Reports) == 0 || r.MeasureTo <= r.MeasureFrom {
-		return nil
-	}
-	return measure.WindowSteadiness(r.Reports, measure.PlacementOf(r.Executors), r.MeasureFrom, r.MeasureTo)
 }
 
 // UnmarshalJSON reads run.json of this version ("validity") and of earlier ones, whose "invalid" and

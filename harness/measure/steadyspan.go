@@ -38,10 +38,13 @@ type SpanSteadiness struct {
 	Why    string
 }
 
-// WindowSteadiness judges a run's whole window [fromMs, toMs] by SteadySpan's rules, for a run whose
-// warm-up ended at its maximum (Records.Window). Steadiness needs throughput and latency only, so no
-// capacities are asked.
-func WindowSteadiness(reports []protocol.WorkerReport, place Placement, fromMs, toMs int64) *SpanSteadiness {
+// WarmUpWindow judges the whole window [fromMs, toMs] of a timed run whose warm-up ended at its
+// maximum by SteadySpan's rules (Records.Window); nil for any other run, or one without reports to
+// judge it from. Steadiness needs throughput and latency only, so no capacities are asked.
+func WarmUpWindow(timed bool, w WarmUp, reports []protocol.WorkerReport, place Placement, fromMs, toMs int64) *SpanSteadiness {
+	if !timed || w.Steady || w.MaxS == 0 || len(reports) == 0 || toMs <= fromMs {
+		return nil
+	}
 	steady, why := span{reports, place, nil}.steady(fromMs, toMs)
 	return &SpanSteadiness{Steady: steady, Why: why}
 }

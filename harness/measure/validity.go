@@ -147,7 +147,7 @@ type Records struct {
 	Storm               StormCheck
 	WarmUp              WarmUp
 	// Window is the run's window judged by SteadySpan's rules when its warm-up ended at the maximum
-	// (WindowSteadiness; nil when that was not judged).
+	// (WarmUpWindow; nil when that was not judged).
 	Window *SpanSteadiness
 	Prior  Validity // the validity the run was saved with
 	// HostStarved are the run's host-starved nodes, one text each (diagnose.StarvedText): the testbed
