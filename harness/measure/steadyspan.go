@@ -42,7 +42,7 @@ type SpanSteadiness struct {
 // maximum by SteadySpan's rules (Records.Window); nil for any other run, or one without reports to
 // judge it from. Steadiness needs throughput and latency only, so no capacities are asked.
 func WarmUpWindow(timed bool, w WarmUp, reports []protocol.WorkerReport, place Placement, fromMs, toMs int64) *SpanSteadiness {
-	if !timed || w.Steady || w.MaxS == 0 || len(reports) == 0 || toMs <= fromMs {
+	if !w.atMaximum(timed) || len(reports) == 0 || toMs <= fromMs {
 		return nil
 	}
 	steady, why := span{reports, place, nil}.steady(fromMs, toMs)

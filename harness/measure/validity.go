@@ -194,7 +194,7 @@ func Judge(records func() Records) (v Validity) {
 // A run that asked for no warm-up (WarmUp 0) measures from the start on purpose.
 func warmUpReasons(r Records) []Reason {
 	w := r.WarmUp
-	if !r.Timed || w.Steady || w.MaxS == 0 || (r.Window != nil && r.Window.Steady) {
+	if !w.atMaximum(r.Timed) || (r.Window != nil && r.Window.Steady) {
 		return nil
 	}
 	text := fmt.Sprintf("the window opened at the maximum warm-up (%.0f s) before throughput was steady (last intervals %s tuples/s)", w.MaxS, ratesText(w.Rates))

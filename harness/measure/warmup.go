@@ -34,6 +34,10 @@ type WarmUp struct {
 	Settled bool `json:"settled,omitempty"`
 }
 
+// atMaximum: the window of a timed run opened at its stated maximum warm-up, throughput not yet steady
+// (a run that asked for no warm-up, MaxS 0, measures from the start on purpose).
+func (w WarmUp) atMaximum(timed bool) bool { return timed && !w.Steady && w.MaxS > 0 }
+
 // intervalRates returns the throughput (acked tuples/s) of the n newest report intervals, oldest
 // first: interval k sums, over the workers, the k-th newest report's Acked / IntervalS. ok is false
 // while some worker has fewer than n reports. When no report acked or failed a tuple (spouts that do
