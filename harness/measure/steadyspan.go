@@ -104,6 +104,9 @@ func (s span) closedSteady(fromMs, toMs int64) (bool, string) {
 		return false, fmt.Sprintf("a worker started %.0f s into it", float64(at-fromMs)/1000)
 	}
 	n := trendParts(s.reports, toMs-fromMs)
+	if n < minJudgedParts {
+		return false, fmt.Sprintf("%.0f s, too short to judge: fewer than %d parts of two report intervals", float64(toMs-fromMs)/1000, minJudgedParts)
+	}
 	rates := make([]float64, n)
 	for i := range n {
 		rates[i] = s.window(fromMs+i*(toMs-fromMs)/n, fromMs+(i+1)*(toMs-fromMs)/n).Throughput
@@ -133,12 +136,15 @@ func (s span) workerStarted(fromMs, toMs int64) (int64, bool) {
 	return first, ok
 }
 
-// Parts of a closed-loop span for its trend: two report intervals each (so that every worker has a
-// whole interval in each), at least minTrendParts (fewer leave Student's t almost no power: with 3
-// parts a 30% monotone decline is not significant) and at most maxTrendParts.
+// Parts of a closed-loop span for its trend: at least two report intervals each, so that every worker
+// has two counter readings in each (a part with one reads as nothing acked, a false collapse), and at
+// most maxTrendParts. A span long enough has at least minTrendParts (fewer leave Student's t little
+// power: with 3 parts a 30% monotone decline is not significant); a shorter one has fewer, and one
+// with fewer than minJudgedParts cannot be judged.
 const (
-	minTrendParts = 5
-	maxTrendParts = 10
+	minTrendParts  = 5
+	maxTrendParts  = 10
+	minJudgedParts = 3
 )
 
 // trendParts is how many equal parts a closed-loop span of spanMs is cut into (see minTrendParts).
@@ -150,7 +156,7 @@ func trendParts(reports []protocol.WorkerReport, spanMs int64) int64 {
 	if interval <= 0 {
 		return minTrendParts
 	}
-	return min(maxTrendParts, max(minTrendParts, int64(float64(spanMs)/1000/(2*interval))))
+	return min(maxTrendParts, int64(float64(spanMs)/1000/(2*interval)))
 }
 
 // trend fits the rates by least squares over their index and returns the fitted change over the whole

@@ -184,3 +184,40 @@ func (r *steadyRun) SteadySpan(capacity map[string]float64, fromMs, toMs int64) 
 func hasKind(v Validity, k ReasonKind) bool {
 	return slices.ContainsFunc(v.Reasons, func(r Reason) bool { return r.Kind == k })
 }
+
+// TestSteadySpanShortWindow: a quick-scale window of 41.9 s with one acking worker reporting every
+// 5.01 s (the geometry of a chain run on heterogeneous-2, 2026-12-07). Cut in 5 parts of 8.4 s, some
+// part held one counter reading only and read as nothing acked, a false collapse; parts of at least two
+// report intervals (4 of 10.5 s) read every part. A ramp from 2,000 to 6,800 tuples/s (that run's) is
+// still a trend; a 20 s span (fewer than 3 parts of two intervals) cannot be judged.
+func TestSteadySpanShortWindow(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		rate     func(s float64) int64
+		from, to int64
+		steady   bool
+		why      string
+	}{
+		{"constant", func(float64) int64 { return 4000 }, 4_000, 45_900, true, "acked rates of its 4 parts"},
+		{"ramp", func(s float64) int64 { return 2000 + int64(100*s) }, 4_000, 45_900, false, "acked rates of its 4 parts 3002, 4004, 5256, 6509"},
+		{"too short", func(float64) int64 { return 4000 }, 4_000, 24_000, false, "too short to judge"},
+	} {
+		r := &steadyRun{Validity: Validity{Level: Valid}.merge(Reason{ReasonUnsteady, Suspect, "the window opened at the maximum warm-up"})}
+		total := int64(0)
+		for i := int64(1); i <= 12; i++ {
+			at := 5010 * i
+			acked := int64(5.01 * float64(tc.rate(float64(at)/1000)))
+			total += acked
+			r.Reports = append(r.Reports, protocol.WorkerReport{Topology: "t", Host: "h", Port: 6700, TimeMs: at,
+				IntervalS: 5.01, WorkerStartMs: 1, AckedTotal: total, Acked: acked})
+		}
+		v := r.SteadySpan(nil, tc.from, tc.to)
+		text := ""
+		for _, x := range v.Reasons {
+			text += x.Text
+		}
+		if steady := !hasKind(v, ReasonUnsteady); steady != tc.steady || !tc.steady && !strings.Contains(text, tc.why) {
+			t.Errorf("%s: %+v, want steady %v (%s)", tc.name, v, tc.steady, tc.why)
+		}
+	}
+}
