@@ -25,6 +25,9 @@ func diagnosed(row lab.Row, r *harness.RunResult) lab.Row {
 	if d := r.Diagnosis; d != nil {
 		row.Bottleneck, row.Limit = d.Bottleneck, d.Rule
 		row.Diag = lab.RunDiagnosis{Migrations: d.Migrations, Restarts: d.Restarts, StarvationRead: len(d.Cgroups) > 0}
+		if d.HostSpeed != nil {
+			row.Diag.HostNs = d.HostSpeed.NsPerStep
+		}
 		if st := diagnose.StarvedText(d.Cgroups); len(st) > 0 {
 			row.Diag.HostStarved = st[0]
 		}

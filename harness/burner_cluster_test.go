@@ -173,6 +173,13 @@ func hostStarved(ctx context.Context, t *testing.T, s *Session) {
 	if len(d.Cgroups) != 2 {
 		t.Fatalf("cgroup figures of %d supervisors, want 2 (unknown: %v)", len(d.Cgroups), d.Unknown)
 	}
+	// The host's speed is sampled through the window on containers (every 2 s of the 30 s: about 15
+	// samples; at least 5 even where the loops leave the probe little of a core).
+	if d.HostSpeed == nil || d.HostSpeed.Samples < 5 || !(d.HostSpeed.NsPerStep > 0) {
+		t.Errorf("host speed %+v: want the window's probe samples", d.HostSpeed)
+	} else {
+		t.Logf("host speed: %s", d.HostText())
+	}
 	if d.Rule != "host-starved" || !strings.HasPrefix(d.Bottleneck, "host-starved: sup") {
 		t.Errorf("bottleneck %q (rule %q): want a host-starved supervisor", d.Bottleneck, d.Rule)
 	}

@@ -36,6 +36,11 @@ func (row runRow) writeNotes(w io.Writer) error {
 				return err
 			}
 		}
+		if h := d.HostText(); h != "" {
+			if _, err := fmt.Fprintln(w, wrapLines("host speed: "+h)); err != nil {
+				return err
+			}
+		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(row.NotMeasured)) {
 		if !slices.Contains([]string{harness.MetricThroughput, harness.MetricLatency, harness.MetricCutRate, harness.MetricNodeCPU}, k) {

@@ -13,6 +13,7 @@ import (
 	"github.com/stormlab/stormlab/harness"
 	"github.com/stormlab/stormlab/harness/diagnose"
 	"github.com/stormlab/stormlab/harness/fault"
+	"github.com/stormlab/stormlab/harness/hostspeed"
 	"github.com/stormlab/stormlab/infra/protocol"
 	"github.com/stormlab/stormlab/internal/golden"
 )
@@ -200,13 +201,14 @@ func TestFaultFigure(t *testing.T) {
 	}
 }
 
-// TestRunRowBottleneck: the run's diagnosis reaches its row: a line under the table (and its links' and
-// its CPU by thread), and the JSON's "diagnosis".
+// TestRunRowBottleneck: the run's diagnosis reaches its row: a line under the table (and its links',
+// its CPU by thread and the host's speed), and the JSON's "diagnosis".
 func TestRunRowBottleneck(t *testing.T) {
 	used := 0.98
 	r := &harness.RunResult{Measurement: harness.Measurement{Throughput: 10}, Diagnosis: &harness.Diagnosis{Bottleneck: "sup1 CPU 99% of 0.50 core", Rule: "node at its quota",
-		Links:   []diagnose.Link{{Host: "sup1", SentMbit: 1.96, RecvMbit: 0.2, LimitMbit: 2, UsedOfLimit: &used}},
-		Threads: []diagnose.Threads{{Host: "sup1", Workers: 2, Executors: 0.2, Spin: 0.02, Messaging: 0.17, Storm: 0.03, JVM: 0.03}}}}
+		Links:     []diagnose.Link{{Host: "sup1", SentMbit: 1.96, RecvMbit: 0.2, LimitMbit: 2, UsedOfLimit: &used}},
+		Threads:   []diagnose.Threads{{Host: "sup1", Workers: 2, Executors: 0.2, Spin: 0.02, Messaging: 0.17, Storm: 0.03, JVM: 0.03}},
+		HostSpeed: hostspeed.Summarize([]float64{10.9, 10.0, 11.5, 10.4, 11.2})}}
 	row := newRunRow(runOptions{scheduler: "kpart", topology: "throughput", shape: "heterogeneous-2"}, r)
 	var table, js strings.Builder
 	if err := row.write(&table, "table"); err != nil {
@@ -224,5 +226,10 @@ func TestRunRowBottleneck(t *testing.T) {
 	if !strings.Contains(table.String(), "cpu by thread: sup1 executors 0.22 (0.02 spinning), messaging 0.17, Storm 0.03, JVM 0.03 cores") ||
 		!strings.Contains(js.String(), `"messaging": 0.17`) {
 		t.Errorf("table:\n%s\njson:\n%s\nwant sup1's CPU by thread in both", table.String(), js.String())
+	}
+	// Quartiles of the five samples (medians of the lower and upper two): 10.2 and 11.35.
+	if !strings.Contains(table.String(), "host speed: 10.9 ns a probe step (median of 5, middle half 10.2-11.3)") ||
+		!strings.Contains(js.String(), `"ns_per_step": 10.9`) {
+		t.Errorf("table:\n%s\njson:\n%s\nwant the host's speed in both", table.String(), js.String())
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/montanaflynn/stats"
 )
 
 // RunDiagnosis is what a claim's why line compares of one run's diagnosis (run.json "diagnosis"),
@@ -19,6 +21,9 @@ type RunDiagnosis struct {
 	// StarvationRead says the run's nodes' cgroups were read (else host starvation is unknown, never
 	// "not starved").
 	StarvationRead bool
+	// HostNs is the host's speed through the window, ns of CPU a probe step (hostspeed.Summary's
+	// median; higher is slower); 0 where it was not sampled.
+	HostNs float64
 }
 
 // seriesDiagnosis sums the diagnoses of one series' runs at the x a claim compares.
@@ -29,6 +34,7 @@ type seriesDiagnosis struct {
 	migrations, restarts   int
 	starved, starvedRead   int
 	starvedExample, modalL string
+	hostNs                 []float64 // the runs' host speeds, where sampled
 }
 
 // diagnosesOf sums the diagnosed runs of series at the x keep accepts (nil: all), invalid runs left
@@ -45,6 +51,9 @@ func diagnosesOf(r *Results, keep func(x float64) bool, series string) seriesDia
 		d.restarts += row.Diag.Restarts
 		if row.Diag.StarvationRead {
 			d.starvedRead++
+		}
+		if row.Diag.HostNs > 0 {
+			d.hostNs = append(d.hostNs, row.Diag.HostNs)
 		}
 		if row.Diag.HostStarved != "" {
 			d.starved++
@@ -71,8 +80,55 @@ func (d seriesDiagnosis) text() string {
 		}
 		parts = append(parts, fmt.Sprintf("%s in %d (%s)", l, len(d.limits[l]), strings.Join(figs, "; ")))
 	}
-	return fmt.Sprintf("%s (%d run(s)): bottleneck %s; %d migration(s), %d worker restart(s), %s",
+	t := fmt.Sprintf("%s (%d run(s)): bottleneck %s; %d migration(s), %d worker restart(s), %s",
 		d.series, d.runs, strings.Join(parts, ", "), d.migrations, d.restarts, d.starvedText())
+	if len(d.hostNs) > 0 { // runs from before the probe, a target's, a simulated cluster's: not said
+		t += ", " + d.hostText()
+	}
+	return t
+}
+
+// HostApart is how far apart two series' host speeds (the medians of their runs') must be for the why
+// line to name them: 3%. Over eight runs of one configuration within 12 minutes, the executors' CPU a
+// tuple moved 2.7% for every 1% of the probe (docs/results-log.md, 2026-12-07), so 3% of probe is
+// about 8% of CPU a tuple.
+const HostApart = 0.03
+
+// host is the median host speed of the series' runs, 0 when none was sampled.
+func (d seriesDiagnosis) host() float64 {
+	m, err := stats.Median(d.hostNs)
+	if err != nil {
+		return 0
+	}
+	return m
+}
+
+// hostText is "host 12.1 ns a probe step (median of 3)", or that it was not sampled.
+func (d seriesDiagnosis) hostText() string {
+	if len(d.hostNs) == 0 {
+		return "host speed not sampled"
+	}
+	t := fmt.Sprintf("host %.1f ns a probe step (median of %d)", d.host(), len(d.hostNs))
+	if len(d.hostNs) < d.runs {
+		t += fmt.Sprintf(", not sampled in %d", d.runs-len(d.hostNs))
+	}
+	return t
+}
+
+// hostsApart says whether the series' host speeds, where sampled, are HostApart or more apart.
+func hostsApart(ds []seriesDiagnosis) bool {
+	lo, hi := 0.0, 0.0
+	for _, d := range ds {
+		h := d.host()
+		if h == 0 {
+			continue
+		}
+		if lo == 0 || h < lo {
+			lo = h
+		}
+		hi = max(hi, h)
+	}
+	return lo > 0 && hi/lo-1 >= HostApart
 }
 
 // starvedText is how many runs the host starved, of those whose nodes' cgroups were read.
@@ -157,6 +213,13 @@ func differences(ds []seriesDiagnosis) string {
 	figure("migrations", migrations, migrations)
 	figure("worker restarts", restarts, restarts)
 	figure("host starvation", starvedShare, seriesDiagnosis.starvedText)
+	if hostsApart(ds) {
+		var each []string
+		for _, d := range ds {
+			each = append(each, d.series+" "+d.hostText())
+		}
+		diff = append(diff, "host speed ("+strings.Join(each, ", ")+")")
+	}
 	if len(diff) == 0 {
 		return "The diagnoses do not differ between the series:"
 	}

@@ -69,3 +69,37 @@ func TestWhy(t *testing.T) {
 		t.Errorf("rows without a diagnosis (graph experiments) gave a why line %q", why)
 	}
 }
+
+// TestWhyHostSpeed: the why line names the host's speed where the series' medians are HostApart or
+// more apart, says per series where it was sampled, and says nothing of it for runs never sampled.
+func TestWhyHostSpeed(t *testing.T) {
+	const full = "node at its quota"
+	row := func(series string, ns float64) Row {
+		r := whyRow(series, full, "sup1 CPU 99% of 0.50 core", 0, "", true)
+		r.Diag.HostNs = ns
+		return r
+	}
+	for _, c := range []struct {
+		name   string
+		rows   []Row
+		want   []string
+		absent string
+	}{
+		{"apart: 13.3 over 12.0 is 11% slower, past 3%", []Row{row("kpart", 12), row("kpart", 12.2), row("kpart", 11.8), row("even", 13.3), row("even", 0)},
+			[]string{"; host speed (kpart host 12.0 ns a probe step (median of 3), even host 13.3 ns a probe step (median of 1), not sampled in 1).",
+				"host-starved in 0 of 3, host 12.0 ns a probe step (median of 3);"}, ""},
+		{"close: 12.3 over 12.0 is 2.5%", []Row{row("kpart", 12), row("even", 12.3)},
+			[]string{"The diagnoses do not differ", "host 12.3 ns a probe step (median of 1)."}, "Differ"},
+		{"never sampled", []Row{row("kpart", 0), row("even", 0)}, []string{"The diagnoses do not differ"}, "probe"},
+	} {
+		sc := ScreenRuns(&Results{Rows: c.rows}, "throughput", nil, "kpart", "even")
+		for _, w := range c.want {
+			if !strings.Contains(sc.Why, w) {
+				t.Errorf("%s: why %q\nwant %q", c.name, sc.Why, w)
+			}
+		}
+		if c.absent != "" && strings.Contains(sc.Why, c.absent) {
+			t.Errorf("%s: why %q says %q", c.name, sc.Why, c.absent)
+		}
+	}
+}

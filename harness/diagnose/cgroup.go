@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/stormlab/stormlab/harness/hostspeed"
 )
 
 // Thresholds of host starvation (docs/statistics.md, "What limited a run").
@@ -123,6 +125,9 @@ type NodeStats struct {
 	Unread string             `json:"unread,omitempty"`
 	// Background is the background load each node carried over the window, by its burner's reports.
 	Background []Applied `json:"background_load,omitempty"`
+	// HostSpeed is what a CPU-second bought on the nodes' host through the window (package hostspeed);
+	// nil where the nodes are not on the harness's machine (a target) or not sampled.
+	HostSpeed *hostspeed.Summary `json:"host_speed,omitempty"`
 }
 
 // Cgroup is one node's CPU over the window as its cgroup counted it (the whole node: workers,
@@ -283,4 +288,13 @@ func (d *Diagnosis) NodesText() string {
 		}
 	}
 	return strings.Join(parts, "; ")
+}
+
+// HostText is the host's speed through the window ("10.9 ns a probe step (median of 21, middle half
+// 10.0-11.5)"); "" where it was not sampled.
+func (d *Diagnosis) HostText() string {
+	if d == nil {
+		return ""
+	}
+	return d.HostSpeed.Text()
 }

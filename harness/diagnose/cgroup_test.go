@@ -4,6 +4,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/stormlab/stormlab/harness/hostspeed"
 )
 
 // TestParseSample: the outputs of SampleCmd on a cgroup v1 container (read on this project's Docker
@@ -146,5 +148,29 @@ func TestNodesText(t *testing.T) {
 	d = Run(base())
 	if got := d.NodesText(); !strings.HasPrefix(got, "unknown: host starvation") {
 		t.Errorf("NodesText without samples = %q, want host starvation unknown", got)
+	}
+}
+
+// TestHostText: the diagnosis carries the window's probe samples as sampled (figures worked by hand:
+// the median and quartiles of the samples, as hostspeed.Summarize takes them).
+func TestHostText(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		samples []float64
+		want    string
+	}{
+		{"not sampled", nil, ""},
+		{"three", []float64{12, 12.5, 12.2}, "12.2 ns a probe step (median of 3, middle half 12.0-12.5)"},
+		{"seven, one outlier", []float64{12, 12.5, 12.2, 12.1, 30, 12.3, 11.9}, "12.2 ns a probe step (median of 7, middle half 12.0-12.5)"},
+	} {
+		in := base()
+		in.NodeStats = &NodeStats{HostSpeed: hostspeed.Summarize(c.samples)}
+		d := Run(in)
+		if got := d.HostText(); got != c.want {
+			t.Errorf("%s: HostText = %q, want %q", c.name, got, c.want)
+		}
+	}
+	if d := Run(base()); d.HostText() != "" {
+		t.Errorf("no node stats: HostText = %q, want none", d.HostText())
 	}
 }

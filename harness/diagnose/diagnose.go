@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/stormlab/stormlab/harness/hostspeed"
 	"github.com/stormlab/stormlab/harness/measure"
 	"github.com/stormlab/stormlab/infra/protocol"
 )
@@ -65,6 +66,9 @@ type Diagnosis struct {
 	// Threads is each node's CPU by what used it, where every worker's reports carry their other
 	// threads (thread_groups).
 	Threads []Threads `json:"threads,omitempty"`
+	// HostSpeed is what a CPU-second bought on the nodes' host through the window (NodeStats.HostSpeed):
+	// runs alike but for it carry tuples in proportion to it.
+	HostSpeed *hostspeed.Summary `json:"host_speed,omitempty"`
 	// Bottleneck names what limited the run, with its figure; Rule is the precedence step that named it.
 	Bottleneck string   `json:"bottleneck"`
 	Rule       string   `json:"rule"`
@@ -108,6 +112,9 @@ func Run(in Input) Diagnosis {
 		d.Threads = ts
 	} else {
 		d.Unknown = append(d.Unknown, unreadTransfer)
+	}
+	if in.NodeStats != nil {
+		d.HostSpeed = in.NodeStats.HostSpeed
 	}
 	d.Restarts, d.SilentS = placementEvents(in)
 	d.Bottleneck, d.Rule = bottleneck(in, d)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/stormlab/stormlab/harness/fault"
+	"github.com/stormlab/stormlab/harness/hostspeed"
 	"github.com/stormlab/stormlab/infra/control"
 )
 
@@ -39,6 +40,7 @@ type Nemesis struct {
 	cores      func() map[string]float64 // each supervisor's CPU cores (for fault.CPULoad)
 	logf       func(string, ...any)
 	before     func(context.Context) error // fault.CPULoad waits with it until the previous run is gone
+	speed      func() *hostspeed.Summary   // ends the host-speed sampling of the open window (nil: none)
 }
 
 // Inject starts f and returns its undo (a no-op for fault.KillStragglers, which has nothing to undo). It

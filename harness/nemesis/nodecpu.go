@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/stormlab/stormlab/harness/diagnose"
+	"github.com/stormlab/stormlab/harness/hostspeed"
 	"github.com/stormlab/stormlab/infra/control"
 	"github.com/stormlab/stormlab/infra/protocol"
 )
@@ -116,13 +117,17 @@ func SampleNodes(ctx context.Context, ctl control.Control, hosts []string) (map[
 // nil, the window's opening) or st's To (its close). Without a control layer (n nil, or none), where a
 // read failed, or when the run leaves the reads out (off: to measure their cost), st says so in Unread
 // and host starvation is unknown there, never 0. At the close it also records the background load the
-// nodes carried over the window (Background; it needs no control layer).
+// nodes carried over the window (Background; it needs no control layer). Where the nodes share this
+// machine (containers) and the reads are on, it samples the host's speed from the opening to the close
+// (HostSpeed, package hostspeed).
 func (n *Nemesis) SampleInto(ctx context.Context, st *diagnose.NodeStats, quota map[string]float64, hosts []string, off bool) *diagnose.NodeStats {
-	if st == nil {
+	opening := st == nil
+	if opening {
 		st = &diagnose.NodeStats{Quota: quota}
 		n.openWindow()
 	} else {
 		st.Background = n.backgroundCarried(ctx)
+		st.HostSpeed = n.stopHostSpeed()
 	}
 	if off {
 		st.Unread = "the run left the node samples out"
@@ -131,6 +136,9 @@ func (n *Nemesis) SampleInto(ctx context.Context, st *diagnose.NodeStats, quota 
 	if n == nil || n.Control() == nil {
 		st.Unread = "no control layer"
 		return st
+	}
+	if opening {
+		n.startHostSpeed(ctx)
 	}
 	got, err := SampleNodes(ctx, n.Control(), hosts)
 	if st.From == nil {
@@ -174,4 +182,28 @@ func (n *Nemesis) SampleEvery(ctx context.Context, hosts []string, every time.Du
 		<-done
 		return sets
 	}
+}
+
+// hostSpeedEvery is how often the probe samples the host's speed through a window: 30 samples in a
+// minute's window, at about 30 ms of one core each (1.5% of a core).
+const hostSpeedEvery = 2 * time.Second
+
+// startHostSpeed starts sampling the host's speed when the nodes run on this machine: the docker control
+// acts on the harness's own containers, whose host is the harness's. A sampling a failed run left
+// running (no close) is stopped first.
+func (n *Nemesis) startHostSpeed(ctx context.Context) {
+	n.stopHostSpeed()
+	if n.ctl.Name() == "docker" {
+		n.speed = hostspeed.Start(ctx, hostSpeedEvery)
+	}
+}
+
+// stopHostSpeed ends the window's sampling and returns its summary; nil when none ran.
+func (n *Nemesis) stopHostSpeed() *hostspeed.Summary {
+	if n == nil || n.speed == nil {
+		return nil
+	}
+	s := n.speed()
+	n.speed = nil
+	return s
 }

@@ -193,3 +193,36 @@ func TestSampleIntoRecordsBackground(t *testing.T) {
 		t.Errorf("unread %q: want the left-out reads said", st.Unread)
 	}
 }
+
+// namedControl is a fakeControl with a Name.
+type namedControl struct {
+	*fakeControl
+	name string
+}
+
+func (c namedControl) Name() string { return c.name }
+
+// TestSampleIntoHostSpeed: the host's speed is sampled from a window's opening to its close where the
+// nodes share the harness's machine (the docker control), and not on a target's machines (ssh) nor when
+// the run leaves the node reads out.
+func TestSampleIntoHostSpeed(t *testing.T) {
+	sample := func(host, _ string) (string, error) { return "usage_ns 1\n", nil }
+	for _, c := range []struct {
+		ctl  string
+		off  bool
+		want bool
+	}{{"docker", false, true}, {"ssh", false, false}, {"docker", true, false}} {
+		n := &Nemesis{ctl: namedControl{&fakeControl{answer: sample}, c.ctl}, name: "t", logf: t.Logf}
+		st := n.SampleInto(t.Context(), nil, map[string]float64{"sup1": 50}, []string{"sup1"}, c.off)
+		st = n.SampleInto(t.Context(), st, nil, []string{"sup1"}, c.off)
+		if got := st.HostSpeed != nil; got != c.want {
+			t.Errorf("%s off=%v: host speed %+v, want sampled %v", c.ctl, c.off, st.HostSpeed, c.want)
+		}
+		if st.HostSpeed != nil && (st.HostSpeed.Samples < 1 || !(st.HostSpeed.NsPerStep > 0)) {
+			t.Errorf("%s: host speed %+v: want at least the opening's sample", c.ctl, st.HostSpeed)
+		}
+		if n.speed != nil {
+			t.Errorf("%s: the sampling still runs after the close", c.ctl)
+		}
+	}
+}

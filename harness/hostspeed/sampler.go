@@ -1,0 +1,89 @@
+package hostspeed
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/montanaflynn/stats"
+)
+
+// Summary is a run's probe samples: what a CPU-second bought through its window.
+type Summary struct {
+	Probe string `json:"probe"` // the probe's name (Probe): figures compare only between equal names
+	// NsPerStep is the median of the samples, in ns of thread CPU a probe step: higher is slower.
+	NsPerStep float64 `json:"ns_per_step"`
+	// Q1Ns and Q3Ns are the samples' quartiles: the middle half's spread. Not the extremes, because one
+	// sample in a dozen meets a context switch that empties its caches and reads a third slower.
+	Q1Ns    float64 `json:"q1_ns"`
+	Q3Ns    float64 `json:"q3_ns"`
+	Samples int     `json:"samples"`
+}
+
+// Summarize folds samples (ns a step) into a Summary; nil when there are none. With fewer than 4
+// samples the quartiles are the least and the greatest.
+func Summarize(samples []float64) *Summary {
+	if len(samples) == 0 {
+		return nil
+	}
+	med, _ := stats.Median(samples)
+	s := &Summary{Probe: Probe, NsPerStep: med, Q1Ns: slices.Min(samples), Q3Ns: slices.Max(samples), Samples: len(samples)}
+	if q, err := stats.Quartile(samples); err == nil && len(samples) >= 4 {
+		s.Q1Ns, s.Q3Ns = q.Q1, q.Q3
+	}
+	return s
+}
+
+// Varied is how far the middle half of the samples spread, as the third quartile over the first less
+// one (0.25: the slower quarter's steps took 25% longer than the faster quarter's).
+func (s *Summary) Varied() float64 {
+	if s == nil || !(s.Q1Ns > 0) {
+		return 0
+	}
+	return s.Q3Ns/s.Q1Ns - 1
+}
+
+// Text is "12.1 ns a probe step (median of 13, middle half 11.9-12.6)".
+func (s *Summary) Text() string {
+	if s == nil {
+		return ""
+	}
+	return fmt.Sprintf("%.1f ns a probe step (median of %d, middle half %.1f-%.1f)", s.NsPerStep, s.Samples, s.Q1Ns, s.Q3Ns)
+}
+
+// Start samples the probe now and then every every (Steps steps each) until ctx ends or stop is
+// called; stop waits for the sampling to end and returns its Summary (nil when no sample was taken).
+func Start(ctx context.Context, every time.Duration) (stop func() *Summary) {
+	ctx, cancel := context.WithCancel(ctx)
+	var (
+		mu      sync.Mutex
+		samples []float64
+		done    = make(chan struct{})
+	)
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(every)
+		defer tick.Stop()
+		for {
+			if ns, ok := Sample(Steps); ok {
+				mu.Lock()
+				samples = append(samples, ns)
+				mu.Unlock()
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return func() *Summary {
+		cancel()
+		<-done
+		mu.Lock()
+		defer mu.Unlock()
+		return Summarize(samples)
+	}
+}
