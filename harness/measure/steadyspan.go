@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sort"
 
 	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
@@ -105,12 +106,9 @@ func (s span) closedSteady(fromMs, toMs int64) (bool, string) {
 	}
 	n := trendParts(s.reports, toMs-fromMs)
 	if n < minJudgedParts {
-		return false, fmt.Sprintf("%.0f s, too short to judge: fewer than %d parts of two report intervals", float64(toMs-fromMs)/1000, minJudgedParts)
+		return false, fmt.Sprintf("%.0f s, too short to judge: fewer than %d report intervals", float64(toMs-fromMs)/1000, minJudgedParts)
 	}
-	rates := make([]float64, n)
-	for i := range n {
-		rates[i] = s.window(fromMs+i*(toMs-fromMs)/n, fromMs+(i+1)*(toMs-fromMs)/n).Throughput
-	}
+	rates := partRates(s.reports, fromMs, toMs, n)
 	mean := stat.Mean(rates, nil)
 	text := fmt.Sprintf("acked rates of its %d parts %s tuples/s", n, ratesText(rates))
 	switch change, significant := trend(rates); {
@@ -136,11 +134,11 @@ func (s span) workerStarted(fromMs, toMs int64) (int64, bool) {
 	return first, ok
 }
 
-// Parts of a closed-loop span for its trend: at least two report intervals each, so that every worker
-// has two counter readings in each (a part with one reads as nothing acked, a false collapse), and at
-// most maxTrendParts. A span long enough has at least minTrendParts (fewer leave Student's t little
-// power: with 3 parts a 30% monotone decline is not significant); a shorter one has fewer, and one
-// with fewer than minJudgedParts cannot be judged.
+// Parts of a closed-loop span for its trend: two report intervals each, between minTrendParts (fewer
+// leave Student's t little power: with 3 parts a 30% monotone decline is not significant) and
+// maxTrendParts, but none shorter than one interval (partRates reads a part from the readings around
+// it, so a shorter one only repeats its neighbours); a span too short for minJudgedParts of one interval
+// is not judged.
 const (
 	minTrendParts  = 5
 	maxTrendParts  = 10
@@ -156,7 +154,51 @@ func trendParts(reports []protocol.WorkerReport, spanMs int64) int64 {
 	if interval <= 0 {
 		return minTrendParts
 	}
-	return min(maxTrendParts, int64(float64(spanMs)/1000/(2*interval)))
+	spanS := float64(spanMs) / 1000
+	return min(maxTrendParts, max(minTrendParts, int64(spanS/(2*interval))), int64(spanS/interval))
+}
+
+// partRates is the acked rate of each of n equal parts of [fromMs, toMs], summed over the workers: each
+// worker's acked total is read at the parts' bounds by linear interpolation between its counter
+// readings, so a part holding one reading of a worker, or none, reads its share of the intervals
+// around it, not nothing (Window rates a worker only from two readings inside its span). The readings
+// are those of the incarnation the span runs in (no worker starts inside it: closedSteady); a bound
+// past them reads the nearest.
+func partRates(reports []protocol.WorkerReport, fromMs, toMs, n int64) []float64 {
+	rates := make([]float64, n)
+	keys, byWorker := reportsByWorker(reports)
+	for _, k := range keys {
+		rs := byWorker[k]
+		sort.SliceStable(rs, func(i, j int) bool { return rs[i].TimeMs < rs[j].TimeMs })
+		var pts []reading
+		for _, seg := range segments(rs) {
+			if seg[0].t <= fromMs {
+				pts = seg
+			}
+		}
+		if len(pts) == 0 {
+			continue
+		}
+		for i := range n {
+			a, b := fromMs+i*(toMs-fromMs)/n, fromMs+(i+1)*(toMs-fromMs)/n
+			rates[i] += (ackedAt(pts, b) - ackedAt(pts, a)) / (float64(b-a) / 1000)
+		}
+	}
+	return rates
+}
+
+// ackedAt is the acked total at t, linear between the readings around it (pts sorted by time), the
+// nearest reading's outside them.
+func ackedAt(pts []reading, t int64) float64 {
+	i := sort.Search(len(pts), func(i int) bool { return pts[i].t >= t })
+	switch {
+	case i == 0:
+		return float64(pts[0].acked)
+	case i == len(pts):
+		return float64(pts[len(pts)-1].acked)
+	}
+	p, q := pts[i-1], pts[i]
+	return float64(p.acked) + float64(q.acked-p.acked)*float64(t-p.t)/float64(q.t-p.t)
 }
 
 // trend fits the rates by least squares over their index and returns the fitted change over the whole
