@@ -114,10 +114,18 @@ func sharedTarget(t *testing.T) (file string, tg *target.Target) {
 func downOnSignal() {
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	// The engine as the binary started: a signal may come while a test has pointed DOCKER_HOST nowhere
+	// (t.Setenv, to check the errors without an engine), and the removal must not read that.
+	host, hadHost := os.LookupEnv("DOCKER_HOST")
 	go func() {
 		s := <-sigs
 		interruptChildren(sigs)
 		standing.down.Lock() // held to the exit: TestMain's downStanding, once the tests end, waits
+		if hadHost {
+			os.Setenv("DOCKER_HOST", host)
+		} else {
+			os.Unsetenv("DOCKER_HOST")
+		}
 		if standing.started.Load() {
 			n, err := docker.RemoveStanding(context.Background()) // bounded by its own cleanup timeout
 			fmt.Fprintf(os.Stderr, "%v: removed the shared standing cluster (%d containers and networks; %v)\n", s, n, err)
