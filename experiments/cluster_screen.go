@@ -7,6 +7,7 @@ import (
 	"github.com/stormlab/stormlab/experiments/lab"
 	"github.com/stormlab/stormlab/harness"
 	"github.com/stormlab/stormlab/harness/diagnose"
+	"github.com/stormlab/stormlab/harness/hostspeed"
 )
 
 // screened copies into row what makes its run unfit for a claim: the
@@ -25,7 +26,7 @@ func diagnosed(row lab.Row, r *harness.RunResult) lab.Row {
 	if d := r.Diagnosis; d != nil {
 		row.Bottleneck, row.Limit = d.Bottleneck, d.Rule
 		row.Diag = lab.RunDiagnosis{Migrations: d.Migrations, Restarts: d.Restarts, StarvationRead: len(d.Cgroups) > 0}
-		if d.HostSpeed != nil {
+		if d.HostSpeed != nil && d.HostSpeed.Probe == hostspeed.Probe { // another probe's figures do not compare
 			row.Diag.HostNs = d.HostSpeed.NsPerStep
 		}
 		if st := diagnose.StarvedText(d.Cgroups); len(st) > 0 {

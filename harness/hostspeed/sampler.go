@@ -15,8 +15,8 @@ type Summary struct {
 	Probe string `json:"probe"` // the probe's name (Probe): figures compare only between equal names
 	// NsPerStep is the median of the samples, in ns of thread CPU a probe step: higher is slower.
 	NsPerStep float64 `json:"ns_per_step"`
-	// Q1Ns and Q3Ns are the samples' quartiles: the middle half's spread. Not the extremes, because one
-	// sample in a dozen meets a context switch that empties its caches and reads a third slower.
+	// Q1Ns and Q3Ns are the samples' quartiles: the middle half's spread. Not the extremes: a sample
+	// now and then reads a third slower or more (a context switch, another tenant), and says little.
 	Q1Ns    float64 `json:"q1_ns"`
 	Q3Ns    float64 `json:"q3_ns"`
 	Samples int     `json:"samples"`
@@ -34,15 +34,6 @@ func Summarize(samples []float64) *Summary {
 		s.Q1Ns, s.Q3Ns = q.Q1, q.Q3
 	}
 	return s
-}
-
-// Varied is how far the middle half of the samples spread, as the third quartile over the first less
-// one (0.25: the slower quarter's steps took 25% longer than the faster quarter's).
-func (s *Summary) Varied() float64 {
-	if s == nil || !(s.Q1Ns > 0) {
-		return 0
-	}
-	return s.Q3Ns/s.Q1Ns - 1
 }
 
 // Text is "12.1 ns a probe step (median of 13, middle half 11.9-12.6)".
