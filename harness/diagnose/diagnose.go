@@ -67,7 +67,7 @@ type Diagnosis struct {
 	// threads (thread_groups).
 	Threads []Threads `json:"threads,omitempty"`
 	// HostSpeed is what a CPU-second bought on the nodes' host through the window (NodeStats.HostSpeed):
-	// runs alike but for it carry tuples in proportion to it.
+	// runs alike but for it may differ by it (docs/statistics.md, "What limited a run").
 	HostSpeed *hostspeed.Summary `json:"host_speed,omitempty"`
 	// Bottleneck names what limited the run, with its figure; Rule is the precedence step that named it.
 	Bottleneck string   `json:"bottleneck"`

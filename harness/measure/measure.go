@@ -323,7 +323,6 @@ func measureAcks(m *Measurement, reports []protocol.WorkerReport, fromMs, toMs i
 	rated := 0
 	for _, k := range keys {
 		rs := byWorker[k]
-		sort.SliceStable(rs, func(i, j int) bool { return rs[i].TimeMs < rs[j].TimeMs })
 		w := tallyWorker(m, k, rs, fromMs, toMs, lat, proc)
 		if w.last > w.first {
 			m.Acked += w.acked
@@ -341,7 +340,8 @@ func measureAcks(m *Measurement, reports []protocol.WorkerReport, fromMs, toMs i
 	setHistograms(m, lat, proc)
 }
 
-// reportsByWorker groups the reports by worker (topology, host, port), the workers in that order.
+// reportsByWorker groups the reports by worker (topology, host, port), the workers in that order and
+// each worker's reports in time order.
 func reportsByWorker(reports []protocol.WorkerReport) ([]workerKey, map[workerKey][]*protocol.WorkerReport) {
 	byWorker := map[workerKey][]*protocol.WorkerReport{}
 	var keys []workerKey
@@ -352,6 +352,9 @@ func reportsByWorker(reports []protocol.WorkerReport) ([]workerKey, map[workerKe
 			keys = append(keys, k)
 		}
 		byWorker[k] = append(byWorker[k], r)
+	}
+	for _, rs := range byWorker {
+		sort.SliceStable(rs, func(i, j int) bool { return rs[i].TimeMs < rs[j].TimeMs })
 	}
 	sort.Slice(keys, func(i, j int) bool {
 		a, b := keys[i], keys[j]

@@ -168,10 +168,8 @@ func partRates(reports []protocol.WorkerReport, fromMs, toMs, n int64) []float64
 	rates := make([]float64, n)
 	keys, byWorker := reportsByWorker(reports)
 	for _, k := range keys {
-		rs := byWorker[k]
-		sort.SliceStable(rs, func(i, j int) bool { return rs[i].TimeMs < rs[j].TimeMs })
 		var pts []reading
-		for _, seg := range segments(rs) {
+		for _, seg := range segments(byWorker[k]) {
 			if seg[0].t <= fromMs {
 				pts = seg
 			}
