@@ -17,6 +17,7 @@ require (
 	github.com/testcontainers/testcontainers-go v0.45.0
 	github.com/yuin/goldmark v1.8.7
 	go.yaml.in/yaml/v3 v3.0.5
+	golang.org/x/sync v0.24.0
 	golang.org/x/term v0.47.0
 	gonum.org/v1/gonum v0.17.0
 	gonum.org/v1/plot v0.17.0
@@ -31,7 +32,6 @@ require (
 	github.com/mattn/go-shellwords v1.0.12 // indirect
 	github.com/robfig/cron/v3 v3.0.1 // indirect
 	go.yaml.in/yaml/v4 v4.0.0-rc.3 // indirect
-	golang.org/x/sync v0.24.0 // indirect
 )
 
 require (

@@ -31,18 +31,20 @@ func (c ClosureRun) Error() float64 { return (c.Simulated - c.Real) / c.Real }
 // are its own; sim-validation uses others). A run that cannot be simulated is named with why; a
 // cancelled ctx ends it with ctx's error.
 func Closure(ctx context.Context, runs []*harness.RunResult, model *sim.CostModel) ([]ClosureRun, error) {
+	own := ownRuns(runs, model)
+	// each seeded by its place among runs, as sim validate --from seeds a recorded run
+	sims, errs := simulateEach(ctx, runs, own, model)
 	var out []ClosureRun
-	for _, i := range ownRuns(runs, model) {
-		r := runs[i]
+	for k, i := range own {
 		if err := ctx.Err(); err != nil {
 			return out, err
 		}
+		r := runs[i]
 		c := ClosureRun{Name: r.Spec.Topology.Name, Started: r.StartedAt, Real: r.Measurement.Throughput}
-		// seeded by its place among runs, as sim validate --from seeds a recorded run
-		if s, err := simulateRecorded(ctx, r, i, model); err != nil {
-			c.Err = err.Error()
+		if errs[k] != nil {
+			c.Err = errs[k].Error()
 		} else {
-			c.Simulated = s.Measurement.Throughput
+			c.Simulated = sims[k].Measurement.Throughput
 		}
 		out = append(out, c)
 	}

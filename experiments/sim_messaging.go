@@ -59,9 +59,37 @@ func transferTwins(runs []*harness.RunResult, model *sim.CostModel) (twins []int
 // simulated threads handled (simcluster.FitMessaging), until no cost moves by more than 2% or after
 // MessagingRounds rounds. The closure error is the topology runs'. It says what StartMessaging changed.
 func Messaging(ctx context.Context, runs []*harness.RunResult, model *sim.CostModel) ([]MessagingRound, string, error) {
+	fit, said, err := startMessaging(runs, model)
+	if err != nil {
+		return nil, "", err
+	}
+	var rounds []MessagingRound
+	for range MessagingRounds {
+		r, err := fit.round(ctx, runs, model)
+		if err != nil {
+			return rounds, said, err
+		}
+		rounds = append(rounds, r)
+		if r.Moved < messagingSettled {
+			break
+		}
+	}
+	return rounds, said, nil
+}
+
+// messagingFit is what the messaging rounds simulate again: the indexes of the runs, the topologies'
+// (own, first) and then the transfer design's.
+type messagingFit struct {
+	runs []int
+	own  int
+}
+
+// startMessaging turns model's messaging threads on (simcluster.StartMessaging) and picks the runs
+// the rounds fit through; it says what it changed and which runs it left out.
+func startMessaging(runs []*harness.RunResult, model *sim.CostModel) (messagingFit, string, error) {
 	own := ownRuns(runs, model)
 	if len(own) == 0 {
-		return nil, "", fmt.Errorf("messaging threads: none of the runs has a simulated twin")
+		return messagingFit{}, "", fmt.Errorf("messaging threads: none of the runs has a simulated twin")
 	}
 	var topo []*harness.RunResult
 	for _, i := range own {
@@ -69,41 +97,38 @@ func Messaging(ctx context.Context, runs []*harness.RunResult, model *sim.CostMo
 	}
 	said, err := simcluster.StartMessaging(model, topo)
 	if err != nil {
-		return nil, "", err
+		return messagingFit{}, "", err
 	}
 	xfer, left, why := transferTwins(runs, model)
 	if len(left) > 0 {
 		said += fmt.Sprintf("; left out of the fit, their twins not run (%s, the first: %v)", strings.Join(left, ", "), why)
 	}
-	fit := append(slices.Clone(own), xfer...)
-	var rounds []MessagingRound
-	for range MessagingRounds {
-		pairs := make([][2]*harness.RunResult, 0, len(fit))
-		errSum := 0.0
-		for k, i := range fit {
-			if err := ctx.Err(); err != nil {
-				return rounds, said, err
-			}
-			s, err := simulateRecorded(ctx, runs[i], i, model)
-			if err != nil {
-				return rounds, said, fmt.Errorf("messaging threads: run %s: %w", runs[i].Spec.Topology.Name, err)
-			}
-			pairs = append(pairs, [2]*harness.RunResult{runs[i], s})
-			if k < len(own) {
-				errSum += math.Abs(s.Measurement.Throughput-runs[i].Measurement.Throughput) / runs[i].Measurement.Throughput
-			}
+	return messagingFit{runs: append(slices.Clone(own), xfer...), own: len(own)}, said, nil
+}
+
+// round simulates f's runs again under model and fits model's messaging costs on them once.
+func (f messagingFit) round(ctx context.Context, runs []*harness.RunResult, model *sim.CostModel) (MessagingRound, error) {
+	sims, errs := simulateEach(ctx, runs, f.runs, model)
+	pairs := make([][2]*harness.RunResult, 0, len(f.runs))
+	errSum := 0.0
+	for k, i := range f.runs {
+		if err := ctx.Err(); err != nil {
+			return MessagingRound{}, err
 		}
-		moved, unresolved, err := simcluster.FitMessaging(model, pairs)
-		if err != nil {
-			return rounds, said, err
+		if errs[k] != nil {
+			return MessagingRound{}, fmt.Errorf("messaging threads: run %s: %w", runs[i].Spec.Topology.Name, errs[k])
 		}
-		tr := model.Transfer
-		rounds = append(rounds, MessagingRound{ClosureError: errSum / float64(len(own)), Moved: moved, SendFrame: tr.SendFrameS,
-			SendMsg: tr.SendMsgS, RecvFrame: tr.RecvFrameS, DeserMsg: tr.DeserMsgS, SendWake: tr.SendWakeS, RecvWake: tr.RecvWakeS,
-			TransferIdle: tr.TransferIdleCores, Unresolved: unresolved})
-		if moved < messagingSettled {
-			break
+		pairs = append(pairs, [2]*harness.RunResult{runs[i], sims[k]})
+		if k < f.own {
+			errSum += math.Abs(sims[k].Measurement.Throughput-runs[i].Measurement.Throughput) / runs[i].Measurement.Throughput
 		}
 	}
-	return rounds, said, nil
+	moved, unresolved, err := simcluster.FitMessaging(model, pairs)
+	if err != nil {
+		return MessagingRound{}, err
+	}
+	tr := model.Transfer
+	return MessagingRound{ClosureError: errSum / float64(f.own), Moved: moved, SendFrame: tr.SendFrameS,
+		SendMsg: tr.SendMsgS, RecvFrame: tr.RecvFrameS, DeserMsg: tr.DeserMsgS, SendWake: tr.SendWakeS, RecvWake: tr.RecvWakeS,
+		TransferIdle: tr.TransferIdleCores, Unresolved: unresolved}, nil
 }

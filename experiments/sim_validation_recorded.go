@@ -52,9 +52,22 @@ func recordedValidation(ctx context.Context, env lab.Env, runs []*harness.RunRes
 	first := map[int]*harness.RunResult{} // configuration -> its first run
 	scheds := map[int][]string{}
 	var skipped []string
+	var kept []int
 	for i, r := range runs {
 		if why := skipRecorded(r, model.Provenance.Runs); why != "" {
 			skipped = append(skipped, r.Spec.Topology.Name+": "+why)
+			continue
+		}
+		kept = append(kept, i)
+	}
+	sims, errs := simulateEach(ctx, runs, kept, model)
+	for k, i := range kept {
+		r := runs[i]
+		if err := errs[k]; err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			skipped = append(skipped, r.Spec.Topology.Name+": "+err.Error())
 			continue
 		}
 		key := recordedKey(r)
@@ -62,10 +75,7 @@ func recordedValidation(ctx context.Context, env lab.Env, runs []*harness.RunRes
 			configs[key] = len(configs) + 1
 		}
 		x := configs[key]
-		if err := recordedPair(ctx, env, res, r, x, i, model); err != nil {
-			skipped = append(skipped, r.Spec.Topology.Name+": "+err.Error())
-			continue
-		}
+		recordedPair(env, res, r, sims[k], x)
 		if first[x] == nil {
 			first[x] = r
 		}
@@ -162,12 +172,8 @@ func recordedClusterSpec(r *harness.RunResult) harness.ClusterSpec {
 	return harness.ClusterSpec{Shape: r.Cluster, Seed: 1, Mul: 5}
 }
 
-// recordedPair adds recorded run r (configuration x, the i-th run read) and its simulation to res.
-func recordedPair(ctx context.Context, env lab.Env, res *lab.Results, r *harness.RunResult, x, i int, model *sim.CostModel) error {
-	s, err := simulateRecorded(ctx, r, i, model)
-	if err != nil {
-		return err
-	}
+// recordedPair adds recorded run r (configuration x) and its simulation s to res.
+func recordedPair(env lab.Env, res *lab.Results, r, s *harness.RunResult, x int) {
 	notePlacement(env, res, r.Spec.Topology.Name, r, s)
 	offered := recordedOffered(r)
 	base := lab.Row{X: float64(x), Offered: offered}
@@ -188,7 +194,6 @@ func recordedPair(ctx context.Context, env lab.Env, res *lab.Results, r *harness
 		res.Add(row)
 	}
 	fmt.Fprintf(env.Log, "sim-validation: %s (c%d, %s): real %.0f tuples/s, simulated %.0f\n", r.Spec.Topology.Name, x, r.Spec.Scheduler, r.Measurement.Throughput, s.Measurement.Throughput)
-	return nil
 }
 
 // simulateRecorded runs recorded run r again on its cluster's twin charged by model, as it ran (its

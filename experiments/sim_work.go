@@ -37,6 +37,7 @@ func Work(ctx context.Context, runs []*harness.RunResult, model *sim.CostModel) 
 	base := cloneCosts(model)
 	var rounds []WorkRound
 	for range WorkRounds {
+		sims, errs := simulateEach(ctx, runs, own, model)
 		spins := make([]simcluster.SpinRead, len(own))
 		errSum := 0.0
 		for k, i := range own {
@@ -44,14 +45,14 @@ func Work(ctx context.Context, runs []*harness.RunResult, model *sim.CostModel) 
 			if err := ctx.Err(); err != nil {
 				return rounds, err
 			}
-			s, err := simulateRecorded(ctx, r, i, model)
-			if err != nil {
-				return rounds, fmt.Errorf("work: run %s: %w", r.Spec.Topology.Name, err)
+			if errs[k] != nil {
+				return rounds, fmt.Errorf("work: run %s: %w", r.Spec.Topology.Name, errs[k])
 			}
-			if spins[k], err = simcluster.SpinOf(s); err != nil {
+			var err error
+			if spins[k], err = simcluster.SpinOf(sims[k]); err != nil {
 				return rounds, fmt.Errorf("work: run %s simulated: %w", r.Spec.Topology.Name, err)
 			}
-			errSum += math.Abs(s.Measurement.Throughput-r.Measurement.Throughput) / r.Measurement.Throughput
+			errSum += math.Abs(sims[k].Measurement.Throughput-r.Measurement.Throughput) / r.Measurement.Throughput
 		}
 		moved, err := simcluster.SetWork(model, base, spins)
 		if err != nil {

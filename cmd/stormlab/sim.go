@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -137,59 +138,25 @@ func newSimCostsCmd() *cobra.Command {
 // provenance, or where nil of runs), and with messaging the messaging threads' costs, writes it to out
 // and says what it could not measure.
 func measureCostModel(cmd *cobra.Command, runs, linkRuns []*harness.RunResult, name, method, out string, messaging bool) error {
-	var opts []simcluster.MeasureOption
-	if method == "counted" {
-		opts = append(opts, simcluster.WithoutSpin())
-	}
-	m, err := simcluster.MeasureCosts(name, runs, provenance(runs), opts...)
-	if err != nil {
+	m, rep, err := experiments.MeasureCostModel(cmd.Context(), runs, experiments.CostMeasure{Name: name, Method: method,
+		Provenance: provenance(runs), LinkRuns: linkRuns, Messaging: messaging})
+	sayRounds(cmd.ErrOrStderr(), rep)
+	if m == nil {
 		return err
 	}
-	if method == "fit" {
-		if err := simcluster.FitIdle(m, runs); err != nil {
-			return err
-		}
-	}
-	if method == "counted" && m.Transfer.IdleSpinCores > 0 { // its figures hold no spinning: the spinners' share is the one measured beside busy threads
-		m.Transfer.IdleSpinShare = sim.DefaultIdleSpinShare
-		m.Provenance.Method += fmt.Sprintf("; the spinners of a node short of CPU get about %.2f of what its threads get (idle_spin_share: measured beside busy threads on this project's host, the results log)", sim.DefaultIdleSpinShare)
-	}
-	xfer, err := simcluster.FitTransfer(m, runs)
 	if err != nil {
-		return err
-	}
-	measured := len(m.Provenance.Runs)
-	wireRuns := runs
-	if linkRuns != nil {
-		wireRuns = linkRuns
-		m.Provenance.Runs = append(m.Provenance.Runs, simcluster.LinkProvenance(linkRuns)...)
-	}
-	wire := simcluster.FitWire(m, wireRuns)
-	if method == "work" {
-		rounds, err := experiments.Work(cmd.Context(), runs, m)
-		for i, r := range rounds {
-			fmt.Fprintf(cmd.ErrOrStderr(), "sim costs: work round %d: throughput error on the model's own runs %.1f%% before it, largest change %.1f%%\n", i+1, 100*r.ClosureError, 100*r.Moved)
-		}
-		if err != nil {
-			return failed(err)
-		}
-		m.Provenance.Method += fmt.Sprintf("; work: each component's CPU per tuple and each topology's acker CPU per message is its ratio less what the model's twins of these runs spent spinning per tuple, read again after each change until none moved by 2%% of its ratio (%d rounds, at most %d), floored at 1 µs (a component's per tuple, an acker's per message); stated intervals moved with them, standard deviations in proportion", len(rounds), experiments.WorkRounds)
-	}
-	if messaging {
-		if err := fitMessaging(cmd, runs, m); err != nil {
-			return failed(err)
-		}
+		return failed(err)
 	}
 	if err := writeCostModel(out, m); err != nil {
 		return failed(err)
 	}
-	fmt.Fprintf(cmd.OutOrStdout(), "cost model %s: %d topologies and the transfer costs from %d runs (%d of the transfer design) -> %s\n", m.Name, len(m.Topologies), measured, xfer.Runs, out)
-	if tr := m.Transfer; wire > 0 && tr.MsgBytesPI != nil && tr.AckBytesPI != nil {
+	fmt.Fprintf(cmd.OutOrStdout(), "cost model %s: %d topologies and the transfer costs from %d runs (%d of the transfer design) -> %s\n", m.Name, len(m.Topologies), rep.Measured, rep.Transfer.Runs, out)
+	if tr := m.Transfer; rep.LinkNodes > 0 && tr.MsgBytesPI != nil && tr.AckBytesPI != nil {
 		fmt.Fprintf(cmd.OutOrStdout(), "  on a link (from %d nodes' interface counters): a message %d bytes besides its tuple (%g to %g), an ack %d (%g to %g)\n",
-			wire, tr.MsgBytes, tr.MsgBytesPI.Lo, tr.MsgBytesPI.Hi, tr.AckBytes, tr.AckBytesPI.Lo, tr.AckBytesPI.Hi)
+			rep.LinkNodes, tr.MsgBytes, tr.MsgBytesPI.Lo, tr.MsgBytesPI.Hi, tr.AckBytes, tr.AckBytesPI.Lo, tr.AckBytesPI.Hi)
 	}
-	if len(xfer.Busy) > 0 {
-		fmt.Fprintf(cmd.ErrOrStderr(), "sim costs: caution: a node was at 90%% of its CPU or more in %s: the transfer CPU costs may read low (a lower --transfer-rate)\n", strings.Join(xfer.Busy, ", "))
+	if len(rep.Transfer.Busy) > 0 {
+		fmt.Fprintf(cmd.ErrOrStderr(), "sim costs: caution: a node was at 90%% of its CPU or more in %s: the transfer CPU costs may read low (a lower --transfer-rate)\n", strings.Join(rep.Transfer.Busy, ", "))
 	}
 	for _, miss := range m.Provenance.Missing {
 		fmt.Fprintf(cmd.OutOrStdout(), "  not measured (charged as zero): %s\n", miss)
@@ -200,29 +167,18 @@ func measureCostModel(cmd *cobra.Command, runs, linkRuns []*harness.RunResult, n
 	return printClosure(cmd, runs, m) // the model is written: an interrupted check leaves it so
 }
 
-// fitMessaging turns m's messaging threads on and fits their costs through the runs' twins
-// (experiments.Messaging), saying each round and recording the method in m's provenance.
-func fitMessaging(cmd *cobra.Command, runs []*harness.RunResult, m *sim.CostModel) error {
-	rounds, said, err := experiments.Messaging(cmd.Context(), runs, m)
-	w := cmd.ErrOrStderr()
-	if said != "" {
-		fmt.Fprintf(w, "sim costs: messaging threads: %s\n", said)
+// sayRounds says each round of the work and messaging fits rep ran.
+func sayRounds(w io.Writer, rep experiments.CostReport) {
+	for i, r := range rep.Work {
+		fmt.Fprintf(w, "sim costs: work round %d: throughput error on the model's own runs %.1f%% before it, largest change %.1f%%\n", i+1, 100*r.ClosureError, 100*r.Moved)
 	}
-	for i, r := range rounds {
+	if rep.MessagingSaid != "" {
+		fmt.Fprintf(w, "sim costs: messaging threads: %s\n", rep.MessagingSaid)
+	}
+	for i, r := range rep.Messaging {
 		fmt.Fprintf(w, "sim costs: messaging round %d: throughput error on the model's own runs %.1f%% before it; a frame %.1f µs sent, %.1f µs received, a message %.2f µs sent, %.2f µs received, a wake-up %.1f µs sending, %.1f µs receiving, the transfer thread idle %.4f cores; largest change %.1f%%\n",
 			i+1, 100*r.ClosureError, 1e6*r.SendFrame, 1e6*r.RecvFrame, 1e6*r.SendMsg, 1e6*r.DeserMsg, 1e6*r.SendWake, 1e6*r.RecvWake, r.TransferIdle, 100*r.Moved)
 	}
-	if err != nil {
-		return err
-	}
-	last := rounds[len(rounds)-1]
-	// The receiving threads' fit measures the deserialization per message (and charges none per byte): the
-	// transfer design's word on it no longer stands.
-	m.Provenance.Missing = slices.DeleteFunc(m.Provenance.Missing, func(s string) bool { return strings.HasPrefix(s, "deser_") })
-	m.Provenance.Missing = append(m.Provenance.Missing, last.Unresolved...)
-	m.Provenance.Method += fmt.Sprintf("; messaging: the workers' transfer and Netty threads run as threads of the model; %s; their CPU per frame and per message (send_frame_s, send_msg_s, recv_frame_s, deser_msg_s) is the least-squares fit of each node's real sending and receiving threads' CPU on the frames and messages the model's twins of these runs handled, fitted again after each change until none moved by 2%% (%d rounds, at most %d)",
-		said, len(rounds), experiments.MessagingRounds)
-	return nil
 }
 
 // printClosure says how far the model's twins carry the throughput of the runs it was measured from

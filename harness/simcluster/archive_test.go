@@ -1,76 +1,18 @@
 package simcluster
 
 import (
-	"archive/tar"
 	"bytes"
-	"compress/gzip"
 	"encoding/json"
-	"errors"
-	"io"
-	"os"
-	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
 	"github.com/stormlab/stormlab/harness"
 	"github.com/stormlab/stormlab/infra/sim"
+	"github.com/stormlab/stormlab/internal/recorded"
 )
 
-// recordedRuns extracts the tar.gz of recorded run folders at path into a temporary folder and loads
-// every run in it (a folder with run.json), in path order, as `stormlab sim costs --from` reads them.
-func recordedRuns(t *testing.T, path string) []*harness.RunResult {
-	t.Helper()
-	dir := t.TempDir()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	z, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr := tar.NewReader(z)
-	var runs []string
-	for {
-		h, err := tr.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		name := filepath.Clean(h.Name)
-		if h.Typeflag != tar.TypeReg || strings.HasPrefix(name, "..") || filepath.IsAbs(name) {
-			continue
-		}
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		b, err := io.ReadAll(tr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if filepath.Base(name) == "run.json" {
-			runs = append(runs, filepath.Dir(p))
-		}
-	}
-	slices.Sort(runs)
-	var out []*harness.RunResult
-	for _, d := range runs {
-		r, err := harness.Load(d)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, r)
-	}
-	return out
-}
+// recordedRuns loads the tar.gz of recorded run folders at path (recorded.Runs).
+func recordedRuns(t *testing.T, path string) []*harness.RunResult { return recorded.Runs(t, path) }
 
 // TestShippedFromItsRuns: the cost model that ships (costs/containers.json: the topologies unpaced and
 // the transfer design, recorded on heterogeneous-2, its runs kept in testdata/containers-runs.tar.gz;
