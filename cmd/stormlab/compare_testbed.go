@@ -12,14 +12,19 @@ import (
 // were measured on different testbeds (host cores or CPU model, cluster,
 // supervisors: compare.Testbed). The gate (gate: --fail-on-regression)
 // refuses to judge them: a nightly runner's hardware can change between
-// nights, and a difference it makes is no regression.
+// nights, and a difference it makes is no regression. Where the host ran at
+// another speed (compare.SpeedDiffs) it warns too, and the gate still
+// judges: a shared machine's speed moves within minutes.
 func checkTestbeds(stderr io.Writer, baseDir, newDir string, gate bool) error {
-	diffs, err := compare.CompareTestbeds(baseDir, newDir)
+	diffs, speeds, err := compare.CompareTestbeds(baseDir, newDir)
 	if err != nil {
 		return err
 	}
 	for _, d := range diffs {
 		fmt.Fprintf(stderr, "warning: measured on different testbeds: %s\n", d)
+	}
+	for _, d := range speeds {
+		fmt.Fprintf(stderr, "warning: the host ran at another speed, a difference may be the host's: %s\n", d)
 	}
 	if gate && len(diffs) > 0 {
 		names := make([]string, len(diffs))

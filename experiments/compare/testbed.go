@@ -11,6 +11,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/montanaflynn/stats"
+
+	"github.com/stormlab/stormlab/harness/hostspeed"
 )
 
 // Testbed is where one experiment's results were measured: the machine that
@@ -28,6 +32,10 @@ type Testbed struct {
 	// Nodes maps each supervisor the runs measured to its CPU capacity in
 	// cores (node_cpu / node_util of a run that used it; 0 when no run did).
 	Nodes map[string]float64
+	// HostNs are the runs' host speeds through their windows, ns of CPU a
+	// step of this stormlab's probe (node_stats.host_speed; hostspeed), one
+	// per run that sampled it: none on a target, or from before the probe.
+	HostNs []float64
 }
 
 // ReadTestbeds reads the testbed of every experiment folder in dir or below
@@ -85,6 +93,9 @@ func readRunClusters(runs string, tb *Testbed) error {
 				NodeCPU  map[string]float64 `json:"node_cpu"`
 				NodeUtil map[string]float64 `json:"node_util"`
 			} `json:"measurement"`
+			NodeStats struct {
+				HostSpeed *hostspeed.Summary `json:"host_speed"`
+			} `json:"node_stats"`
 		}
 		if err := json.NewDecoder(r).Decode(&run); err != nil {
 			return fmt.Errorf("not a run.json of stormlab: %w", err)
@@ -99,6 +110,9 @@ func readRunClusters(runs string, tb *Testbed) error {
 			} else if _, ok := tb.Nodes[n]; !ok {
 				tb.Nodes[n] = 0
 			}
+		}
+		if h := run.NodeStats.HostSpeed; h != nil && h.Probe == hostspeed.Probe && h.NsPerStep > 0 {
+			tb.HostNs = append(tb.HostNs, h.NsPerStep)
 		}
 		return nil
 	})
@@ -149,17 +163,42 @@ func (b Testbed) diff(n Testbed) []string {
 
 func fmtCores(c float64) string { return strconv.FormatFloat(c, 'f', -1, 64) }
 
+// SpeedDiffs lists, for every experiment whose runs sampled the host's
+// speed on both sides, a line where the medians are another speed
+// (hostspeed.Differ), sorted: "smoke: host 10.9 -> 14.2 ns a probe step
+// (+30%; medians of 12 and 12 runs)". Unlike TestbedDiffs it is no other
+// testbed: a shared machine's speed moves within minutes. It explains a
+// difference in throughput, and says a compared difference may be the
+// host's, not the code's.
+func SpeedDiffs(base, new map[string]Testbed) []string {
+	var out []string
+	for _, name := range slices.Sorted(maps.Keys(base)) {
+		n, ok := new[name]
+		if !ok {
+			continue
+		}
+		b, errB := stats.Median(base[name].HostNs)
+		m, errN := stats.Median(n.HostNs)
+		if errB != nil || errN != nil || !hostspeed.Differ(b, m) {
+			continue
+		}
+		out = append(out, fmt.Sprintf("%s: host %.1f -> %.1f ns a probe step (%+.0f%%; medians of %d and %d runs)",
+			name, b, m, 100*(m/b-1), len(base[name].HostNs), len(n.HostNs)))
+	}
+	return out
+}
+
 // CompareTestbeds reads both folders' testbeds and lists their differences
-// (TestbedDiffs). An unreadable manifest.json or run.json is an error
-// naming the file.
-func CompareTestbeds(baseDir, newDir string) ([]string, error) {
+// (TestbedDiffs) and where their host ran at another speed (SpeedDiffs).
+// An unreadable manifest.json or run.json is an error naming the file.
+func CompareTestbeds(baseDir, newDir string) (testbeds, speeds []string, err error) {
 	base, err := ReadTestbeds(baseDir)
 	if err != nil {
-		return nil, fmt.Errorf("base: %w", err)
+		return nil, nil, fmt.Errorf("base: %w", err)
 	}
 	nw, err := ReadTestbeds(newDir)
 	if err != nil {
-		return nil, fmt.Errorf("new: %w", err)
+		return nil, nil, fmt.Errorf("new: %w", err)
 	}
-	return TestbedDiffs(base, nw), nil
+	return TestbedDiffs(base, nw), SpeedDiffs(base, nw), nil
 }

@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -8,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/stormlab/stormlab/harness/hostspeed"
 )
 
 // bed describes one experiment folder to write: its manifest's host and its
@@ -22,6 +25,8 @@ type bedRun struct {
 	cluster         string
 	cpu, util       map[string]float64 // node_cpu (percent of one core), node_util (percent of capacity)
 	omitMeasurement bool
+	hostNs          float64 // node_stats.host_speed's median (0: not sampled)
+	probe           string  // its probe's name ("": this stormlab's)
 }
 
 // writeBed writes dir/exp/manifest.json and dir/exp/runs/rI/run.json as
@@ -41,6 +46,9 @@ func writeBed(t *testing.T, dir, exp string, b bed) {
 		run := map[string]any{"cluster": r.cluster, "spec": map[string]any{"Scheduler": "kpart"}}
 		if !r.omitMeasurement {
 			run["measurement"] = map[string]any{"throughput": 1, "node_cpu": r.cpu, "node_util": r.util}
+		}
+		if r.hostNs > 0 {
+			run["node_stats"] = map[string]any{"host_speed": map[string]any{"probe": cmp.Or(r.probe, hostspeed.Probe), "ns_per_step": r.hostNs, "samples": 20}}
 		}
 		rd := filepath.Join(d, "runs", fmt.Sprintf("r%d", i))
 		os.MkdirAll(rd, 0o755)
@@ -98,7 +106,7 @@ func TestTestbedDiffs(t *testing.T) {
 			writeBed(t, n, "smoke", c.new)
 			// An experiment on one side only is not compared.
 			writeBed(t, n, "recovery", bed{cores: 64, cpu: "other"})
-			got, err := CompareTestbeds(b, n)
+			got, _, err := CompareTestbeds(b, n)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -130,7 +138,7 @@ func TestTestbedDiffsPerExperiment(t *testing.T) {
 	writeBed(t, n, "smoke", bed{cores: 4, cpu: "B", runs: []bedRun{halfCore}})
 	writeBed(t, n, "comm-cost", bed{cores: 8, cpu: "A", runs: []bedRun{halfCore}})
 	writeBed(t, n, "deadline", bed{cores: 4, cpu: "A", runs: []bedRun{halfCore}})
-	got, err := CompareTestbeds(b, n)
+	got, _, err := CompareTestbeds(b, n)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,9 +165,53 @@ func TestReadTestbedsInput(t *testing.T) {
 		p := filepath.Join(dir, "smoke", c.file)
 		os.MkdirAll(filepath.Dir(p), 0o755)
 		os.WriteFile(p, []byte(c.body), 0o644)
-		_, err := CompareTestbeds(dir, dir)
+		_, _, err := CompareTestbeds(dir, dir)
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "base: ") {
 			t.Errorf("%s %q: error %v, want one naming the file and %q", c.file, c.body, err, c.want)
 		}
+	}
+}
+
+// The host's speed, where the runs sampled it: a line where the medians are
+// hostspeed.Apart (3%) or more apart, none below that, none where a side
+// did not sample it or sampled another probe; never a testbed difference.
+func TestSpeedDiffs(t *testing.T) {
+	runs := func(probe string, ns ...float64) bed {
+		b := bed{cores: 2, cpu: "A"}
+		for _, x := range ns {
+			r := halfCore
+			r.hostNs, r.probe = x, probe
+			b.runs = append(b.runs, r)
+		}
+		return b
+	}
+	base := runs("", 10.4, 10, 9.8) // median 10
+	for _, c := range []struct {
+		name string
+		new  bed
+		want string // "": no line
+	}{
+		{"same speed", runs("", 10.1, 9.9, 10), ""},
+		{"2% apart", runs("", 10.2, 10.2, 10.3), ""},
+		{"30% slower", runs("", 13, 12.9, 13.2), "smoke: host 10.0 -> 13.0 ns a probe step (+30%; medians of 3 and 3 runs)"},
+		{"20% faster, one run", runs("", 8), "smoke: host 10.0 -> 8.0 ns a probe step (-20%; medians of 3 and 1 runs)"},
+		{"another probe", runs("mul8/warm/v0", 13, 13, 13), ""},
+		{"not sampled", bed{cores: 2, cpu: "A", runs: []bedRun{halfCore}}, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			b, n := t.TempDir(), t.TempDir()
+			writeBed(t, b, "smoke", base)
+			writeBed(t, n, "smoke", c.new)
+			testbeds, speeds, err := CompareTestbeds(b, n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(testbeds) != 0 {
+				t.Errorf("testbed differences %q, want none: the host's speed is not another testbed", testbeds)
+			}
+			if want := []string{c.want}; c.want == "" && len(speeds) != 0 || c.want != "" && !slices.Equal(speeds, want) {
+				t.Errorf("speeds %q, want %q", speeds, c.want)
+			}
+		})
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/montanaflynn/stats"
+
+	"github.com/stormlab/stormlab/harness/hostspeed"
 )
 
 // RunDiagnosis is what a claim's why line compares of one run's diagnosis (run.json "diagnosis"),
@@ -88,12 +90,6 @@ func (d seriesDiagnosis) text() string {
 	return t
 }
 
-// HostApart is how far apart two series' host speeds (the medians of their runs') must be for the why
-// line to name them: 3%. Over eight runs of one configuration within 12 minutes, the executors' CPU a
-// tuple moved 2.7% for every 1% of the probe (docs/results-log.md, 2026-12-07), so 3% of probe is
-// about 8% of CPU a tuple.
-const HostApart = 0.03
-
 // host is the median host speed of the series' runs, 0 when none was sampled.
 func (d seriesDiagnosis) host() float64 {
 	m, err := stats.Median(d.hostNs)
@@ -115,7 +111,8 @@ func (d seriesDiagnosis) hostText() string {
 	return t
 }
 
-// hostsApart says whether the series' host speeds, where sampled, are HostApart or more apart.
+// hostsApart says whether the series' host speeds, where sampled, are another speed
+// (hostspeed.Differ: the least and the greatest).
 func hostsApart(ds []seriesDiagnosis) bool {
 	lo, hi := 0.0, 0.0
 	for _, d := range ds {
@@ -128,7 +125,7 @@ func hostsApart(ds []seriesDiagnosis) bool {
 		}
 		hi = max(hi, h)
 	}
-	return lo > 0 && hi/lo-1 >= HostApart
+	return hostspeed.Differ(lo, hi)
 }
 
 // starvedText is how many runs the host starved, of those whose nodes' cgroups were read.

@@ -70,8 +70,8 @@ func TestWhy(t *testing.T) {
 	}
 }
 
-// TestWhyHostSpeed: the why line names the host's speed where the series' medians are HostApart or
-// more apart, says per series where it was sampled, and says nothing of it for runs never sampled.
+// TestWhyHostSpeed: the why line names the host's speed where the series' medians are hostspeed.Apart
+// or more apart, says per series where it was sampled, and says nothing of it for runs never sampled.
 func TestWhyHostSpeed(t *testing.T) {
 	const full = "node at its quota"
 	row := func(series string, ns float64) Row {

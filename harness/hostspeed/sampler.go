@@ -78,3 +78,14 @@ func Start(ctx context.Context, every time.Duration) (stop func() *Summary) {
 		return Summarize(samples)
 	}
 }
+
+// Apart is how far apart two figures of the probe (medians) must be to be called another speed: 3%.
+// Over eight runs of one configuration within 12 minutes, the executors' CPU a tuple moved 2.7% for
+// every 1% of the probe (docs/results-log.md, 2026-12-07), so 3% of probe is about 8% of CPU a tuple.
+const Apart = 0.03
+
+// Differ says whether ns-a-step figures a and b are Apart or more apart (false where either is 0).
+func Differ(a, b float64) bool {
+	lo, hi := min(a, b), max(a, b)
+	return lo > 0 && hi/lo-1 >= Apart
+}
