@@ -63,14 +63,14 @@ func TestDatasetRuns(t *testing.T) {
 }
 
 // TestDeadlineSchedulerInputs: the deadline scheduler's rescheduling rounds (offered every second
-// here, after the service's 10 s of settling; 2 MB of text lasts about 40 s) get
+// here, after the service's 10 s of settling; 4 MB of text lasts about 40 s under the shipped costs) get
 // every input it reads from the simulated workers' reports: CPU, traffic, T_start, deadlines and tuple
 // sizes (eqs. 1 and 5-6); its decisions name none missing while the dataset streams. (The workers'
 // memory is not modelled: the service's round records name it.)
 func TestDeadlineSchedulerInputs(t *testing.T) {
 	c := open(t, "deadline-paper", 1)
 	c.cs.RescheduleEvery = time.Second
-	res := run(t, c, datasetSpec(t, "wordcount", "deadline", "dl-inputs", "2"))
+	res := run(t, c, datasetSpec(t, "wordcount", "deadline", "dl-inputs", "4"))
 	rounds := 0
 	for _, d := range res.Decisions {
 		if d.Kind != "reschedule" || d.Decision == nil || float64(d.TimeMs-res.MeasureFrom) >= 1000*res.DatasetS {
