@@ -18,6 +18,10 @@ import (
 // and ended without error and is in the saved timeline, that its recovery was measured (a time or
 // "not recovered", never "not measured": every fault starts after some intervals of the window), that
 // the delay fault raised the complete latency while it lasted, and that nothing is left behind.
+// ZooKeeper is down for 3 s: Storm's clients keep their sessions for 20 s
+// (storm.zookeeper.session.timeout), and an outage of 10 s, with the server's stop and start, came
+// near that and now and then expired every session at once; Nimbus then answered nothing for longer
+// than the final placement's read retries (docs/results-log.md, 2026-12-03, 2026-12-06, 2026-12-07).
 // Cluster time: about 2.5 minutes.
 func TestClusterFaults(t *testing.T) {
 	ctx := clusterTest(t)
@@ -27,7 +31,7 @@ func TestClusterFaults(t *testing.T) {
 	for _, f := range []string{
 		"delay@8s+12s:sup1-sup2=" + delay.String(),
 		"pause-worker@28s+8s:sup2",
-		"restart-zookeeper@43s+10s",
+		"restart-zookeeper@43s+3s",
 		"restart-service@63s+8s",
 		"kill-supervisor@80s+15s:sup1",
 	} {
