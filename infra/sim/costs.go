@@ -108,6 +108,9 @@ type TransferCosts struct {
 	RecvWakeS  float64   `json:"recv_wake_s,omitempty"`
 	SendWakePI *Interval `json:"send_wake_s_pi95,omitempty"`
 	RecvWakePI *Interval `json:"recv_wake_s_pi95,omitempty"`
+	// ExecWakeS is Costs.ExecWake, a bolt's wake-up from its wait strategy (0: none charged).
+	ExecWakeS  float64   `json:"exec_wake_s,omitempty"`
+	ExecWakePI *Interval `json:"exec_wake_s_pi95,omitempty"`
 }
 
 // Interval is a cost's stated uncertainty: the range in which a measurement of the same configuration
@@ -125,7 +128,8 @@ func (i *Interval) Contains(x float64) bool { return i != nil && x >= i.Lo && x 
 func (t TransferCosts) Costs() Costs {
 	return Costs{SerMsg: t.SerMsgS, SerByte: t.SerByteS, DeserMsg: t.DeserMsgS, DeserByte: t.DeserByteS,
 		LocalLatency: t.LocalLatency, LinkLatency: t.LinkLatency, AckCPU: t.AckCPUS, MsgBytes: t.MsgBytes,
-		SendFrame: t.SendFrameS, SendMsg: t.SendMsgS, RecvFrame: t.RecvFrameS, SendWake: t.SendWakeS, RecvWake: t.RecvWakeS}
+		SendFrame: t.SendFrameS, SendMsg: t.SendMsgS, RecvFrame: t.RecvFrameS, SendWake: t.SendWakeS, RecvWake: t.RecvWakeS,
+		ExecWake: t.ExecWakeS}
 }
 
 // TopologyCosts are one topology's measured component costs, at the flags that change a tuple's work
@@ -236,7 +240,7 @@ func ReadCostModel(r io.Reader) (*CostModel, error) {
 		{"idle_spin_cores_pi95", tr.IdleSpinPI, tr.IdleSpinCores}, {"send_frame_s_pi95", tr.SendFramePI, tr.SendFrameS},
 		{"send_msg_s_pi95", tr.SendMsgPI, tr.SendMsgS}, {"recv_frame_s_pi95", tr.RecvFramePI, tr.RecvFrameS},
 		{"send_wake_s_pi95", tr.SendWakePI, tr.SendWakeS}, {"recv_wake_s_pi95", tr.RecvWakePI, tr.RecvWakeS},
-		{"transfer_idle_cores_pi95", tr.TransferIdlePI, tr.TransferIdleCores}} {
+		{"transfer_idle_cores_pi95", tr.TransferIdlePI, tr.TransferIdleCores}, {"exec_wake_s_pi95", tr.ExecWakePI, tr.ExecWakeS}} {
 		if err := checkInterval(f.ci, f.x); err != nil {
 			return nil, fmt.Errorf("cost model %q: transfer %s: %w", m.Name, f.name, err)
 		}
@@ -250,6 +254,9 @@ func ReadCostModel(r io.Reader) (*CostModel, error) {
 	if th := []float64{tr.SendFrameS, tr.SendMsgS, tr.RecvFrameS, tr.SendWakeS, tr.RecvWakeS, tr.TransferIdleCores}; !(slices.Min(th) >= 0) || !tr.MessagingThreads && slices.Max(th) > 0 {
 		return nil, fmt.Errorf("cost model %q: transfer send_frame_s %v, send_msg_s %v, recv_frame_s %v, send_wake_s %v, recv_wake_s %v, transfer_idle_cores %v (messaging_threads %v): give 0 or more, with messaging_threads true where any is set",
 			m.Name, tr.SendFrameS, tr.SendMsgS, tr.RecvFrameS, tr.SendWakeS, tr.RecvWakeS, tr.TransferIdleCores, tr.MessagingThreads)
+	}
+	if !(tr.ExecWakeS >= 0) {
+		return nil, fmt.Errorf("cost model %q: transfer exec_wake_s %v: give 0 or more", m.Name, tr.ExecWakeS)
 	}
 	return &m, nil
 }

@@ -28,8 +28,8 @@ func TestReadCostModelIntervals(t *testing.T) {
 	}
 }
 
-// TestReadCostModelMessaging: a model's messaging-thread costs read into Costs, and frame costs without
-// messaging_threads, or below zero, are refused naming the fields.
+// TestReadCostModelMessaging: a model's messaging-thread costs and the executors' wake-up read into
+// Costs, and frame costs without messaging_threads, or below zero, are refused naming the fields.
 func TestReadCostModelMessaging(t *testing.T) {
 	for _, c := range []struct {
 		name string
@@ -42,6 +42,8 @@ func TestReadCostModelMessaging(t *testing.T) {
 		{"wake-ups without threads", TransferCosts{RecvWakeS: 4e-5}, "messaging_threads"},
 		{"negative", TransferCosts{MessagingThreads: true, RecvFrameS: -1}, "recv_frame_s"},
 		{"negative wake-up", TransferCosts{MessagingThreads: true, SendWakeS: -1}, "send_wake_s"},
+		{"executors' wake-up, threads or not", TransferCosts{ExecWakeS: 5e-5}, ""},
+		{"negative executors' wake-up", TransferCosts{ExecWakeS: -1}, "exec_wake_s"},
 	} {
 		m := &CostModel{Format: CostFormat, Name: "t", Transfer: c.tr, Topologies: map[string]TopologyCosts{
 			"Main": {Components: map[string]ComponentCost{"bolt": {CPUMicros: 10}}}}}
@@ -51,7 +53,7 @@ func TestReadCostModelMessaging(t *testing.T) {
 		}
 		k := got.Transfer.Costs()
 		if k.SendFrame != c.tr.SendFrameS || k.SendMsg != c.tr.SendMsgS || k.RecvFrame != c.tr.RecvFrameS || k.SendWake != c.tr.SendWakeS ||
-			k.RecvWake != c.tr.RecvWakeS || got.Transfer.MessagingThreads != c.tr.MessagingThreads {
+			k.RecvWake != c.tr.RecvWakeS || k.ExecWake != c.tr.ExecWakeS || got.Transfer.MessagingThreads != c.tr.MessagingThreads {
 			t.Errorf("%s: %+v read as %+v", c.name, c.tr, k)
 		}
 	}

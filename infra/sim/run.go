@@ -110,6 +110,7 @@ type executor struct {
 	waking  bool             // a wake-up is timed at wakeAt
 	sleptAt float64          // when it fell asleep: it wakes every IdleSleep from then
 	wakeAt  float64          // its next wake-up, once a tuple found it asleep
+	idled   bool             // a spell of idling began since its last tuple: the next pays Costs.ExecWake
 	down    float64          // restarting until then: nothing runs, what arrives is lost (Sim.Restart)
 	inc     int              // spouts: incarnation; a restart forgets the trees of earlier ones
 	cur     tuple            // the tuple in execution
@@ -297,6 +298,10 @@ func (s *sim) execute(e *executor, t tuple) {
 	case t.root.acker == nil && !e.comp.Spout:
 		work += c.AckCPU
 	}
+	if e.idled {
+		work += c.ExecWake
+		e.idled = false
+	}
 	if e.spin != nil {
 		e.spin.unspin(e)
 	}
@@ -314,6 +319,7 @@ func (s *sim) settle(e *executor) {
 	case want && e.spin == nil:
 		s.cpus[e.node].spin(e)
 		e.tally.spells++
+		e.idled = true
 	case !want && e.spin != nil:
 		e.spin.unspin(e)
 	}

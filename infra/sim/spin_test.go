@@ -279,3 +279,37 @@ func TestSpellsCounted(t *testing.T) {
 		}
 	}
 }
+
+// TestExecWake: a bolt pays Costs.ExecWake with the first tuple of each spell of idling. The bolt of
+// spinning() at 500 tuples/s on a core of its own is idle after each tuple, so each tuple pays one:
+// 1 ms + 0.2 ms of CPU a tuple, 0.6 of its core and not 0.5 besides its spinning (tolerance 1%, the
+// window's edges). Saturated (its queue never empties) it pays none after the first: 1 ms a tuple,
+// within 1%. Without IdleSpin nothing idles, and the wake-up is not charged.
+func TestExecWake(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		cfg       Config
+		cpuPerTup float64
+	}{
+		{"a spell a tuple", spinning(1, 0.1, 0, 500, 0), 1.2e-3},
+		{"saturated", spinning(1, 0.1, 0, 0, 100), 1e-3},
+		{"no spinning", spinning(1, 0, 0, 500, 0), 1e-3},
+	} {
+		cfg := tc.cfg
+		cfg.Costs.ExecWake = 0.2e-3
+		x, err := New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		x.Advance(20)
+		b := x.Take()[1]
+		if got := (b.CPU - b.Spin) / float64(b.Executed); math.Abs(got-tc.cpuPerTup)/tc.cpuPerTup > 0.01 {
+			t.Errorf("%s: %.4g s of CPU a tuple besides spinning (%d tuples, %d spells), want %.4g", tc.name, got, b.Executed, b.Spells, tc.cpuPerTup)
+		}
+	}
+	cfg := spinning(1, 0.1, 0, 500, 0)
+	cfg.Costs.ExecWake = -1
+	if _, err := New(cfg); err == nil || !strings.Contains(err.Error(), "executor wake-up") {
+		t.Errorf("a negative wake-up: %v, want refused", err)
+	}
+}
