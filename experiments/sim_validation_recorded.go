@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -60,6 +61,7 @@ func recordedValidation(ctx context.Context, env lab.Env, runs []*harness.RunRes
 		}
 		kept = append(kept, i)
 	}
+	fmt.Fprintf(env.Log, "sim-validation: simulating %d recorded runs again, %d at once\n", len(kept), runtime.GOMAXPROCS(0))
 	sims, errs := simulateEach(ctx, runs, kept, model)
 	for k, i := range kept {
 		r := runs[i]
