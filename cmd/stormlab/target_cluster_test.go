@@ -78,6 +78,9 @@ var standing struct {
 // sharedTarget is the target file of the shared standing cluster, started on first use.
 func sharedTarget(t *testing.T) (file string, tg *target.Target) {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("cluster test: skipped with -short (it runs on the package's standing cluster)")
+	}
 	standing.once.Do(func() {
 		// Not the test's context: the cluster outlives the test that started it. Mostly waiting for
 		// the machine's cluster lock.
