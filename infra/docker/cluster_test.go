@@ -17,9 +17,13 @@ import (
 	"github.com/stormlab/stormlab/infra/protocol"
 )
 
-// needEngine skips the test when no Docker engine answers (CI starts one with .ci/install-docker.sh).
+// needEngine skips the test with -short or when no Docker engine answers (CI starts one with
+// .ci/install-docker.sh).
 func needEngine(t testing.TB) {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("container test: skipped with -short")
+	}
 	cli, err := images.NewClient(context.Background())
 	if errors.Is(err, images.ErrNoEngine) {
 		t.Skipf("skipping: %v", err)

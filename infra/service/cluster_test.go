@@ -290,9 +290,12 @@ func TestClusterDecisions(t *testing.T) {
 	t.Logf("decision counts (reschedules, applied): %v", counts)
 }
 
-// needEngine skips the test when no Docker engine answers.
+// needEngine skips the test with -short or when no Docker engine answers.
 func needEngine(t testing.TB) {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("container test: skipped with -short")
+	}
 	cli, err := images.NewClient(context.Background())
 	if errors.Is(err, images.ErrNoEngine) {
 		t.Skipf("skipping: %v", err)
