@@ -125,16 +125,20 @@ func readRunClusters(runs string, tb *Testbed) error {
 // measured) is not a difference.
 func TestbedDiffs(base, new map[string]Testbed) []string {
 	var out []string
-	for _, name := range slices.Sorted(maps.Keys(base)) {
-		n, ok := new[name]
-		if !ok {
-			continue
-		}
-		if d := base[name].diff(n); len(d) > 0 {
+	for _, name := range onBothSides(base, new) {
+		if d := base[name].diff(new[name]); len(d) > 0 {
 			out = append(out, name+": "+strings.Join(d, "; "))
 		}
 	}
 	return out
+}
+
+// onBothSides are the experiments base and new both have, sorted.
+func onBothSides(base, new map[string]Testbed) []string {
+	return slices.DeleteFunc(slices.Sorted(maps.Keys(base)), func(name string) bool {
+		_, ok := new[name]
+		return !ok
+	})
 }
 
 // diff names each way n differs from b.
@@ -172,18 +176,14 @@ func fmtCores(c float64) string { return strconv.FormatFloat(c, 'f', -1, 64) }
 // host's, not the code's.
 func SpeedDiffs(base, new map[string]Testbed) []string {
 	var out []string
-	for _, name := range slices.Sorted(maps.Keys(base)) {
-		n, ok := new[name]
-		if !ok {
-			continue
-		}
+	for _, name := range onBothSides(base, new) {
 		b, errB := stats.Median(base[name].HostNs)
-		m, errN := stats.Median(n.HostNs)
+		m, errN := stats.Median(new[name].HostNs)
 		if errB != nil || errN != nil || !hostspeed.Differ(b, m) {
 			continue
 		}
 		out = append(out, fmt.Sprintf("%s: host %.1f -> %.1f ns a probe step (%+.0f%%; medians of %d and %d runs)",
-			name, b, m, 100*(m/b-1), len(base[name].HostNs), len(n.HostNs)))
+			name, b, m, 100*(m/b-1), len(base[name].HostNs), len(new[name].HostNs)))
 	}
 	return out
 }
