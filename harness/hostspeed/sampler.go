@@ -79,9 +79,9 @@ func Start(ctx context.Context, every time.Duration) (stop func() *Summary) {
 	}
 }
 
-// Apart is how far apart two figures of the probe (medians) must be to be called another speed: 3%,
-// about twice the spread of a run's median over eight runs of one configuration. Over those runs the
-// executors' CPU a tuple moved 2.7% for every 1% of the probe; in another eight, a busy loop on the host
+// Apart is how far apart two figures of the probe (medians) must be to be called another speed: 3%.
+// Over eight runs of one configuration the executors' CPU a tuple moved 2.7% for every 1% of the
+// probe, so 3% of probe was about 8% of CPU a tuple; in another eight, a busy loop on the host
 // moved the two apart (docs/results-log.md, 2026-12-07): another speed names a changed host, not a
 // known change in what a tuple costs.
 const Apart = 0.03
