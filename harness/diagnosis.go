@@ -16,7 +16,8 @@ func diagnosis(r *RunResult) *Diagnosis {
 	rec := diagnose.Records{FromMs: r.MeasureFrom, ToMs: r.MeasureTo, NodeCPU: r.Measurement.NodeCPU, NodeUtil: r.Measurement.NodeUtil,
 		Reports: r.Reports, Decisions: r.Decisions, Executors: r.Executors, NodeStats: r.NodeStats,
 		Throughput: r.Measurement.Throughput, LatencyMeanMs: r.Measurement.LatencyMean,
-		LinkMbit: r.LinkMbit, LinksKnown: r.ClusterRun > 0 || r.Simulated != nil} // a target's links are unknown
+		LinkMbit: r.LinkMbit, LinksKnown: r.ClusterRun > 0 || r.Simulated != nil, // a target's links are unknown
+		SharedHost: r.ClusterRun > 0 && r.Simulated == nil} // containers of this machine; a twin models no wake-ups' cost
 	rec.MaxPending, rec.PendingKnown = topologies.MaxSpoutPending(r.Spec.Topology.MainClass, r.Spec.Topology.Args)
 	for _, f := range r.Faults {
 		rec.Applied = append(rec.Applied, f.Applied) // nil for faults other than stragglers

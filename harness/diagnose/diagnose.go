@@ -16,6 +16,13 @@ const (
 	NotRunningShare = 0.10 // executors not running for more than this share of the window
 	NodeFull        = 0.95 // a node using this share of its quota or more
 	ExecutorBusy    = 0.90 // an executor busy this share of the window or more
+	// SpinBeside is the other nodes' idle spinning (cores, Threads.Spin summed) at or above which a full
+	// node that shares their machine is said to pay for it. An idle executor parks a thousand times in
+	// Storm's wait strategy before it sleeps, and on containers of one host each wake-up interrupts
+	// whatever runs where it lands: beside a neighbour spinning 0.45 cores a saturated node's threads
+	// took 2.3 times the CPU a tuple that they took with the neighbour's parking turned off; beside
+	// 0.15-0.21 cores, 1.0-1.3 times (results log, 2026-12-07).
+	SpinBeside = 0.25
 )
 
 // Input is what a run recorded, as plain values.
@@ -42,6 +49,9 @@ type Input struct {
 	Throughput, LatencyMeanMs float64
 	MaxPending                int
 	PendingKnown              bool
+	// SharedHost says the nodes are containers of one machine (this project's clusters), where one
+	// node's idle spinning costs the others' threads (SpinBeside).
+	SharedHost bool
 }
 
 // Task is where a task ran.
@@ -118,7 +128,29 @@ func Run(in Input) Diagnosis {
 	}
 	d.Restarts, d.SilentS = placementEvents(in)
 	d.Bottleneck, d.Rule = bottleneck(in, d)
+	if d.Rule == "node at its quota" && in.SharedHost {
+		d.Bottleneck += spinBeside(d)
+	}
 	return d
+}
+
+// spinBeside is "; beside it on the host sup2 spun 0.45 cores idle ..." where the other nodes of the
+// full node's machine spun SpinBeside cores or more in the window, "" otherwise or where the threads
+// were not read.
+func spinBeside(d Diagnosis) string {
+	full, _ := fullNodeOf(d)
+	var who []string
+	spin := 0.0
+	for _, t := range d.Threads {
+		if t.Host != full && t.Spin > 0 {
+			who, spin = append(who, t.Host), spin+t.Spin
+		}
+	}
+	if spin < SpinBeside {
+		return ""
+	}
+	return fmt.Sprintf("; beside it on the host %s spun %.2f cores idle in Storm's wait strategy, whose wake-ups cost its threads CPU",
+		strings.Join(who, ", "), spin)
 }
 
 func windowS(in Input) float64 { return float64(in.ToMs-in.FromMs) / 1000 }
@@ -269,6 +301,12 @@ func bottleneck(in Input, d Diagnosis) (what, rule string) {
 // ("sup1 CPU 99% of 0.50 core"), "" when none: by its cgroup where the run read them (the whole node:
 // a straggler's burner, the supervisor), else by its workers' process CPU (" (workers)").
 func fullNode(d Diagnosis) string {
+	_, text := fullNodeOf(d)
+	return text
+}
+
+// fullNodeOf is fullNode with the node's host ("", "" when none is full).
+func fullNodeOf(d Diagnosis) (host, text string) {
 	var top *Cgroup
 	for i, c := range d.Cgroups {
 		if top == nil || c.UsedOfQuota > top.UsedOfQuota {
@@ -277,12 +315,12 @@ func fullNode(d Diagnosis) string {
 	}
 	switch {
 	case top != nil && top.UsedOfQuota >= NodeFull:
-		return fmt.Sprintf("%s CPU %.0f%% of %.2f core", top.Host, 100*top.UsedOfQuota, top.Quota/100)
+		return top.Host, fmt.Sprintf("%s CPU %.0f%% of %.2f core", top.Host, 100*top.UsedOfQuota, top.Quota/100)
 	case top == nil && len(d.Nodes) > 0 && d.Nodes[0].UsedOfQuota >= NodeFull:
 		n := d.Nodes[0]
-		return fmt.Sprintf("%s CPU %.0f%% of %.2f core (workers)", n.Host, 100*n.UsedOfQuota, n.Quota/100)
+		return n.Host, fmt.Sprintf("%s CPU %.0f%% of %.2f core (workers)", n.Host, 100*n.UsedOfQuota, n.Quota/100)
 	}
-	return ""
+	return "", ""
 }
 
 func anyReport(in Input) bool {
@@ -323,6 +361,7 @@ type Records struct {
 	Throughput, LatencyMeanMs float64
 	MaxPending                int
 	PendingKnown              bool
+	SharedHost                bool // Input's
 }
 
 // Of diagnoses a run from its records (the collect step, and Load for stored runs).
@@ -330,7 +369,7 @@ func Of(r Records) Diagnosis {
 	in := Input{FromMs: r.FromMs, ToMs: r.ToMs, NodeCPU: r.NodeCPU, NodeStats: r.NodeStats,
 		Capacity: map[string]float64{}, Reports: r.Reports, Decisions: r.Decisions, Tasks: map[int]Task{},
 		Throughput: r.Throughput, LatencyMeanMs: r.LatencyMeanMs, MaxPending: r.MaxPending, PendingKnown: r.PendingKnown,
-		LinkMbit: r.LinkMbit, LinksKnown: r.LinksKnown}
+		LinkMbit: r.LinkMbit, LinksKnown: r.LinksKnown, SharedHost: r.SharedHost}
 	for _, a := range r.Applied {
 		if a != nil {
 			in.Applied = append(in.Applied, *a)

@@ -104,3 +104,37 @@ func TestFigures(t *testing.T) {
 		t.Errorf("migrations %d, restarts %d, silent %v s: want 1, 0, 0", d.Migrations, d.Restarts, d.SilentS)
 	}
 }
+
+// TestSpinBeside: a full node on containers of one host is said to pay for its neighbour's idle
+// spinning at SpinBeside cores or more. By hand: sup2's task 2 counts 2.5 s idle of each 5 s report,
+// 0.50 cores (0.10 at 0.5 s); sup1 at 49 of its 50 = 98% of its quota.
+func TestSpinBeside(t *testing.T) {
+	spinning := func(spinNs int64, shared bool) Input {
+		in := base()
+		in.NodeCPU["sup1"], in.SharedHost = 49, shared
+		for i := range in.Reports {
+			in.Reports[i].ThreadGroups = []protocol.ThreadGroupCPU{{Name: "Worker-Transfer", Threads: 1, CPUNs: 1e8}}
+			if in.Reports[i].Host == "sup2" {
+				in.Reports[i].CPU[0].CPUNs, in.Reports[i].CPU[0].SpinNs = 3e9, spinNs
+			}
+		}
+		return in
+	}
+	for _, c := range []struct {
+		name string
+		in   Input
+		want string // "" for none
+	}{
+		{"a neighbour spinning 0.50 cores", spinning(2.5e9, true), "sup1 CPU 98% of 0.50 core (workers); beside it on the host sup2 spun 0.50 cores idle"},
+		{"a neighbour spinning 0.10 cores", spinning(0.5e9, true), ""},
+		{"machines of their own", spinning(2.5e9, false), ""},
+	} {
+		d := Run(c.in)
+		if d.Rule != "node at its quota" {
+			t.Fatalf("%s: rule %q (%s), want a full node", c.name, d.Rule, d.Bottleneck)
+		}
+		if got := strings.Contains(d.Bottleneck, "beside it"); c.want == "" && got || c.want != "" && !strings.Contains(d.Bottleneck, c.want) {
+			t.Errorf("%s: bottleneck %q, want %q", c.name, d.Bottleneck, c.want)
+		}
+	}
+}
