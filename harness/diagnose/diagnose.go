@@ -134,9 +134,9 @@ func Run(in Input) Diagnosis {
 	return d
 }
 
-// spinBeside is "; beside it on the host sup2 spun 0.45 cores idle ..." where the other nodes of the
-// full node's machine spun SpinBeside cores or more in the window, "" otherwise or where the threads
-// were not read.
+// spinBeside is ", beside sup2 spinning 0.45 cores idle on one host" where the other nodes of the full
+// node's machine spun SpinBeside cores or more in the window (their executors' counted idle CPU), ""
+// otherwise or where the threads were not read.
 func spinBeside(d Diagnosis) string {
 	full, _ := fullNodeOf(d)
 	var who []string
@@ -149,8 +149,7 @@ func spinBeside(d Diagnosis) string {
 	if spin < SpinBeside {
 		return ""
 	}
-	return fmt.Sprintf("; beside it on the host %s spun %.2f cores idle in Storm's wait strategy, whose wake-ups cost its threads CPU",
-		strings.Join(who, ", "), spin)
+	return fmt.Sprintf(", beside %s spinning %.2f cores idle on one host", strings.Join(who, " and "), spin)
 }
 
 func windowS(in Input) float64 { return float64(in.ToMs-in.FromMs) / 1000 }
