@@ -21,7 +21,7 @@ const (
 	// Storm's wait strategy before it sleeps, and on containers of one host each wake-up interrupts
 	// whatever runs where it lands: beside a neighbour spinning 0.45 cores a saturated node's threads
 	// took 2.3 times the CPU a tuple that they took with the neighbour's parking turned off; beside
-	// 0.15-0.21 cores, 1.0-1.3 times (results log, 2026-12-07).
+	// 0.08-0.24 cores, 1.0-1.5 times (results log, 2026-12-07).
 	SpinBeside = 0.25
 )
 
