@@ -27,7 +27,9 @@ type Threads struct {
 	Spin      float64 `json:"spin"`
 	// Spells is how often a second the executors' threads went idle (their wait strategy's spells,
 	// where counted): a twin that idles more often than its run shows here.
-	Spells    float64 `json:"spells,omitempty"`
+	Spells float64 `json:"spells,omitempty"`
+	// Parks is how often a second they parked in it (each a timer's wake-up, where counted).
+	Parks     float64 `json:"parks,omitempty"`
 	Messaging float64 `json:"messaging"`
 	Storm     float64 `json:"storm"`
 	JVM       float64 `json:"jvm"`
@@ -72,6 +74,7 @@ func threads(in Input) (out []Threads, ok bool) {
 			n.Executors += float64(c.CPUNs-c.Idle()) / 1e9
 			n.Spin += float64(c.Idle()) / 1e9
 			n.Spells += float64(c.Spells)
+			n.Parks += float64(c.Parks)
 			java += float64(c.CPUNs) / 1e9
 		}
 		for _, g := range r.ThreadGroups {
@@ -93,7 +96,7 @@ func threads(in Input) (out []Threads, ok bool) {
 		}
 	}
 	for _, n := range byHost {
-		n.Executors, n.Spin, n.Spells, n.Messaging, n.Storm, n.JVM = n.Executors/w, n.Spin/w, n.Spells/w, n.Messaging/w, n.Storm/w, n.JVM/w
+		n.Executors, n.Spin, n.Spells, n.Parks, n.Messaging, n.Storm, n.JVM = n.Executors/w, n.Spin/w, n.Spells/w, n.Parks/w, n.Messaging/w, n.Storm/w, n.JVM/w
 		out = append(out, *n)
 	}
 	for worker, s := range transfer {

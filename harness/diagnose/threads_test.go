@@ -11,7 +11,7 @@ import (
 
 // withGroups gives base()'s workers their other threads. Per 5 s report, by hand: sup1's worker has its
 // transfer thread at transferNs, Netty's server and client threads at 0.25 s each, a timer at 0.05 s,
-// and its process at 70% of a core (3.5 s) over split's 2 s, of which spinNs spinning in 500 spells: its JVM's own
+// and its process at 70% of a core (3.5 s) over split's 2 s, of which spinNs spinning in 500 spells and 20,000 parks: its JVM's own
 // is 3.5 - 2 - transfer - 0.55 s. sup2's worker: Netty at 0.5 s, its process at 130% (6.5 s) over
 // 6 s of executors: 0 s of its own.
 func withGroups(transferNs, spinNs int64) Input {
@@ -19,7 +19,7 @@ func withGroups(transferNs, spinNs int64) Input {
 	for i := range in.Reports {
 		r := &in.Reports[i]
 		if r.Host == "sup1" {
-			r.CPU[0].SpinNs, r.CPU[0].Spells = spinNs, 500
+			r.CPU[0].SpinNs, r.CPU[0].Spells, r.CPU[0].Parks = spinNs, 500, 20_000
 			r.WorkerCPUPercent = 70
 			r.ThreadGroups = []protocol.ThreadGroupCPU{{Name: "Netty-server-localhost-#-worker-#", Threads: 2, CPUNs: 25e7},
 				{Name: "Worker-Transfer", Threads: 1, CPUNs: transferNs}, {Name: "client-worker-#", Threads: 1, CPUNs: 25e7},
@@ -33,12 +33,12 @@ func withGroups(transferNs, spinNs int64) Input {
 }
 
 // TestThreads: each node's CPU by what used it, in cores over the 40 s window (by hand from withGroups:
-// sup1 executors 0.40 of which 0.10 spinning in 100 spells a second, messaging (0.5 + 0.25 + 0.25) / 5 = 0.20, Storm 0.01, JVM
+// sup1 executors 0.40 of which 0.10 spinning in 100 spells and 4,000 parks a second, messaging (0.5 + 0.25 + 0.25) / 5 = 0.20, Storm 0.01, JVM
 // (3.5 - 2 - 1.05) / 5 = 0.09; sup2 executors 1.20, messaging 0.10, JVM 0), within 1e-9.
 func TestThreads(t *testing.T) {
 	d := Run(withGroups(5e8, 5e8))
 	want := []Threads{
-		{Host: "sup1", Workers: 1, Executors: 0.30, Spin: 0.10, Spells: 100, Messaging: 0.20, Storm: 0.01, JVM: 0.09, Transfer: 0.10, TransferWorker: "sup1:6700"},
+		{Host: "sup1", Workers: 1, Executors: 0.30, Spin: 0.10, Spells: 100, Parks: 4000, Messaging: 0.20, Storm: 0.01, JVM: 0.09, Transfer: 0.10, TransferWorker: "sup1:6700"},
 		{Host: "sup2", Workers: 1, Executors: 1.20, Messaging: 0.10},
 	}
 	if len(d.Threads) != len(want) {
@@ -46,7 +46,7 @@ func TestThreads(t *testing.T) {
 	}
 	for i, w := range want {
 		g := d.Threads[i]
-		for _, f := range [][2]float64{{g.Executors, w.Executors}, {g.Spin, w.Spin}, {g.Spells, w.Spells}, {g.Messaging, w.Messaging}, {g.Storm, w.Storm},
+		for _, f := range [][2]float64{{g.Executors, w.Executors}, {g.Spin, w.Spin}, {g.Spells, w.Spells}, {g.Parks, w.Parks}, {g.Messaging, w.Messaging}, {g.Storm, w.Storm},
 			{g.JVM, w.JVM}, {g.Transfer, w.Transfer}} {
 			if math.Abs(f[0]-f[1]) > 1e-9 {
 				t.Errorf("%s: %+v, want %+v", w.Host, g, w)

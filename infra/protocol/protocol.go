@@ -213,6 +213,10 @@ type TaskCPU struct {
 	// Spells is how often the thread went idle in the wait strategy over the interval (its tuples
 	// came apart): counted by CountedWait and by the model alike.
 	Spells int64 `json:"spells,omitempty"`
+	// Parks is how often the thread parked in the wait strategy over the interval (Storm's level 2, a
+	// parkNanos(1) each: a timer's wake-up on the host, whoever it interrupts); counted by CountedWait,
+	// not by the model (0).
+	Parks int64 `json:"parks,omitempty"`
 }
 
 // Idle is the CPU the task's thread spent idle in the wait strategy: counted, and the estimate of the

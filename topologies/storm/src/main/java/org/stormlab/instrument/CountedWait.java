@@ -39,6 +39,7 @@ public final class CountedWait implements IWaitStrategy {
         final AtomicLong counted = new AtomicLong();
         final AtomicLong lastParks = new AtomicLong();
         final AtomicLong spells = new AtomicLong();
+        final AtomicLong parks = new AtomicLong();
     }
 
     private final WaitStrategyProgressive inner = new WaitStrategyProgressive();
@@ -80,6 +81,9 @@ public final class CountedWait implements IWaitStrategy {
         if (idleCounter == 0) {
             spin.spells.incrementAndGet();
         }
+        if (parked(idleCounter)) {
+            spin.parks.incrementAndGet();
+        }
         lastEntry = now;
         lastCounter = idleCounter;
         return inner.idle(idleCounter);
@@ -91,12 +95,12 @@ public final class CountedWait implements IWaitStrategy {
     }
 
     /**
-     * The idle CPU (ns) thread tid has counted so far, the estimate of its spells' uncounted last parks, and
-     * its spells, or null if it never idled in this strategy.
+     * The idle CPU (ns) thread tid has counted so far, the estimate of its spells' uncounted last parks, its
+     * spells and its parks (each a parkNanos(1): a timer's wake-up), or null if it never idled in this strategy.
      */
     public static long[] counts(long tid) {
         Counts c = SPIN.get(tid);
-        return c == null ? null : new long[] {c.counted.get(), c.lastParks.get(), c.spells.get()};
+        return c == null ? null : new long[] {c.counted.get(), c.lastParks.get(), c.spells.get(), c.parks.get()};
     }
 
     /** The idle CPU (ns) thread tid has counted so far, or -1 if it never idled in this strategy. */

@@ -185,7 +185,7 @@ final class Reporter implements Runnable {
     }
 
     /**
-     * The idle CPU of thread tid since lastSpin's reading, counted and its last parks, and its spells (now
+     * The idle CPU of thread tid since lastSpin's reading, counted and its last parks, its spells and its parks (now
      * from CountedWait.counts, null where not counted), each never negative, the CPU together never more
      * than the thread's CPU over the interval (its clocks are read at different moments); lastSpin takes now.
      */
@@ -195,11 +195,12 @@ final class Reporter implements Runnable {
         }
         long[] before = lastSpin.put(tid, now);
         if (before == null) {
-            return new long[] {0, 0, 0};
+            return new long[] {0, 0, 0, 0};
         }
         long counted = Math.min(cpuDelta, Math.max(0, now[0] - before[0]));
         long last = Math.min(cpuDelta - counted, Math.max(0, now[1] - before[1]));
-        return new long[] {counted, last, Math.max(0, now[2] - before[2])};
+        long parks = now.length > 3 && before.length > 3 ? Math.max(0, now[3] - before[3]) : 0;
+        return new long[] {counted, last, Math.max(0, now[2] - before[2]), parks};
     }
 
     /** render without idle-CPU readings (no spin_ns): the form the tests of the other fields use. */
@@ -283,14 +284,15 @@ final class Reporter implements Runnable {
             for (TaskStats t : ts) {
                 double share = total > 0 ? (double) events.get(t.task) / total : 1.0 / ts.size();
                 cpu.add(new long[] {t.task, Math.round(delta * share), spin == null ? -1 : Math.round(spin[0] * share),
-                    spin == null ? -1 : Math.round(spin[1] * share), spin == null ? -1 : Math.round(spin[2] * share)});
+                    spin == null ? -1 : Math.round(spin[1] * share), spin == null ? -1 : Math.round(spin[2] * share),
+                    spin == null ? -1 : Math.round(spin[3] * share)});
             }
         }
         cpu.sort(Comparator.comparingLong(x -> x[0]));
         for (long[] c : cpu) {
             j.beginObject().field("task", c[0]).field("cpu_ns", c[1]);
             if (c[2] >= 0) {
-                j.field("spin_ns", c[2]).field("spin_last_ns", c[3]).field("spells", c[4]);
+                j.field("spin_ns", c[2]).field("spin_last_ns", c[3]).field("spells", c[4]).field("parks", c[5]);
             }
             j.endObject();
         }

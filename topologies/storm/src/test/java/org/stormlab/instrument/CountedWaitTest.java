@@ -75,6 +75,7 @@ class CountedWaitTest {
         }
         long[] mid = counts(tid);
         assertEquals(before[1], mid[1], "a spell's last park is added when the next spell starts");
+        assertEquals(before[3] + 199, mid[3], "a 200-call spell parks at each call after its first (level 1)");
         w.idle(0); // a tuple came; the next spell starts
         long[] after = counts(tid);
         assertEquals(mid[2] + 1, after[2], "a spell's start counted once");
@@ -99,7 +100,7 @@ class CountedWaitTest {
 
     private static long[] counts(long tid) {
         long[] c = CountedWait.counts(tid);
-        return c == null ? new long[] {0, 0, 0} : c;
+        return c == null ? new long[] {0, 0, 0, 0} : c;
     }
 
     /** Instrumenting runs the bolts with the counting strategy, unless the topology chose its own. */

@@ -105,7 +105,8 @@ class ReporterTest {
      * Idle CPU (CountedWait's counts) is reported per task beside its CPU, split as the CPU is, and never
      * more than the thread's CPU over the interval. By hand: thread 100 (tasks 5 and 6, 3 and 1 events)
      * went 0 -> 2,000,000 ns of CPU, 0 -> 800,000 ns counted idle and 0 -> 400,000 ns of last parks:
-     * 600,000 and 200,000 ns counted, 300,000 and 100,000 ns last, and 0 -> 40 spells: 30 and 10. Thread 101 (task 3) counted 0 -> 5,000 ns
+     * 600,000 and 200,000 ns counted, 300,000 and 100,000 ns last, 0 -> 40 spells: 30 and 10, and 0 -> 400 parks: 300
+     * and 100. Thread 101 (task 3) counted 0 -> 5,000 ns
      * idle over 1,000 ns of CPU (its clocks read at different moments): capped at 1,000, leaving its last
      * parks 0. A thread that never idled in the strategy (null) has neither field.
      */
@@ -117,18 +118,18 @@ class ReporterTest {
         w.task(6).threadId = 100;
         w.task(7).threadId = 102;
         Map<Long, Long> cpu = new HashMap<>(Map.of(100L, 0L, 101L, 0L, 102L, 0L));
-        Map<Long, long[]> spin = new HashMap<>(Map.of(100L, new long[] {0, 0, 0}, 101L, new long[] {0, 0, 0}));
+        Map<Long, long[]> spin = new HashMap<>(Map.of(100L, new long[] {0, 0, 0, 0}, 101L, new long[] {0, 0, 0, 0}));
         Map<Long, Long> lastCpu = new HashMap<>();
         Map<Long, long[]> lastSpin = new HashMap<>();
         Reporter.render(w, "n", 1, 5, 0, 0, cpu::get, lastCpu, spin::get, lastSpin, null);
         cpu.putAll(Map.of(100L, 2_000_000L, 101L, 1_000L, 102L, 7_000L));
-        spin.putAll(Map.of(100L, new long[] {800_000, 400_000, 40}, 101L, new long[] {5_000, 2_000, 3}));
+        spin.putAll(Map.of(100L, new long[] {800_000, 400_000, 40, 400}, 101L, new long[] {5_000, 2_000, 3, 0}));
         w.task(5).events.add(3);
         w.task(6).events.add(1);
         String r = Reporter.render(w, "n", 2, 5, 0, 0, cpu::get, lastCpu, spin::get, lastSpin, null);
-        assertTrue(r.contains("\"cpu\":[{\"task\":3,\"cpu_ns\":1000,\"spin_ns\":1000,\"spin_last_ns\":0,\"spells\":3},"
-            + "{\"task\":5,\"cpu_ns\":1500000,\"spin_ns\":600000,\"spin_last_ns\":300000,\"spells\":30},"
-            + "{\"task\":6,\"cpu_ns\":500000,\"spin_ns\":200000,\"spin_last_ns\":100000,\"spells\":10},"
+        assertTrue(r.contains("\"cpu\":[{\"task\":3,\"cpu_ns\":1000,\"spin_ns\":1000,\"spin_last_ns\":0,\"spells\":3,\"parks\":0},"
+            + "{\"task\":5,\"cpu_ns\":1500000,\"spin_ns\":600000,\"spin_last_ns\":300000,\"spells\":30,\"parks\":300},"
+            + "{\"task\":6,\"cpu_ns\":500000,\"spin_ns\":200000,\"spin_last_ns\":100000,\"spells\":10,\"parks\":100},"
             + "{\"task\":7,\"cpu_ns\":7000}]"), r);
     }
 
