@@ -199,8 +199,7 @@ final class Reporter implements Runnable {
         }
         long counted = Math.min(cpuDelta, Math.max(0, now[0] - before[0]));
         long last = Math.min(cpuDelta - counted, Math.max(0, now[1] - before[1]));
-        long parks = now.length > 3 && before.length > 3 ? Math.max(0, now[3] - before[3]) : 0;
-        return new long[] {counted, last, Math.max(0, now[2] - before[2]), parks};
+        return new long[] {counted, last, Math.max(0, now[2] - before[2]), Math.max(0, now[3] - before[3])};
     }
 
     /** render without idle-CPU readings (no spin_ns): the form the tests of the other fields use. */
