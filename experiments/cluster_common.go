@@ -218,7 +218,21 @@ func (l *clusterView) Run(ctx context.Context, spec harness.RunSpec) (*harness.R
 		progressOf(l.env).Phase(runPhase, expect)
 	}
 	spec.Scheduler = cmp.Or(spec.Scheduler, l.scheduler)
+	spec.Topology.Args = withTopologyConf(spec.Topology.Args, l.env.TopologyConf)
 	return s.Run(ctx, spec)
+}
+
+// withTopologyConf is args with the user's Storm settings (lab.Env.TopologyConf) after them, as
+// --conf to the topology's main: given last, they win over the experiment's own.
+func withTopologyConf(args, conf []string) []string {
+	if len(conf) == 0 {
+		return args
+	}
+	out := slices.Clone(args)
+	for _, kv := range conf {
+		out = append(out, "--conf", kv)
+	}
+	return out
 }
 
 // Nemesis is what disturbs the cluster on purpose, starting it first if need be.

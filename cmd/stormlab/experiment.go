@@ -190,7 +190,8 @@ type experimentFlags struct {
 	seed                          uint64
 	calibration                   float64
 	cluster, targetFile, topology string
-	simCosts                      string // --sim-costs (withSimCosts)
+	simCosts                      string   // --sim-costs (withSimCosts)
+	topologyConf                  []string // --topology-conf, lab.Env.TopologyConf
 }
 
 // experimentPlan is a checked command line: the experiment or suite to run and where.
@@ -208,7 +209,7 @@ func newExperimentCmd() *cobra.Command {
 		f.out = d
 	}
 	cmd := &cobra.Command{
-		Use:   "experiment NAME|list [--out DIR] [--scale ci|quick|full] [--cluster containers|target:FILE|sim:NAME] [--reps N] [--seed S] [--instances N] [--force | --resume] [--topology replay:FILE] [--calibration TPS]",
+		Use:   "experiment NAME|list [--out DIR] [--scale ci|quick|full] [--cluster containers|target:FILE|sim:NAME] [--reps N] [--seed S] [--instances N] [--force | --resume] [--topology replay:FILE] [--calibration TPS] [--topology-conf KEY=VALUE ...]",
 		Short: "Run an experiment or suite (files go to DIR/NAME/); `experiment list` lists them",
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 1 {
@@ -238,6 +239,7 @@ func (f *experimentFlags) register(cmd *cobra.Command) {
 	cmd.Flags().IntVar(&f.instances, "instances", 0, "graph experiments: generated instances (graphs) per cell instead of the experiment's, for more units and more power")
 	cmd.Flags().StringVar(&f.topology, "topology", "", "run the experiment on your topology: replay:FILE, a topology captured with stormlab capture (experiments that take one: "+strings.Join(experiments.TopologyExperiments(), ", ")+")")
 	cmd.Flags().Float64Var(&f.calibration, "calibration", 0, "the reference rate `TPS` (tuples/s) that the open-loop cells offer fractions of, instead of measuring it ("+strings.Join(experiments.CalibratedExperiments(), ", ")+": EvenScheduler's saturated throughput, or load-curve's reference capacity, e.g. from stormlab capacity)")
+	cmd.Flags().StringArrayVar(&f.topologyConf, "topology-conf", nil, "a Storm setting `KEY=VALUE` every topology of the cluster experiments gets after its own arguments (repeatable; in manifest.json), e.g. topology.bolt.wait.progressive.level2.count=0: idle bolts sleep at once instead of parking, so that on containers of one host an idle node's parking does not cost its neighbour (docs/results-log.md)")
 	cmd.Flags().BoolVar(&f.resume, "resume", false, "continue an interrupted experiment: cluster runs already kept in DIR/NAME/runs/ are read back, not run again")
 }
 
@@ -271,6 +273,9 @@ func (f *experimentFlags) check(name string) (experimentPlan, error) {
 	}
 	if err := experiments.CheckCalibration(name, f.calibration); err != nil {
 		return p, err
+	}
+	if err := lab.CheckTopologyConf(f.topologyConf); err != nil {
+		return p, fmt.Errorf("--topology-conf: %w", err)
 	}
 	where, err := experimentCluster(f.cluster, f.targetFile, p.names)
 	if err != nil {
@@ -321,6 +326,8 @@ func (f *experimentFlags) checkInstances(names []string) error {
 	switch {
 	case spec.Needs.Docker() && (f.seed != 0 || f.instances != 0):
 		return fmt.Errorf("--seed and --instances apply to the graph experiments; %s runs on a cluster and has no generated instances: --reps sets its runs per cell", spec.Name)
+	case !spec.Needs.Docker() && len(f.topologyConf) > 0:
+		return fmt.Errorf("--topology-conf applies to the cluster experiments; %s partitions graphs and runs no topology", spec.Name)
 	case !spec.Needs.Docker() && f.reps > 0 && spec.FixedReps != "":
 		return fmt.Errorf("--reps does not apply to %s: %s", spec.Name, spec.FixedReps)
 	}
@@ -339,7 +346,8 @@ func (f *experimentFlags) run(cmd *cobra.Command, name string) error {
 	}
 	meter := reports.NewMeter(stderr, isTerminal(stderr))
 	defer meter.Stop()
-	opts := lab.Options{Out: f.out, Log: meter, Scale: f.scale, Cluster: p.where, Progress: meter, Resume: f.resume, Reps: f.reps, Calibration: f.calibration, Seed: f.seed, Instances: f.instances}
+	opts := lab.Options{Out: f.out, Log: meter, Scale: f.scale, Cluster: p.where, Progress: meter, Resume: f.resume, Reps: f.reps, Calibration: f.calibration, Seed: f.seed, Instances: f.instances,
+		TopologyConf: f.topologyConf}
 	if p.isSuite {
 		reps, err := experiments.RunSuite(cmd.Context(), p.suite, opts)
 		meter.Stop()

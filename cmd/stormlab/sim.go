@@ -87,6 +87,12 @@ func newSimCostsCmd() *cobra.Command {
 			if !slices.Contains(simcluster.CostMethods, method) {
 				return fmt.Errorf("--method %q: give one of %s", method, strings.Join(simcluster.CostMethods, ", "))
 			}
+			if err := lab.CheckTopologyConf(o.conf); err != nil {
+				return fmt.Errorf("--topology-conf: %w", err)
+			}
+			if len(o.conf) > 0 && cluster == "" {
+				return fmt.Errorf("--topology-conf applies to the runs --cluster records; recorded runs (--from) keep the settings they ran with")
+			}
 			var runs []*harness.RunResult
 			var err error
 			if cluster != "" {
@@ -122,6 +128,7 @@ func newSimCostsCmd() *cobra.Command {
 	cmd.Flags().DurationVar(&o.warmup, "warmup", 40*time.Second, "with --cluster: each run's maximum warm-up")
 	cmd.Flags().DurationVar(&o.measure, "measure", 60*time.Second, "with --cluster: each run's window")
 	cmd.Flags().StringVar(&o.jvmFlags, "jvm-flags", "-XX:TieredStopAtLevel=1", "with --cluster: the workers' JVM flags (those of the experiments' ci and quick runs)")
+	cmd.Flags().StringArrayVar(&o.conf, "topology-conf", nil, "with --cluster: a Storm setting `KEY=VALUE` every run gets (repeatable; the wait strategy's go into the model's provenance, wait_conf), e.g. topology.bolt.wait.progressive.level2.count=0: costs read where idle bolts sleep at once, not parking beside the work")
 	cmd.Flags().BoolVar(&o.transfer, "transfer", true, "with --cluster: also run the transfer design for the transfer costs (9 runs of about 1 min per repetition, at most 20 s warm-up and a 15 s window: ~17 min at --reps 2, besides ~12 min for the topologies' runs; --transfer=false leaves the transfer costs missing)")
 	cmd.Flags().Float64Var(&o.transferRate, "transfer-rate", 100, "with --transfer: the chain's open-loop rate, tuples/s (every node must carry it: 100 on containers' 0.5-core nodes; each placement also runs at half of it)")
 	cmd.Flags().BoolVar(&o.resume, "resume", false, "with --cluster: runs already kept under --keep are read back, not run again (an interrupted measurement continues; a newer design's runs are added to the kept ones)")
@@ -234,7 +241,7 @@ func loadRuns(dirs []string) ([]*harness.RunResult, error) {
 
 // provenance says where the runs come from: their clusters and JVM flags, this host, now, this build.
 func provenance(runs []*harness.RunResult) sim.CostProvenance {
-	var clusters, flags []string
+	var clusters, flags, waits []string
 	containers := len(runs) > 0
 	for _, r := range runs {
 		containers = containers && len(r.Images) > 0 // a target's runs start no images
@@ -242,17 +249,31 @@ func provenance(runs []*harness.RunResult) sim.CostProvenance {
 		if i := slices.Index(r.Spec.Topology.Args, "--worker-childopts"); i >= 0 && i+1 < len(r.Spec.Topology.Args) {
 			flags = appendNew(flags, r.Spec.Topology.Args[i+1])
 		}
+		waits = appendNew(waits, waitConf(r.Spec.Topology.Args))
 	}
 	hostCores := 0
 	if containers { // this project's containers on this machine (Host too takes the runs to be this machine's)
 		hostCores = runtime.NumCPU()
 	}
 	return sim.CostProvenance{Cluster: strings.Join(clusters, ", "), Host: hostDescription(), HostCores: hostCores, JVMFlags: strings.Join(flags, " | "),
-		Date: time.Now().UTC().Format(time.DateOnly), Commit: lab.Revision(),
+		WaitConf: strings.Join(waits, " | "),
+		Date:     time.Now().UTC().Format(time.DateOnly), Commit: lab.Revision(),
 		Method: "each valid run's window read as a capture (workers' reports: thread CPU per task, tuples per task pair, sampled sizes), pooled per component over runs",
 		Missing: []string{"transfer costs per message (serialization is in the sending executor's thread CPU; deserialization, Netty and garbage collection are in the worker overhead, not per message)",
 			"idle executors' wait-strategy CPU apart from their tuples' (it is in the per-tuple costs, at the measured runs' rates)",
 			"a migration's own time apart from the restarted workers' start (Nimbus's scheduling round, the supervisors' reaction)"}}
+}
+
+// waitConf is the wait strategies' settings among a topology's arguments (--conf topology.bolt.wait.*,
+// topology.spout.wait.*), in order, space between; "" for Storm's defaults.
+func waitConf(args []string) string {
+	var out []string
+	for i := 0; i+1 < len(args); i++ {
+		if kv := args[i+1]; args[i] == "--conf" && (strings.HasPrefix(kv, "topology.bolt.wait.") || strings.HasPrefix(kv, "topology.spout.wait.")) {
+			out = append(out, kv)
+		}
+	}
+	return strings.Join(out, " ")
 }
 
 func appendNew(xs []string, x string) []string {

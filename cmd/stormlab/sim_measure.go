@@ -33,7 +33,8 @@ type costRuns struct {
 	reps            int
 	warmup, measure time.Duration
 	jvmFlags        string
-	keep            string // where the runs are written (they are the cost model's provenance)
+	conf            []string // --topology-conf: Storm settings every run gets (as --conf)
+	keep            string   // where the runs are written (they are the cost model's provenance)
 	// transfer adds the transfer design's runs (simcluster.TransferDesign) at transferRate tuples/s.
 	transfer     bool
 	transferRate float64
@@ -119,7 +120,11 @@ func (o costRuns) run(ctx context.Context, c harness.Cluster, scheduler, main, n
 			return harness.Load(dir)
 		}
 	}
-	topo, err := harness.StormTopology(main, name, append(args, "--worker-childopts", o.jvmFlags)...)
+	args = append(args, "--worker-childopts", o.jvmFlags)
+	for _, kv := range o.conf {
+		args = append(args, "--conf", kv)
+	}
+	topo, err := harness.StormTopology(main, name, args...)
 	if err != nil {
 		return nil, err
 	}

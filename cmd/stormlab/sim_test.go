@@ -66,6 +66,8 @@ func TestSimCommands(t *testing.T) {
 		{[]string{"sim", "costs", "--out", out}, "needs one of --cluster"},
 		{[]string{"sim", "costs", "--from", empty, "--out", out}, "no recorded run"},
 		{[]string{"sim", "costs", "--cluster", "containers:heterogeneous-2", "--transfer-rate", "0", "--out", out}, "a rate > 0"},
+		{[]string{"sim", "costs", "--cluster", "containers:heterogeneous-2", "--topology-conf", "level2", "--out", out}, `--topology-conf: topology setting "level2"`},
+		{[]string{"sim", "costs", "--from", empty, "--topology-conf", "a=1", "--out", out}, "recorded runs (--from) keep the settings"},
 		{[]string{"run", "--cluster", "sim:moon", "--topology", "wordcount", "--scheduler", "even"}, "known: kpart-paper"},
 		{[]string{"run", "--cluster", "sim:paper", "--topology", "wordcount", "--scheduler", "even"}, "each experiment's paper cluster"},
 		{[]string{"experiment", "smoke", "--cluster", "sim:paper", "--scale", "ci", "--out", empty}, "smoke has no paper's cluster"},
@@ -170,5 +172,75 @@ func TestProvenanceHostCores(t *testing.T) {
 	}
 	if got := provenance([]*harness.RunResult{container, target}).HostCores; got != 0 {
 		t.Errorf("a target's run among them: host cores %d, want 0 (unknown)", got)
+	}
+}
+
+// TestExperimentTopologyConf: --topology-conf reaches every topology of a cluster experiment after its
+// own arguments and is recorded in the manifest (smoke on a simulated cluster, no Docker engine); a
+// setting that is not KEY=VALUE, or one given to a graph experiment, is refused before anything runs.
+func TestExperimentTopologyConf(t *testing.T) {
+	const conf = "topology.bolt.wait.progressive.level2.count=0"
+	out := t.TempDir()
+	code, _, stderr := cli(t, "experiment", "smoke", "--cluster", "sim:heterogeneous-2", "--scale", "ci", "--out", out, "--topology-conf", conf)
+	if code != 0 {
+		t.Fatalf("exit %d\nstderr:\n%s", code, stderr)
+	}
+	var man struct {
+		TopologyConf []string `json:"topology_conf"`
+	}
+	b, err := os.ReadFile(filepath.Join(out, "smoke", "manifest.json"))
+	if err == nil {
+		err = json.Unmarshal(b, &man)
+	}
+	if err != nil || len(man.TopologyConf) != 1 || man.TopologyConf[0] != conf {
+		t.Errorf("manifest topology_conf %v (%v), want [%s]", man.TopologyConf, err, conf)
+	}
+	runs, _ := filepath.Glob(filepath.Join(out, "smoke", "runs", "*", "run.json"))
+	if len(runs) != 2 {
+		t.Fatalf("kept runs %v, want smoke's two", runs)
+	}
+	for _, f := range runs {
+		var r struct {
+			Spec harness.RunSpec `json:"spec"`
+		}
+		b, err := os.ReadFile(f)
+		if err == nil {
+			err = json.Unmarshal(b, &r)
+		}
+		args := r.Spec.Topology.Args
+		if err != nil || len(args) < 2 || args[len(args)-2] != "--conf" || args[len(args)-1] != conf {
+			t.Errorf("%s: topology args %v (%v), want --conf %s last", f, args, err, conf)
+		}
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"smoke", "--topology-conf", "level2"}, `topology setting "level2": give KEY=VALUE`},
+		{[]string{"kpart-mul", "--topology-conf", conf}, "--topology-conf applies to the cluster experiments"},
+	} {
+		dir := t.TempDir()
+		code, _, errs := cli(t, append([]string{"experiment", "--out", dir}, c.args...)...)
+		if entries, _ := os.ReadDir(dir); code != exitBadInput || !strings.Contains(errs, c.want) || len(entries) != 0 {
+			t.Errorf("%v: exit %d, stderr %q, %d entries written; want exit %d, %q and nothing", c.args, code, errs, len(entries), exitBadInput, c.want)
+		}
+	}
+}
+
+// TestWaitConf: a cost model's provenance names the runs' wait-strategy settings (wait_conf) and no
+// other --conf; none for Storm's defaults.
+func TestWaitConf(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--workers", "4", "--conf", "topology.component.cpu.pcore.percent=5"}, ""},
+		{[]string{"--conf", "topology.bolt.wait.progressive.level2.count=0", "--conf", "topology.component.cpu.pcore.percent=5"}, "topology.bolt.wait.progressive.level2.count=0"},
+		{[]string{"--conf", "topology.spout.wait.strategy=X", "--conf", "topology.bolt.wait.progressive.level3.sleep.millis=2"}, "topology.spout.wait.strategy=X topology.bolt.wait.progressive.level3.sleep.millis=2"},
+		{[]string{"--conf"}, ""},
+	} {
+		if got := waitConf(tc.args); got != tc.want {
+			t.Errorf("%v: %q, want %q", tc.args, got, tc.want)
+		}
 	}
 }

@@ -28,12 +28,13 @@ type Manifest struct {
 	Source        string         `json:"source"`
 	Setup         string         `json:"setup"`
 	CommandLine   []string       `json:"command_line"`
-	Scale         string         `json:"profile"`               // the key keeps the scale's former name, so earlier results still read
-	Unit          string         `json:"unit"`                  // statistical unit of the design (Spec.Unit): run or instance; stormlab compare reads it
-	SeedOffset    uint64         `json:"seed_offset,omitempty"` // --seed: added to every instance seed of a graph experiment
-	Instances     int            `json:"instances,omitempty"`   // --instances: generated instances per cell, instead of the experiment's
-	RepsAsked     int            `json:"reps,omitempty"`        // --reps: repetitions per cell (cluster) or per instance (graph)
-	Knobs         map[string]any `json:"knobs,omitempty"`       // every setting of the scale and run
+	Scale         string         `json:"profile"`                 // the key keeps the scale's former name, so earlier results still read
+	Unit          string         `json:"unit"`                    // statistical unit of the design (Spec.Unit): run or instance; stormlab compare reads it
+	SeedOffset    uint64         `json:"seed_offset,omitempty"`   // --seed: added to every instance seed of a graph experiment
+	Instances     int            `json:"instances,omitempty"`     // --instances: generated instances per cell, instead of the experiment's
+	RepsAsked     int            `json:"reps,omitempty"`          // --reps: repetitions per cell (cluster) or per instance (graph)
+	TopologyConf  []string       `json:"topology_conf,omitempty"` // --topology-conf: Storm settings every topology got after its own
+	Knobs         map[string]any `json:"knobs,omitempty"`         // every setting of the scale and run
 	InstanceSeeds []uint64       `json:"instance_seeds"`
 	Seeds         []uint64       `json:"algorithm_seeds"`
 	Rows          int            `json:"rows"`
@@ -333,6 +334,7 @@ func (rep *Report) Output(ctx context.Context, dir string, args []string, paperE
 		man.BudgetRatio = rep.Wall.Seconds() / b.Seconds()
 	}
 	man.SeedOffset, man.Instances, man.RepsAsked = rep.Asked.Seed, rep.Asked.Instances, rep.Asked.Reps
+	man.TopologyConf = rep.Asked.TopologyConf
 	man.Cluster, man.Simulated = rep.where()
 	if err := WriteAtomic(filepath.Join(dir, "manifest.json"), func(w io.Writer) error {
 		enc := json.NewEncoder(w)

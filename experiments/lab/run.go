@@ -173,6 +173,9 @@ type Options struct {
 	// have none and ignore them, saying so in the log.
 	Seed      uint64
 	Instances int
+	// TopologyConf are Storm settings every topology of the cluster experiments gets
+	// (Env.TopologyConf).
+	TopologyConf []string
 }
 
 // Scales of the experiments: how many runs and how long each (the cluster
@@ -274,7 +277,11 @@ func Run(ctx context.Context, spec *Spec, o Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	env := Env{Log: log, Scale: prof, Cluster: where, Kinds: o.Kinds, Progress: o.Progress, Resume: o.Resume, Reps: o.Reps, Calibration: o.Calibration}
+	if err := CheckTopologyConf(o.TopologyConf); err != nil {
+		return nil, err
+	}
+	env := Env{Log: log, Scale: prof, Cluster: where, Kinds: o.Kinds, Progress: o.Progress, Resume: o.Resume, Reps: o.Reps, Calibration: o.Calibration,
+		TopologyConf: o.TopologyConf}
 	if err := instancesOf(spec, o, &env); err != nil {
 		return nil, err
 	}
@@ -363,4 +370,15 @@ func paperCluster(spec *Spec, where clusterref.Ref) (clusterref.Ref, error) {
 	}
 	where.Arg = spec.PaperCluster
 	return where, nil
+}
+
+// CheckTopologyConf refuses a topology setting that is not key=value (Env.TopologyConf).
+func CheckTopologyConf(conf []string) error {
+	for _, kv := range conf {
+		k, _, ok := strings.Cut(kv, "=")
+		if !ok || strings.TrimSpace(k) == "" || strings.ContainsAny(k, " \t") {
+			return fmt.Errorf("topology setting %q: give KEY=VALUE, a Storm setting such as topology.bolt.wait.progressive.level2.count=0", kv)
+		}
+	}
+	return nil
 }

@@ -130,6 +130,11 @@ type Env struct {
 	// a capacity measured once with `stormlab capacity`. Only the
 	// experiments with Spec.TakesCalibration read it.
 	Calibration float64
+	// TopologyConf are Storm settings ("key=value") every topology of a cluster experiment gets after
+	// its own arguments, as --conf to its main (the real runs' and their simulated twins'; not the
+	// background load's burners): a user's variation of the testbed, e.g. idle bolts that sleep at
+	// once (topology.bolt.wait.progressive.level2.count=0). CheckTopologyConf checks them.
+	TopologyConf []string
 }
 
 // Row is one run: one series (algorithm) at one x, one repetition.

@@ -242,8 +242,10 @@ func (r *simRun) config(execSlot []int) sim.Config {
 	}
 	cfg := sim.Config{Nodes: r.nodes(), Costs: costs, Topology: top, Seed: r.seed, WorkerOverhead: overhead, Batch: r.c.named.Batch, IdleSpin: spin,
 		Messaging: tr.MessagingThreads}
-	if spin > 0 { // the wait strategy's timing is Storm's and the JVM's, not measured per cluster
-		cfg.IdleSpinFor, cfg.IdleSleep, cfg.IdleSpinShare = sim.DefaultIdleSpinFor, sim.DefaultIdleSleep, tr.IdleSpinShare
+	// The wait strategy's timing is Storm's and the JVM's, not measured per cluster; a topology whose
+	// bolts sleep at once (no parks) sleeps so whether or not the cost model charges spinning.
+	if spinFor, sleep := r.rt.idleWait(); spin > 0 || spinFor == 0 {
+		cfg.IdleSpinFor, cfg.IdleSleep, cfg.IdleSpinShare = spinFor, sleep, tr.IdleSpinShare
 	}
 	return cfg
 }

@@ -77,6 +77,8 @@ type runTopology struct {
 	intervalS float64 // report interval
 	workUs    float64 // extra CPU per bolt tuple the main's --work-us adds
 	delayMs   float64 // the topology's own emulated delay per inter-node message (the delay transport's conf)
+	waitParks float64 // the bolts' wait strategy: parks before it sleeps (level2.count), sleep in ms (level3)
+	waitSleep float64
 }
 
 // resolve reads tr (one of the project's main classes, with its defaults and args) against the cost
@@ -144,13 +146,40 @@ func (rt *runTopology) readFlags() error {
 		rt.delayMs = get("conf."+docker.DelayConf, 0)
 	}
 	rt.loadAware = rt.flags["conf.topology.disable.loadaware.messaging"] != "true"
+	rt.waitParks = get("conf."+waitParksConf, defaultWaitParks)
+	rt.waitSleep = get("conf."+waitSleepConf, 1)
+	if ws := rt.flags["conf.topology.bolt.wait.strategy"]; ws != "" {
+		errs = append(errs, fmt.Errorf("--conf topology.bolt.wait.strategy=%s: the model knows Storm's progressive wait strategy only (its counts: --conf %s, %s); leave the strategy as the topologies set it", ws, waitParksConf, waitSleepConf))
+	}
 	if err := errors.Join(errs...); err != nil {
 		return err
+	}
+	if rt.waitParks < 0 || rt.waitSleep < 0 {
+		return fmt.Errorf("--conf %s=%v, %s=%v: give counts of 0 or more", waitParksConf, rt.waitParks, waitSleepConf, rt.waitSleep)
 	}
 	if rt.workers < 1 || rt.intervalS <= 0 || slices.ContainsFunc(slices.Collect(maps.Values(rt.par)), func(p int) bool { return p < 1 }) {
 		return fmt.Errorf("topology flags: %d workers, report interval %v s, parallelism %v: give workers, intervals and parallelism >= 1", rt.workers, rt.intervalS, rt.par)
 	}
 	return nil
+}
+
+// The bolts' wait strategy as the model reads it from the topology's conf: Storm's progressive strategy
+// parks an idle bolt's thread level2.count times (1,000 by default), then sleeps level3.sleep.millis at a
+// time. Its level-1 busy polls (one by default) are too short to charge.
+const (
+	waitParksConf    = "topology.bolt.wait.progressive.level2.count"
+	waitSleepConf    = "topology.bolt.wait.progressive.level3.sleep.millis"
+	defaultWaitParks = 1000
+)
+
+// idleWait is the model's spell of parks and its sleep for rt's bolts (sim.Config.IdleSpinFor and
+// IdleSleep): the times measured at Storm's defaults (sim.DefaultIdleSpinFor for a thousand parks,
+// sim.DefaultIdleSleep for a 1 ms sleep, its overshoot the timer's) scaled to rt's counts; no parks is a
+// sleep at once.
+func (rt *runTopology) idleWait() (spinFor, sleep float64) {
+	spinFor = sim.DefaultIdleSpinFor * rt.waitParks / defaultWaitParks
+	sleep = rt.waitSleep*1e-3 + (sim.DefaultIdleSleep - 1e-3)
+	return spinFor, sleep
 }
 
 // openLoop says whether the spouts offer a schedule (open loop or paced), not as fast as they may.

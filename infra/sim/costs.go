@@ -25,9 +25,13 @@ type CostModel struct {
 
 // CostProvenance says where a cost model's figures come from.
 type CostProvenance struct {
-	Cluster  string   `json:"cluster"`   // the real cluster measured (containers:SHAPE or a target's name)
-	Host     string   `json:"host"`      // the machine it ran on (cores, CPU model)
-	JVMFlags string   `json:"jvm_flags"` // the workers' JVM flags of the measured runs
+	Cluster  string `json:"cluster"`   // the real cluster measured (containers:SHAPE or a target's name)
+	Host     string `json:"host"`      // the machine it ran on (cores, CPU model)
+	JVMFlags string `json:"jvm_flags"` // the workers' JVM flags of the measured runs
+	// WaitConf are the measured runs' settings of Storm's wait strategies (topology.bolt.wait.* and
+	// topology.spout.wait.*; runs that differ apart, " | " between them), "" where every run had
+	// Storm's defaults: whether idle bolts parked beside the work the costs were read from.
+	WaitConf string   `json:"wait_conf,omitempty"`
 	Date     string   `json:"date"`
 	Commit   string   `json:"commit"`
 	Runs     []string `json:"runs"`   // the recorded runs the figures were taken from

@@ -42,7 +42,9 @@ type Config struct {
 	// parks of topology.bolt.wait.progressive.level2.count, DefaultIdleSpinFor): a spell ends when the
 	// thread has received IdleSpin x IdleSpinFor core-seconds, later where it shares its cores. It then
 	// sleeps IdleSleep at a time (level3.sleep.millis, DefaultIdleSleep) and uses no CPU, and a tuple
-	// that finds it asleep waits for its next wake-up. 0 = it spins for as long as it is idle.
+	// that finds it asleep waits for its next wake-up. IdleSleep 0: it never sleeps, spinning for as
+	// long as it is idle. IdleSpinFor 0 with IdleSleep above 0: it sleeps at once, spinning not at all
+	// (level2.count=0), whatever IdleSpin.
 	IdleSpinFor float64
 	IdleSleep   float64
 	// IdleSpinShare is, on a node short of cores (under a quota, or its executors at work and spinners
@@ -337,8 +339,8 @@ func (c *Config) check(window bool) error {
 	if !(c.IdleSpinShare >= 0 && c.IdleSpinShare <= 1) {
 		add("idle spin share %v: give a share of a node's cores in [0, 1] (0: no limit)", c.IdleSpinShare)
 	}
-	if !(c.IdleSpinFor >= 0 && c.IdleSleep >= 0) || (c.IdleSpinFor > 0) != (c.IdleSleep > 0) {
-		add("idle spin for %v s, then sleeps of %v s: give both > 0 (Storm's wait strategy) or both 0 (spin while idle)", c.IdleSpinFor, c.IdleSleep)
+	if !(c.IdleSpinFor >= 0 && c.IdleSleep >= 0) || c.IdleSpinFor > 0 && c.IdleSleep == 0 {
+		add("idle spin for %v s, then sleeps of %v s: give both > 0 (Storm's wait strategy), a sleep alone (sleep at once) or both 0 (spin while idle)", c.IdleSpinFor, c.IdleSleep)
 	}
 	errs = append(errs, c.Topology.check(len(c.Nodes))...)
 	return errors.Join(errs...)

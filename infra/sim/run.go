@@ -309,13 +309,20 @@ func (s *sim) execute(e *executor, t tuple) {
 }
 
 // settle starts or ends e's spinning to match its state (Config.IdleSpin): a bolt's thread (an
-// acker's too) spins while it is up and has no tuple; a spout's sleeps in its wait strategy.
+// acker's too) spins while it is up and has no tuple, or falls asleep at once where the wait strategy
+// has no parks (Config.IdleSpinFor 0 with a sleep); a spout's sleeps in its wait strategy.
 func (s *sim) settle(e *executor) {
 	if e.th != nil { // a messaging thread waits in epoll or sleeps: no spinning
 		return
 	}
-	want := s.cfg.IdleSpin > 0 && !e.comp.Spout && !e.busy && s.eng.now >= e.down && !e.asleep
+	idle := !e.comp.Spout && !e.busy && s.eng.now >= e.down && !e.asleep
+	atOnce := s.cfg.IdleSleep > 0 && s.cfg.IdleSpinFor == 0
+	want := idle && s.cfg.IdleSpin > 0 && !atOnce
 	switch {
+	case idle && atOnce:
+		e.tally.spells++
+		e.idled = true
+		e.asleep, e.sleptAt = true, s.eng.now
 	case want && e.spin == nil:
 		s.cpus[e.node].spin(e)
 		e.tally.spells++

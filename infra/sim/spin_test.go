@@ -214,6 +214,49 @@ func TestIdleSleep(t *testing.T) {
 	}
 }
 
+// TestIdleSleepAtOnce: with no parks in the wait strategy (topology.bolt.wait.progressive.level2.count
+// =0: IdleSpinFor 0, IdleSleep 1 ms) an idle bolt sleeps at once, whatever IdleSpin. The bolt alone at 5
+// Poisson arrivals a second (mean gap 200 ms, far above the sleep) spins not at all, so its node is as
+// busy as with no spinning (the same arrivals and draws; tolerance 1%, the window's edges); every tuple
+// finds it asleep at a uniform phase of its 1 ms sleep and waits 0.5 ms more on average (tolerance
+// 0.06 ms, about six standard errors of some 1,000 tuples); and each tuple that finds it idle follows a
+// spell of its own: all but those arriving within about 2 ms of the one before (its 1 ms and a wake-up
+// of up to 1.08 ms: 1 - e^(-5 x 0.00208) = 1.0% of them; tolerance 2%), and one more at the start.
+func TestIdleSleepAtOnce(t *testing.T) {
+	slow := func(spin float64) Config {
+		cfg := spinning(1, spin, 0, 5, 0)
+		cfg.Topology.Poisson, cfg.Measure = true, 200
+		return cfg
+	}
+	awake, err := Run(slow(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, spin := range []float64{0.1, 0} {
+		cfg := slow(spin)
+		cfg.IdleSleep = 0.001
+		x, err := New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		x.Advance(cfg.WarmUp + cfg.Measure)
+		bolt := x.Take()[1]
+		asleep, err := Run(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(asleep.NodeCores[1]-awake.NodeCores[1])/awake.NodeCores[1] > 0.01 {
+			t.Errorf("spin %v: node busy %.5f cores, want %.5f as without spinning", spin, asleep.NodeCores[1], awake.NodeCores[1])
+		}
+		if extra := asleep.LatencyMean - awake.LatencyMean; math.Abs(extra-0.5e-3) > 0.06e-3 {
+			t.Errorf("spin %v: %.4f ms more latency asleep, want 0.5", spin, extra*1e3)
+		}
+		if n := float64(bolt.Executed); float64(bolt.Spells) < 0.98*n || float64(bolt.Spells) > n+1 {
+			t.Errorf("spin %v: %d spells over %d tuples, want one a tuple but for the 1%% that find it busy", spin, bolt.Spells, bolt.Executed)
+		}
+	}
+}
+
 // TestIdleSleepChecked: the wait strategy's two times go together.
 func TestIdleSleepChecked(t *testing.T) {
 	cfg := spinning(1, 0.1, 0, 5, 0)
