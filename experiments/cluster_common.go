@@ -222,6 +222,31 @@ func (l *clusterView) Run(ctx context.Context, spec harness.RunSpec) (*harness.R
 	return s.Run(ctx, spec)
 }
 
+// sameTopologyConf refuses a kept run whose arguments lack one of the user's Storm settings asked
+// now (lab.Env.TopologyConf), or carry a wait-strategy setting not asked now (the experiments set none
+// of their own): runs of one experiment all run with the same settings.
+func sameTopologyConf(kept, conf []string) error {
+	given := map[string]bool{}
+	for i := 0; i+1 < len(kept); i++ {
+		if kept[i] == "--conf" {
+			given[kept[i+1]] = true
+		}
+	}
+	for _, kv := range conf {
+		if !given[kv] {
+			return fmt.Errorf("the kept run ran without --topology-conf %s", kv)
+		}
+	}
+	for i := 0; i+1 < len(kept); i++ {
+		kv := kept[i+1]
+		wait := strings.HasPrefix(kv, "topology.bolt.wait.") || strings.HasPrefix(kv, "topology.spout.wait.")
+		if kept[i] == "--conf" && wait && !slices.Contains(conf, kv) {
+			return fmt.Errorf("the kept run ran with --topology-conf %s", kv)
+		}
+	}
+	return nil
+}
+
 // withTopologyConf is args with the user's Storm settings (lab.Env.TopologyConf) after them, as
 // --conf to the topology's main: given last, they win over the experiment's own.
 func withTopologyConf(args, conf []string) []string {
@@ -352,6 +377,9 @@ func loadKept(env lab.Env, name string, accept func(*harness.RunResult, error) b
 	}
 	if err != nil {
 		return nil, fmt.Errorf("resume %s: %w (remove that folder to run it again)", name, err)
+	}
+	if err := sameTopologyConf(r.Spec.Topology.Args, env.TopologyConf); err != nil {
+		return nil, fmt.Errorf("resume %s: %w: resume with the settings it ran with, or start again with --force", name, err)
 	}
 	if cerr := r.Validity.Err(); cerr != nil && (accept == nil || !accept(r, cerr)) {
 		fmt.Fprintf(env.Log, "%s: the kept run does not count (%v): running it again\n", name, cerr)

@@ -161,3 +161,35 @@ func TestCheckKeptRate(t *testing.T) {
 		}
 	}
 }
+
+// TestResumeTopologyConf: a kept run is read back only if it ran with the user's Storm settings asked
+// now (--topology-conf), and with no wait-strategy setting that is not asked now; the experiments' own
+// settings (the demands, the delay transport) do not matter.
+func TestResumeTopologyConf(t *testing.T) {
+	const sleep = "topology.bolt.wait.progressive.level2.count=0"
+	own := []string{"--workers", "4", "--conf", "topology.component.cpu.pcore.percent=5"}
+	for _, tc := range []struct {
+		name       string
+		kept, conf []string
+		want       string
+	}{
+		{"neither", own, nil, ""},
+		{"both", append(own, "--conf", sleep), []string{sleep}, ""},
+		{"asked, kept without", own, []string{sleep}, "ran without --topology-conf " + sleep},
+		{"kept with, not asked", append(own, "--conf", sleep), nil, "ran with --topology-conf " + sleep},
+	} {
+		raw := t.TempDir()
+		kept := &harness.RunResult{TopologyID: "kept", Measurement: harness.Measurement{Throughput: 42}, Spec: harness.RunSpec{Topology: harness.TopologyRun{Args: tc.kept}}}
+		if err := harness.Save(filepath.Join(raw, "r0"), kept); err != nil {
+			t.Fatal(err)
+		}
+		env := lab.Env{Log: io.Discard, RawDir: raw, Resume: true, TopologyConf: tc.conf}
+		r, resumed, err := runOrResume(env, "r0", func() (*harness.RunResult, error) { t.Fatal("ran again"); return nil, nil })
+		switch {
+		case tc.want == "" && (err != nil || !resumed || r == nil):
+			t.Errorf("%s: resumed %v, %v; want the kept run read back", tc.name, resumed, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%s: %v, want an error saying %q", tc.name, err, tc.want)
+		}
+	}
+}
