@@ -81,17 +81,8 @@ func newSimCostsCmd() *cobra.Command {
 			"read: runs recorded later than the CPU's). docs/simulator.md.",
 		Args: exactArgs(0, "sim costs takes no arguments: stormlab sim costs --cluster containers:SHAPE --out FILE"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if (len(from) == 0) == (cluster == "") || out == "" {
-				return fmt.Errorf("sim costs needs one of --cluster (a real cluster to measure) or --from DIR (recorded runs), and --out FILE")
-			}
-			if !slices.Contains(simcluster.CostMethods, method) {
-				return fmt.Errorf("--method %q: give one of %s", method, strings.Join(simcluster.CostMethods, ", "))
-			}
-			if err := lab.CheckTopologyConf(o.conf); err != nil {
-				return fmt.Errorf("--topology-conf: %w", err)
-			}
-			if len(o.conf) > 0 && cluster == "" {
-				return fmt.Errorf("--topology-conf applies to the runs --cluster records; recorded runs (--from) keep the settings they ran with")
+			if err := checkCostsFlags(from, cluster, out, method, o.conf); err != nil {
+				return err
 			}
 			var runs []*harness.RunResult
 			var err error
@@ -138,6 +129,25 @@ func newSimCostsCmd() *cobra.Command {
 	cmd.Flags().BoolVar(&messaging, "messaging", false, "also run the workers' transfer and Netty threads as threads of the model and fit their CPU per frame and per message through the runs' twins (runs recorded with this stormlab's topologies jar, whose reports carry the threads; docs/simulator.md)")
 	cmd.Flags().StringVar(&method, "method", "ratio", "how a component's CPU is read: ratio (its CPU over its tuples in the window), fit (CPU per tuple and per executor at any rate, fitted over the report intervals), work (the ratio less the spinning the model charges apart, read on the runs' twins) or counted (the ratio less what the real threads counted idle in Storm's wait strategy: runs recorded with this stormlab's topologies jar)")
 	return cmd
+}
+
+// checkCostsFlags refuses a sim costs command line that names neither or both of a cluster and
+// recorded runs, no output, an unknown method, or topology settings that are not key=value or that
+// recorded runs cannot take.
+func checkCostsFlags(from []string, cluster, out, method string, conf []string) error {
+	if (len(from) == 0) == (cluster == "") || out == "" {
+		return fmt.Errorf("sim costs needs one of --cluster (a real cluster to measure) or --from DIR (recorded runs), and --out FILE")
+	}
+	if !slices.Contains(simcluster.CostMethods, method) {
+		return fmt.Errorf("--method %q: give one of %s", method, strings.Join(simcluster.CostMethods, ", "))
+	}
+	if err := lab.CheckTopologyConf(conf); err != nil {
+		return fmt.Errorf("--topology-conf: %w", err)
+	}
+	if len(conf) > 0 && cluster == "" {
+		return fmt.Errorf("--topology-conf applies to the runs --cluster records; recorded runs (--from) keep the settings they ran with")
+	}
+	return nil
 }
 
 // measureCostModel measures runs into a cost model named name (method: simcluster.CostMethods), with

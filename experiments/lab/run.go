@@ -260,24 +260,12 @@ func Run(ctx context.Context, spec *Spec, o Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	if o.Kinds == nil {
-		o.Kinds = clusters.Kinds()
-	}
-	if _, err := o.Kinds.Kind(o.Cluster); err != nil {
+	if err := o.check(); err != nil {
 		return nil, err
-	}
-	if o.Cluster.IsTarget() && o.Cluster.Target == nil {
-		return nil, fmt.Errorf("cluster %s: the target file is not loaded (clusterref.Resolve loads it)", o.Cluster)
 	}
 	rep := &Report{Spec: spec, Start: time.Now(), Scale: prof}
-	if o.Reps < 0 {
-		return nil, fmt.Errorf("repetitions %d: give a number of runs per cell >= 1, or 0 for the scale's", o.Reps)
-	}
 	where, err := paperCluster(spec, o.Cluster)
 	if err != nil {
-		return nil, err
-	}
-	if err := CheckTopologyConf(o.TopologyConf); err != nil {
 		return nil, err
 	}
 	env := Env{Log: log, Scale: prof, Cluster: where, Kinds: o.Kinds, Progress: o.Progress, Resume: o.Resume, Reps: o.Reps, Calibration: o.Calibration,
@@ -370,6 +358,24 @@ func paperCluster(spec *Spec, where clusterref.Ref) (clusterref.Ref, error) {
 	}
 	where.Arg = spec.PaperCluster
 	return where, nil
+}
+
+// check refuses options no run can take (an unknown kind of cluster, a target not loaded, negative
+// repetitions, a topology setting that is not key=value), and sets the default registry of kinds.
+func (o *Options) check() error {
+	if o.Kinds == nil {
+		o.Kinds = clusters.Kinds()
+	}
+	if _, err := o.Kinds.Kind(o.Cluster); err != nil {
+		return err
+	}
+	if o.Cluster.IsTarget() && o.Cluster.Target == nil {
+		return fmt.Errorf("cluster %s: the target file is not loaded (clusterref.Resolve loads it)", o.Cluster)
+	}
+	if o.Reps < 0 {
+		return fmt.Errorf("repetitions %d: give a number of runs per cell >= 1, or 0 for the scale's", o.Reps)
+	}
+	return CheckTopologyConf(o.TopologyConf)
 }
 
 // CheckTopologyConf refuses a topology setting that is not key=value (Env.TopologyConf).
