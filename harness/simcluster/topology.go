@@ -177,8 +177,8 @@ const (
 // sim.DefaultIdleSleep for a 1 ms sleep, its overshoot the timer's) scaled to rt's counts; no parks is a
 // sleep at once.
 func (rt *runTopology) idleWait() (spinFor, sleep float64) {
-	spinFor = sim.DefaultIdleSpinFor * rt.waitParks / defaultWaitParks
-	sleep = rt.waitSleep*1e-3 + (sim.DefaultIdleSleep - 1e-3)
+	spinFor = sim.DefaultIdleSpinFor * (rt.waitParks / defaultWaitParks) // exactly the default at Storm's
+	sleep = sim.DefaultIdleSleep + (rt.waitSleep-1)*1e-3
 	return spinFor, sleep
 }
 
