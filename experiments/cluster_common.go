@@ -239,8 +239,7 @@ func sameTopologyConf(kept, conf []string) error {
 	}
 	for i := 0; i+1 < len(kept); i++ {
 		kv := kept[i+1]
-		wait := strings.HasPrefix(kv, "topology.bolt.wait.") || strings.HasPrefix(kv, "topology.spout.wait.")
-		if kept[i] == "--conf" && wait && !slices.Contains(conf, kv) {
+		if kept[i] == "--conf" && lab.WaitConf(kv) && !slices.Contains(conf, kv) {
 			return fmt.Errorf("the kept run ran with --topology-conf %s", kv)
 		}
 	}

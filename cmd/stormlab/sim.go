@@ -279,7 +279,7 @@ func provenance(runs []*harness.RunResult) sim.CostProvenance {
 func waitConf(args []string) string {
 	var out []string
 	for i := 0; i+1 < len(args); i++ {
-		if kv := args[i+1]; args[i] == "--conf" && (strings.HasPrefix(kv, "topology.bolt.wait.") || strings.HasPrefix(kv, "topology.spout.wait.")) {
+		if kv := args[i+1]; args[i] == "--conf" && lab.WaitConf(kv) {
 			out = append(out, kv)
 		}
 	}

@@ -388,3 +388,9 @@ func CheckTopologyConf(conf []string) error {
 	}
 	return nil
 }
+
+// WaitConf says whether a topology setting ("key=value") is one of Storm's wait strategies' (the
+// bolts' or the spouts'): whether idle executors park or sleep, which a run's costs depend on.
+func WaitConf(kv string) bool {
+	return strings.HasPrefix(kv, "topology.bolt.wait.") || strings.HasPrefix(kv, "topology.spout.wait.")
+}
